@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Linker flags that keep a plugin's only exported symbol `assist_plugin_entry` (ABI spec P8).
+let pluginExports: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])
+]
+
+let package = Package(
+    name: "Assist",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "assist", targets: ["Host"]),
+        .library(name: "AssistTalkingClock", type: .dynamic, targets: ["TalkingClockPlugin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // The stable C ABI: the header plus one .c file (P14).
+        .target(name: "PluginAPI", path: "Sources/PluginAPI"),
+
+        // Host building blocks.
+        .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "Interaction",
+            dependencies: ["Runtime", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "PluginHost",
+            dependencies: ["PluginAPI", "Runtime", "Interaction", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "Host",
+            dependencies: [
+                "PluginHost", "Interaction", "Runtime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Swift conveniences for plugin authors; linked into each Swift plugin, never into the host.
+        .target(name: "PluginKit", dependencies: ["PluginAPI"]),
+
+        // First-party plugins: a tested Core and a one-file Entry, the only member of a dynamic product (P5).
+        .target(name: "TalkingClockCore", dependencies: ["PluginKit"], path: "Plugins/TalkingClock/Core"),
+        .target(
+            name: "TalkingClockPlugin",
+            dependencies: ["TalkingClockCore"],
+            path: "Plugins/TalkingClock/Entry",
+            linkerSettings: pluginExports
+        ),
+
+        // Tests.
+        .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),
+        .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
+        .testTarget(name: "HostCLITests", dependencies: ["HostTesting"]),
+        .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
+    ]
+)

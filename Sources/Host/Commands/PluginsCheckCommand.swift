@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import PluginHost
+
+/// `assist plugins check PATH`: validates a plugin without activating it. The library is opened in a
+/// child process with a deadline, so a crash in its code is a result, not an abort.
+struct PluginsCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a plugin folder, manifest or library without starting it.",
+        discussion: "Exit codes: 0 it passes; 1 it fails a check; 2 it crashed or hung while loading."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "A plugin folder, its manifest.json, or its library.")
+    var path: String
+
+    @Option(help: "Seconds the library may take to load and initialise.")
+    var timeout: Double = 10
+
+    func run() throws {
+        let (manifestURL, libraryDirectory) = try Self.locate(path)
+        let record = PluginDiscovery.inspect(
+            manifestURL: manifestURL, libraryDirectory: libraryDirectory, availableServices: ServiceHub.serviceIDs
+        )
+        guard record.isUsable else {
+            throw CLIFailure(message: "\(record.id): \(record.state.rawValue): \(record.reason ?? "refused")")
+        }
+        let outcome = try ChildProbe.run(
+            arguments: ["_probe", manifestURL.path, libraryDirectory.path] + global.passThrough, timeoutSeconds: timeout
+        )
+        switch outcome {
+        case .passed(let line):
+            print(line)
+        case .failed(let line):
+            throw CLIFailure(message: line)
+        case .crashed(let line):
+            throw CLIFailure(message: "\(record.id): crashed: \(line)", exitCode: 2)
+        }
+    }
+
+    /// Accepts a folder holding manifest.json, the manifest itself, or a library with a manifest beside it.
+    static func locate(_ path: String) throws -> (URL, URL) {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw CLIFailure(message: "\(path) does not exist; give a plugin folder, its manifest.json or its library.")
+        }
+        let manifest: URL
+        if isDirectory.boolValue {
+            manifest = url.appendingPathComponent("manifest.json")
+        } else if url.lastPathComponent == "manifest.json" {
+            manifest = url
+        } else {
+            manifest = url.deletingLastPathComponent().appendingPathComponent("manifest.json")
+        }
+        return (manifest, libraryDirectory(for: manifest))
+    }
+
+    /// The manifest's own folder, except for a first-party plugin in the source tree, whose library is in
+    /// the build folder this `assist` runs from.
+    static func libraryDirectory(for manifest: URL) -> URL {
+        let folder = manifest.deletingLastPathComponent()
+        let paths = HostPaths.resolve(dataDir: nil, shareDir: nil)
+        if let root = paths.developmentRoot, folder.path.hasPrefix(root.appendingPathComponent("Plugins").path) {
+            return paths.executable.deletingLastPathComponent()
+        }
+        return folder
+    }
+}
+
+extension GlobalOptions {
+    /// The options to hand on to a child `assist` process.
+    var passThrough: [String] {
+        var arguments: [String] = []
+        if let dataDir { arguments += ["--data-dir", dataDir] }
+        if let shareDir { arguments += ["--share-dir", shareDir] }
+        if verbose { arguments.append("--verbose") }
+        return arguments + ["--no-speech"]
+    }
+}
+
+/// Runs `assist _probe` in a child process and reads its verdict.
+enum ChildProbe {
+    enum Outcome {
+        case passed(String)
+        case failed(String)
+        case crashed(String)
+    }
+
+    static func run(arguments: [String], timeoutSeconds: Double) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        var timedOut = false
+        while process.isRunning {
+            if Date() > deadline {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            usleep(5_000)
+        }
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let last = text.split(separator: "\n").last.map(String.init) ?? ""
+        if timedOut { return .crashed("it did not finish loading within \(Int(timeoutSeconds)) s and was killed") }
+        if process.terminationReason == .uncaughtSignal {
+            let signal = process.terminationStatus
+            let name = String(cString: strsignal(signal))
+            return .crashed("signal \(signal) (\(name)) while loading; the plugin's init or load code is faulty")
+        }
+        return process.terminationStatus == 0 ? .passed(last) : .failed(last)
+    }
+}

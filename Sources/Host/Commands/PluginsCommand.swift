@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import PluginHost
+
+/// `assist plugins …`: list, describe and check plugins without running features.
+struct PluginsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugins",
+        abstract: "List, describe and check plugins.",
+        subcommands: [PluginsListCommand.self, PluginsInfoCommand.self, PluginsCheckCommand.self],
+        defaultSubcommand: PluginsListCommand.self
+    )
+}
+
+/// `assist plugins list [--json]`: every plugin found, its state and why. Reads manifests only.
+struct PluginsListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List plugins and their states.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print JSON instead of lines.")
+    var json = false
+
+    func run() throws {
+        let session = try HostSession(options: global, interactive: false)
+        let records = session.features.records
+        if json {
+            let rows = records.map(PluginSummary.init)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+            return
+        }
+        if records.isEmpty {
+            print("No plugins found. Install some, or pass --plugin-dir.")
+            return
+        }
+        for record in records {
+            let version = record.manifest.map { " \($0.version)" } ?? ""
+            let reason = record.reason.map { ": \($0)" } ?? ""
+            print("\(record.id)\(version), \(record.name), \(record.state.rawValue)\(reason)")
+        }
+    }
+}
+
+/// One plugin as `plugins list --json` prints it.
+struct PluginSummary: Encodable {
+    var id: String
+    var name: String
+    var version: String?
+    var state: String
+    var reason: String?
+    var mode: String?
+    var library: String
+    var manifest: String
+
+    init(_ record: PluginRecord) {
+        id = record.id
+        name = record.name
+        version = record.manifest?.version
+        state = record.state.rawValue
+        reason = record.reason
+        mode = record.manifest?.mode ?? (record.manifest == nil ? nil : "foreground")
+        library = record.libraryURL.path
+        manifest = record.manifestURL.path
+    }
+}
+
+/// `assist plugins info ID`: everything the manifest says, in plain lines.
+struct PluginsInfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "info", abstract: "Describe one plugin.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The plugin id or short name.")
+    var id: String
+
+    func run() throws {
+        let session = try HostSession(options: global, interactive: false)
+        let record = try PluginLookup.find(id, in: session)
+        var lines = ["\(record.name) (\(record.id))", "State: \(record.state.rawValue)"]
+        if let reason = record.reason { lines.append("Reason: \(reason)") }
+        if let manifest = record.manifest {
+            lines.append("Version: \(manifest.version), ABI \(manifest.abi), mode \(manifest.mode ?? "foreground")")
+            if let description = manifest.description { lines.append("Description: \(description)") }
+            lines.append("Required services: \(list(manifest.requiredServices))")
+            lines.append("Optional services: \(list(manifest.services?.optional ?? []))")
+            lines.append("Devices: \(list(manifest.devices ?? []))")
+            lines.append("Languages: \(list(manifest.languages ?? []))")
+            let keywords = (manifest.keywords ?? []).map { "\"\($0.phrase)\"" + ($0.lang.map { " (\($0))" } ?? "") }
+            lines.append("Keywords: \(list(keywords))")
+            if let license = manifest.license { lines.append("License: \(license)") }
+        }
+        lines.append("Library: \(record.libraryURL.path)")
+        lines.append("Manifest: \(record.manifestURL.path)")
+        lines.forEach { print($0) }
+    }
+
+    private func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import PluginAPI
+import PluginHost
+
+/// `assist run ID [ARGS…]`: starts one feature and runs until it finishes or the user stops it.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Start one feature, passing it the remaining arguments.",
+        discussion: "Keys while it runs: Escape or q stops, h lists the commands, r repeats the last message."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The plugin id, such as assist.clock, or its short name (clock).")
+    var id: String
+
+    @Argument(parsing: .captureForPassthrough, help: "Arguments for the feature.")
+    var arguments: [String] = []
+
+    func run() throws {
+        let session = try HostSession(options: global, interactive: true)
+        let record = try PluginLookup.find(id, in: session)
+        let state = RunState()
+        session.features.onFeatureEnded = { endedRecord, status in
+            guard endedRecord === record else { return }
+            state.exitStatus = status == ASSIST_OK ? 0 : 1
+            state.ended = true
+            session.loop.stop()
+        }
+        // Without more input the feature keeps running until it finishes, as under a kiosk or systemd.
+        session.dispatcher.onEndOfInput = {}
+        let signals = session.handleSignals {
+            state.ended = true
+            session.features.stopAll()
+            session.loop.stop()
+        }
+        defer {
+            signals.forEach { $0.cancel() }
+            session.shutdown()
+        }
+        session.startInput()
+        session.loop.post {
+            if !session.features.activate(record, arguments: arguments) {
+                state.exitStatus = 1
+                state.ended = true
+                session.loop.stop()
+            }
+        }
+        while !state.ended { session.loop.run() }
+        if state.exitStatus != 0 { throw ExitCode(state.exitStatus) }
+    }
+}
+
+/// How `assist run` ends; set on the main loop.
+private final class RunState: @unchecked Sendable {  // because: read and written only on the main loop thread
+    var exitStatus: Int32 = 0
+    var ended = false
+}
+
+/// Finds a plugin by id or short name, or fails with the closest ids.
+enum PluginLookup {
+    static func find(_ id: String, in session: HostSession) throws -> PluginRecord {
+        if let exact = session.features.record(id: id) { return exact }
+        let short = session.features.records.filter { $0.manifest?.shortName == id || $0.id == "assist.\(id)" }
+        if short.count == 1 { return short[0] }
+        let suggestions = session.suggestions(for: id)
+        let hint =
+            suggestions.isEmpty
+            ? "Run 'assist plugins list' to see the installed plugins."
+            : "Did you mean \(suggestions.joined(separator: ", "))?"
+        let message = session.phrases.text("host.unknown-plugin", ["id": id, "hint": hint])
+        session.announcer.silence()
+        throw CLIFailure(message: message)
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import Interaction
+import PluginHost
+
+/// `assist shell`: speaks a menu of features, launches them by number, name or keyword, and comes back to
+/// the menu when one ends.
+struct ShellCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shell",
+        abstract: "The interactive menu: choose a feature by number, name or keyword."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let session = try HostSession(options: global, interactive: true)
+        let shell = ShellMenu(session: session)
+        let signals = session.handleSignals { shell.quit() }
+        defer {
+            signals.forEach { $0.cancel() }
+            session.shutdown()
+        }
+        session.startInput()
+        session.loop.post { shell.start() }
+        session.loop.run()
+    }
+}
+
+/// The shell's menu, on the main loop.
+final class ShellMenu: @unchecked Sendable {  // because: used only on the main loop
+    private let session: HostSession
+    private var menuRequest: UInt64?
+    private var quitting = false
+
+    init(session: HostSession) {
+        self.session = session
+    }
+
+    private var foreground: [PluginRecord] {
+        session.features.records.filter { $0.isUsable && !($0.manifest?.isBackground ?? false) }
+    }
+
+    func start() {
+        let features = session.features
+        features.onFeatureEnded = { [weak self] _, _ in
+            guard let self, !self.quitting, features.focused == nil else { return }
+            session.loop.post { self.showMenu() }
+        }
+        session.dispatcher.onEndOfInput = { [weak self] in self?.quit() }
+        session.dispatcher.launchKeywords = keywords()
+        session.dispatcher.onLaunch = { [weak self] id in self?.launch(id: id) }
+        for record in session.features.records where record.isUsable && (record.manifest?.isBackground ?? false) {
+            session.features.activate(record)
+        }
+        let count = foreground.count
+        session.announcer.say(session.phrases.text("shell.welcome", ["count": String(count)]))
+        showMenu()
+    }
+
+    func quit() {
+        guard !quitting else { return }
+        quitting = true
+        session.announcer.say(session.phrases.text("shell.goodbye"), priority: .important)
+        session.features.stopAll()
+        session.loop.stop()
+    }
+
+    private func showMenu() {
+        guard !quitting, session.features.focused == nil, menuRequest == nil else { return }
+        let records = foreground
+        let choices = records.map(\.name) + [session.phrases.text("shell.quit")]
+        let prompt = session.phrases.text("shell.choose")
+        menuRequest = session.hub.interaction.dialogs.open(
+            .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host"
+        ) { [weak self] answer in
+            guard let self, menuRequest == answer.request else { return }
+            menuRequest = nil
+            switch answer.status {
+            case .answered:
+                guard let index = answer.index, index < records.count else { return quit() }
+                launch(records[index])
+            case .cancelled, .timedOut:
+                quit()
+            }
+        }
+        session.dispatcher.syncConsoleMode()
+    }
+
+    private func launch(id: String) {
+        guard let record = session.features.record(id: id) else { return }
+        if let menuRequest {
+            self.menuRequest = nil
+            // Withdrawing the menu would quit; forget it first so its cancellation is ignored.
+            session.hub.interaction.dialogs.cancel(menuRequest)
+        }
+        launch(record)
+    }
+
+    private func launch(_ record: PluginRecord) {
+        session.announcer.say(session.phrases.text("shell.starting", ["name": record.name]), remember: false)
+        if !session.features.activate(record) {
+            showMenu()
+        }
+    }
+
+    private func keywords() -> [String: String] {
+        var table: [String: String] = [:]
+        let language = session.phrases.language
+        for record in foreground {
+            for keyword in record.manifest?.keywords ?? [] where keyword.scope != "focused" {
+                guard keyword.lang == nil || keyword.lang == language else { continue }
+                table[CommandRouter.normalise(keyword.phrase)] = record.id
+            }
+        }
+        return table
+    }
+}

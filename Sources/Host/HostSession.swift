@@ -1,0 +1,142 @@
+import Foundation
+import Interaction
+import Logging
+import PluginHost
+import Runtime
+
+/// Builds the host's services from the global options and passes them to the parts that need them.
+final class HostSession: @unchecked Sendable {  // because: its mutable parts are used only on the main loop
+    let paths: HostPaths
+    let settings: SettingsStore
+    let loop: MainLoop
+    let hub: ServiceHub
+    let features: FeatureController
+    let dispatcher: InputDispatcher
+    let console: Console?
+    let logger: Logger
+    var announcer: Announcer { hub.interaction.announcer }
+    var phrases: PhraseBook { hub.interaction.phrases }
+
+    /// Sets up every service; `interactive` reads the keyboard.
+    init(options: GlobalOptions, interactive: Bool) throws {
+        Self.bootstrapLogging(verbose: options.verbose)
+        var logger = Logger(label: "assist")
+        logger.logLevel = options.verbose ? .debug : .warning
+        self.logger = logger
+
+        // Tesseract's libgomp reads this only when it loads, so it must be set before any plugin is opened.
+        setenv("OMP_THREAD_LIMIT", "1", 0)
+
+        paths = HostPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
+        settings = SettingsStore()
+        for problem in settings.loadStandardFiles(explicit: options.config) {
+            throw CLIFailure(message: "The config file cannot be read: \(problem).")
+        }
+        let language = Self.language(option: options.lang, settings: settings)
+        let log = logger
+        let phrases = PhraseBook(directory: paths.share.appendingPathComponent("host"), language: language) { key, lang in
+            log.info("missing translation \(key) for \(lang); using English")
+        }
+        loop = MainLoop()
+        let announcer = Announcer(output: StandardOutput(), speaker: nil, language: language)
+        let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
+        let interaction = InteractionServices(
+            announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter(labels: Self.labels(phrases))
+        )
+        hub = ServiceHub(
+            loop: loop, workers: WorkerPool(threadCount: 2), clock: SystemClock(), interaction: interaction,
+            settings: settings, events: EventBus(loop: loop), paths: paths, logger: logger
+        )
+        let searchPath = PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir)
+        let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
+        features = FeatureController(hub: hub, records: records)
+        console = interactive ? Console() : nil
+        dispatcher = InputDispatcher(interaction: interaction, features: features, console: console)
+        for record in records where !record.isUsable {
+            logger.warning("skipped \(record.id): \(record.reason ?? record.state.rawValue)")
+        }
+    }
+
+    /// Starts reading the keyboard; events are handled on the main loop.
+    func startInput() {
+        guard let console else { return }
+        let loop = self.loop
+        let dispatcher = self.dispatcher
+        console.start { event in loop.post { dispatcher.dispatch(event) } }
+    }
+
+    /// Stops every plugin and puts the terminal back.
+    func shutdown() {
+        features.stopAll()
+        console?.restore()
+    }
+
+    /// Ends the main loop on SIGINT or SIGTERM, so features stop cleanly and the terminal is restored.
+    func handleSignals(_ onSignal: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let loop = self.loop
+            source.setEventHandler { loop.post(onSignal) }
+            source.resume()
+            return source
+        }
+    }
+
+    /// The closest plugin ids to `id`, best first, for "did you mean".
+    func suggestions(for id: String) -> [String] {
+        let wanted = id.lowercased()
+        return features.records.map { record in
+            let names = [record.id, record.manifest?.shortName ?? record.id].map { $0.lowercased() }
+            return (record.id, names.map { EditDistance.between(wanted, $0) }.min() ?? Int.max)
+        }
+            .filter { $0.1 <= max(3, id.count / 2) || $0.0.contains(id) }
+            .sorted { $0.1 < $1.1 }
+            .prefix(3).map(\.0)
+    }
+
+    private static func language(option: String?, settings: SettingsStore) -> String {
+        let supported = ["en", "ru", "zh"]
+        if let option, supported.contains(option) { return option }
+        if case .string(let configured) = settings.value("language"), supported.contains(configured) { return configured }
+        let locale = ProcessInfo.processInfo.environment["LANG"] ?? ""
+        return supported.first { locale.hasPrefix($0) } ?? "en"
+    }
+
+    private static func labels(_ phrases: PhraseBook) -> [String: String] {
+        let ids = ["next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help"]
+        return Dictionary(uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
+    }
+
+    nonisolated(unsafe) private static var loggingReady = false
+
+    private static func bootstrapLogging(verbose: Bool) {
+        guard !loggingReady else { return }
+        loggingReady = true
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .warning
+            return handler
+        }
+    }
+}
+
+/// Levenshtein distance, for suggesting plugin ids.
+enum EditDistance {
+    static func between(_ a: String, _ b: String) -> Int {
+        let left = Array(a)
+        let right = Array(b)
+        guard !left.isEmpty else { return right.count }
+        guard !right.isEmpty else { return left.count }
+        var previous = Array(0...right.count)
+        for i in 1...left.count {
+            var current = [i] + Array(repeating: 0, count: right.count)
+            for j in 1...right.count {
+                let cost = left[i - 1] == right[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            previous = current
+        }
+        return previous[right.count]
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import Foundation
+
+// Parses the command line and runs it. Every mistake prints one line saying what is wrong and what to
+// do, and exits non-zero; exit codes are listed in `Assist.discussion`.
+do {
+    var command = try Assist.parseAsRoot()
+    try command.run()
+} catch let code as ExitCode {
+    exit(code.rawValue)
+} catch let failure as CLIFailure {
+    FileHandle.standardError.write(Data((failure.message + "\n").utf8))
+    exit(failure.exitCode)
+} catch {
+    let code = Assist.exitCode(for: error)
+    if code == .success {
+        print(Assist.fullMessage(for: error))
+        exit(0)
+    }
+    var message = Assist.message(for: error).split(separator: "\n").first.map(String.init) ?? "Invalid command line"
+    while message.hasSuffix(".") { message.removeLast() }
+    FileHandle.standardError.write(Data("\(message). Run 'assist --help' for the commands.\n".utf8))
+    exit(code.rawValue)
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The result of running a program to completion.
+package struct ProcessResult: Sendable {
+    package var status: Int32
+    package var standardOutput: String
+    package var standardError: String
+    /// True when the program was ended by a signal.
+    package var signalled: Bool
+
+    /// Standard output's lines, without empty ones.
+    package var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+}
+
+/// Runs programs for tests: compilers, the built `assist` binary.
+package enum ProcessRunner {
+    /// Runs `executable` with `arguments`, feeding `input` on standard input; fails the test process only on
+    /// a launch error. Kills the program after `timeoutSeconds`.
+    package static func run(
+        _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
+        timeoutSeconds: Double = 60
+    ) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
+        let output = Pipe()
+        let error = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try? stdin.fileHandleForWriting.close()
+        // Drain both pipes while waiting, so a chatty child never blocks on a full pipe.
+        let collected = OutputCollector()
+        let group = DispatchGroup()
+        for (handle, isError) in [(output.fileHandleForReading, false), (error.fileHandleForReading, true)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let data = handle.readDataToEndOfFile()
+                collected.store(data, isError: isError)
+                group.leave()
+            }
+        }
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        group.wait()
+        return ProcessResult(
+            status: process.terminationStatus, standardOutput: collected.output, standardError: collected.error,
+            signalled: process.terminationReason == .uncaughtSignal
+        )
+    }
+
+    /// Searches PATH for `name`.
+    package static func which(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+private final class OutputCollector: @unchecked Sendable {  // because: fields guarded by `lock`
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    func store(_ data: Data, isError: Bool) {
+        lock.lock()
+        if isError { err = data } else { out = data }
+        lock.unlock()
+    }
+
+    var output: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    var error: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: err, as: UTF8.self)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Says things to the user: every message is printed as one plain line and spoken.
+///
+/// It remembers the last message so "repeat" can say it again, and it never speaks secrets.
+package final class Announcer: @unchecked Sendable {  // because: `lastMessage` is guarded by `lock`
+    private let output: LineOutput
+    private let speaker: Speaker?
+    private let lock = NSLock()
+    private var lastMessage: String?
+    /// The language speech uses ("en").
+    package let language: String
+
+    /// Creates an announcer printing to `output` and speaking with `speaker` (nil for silent runs).
+    package init(output: LineOutput, speaker: Speaker?, language: String) {
+        self.output = output
+        self.speaker = speaker
+        self.language = language
+    }
+
+    /// Prints and speaks `text`. Empty text is ignored. Any thread.
+    package func say(_ text: String, priority: SpeechPriority = .message, remember: Bool = true) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return }
+        if remember {
+            lock.lock()
+            lastMessage = trimmed
+            lock.unlock()
+        }
+        output.writeLine(trimmed)
+        speaker?.speak(trimmed, language: language, priority: priority)
+    }
+
+    /// Prints `text` without speaking it: echo of what the user typed, tables for sighted helpers.
+    package func print(_ text: String) {
+        output.writeLine(text)
+    }
+
+    /// Says the last message again; returns false when nothing has been said yet. Any thread.
+    @discardableResult
+    package func repeatLast() -> Bool {
+        lock.lock()
+        let last = lastMessage
+        lock.unlock()
+        guard let last else { return false }
+        say(last, priority: .important, remember: false)
+        return true
+    }
+
+    /// Silences speech at once. Any thread.
+    package func silence() {
+        speaker?.stopAll()
+    }
+}
+
+/// Writes lines to standard output and flushes each, so screen readers and pipes see them at once.
+package struct StandardOutput: LineOutput {
+    package init() {}
+
+    package func writeLine(_ line: String) {
+        let data = Array((line + "\n").utf8)
+        data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(1, base + offset, buffer.count - offset)
+                if written <= 0 {
+                    if written < 0 && errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// Maps keys, typed lines and voice phrases to commands for the focused feature.
+///
+/// Built-in commands (next, previous, pause, resume, faster, slower, repeat, stop, help) apply to every
+/// feature. A focused feature may rebind a built-in key or phrase to its own command, except the reserved
+/// ones (stop, repeat, help); two bindings of one owner, or two global bindings, may not share a key or
+/// phrase. Voice recognition delivers `.phrase` events into the same table.
+package struct CommandRouter: Sendable {
+    /// The owner name of built-in commands.
+    package static let hostOwner = "host"
+    /// Commands that only the host may bind.
+    package static let reservedCommands: Set<String> = ["stop", "repeat", "help"]
+    /// The toggle the Space key sends; the controller turns it into pause or resume.
+    package static let pauseToggle = "pause-or-resume"
+
+    private var bindings: [CommandBinding]
+
+    /// Creates a router holding the built-in commands with their English labels.
+    package init(labels: [String: String] = [:]) {
+        func label(_ id: String, _ fallback: String) -> String { labels[id] ?? fallback }
+        let host = Self.hostOwner
+        bindings = [
+            CommandBinding(id: "next", label: label("next", "Next"), key: .right, phrases: ["next", "n"], scope: .focused, owner: host),
+            CommandBinding(id: "previous", label: label("previous", "Previous"), key: .left, phrases: ["previous", "prev", "back", "p"], scope: .focused, owner: host),
+            CommandBinding(id: Self.pauseToggle, label: label("pause", "Pause or resume"), key: .space, phrases: [], scope: .focused, owner: host),
+            CommandBinding(id: "pause", label: label("pause", "Pause"), key: nil, phrases: ["pause"], scope: .focused, owner: host),
+            CommandBinding(id: "resume", label: label("resume", "Resume"), key: nil, phrases: ["resume", "continue"], scope: .focused, owner: host),
+            CommandBinding(id: "faster", label: label("faster", "Faster"), key: .character("]"), phrases: ["faster"], scope: .focused, owner: host),
+            CommandBinding(id: "slower", label: label("slower", "Slower"), key: .character("["), phrases: ["slower"], scope: .focused, owner: host),
+            CommandBinding(id: "repeat", label: label("repeat", "Repeat"), key: .character("r"), phrases: ["repeat", "again", "r"], scope: .focused, owner: host),
+            CommandBinding(id: "stop", label: label("stop", "Stop"), key: .escape, phrases: ["stop", "quit", "exit", "cancel", "q"], scope: .focused, owner: host),
+            CommandBinding(id: "help", label: label("help", "Help"), key: .character("h"), phrases: ["help", "h", "?"], scope: .focused, owner: host),
+        ]
+        // Second keys for the same commands, for keyboards and terminals without arrows or Escape.
+        bindings.append(CommandBinding(id: "stop", label: label("stop", "Stop"), key: .character("q"), phrases: [], scope: .focused, owner: host))
+        bindings.append(CommandBinding(id: "help", label: label("help", "Help"), key: .function(1), phrases: [], scope: .focused, owner: host))
+        bindings.append(CommandBinding(id: "help", label: label("help", "Help"), key: .character("?"), phrases: [], scope: .focused, owner: host))
+        bindings.append(CommandBinding(id: "next", label: label("next", "Next"), key: .character("n"), phrases: [], scope: .focused, owner: host))
+        bindings.append(CommandBinding(id: "previous", label: label("previous", "Previous"), key: .character("p"), phrases: [], scope: .focused, owner: host))
+    }
+
+    /// Lower-cases, trims and folds runs of white space, so typed and spoken words compare equal.
+    package static func normalise(_ text: String) -> String {
+        text.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// Every binding, host ones first.
+    package var allBindings: [CommandBinding] { bindings }
+
+    /// The bindings help should list for `owner`: the host's plus the owner's, one per command id.
+    package func helpBindings(for owner: String?) -> [CommandBinding] {
+        var seen = Set<String>()
+        var result: [CommandBinding] = []
+        for binding in bindings.reversed() where binding.owner == owner || binding.owner == Self.hostOwner {
+            if binding.id == "pause" || binding.id == "resume" { continue }
+            if seen.insert(binding.id).inserted { result.append(binding) }
+        }
+        return result.reversed()
+    }
+
+    /// Adds a plugin's command. Throws when it tries to take a reserved command, key or phrase, or collides.
+    package mutating func register(_ binding: CommandBinding) throws(RouterError) {
+        guard binding.owner != Self.hostOwner else { throw .reserved(binding.id) }
+        if Self.reservedCommands.contains(binding.id) { throw .reserved(binding.id) }
+        for existing in bindings {
+            let sameKey = binding.key != nil && existing.key == binding.key
+            let sharedPhrases = Set(existing.phrases).intersection(binding.phrases)
+            guard sameKey || !sharedPhrases.isEmpty else { continue }
+            let what = sameKey ? (binding.key?.description ?? "") : (sharedPhrases.first ?? "")
+            if existing.owner == Self.hostOwner {
+                if Self.reservedCommands.contains(existing.id) { throw .reserved(what) }
+                continue  // a feature may take over a built-in key or phrase while focused
+            }
+            if existing.owner == binding.owner || existing.scope == .global || binding.scope == .global {
+                throw .taken(what, by: existing.owner)
+            }
+        }
+        bindings.append(binding)
+    }
+
+    /// Removes every binding of `owner` with command `id` (all of them when `id` is nil).
+    package mutating func unregister(owner: String, id: String? = nil) {
+        bindings.removeAll { $0.owner == owner && (id == nil || $0.id == id) }
+    }
+
+    /// The command for `event` while `focused` (a plugin id or nil) has the focus, or nil when none matches.
+    package func resolve(_ event: InputEvent, focused: String?) -> RoutedCommand? {
+        switch event {
+        case .key(let key):
+            return match(focused: focused) { $0.key == key }.map { RoutedCommand(id: $0.id, owner: $0.owner) }
+        case .line(let text), .phrase(let text):
+            let words = Self.normalise(text)
+            guard !words.isEmpty else { return nil }
+            if let exact = match(focused: focused, where: { $0.phrases.contains(words) || $0.id == words }) {
+                return RoutedCommand(id: exact.id, owner: exact.owner)
+            }
+            // A phrase followed by more words: the rest is the argument ("find cup").
+            for binding in candidates(focused: focused) {
+                for phrase in binding.phrases where words.hasPrefix(phrase + " ") {
+                    let argument = String(words.dropFirst(phrase.count + 1))
+                    return RoutedCommand(id: binding.id, owner: binding.owner, argument: argument)
+                }
+            }
+            return nil
+        case .endOfInput:
+            return RoutedCommand(id: "stop", owner: Self.hostOwner)
+        }
+    }
+
+    /// Candidates in precedence order: the focused feature's, then global ones, then the host's.
+    private func candidates(focused: String?) -> [CommandBinding] {
+        let own = bindings.filter { $0.owner == focused && focused != nil }
+        let global = bindings.filter { $0.scope == .global && $0.owner != focused && $0.owner != Self.hostOwner }
+        let host = bindings.filter { $0.owner == Self.hostOwner }
+        let reserved = host.filter { Self.reservedCommands.contains($0.id) }
+        let rest = host.filter { !Self.reservedCommands.contains($0.id) }
+        return reserved + own + global + rest
+    }
+
+    private func match(focused: String?, where predicate: (CommandBinding) -> Bool) -> CommandBinding? {
+        candidates(focused: focused).first(where: predicate)
+    }
+}
+
+/// Why a command could not be registered.
+package enum RouterError: Error, Equatable, Sendable {
+    /// The command, key or phrase belongs to the host.
+    case reserved(String)
+    /// The key or phrase is already bound by another owner.
+    case taken(String, by: String)
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// Reads the user's keys and typed lines from standard input on a thread of its own.
+///
+/// On a terminal it switches to single-key input (no canonical mode, no echo, no flow control, so Ctrl+S
+/// arrives), assembles lines itself when a dialog wants text, and restores the terminal when it ends.
+/// Elsewhere (a pipe, a file, a test) every line is one event: a lone character or key name is a key,
+/// anything else is typed words. No cursor movement is ever written: output stays plain lines.
+package final class Console: @unchecked Sendable {  // because: mutable state is guarded by `lock`; termios only touched under it
+    private let lock = NSLock()
+    private let input: Int32
+    private let echo: @Sendable (String) -> Void
+    private var savedTerminal: termios?
+    private var lineMode = false
+    private var echoLine = true
+    private var lineBuffer = ""
+    private var decoder = KeyDecoder()
+    private var started = false
+
+    /// True when standard input is a terminal.
+    package let isTerminal: Bool
+
+    /// Creates a console over `fileDescriptor`; `echo` writes raw text for typed-line echo.
+    package init(fileDescriptor: Int32 = 0, echo: @escaping @Sendable (String) -> Void = Console.writeRaw) {
+        self.input = fileDescriptor
+        self.echo = echo
+        self.isTerminal = isatty(fileDescriptor) == 1
+    }
+
+    /// Starts reading; `handler` gets every event on the reader thread and must post it on.
+    package func start(_ handler: @escaping @Sendable (InputEvent) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started else { return }
+        started = true
+        if isTerminal { enterKeyMode() }
+        let thread = Thread { [self] in
+            if isTerminal { readTerminal(handler) } else { readLines(handler) }
+        }
+        thread.name = "assist-console"
+        thread.start()
+    }
+
+    /// Asks for whole lines (a text dialog) or single keys; `echo` is false for secrets. Any thread.
+    package func setLineMode(_ on: Bool, echo: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if lineMode != on { lineBuffer = "" }
+        lineMode = on
+        echoLine = echo
+    }
+
+    /// Restores the terminal as it was. Safe to call more than once. Any thread.
+    package func restore() {
+        lock.lock()
+        defer { lock.unlock() }
+        if var saved = savedTerminal {
+            tcsetattr(input, TCSANOW, &saved)
+            savedTerminal = nil
+        }
+    }
+
+    /// Writes `text` to standard output as it is, for echo.
+    package static let writeRaw: @Sendable (String) -> Void = { text in
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    private func enterKeyMode() {
+        var settings = termios()
+        guard tcgetattr(input, &settings) == 0 else { return }
+        savedTerminal = settings
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        settings.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        withUnsafeMutableBytes(of: &settings.c_cc) { bytes in
+            bytes[Int(VMIN)] = 1
+            bytes[Int(VTIME)] = 0
+        }
+        tcsetattr(input, TCSANOW, &settings)
+    }
+
+    private func readTerminal(_ handler: @Sendable (InputEvent) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            lock.lock()
+            let holding = decoder.isHolding
+            lock.unlock()
+            // A lone Escape is told from an escape sequence by 50 ms of quiet.
+            let ready = poll(&descriptor, 1, holding ? 50 : -1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 {
+                lock.lock()
+                let keys = decoder.flush()
+                lock.unlock()
+                keys.forEach { deliver(.key($0), handler) }
+                continue
+            }
+            let count = read(input, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                handler(.endOfInput)
+                return
+            }
+            lock.lock()
+            let keys = decoder.feed(Array(buffer[0..<count]))
+            lock.unlock()
+            keys.forEach { deliver(.key($0), handler) }
+        }
+    }
+
+    /// Sends a key on, or adds it to the line being typed.
+    private func deliver(_ event: InputEvent, _ handler: @Sendable (InputEvent) -> Void) {
+        guard case .key(let key) = event else { return handler(event) }
+        lock.lock()
+        guard lineMode else {
+            lock.unlock()
+            return handler(event)
+        }
+        var finished: String?
+        var shown = ""
+        switch key {
+        case .enter:
+            finished = lineBuffer
+            lineBuffer = ""
+            shown = "\n"
+        case .escape:
+            lock.unlock()
+            return handler(.key(.escape))
+        case .backspace:
+            if !lineBuffer.isEmpty {
+                lineBuffer.removeLast()
+                shown = "\u{8} \u{8}"
+            }
+        case .space:
+            lineBuffer.append(" ")
+            shown = " "
+        case .character(let char):
+            lineBuffer.append(char)
+            shown = String(char)
+        default:
+            break
+        }
+        let visible = echoLine
+        lock.unlock()
+        if visible || shown == "\n" { echo(shown) }
+        if let finished { handler(.line(finished)) }
+    }
+
+    private func readLines(_ handler: @Sendable (InputEvent) -> Void) {
+        let handle = FileHandle(fileDescriptor: input, closeOnDealloc: false)
+        var pending = Data()
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                if !pending.isEmpty { handler(Self.event(forLine: String(decoding: pending, as: UTF8.self))) }
+                handler(.endOfInput)
+                return
+            }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                lock.lock()
+                let wantsLine = lineMode
+                lock.unlock()
+                handler(wantsLine ? .line(line.trimmingCharacters(in: .newlines)) : Self.event(forLine: line))
+            }
+        }
+    }
+
+    /// A piped line: a lone character or a key name in angle brackets ("<space>") is a key; else words.
+    package static func event(forLine raw: String) -> InputEvent {
+        let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.count == 1, let char = line.first, !char.isLetter {
+            return .key(char == " " ? .space : .character(char))
+        }
+        if line.hasPrefix("<"), line.hasSuffix(">"), line.count > 2, let key = Key(name: String(line.dropFirst().dropLast())) {
+            return .key(key)
+        }
+        return .line(line)
+    }
+}

@@ -1,0 +1,128 @@
+extension DialogEngine {
+    func handleChoice(_ event: InputEvent, choices: [String], defaultIndex: Int?) {
+        let hint = phrases.text("dialog.choice-hint", ["count": String(choices.count)])
+        if handleCommon(event, hint: hint) { return }
+        switch event {
+        case .key(.character(let char)) where char.isASCII && char.isNumber:
+            typedDigits.append(char)
+            guard let number = Int(typedDigits) else { return }
+            // Up to nine choices, one digit answers at once; beyond that wait for Enter or a second digit.
+            if choices.count <= 9 || number * 10 > choices.count {
+                typedDigits = ""
+                pick(number, choices: choices)
+            }
+        case .key(.backspace):
+            typedDigits = String(typedDigits.dropLast())
+        case .key(.up), .key(.down), .key(.home), .key(.end):
+            move(event, count: choices.count)
+            if let highlighted {
+                announcer.say(
+                    phrases.text(
+                        "dialog.choice-position",
+                        ["choice": choices[highlighted], "position": String(highlighted + 1), "count": String(choices.count)]
+                    ),
+                    priority: .important, remember: false
+                )
+            }
+        case .key(.enter), .key(.space):
+            if let number = Int(typedDigits) {
+                typedDigits = ""
+                pick(number, choices: choices)
+            } else if let chosen = highlighted ?? defaultIndex {
+                finish(status: .answered, index: chosen, yes: nil, text: nil)
+            } else {
+                announcer.say(hint)
+            }
+        case .line(let text), .phrase(let text):
+            let words = CommandRouter.normalise(text)
+            if words.isEmpty, let chosen = highlighted ?? defaultIndex {
+                finish(status: .answered, index: chosen, yes: nil, text: nil)
+            } else if let number = Int(words) {
+                pick(number, choices: choices)
+            } else if let index = Self.choiceIndex(matching: words, in: choices) {
+                finish(status: .answered, index: index, yes: nil, text: nil)
+            } else {
+                announcer.say(phrases.text("dialog.no-match", ["text": text, "count": String(choices.count)]))
+            }
+        default:
+            announcer.say(hint)
+        }
+    }
+
+    func handleConfirm(_ event: InputEvent, defaultYes: Bool) {
+        let hint = phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no")
+        if handleCommon(event, hint: hint) { return }
+        switch event {
+        case .key(.character(let char)):
+            let lower = String(char).lowercased()
+            if phrases.text("dialog.key-yes").contains(lower) || lower == "y" {
+                finish(status: .answered, index: nil, yes: true, text: nil)
+            } else if phrases.text("dialog.key-no").contains(lower) || lower == "n" {
+                finish(status: .answered, index: nil, yes: false, text: nil)
+            } else {
+                announcer.say(hint)
+            }
+        case .key(.enter):
+            finish(status: .answered, index: nil, yes: defaultYes, text: nil)
+        case .line(let text), .phrase(let text):
+            let words = CommandRouter.normalise(text)
+            let yesWords = Set(phrases.text("dialog.words-yes").split(separator: "|").map(String.init) + ["yes", "y"])
+            let noWords = Set(phrases.text("dialog.words-no").split(separator: "|").map(String.init) + ["no", "n"])
+            if words.isEmpty {
+                finish(status: .answered, index: nil, yes: defaultYes, text: nil)
+            } else if yesWords.contains(words) {
+                finish(status: .answered, index: nil, yes: true, text: nil)
+            } else if noWords.contains(words) {
+                finish(status: .answered, index: nil, yes: false, text: nil)
+            } else {
+                announcer.say(hint)
+            }
+        default:
+            announcer.say(hint)
+        }
+    }
+
+    func handleText(_ event: InputEvent) {
+        switch event {
+        case .key(.escape), .endOfInput:
+            finish(status: .cancelled, index: nil, yes: nil, text: nil)
+        case .line(let text), .phrase(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.lowercased() == "cancel" {
+                finish(status: .cancelled, index: nil, yes: nil, text: nil)
+            } else {
+                finish(status: .answered, index: nil, yes: nil, text: trimmed)
+            }
+        default:
+            break  // single keys arrive only while the console is switching to line mode; ignore them
+        }
+    }
+
+    /// The choice whose words equal `words`, or the only one that starts with them.
+    static func choiceIndex(matching words: String, in choices: [String]) -> Int? {
+        let normalised = choices.map(CommandRouter.normalise)
+        if let exact = normalised.firstIndex(of: words) { return exact }
+        let prefixed = normalised.indices.filter { normalised[$0].hasPrefix(words) }
+        return prefixed.count == 1 ? prefixed[0] : nil
+    }
+
+    private func pick(_ number: Int, choices: [String]) {
+        if (1...max(1, choices.count)).contains(number) && number <= choices.count {
+            finish(status: .answered, index: number - 1, yes: nil, text: nil)
+        } else {
+            announcer.say(phrases.text("dialog.out-of-range", ["count": String(choices.count)]))
+        }
+    }
+
+    private func move(_ event: InputEvent, count: Int) {
+        guard count > 0 else { return }
+        let current = highlighted ?? -1
+        switch event {
+        case .key(.up): highlighted = current <= 0 ? count - 1 : current - 1
+        case .key(.down): highlighted = (current + 1) % count
+        case .key(.home): highlighted = 0
+        case .key(.end): highlighted = count - 1
+        default: break
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Runtime
+
+/// Runs the dialogs features open: one at a time, in order, each spoken and printed as plain lines, and
+/// answered by keys, typed lines or (later) voice.
+///
+/// Used only on the main loop.
+package final class DialogEngine: @unchecked Sendable {  // because: used only on the main loop thread
+    private struct Pending {
+        let id: UInt64
+        let owner: String
+        let request: DialogRequest
+        let completion: (DialogAnswer) -> Void
+    }
+
+    let announcer: Announcer
+    let phrases: PhraseBook
+    private let loop: MainLoop
+    private var queue: [Pending] = []
+    private var current: Pending?
+    var highlighted: Int?
+    var typedDigits = ""
+    private var timer: UInt64?
+    private var nextID: UInt64 = 1
+
+    /// Creates an engine speaking through `announcer` with the host's `phrases`, using `loop` for timeouts.
+    package init(announcer: Announcer, phrases: PhraseBook, loop: MainLoop) {
+        self.announcer = announcer
+        self.phrases = phrases
+        self.loop = loop
+    }
+
+    /// True while a dialog waits for an answer.
+    package var isActive: Bool { current != nil }
+
+    /// True while the current dialog wants a whole typed line rather than single keys.
+    package var wantsLine: Bool {
+        if case .text = current?.request { return true }
+        return false
+    }
+
+    /// True while the current dialog takes a secret that must not be echoed.
+    package var isSecret: Bool {
+        if case .text(_, .secret) = current?.request { return true }
+        return false
+    }
+
+    /// Queues a dialog for `owner`; `completion` runs once on the main loop. Returns its id.
+    @discardableResult
+    package func open(_ request: DialogRequest, owner: String, completion: @escaping (DialogAnswer) -> Void) -> UInt64 {
+        let id = nextID
+        nextID += 1
+        queue.append(Pending(id: id, owner: owner, request: request, completion: completion))
+        if current == nil { presentNext() }
+        return id
+    }
+
+    /// Withdraws dialog `id`; its completion runs with `.cancelled`. Returns false for an unknown id.
+    @discardableResult
+    package func cancel(_ id: UInt64) -> Bool {
+        if current?.id == id {
+            finish(status: .cancelled, index: nil, yes: nil, text: nil)
+            return true
+        }
+        guard let index = queue.firstIndex(where: { $0.id == id }) else { return false }
+        let pending = queue.remove(at: index)
+        pending.completion(Self.answer(pending, status: .cancelled, index: nil, yes: nil, text: nil))
+        return true
+    }
+
+    /// Withdraws every dialog of `owner`, as when its feature stops.
+    package func cancelAll(owner: String) {
+        for pending in queue where pending.owner == owner { cancel(pending.id) }
+        if current?.owner == owner, let id = current?.id { cancel(id) }
+    }
+
+    /// Says the current question again.
+    package func repeatPrompt() {
+        guard let current else { return }
+        present(current)
+    }
+
+    /// Offers an input event to the current dialog; returns true when the dialog used it.
+    package func handle(_ event: InputEvent) -> Bool {
+        guard let current else { return false }
+        switch current.request {
+        case .choice(_, let choices, let defaultIndex):
+            handleChoice(event, choices: choices, defaultIndex: defaultIndex)
+        case .confirm(_, let defaultYes, _):
+            handleConfirm(event, defaultYes: defaultYes)
+        case .text:
+            handleText(event)
+        }
+        return true
+    }
+
+    // MARK: - Presenting
+
+    private func presentNext() {
+        guard current == nil, !queue.isEmpty else { return }
+        let next = queue.removeFirst()
+        current = next
+        highlighted = nil
+        typedDigits = ""
+        present(next)
+        if case .confirm(_, _, let timeoutMs) = next.request, timeoutMs > 0 {
+            let id = next.id
+            timer = loop.addTimer(milliseconds: timeoutMs, repeating: false) { [weak self] in
+                self?.timeout(id)
+            }
+        }
+    }
+
+    private func present(_ pending: Pending) {
+        switch pending.request {
+        case .choice(let prompt, let choices, _):
+            announcer.say(prompt)
+            for (index, choice) in choices.enumerated() {
+                announcer.say("\(index + 1). \(choice)", remember: false)
+            }
+            announcer.say(phrases.text("dialog.choice-hint", ["count": String(choices.count)]), remember: false)
+        case .confirm(let prompt, let defaultYes, _):
+            announcer.say(prompt)
+            announcer.say(phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"), remember: false)
+        case .text(let prompt, let kind):
+            announcer.say(prompt)
+            let hint = kind == .secret ? "dialog.text-hint-secret" : "dialog.text-hint"
+            announcer.say(phrases.text(hint), remember: false)
+        }
+    }
+
+    private func timeout(_ id: UInt64) {
+        guard current?.id == id, case .confirm(_, let defaultYes, _) = current?.request else { return }
+        timer = nil
+        announcer.say(phrases.text(defaultYes ? "dialog.timeout-yes" : "dialog.timeout-no"))
+        finish(status: .timedOut, index: nil, yes: defaultYes, text: nil)
+    }
+
+    func finish(status: DialogStatus, index: Int?, yes: Bool?, text: String?) {
+        guard let done = current else { return }
+        if let timer { loop.cancelTimer(timer) }
+        timer = nil
+        current = nil
+        done.completion(Self.answer(done, status: status, index: index, yes: yes, text: text))
+        presentNext()
+    }
+
+    private static func answer(_ pending: Pending, status: DialogStatus, index: Int?, yes: Bool?, text: String?)
+        -> DialogAnswer
+    {
+        var fallbackYes = false
+        if case .confirm(_, let defaultYes, _) = pending.request { fallbackYes = defaultYes }
+        return DialogAnswer(request: pending.id, status: status, index: index, yes: yes ?? fallbackYes, text: text)
+    }
+
+    /// The shared answers to "cancel", "repeat" and "help" inside any dialog; true when handled.
+    func handleCommon(_ event: InputEvent, hint: String) -> Bool {
+        switch event {
+        case .key(.escape), .endOfInput:
+            finish(status: .cancelled, index: nil, yes: nil, text: nil)
+            return true
+        case .key(.character("r")), .key(.function(1)), .key(.character("?")):
+            if case .key(.character("r")) = event { repeatPrompt() } else { announcer.say(hint) }
+            return true
+        case .line(let text), .phrase(let text):
+            let words = CommandRouter.normalise(text)
+            if words == "cancel" || words == phrases.text("dialog.word-cancel") {
+                finish(status: .cancelled, index: nil, yes: nil, text: nil)
+                return true
+            }
+            if words == "repeat" || words == phrases.text("dialog.word-repeat") {
+                repeatPrompt()
+                return true
+            }
+            if words == "help" || words == "?" || words == phrases.text("dialog.word-help") {
+                announcer.say(hint)
+                return true
+            }
+            return false
+        default:
+            return false
+        }
+    }
+}

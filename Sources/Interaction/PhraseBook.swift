@@ -1,0 +1,68 @@
+import Foundation
+
+/// Spoken and printed words for one component, read from `phrases.<lang>.json` tables under `share/`.
+///
+/// A key missing from the user's language falls back to English, and the gap is reported once through
+/// `onMissing` so translators can find it. A key missing from English too is a bug: the key itself is
+/// returned so the user still hears something.
+package final class PhraseBook: @unchecked Sendable {  // because: `reported` is guarded by `lock`; the rest is immutable
+    /// The language code in use ("en", "ru", "zh").
+    package let language: String
+    private let primary: [String: String]
+    private let english: [String: String]
+    private let onMissing: @Sendable (String, String) -> Void
+    private let lock = NSLock()
+    private var reported = Set<String>()
+
+    /// Loads `<directory>/phrases.<language>.json` and `phrases.en.json`. Missing files give empty tables.
+    package init(
+        directory: URL, language: String, onMissing: @escaping @Sendable (_ key: String, _ language: String) -> Void = { _, _ in }
+    ) {
+        self.language = language
+        self.english = Self.load(directory.appendingPathComponent("phrases.en.json"))
+        self.primary = language == "en" ? english : Self.load(directory.appendingPathComponent("phrases.\(language).json"))
+        self.onMissing = onMissing
+    }
+
+    /// Creates a book from literal tables, for tests.
+    package init(language: String, primary: [String: String], english: [String: String]) {
+        self.language = language
+        self.primary = primary
+        self.english = english
+        self.onMissing = { _, _ in }
+    }
+
+    /// The phrase for `key` with `{name}` placeholders replaced from `values`.
+    package func text(_ key: String, _ values: [String: String] = [:]) -> String {
+        var phrase: String
+        if let found = primary[key] {
+            phrase = found
+        } else {
+            report(key)
+            phrase = english[key] ?? key
+        }
+        for (name, value) in values {
+            phrase = phrase.replacingOccurrences(of: "{\(name)}", with: value)
+        }
+        return phrase
+    }
+
+    /// The phrase for `key` in the user's language or English, or nil when neither table has it.
+    package func lookup(_ key: String) -> String? {
+        primary[key] ?? english[key]
+    }
+
+    private func report(_ key: String) {
+        lock.lock()
+        let first = reported.insert(key).inserted
+        lock.unlock()
+        if first { onMissing(key, language) }
+    }
+
+    private static func load(_ url: URL) -> [String: String] {
+        guard let data = try? Data(contentsOf: url),
+            let table = try? JSONDecoder().decode([String: String].self, from: data)
+        else { return [:] }
+        return table
+    }
+}

@@ -1,0 +1,37 @@
+/*
+ * assist_plugin.c - compiled so that every target depending on the header rebuilds when it changes
+ * (SwiftPM does not track header-only C targets), and to pin the v1.0 layout with static assertions.
+ */
+#include "assist_plugin.h"
+
+#include <assert.h>
+
+/* The v1.0 layout on LP64 Linux. A change here breaks every built plugin: append fields instead. */
+_Static_assert(sizeof(assist_version) == 8, "assist_version is four uint16_t");
+_Static_assert(offsetof(assist_host, get_service) == 32, "assist_host v1.0 layout");
+_Static_assert(sizeof(assist_host) == 112, "assist_host v1.0 size");
+_Static_assert(offsetof(assist_plugin, start) == 16, "assist_plugin v1.0 layout");
+_Static_assert(sizeof(assist_plugin) == 144, "assist_plugin v1.0 size");
+_Static_assert(offsetof(assist_entry, init) == 32, "assist_entry v1.0 layout");
+_Static_assert(sizeof(assist_entry) == 120, "assist_entry v1.0 size");
+_Static_assert(offsetof(assist_frame, plane) == 32, "assist_frame v1.0 layout");
+_Static_assert(sizeof(assist_frame) == 112, "assist_frame v1.0 size");
+_Static_assert(sizeof(assist_dialog_result) == 64, "assist_dialog_result v1.0 size");
+
+const char *assist_status_name(assist_status status) {
+    switch (status) {
+    case ASSIST_OK: return "ASSIST_OK";
+    case ASSIST_E_INVALID: return "ASSIST_E_INVALID";
+    case ASSIST_E_UNSUPPORTED: return "ASSIST_E_UNSUPPORTED";
+    case ASSIST_E_NOMEM: return "ASSIST_E_NOMEM";
+    case ASSIST_E_BUSY: return "ASSIST_E_BUSY";
+    case ASSIST_E_IO: return "ASSIST_E_IO";
+    case ASSIST_E_TIMEOUT: return "ASSIST_E_TIMEOUT";
+    case ASSIST_E_PERMISSION: return "ASSIST_E_PERMISSION";
+    case ASSIST_E_LOCKED: return "ASSIST_E_LOCKED";
+    case ASSIST_E_NOT_FOUND: return "ASSIST_E_NOT_FOUND";
+    case ASSIST_E_INTERNAL: return "ASSIST_E_INTERNAL";
+    case ASSIST_E_CANCELLED: return "ASSIST_E_CANCELLED";
+    default: return "ASSIST_E_UNKNOWN";
+    }
+}

@@ -1,0 +1,415 @@
+/*
+ * assist_plugin.h - the stable C ABI between the `assist` host and its plugins.
+ *
+ * ABI 1.0. Plain C99. Every name starts with `assist_` / `ASSIST_`.
+ *
+ * Rules that hold for every declaration below:
+ *  - Every struct begins with `uint32_t struct_size` and is append-only: new fields are only ever added at
+ *    the end, just before the reserved tail. Read a field only when ASSIST_HAS_FIELD says it is there.
+ *  - Reserved tails are zeroed by the writer and ignored by the reader.
+ *  - Strings are UTF-8 and NUL-terminated. Every pointer is borrowed, for the duration of the call, unless
+ *    its comment says otherwise.
+ *  - Every function carries a thread tag:
+ *      [main]   the host's main loop;       [frame]  the camera thread;
+ *      [worker] a host pool thread;         [any]    any thread, the function is thread-safe.
+ *    For one plugin instance no two [main] calls overlap and no two [frame] calls overlap; a [main] and a
+ *    [frame] call may overlap, so guard the state they share.
+ *  - A failing call may set `*err` to one short speakable sentence allocated with `host->alloc`. The host
+ *    frees it; the plugin never frees a string it got from the host.
+ *
+ * Lifecycle: init -> create -> start <-> pause/resume -> stop -> destroy -> deinit.
+ * The full guide is docs/plugin-abi.md.
+ */
+#ifndef ASSIST_PLUGIN_H
+#define ASSIST_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Versions and portability
+ * ------------------------------------------------------------------------------------------------------- */
+
+#define ASSIST_ABI_MAJOR 1
+#define ASSIST_ABI_MINOR 0
+#define ASSIST_ENTRY_SYMBOL "assist_plugin_entry"
+
+#if defined(__clang__)
+#define ASSIST_NONNULL _Nonnull
+#define ASSIST_NULLABLE _Nullable
+#else
+#define ASSIST_NONNULL
+#define ASSIST_NULLABLE
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ASSIST_EXPORT __attribute__((visibility("default")))
+#else
+#define ASSIST_EXPORT
+#endif
+
+/** True when the struct at `p`, of type `T`, is large enough to hold field `f`. */
+#define ASSIST_HAS_FIELD(T, p, f) \
+    ((p) != NULL && offsetof(T, f) + sizeof(((const T *)0)->f) <= (size_t)(p)->struct_size)
+
+/** A version triple; `reserved` is zero. */
+typedef struct assist_version {
+    uint16_t major;
+    uint16_t minor;
+    uint16_t patch;
+    uint16_t reserved;
+} assist_version;
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Status codes: 0 is success, every error is negative. New codes are only ever added.
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef int32_t assist_status;
+
+#define ASSIST_OK 0
+#define ASSIST_E_INVALID (-1)     /* a bad argument: NULL where forbidden, malformed text, wrong size */
+#define ASSIST_E_UNSUPPORTED (-2) /* the host or device cannot do this */
+#define ASSIST_E_NOMEM (-3)       /* out of memory, or a caller buffer too small (see *needed) */
+#define ASSIST_E_BUSY (-4)        /* in use: a device, a key binding, a pending dialog */
+#define ASSIST_E_IO (-5)          /* a file, device or network failure */
+#define ASSIST_E_TIMEOUT (-6)     /* no answer in time */
+#define ASSIST_E_PERMISSION (-7)  /* not allowed for this plugin */
+#define ASSIST_E_LOCKED (-8)      /* a setting locked by the administrator */
+#define ASSIST_E_NOT_FOUND (-9)   /* no such key, id or file */
+#define ASSIST_E_INTERNAL (-10)   /* a bug in the host; it is logged */
+#define ASSIST_E_CANCELLED (-11)  /* the user cancelled, or the feature was stopped */
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Host, plugin and entry tables
+ * ------------------------------------------------------------------------------------------------------- */
+
+struct assist_frame;
+
+/** What the host gives each plugin instance. Owned by the host, valid until `deinit` returns. */
+typedef struct assist_host {
+    uint32_t struct_size;
+    assist_version abi;       /* the ABI the host implements */
+    const char *host_version; /* "1.0.0" */
+    void *host_data;          /* opaque to the plugin */
+    /** Looks up a service table by versioned id ("assist.dialog/1"). Returns a const table that stays
+        valid until `destroy`, or NULL when the host has no such service. [any] */
+    const void *ASSIST_NULLABLE (*get_service)(const struct assist_host *h, const char *id);
+    /** Allocates `n` bytes the host will free: use it only for `*err` strings. NULL when out of memory. [any] */
+    void *ASSIST_NULLABLE (*alloc)(const struct assist_host *h, size_t n);
+    void *reserved[8];
+} assist_host;
+
+/** One running instance of a plugin. Allocated by the plugin in `create`, freed by it in `destroy`. */
+typedef struct assist_plugin {
+    uint32_t struct_size;
+    void *plugin_data; /* the plugin's own state */
+    /** Starts the feature. `argv` holds `argc` arguments from the command line (`assist run ID ARGS...`),
+        borrowed for the call. A background plugin is started with argc 0. Must return promptly: load models
+        on `assist.worker/1`. On failure set `*err`. [main] */
+    assist_status (*start)(struct assist_plugin *p, int32_t argc, const char *const *argv, char **err);
+    /** Pauses: stop guidance and speech, keep state. [main] */
+    void (*pause)(struct assist_plugin *p);
+    /** Resumes after pause. [main] */
+    void (*resume)(struct assist_plugin *p);
+    /** Stops the feature; the host will not call on_command or on_frame again until the next start. [main] */
+    void (*stop)(struct assist_plugin *p);
+    /** A command routed to the focused feature: one of the ASSIST_CMD_* names or an id the plugin
+        registered with `assist.input/1`. `arg` is NULL or a borrowed string. [main] */
+    void (*on_command)(struct assist_plugin *p, const char *cmd, const char *ASSIST_NULLABLE arg);
+    /** A camera frame the plugin subscribed to; borrowed until return. May be NULL if unused. [frame] */
+    void (*on_frame)(struct assist_plugin *p, const struct assist_frame *f);
+    /** Plugin-side extensions by versioned id, or NULL. May be NULL if unused. [main] */
+    const void *ASSIST_NULLABLE (*get_extension)(struct assist_plugin *p, const char *id);
+    /** Frees the instance. [main] */
+    void (*destroy)(struct assist_plugin *p);
+    void *reserved[8];
+} assist_plugin;
+
+/** The static table returned by the entry symbol. Owned by the plugin, never freed. */
+typedef struct assist_entry {
+    uint32_t struct_size;
+    assist_version abi;     /* ASSIST_ABI_MAJOR/MINOR the plugin was built against */
+    const char *id;         /* equal to the manifest's id */
+    const char *version;    /* equal to the manifest's version */
+    /** Refcounted library set-up: each successful init gets one deinit. Under 50 ms; no speech, camera or
+        blocking I/O; only `assist.log/1`. Return false to refuse loading. [main] */
+    bool (*init)(const assist_host *h);
+    /** Undoes one init. [main] */
+    void (*deinit)(void);
+    /** Creates an instance bound to `h`. On failure return NULL and set `*err`. [main] */
+    assist_plugin *ASSIST_NULLABLE (*create)(const assist_host *h, char **err);
+    void *reserved[8];
+} assist_entry;
+
+/** The only symbol a plugin exports. Returns a pointer to a static table. [main] */
+typedef const assist_entry *(*assist_entry_fn)(void);
+ASSIST_EXPORT const assist_entry *assist_plugin_entry(void);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Commands routed to the focused feature (on_command). The host owns "stop" (it stops the feature),
+ * "help" (it speaks the feature's commands, then forwards "help") and "repeat" (it repeats the last thing
+ * said). Plugins register more with assist.input/1.
+ * ------------------------------------------------------------------------------------------------------- */
+
+#define ASSIST_CMD_NEXT "next"
+#define ASSIST_CMD_PREVIOUS "previous"
+#define ASSIST_CMD_PAUSE "pause"
+#define ASSIST_CMD_RESUME "resume"
+#define ASSIST_CMD_FASTER "faster"
+#define ASSIST_CMD_SLOWER "slower"
+#define ASSIST_CMD_REPEAT "repeat"
+#define ASSIST_CMD_STOP "stop"
+#define ASSIST_CMD_HELP "help"
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Frames (used by assist.camera/1, defined here so on_frame has its type)
+ * ------------------------------------------------------------------------------------------------------- */
+
+/** A borrowed frame: valid only until on_frame returns; never write or free it. */
+typedef struct assist_frame {
+    uint32_t struct_size;
+    uint32_t fourcc; /* ASSIST_FOURCC_* */
+    uint32_t width;
+    uint32_t height;
+    uint32_t plane_count;
+    uint32_t stride[3];
+    const uint8_t *plane[3]; /* read-only, borrowed */
+    int32_t fd;              /* memfd/dmabuf when out of process, else -1 */
+    uint64_t timestamp_ns;   /* CLOCK_MONOTONIC at capture */
+    uint64_t seq;            /* +1 per captured frame; a gap means drops */
+    uint64_t reserved[4];
+} assist_frame;
+
+#define ASSIST_FOURCC(a, b, c, d) \
+    ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
+#define ASSIST_FOURCC_BGR24 ASSIST_FOURCC('B', 'G', 'R', '3')
+#define ASSIST_FOURCC_RGB24 ASSIST_FOURCC('R', 'G', 'B', '3')
+#define ASSIST_FOURCC_GRAY8 ASSIST_FOURCC('G', 'R', 'E', 'Y')
+#define ASSIST_FOURCC_YUYV ASSIST_FOURCC('Y', 'U', 'Y', 'V')
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Services. Each is reached with host->get_service(host, ID) and starts with struct_size. Every function
+ * takes the plugin's `h` first, so the host knows the caller.
+ * ------------------------------------------------------------------------------------------------------- */
+
+/* ----- assist.log/1 ----------------------------------------------------------------------------------- */
+
+#define ASSIST_LOG_SERVICE "assist.log/1"
+
+typedef int32_t assist_log_level;
+#define ASSIST_LOG_DEBUG 0
+#define ASSIST_LOG_INFO 1
+#define ASSIST_LOG_WARNING 2
+#define ASSIST_LOG_ERROR 3
+#define ASSIST_LOG_FATAL 4
+#define ASSIST_LOG_PLUGIN_MISBEHAVING 5
+#define ASSIST_LOG_HOST_MISBEHAVING 6
+
+typedef struct assist_log_service {
+    uint32_t struct_size;
+    /** Writes one log line tagged with the plugin id. Never spoken. [any] */
+    void (*log)(const assist_host *h, assist_log_level level, const char *msg);
+    void *reserved[4];
+} assist_log_service;
+
+/* ----- assist.dialog/1: talking with the user, spoken and printed as plain lines ------------------------ */
+
+#define ASSIST_DIALOG_SERVICE "assist.dialog/1"
+
+/** Speech priorities, as in Speech Dispatcher (SSIP). */
+typedef int32_t assist_priority;
+#define ASSIST_PRIORITY_IMPORTANT 0    /* interrupts everything, is never dropped */
+#define ASSIST_PRIORITY_MESSAGE 1      /* queued after important, never dropped */
+#define ASSIST_PRIORITY_TEXT 2         /* cancelled by anything of higher priority */
+#define ASSIST_PRIORITY_NOTIFICATION 3 /* dropped when anything else is speaking */
+#define ASSIST_PRIORITY_PROGRESS 4     /* like notification; the last one of a run is spoken */
+
+/** What kind of free text ask_text wants; the host uses it for echo and the spoken prompt. */
+typedef int32_t assist_text_kind;
+#define ASSIST_TEXT_PLAIN 0
+#define ASSIST_TEXT_EMAIL 1
+#define ASSIST_TEXT_SECRET 2 /* neither echoed, spoken nor logged */
+#define ASSIST_TEXT_NUMBER 3
+
+/** The answer to a dialog. Borrowed for the callback. */
+typedef struct assist_dialog_result {
+    uint32_t struct_size;
+    assist_status status; /* ASSIST_OK, ASSIST_E_CANCELLED or ASSIST_E_TIMEOUT */
+    int32_t index;        /* ask_choice: the chosen index, 0-based; else -1 */
+    bool yes;             /* confirm: the answer (the default on timeout) */
+    const char *ASSIST_NULLABLE text; /* ask_text: the text typed, trimmed; else NULL */
+    uint64_t request;     /* the id returned when the dialog was opened */
+    uint64_t reserved[4];
+} assist_dialog_result;
+
+typedef void (*assist_dialog_cb)(void *ASSIST_NULLABLE user, const assist_dialog_result *r);
+
+typedef struct assist_dialog_service {
+    uint32_t struct_size;
+    /** Says `text` (spoken and printed) at `priority`. [any] */
+    assist_status (*say)(const assist_host *h, const char *text, assist_priority priority);
+    /** Asks a question with numbered choices; the user answers with a number, arrows and Enter, or the
+        choice's words. `default_index` (or -1 for none) is taken on a bare Enter. The answer reaches `cb`
+        once, on [main]. `*request` (may be NULL) receives an id for cancel. [main] */
+    assist_status (*ask_choice)(const assist_host *h, const char *prompt, const char *const *choices,
+                                int32_t count, int32_t default_index, assist_dialog_cb cb,
+                                void *ASSIST_NULLABLE user, uint64_t *ASSIST_NULLABLE request);
+    /** Asks a yes/no question. Enter, silence for `timeout_ms` (0 = wait for ever) and "cancel" give
+        `default_yes`; make the default the safe answer. [main] */
+    assist_status (*confirm)(const assist_host *h, const char *prompt, bool default_yes, uint32_t timeout_ms,
+                             assist_dialog_cb cb, void *ASSIST_NULLABLE user, uint64_t *ASSIST_NULLABLE request);
+    /** Asks for a line of free text (an e-mail address, a label). [main] */
+    assist_status (*ask_text)(const assist_host *h, const char *prompt, assist_text_kind kind,
+                              assist_dialog_cb cb, void *ASSIST_NULLABLE user, uint64_t *ASSIST_NULLABLE request);
+    /** Withdraws an open dialog; its callback runs with ASSIST_E_CANCELLED. [main] */
+    assist_status (*cancel)(const assist_host *h, uint64_t request);
+    void *reserved[8];
+} assist_dialog_service;
+
+/* ----- assist.input/1: commands by key, typed word or (later) voice --------------------------------------- */
+
+#define ASSIST_INPUT_SERVICE "assist.input/1"
+
+typedef int32_t assist_scope;
+#define ASSIST_SCOPE_FOCUSED 0 /* only while this feature has the focus */
+#define ASSIST_SCOPE_GLOBAL 1  /* from anywhere in the host (launch keywords) */
+
+typedef struct assist_input_service {
+    uint32_t struct_size;
+    /** Adds a command delivered to on_command as `id`. `label` is spoken by help; `key` is a key name
+        ("w", "ctrl+s", "space", "left", "f5") or NULL; `phrase` is the typed or spoken words or NULL.
+        A key or phrase already taken, or reserved by the host, gives ASSIST_E_BUSY. [main] */
+    assist_status (*register_command)(const assist_host *h, const char *id, const char *label,
+                                      const char *ASSIST_NULLABLE key, const char *ASSIST_NULLABLE phrase,
+                                      assist_scope scope);
+    /** Removes a command added by this plugin. [main] */
+    assist_status (*unregister_command)(const assist_host *h, const char *id);
+    /** True when the host can take dictation in `lang` ("en"). [any] */
+    bool (*dictation_available)(const assist_host *h, const char *lang);
+    void *reserved[8];
+} assist_input_service;
+
+/* ----- assist.session/1: the feature's place in the host ----------------------------------------------- */
+
+#define ASSIST_SESSION_SERVICE "assist.session/1"
+
+typedef struct assist_session_service {
+    uint32_t struct_size;
+    /** A foreground feature says it is done (a still image has been read). The host stops it after the
+        current call returns; `assist run` exits with 0 for ASSIST_OK, 1 otherwise. [main] */
+    void (*finish)(const assist_host *h, assist_status status);
+    /** The user's language code ("en", "ru", "zh"). Valid until destroy. [any] */
+    const char *(*language)(const assist_host *h);
+    /** The plugin's writable data directory (created, mode 0700). Valid until destroy. [any] */
+    const char *(*data_dir)(const assist_host *h);
+    /** A directory the host may purge. Valid until destroy. [any] */
+    const char *(*cache_dir)(const assist_host *h);
+    /** The plugin's read-only data: share/assist/<short id>/. Valid until destroy. [any] */
+    const char *(*share_dir)(const assist_host *h);
+    void *reserved[8];
+} assist_session_service;
+
+/* ----- assist.events/1 --------------------------------------------------------------------------------- */
+
+#define ASSIST_EVENTS_SERVICE "assist.events/1"
+
+typedef void (*assist_event_cb)(void *ASSIST_NULLABLE user, const char *name, const char *json);
+
+typedef struct assist_events_service {
+    uint32_t struct_size;
+    /** Publishes `name` with a JSON payload ("{}" when NULL). Subscribers get it on [main]. [any] */
+    assist_status (*publish)(const assist_host *h, const char *name, const char *ASSIST_NULLABLE json);
+    /** Subscribes to every event whose name starts with `prefix` ("" for all). [main] */
+    assist_status (*subscribe)(const assist_host *h, const char *prefix, assist_event_cb cb,
+                               void *ASSIST_NULLABLE user, uint64_t *ASSIST_NULLABLE subscription);
+    /** Ends a subscription. [main] */
+    assist_status (*unsubscribe)(const assist_host *h, uint64_t subscription);
+    void *reserved[8];
+} assist_events_service;
+
+/* ----- assist.settings/1 ------------------------------------------------------------------------------- */
+
+#define ASSIST_SETTINGS_SERVICE "assist.settings/1"
+
+/*
+ * Keys are kebab-case. A key without a dot is in the plugin's own namespace ("auto-pause" is
+ * "find-object.auto-pause"); a dotted key is absolute and may be read anywhere ("speech.rate-normal") but
+ * written only in the plugin's namespaces. A key locked by the administrator cannot be set: ASSIST_E_LOCKED.
+ */
+typedef struct assist_settings_service {
+    uint32_t struct_size;
+    /** Copies the value into `buf` (NUL-terminated). `*needed` (may be NULL) gets the size including the
+        NUL; a `cap` too small gives ASSIST_E_NOMEM. ASSIST_E_NOT_FOUND when unset. [any] */
+    assist_status (*get_string)(const assist_host *h, const char *key, char *ASSIST_NULLABLE buf, size_t cap,
+                                size_t *ASSIST_NULLABLE needed);
+    assist_status (*get_int)(const assist_host *h, const char *key, int64_t *out);   /* [any] */
+    assist_status (*get_double)(const assist_host *h, const char *key, double *out); /* [any] */
+    assist_status (*get_bool)(const assist_host *h, const char *key, bool *out);     /* [any] */
+    assist_status (*set_string)(const assist_host *h, const char *key, const char *value); /* [main] */
+    assist_status (*set_int)(const assist_host *h, const char *key, int64_t value);         /* [main] */
+    assist_status (*set_double)(const assist_host *h, const char *key, double value);       /* [main] */
+    assist_status (*set_bool)(const assist_host *h, const char *key, bool value);           /* [main] */
+    void *reserved[8];
+} assist_settings_service;
+
+/* ----- assist.clock/1 ---------------------------------------------------------------------------------- */
+
+#define ASSIST_CLOCK_SERVICE "assist.clock/1"
+
+typedef void (*assist_timer_cb)(void *ASSIST_NULLABLE user, uint64_t timer);
+
+typedef struct assist_clock_service {
+    uint32_t struct_size;
+    uint64_t (*now_ns)(const assist_host *h);  /* CLOCK_MONOTONIC. [any] */
+    int64_t (*wall_ms)(const assist_host *h);  /* Unix time in milliseconds. [any] */
+    /** Calls `cb` on [main] after `ms`, and every `ms` after that when `repeat`. [main] */
+    assist_status (*timer_add)(const assist_host *h, uint32_t ms, bool repeat, assist_timer_cb cb,
+                               void *ASSIST_NULLABLE user, uint64_t *ASSIST_NULLABLE timer);
+    /** Cancels a timer; its callback will not run again. [main] */
+    assist_status (*timer_cancel)(const assist_host *h, uint64_t timer);
+    void *reserved[8];
+} assist_clock_service;
+
+/* ----- assist.worker/1 --------------------------------------------------------------------------------- */
+
+#define ASSIST_WORKER_SERVICE "assist.worker/1"
+
+typedef void (*assist_task_fn)(void *ASSIST_NULLABLE user);
+
+typedef struct assist_worker_service {
+    uint32_t struct_size;
+    /** Runs `fn(user)` on a host pool thread: blocking work such as model loading. [any] */
+    assist_status (*schedule)(const assist_host *h, assist_task_fn fn, void *ASSIST_NULLABLE user);
+    /** Runs `fn(user)` on the main loop, after the current [main] call. [any] */
+    assist_status (*post_main)(const assist_host *h, assist_task_fn fn, void *ASSIST_NULLABLE user);
+    void *reserved[8];
+} assist_worker_service;
+
+/* ----- assist.thread-check/1 --------------------------------------------------------------------------- */
+
+#define ASSIST_THREAD_CHECK_SERVICE "assist.thread-check/1"
+
+typedef struct assist_thread_check_service {
+    uint32_t struct_size;
+    bool (*is_main)(const assist_host *h);  /* [any] */
+    bool (*is_frame)(const assist_host *h); /* [any] */
+    void *reserved[4];
+} assist_thread_check_service;
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Helpers the library provides to C plugins that link the PluginAPI object (optional).
+ * ------------------------------------------------------------------------------------------------------- */
+
+/** The name of a status code ("ASSIST_E_LOCKED"), never NULL. [any] */
+const char *assist_status_name(assist_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASSIST_PLUGIN_H */

@@ -1,0 +1,191 @@
+import Foundation
+import Interaction
+import Logging
+import PluginAPI
+
+/// Loads plugins on demand, starts and stops features, and routes commands to the focused one.
+///
+/// Used only on the main loop.
+package final class FeatureController: SessionDelegate, @unchecked Sendable {  // because: used only on the main loop
+    private let hub: ServiceHub
+    /// Every plugin discovered, in search order.
+    package private(set) var records: [PluginRecord]
+    /// The foreground feature that has the focus, if any.
+    package private(set) var focused: PluginRecord?
+    /// True while the focused feature is paused.
+    package private(set) var isPaused = false
+    /// Called when a feature ends: by `finish`, by the stop command or by a failure. Status 0 is success.
+    package var onFeatureEnded: ((PluginRecord, Int32) -> Void)?
+
+    package init(hub: ServiceHub, records: [PluginRecord]) {
+        self.hub = hub
+        self.records = records
+        hub.sessionDelegate = self
+    }
+
+    private var announcer: Announcer { hub.interaction.announcer }
+    private var phrases: PhraseBook { hub.interaction.phrases }
+
+    /// The first record with `id`.
+    package func record(id: String) -> PluginRecord? {
+        records.first { $0.id == id }
+    }
+
+    /// Opens and initialises `record`'s library if it is not yet; returns the refusal, if any.
+    @discardableResult
+    package func load(_ record: PluginRecord) -> PluginRefusal? {
+        if record.state == .loaded { return nil }
+        guard record.state == .available, let manifest = record.manifest else {
+            return PluginRefusal(state: record.state, message: record.reason ?? "not available")
+        }
+        let context = PluginContext(manifest: manifest, pluginDirectory: record.manifestURL.deletingLastPathComponent(), hub: hub)
+        switch PluginLoader.open(record, host: context.host) {
+        case .success(let entry):
+            record.markLoaded(entry: entry, context: context)
+            hub.logger.info("loaded \(record.id) from \(record.libraryURL.path)")
+            return nil
+        case .failure(let refusal):
+            record.refuse(refusal)
+            hub.logger.warning("skipped \(record.id): \(refusal.message)")
+            return refusal
+        }
+    }
+
+    /// Starts `record` with `arguments`; a foreground feature takes the focus from the one running.
+    /// On failure the reason is spoken and printed, and false is returned.
+    @discardableResult
+    package func activate(_ record: PluginRecord, arguments: [String] = []) -> Bool {
+        if let refusal = load(record) {
+            announcer.say(phrases.text("feature.unavailable", ["name": record.name, "reason": refusal.message]), priority: .important)
+            return false
+        }
+        guard let context = record.context, let entry = record.entry, let create = entry.create else { return false }
+        let isForeground = !(record.manifest?.isBackground ?? false)
+        if isForeground, let current = focused { deactivate(current, status: ASSIST_OK) }
+        if context.instance != nil { return true }  // a background plugin already running
+
+        var error: UnsafeMutablePointer<CChar>?
+        guard let instance = create(context.host, &error) else {
+            let reason = ServiceTables.takeError(error) ?? phrases.text("feature.create-failed", ["name": record.name])
+            record.refuse(.createFailed(reason))
+            announcer.say(reason, priority: .important)
+            return false
+        }
+        guard instance.pointee.struct_size >= UInt32(MemoryLayout<assist_plugin>.size), let start = instance.pointee.start else {
+            context.misbehaving("create returned a plugin table that is too small or has no start")
+            record.refuse(.entryInvalid("the plugin table from create is too small or has no start"))
+            return false
+        }
+        context.instance = instance
+        if isForeground {
+            focused = record
+            isPaused = false
+        }
+        hub.events.publish("assist.plugin.started", json: #"{"id":"\#(record.id)"}"#)
+        let status = withCStrings(arguments) { argv in start(instance, Int32(arguments.count), argv, &error) }
+        guard status == ASSIST_OK else {
+            let reason = ServiceTables.takeError(error) ?? phrases.text("feature.start-failed", ["name": record.name])
+            announcer.say(reason, priority: .important)
+            teardown(record, callStop: false)
+            onFeatureEnded?(record, status)
+            return false
+        }
+        return true
+    }
+
+    /// Stops `record`, frees its instance and tells `onFeatureEnded`.
+    package func deactivate(_ record: PluginRecord, status: Int32) {
+        guard record.context?.instance != nil else { return }
+        teardown(record, callStop: true)
+        onFeatureEnded?(record, status)
+    }
+
+    /// Stops every running plugin, foreground and background, as the host exits.
+    package func stopAll() {
+        for record in records where record.context?.instance != nil {
+            teardown(record, callStop: true)
+        }
+    }
+
+    private func teardown(_ record: PluginRecord, callStop: Bool) {
+        guard let context = record.context, let instance = context.instance else { return }
+        hub.interaction.dialogs.cancelAll(owner: record.id)
+        if callStop { instance.pointee.stop?(instance) }
+        context.instance = nil
+        instance.pointee.destroy?(instance)
+        context.releaseHoldings()
+        if focused === record {
+            focused = nil
+            isPaused = false
+        }
+        hub.events.publish("assist.plugin.stopped", json: #"{"id":"\#(record.id)"}"#)
+    }
+
+    /// Runs a routed command for the focused feature: the host's own (stop, help, repeat, pause toggle) or
+    /// the feature's.
+    package func handle(_ command: RoutedCommand) {
+        switch command.id {
+        case "repeat":
+            if !announcer.repeatLast() { announcer.say(phrases.text("host.nothing-to-repeat")) }
+            return
+        case "help":
+            speakHelp()
+        case "stop":
+            announcer.silence()
+            if let focused { deactivate(focused, status: ASSIST_OK) }
+            return
+        default:
+            break
+        }
+        guard let record = focused, let instance = record.context?.instance else {
+            if command.id != "help" { announcer.say(phrases.text("host.no-feature")) }
+            return
+        }
+        switch command.id {
+        case CommandRouter.pauseToggle, "pause", "resume":
+            let pause = command.id == "pause" || (command.id == CommandRouter.pauseToggle && !isPaused)
+            guard pause != isPaused else { return }
+            isPaused = pause
+            if pause { instance.pointee.pause?(instance) } else { instance.pointee.resume?(instance) }
+            announcer.say(phrases.text(pause ? "host.paused" : "host.resumed"), priority: .important, remember: false)
+        default:
+            guard let onCommand = instance.pointee.on_command else { return }
+            command.id.withCString { name in
+                if let argument = command.argument {
+                    argument.withCString { onCommand(instance, name, $0) }
+                } else {
+                    onCommand(instance, name, nil)
+                }
+            }
+        }
+    }
+
+    /// Speaks the commands of the focused feature, one per line.
+    package func speakHelp() {
+        let bindings = hub.interaction.router.helpBindings(for: focused?.id)
+        announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]))
+        for binding in bindings {
+            let key = binding.key.map { phrases.lookup("key.\($0.description)") ?? $0.description }
+            let words = binding.phrases.first
+            let how = [key, words.map { "\"\($0)\"" }].compactMap { $0 }.joined(separator: phrases.text("help.or"))
+            announcer.say("\(binding.label): \(how)", priority: .message, remember: false)
+        }
+    }
+
+    package func featureFinished(_ context: PluginContext, status: Int32) {
+        guard let record = records.first(where: { $0.context === context }) else { return }
+        deactivate(record, status: status)
+    }
+}
+
+/// Calls `body` with a NULL-terminated C argv for `strings`, valid during the call.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let pointers = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    var argv: [UnsafePointer<CChar>?] = pointers.map { $0.map { UnsafePointer($0) } }
+    argv.append(nil)
+    return argv.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { preconditionFailure("argv always holds its terminating NULL") }
+        return body(base)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Where the host finds its read-only data and keeps each plugin's files.
+package struct HostPaths: Sendable {
+    /// The running executable.
+    package var executable: URL
+    /// Read-only data: `share/assist`.
+    package var share: URL
+    /// Writable per-user data root.
+    package var data: URL
+    /// Purgeable cache root.
+    package var cache: URL
+    /// The source tree's root when running from a SwiftPM build folder, else nil.
+    package var developmentRoot: URL?
+
+    /// Works the paths out from the executable's location, the environment and the options given.
+    ///
+    /// - share: `--share-dir`, `$ASSIST_SHARE_DIR`, `<exe>/../share/assist`, then `<source root>/share/assist`.
+    /// - data: `--data-dir`, `$ASSIST_DATA_DIR`, `$XDG_DATA_HOME/assist`, `~/.local/share/assist`.
+    /// - cache: `<data>/cache` when `--data-dir` is given, else `$XDG_CACHE_HOME/assist`, `~/.cache/assist`.
+    package static func resolve(
+        dataDir: String?, shareDir: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> HostPaths {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let exeDir = exe.deletingLastPathComponent()
+        let devRoot = developmentRoot(for: exeDir)
+        let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory())
+
+        let installedShare = exeDir.deletingLastPathComponent().appendingPathComponent("share/assist")
+        let share: URL
+        if let explicit = shareDir ?? environment["ASSIST_SHARE_DIR"] {
+            share = URL(fileURLWithPath: explicit)
+        } else if let devRoot, !FileManager.default.fileExists(atPath: installedShare.path) {
+            share = devRoot.appendingPathComponent("share/assist")
+        } else {
+            share = installedShare
+        }
+
+        let data: URL
+        var cache: URL
+        if let explicit = dataDir ?? environment["ASSIST_DATA_DIR"] {
+            data = URL(fileURLWithPath: explicit)
+            cache = data.appendingPathComponent("cache")
+        } else {
+            let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".local/share")
+            data = base.appendingPathComponent("assist")
+            let cacheBase = environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".cache")
+            cache = cacheBase.appendingPathComponent("assist")
+        }
+        if dataDir != nil { cache = data.appendingPathComponent("cache") }
+        return HostPaths(executable: exe, share: share, data: data, cache: cache, developmentRoot: devRoot)
+    }
+
+    /// The source root when `directory` is `<root>/.build/<triple>/<config>` or `<root>/.build/<config>`.
+    static func developmentRoot(for directory: URL) -> URL? {
+        var current = directory
+        for _ in 0..<4 {
+            if current.lastPathComponent == ".build" || current.lastPathComponent.hasPrefix(".build-") {
+                let root = current.deletingLastPathComponent()
+                let manifest = root.appendingPathComponent("Package.swift")
+                return FileManager.default.fileExists(atPath: manifest.path) ? root : nil
+            }
+            current = current.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Creates `url` and its parents with mode 0700 if needed.
+    package static func ensurePrivateDirectory(_ url: URL) throws {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}

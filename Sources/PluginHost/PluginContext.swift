@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import PluginAPI
+
+/// The host side of one plugin: the `assist_host` it was given, its directories, and what it holds
+/// (timers, subscriptions) so the host can clean up after it.
+package final class PluginContext: @unchecked Sendable {  // because: mutable state is touched only on the main loop
+    /// The plugin's id.
+    package let id: String
+    /// Its manifest.
+    package let manifest: PluginManifest
+    let hub: ServiceHub
+    let logger: Logger
+    /// The table passed to the plugin; lives as long as the process, like the library.
+    package let host: UnsafeMutablePointer<assist_host>
+    /// The running instance, between create and destroy.
+    package var instance: UnsafeMutablePointer<assist_plugin>?
+    var timers = Set<UInt64>()
+    var subscriptions = Set<UInt64>()
+    private let strings: [String: UnsafeMutablePointer<CChar>]
+
+    /// Creates the context and its `assist_host` for `manifest`, with directories under the hub's paths.
+    package init(manifest: PluginManifest, pluginDirectory: URL, hub: ServiceHub) {
+        self.id = manifest.id
+        self.manifest = manifest
+        self.hub = hub
+        var logger = hub.logger
+        logger[metadataKey: "plugin"] = .string(manifest.id)
+        self.logger = logger
+        let ownShare = pluginDirectory.appendingPathComponent("share")
+        let share =
+            FileManager.default.fileExists(atPath: ownShare.path)
+            ? ownShare : hub.paths.share.appendingPathComponent(manifest.shortName)
+        let values = [
+            "data": hub.paths.data.appendingPathComponent("plugins").appendingPathComponent(manifest.id).path,
+            "cache": hub.paths.cache.appendingPathComponent("plugins").appendingPathComponent(manifest.id).path,
+            "share": share.path,
+            "language": hub.interaction.phrases.language,
+        ]
+        self.strings = values.mapValues { strdup($0) ?? UnsafeMutablePointer<CChar>.allocate(capacity: 1) }
+        host = UnsafeMutablePointer<assist_host>.allocate(capacity: 1)
+        host.initialize(to: assist_host())
+        host.pointee.struct_size = UInt32(MemoryLayout<assist_host>.size)
+        host.pointee.abi = assist_version(major: UInt16(ASSIST_ABI_MAJOR), minor: UInt16(ASSIST_ABI_MINOR), patch: 0, reserved: 0)
+        host.pointee.host_version = UnsafePointer(ServiceTables.hostVersionString)
+        host.pointee.get_service = ServiceTables.getService
+        host.pointee.alloc = ServiceTables.alloc
+        host.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// A C string owned by the context: "data", "cache", "share" or "language".
+    func cString(_ name: String) -> UnsafePointer<CChar>? {
+        strings[name].map { UnsafePointer($0) }
+    }
+
+    /// Creates a directory the plugin asked for (mode 0700) and returns its C path.
+    func directory(_ name: String) -> UnsafePointer<CChar>? {
+        guard let path = strings[name] else { return nil }
+        if name != "share" {
+            try? HostPaths.ensurePrivateDirectory(URL(fileURLWithPath: String(cString: path)))
+        }
+        return UnsafePointer(path)
+    }
+
+    /// The context behind a plugin's `h`, or nil for a pointer the host did not hand out.
+    static func from(_ host: UnsafePointer<assist_host>?) -> PluginContext? {
+        guard let data = host?.pointee.host_data else { return nil }
+        return Unmanaged<PluginContext>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    /// True on the main loop; otherwise logs a plugin-misbehaving line naming `call`.
+    func onMain(_ call: String) -> Bool {
+        if hub.loop.isOnLoop { return true }
+        logger.error("plugin-misbehaving: \(call) is [main] but was called from another thread; ignored")
+        return false
+    }
+
+    /// Logs a contract violation at plugin-misbehaving level.
+    func misbehaving(_ text: String) {
+        logger.error("plugin-misbehaving: \(text)")
+    }
+
+    /// Cancels what the plugin still holds: timers, subscriptions, dialogs, commands.
+    func releaseHoldings() {
+        for timer in timers { hub.loop.cancelTimer(timer) }
+        timers.removeAll()
+        for subscription in subscriptions { hub.events.unsubscribe(subscription) }
+        subscriptions.removeAll()
+        hub.interaction.dialogs.cancelAll(owner: id)
+        hub.interaction.router.unregister(owner: id)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Finds plugins and checks everything that can be checked without running their code (LV2, GStreamer):
+/// manifest fields, library presence, ELF class and architecture, ABI and host versions, required
+/// services and duplicate ids.
+package enum PluginDiscovery {
+    /// Discovers every plugin on `searchPath`. The first plugin with an id wins; later ones are disabled.
+    package static func discover(searchPath: PluginSearchPath, availableServices: Set<String>) -> [PluginRecord] {
+        var records: [PluginRecord] = []
+        var firstByID: [String: PluginRecord] = [:]
+        for candidate in searchPath.candidates() {
+            let record = inspect(manifestURL: candidate.manifest, libraryDirectory: candidate.libraryDirectory, availableServices: availableServices)
+            if let first = firstByID[record.id] {
+                if record.isUsable { record.refuse(.duplicate(record.id, firstPath: first.libraryURL.path)) }
+            } else {
+                firstByID[record.id] = record
+            }
+            records.append(record)
+        }
+        return records
+    }
+
+    /// Checks one plugin without opening its library.
+    package static func inspect(manifestURL: URL, libraryDirectory: URL, availableServices: Set<String>) -> PluginRecord {
+        let manifest: PluginManifest
+        do {
+            manifest = try PluginManifest.load(from: manifestURL)
+        } catch {
+            let folderID = manifestURL.deletingLastPathComponent().lastPathComponent
+            let record = PluginRecord(manifest: nil, manifestURL: manifestURL, libraryURL: libraryDirectory, id: folderID)
+            record.refuse(error)
+            return record
+        }
+        let library = libraryDirectory.appendingPathComponent(manifest.library)
+        let record = PluginRecord(manifest: manifest, manifestURL: manifestURL, libraryURL: library, id: manifest.id)
+        if let refusal = check(manifest: manifest, library: library, availableServices: availableServices) {
+            record.refuse(refusal)
+        }
+        return record
+    }
+
+    /// The compatibility rules of the ABI spec, section 3, then the library file checks.
+    static func check(manifest: PluginManifest, library: URL, availableServices: Set<String>) -> PluginRefusal? {
+        if let refusal = checkVersions(manifest: manifest) { return refusal }
+        for service in manifest.requiredServices where !availableServices.contains(service) {
+            return .serviceMissing(service)
+        }
+        return checkLibrary(library)
+    }
+
+    /// The library file exists, is an ELF shared object, and matches the host's class and architecture.
+    static func checkLibrary(_ library: URL) -> PluginRefusal? {
+        guard FileManager.default.fileExists(atPath: library.path) else { return .libraryMissing(library.path) }
+        switch ELFInspector.header(of: library.path) {
+        case .failure(let problem):
+            return .notELF(library.path, problem.text)
+        case .success(let header):
+            if let host = ELFInspector.host, header.machine != host.machine || header.is64Bit != host.is64Bit {
+                let pluginArch = ELFInspector.machineName(header.machine) + (header.is64Bit ? "" : " (32-bit)")
+                return .wrongArchitecture(library.path, plugin: pluginArch, host: ELFInspector.machineName(host.machine))
+            }
+        }
+        return nil
+    }
+
+    /// Rules 1–4: ABI major equal, minor not newer, min_host not newer, last_tested_host not older than the floor.
+    package static func checkVersions(manifest: PluginManifest) -> PluginRefusal? {
+        guard let abi = SemanticVersion(manifest.abi) else { return .manifestInvalid(manifest.id, "bad abi") }
+        let host = HostVersion.abi
+        if abi.major != host.major { return .abiMajor(plugin: manifest.abi, host: host) }
+        if abi.minor > host.minor { return .abiTooNew(plugin: manifest.abi, host: host) }
+        if let text = manifest.minHost, let minHost = SemanticVersion(text), minHost > HostVersion.current {
+            return .hostTooOld(needs: text, host: HostVersion.current)
+        }
+        if let text = manifest.lastTestedHost, let tested = SemanticVersion(text), tested < HostVersion.compatFloor {
+            return .untested(lastTested: text, floor: HostVersion.compatFloor)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// The `manifest.json` beside a plugin library, read before any `dlopen`.
+package struct PluginManifest: Decodable, Sendable, Equatable {
+    /// A launch keyword.
+    package struct Keyword: Decodable, Sendable, Equatable {
+        package var phrase: String
+        package var scope: String?
+        package var lang: String?
+    }
+
+    /// Required and optional services, as versioned ids.
+    package struct Services: Decodable, Sendable, Equatable {
+        package var required: [String]?
+        package var optional: [String]?
+    }
+
+    package var id: String
+    package var name: String
+    package var version: String
+    package var library: String
+    package var abi: String
+    package var minHost: String?
+    package var lastTestedHost: String?
+    package var description: String?
+    package var services: Services?
+    package var devices: [String]?
+    package var storageQuotaMb: Int?
+    package var keywords: [Keyword]?
+    package var mode: String?
+    package var languages: [String]?
+    package var swiftToolchain: String?
+    package var license: String?
+    package var sha256: String?
+    package var settingsNamespaces: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, version, library, abi, description, services, devices, keywords, mode, languages, license
+        case sha256
+        case minHost = "min_host"
+        case lastTestedHost = "last_tested_host"
+        case storageQuotaMb = "storage_quota_mb"
+        case swiftToolchain = "swift_toolchain"
+        case settingsNamespaces = "settings_namespaces"
+    }
+
+    /// True for background plugins (sensors), false for foreground features.
+    package var isBackground: Bool { mode == "background" }
+
+    /// The short name used for share data and settings: "read-text" for "assist.read-text".
+    package var shortName: String {
+        id.split(separator: ".").last.map(String.init) ?? id
+    }
+
+    /// The settings namespaces this plugin may write.
+    package var writableNamespaces: [String] { settingsNamespaces ?? [shortName] }
+
+    /// Required services, empty when none.
+    package var requiredServices: [String] { services?.required ?? [] }
+
+    /// Reads and checks a manifest file; the error is one line naming the problem.
+    package static func load(from url: URL) throws(PluginRefusal) -> PluginManifest {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .manifestMissing(url.path)
+        }
+        let manifest: PluginManifest
+        do {
+            manifest = try JSONDecoder().decode(PluginManifest.self, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw .manifestInvalid(url.path, "the field \"\(key.stringValue)\" is missing")
+        } catch let DecodingError.typeMismatch(_, context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw .manifestInvalid(url.path, "the field \"\(field)\" has the wrong type")
+        } catch {
+            throw .manifestInvalid(url.path, "it is not valid JSON")
+        }
+        try manifest.validate(path: url.path)
+        return manifest
+    }
+
+    /// Checks the fields' forms: reverse-DNS id, semver versions, a plain library name, a known mode.
+    package func validate(path: String) throws(PluginRefusal) {
+        let idParts = id.split(separator: ".", omittingEmptySubsequences: false)
+        let idCharacters = CharacterSet.lowercaseLetters.union(.decimalDigits).union(CharacterSet(charactersIn: "-_"))
+        let idOK =
+            idParts.count >= 2
+            && idParts.allSatisfy { !$0.isEmpty && $0.unicodeScalars.allSatisfy { idCharacters.contains($0) && $0.isASCII } }
+        guard idOK else {
+            throw .manifestInvalid(path, "the id \"\(id)\" is not reverse-DNS, like org.example.bus-stop")
+        }
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw .manifestInvalid(path, "the name is empty")
+        }
+        guard SemanticVersion(version) != nil else {
+            throw .manifestInvalid(path, "the version \"\(version)\" is not like 1.2.0")
+        }
+        guard !library.isEmpty, !library.contains("/"), library.hasSuffix(".so") else {
+            throw .manifestInvalid(path, "the library \"\(library)\" must be a file name ending in .so")
+        }
+        guard SemanticVersion(abi) != nil else {
+            throw .manifestInvalid(path, "the abi \"\(abi)\" is not like 1.0")
+        }
+        for (field, value) in [("min_host", minHost), ("last_tested_host", lastTestedHost)] {
+            if let value, SemanticVersion(value) == nil {
+                throw .manifestInvalid(path, "\(field) \"\(value)\" is not like 1.0.0")
+            }
+        }
+        if let mode, mode != "foreground", mode != "background" {
+            throw .manifestInvalid(path, "mode must be foreground or background, not \"\(mode)\"")
+        }
+        for keyword in keywords ?? [] where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
+            throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import PluginAPI
+
+/// One plugin the host knows of: its manifest, its library and how far it got.
+package final class PluginRecord: @unchecked Sendable {  // because: mutated only on the main loop
+    /// The manifest, or nil when it could not be read.
+    package let manifest: PluginManifest?
+    /// Where the manifest is (or should be).
+    package let manifestURL: URL
+    /// Where the library is (or should be).
+    package let libraryURL: URL
+    /// The id: the manifest's, or the folder name when there is no manifest.
+    package let id: String
+    /// The state `plugins list` shows.
+    package internal(set) var state: PluginState
+    /// Why the state is not available/loaded, as one line.
+    package internal(set) var reason: String?
+    /// The copied entry table once the library is open.
+    package internal(set) var entry: assist_entry?
+    /// The context the host gave the plugin, once loaded.
+    package internal(set) var context: PluginContext?
+
+    init(manifest: PluginManifest?, manifestURL: URL, libraryURL: URL, id: String) {
+        self.manifest = manifest
+        self.manifestURL = manifestURL
+        self.libraryURL = libraryURL
+        self.id = id
+        self.state = .available
+    }
+
+    /// The display name: the manifest's, else the id.
+    package var name: String { manifest?.name ?? id }
+
+    /// True while the plugin can be started (available or loaded).
+    package var isUsable: Bool { state == .available || state == .loaded }
+
+    /// Marks the plugin refused.
+    package func refuse(_ refusal: PluginRefusal) {
+        state = refusal.state
+        reason = refusal.message
+    }
+
+    func markLoaded(entry: assist_entry, context: PluginContext) {
+        self.entry = entry
+        self.context = context
+        state = .loaded
+        reason = nil
+    }
+}

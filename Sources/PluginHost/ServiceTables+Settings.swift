@@ -1,0 +1,86 @@
+import Foundation
+import PluginAPI
+
+extension ServiceTables {
+    nonisolated(unsafe) static let settingsTable: UnsafeMutablePointer<assist_settings_service> = {
+        var table = assist_settings_service()
+        table.struct_size = UInt32(MemoryLayout<assist_settings_service>.size)
+        table.get_string = { host, key, buffer, capacity, needed in
+            lookup(host, key) { value in
+                let text = Array(value.description.utf8CString)
+                needed?.pointee = text.count
+                guard let buffer, capacity >= text.count else { return ASSIST_E_NOMEM }
+                text.withUnsafeBufferPointer { source in
+                    guard let base = source.baseAddress else { return }
+                    buffer.update(from: base, count: text.count)
+                }
+                return ASSIST_OK
+            }
+        }
+        table.get_int = { host, key, out in
+            lookup(host, key) { value in
+                switch value {
+                case .int(let number): out?.pointee = number
+                case .string(let text) where Int64(text) != nil: out?.pointee = Int64(text) ?? 0
+                default: return ASSIST_E_INVALID
+                }
+                return ASSIST_OK
+            }
+        }
+        table.get_double = { host, key, out in
+            lookup(host, key) { value in
+                switch value {
+                case .double(let number): out?.pointee = number
+                case .int(let number): out?.pointee = Double(number)
+                case .string(let text) where Double(text) != nil: out?.pointee = Double(text) ?? 0
+                default: return ASSIST_E_INVALID
+                }
+                return ASSIST_OK
+            }
+        }
+        table.get_bool = { host, key, out in
+            lookup(host, key) { value in
+                switch value {
+                case .bool(let flag): out?.pointee = flag
+                case .string("on"), .string("true"), .string("yes"): out?.pointee = true
+                case .string("off"), .string("false"), .string("no"): out?.pointee = false
+                default: return ASSIST_E_INVALID
+                }
+                return ASSIST_OK
+            }
+        }
+        table.set_string = { host, key, value in
+            guard let value else { return ASSIST_E_INVALID }
+            return store(host, key, .string(String(cString: value)))
+        }
+        table.set_int = { host, key, value in store(host, key, .int(value)) }
+        table.set_double = { host, key, value in store(host, key, .double(value)) }
+        table.set_bool = { host, key, value in store(host, key, .bool(value)) }
+        return allocate(table)
+    }()
+
+    private static func lookup(
+        _ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, _ body: (SettingValue) -> assist_status
+    ) -> assist_status {
+        guard let context = PluginContext.from(host), let key else { return ASSIST_E_INVALID }
+        let name = SettingsStore.qualify(String(cString: key), namespaces: context.manifest.writableNamespaces)
+        guard let value = context.hub.settings.value(name) else { return ASSIST_E_NOT_FOUND }
+        return body(value)
+    }
+
+    private static func store(_ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, _ value: SettingValue) -> assist_status {
+        guard let context = PluginContext.from(host), context.onMain("settings.set"), let key else { return ASSIST_E_INVALID }
+        let name = SettingsStore.qualify(String(cString: key), namespaces: context.manifest.writableNamespaces)
+        let namespace = name.split(separator: ".").first.map(String.init) ?? ""
+        guard context.manifest.writableNamespaces.contains(namespace) else {
+            context.misbehaving("settings.set: \(name) is outside the plugin's namespaces")
+            return ASSIST_E_PERMISSION
+        }
+        do {
+            try context.hub.settings.set(name, value)
+            return ASSIST_OK
+        } catch {
+            return ASSIST_E_LOCKED
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import PluginAPI
+
+/// The C tables the host hands to plugins. Each is allocated once and never freed; each function finds the
+/// calling plugin through `h->host_data`.
+enum ServiceTables {
+    nonisolated(unsafe) static let hostVersionString: UnsafeMutablePointer<CChar> =
+        strdup(HostVersion.current.description) ?? UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+
+    static let getService: @convention(c) (UnsafePointer<assist_host>?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = {
+        host, id in
+        guard let context = PluginContext.from(host), let id else { return nil }
+        let name = String(cString: id)
+        guard let table = table(for: name) else {
+            context.logger.debug("service \(name) is not provided by this host")
+            return nil
+        }
+        return table
+    }
+
+    static let alloc: @convention(c) (UnsafePointer<assist_host>?, Int) -> UnsafeMutableRawPointer? = { _, size in
+        malloc(max(size, 1))
+    }
+
+    static func table(for id: String) -> UnsafeRawPointer? {
+        switch id {
+        case ASSIST_LOG_SERVICE_ID: return UnsafeRawPointer(logTable)
+        case ASSIST_DIALOG_SERVICE_ID: return UnsafeRawPointer(dialogTable)
+        case ASSIST_INPUT_SERVICE_ID: return UnsafeRawPointer(inputTable)
+        case ASSIST_SESSION_SERVICE_ID: return UnsafeRawPointer(sessionTable)
+        case ASSIST_EVENTS_SERVICE_ID: return UnsafeRawPointer(eventsTable)
+        case ASSIST_SETTINGS_SERVICE_ID: return UnsafeRawPointer(settingsTable)
+        case ASSIST_CLOCK_SERVICE_ID: return UnsafeRawPointer(clockTable)
+        case ASSIST_WORKER_SERVICE_ID: return UnsafeRawPointer(workerTable)
+        case ASSIST_THREAD_CHECK_SERVICE_ID: return UnsafeRawPointer(threadCheckTable)
+        default: return nil
+        }
+    }
+
+    /// Frees an error string a plugin allocated with `alloc`, returning its text.
+    static func takeError(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let pointer else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    // MARK: assist.log/1
+
+    nonisolated(unsafe) static let logTable: UnsafeMutablePointer<assist_log_service> = {
+        var table = assist_log_service()
+        table.struct_size = UInt32(MemoryLayout<assist_log_service>.size)
+        table.log = { host, level, message in
+            guard let context = PluginContext.from(host), let message else { return }
+            let text = String(cString: message)
+            switch level {
+            case ASSIST_LOG_DEBUG: context.logger.debug("\(text)")
+            case ASSIST_LOG_INFO: context.logger.info("\(text)")
+            case ASSIST_LOG_WARNING: context.logger.warning("\(text)")
+            case ASSIST_LOG_ERROR: context.logger.error("\(text)")
+            case ASSIST_LOG_FATAL: context.logger.critical("\(text)")
+            case ASSIST_LOG_PLUGIN_MISBEHAVING: context.logger.error("plugin-misbehaving: \(text)")
+            case ASSIST_LOG_HOST_MISBEHAVING: context.logger.error("host-misbehaving: \(text)")
+            default: context.logger.info("\(text)")
+            }
+        }
+        return allocate(table)
+    }()
+
+    // MARK: assist.session/1
+
+    nonisolated(unsafe) static let sessionTable: UnsafeMutablePointer<assist_session_service> = {
+        var table = assist_session_service()
+        table.struct_size = UInt32(MemoryLayout<assist_session_service>.size)
+        table.finish = { host, status in
+            guard let context = PluginContext.from(host), context.onMain("session.finish") else { return }
+            let hub = context.hub
+            hub.loop.post { hub.sessionDelegate?.featureFinished(context, status: status) }
+        }
+        table.language = { host in PluginContext.from(host)?.cString("language") }
+        table.data_dir = { host in PluginContext.from(host)?.directory("data") }
+        table.cache_dir = { host in PluginContext.from(host)?.directory("cache") }
+        table.share_dir = { host in PluginContext.from(host)?.directory("share") }
+        return allocate(table)
+    }()
+
+    // MARK: assist.thread-check/1
+
+    nonisolated(unsafe) static let threadCheckTable: UnsafeMutablePointer<assist_thread_check_service> = {
+        var table = assist_thread_check_service()
+        table.struct_size = UInt32(MemoryLayout<assist_thread_check_service>.size)
+        table.is_main = { host in PluginContext.from(host)?.hub.loop.isOnLoop ?? false }
+        table.is_frame = { _ in Thread.current.name?.hasPrefix("assist-camera") ?? false }
+        return allocate(table)
+    }()
+
+    static func allocate<T>(_ value: T) -> UnsafeMutablePointer<T> {
+        let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        pointer.initialize(to: value)
+        return pointer
+    }
+}
+
+// The header's service id macros, as Swift strings.
+let ASSIST_LOG_SERVICE_ID = "assist.log/1"
+let ASSIST_DIALOG_SERVICE_ID = "assist.dialog/1"
+let ASSIST_INPUT_SERVICE_ID = "assist.input/1"
+let ASSIST_SESSION_SERVICE_ID = "assist.session/1"
+let ASSIST_EVENTS_SERVICE_ID = "assist.events/1"
+let ASSIST_SETTINGS_SERVICE_ID = "assist.settings/1"
+let ASSIST_CLOCK_SERVICE_ID = "assist.clock/1"
+let ASSIST_WORKER_SERVICE_ID = "assist.worker/1"
+let ASSIST_THREAD_CHECK_SERVICE_ID = "assist.thread-check/1"
+
+/// A raw pointer or C function moved to another thread; the ABI's thread tags make the plugin responsible.
+struct UnsafeTransfer<Value>: @unchecked Sendable {  // because: the plugin promised the pointee is safe on [worker]/[main]
+    let value: Value
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// A setting's value.
+package enum SettingValue: Equatable, Sendable, CustomStringConvertible {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case list([String])
+
+    package var description: String {
+        switch self {
+        case .string(let text): return text
+        case .int(let number): return String(number)
+        case .double(let number): return String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .list(let items): return items.joined(separator: ",")
+        }
+    }
+}
+
+/// Why a setting could not be read or written.
+package enum SettingsError: Error, Equatable, Sendable {
+    case notFound(String)
+    case wrongType(String)
+    case locked(String)
+    case permission(String)
+}
+
+/// Settings in layers: built-in defaults, then the system file (`/etc/assist/config.toml`), the user file
+/// (`~/.config/assist/config.toml`), `--config`, then values set at run time. The system file's
+/// `[admin] locked = ["find-object.auto-pause"]` locks keys: later layers and plugins cannot change them.
+package final class SettingsStore: @unchecked Sendable {  // because: `values` and `locked` are guarded by `lock`
+    private let lock = NSLock()
+    private var values: [String: SettingValue] = [:]
+    private var locked = Set<String>()
+
+    /// Creates an empty store.
+    package init() {}
+
+    /// Loads the standard files plus an optional explicit one; returns one line per file that failed to parse.
+    package func loadStandardFiles(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        var problems: [String] = []
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let userConfig = (environment["XDG_CONFIG_HOME"] ?? "\(home)/.config") + "/assist/config.toml"
+        let files: [(String, Bool)] = [("/etc/assist/config.toml", true), (userConfig, false)] + (explicit.map { [($0, false)] } ?? [])
+        for (path, isAdmin) in files {
+            guard FileManager.default.fileExists(atPath: path) || path == explicit else { continue }
+            do {
+                let text = try String(contentsOfFile: path, encoding: .utf8)
+                try apply(ConfigFile.parse(text), admin: isAdmin)
+            } catch let error as ConfigFile.ParseError {
+                problems.append("\(path) line \(error.line): \(error.message)")
+            } catch {
+                problems.append("\(path) could not be read; check that it exists and is readable")
+            }
+        }
+        return problems
+    }
+
+    /// Applies parsed `key → value` pairs; an admin layer's `admin.locked` list locks keys.
+    package func apply(_ entries: [String: SettingValue], admin: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        for (key, value) in entries {
+            if key == "admin.locked", admin, case .list(let keys) = value {
+                locked.formUnion(keys)
+                continue
+            }
+            if !admin && locked.contains(key) { continue }
+            values[key] = value
+        }
+    }
+
+    /// Sets a default that any file may override.
+    package func setDefault(_ key: String, _ value: SettingValue) {
+        lock.lock()
+        defer { lock.unlock() }
+        if values[key] == nil { values[key] = value }
+    }
+
+    /// The value of `key`, or nil.
+    package func value(_ key: String) -> SettingValue? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[key]
+    }
+
+    /// True when the admin locked `key`.
+    package func isLocked(_ key: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return locked.contains(key)
+    }
+
+    /// Sets `key` at run time unless it is locked.
+    package func set(_ key: String, _ value: SettingValue) throws(SettingsError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !locked.contains(key) else { throw .locked(key) }
+        values[key] = value
+    }
+
+    /// Every key and value, sorted by key.
+    package func snapshot() -> [(String, SettingValue)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return values.sorted { $0.key < $1.key }
+    }
+
+    /// The absolute key for `key` as plugin `namespaces.first` wrote it: a key without a dot is its own.
+    package static func qualify(_ key: String, namespaces: [String]) -> String {
+        key.contains(".") ? key : "\(namespaces.first ?? "plugin").\(key)"
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// The host's main loop: the thread every `[main]` ABI call runs on.
+///
+/// Work is posted from any thread and runs in order; timers fire on the same thread. One instance runs on
+/// the thread that calls `run()`.
+package final class MainLoop: @unchecked Sendable {  // because: every mutable field is guarded by `condition`
+    private let condition = NSCondition()
+    private var queue: [@Sendable () -> Void] = []
+    private var timers = TimerQueue()
+    private var nextTimerID: UInt64 = 1
+    private var stopRequested = false
+    private var loopThread: pthread_t?
+    private let clock: MonotonicClock
+
+    /// Creates a loop whose timers use `clock`.
+    package init(clock: MonotonicClock = SystemClock()) {
+        self.clock = clock
+    }
+
+    /// True when called on the thread running `run()`. Any thread.
+    package var isOnLoop: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let loopThread else { return false }
+        return pthread_equal(loopThread, pthread_self()) != 0
+    }
+
+    /// Queues `work` to run on the loop after the work already queued. Any thread.
+    package func post(_ work: @escaping @Sendable () -> Void) {
+        condition.lock()
+        queue.append(work)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs `action` on the loop after `milliseconds`, and again every `milliseconds` when `repeating`.
+    /// Returns an id for `cancelTimer`. Any thread.
+    @discardableResult
+    package func addTimer(
+        milliseconds: UInt32, repeating: Bool, _ action: @escaping @Sendable () -> Void
+    ) -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        let id = nextTimerID
+        nextTimerID += 1
+        let interval = UInt64(max(milliseconds, repeating ? 1 : 0)) * 1_000_000
+        timers.insert(
+            TimerQueue.Entry(
+                id: id, deadlineNs: clock.nowNs() + interval, intervalNs: repeating ? interval : nil, action: action
+            )
+        )
+        condition.signal()
+        return id
+    }
+
+    /// Cancels a timer; returns false when it had already fired for good or never existed. Any thread.
+    @discardableResult
+    package func cancelTimer(_ id: UInt64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return timers.remove(id: id)
+    }
+
+    /// Asks `run()` to return once the work in hand is done. Any thread.
+    package func stop() {
+        condition.lock()
+        stopRequested = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs queued work and timers until `stop()`. Call on the thread that is to be `[main]`.
+    package func run() {
+        condition.lock()
+        loopThread = pthread_self()
+        stopRequested = false
+        condition.unlock()
+        while let work = nextWork() {
+            work()
+        }
+    }
+
+    /// Runs until `done()` is true or `timeoutSeconds` pass; returns `done()`. For tests and one-shot commands.
+    package func run(until done: @escaping @Sendable () -> Bool, timeoutSeconds: Double) -> Bool {
+        let guardTimer = addTimer(milliseconds: UInt32(timeoutSeconds * 1000), repeating: false) { [weak self] in
+            self?.stop()
+        }
+        let poll = addTimer(milliseconds: 5, repeating: true) { [weak self] in
+            if done() { self?.stop() }
+        }
+        if !done() { run() }
+        cancelTimer(guardTimer)
+        cancelTimer(poll)
+        return done()
+    }
+
+    private func nextWork() -> (@Sendable () -> Void)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if !queue.isEmpty {
+                return queue.removeFirst()
+            }
+            if stopRequested {
+                stopRequested = false
+                return nil
+            }
+            let now = clock.nowNs()
+            if let due = timers.popDue(nowNs: now) {
+                if let interval = due.intervalNs {
+                    var again = due
+                    again.deadlineNs = max(due.deadlineNs + interval, now)
+                    timers.insert(again)
+                }
+                return due.action
+            }
+            if let deadline = timers.earliestDeadlineNs {
+                let waitNs = deadline > now ? deadline - now : 0
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(waitNs) / 1e9))
+            } else {
+                condition.wait()
+            }
+        }
+    }
+}
