@@ -40,4 +40,10 @@ package struct RoutedCommand: Hashable, Sendable {
     package var owner: String
     /// Words typed after a phrase ("find cup" gives argument "cup" for phrase "find"), if any.
     package var argument: String?
+
+    package init(id: String, owner: String, argument: String? = nil) {
+        self.id = id
+        self.owner = owner
+        self.argument = argument
+    }
 }

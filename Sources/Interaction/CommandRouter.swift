@@ -46,15 +46,30 @@ package struct CommandRouter: Sendable {
     /// Every binding, host ones first.
     package var allBindings: [CommandBinding] { bindings }
 
-    /// The bindings help should list for `owner`: the host's plus the owner's, one per command id.
-    package func helpBindings(for owner: String?) -> [CommandBinding] {
-        var seen = Set<String>()
-        var result: [CommandBinding] = []
-        for binding in bindings.reversed() where binding.owner == owner || binding.owner == Self.hostOwner {
+    /// One line of help: a command with every key and the first words that trigger it.
+    package struct HelpEntry: Equatable, Sendable {
+        package var id: String
+        package var label: String
+        package var keys: [Key]
+        package var phrase: String?
+    }
+
+    /// What help lists while `owner` has the focus: the host's commands, then the owner's, one entry per
+    /// command with all its keys.
+    package func help(for owner: String?) -> [HelpEntry] {
+        var entries: [HelpEntry] = []
+        for binding in bindings where binding.owner == owner || binding.owner == Self.hostOwner {
             if binding.id == "pause" || binding.id == "resume" { continue }
-            if seen.insert(binding.id).inserted { result.append(binding) }
+            if let index = entries.firstIndex(where: { $0.id == binding.id }) {
+                if let key = binding.key, !entries[index].keys.contains(key) { entries[index].keys.append(key) }
+                if entries[index].phrase == nil { entries[index].phrase = binding.phrases.first }
+            } else {
+                entries.append(
+                    HelpEntry(id: binding.id, label: binding.label, keys: binding.key.map { [$0] } ?? [], phrase: binding.phrases.first)
+                )
+            }
         }
-        return result.reversed()
+        return entries
     }
 
     /// Adds a plugin's command. Throws when it tries to take a reserved command, key or phrase, or collides.

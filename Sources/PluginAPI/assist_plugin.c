@@ -17,21 +17,3 @@ _Static_assert(sizeof(assist_entry) == 120, "assist_entry v1.0 size");
 _Static_assert(offsetof(assist_frame, plane) == 32, "assist_frame v1.0 layout");
 _Static_assert(sizeof(assist_frame) == 112, "assist_frame v1.0 size");
 _Static_assert(sizeof(assist_dialog_result) == 64, "assist_dialog_result v1.0 size");
-
-const char *assist_status_name(assist_status status) {
-    switch (status) {
-    case ASSIST_OK: return "ASSIST_OK";
-    case ASSIST_E_INVALID: return "ASSIST_E_INVALID";
-    case ASSIST_E_UNSUPPORTED: return "ASSIST_E_UNSUPPORTED";
-    case ASSIST_E_NOMEM: return "ASSIST_E_NOMEM";
-    case ASSIST_E_BUSY: return "ASSIST_E_BUSY";
-    case ASSIST_E_IO: return "ASSIST_E_IO";
-    case ASSIST_E_TIMEOUT: return "ASSIST_E_TIMEOUT";
-    case ASSIST_E_PERMISSION: return "ASSIST_E_PERMISSION";
-    case ASSIST_E_LOCKED: return "ASSIST_E_LOCKED";
-    case ASSIST_E_NOT_FOUND: return "ASSIST_E_NOT_FOUND";
-    case ASSIST_E_INTERNAL: return "ASSIST_E_INTERNAL";
-    case ASSIST_E_CANCELLED: return "ASSIST_E_CANCELLED";
-    default: return "ASSIST_E_UNKNOWN";
-    }
-}

@@ -160,15 +160,16 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         }
     }
 
-    /// Speaks the commands of the focused feature, one per line.
+    /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".
     package func speakHelp() {
-        let bindings = hub.interaction.router.helpBindings(for: focused?.id)
         announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]))
-        for binding in bindings {
-            let key = binding.key.map { phrases.lookup("key.\($0.description)") ?? $0.description }
-            let words = binding.phrases.first
-            let how = [key, words.map { "\"\($0)\"" }].compactMap { $0 }.joined(separator: phrases.text("help.or"))
-            announcer.say("\(binding.label): \(how)", priority: .message, remember: false)
+        for entry in hub.interaction.router.help(for: focused?.id) {
+            let keys = entry.keys.map { phrases.lookup("key.\($0.description)") ?? $0.description }
+            var how = keys.joined(separator: ", ")
+            if let phrase = entry.phrase {
+                how += (how.isEmpty ? "" : phrases.text("help.or")) + "\"\(phrase)\""
+            }
+            announcer.say("\(entry.label): \(how)", priority: .message, remember: false)
         }
     }
 

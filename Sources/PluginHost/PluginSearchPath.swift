@@ -12,6 +12,11 @@ package struct PluginSearchPath: Sendable {
 
     package var entries: [Entry]
 
+    /// A search path of exactly `entries`.
+    package init(entries: [Entry]) {
+        self.entries = entries
+    }
+
     /// The standard order: system, local, user, `$ASSIST_PLUGIN_PATH`, then `--plugin-dir`s, then, when running
     /// from a build folder, that folder. `<exe>/../lib/assist/plugins` is searched first for relocated installs.
     package static func standard(

@@ -34,6 +34,7 @@ public final class TalkingClock: PluginFeature {
     public func handle(command: String, argument: String?) {
         switch command {
         case "date", ASSIST_CMD_NEXT: host.say(text.date(now(), timeZone: .current))
+        case ASSIST_CMD_HELP: break  // the host has already listed the commands
         default: host.say(text.time(now(), timeZone: .current))
         }
     }

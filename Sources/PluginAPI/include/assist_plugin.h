@@ -402,11 +402,27 @@ typedef struct assist_thread_check_service {
 } assist_thread_check_service;
 
 /* ---------------------------------------------------------------------------------------------------------
- * Helpers the library provides to C plugins that link the PluginAPI object (optional).
+ * Helpers (header-only, so a plugin needs nothing but this file)
  * ------------------------------------------------------------------------------------------------------- */
 
 /** The name of a status code ("ASSIST_E_LOCKED"), never NULL. [any] */
-const char *assist_status_name(assist_status status);
+static inline const char *assist_status_name(assist_status status) {
+    switch (status) {
+    case ASSIST_OK: return "ASSIST_OK";
+    case ASSIST_E_INVALID: return "ASSIST_E_INVALID";
+    case ASSIST_E_UNSUPPORTED: return "ASSIST_E_UNSUPPORTED";
+    case ASSIST_E_NOMEM: return "ASSIST_E_NOMEM";
+    case ASSIST_E_BUSY: return "ASSIST_E_BUSY";
+    case ASSIST_E_IO: return "ASSIST_E_IO";
+    case ASSIST_E_TIMEOUT: return "ASSIST_E_TIMEOUT";
+    case ASSIST_E_PERMISSION: return "ASSIST_E_PERMISSION";
+    case ASSIST_E_LOCKED: return "ASSIST_E_LOCKED";
+    case ASSIST_E_NOT_FOUND: return "ASSIST_E_NOT_FOUND";
+    case ASSIST_E_INTERNAL: return "ASSIST_E_INTERNAL";
+    case ASSIST_E_CANCELLED: return "ASSIST_E_CANCELLED";
+    default: return "ASSIST_E_UNKNOWN";
+    }
+}
 
 #ifdef __cplusplus
 }

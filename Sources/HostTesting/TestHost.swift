@@ -1,0 +1,104 @@
+import Foundation
+import Interaction
+import Logging
+import PluginHost
+import Runtime
+
+/// Collects every printed line, for assertions.
+package final class RecordingOutput: LineOutput, @unchecked Sendable {  // because: `stored` is guarded by `lock`
+    private let lock = NSLock()
+    private var stored: [String] = []
+
+    package init() {}
+
+    package func writeLine(_ line: String) {
+        lock.lock()
+        stored.append(line)
+        lock.unlock()
+    }
+
+    /// Every line so far.
+    package var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+/// Records what would have been spoken.
+package final class RecordingSpeaker: Speaker, @unchecked Sendable {  // because: `stored` is guarded by `lock`
+    private let lock = NSLock()
+    private var stored: [(String, SpeechPriority)] = []
+
+    package init() {}
+
+    package func speak(_ text: String, language: String, priority: SpeechPriority) {
+        lock.lock()
+        stored.append((text, priority))
+        lock.unlock()
+    }
+
+    package func stopAll() {}
+
+    /// Every utterance so far.
+    package var spoken: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored.map(\.0)
+    }
+}
+
+/// A complete in-process host for tests: real loader, services and dialogs; output recorded; the test's
+/// thread is the main loop while it calls `run`.
+package final class TestHost: @unchecked Sendable {  // because: driven from one test thread at a time
+    package let loop = MainLoop()
+    package let output = RecordingOutput()
+    package let speaker = RecordingSpeaker()
+    package let hub: ServiceHub
+    package let features: FeatureController
+    package let dispatcher: InputDispatcher
+    package let dataDirectory: TemporaryDirectory
+
+    /// Discovers plugins in `pluginDirectories` (installed layout) and builds the services.
+    package init(pluginDirectories: [URL], language: String = "en") throws {
+        dataDirectory = try TemporaryDirectory("assist-data")
+        let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
+        var paths = HostPaths.resolve(dataDir: dataDirectory.url.path, shareDir: share.path)
+        paths.developmentRoot = nil
+        let phrases = PhraseBook(directory: share.appendingPathComponent("host"), language: language)
+        let announcer = Announcer(output: output, speaker: speaker, language: language)
+        let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
+        let interaction = InteractionServices(announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter())
+        var logger = Logger(label: "assist-test")
+        logger.logLevel = .critical
+        hub = ServiceHub(
+            loop: loop, workers: WorkerPool(threadCount: 1), clock: SystemClock(), interaction: interaction,
+            settings: SettingsStore(), events: EventBus(loop: loop), paths: paths, logger: logger
+        )
+        let searchPath = PluginSearchPath(entries: pluginDirectories.map { .installed($0) })
+        let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
+        features = FeatureController(hub: hub, records: records)
+        dispatcher = InputDispatcher(interaction: interaction, features: features, console: nil)
+    }
+
+    /// Runs `body` on the loop, then runs the loop until `done` or the timeout; returns `done()`.
+    @discardableResult
+    package func run(
+        timeoutSeconds: Double = 5, until done: @escaping @Sendable () -> Bool, _ body: @escaping @Sendable () -> Void = {}
+    ) -> Bool {
+        loop.post(body)
+        return loop.run(until: done, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Lets queued work and due timers run for `seconds`.
+    package func settle(_ seconds: Double = 0.05) {
+        _ = loop.run(until: { false }, timeoutSeconds: seconds)
+    }
+
+    /// Sends an input event as the console would.
+    package func input(_ event: InputEvent) {
+        let dispatcher = self.dispatcher
+        loop.post { dispatcher.dispatch(event) }
+        settle()
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// Runs the built `assist` binary as a user or admin would.
+@Suite("assist command line", .serialized)
+struct CLITests {
+    let data: TemporaryDirectory
+    let plugins: TemporaryDirectory
+
+    init() throws {
+        data = try TemporaryDirectory("assist-cli-data")
+        plugins = try TemporaryDirectory("assist-cli-plugins")
+    }
+
+    private func assist(_ arguments: [String], input: String? = "") throws -> ProcessResult {
+        try ProcessRunner.run(BuildProducts.assist, ["--data-dir", data.url.path].isEmpty ? arguments : arguments, input: input,
+            environment: ["ASSIST_DATA_DIR": data.url.path, "XDG_CONFIG_HOME": data.url.path])
+    }
+
+    @Test func version() throws {
+        let result = try assist(["--version"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "1.0.0\n")
+    }
+
+    @Test func listsTheFirstPartyPluginAsJSON() throws {
+        let result = try assist(["plugins", "list", "--json"])
+        #expect(result.status == 0)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        let clock = try #require(rows.first { $0["id"] as? String == "assist.clock" })
+        #expect(clock["state"] as? String == "available")
+    }
+
+    @Test func runsTheTalkingClock() throws {
+        let result = try assist(["run", "--no-speech", "clock", "--date"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.lines.count == 2)
+        #expect(result.lines[0].hasPrefix("It is "))
+        #expect(result.lines[1].hasPrefix("Today is "))
+    }
+
+    @Test func aFeatureArgumentMistakeIsOneLineAndExitOne() throws {
+        let result = try assist(["run", "--no-speech", "assist.clock", "--bogus"])
+        #expect(result.status == 1)
+        #expect(result.lines == ["Unknown option --bogus. The clock takes --date and --stay."])
+    }
+
+    @Test func unknownPluginSuggestsTheClosest() throws {
+        let result = try assist(["run", "asist.clok"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "There is no plugin called asist.clok. Did you mean assist.clock?\n")
+    }
+
+    @Test func commandLineMistakesAreOneLine() throws {
+        for arguments in [["plugins", "frobnicate"], ["--nonsense"], ["run"]] {
+            let result = try assist(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1, "\(arguments): \(result.standardError)")
+            #expect(lines.first?.hasSuffix("Run 'assist --help' for the commands.") == true)
+        }
+    }
+
+    @Test func checkPassesAGoodPluginAndReportsABadOne() throws {
+        let builder = CPluginBuilder(root: plugins.url)
+        let good = try builder.build(folder: "good", manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
+        let passed = try assist(["plugins", "check", good.path])
+        #expect(passed.status == 0, "\(passed.standardError)")
+        #expect(passed.standardOutput == "org.test.plugin 1.0.0: passes the checks\n")
+
+        let failing = try builder.build(folder: "initfail", defines: ["INIT_FAILS"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
+        let failed = try assist(["plugins", "check", failing.path])
+        #expect(failed.status == 1)
+        #expect(failed.standardError.contains("refused to start in init"))
+
+        let crashing = try builder.build(folder: "crash", defines: ["INIT_CRASHES"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
+        let crashed = try assist(["plugins", "check", crashing.path])
+        #expect(crashed.status == 2)
+        #expect(crashed.standardError.contains("signal 11"))
+    }
+
+    @Test func aBrokenPluginIsSkippedAndTheHostKeepsWorking() throws {
+        let builder = CPluginBuilder(root: plugins.url)
+        try builder.build(folder: "abi2", defines: ["ABI_MAJOR=2"], manifest: CPluginBuilder.manifest(id: "org.test.abi2", abi: "2.0"))
+        let listed = try assist(["plugins", "list", "--plugin-dir", plugins.url.path])
+        #expect(listed.status == 0)
+        #expect(listed.lines.contains("org.test.abi2 1.0.0, Test org.test.abi2, incompatible: plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h"))
+        let ran = try assist(["run", "--no-speech", "--plugin-dir", plugins.url.path, "assist.clock"])
+        #expect(ran.status == 0)
+        let refused = try assist(["run", "--no-speech", "--plugin-dir", plugins.url.path, "org.test.abi2"])
+        #expect(refused.status == 1)
+        #expect(refused.standardOutput.contains("cannot start: plugin built for ABI 2.0"))
+    }
+
+    @Test func theShellSpeaksAMenuAndLaunchesByNumber() throws {
+        let result = try assist(["shell", "--no-speech"], input: "1\n")
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.lines
+        #expect(lines.first == "Assist is ready. 1 features.")
+        #expect(lines.contains("1. Talking clock"))
+        #expect(lines.contains("Starting Talking clock."))
+        #expect(lines.contains { $0.hasPrefix("It is ") })
+        #expect(lines.last == "Goodbye.")
+    }
+
+    @Test func theShellLaunchesByKeyword() throws {
+        let result = try assist(["shell", "--no-speech"], input: "what time is it\n")
+        #expect(result.lines.contains { $0.hasPrefix("It is ") })
+    }
+
+    @Test func doctorReportsEachCheckWithAFix() throws {
+        let result = try assist(["doctor"])
+        #expect(result.status == 0)
+        #expect(result.lines.contains { $0.hasPrefix("ok: host: Assist 1.0.0") })
+        #expect(result.lines.contains { $0.contains(": data folder: ") })
+        for line in result.lines where !line.hasPrefix("ok:") {
+            #expect(line.contains(". Fix: "), "\(line)")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import HostTesting
+import Interaction
+import Runtime
+import Testing
+
+@Suite("Dialogs")
+struct DialogEngineTests {
+    let loop = MainLoop()
+    let output = RecordingOutput()
+    let engine: DialogEngine
+    let answers = AnswerLog()
+
+    init() {
+        let phrases = PhraseBook(directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
+        engine = DialogEngine(announcer: Announcer(output: output, speaker: nil, language: "en"), phrases: phrases, loop: loop)
+    }
+
+    private func open(_ request: DialogRequest) -> UInt64 {
+        let answers = self.answers
+        return engine.open(request, owner: "test") { answers.append($0) }
+    }
+
+    @Test func choicesArePrintedAsNumberedLines() {
+        _ = open(.choice(prompt: "Which?", choices: ["Tea", "Coffee"], defaultIndex: nil))
+        #expect(output.lines.prefix(3) == ["Which?", "1. Tea", "2. Coffee"])
+        #expect(engine.handle(.key(.character("2"))))
+        #expect(answers.all.map(\.index) == [1])
+    }
+
+    @Test func digitsWaitWhenMoreThanNineChoices() {
+        _ = open(.choice(prompt: "Which?", choices: (1...12).map { "Item \($0)" }, defaultIndex: nil))
+        _ = engine.handle(.key(.character("1")))
+        #expect(answers.all.isEmpty)
+        _ = engine.handle(.key(.character("2")))
+        #expect(answers.all.map(\.index) == [11])
+    }
+
+    @Test func arrowsSpeakPositionAndEnterPicks() {
+        _ = open(.choice(prompt: "Which?", choices: ["Tea", "Coffee", "Water"], defaultIndex: 0))
+        _ = engine.handle(.key(.down))
+        _ = engine.handle(.key(.down))
+        #expect(output.lines.last == "Coffee, 2 of 3")
+        _ = engine.handle(.key(.enter))
+        #expect(answers.all.map(\.index) == [1])
+    }
+
+    @Test func wordsAndOutOfRange() {
+        _ = open(.choice(prompt: "Which?", choices: ["Green tea", "Coffee"], defaultIndex: nil))
+        _ = engine.handle(.line("9"))
+        #expect(output.lines.last == "Choose a number from 1 to 2.")
+        _ = engine.handle(.line("green"))
+        #expect(answers.all.map(\.index) == [0])
+    }
+
+    @Test func confirmDefaultsAndQueue() {
+        _ = open(.confirm(prompt: "Delete it?", defaultYes: false, timeoutMs: 0))
+        _ = open(.confirm(prompt: "Really?", defaultYes: true, timeoutMs: 0))
+        #expect(!output.lines.contains("Really?"))
+        _ = engine.handle(.key(.enter))
+        #expect(output.lines.contains("Really?"))
+        _ = engine.handle(.line("no"))
+        #expect(answers.all.map(\.yes) == [false, false])
+        #expect(answers.all.map(\.status) == [.answered, .answered])
+    }
+
+    @Test func confirmTimesOutToTheSafeDefault() {
+        _ = open(.confirm(prompt: "Delete it?", defaultYes: false, timeoutMs: 30))
+        let answers = self.answers
+        let answered = loop.run(until: { !answers.all.isEmpty }, timeoutSeconds: 2)
+        #expect(answered)
+        #expect(answers.all.first?.status == .timedOut)
+        #expect(answers.all.first?.yes == false)
+        #expect(output.lines.last == "No answer, so no.")
+    }
+
+    @Test func textAndSecretText() {
+        _ = open(.text(prompt: "Email?", kind: .email))
+        #expect(engine.wantsLine)
+        #expect(!engine.isSecret)
+        _ = engine.handle(.line("  me@example.org "))
+        _ = open(.text(prompt: "Password?", kind: .secret))
+        #expect(engine.isSecret)
+        _ = engine.handle(.line("hunter2"))
+        #expect(answers.all.map(\.text) == ["me@example.org", "hunter2"])
+        #expect(!output.lines.contains { $0.contains("hunter2") })
+    }
+
+    @Test func cancelByIdAndByEscape() {
+        let first = open(.choice(prompt: "A?", choices: ["x"], defaultIndex: nil))
+        #expect(engine.cancel(first))
+        _ = open(.choice(prompt: "B?", choices: ["x"], defaultIndex: nil))
+        _ = engine.handle(.key(.escape))
+        #expect(answers.all.map(\.status) == [.cancelled, .cancelled])
+        #expect(!engine.isActive)
+    }
+}
+
+final class AnswerLog: @unchecked Sendable {  // because: `stored` is guarded by `lock`
+    private let lock = NSLock()
+    private var stored: [DialogAnswer] = []
+
+    func append(_ answer: DialogAnswer) {
+        lock.lock()
+        stored.append(answer)
+        lock.unlock()
+    }
+
+    var all: [DialogAnswer] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
