@@ -1,0 +1,55 @@
+# Assist: build, run, test, install. `make run` and `make test` set up everything they need.
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+CONFIG ?= debug
+SWIFT ?= swift
+BUILD_DIR = .build/$(CONFIG)
+DATA_DIR ?= $(HOME)/.local/share/assist
+
+.PHONY: deps build run test install bench clean example
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) --build-tests
+
+# The main job on embedded defaults: the interactive shell, speech to the sound card or a WAV file.
+run: deps
+	$(SWIFT) build -c $(CONFIG)
+	$(BUILD_DIR)/assist shell
+
+# Every test: the Swift suites, then the installed layout with the C example built through pkg-config.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	scripts/test-install.sh
+
+# Installs the host, first-party plugins, the header, the pkg-config file and share data (FHS layout).
+install:
+	@test -x $(BUILD_DIR)/assist || { echo "Build first: make build CONFIG=$(CONFIG)"; exit 1; }
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/assist $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib/assist/plugins $(DESTDIR)$(PREFIX)/lib/assist/swift $(DESTDIR)$(PREFIX)/share/assist
+	install -m 0755 $(BUILD_DIR)/assist $(DESTDIR)$(PREFIX)/bin/assist
+	install -m 0644 Sources/PluginAPI/include/assist_plugin.h $(DESTDIR)$(PREFIX)/include/assist/
+	sed 's|@PREFIX@|$(PREFIX)|' share/pkgconfig/assist-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/assist-plugin.pc
+	cp -R share/assist/. $(DESTDIR)$(PREFIX)/share/assist/
+	@for manifest in Plugins/*/manifest.json; do \
+	  id=$$(sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' $$manifest | head -1); \
+	  lib=$$(sed -n 's/.*"library": *"\([^"]*\)".*/\1/p' $$manifest | head -1); \
+	  install -d $(DESTDIR)$(PREFIX)/lib/assist/plugins/$$id; \
+	  install -m 0644 $$manifest $(DESTDIR)$(PREFIX)/lib/assist/plugins/$$id/manifest.json; \
+	  install -m 0755 $(BUILD_DIR)/$$lib $(DESTDIR)$(PREFIX)/lib/assist/plugins/$$id/$$lib; \
+	  patchelf --set-rpath '$$ORIGIN/../../swift' $(DESTDIR)$(PREFIX)/lib/assist/plugins/$$id/$$lib; \
+	done
+	scripts/copy-swift-runtime.sh $(DESTDIR)$(PREFIX)/bin/assist $(DESTDIR)$(PREFIX)/lib/assist/swift
+	patchelf --set-rpath '$$ORIGIN/../lib/assist/swift' $(DESTDIR)$(PREFIX)/bin/assist
+
+example:
+	$(MAKE) -C examples/c-hello
+
+bench: deps
+	bench/cold-start.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Assist builds, runs and tests with. Non-interactive and idempotent: it only
+# calls apt-get when a package is missing. Run as root or with sudo available.
+set -euo pipefail
+
+packages=(
+  build-essential pkg-config patchelf binutils file
+  libsqlite3-dev
+  espeak-ng espeak-ng-data libespeak-ng-dev
+  libasound2-dev alsa-utils sox
+  libv4l-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs Assist into a fresh prefix, builds the C example against the installed header through
+# pkg-config, and checks that the installed host finds everything without the source tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=$(mktemp -d /tmp/assist-prefix.XXXXXX)
+home=$(mktemp -d /tmp/assist-home.XXXXXX)
+trap 'rm -rf "$prefix" "$home"' EXIT
+fail() { echo "install test failed: $*"; exit 1; }
+
+make -s install PREFIX="$prefix" CONFIG=debug >/dev/null
+readelf -d "$prefix/bin/assist" | grep -q 'RUNPATH.*\$ORIGIN/../lib/assist/swift' || fail "assist has no \$ORIGIN RUNPATH"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+pkg-config --exists assist-plugin || fail "assist-plugin.pc is not found"
+make -s -C examples/c-hello clean libhello.so install PLUGIN_DIR="$home/.local/lib/assist/plugins/org.example.hello" >/dev/null
+nm -D --defined-only examples/c-hello/libhello.so | awk '{print $3}' | grep -qx assist_plugin_entry || fail "entry not exported"
+[ "$(nm -D --defined-only examples/c-hello/libhello.so | wc -l)" -eq 1 ] || fail "the example exports more than its entry"
+make -s -C examples/c-hello clean >/dev/null
+
+cd "$home"
+export HOME="$home" ASSIST_DATA_DIR="$home/data"
+list=$("$prefix/bin/assist" plugins list)
+echo "$list" | grep -q '^assist.clock 1.0.0, Talking clock, available$' || fail "installed clock not listed: $list"
+echo "$list" | grep -q '^org.example.hello 1.0.0, Hello, available$' || fail "example not listed: $list"
+"$prefix/bin/assist" plugins check "$home/.local/lib/assist/plugins/org.example.hello" | grep -q 'passes the checks' || fail "check"
+out=$(printf 'y\n' | "$prefix/bin/assist" run --no-speech org.example.hello)
+echo "$out" | grep -q '^Hello from a plugin written in C.$' || fail "hello did not greet: $out"
+echo "$out" | grep -q '^Here is a tip' || fail "hello did not answer yes: $out"
+out=$(printf 'n\n' | "$prefix/bin/assist" run --no-speech org.example.hello)
+echo "$out" | grep -q '^All right. Goodbye.$' || fail "hello did not answer no: $out"
+"$prefix/bin/assist" run --no-speech clock | grep -q '^It is ' || fail "installed clock did not speak"
+echo "install: 8 passed, 0 failed"
