@@ -20,6 +20,8 @@ let package = Package(
     targets: [
         // The stable C ABI: the header plus one .c file (P14).
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .target(name: "Speech", dependencies: ["CEspeakNG", "Interaction"]),
 
         // Host building blocks.
         .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -34,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "Interaction", "Runtime",
+                "PluginHost", "Interaction", "Runtime", "Speech",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -56,6 +58,7 @@ let package = Package(
         .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "HostTesting"]),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
     ]

@@ -3,6 +3,7 @@ import Interaction
 import Logging
 import PluginHost
 import Runtime
+import Speech
 
 /// Builds the host's services from the global options and passes them to the parts that need them.
 final class HostSession: @unchecked Sendable {  // because: its mutable parts are used only on the main loop
@@ -38,7 +39,16 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             log.info("missing translation \(key) for \(lang); using English")
         }
         loop = MainLoop()
-        let announcer = Announcer(output: StandardOutput(), speaker: nil, language: language)
+        let speechFile = paths.data.appendingPathComponent("speech/last-session.wav")
+        let speaker = options.noSpeech ? nil : EspeakSpeaker(wavURL: speechFile)
+        if !options.noSpeech && speaker == nil {
+            logger.warning("espeak-ng could not start; output is printed only. Run 'assist doctor'.")
+        }
+        let announcer = Announcer(output: StandardOutput(), speaker: speaker, language: language)
+        if speaker != nil && interactive {
+            // Sound-card output arrives with the audio service; until then every session is written here.
+            announcer.say(phrases.text("speech.no-audio-device", ["path": speechFile.path]), remember: false)
+        }
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
         let interaction = InteractionServices(
             announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter(labels: Self.labels(phrases))
@@ -68,6 +78,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// Stops every plugin and puts the terminal back.
     func shutdown() {
         features.stopAll()
+        announcer.drain(timeoutSeconds: 10)
         console?.restore()
     }
 

@@ -47,6 +47,11 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         return true
     }
 
+    /// Waits for queued speech to finish, at most `timeoutSeconds`. Any thread.
+    package func drain(timeoutSeconds: Double) {
+        speaker?.drain(timeoutSeconds: timeoutSeconds)
+    }
+
     /// Silences speech at once. Any thread.
     package func silence() {
         speaker?.stopAll()

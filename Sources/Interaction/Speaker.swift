@@ -15,6 +15,12 @@ package protocol Speaker: Sendable {
     func speak(_ text: String, language: String, priority: SpeechPriority)
     /// Silences everything at once. Any thread.
     func stopAll()
+    /// Waits until everything queued has been spoken, at most `timeoutSeconds`; for a clean exit. Any thread.
+    func drain(timeoutSeconds: Double)
+}
+
+extension Speaker {
+    package func drain(timeoutSeconds: Double) {}
 }
 
 /// Where plain output lines go: standard output for people and screen readers, a buffer in tests.

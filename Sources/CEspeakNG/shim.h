@@ -1,0 +1,1 @@
+#include <espeak-ng/speak_lib.h>
