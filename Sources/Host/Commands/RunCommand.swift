@@ -40,7 +40,6 @@ struct RunCommand: ParsableCommand {
             signals.forEach { $0.cancel() }
             session.shutdown()
         }
-        session.startInput()
         session.loop.post {
             if !session.features.activate(record, arguments: arguments) {
                 state.exitStatus = 1
@@ -48,6 +47,7 @@ struct RunCommand: ParsableCommand {
                 session.loop.stop()
             }
         }
+        session.startInput()
         while !state.ended { session.loop.run() }
         if state.exitStatus != 0 { throw ExitCode(state.exitStatus) }
     }

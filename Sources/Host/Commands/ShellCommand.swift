@@ -21,8 +21,9 @@ struct ShellCommand: ParsableCommand {
             signals.forEach { $0.cancel() }
             session.shutdown()
         }
-        session.startInput()
+        // The menu is set up before the first key is read, so early input is never lost.
         session.loop.post { shell.start() }
+        session.startInput()
         session.loop.run()
     }
 }
