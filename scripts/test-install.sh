@@ -17,6 +17,15 @@ nm -D --defined-only examples/c-hello/libhello.so | awk '{print $3}' | grep -qx 
 [ "$(nm -D --defined-only examples/c-hello/libhello.so | wc -l)" -eq 1 ] || fail "the example exports more than its entry"
 make -s -C examples/c-hello clean >/dev/null
 
+# The Swift template, built as a third party would: its own package, the installed header, the same toolchain.
+swift build -c debug --package-path examples/swift-template --scratch-path "$prefix/.build-greeter" >/dev/null 2>&1 \
+  || swift build -c debug --package-path examples/swift-template --scratch-path "$prefix/.build-greeter"
+greeter="$home/.local/lib/assist/plugins/org.example.greeter"
+install -d "$greeter"
+install -m 0644 examples/swift-template/manifest.json "$greeter/"
+install -m 0755 "$prefix/.build-greeter/debug/libGreeter.so" "$greeter/"
+[ "$(nm -D --defined-only "$greeter/libGreeter.so" | grep -c ' T ')" -eq 1 ] || fail "the Swift template exports more than its entry"
+
 cd "$home"
 export HOME="$home" ASSIST_DATA_DIR="$home/data"
 list=$("$prefix/bin/assist" plugins list)
@@ -26,7 +35,9 @@ echo "$list" | grep -q '^org.example.hello 1.0.0, Hello, available$' || fail "ex
 out=$(printf 'y\n' | "$prefix/bin/assist" run --no-speech org.example.hello)
 echo "$out" | grep -q '^Hello from a plugin written in C.$' || fail "hello did not greet: $out"
 echo "$out" | grep -q '^Here is a tip' || fail "hello did not answer yes: $out"
+out=$(printf 'Ada\n' | "$prefix/bin/assist" run --no-speech org.example.greeter)
+echo "$out" | grep -q '^Hello, Ada, from Swift.$' || fail "the Swift template did not greet: $out"
 out=$(printf 'n\n' | "$prefix/bin/assist" run --no-speech org.example.hello)
 echo "$out" | grep -q '^All right. Goodbye.$' || fail "hello did not answer no: $out"
 "$prefix/bin/assist" run --no-speech clock | grep -q '^It is ' || fail "installed clock did not speak"
-echo "install: 8 passed, 0 failed"
+echo "install: 10 passed, 0 failed"

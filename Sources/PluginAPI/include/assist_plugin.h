@@ -31,6 +31,12 @@
 extern "C" {
 #endif
 
+/* Only some pointers carry ASSIST_NULLABLE; the rest are documented in comments. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-completeness"
+#endif
+
 /* ---------------------------------------------------------------------------------------------------------
  * Versions and portability
  * ------------------------------------------------------------------------------------------------------- */
@@ -423,6 +429,10 @@ static inline const char *assist_status_name(assist_status status) {
     default: return "ASSIST_E_UNKNOWN";
     }
 }
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1 @@
+#include <assist_plugin.h>
