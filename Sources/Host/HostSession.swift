@@ -35,7 +35,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         }
         let language = Self.language(option: options.lang, settings: settings)
         let log = logger
-        let phrases = PhraseBook(directory: paths.share.appendingPathComponent("host"), language: language) { key, lang in
+        let phrases = PhraseBook(directory: paths.share.appendingPathComponent("host"), language: language) {
+            key, lang in
             log.info("missing translation \(key) for \(lang); using English")
         }
         loop = MainLoop()
@@ -51,7 +52,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         }
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
         let interaction = InteractionServices(
-            announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter(labels: Self.labels(phrases))
+            announcer: announcer, dialogs: dialogs, phrases: phrases,
+            router: CommandRouter(labels: Self.labels(phrases))
         )
         hub = ServiceHub(
             loop: loop, workers: WorkerPool(threadCount: 2), clock: SystemClock(), interaction: interaction,
@@ -101,22 +103,25 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             let names = [record.id, record.manifest?.shortName ?? record.id].map { $0.lowercased() }
             return (record.id, names.map { EditDistance.between(wanted, $0) }.min() ?? Int.max)
         }
-            .filter { $0.1 <= max(3, id.count / 2) || $0.0.contains(id) }
-            .sorted { $0.1 < $1.1 }
-            .prefix(3).map(\.0)
+        .filter { $0.1 <= max(3, id.count / 2) || $0.0.contains(id) }
+        .sorted { $0.1 < $1.1 }
+        .prefix(3).map(\.0)
     }
 
     private static func language(option: String?, settings: SettingsStore) -> String {
         let supported = ["en", "ru", "zh"]
         if let option, supported.contains(option) { return option }
-        if case .string(let configured) = settings.value("language"), supported.contains(configured) { return configured }
+        if case .string(let configured) = settings.value("language"), supported.contains(configured) {
+            return configured
+        }
         let locale = ProcessInfo.processInfo.environment["LANG"] ?? ""
         return supported.first { locale.hasPrefix($0) } ?? "en"
     }
 
     private static func labels(_ phrases: PhraseBook) -> [String: String] {
         let ids = ["next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help"]
-        return Dictionary(uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
+        return Dictionary(
+            uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
     }
 
     nonisolated(unsafe) private static var loggingReady = false

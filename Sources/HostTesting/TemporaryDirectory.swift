@@ -23,7 +23,8 @@ package final class TemporaryDirectory: @unchecked Sendable {  // because: immut
     @discardableResult
     package func write(_ relative: String, _ text: String) throws -> URL {
         let target = path(relative)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: target)
         return target
     }

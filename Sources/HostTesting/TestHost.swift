@@ -68,7 +68,8 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
         let phrases = PhraseBook(directory: share.appendingPathComponent("host"), language: language)
         let announcer = Announcer(output: output, speaker: speaker, language: language)
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
-        let interaction = InteractionServices(announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter())
+        let interaction = InteractionServices(
+            announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter())
         var logger = Logger(label: "assist-test")
         logger.logLevel = .critical
         hub = ServiceHub(
@@ -84,7 +85,8 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
     /// Runs `body` on the loop, then runs the loop until `done` or the timeout; returns `done()`.
     @discardableResult
     package func run(
-        timeoutSeconds: Double = 5, until done: @escaping @Sendable () -> Bool, _ body: @escaping @Sendable () -> Void = {}
+        timeoutSeconds: Double = 5, until done: @escaping @Sendable () -> Bool,
+        _ body: @escaping @Sendable () -> Void = {}
     ) -> Bool {
         loop.post(body)
         return loop.run(until: done, timeoutSeconds: timeoutSeconds)

@@ -19,23 +19,56 @@ package struct CommandRouter: Sendable {
         func label(_ id: String, _ fallback: String) -> String { labels[id] ?? fallback }
         let host = Self.hostOwner
         bindings = [
-            CommandBinding(id: "next", label: label("next", "Next"), key: .right, phrases: ["next", "n"], scope: .focused, owner: host),
-            CommandBinding(id: "previous", label: label("previous", "Previous"), key: .left, phrases: ["previous", "prev", "back", "p"], scope: .focused, owner: host),
-            CommandBinding(id: Self.pauseToggle, label: label("pause", "Pause or resume"), key: .space, phrases: [], scope: .focused, owner: host),
-            CommandBinding(id: "pause", label: label("pause", "Pause"), key: nil, phrases: ["pause"], scope: .focused, owner: host),
-            CommandBinding(id: "resume", label: label("resume", "Resume"), key: nil, phrases: ["resume", "continue"], scope: .focused, owner: host),
-            CommandBinding(id: "faster", label: label("faster", "Faster"), key: .character("]"), phrases: ["faster"], scope: .focused, owner: host),
-            CommandBinding(id: "slower", label: label("slower", "Slower"), key: .character("["), phrases: ["slower"], scope: .focused, owner: host),
-            CommandBinding(id: "repeat", label: label("repeat", "Repeat"), key: .character("r"), phrases: ["repeat", "again", "r"], scope: .focused, owner: host),
-            CommandBinding(id: "stop", label: label("stop", "Stop"), key: .escape, phrases: ["stop", "quit", "exit", "cancel", "q"], scope: .focused, owner: host),
-            CommandBinding(id: "help", label: label("help", "Help"), key: .character("h"), phrases: ["help", "h", "?"], scope: .focused, owner: host),
+            CommandBinding(
+                id: "next", label: label("next", "Next"), key: .right, phrases: ["next", "n"], scope: .focused,
+                owner: host),
+            CommandBinding(
+                id: "previous", label: label("previous", "Previous"), key: .left,
+                phrases: ["previous", "prev", "back", "p"], scope: .focused, owner: host),
+            CommandBinding(
+                id: Self.pauseToggle, label: label("pause", "Pause or resume"), key: .space, phrases: [],
+                scope: .focused, owner: host),
+            CommandBinding(
+                id: "pause", label: label("pause", "Pause"), key: nil, phrases: ["pause"], scope: .focused, owner: host),
+            CommandBinding(
+                id: "resume", label: label("resume", "Resume"), key: nil, phrases: ["resume", "continue"],
+                scope: .focused, owner: host),
+            CommandBinding(
+                id: "faster", label: label("faster", "Faster"), key: .character("]"), phrases: ["faster"],
+                scope: .focused, owner: host),
+            CommandBinding(
+                id: "slower", label: label("slower", "Slower"), key: .character("["), phrases: ["slower"],
+                scope: .focused, owner: host),
+            CommandBinding(
+                id: "repeat", label: label("repeat", "Repeat"), key: .character("r"),
+                phrases: ["repeat", "again", "r"], scope: .focused, owner: host),
+            CommandBinding(
+                id: "stop", label: label("stop", "Stop"), key: .escape,
+                phrases: ["stop", "quit", "exit", "cancel", "q"], scope: .focused, owner: host),
+            CommandBinding(
+                id: "help", label: label("help", "Help"), key: .character("h"), phrases: ["help", "h", "?"],
+                scope: .focused, owner: host),
         ]
         // Second keys for the same commands, for keyboards and terminals without arrows or Escape.
-        bindings.append(CommandBinding(id: "stop", label: label("stop", "Stop"), key: .character("q"), phrases: [], scope: .focused, owner: host))
-        bindings.append(CommandBinding(id: "help", label: label("help", "Help"), key: .function(1), phrases: [], scope: .focused, owner: host))
-        bindings.append(CommandBinding(id: "help", label: label("help", "Help"), key: .character("?"), phrases: [], scope: .focused, owner: host))
-        bindings.append(CommandBinding(id: "next", label: label("next", "Next"), key: .character("n"), phrases: [], scope: .focused, owner: host))
-        bindings.append(CommandBinding(id: "previous", label: label("previous", "Previous"), key: .character("p"), phrases: [], scope: .focused, owner: host))
+        bindings.append(
+            CommandBinding(
+                id: "stop", label: label("stop", "Stop"), key: .character("q"), phrases: [], scope: .focused,
+                owner: host))
+        bindings.append(
+            CommandBinding(
+                id: "help", label: label("help", "Help"), key: .function(1), phrases: [], scope: .focused, owner: host))
+        bindings.append(
+            CommandBinding(
+                id: "help", label: label("help", "Help"), key: .character("?"), phrases: [], scope: .focused,
+                owner: host))
+        bindings.append(
+            CommandBinding(
+                id: "next", label: label("next", "Next"), key: .character("n"), phrases: [], scope: .focused,
+                owner: host))
+        bindings.append(
+            CommandBinding(
+                id: "previous", label: label("previous", "Previous"), key: .character("p"), phrases: [],
+                scope: .focused, owner: host))
     }
 
     /// Lower-cases, trims and folds runs of white space, so typed and spoken words compare equal.
@@ -65,7 +98,9 @@ package struct CommandRouter: Sendable {
                 if entries[index].phrase == nil { entries[index].phrase = binding.phrases.first }
             } else {
                 entries.append(
-                    HelpEntry(id: binding.id, label: binding.label, keys: binding.key.map { [$0] } ?? [], phrase: binding.phrases.first)
+                    HelpEntry(
+                        id: binding.id, label: binding.label, keys: binding.key.map { [$0] } ?? [],
+                        phrase: binding.phrases.first)
                 )
             }
         }

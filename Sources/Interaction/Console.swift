@@ -6,7 +6,8 @@ import Foundation
 /// arrives), assembles lines itself when a dialog wants text, and restores the terminal when it ends.
 /// Elsewhere (a pipe, a file, a test) every line is one event: a lone character or key name is a key,
 /// anything else is typed words. No cursor movement is ever written: output stays plain lines.
-package final class Console: @unchecked Sendable {  // because: mutable state is guarded by `lock`; termios only touched under it
+// because: mutable state is guarded by `lock`; termios only touched under it
+package final class Console: @unchecked Sendable {
     private let lock = NSLock()
     private let input: Int32
     private let echo: @Sendable (String) -> Void
@@ -174,7 +175,9 @@ package final class Console: @unchecked Sendable {  // because: mutable state is
         if line.count == 1, let char = line.first, !char.isLetter {
             return .key(char == " " ? .space : .character(char))
         }
-        if line.hasPrefix("<"), line.hasSuffix(">"), line.count > 2, let key = Key(name: String(line.dropFirst().dropLast())) {
+        if line.hasPrefix("<"), line.hasSuffix(">"), line.count > 2,
+            let key = Key(name: String(line.dropFirst().dropLast()))
+        {
             return .key(key)
         }
         return .line(line)

@@ -19,7 +19,10 @@ extension DialogEngine {
                 announcer.say(
                     phrases.text(
                         "dialog.choice-position",
-                        ["choice": choices[highlighted], "position": String(highlighted + 1), "count": String(choices.count)]
+                        [
+                            "choice": choices[highlighted], "position": String(highlighted + 1),
+                            "count": String(choices.count),
+                        ]
                     ),
                     priority: .important, remember: false
                 )

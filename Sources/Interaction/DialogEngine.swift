@@ -121,7 +121,8 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
             announcer.say(phrases.text("dialog.choice-hint", ["count": String(choices.count)]), remember: false)
         case .confirm(let prompt, let defaultYes, _):
             announcer.say(prompt)
-            announcer.say(phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"), remember: false)
+            announcer.say(
+                phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"), remember: false)
         case .text(let prompt, let kind):
             announcer.say(prompt)
             let hint = kind == .secret ? "dialog.text-hint-secret" : "dialog.text-hint"

@@ -5,7 +5,8 @@ import Foundation
 /// A key missing from the user's language falls back to English, and the gap is reported once through
 /// `onMissing` so translators can find it. A key missing from English too is a bug: the key itself is
 /// returned so the user still hears something.
-package final class PhraseBook: @unchecked Sendable {  // because: `reported` is guarded by `lock`; the rest is immutable
+// because: `reported` is guarded by `lock`; the rest is immutable
+package final class PhraseBook: @unchecked Sendable {
     /// The language code in use ("en", "ru", "zh").
     package let language: String
     private let primary: [String: String]
@@ -16,11 +17,13 @@ package final class PhraseBook: @unchecked Sendable {  // because: `reported` is
 
     /// Loads `<directory>/phrases.<language>.json` and `phrases.en.json`. Missing files give empty tables.
     package init(
-        directory: URL, language: String, onMissing: @escaping @Sendable (_ key: String, _ language: String) -> Void = { _, _ in }
+        directory: URL, language: String,
+        onMissing: @escaping @Sendable (_ key: String, _ language: String) -> Void = { _, _ in }
     ) {
         self.language = language
         self.english = Self.load(directory.appendingPathComponent("phrases.en.json"))
-        self.primary = language == "en" ? english : Self.load(directory.appendingPathComponent("phrases.\(language).json"))
+        self.primary =
+            language == "en" ? english : Self.load(directory.appendingPathComponent("phrases.\(language).json"))
         self.onMissing = onMissing
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the TOML subset Assist's config files use: `[table]` and `[table.sub]` headers, `key = value`
 /// with strings ("…" with \" \\ \n \t escapes, or '…'), integers, floats, booleans and arrays of strings,
 /// and `#` comments. Keys become `table.key`.
@@ -26,11 +28,13 @@ package enum ConfigFile {
             guard let equals = line.firstIndex(of: "=") else {
                 throw ParseError(line: lineNumber, message: "expected key = value")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
             let rawValue = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             guard !key.isEmpty else { throw ParseError(line: lineNumber, message: "the key is empty") }
             guard let value = parseValue(rawValue) else {
-                throw ParseError(line: lineNumber, message: "cannot read the value \(rawValue); quote text like \"this\"")
+                throw ParseError(
+                    line: lineNumber, message: "cannot read the value \(rawValue); quote text like \"this\"")
             }
             result[table.isEmpty ? key : "\(table).\(key)"] = value
         }
@@ -116,5 +120,3 @@ package enum ConfigFile {
         return line
     }
 }
-
-import Foundation

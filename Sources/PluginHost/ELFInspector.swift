@@ -28,7 +28,9 @@ package enum ELFInspector {
         let is64 = bytes[4] == 2
         let little = bytes[5] == 1
         func half(_ offset: Int) -> UInt16 {
-            little ? UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8 : UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+            little
+                ? UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+                : UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
         }
         let header = Header(is64Bit: is64, littleEndian: little, machine: half(18), type: half(16))
         guard header.type == 3 else { return .failure(ELFProblem("not a shared object (ELF type \(header.type))")) }
@@ -42,7 +44,9 @@ package enum ELFInspector {
         // An executable is ELF type 2 or 3 (PIE); only the machine and class matter here.
         let array = [UInt8](bytes)
         guard array.count >= 20 else { return nil }
-        return Header(is64Bit: array[4] == 2, littleEndian: array[5] == 1, machine: UInt16(array[18]) | UInt16(array[19]) << 8, type: 2)
+        return Header(
+            is64Bit: array[4] == 2, littleEndian: array[5] == 1, machine: UInt16(array[18]) | UInt16(array[19]) << 8,
+            type: 2)
     }()
 
     /// Why a file is not a loadable shared object, in a few words.

@@ -21,7 +21,9 @@ package final class EventBus: @unchecked Sendable {  // because: `subscribers` a
 
     /// Subscribes to names starting with `prefix`; returns an id for `unsubscribe`. Any thread.
     @discardableResult
-    package func subscribe(prefix: String, _ handler: @escaping @Sendable (_ name: String, _ json: String) -> Void) -> UInt64 {
+    package func subscribe(prefix: String, _ handler: @escaping @Sendable (_ name: String, _ json: String) -> Void)
+        -> UInt64
+    {
         lock.lock()
         defer { lock.unlock() }
         let id = nextID
@@ -41,7 +43,8 @@ package final class EventBus: @unchecked Sendable {  // because: `subscribers` a
     @discardableResult
     package func publish(_ name: String, json: String? = nil) -> Bool {
         let payload = json ?? "{}"
-        guard let data = payload.data(using: .utf8), (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+        guard let data = payload.data(using: .utf8),
+            (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
         else { return false }
         lock.lock()
         let matching = subscribers.filter { name.hasPrefix($0.prefix) }

@@ -38,7 +38,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         guard record.state == .available, let manifest = record.manifest else {
             return PluginRefusal(state: record.state, message: record.reason ?? "not available")
         }
-        let context = PluginContext(manifest: manifest, pluginDirectory: record.manifestURL.deletingLastPathComponent(), hub: hub)
+        let context = PluginContext(
+            manifest: manifest, pluginDirectory: record.manifestURL.deletingLastPathComponent(), hub: hub)
         switch PluginLoader.open(record, host: context.host) {
         case .success(let entry):
             record.markLoaded(entry: entry, context: context)
@@ -56,7 +57,9 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     @discardableResult
     package func activate(_ record: PluginRecord, arguments: [String] = []) -> Bool {
         if let refusal = load(record) {
-            announcer.say(phrases.text("feature.unavailable", ["name": record.name, "reason": refusal.message]), priority: .important)
+            announcer.say(
+                phrases.text("feature.unavailable", ["name": record.name, "reason": refusal.message]),
+                priority: .important)
             return false
         }
         guard let context = record.context, let entry = record.entry, let create = entry.create else { return false }
@@ -71,7 +74,9 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             announcer.say(reason, priority: .important)
             return false
         }
-        guard instance.pointee.struct_size >= UInt32(MemoryLayout<assist_plugin>.size), let start = instance.pointee.start else {
+        guard instance.pointee.struct_size >= UInt32(MemoryLayout<assist_plugin>.size),
+            let start = instance.pointee.start
+        else {
             context.misbehaving("create returned a plugin table that is too small or has no start")
             record.refuse(.entryInvalid("the plugin table from create is too small or has no start"))
             return false

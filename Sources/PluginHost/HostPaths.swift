@@ -42,9 +42,12 @@ package struct HostPaths: Sendable {
             data = URL(fileURLWithPath: explicit)
             cache = data.appendingPathComponent("cache")
         } else {
-            let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".local/share")
+            let base =
+                environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? home.appendingPathComponent(".local/share")
             data = base.appendingPathComponent("assist")
-            let cacheBase = environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".cache")
+            let cacheBase =
+                environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".cache")
             cache = cacheBase.appendingPathComponent("assist")
         }
         if dataDir != nil { cache = data.appendingPathComponent("cache") }
@@ -67,6 +70,7 @@ package struct HostPaths: Sendable {
 
     /// Creates `url` and its parents with mode 0700 if needed.
     package static func ensurePrivateDirectory(_ url: URL) throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 }

@@ -42,7 +42,8 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
         case .line(let text), .phrase(let text):
             interaction.announcer.say(interaction.phrases.text("host.unknown-command", ["text": text]))
         case .key(let key):
-            interaction.announcer.say(interaction.phrases.text("host.unknown-key", ["key": key.description]), remember: false)
+            interaction.announcer.say(
+                interaction.phrases.text("host.unknown-key", ["key": key.description]), remember: false)
         case .endOfInput:
             break
         }

@@ -41,7 +41,8 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         host = UnsafeMutablePointer<assist_host>.allocate(capacity: 1)
         host.initialize(to: assist_host())
         host.pointee.struct_size = UInt32(MemoryLayout<assist_host>.size)
-        host.pointee.abi = assist_version(major: UInt16(ASSIST_ABI_MAJOR), minor: UInt16(ASSIST_ABI_MINOR), patch: 0, reserved: 0)
+        host.pointee.abi = assist_version(
+            major: UInt16(ASSIST_ABI_MAJOR), minor: UInt16(ASSIST_ABI_MINOR), patch: 0, reserved: 0)
         host.pointee.host_version = UnsafePointer(ServiceTables.hostVersionString)
         host.pointee.get_service = ServiceTables.getService
         host.pointee.alloc = ServiceTables.alloc

@@ -9,7 +9,9 @@ package enum PluginDiscovery {
         var records: [PluginRecord] = []
         var firstByID: [String: PluginRecord] = [:]
         for candidate in searchPath.candidates() {
-            let record = inspect(manifestURL: candidate.manifest, libraryDirectory: candidate.libraryDirectory, availableServices: availableServices)
+            let record = inspect(
+                manifestURL: candidate.manifest, libraryDirectory: candidate.libraryDirectory,
+                availableServices: availableServices)
             if let first = firstByID[record.id] {
                 if record.isUsable { record.refuse(.duplicate(record.id, firstPath: first.libraryURL.path)) }
             } else {
@@ -21,13 +23,15 @@ package enum PluginDiscovery {
     }
 
     /// Checks one plugin without opening its library.
-    package static func inspect(manifestURL: URL, libraryDirectory: URL, availableServices: Set<String>) -> PluginRecord {
+    package static func inspect(manifestURL: URL, libraryDirectory: URL, availableServices: Set<String>) -> PluginRecord
+    {
         let manifest: PluginManifest
         do {
             manifest = try PluginManifest.load(from: manifestURL)
         } catch {
             let folderID = manifestURL.deletingLastPathComponent().lastPathComponent
-            let record = PluginRecord(manifest: nil, manifestURL: manifestURL, libraryURL: libraryDirectory, id: folderID)
+            let record = PluginRecord(
+                manifest: nil, manifestURL: manifestURL, libraryURL: libraryDirectory, id: folderID)
             record.refuse(error)
             return record
         }
@@ -57,7 +61,8 @@ package enum PluginDiscovery {
         case .success(let header):
             if let host = ELFInspector.host, header.machine != host.machine || header.is64Bit != host.is64Bit {
                 let pluginArch = ELFInspector.machineName(header.machine) + (header.is64Bit ? "" : " (32-bit)")
-                return .wrongArchitecture(library.path, plugin: pluginArch, host: ELFInspector.machineName(host.machine))
+                return .wrongArchitecture(
+                    library.path, plugin: pluginArch, host: ELFInspector.machineName(host.machine))
             }
         }
         return nil

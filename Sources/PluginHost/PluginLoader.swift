@@ -8,7 +8,9 @@ package enum PluginLoader {
 
     /// Opens the library of `record`, validates the entry against the manifest and calls `init` with `host`.
     /// Returns the copied entry, or the refusal.
-    package static func open(_ record: PluginRecord, host: UnsafePointer<assist_host>) -> Result<assist_entry, PluginRefusal> {
+    package static func open(_ record: PluginRecord, host: UnsafePointer<assist_host>) -> Result<
+        assist_entry, PluginRefusal
+    > {
         guard let manifest = record.manifest else {
             return .failure(.manifestMissing(record.manifestURL.path))
         }
@@ -44,7 +46,8 @@ package enum PluginLoader {
             return .failure(.entryInvalid("struct_size \(declared) is smaller than ABI 1.0's \(known)"))
         }
         guard declared == known else {
-            return .failure(.entryInvalid("struct_size \(declared) is larger than this host's \(known) for the same major version"))
+            return .failure(
+                .entryInvalid("struct_size \(declared) is larger than this host's \(known) for the same major version"))
         }
         var copy = assist_entry()
         withUnsafeMutableBytes(of: &copy) { destination in

@@ -87,7 +87,9 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         let idCharacters = CharacterSet.lowercaseLetters.union(.decimalDigits).union(CharacterSet(charactersIn: "-_"))
         let idOK =
             idParts.count >= 2
-            && idParts.allSatisfy { !$0.isEmpty && $0.unicodeScalars.allSatisfy { idCharacters.contains($0) && $0.isASCII } }
+            && idParts.allSatisfy {
+                !$0.isEmpty && $0.unicodeScalars.allSatisfy { idCharacters.contains($0) && $0.isASCII }
+            }
         guard idOK else {
             throw .manifestInvalid(path, "the id \"\(id)\" is not reverse-DNS, like org.example.bus-stop")
         }
@@ -111,7 +113,8 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         if let mode, mode != "foreground", mode != "background" {
             throw .manifestInvalid(path, "mode must be foreground or background, not \"\(mode)\"")
         }
-        for keyword in keywords ?? [] where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
+        for keyword in keywords ?? []
+        where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
             throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")
         }
     }

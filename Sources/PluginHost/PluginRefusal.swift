@@ -8,7 +8,9 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     package var description: String { message }
 
     package static func manifestMissing(_ path: String) -> Self {
-        Self(state: .failedInit, message: "no readable manifest at \(path); every plugin needs a manifest.json beside its library")
+        Self(
+            state: .failedInit,
+            message: "no readable manifest at \(path); every plugin needs a manifest.json beside its library")
     }
 
     package static func manifestInvalid(_ path: String, _ problem: String) -> Self {
@@ -24,20 +26,24 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     package static func wrongArchitecture(_ path: String, plugin: String, host: String) -> Self {
-        Self(state: .incompatible, message: "\(path) is built for \(plugin), this host is \(host); rebuild it for \(host)")
+        Self(
+            state: .incompatible,
+            message: "\(path) is built for \(plugin), this host is \(host); rebuild it for \(host)")
     }
 
     package static func abiMajor(plugin: String, host: SemanticVersion) -> Self {
         Self(
             state: .incompatible,
-            message: "plugin built for ABI \(plugin), host supports \(host.major).\(host.minor); rebuild it against the installed assist_plugin.h"
+            message:
+                "plugin built for ABI \(plugin), host supports \(host.major).\(host.minor); rebuild it against the installed assist_plugin.h"
         )
     }
 
     package static func abiTooNew(plugin: String, host: SemanticVersion) -> Self {
         Self(
             state: .incompatible,
-            message: "plugin built for ABI \(plugin), host supports \(host.major).\(host.minor); it needs a newer Assist"
+            message:
+                "plugin built for ABI \(plugin), host supports \(host.major).\(host.minor); it needs a newer Assist"
         )
     }
 
@@ -48,7 +54,8 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     package static func untested(lastTested: String, floor: SemanticVersion) -> Self {
         Self(
             state: .incompatible,
-            message: "plugin was last tested with Assist \(lastTested), older than \(floor) (incompatible, untested); update the plugin"
+            message:
+                "plugin was last tested with Assist \(lastTested), older than \(floor) (incompatible, untested); update the plugin"
         )
     }
 
@@ -57,7 +64,9 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     package static func duplicate(_ id: String, firstPath: String) -> Self {
-        Self(state: .disabled, message: "another plugin with the id \(id) was found first, at \(firstPath); remove one of them")
+        Self(
+            state: .disabled,
+            message: "another plugin with the id \(id) was found first, at \(firstPath); remove one of them")
     }
 
     package static func checksum(_ path: String) -> Self {
@@ -71,7 +80,8 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     package static func entryMissing(_ text: String) -> Self {
         Self(
             state: .failedInit,
-            message: "the library has no \(PluginLoader.entrySymbol) symbol (\(text)); export it, see docs/plugin-abi.md"
+            message:
+                "the library has no \(PluginLoader.entrySymbol) symbol (\(text)); export it, see docs/plugin-abi.md"
         )
     }
 
@@ -80,7 +90,9 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     package static func entryMismatch(entry: String, manifest: String) -> Self {
-        Self(state: .failedInit, message: "the library says it is \(entry) but its manifest says \(manifest); rebuild or reinstall it")
+        Self(
+            state: .failedInit,
+            message: "the library says it is \(entry) but its manifest says \(manifest); rebuild or reinstall it")
     }
 
     package static func initFailed(_ id: String) -> Self {

@@ -37,7 +37,10 @@ package struct PluginSearchPath: Sendable {
             add(classify(URL(fileURLWithPath: dir)))
         }
         if let root = paths.developmentRoot {
-            add(.development(manifests: root.appendingPathComponent("Plugins"), libraries: paths.executable.deletingLastPathComponent()))
+            add(
+                .development(
+                    manifests: root.appendingPathComponent("Plugins"),
+                    libraries: paths.executable.deletingLastPathComponent()))
         }
         return PluginSearchPath(entries: entries)
     }

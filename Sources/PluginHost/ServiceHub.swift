@@ -39,7 +39,8 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
 }
 
 /// What the user talks with: the announcer, the dialogs and the command table. Used on the main loop.
-package final class InteractionServices: @unchecked Sendable {  // because: `router` is used only on the main loop; the rest is thread-safe
+// because: `router` is used only on the main loop; the rest is thread-safe
+package final class InteractionServices: @unchecked Sendable {
     package let announcer: Announcer
     package let dialogs: DialogEngine
     package let phrases: PhraseBook

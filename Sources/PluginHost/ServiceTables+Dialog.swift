@@ -17,7 +17,9 @@ extension ServiceTables {
             return ASSIST_OK
         }
         table.ask_choice = { host, prompt, choices, count, defaultIndex, callback, user, request in
-            guard let context = PluginContext.from(host), context.onMain("dialog.ask_choice") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("dialog.ask_choice") else {
+                return ASSIST_E_INVALID
+            }
             guard let prompt, let choices, count > 0, let callback else {
                 context.misbehaving("dialog.ask_choice needs a prompt, choices and a callback")
                 return ASSIST_E_INVALID
@@ -31,20 +33,26 @@ extension ServiceTables {
                 labels.append(String(cString: choice))
             }
             let chosenDefault = (0..<count).contains(defaultIndex) ? Int(defaultIndex) : nil
-            let dialog = DialogRequest.choice(prompt: String(cString: prompt), choices: labels, defaultIndex: chosenDefault)
+            let dialog = DialogRequest.choice(
+                prompt: String(cString: prompt), choices: labels, defaultIndex: chosenDefault)
             return open(dialog, context: context, callback: callback, user: user, request: request)
         }
         table.confirm = { host, prompt, defaultYes, timeoutMs, callback, user, request in
-            guard let context = PluginContext.from(host), context.onMain("dialog.confirm") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("dialog.confirm") else {
+                return ASSIST_E_INVALID
+            }
             guard let prompt, let callback else {
                 context.misbehaving("dialog.confirm needs a prompt and a callback")
                 return ASSIST_E_INVALID
             }
-            let dialog = DialogRequest.confirm(prompt: String(cString: prompt), defaultYes: defaultYes, timeoutMs: timeoutMs)
+            let dialog = DialogRequest.confirm(
+                prompt: String(cString: prompt), defaultYes: defaultYes, timeoutMs: timeoutMs)
             return open(dialog, context: context, callback: callback, user: user, request: request)
         }
         table.ask_text = { host, prompt, kind, callback, user, request in
-            guard let context = PluginContext.from(host), context.onMain("dialog.ask_text") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("dialog.ask_text") else {
+                return ASSIST_E_INVALID
+            }
             guard let prompt, let callback else {
                 context.misbehaving("dialog.ask_text needs a prompt and a callback")
                 return ASSIST_E_INVALID
@@ -53,7 +61,9 @@ extension ServiceTables {
             return open(dialog, context: context, callback: callback, user: user, request: request)
         }
         table.cancel = { host, request in
-            guard let context = PluginContext.from(host), context.onMain("dialog.cancel") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("dialog.cancel") else {
+                return ASSIST_E_INVALID
+            }
             return context.hub.interaction.dialogs.cancel(request) ? ASSIST_OK : ASSIST_E_NOT_FOUND
         }
         return allocate(table)

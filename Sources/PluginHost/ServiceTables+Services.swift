@@ -18,7 +18,9 @@ extension ServiceTables {
             return ASSIST_OK
         }
         table.subscribe = { host, prefix, callback, user, subscription in
-            guard let context = PluginContext.from(host), context.onMain("events.subscribe") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("events.subscribe") else {
+                return ASSIST_E_INVALID
+            }
             guard let prefix, let callback else { return ASSIST_E_INVALID }
             let target = UnsafeTransfer(value: (callback, user))
             let id = context.hub.events.subscribe(prefix: String(cString: prefix)) { name, json in
@@ -31,7 +33,9 @@ extension ServiceTables {
             return ASSIST_OK
         }
         table.unsubscribe = { host, subscription in
-            guard let context = PluginContext.from(host), context.onMain("events.unsubscribe") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("events.unsubscribe") else {
+                return ASSIST_E_INVALID
+            }
             guard context.subscriptions.remove(subscription) != nil else { return ASSIST_E_NOT_FOUND }
             context.hub.events.unsubscribe(subscription)
             return ASSIST_OK
@@ -47,7 +51,9 @@ extension ServiceTables {
         table.now_ns = { host in PluginContext.from(host)?.hub.clock.nowNs() ?? 0 }
         table.wall_ms = { host in PluginContext.from(host)?.hub.clock.wallMs() ?? 0 }
         table.timer_add = { host, milliseconds, repeating, callback, user, timer in
-            guard let context = PluginContext.from(host), context.onMain("clock.timer_add") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("clock.timer_add") else {
+                return ASSIST_E_INVALID
+            }
             guard let callback else { return ASSIST_E_INVALID }
             let target = UnsafeTransfer(value: (callback, user))
             let idBox = TimerIDBox()
@@ -61,7 +67,9 @@ extension ServiceTables {
             return ASSIST_OK
         }
         table.timer_cancel = { host, timer in
-            guard let context = PluginContext.from(host), context.onMain("clock.timer_cancel") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("clock.timer_cancel") else {
+                return ASSIST_E_INVALID
+            }
             guard context.timers.remove(timer) != nil else { return ASSIST_E_NOT_FOUND }
             context.hub.loop.cancelTimer(timer)
             return ASSIST_OK
@@ -95,7 +103,9 @@ extension ServiceTables {
         var table = assist_input_service()
         table.struct_size = UInt32(MemoryLayout<assist_input_service>.size)
         table.register_command = { host, id, label, key, phrase, scope in
-            guard let context = PluginContext.from(host), context.onMain("input.register_command") else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("input.register_command") else {
+                return ASSIST_E_INVALID
+            }
             guard let id, let label else {
                 context.misbehaving("input.register_command needs an id and a label")
                 return ASSIST_E_INVALID
@@ -122,7 +132,9 @@ extension ServiceTables {
             }
         }
         table.unregister_command = { host, id in
-            guard let context = PluginContext.from(host), context.onMain("input.unregister_command"), let id else { return ASSIST_E_INVALID }
+            guard let context = PluginContext.from(host), context.onMain("input.unregister_command"), let id else {
+                return ASSIST_E_INVALID
+            }
             context.hub.interaction.router.unregister(owner: context.id, id: String(cString: id))
             return ASSIST_OK
         }
@@ -132,6 +144,7 @@ extension ServiceTables {
 }
 
 /// Lets a timer's closure know its own id, which exists only after it is added.
-private final class TimerIDBox: @unchecked Sendable {  // because: written once on the main loop before the timer can fire there
+// because: written once on the main loop before the timer can fire there
+private final class TimerIDBox: @unchecked Sendable {
     var id: UInt64 = 0
 }

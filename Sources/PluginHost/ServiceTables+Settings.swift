@@ -68,8 +68,12 @@ extension ServiceTables {
         return body(value)
     }
 
-    private static func store(_ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, _ value: SettingValue) -> assist_status {
-        guard let context = PluginContext.from(host), context.onMain("settings.set"), let key else { return ASSIST_E_INVALID }
+    private static func store(_ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, _ value: SettingValue)
+        -> assist_status
+    {
+        guard let context = PluginContext.from(host), context.onMain("settings.set"), let key else {
+            return ASSIST_E_INVALID
+        }
         let name = SettingsStore.qualify(String(cString: key), namespaces: context.manifest.writableNamespaces)
         let namespace = name.split(separator: ".").first.map(String.init) ?? ""
         guard context.manifest.writableNamespaces.contains(namespace) else {

@@ -113,6 +113,7 @@ let ASSIST_WORKER_SERVICE_ID = "assist.worker/1"
 let ASSIST_THREAD_CHECK_SERVICE_ID = "assist.thread-check/1"
 
 /// A raw pointer or C function moved to another thread; the ABI's thread tags make the plugin responsible.
-struct UnsafeTransfer<Value>: @unchecked Sendable {  // because: the plugin promised the pointee is safe on [worker]/[main]
+// because: the plugin promised the pointee is safe on [worker]/[main]
+struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
 }

@@ -39,11 +39,14 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     package init() {}
 
     /// Loads the standard files plus an optional explicit one; returns one line per file that failed to parse.
-    package func loadStandardFiles(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    package func loadStandardFiles(
+        explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String] {
         var problems: [String] = []
         let home = environment["HOME"] ?? NSHomeDirectory()
         let userConfig = (environment["XDG_CONFIG_HOME"] ?? "\(home)/.config") + "/assist/config.toml"
-        let files: [(String, Bool)] = [("/etc/assist/config.toml", true), (userConfig, false)] + (explicit.map { [($0, false)] } ?? [])
+        let files: [(String, Bool)] =
+            [("/etc/assist/config.toml", true), (userConfig, false)] + (explicit.map { [($0, false)] } ?? [])
         for (path, isAdmin) in files {
             guard FileManager.default.fileExists(atPath: path) || path == explicit else { continue }
             do {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PluginAPI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Builds the C entry and plugin tables for one Swift feature type. A plugin library calls
 /// `PluginExport.entry(id:version:make:)` once from its `assist_plugin_entry`.
@@ -21,7 +22,8 @@ public enum PluginExport {
         factory = make
         var entry = assist_entry()
         entry.struct_size = UInt32(MemoryLayout<assist_entry>.size)
-        entry.abi = assist_version(major: UInt16(ASSIST_ABI_MAJOR), minor: UInt16(ASSIST_ABI_MINOR), patch: 0, reserved: 0)
+        entry.abi = assist_version(
+            major: UInt16(ASSIST_ABI_MAJOR), minor: UInt16(ASSIST_ABI_MINOR), patch: 0, reserved: 0)
         entry.id = UnsafePointer(strdup(id))
         entry.version = UnsafePointer(strdup(version))
         entry.`init` = { _ in
@@ -36,7 +38,8 @@ public enum PluginExport {
                 let feature = try make(handle)
                 return PluginInstance.allocate(feature, host: handle)
             } catch {
-                errorOut?.pointee = handle.errorString((error as? PluginError)?.message ?? "The feature could not be created.")
+                errorOut?.pointee = handle.errorString(
+                    (error as? PluginError)?.message ?? "The feature could not be created.")
                 return nil
             }
         }
@@ -79,7 +82,8 @@ enum PluginInstance {
                 try box.feature.start(arguments: arguments)
                 return ASSIST_OK
             } catch {
-                errorOut?.pointee = box.host.errorString((error as? PluginError)?.message ?? "The feature could not start.")
+                errorOut?.pointee = box.host.errorString(
+                    (error as? PluginError)?.message ?? "The feature could not start.")
                 return ASSIST_E_INVALID
             }
         }
@@ -88,7 +92,8 @@ enum PluginInstance {
         table.stop = { plugin in PluginInstance.box(plugin)?.feature.stop() }
         table.on_command = { plugin, command, argument in
             guard let command else { return }
-            PluginInstance.box(plugin)?.feature.handle(command: String(cString: command), argument: argument.map { String(cString: $0) })
+            PluginInstance.box(plugin)?.feature.handle(
+                command: String(cString: command), argument: argument.map { String(cString: $0) })
         }
         table.destroy = { plugin in
             guard let plugin else { return }

@@ -3,7 +3,8 @@ import PluginAPI
 /// A Swift view of the `assist_host` a plugin was given: typed access to the services it uses most.
 /// Plugins hold it for the life of their instance; it is a plain pointer wrapper (no Swift object crosses
 /// the ABI).
-public struct PluginHostHandle: @unchecked Sendable {  // because: it wraps a host pointer the ABI declares valid on every thread
+// because: it wraps a host pointer the ABI declares valid on every thread
+public struct PluginHostHandle: @unchecked Sendable {
     /// The raw table, for services this wrapper does not cover.
     public let raw: UnsafePointer<assist_host>
 

@@ -4,7 +4,8 @@ import Interaction
 /// Speech with espeak-ng on a thread of its own, written to a WAV file (the sound-card path and the full
 /// priority queue come with the audio service). Important messages drop what is queued; notifications and
 /// progress are dropped while anything else waits.
-package final class EspeakSpeaker: Speaker, @unchecked Sendable {  // because: `queue` is guarded by `condition`; the engine lives on the speech thread
+// because: `queue` is guarded by `condition`; the engine lives on the speech thread
+package final class EspeakSpeaker: Speaker, @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [(String, String, SpeechPriority)] = []
     private var generation = 0

@@ -36,7 +36,9 @@ package final class WavFileSink: @unchecked Sendable {  // because: used only on
 
     private func header() -> Data {
         var data = Data()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
         data.append(contentsOf: Array("RIFF".utf8))
         append(UInt32(36 + dataBytes))
         data.append(contentsOf: Array("WAVEfmt ".utf8))

@@ -14,7 +14,8 @@ struct CLITests {
     }
 
     private func assist(_ arguments: [String], input: String? = "") throws -> ProcessResult {
-        try ProcessRunner.run(BuildProducts.assist, ["--data-dir", data.url.path].isEmpty ? arguments : arguments, input: input,
+        try ProcessRunner.run(
+            BuildProducts.assist, ["--data-dir", data.url.path].isEmpty ? arguments : arguments, input: input,
             environment: ["ASSIST_DATA_DIR": data.url.path, "XDG_CONFIG_HOME": data.url.path])
     }
 
@@ -27,7 +28,8 @@ struct CLITests {
     @Test func listsTheFirstPartyPluginAsJSON() throws {
         let result = try assist(["plugins", "list", "--json"])
         #expect(result.status == 0)
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        let rows = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
         let clock = try #require(rows.first { $0["id"] as? String == "assist.clock" })
         #expect(clock["state"] as? String == "available")
     }
@@ -69,12 +71,14 @@ struct CLITests {
         #expect(passed.status == 0, "\(passed.standardError)")
         #expect(passed.standardOutput == "org.test.plugin 1.0.0: passes the checks\n")
 
-        let failing = try builder.build(folder: "initfail", defines: ["INIT_FAILS"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
+        let failing = try builder.build(
+            folder: "initfail", defines: ["INIT_FAILS"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
         let failed = try assist(["plugins", "check", failing.path])
         #expect(failed.status == 1)
         #expect(failed.standardError.contains("refused to start in init"))
 
-        let crashing = try builder.build(folder: "crash", defines: ["INIT_CRASHES"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
+        let crashing = try builder.build(
+            folder: "crash", defines: ["INIT_CRASHES"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
         let crashed = try assist(["plugins", "check", crashing.path])
         #expect(crashed.status == 2)
         #expect(crashed.standardError.contains("signal 11"))
@@ -82,10 +86,15 @@ struct CLITests {
 
     @Test func aBrokenPluginIsSkippedAndTheHostKeepsWorking() throws {
         let builder = CPluginBuilder(root: plugins.url)
-        try builder.build(folder: "abi2", defines: ["ABI_MAJOR=2"], manifest: CPluginBuilder.manifest(id: "org.test.abi2", abi: "2.0"))
+        try builder.build(
+            folder: "abi2", defines: ["ABI_MAJOR=2"], manifest: CPluginBuilder.manifest(id: "org.test.abi2", abi: "2.0")
+        )
         let listed = try assist(["plugins", "list", "--plugin-dir", plugins.url.path])
         #expect(listed.status == 0)
-        #expect(listed.lines.contains("org.test.abi2 1.0.0, Test org.test.abi2, incompatible: plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h"))
+        #expect(
+            listed.lines.contains(
+                "org.test.abi2 1.0.0, Test org.test.abi2, incompatible: plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h"
+            ))
         let ran = try assist(["run", "--no-speech", "--plugin-dir", plugins.url.path, "assist.clock"])
         #expect(ran.status == 0)
         let refused = try assist(["run", "--no-speech", "--plugin-dir", plugins.url.path, "org.test.abi2"])

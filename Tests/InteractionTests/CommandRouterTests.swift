@@ -15,41 +15,55 @@ struct CommandRouterTests {
 
     @Test func aFeatureMayTakeOverABuiltInKeyButNotAReservedOne() throws {
         var router = CommandRouter()
-        try router.register(CommandBinding(id: "record", label: "Record", key: .space, phrases: ["record video"], scope: .focused, owner: "cv"))
+        try router.register(
+            CommandBinding(
+                id: "record", label: "Record", key: .space, phrases: ["record video"], scope: .focused, owner: "cv"))
         #expect(router.resolve(.key(.space), focused: "cv")?.id == "record")
         #expect(router.resolve(.key(.space), focused: "other")?.id == CommandRouter.pauseToggle)
         #expect(throws: RouterError.reserved("escape")) {
-            try router.register(CommandBinding(id: "back", label: "Back", key: .escape, phrases: [], scope: .focused, owner: "cv"))
+            try router.register(
+                CommandBinding(id: "back", label: "Back", key: .escape, phrases: [], scope: .focused, owner: "cv"))
         }
         #expect(throws: RouterError.reserved("help")) {
-            try router.register(CommandBinding(id: "help", label: "Help", key: nil, phrases: [], scope: .focused, owner: "cv"))
+            try router.register(
+                CommandBinding(id: "help", label: "Help", key: nil, phrases: [], scope: .focused, owner: "cv"))
         }
     }
 
     @Test func collisionsAreRefused() throws {
         var router = CommandRouter()
-        try router.register(CommandBinding(id: "save", label: "Save", key: .control("s"), phrases: ["save text"], scope: .focused, owner: "rt"))
+        try router.register(
+            CommandBinding(
+                id: "save", label: "Save", key: .control("s"), phrases: ["save text"], scope: .focused, owner: "rt"))
         #expect(throws: RouterError.taken("ctrl+s", by: "rt")) {
-            try router.register(CommandBinding(id: "other", label: "Other", key: .control("s"), phrases: [], scope: .focused, owner: "rt"))
+            try router.register(
+                CommandBinding(
+                    id: "other", label: "Other", key: .control("s"), phrases: [], scope: .focused, owner: "rt"))
         }
         // Another feature's focused binding does not collide: only one feature has the focus.
-        try router.register(CommandBinding(id: "sync", label: "Sync", key: .control("s"), phrases: [], scope: .focused, owner: "ps"))
-        try router.register(CommandBinding(id: "launch", label: "Read", key: nil, phrases: ["read text"], scope: .global, owner: "rt2"))
+        try router.register(
+            CommandBinding(id: "sync", label: "Sync", key: .control("s"), phrases: [], scope: .focused, owner: "ps"))
+        try router.register(
+            CommandBinding(id: "launch", label: "Read", key: nil, phrases: ["read text"], scope: .global, owner: "rt2"))
         #expect(throws: RouterError.taken("read text", by: "rt2")) {
-            try router.register(CommandBinding(id: "x", label: "X", key: nil, phrases: ["read text"], scope: .focused, owner: "zz"))
+            try router.register(
+                CommandBinding(id: "x", label: "X", key: nil, phrases: ["read text"], scope: .focused, owner: "zz"))
         }
     }
 
     @Test func wordsAfterAPhraseBecomeTheArgument() throws {
         var router = CommandRouter()
-        try router.register(CommandBinding(id: "find", label: "Find", key: nil, phrases: ["find"], scope: .focused, owner: "fo"))
+        try router.register(
+            CommandBinding(id: "find", label: "Find", key: nil, phrases: ["find"], scope: .focused, owner: "fo"))
         let routed = router.resolve(.line("find Coffee Cup"), focused: "fo")
         #expect(routed == RoutedCommand(id: "find", owner: "fo", argument: "coffee cup"))
     }
 
     @Test func helpMergesKeysPerCommand() throws {
         var router = CommandRouter()
-        try router.register(CommandBinding(id: "date", label: "Date", key: .character("d"), phrases: ["date"], scope: .focused, owner: "clock"))
+        try router.register(
+            CommandBinding(
+                id: "date", label: "Date", key: .character("d"), phrases: ["date"], scope: .focused, owner: "clock"))
         let help = router.help(for: "clock")
         let stop = try #require(help.first { $0.id == "stop" })
         #expect(stop.keys == [.escape, .character("q")])

@@ -12,8 +12,10 @@ struct DialogEngineTests {
     let answers = AnswerLog()
 
     init() {
-        let phrases = PhraseBook(directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
-        engine = DialogEngine(announcer: Announcer(output: output, speaker: nil, language: "en"), phrases: phrases, loop: loop)
+        let phrases = PhraseBook(
+            directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
+        engine = DialogEngine(
+            announcer: Announcer(output: output, speaker: nil, language: "en"), phrases: phrases, loop: loop)
     }
 
     private func open(_ request: DialogRequest) -> UInt64 {

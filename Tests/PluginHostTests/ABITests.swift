@@ -125,6 +125,7 @@ final class EndRecorder: @unchecked Sendable {  // because: `stored` is guarded 
     }
 }
 
-final class ResultBox: @unchecked Sendable {  // because: set on the loop thread, read after the loop returns on the same thread
+// because: set on the loop thread, read after the loop returns on the same thread
+final class ResultBox: @unchecked Sendable {
     var value: Bool?
 }

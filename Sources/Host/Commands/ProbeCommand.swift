@@ -23,16 +23,19 @@ struct ProbeCommand: ParsableCommand {
             throw CLIFailure(message: "\(record.id): \(refusal.state.rawValue): \(refusal.message)")
         }
         let initMs = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        guard let entry = record.entry, let context = record.context, let initialise = entry.`init`, let deinitialise = entry.deinit
+        guard let entry = record.entry, let context = record.context, let initialise = entry.`init`,
+            let deinitialise = entry.deinit
         else { throw CLIFailure(message: "\(record.id): the entry table was not kept") }
         // Refcounted init: a second init must succeed and each init gets one deinit.
         guard initialise(context.host) else {
-            throw CLIFailure(message: "\(record.id): failed-init: a second init returned false; init must be refcounted")
+            throw CLIFailure(
+                message: "\(record.id): failed-init: a second init returned false; init must be refcounted")
         }
         deinitialise()
         deinitialise()
         let version = record.manifest?.version ?? "?"
-        let slow = initMs > 50 ? " (warning: loading and init took \(String(format: "%.0f", initMs)) ms, over 50 ms)" : ""
+        let slow =
+            initMs > 50 ? " (warning: loading and init took \(String(format: "%.0f", initMs)) ms, over 50 ms)" : ""
         print("\(record.id) \(version): passes the checks\(slow)")
     }
 }
