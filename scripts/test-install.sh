@@ -39,5 +39,7 @@ out=$(printf 'Ada\n' | "$prefix/bin/assist" run --no-speech org.example.greeter)
 echo "$out" | grep -q '^Hello, Ada, from Swift.$' || fail "the Swift template did not greet: $out"
 out=$(printf 'n\n' | "$prefix/bin/assist" run --no-speech org.example.hello)
 echo "$out" | grep -q '^All right. Goodbye.$' || fail "hello did not answer no: $out"
+out=$(timeout 20 "$prefix/bin/assist" run --no-speech org.example.hello </dev/null) || fail "hello hung or failed without input"
+echo "$out" | grep -q '^All right. Goodbye.$' || fail "without input hello did not take the safe default: $out"
 "$prefix/bin/assist" run --no-speech clock | grep -q '^It is ' || fail "installed clock did not speak"
-echo "install: 10 passed, 0 failed"
+echo "install: 11 passed, 0 failed"

@@ -11,15 +11,15 @@ package enum ELFInspector {
     }
 
     /// Reads the header of `path`, or says in a few words why it is not a shared object.
-    package static func header(of path: String) -> Result<Header, ELFProblem> {
+    package static func header(of path: String, requireSharedObject: Bool = true) -> Result<Header, ELFProblem> {
         guard let handle = FileHandle(forReadingAtPath: path) else { return .failure(ELFProblem("it cannot be read")) }
         defer { try? handle.close() }
         let bytes = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
-        return parse(bytes)
+        return parse(bytes, requireSharedObject: requireSharedObject)
     }
 
     /// Parses the first 64 bytes of a file.
-    package static func parse(_ bytes: [UInt8]) -> Result<Header, ELFProblem> {
+    package static func parse(_ bytes: [UInt8], requireSharedObject: Bool = true) -> Result<Header, ELFProblem> {
         guard bytes.count >= 4 else { return .failure(ELFProblem("file too short")) }
         guard bytes[0] == 0x7F, bytes[1] == 0x45, bytes[2] == 0x4C, bytes[3] == 0x46 else {
             return .failure(ELFProblem("not an ELF file"))
@@ -33,20 +33,16 @@ package enum ELFInspector {
                 : UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
         }
         let header = Header(is64Bit: is64, littleEndian: little, machine: half(18), type: half(16))
-        guard header.type == 3 else { return .failure(ELFProblem("not a shared object (ELF type \(header.type))")) }
+        guard header.type == 3 || !requireSharedObject else {
+            return .failure(ELFProblem("not a shared object (ELF type \(header.type))"))
+        }
         return .success(header)
     }
 
-    /// The header of the running host, read from /proc/self/exe.
+    /// The header of the running host (an executable, PIE or not), read from /proc/self/exe.
     package static let host: Header? = {
-        if case .success(let header) = header(of: "/proc/self/exe") { return header }
-        guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/exe")).prefix(64) else { return nil }
-        // An executable is ELF type 2 or 3 (PIE); only the machine and class matter here.
-        let array = [UInt8](bytes)
-        guard array.count >= 20 else { return nil }
-        return Header(
-            is64Bit: array[4] == 2, littleEndian: array[5] == 1, machine: UInt16(array[18]) | UInt16(array[19]) << 8,
-            type: 2)
+        if case .success(let header) = header(of: "/proc/self/exe", requireSharedObject: false) { return header }
+        return nil
     }()
 
     /// Why a file is not a loadable shared object, in a few words.

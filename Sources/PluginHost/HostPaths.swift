@@ -37,7 +37,7 @@ package struct HostPaths: Sendable {
         }
 
         let data: URL
-        var cache: URL
+        let cache: URL
         if let explicit = dataDir ?? environment["ASSIST_DATA_DIR"] {
             data = URL(fileURLWithPath: explicit)
             cache = data.appendingPathComponent("cache")
@@ -50,7 +50,6 @@ package struct HostPaths: Sendable {
                 environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".cache")
             cache = cacheBase.appendingPathComponent("assist")
         }
-        if dataDir != nil { cache = data.appendingPathComponent("cache") }
         return HostPaths(executable: exe, share: share, data: data, cache: cache, developmentRoot: devRoot)
     }
 

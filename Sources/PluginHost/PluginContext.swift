@@ -37,7 +37,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
             "share": share.path,
             "language": hub.interaction.phrases.language,
         ]
-        self.strings = values.mapValues { strdup($0) ?? UnsafeMutablePointer<CChar>.allocate(capacity: 1) }
+        self.strings = values.mapValues(permanentCString)
         host = UnsafeMutablePointer<assist_host>.allocate(capacity: 1)
         host.initialize(to: assist_host())
         host.pointee.struct_size = UInt32(MemoryLayout<assist_host>.size)
@@ -90,4 +90,10 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         hub.interaction.dialogs.cancelAll(owner: id)
         hub.interaction.router.unregister(owner: id)
     }
+}
+
+/// A C copy of `text` that lives as long as the process: handed to plugins, never freed.
+func permanentCString(_ text: String) -> UnsafeMutablePointer<CChar> {
+    guard let copy = strdup(text) else { preconditionFailure("out of memory copying a short string") }
+    return copy
 }

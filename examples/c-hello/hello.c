@@ -28,9 +28,7 @@ static void say(hello *self, const char *text) {
 /* [main] The answer to our question. */
 static void on_answer(void *user, const assist_dialog_result *result) {
     hello *self = user;
-    if (result->status == ASSIST_E_CANCELLED) {
-        return; /* we were stopped; nothing more to say */
-    }
+    /* Cancelled (Escape, or no more input) and timed out both carry the safe default in `yes`. */
     say(self, result->yes ? "Here is a tip: press h at any time to hear the commands."
                           : "All right. Goodbye.");
     self->session->finish(self->host, ASSIST_OK);
