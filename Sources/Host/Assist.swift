@@ -12,7 +12,8 @@ struct Assist: ParsableCommand {
             """,
         version: HostVersion.current.description,
         subcommands: [
-            ShellCommand.self, RunCommand.self, PluginsCommand.self, DoctorCommand.self, ProbeCommand.self,
+            ShellCommand.self, RunCommand.self, SayCommand.self, PluginsCommand.self, DoctorCommand.self,
+            ProbeCommand.self,
         ]
     )
 }
@@ -36,6 +37,9 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Print only; do not speak.")
     var noSpeech = false
+
+    @Option(help: "Where sound goes: wav:PATH writes exactly what would be played; null discards it.")
+    var audioOut: String?
 
     @Flag(help: "Log details to standard error.")
     var verbose = false

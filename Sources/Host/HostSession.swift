@@ -15,11 +15,13 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     let dispatcher: InputDispatcher
     let console: Console?
     let logger: Logger
+    /// The speech engine, when speaking.
+    let speaker: EspeakSpeaker?
     var announcer: Announcer { hub.interaction.announcer }
     var phrases: PhraseBook { hub.interaction.phrases }
 
     /// Sets up every service; `interactive` reads the keyboard.
-    init(options: GlobalOptions, interactive: Bool) throws {
+    init(options: GlobalOptions, interactive: Bool, speechRate: Int? = nil, voice: String? = nil) throws {
         Self.bootstrapLogging(verbose: options.verbose)
         var logger = Logger(label: "assist")
         logger.logLevel = options.verbose ? .debug : .warning
@@ -40,15 +42,23 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             log.info("missing translation \(key) for \(lang); using English")
         }
         loop = MainLoop()
-        let speechFile = paths.data.appendingPathComponent("speech/last-session.wav")
-        let speaker = options.noSpeech ? nil : EspeakSpeaker(wavURL: speechFile)
-        if !options.noSpeech && speaker == nil {
-            logger.warning("espeak-ng could not start; output is printed only. Run 'assist doctor'.")
+        let target = try AudioTarget.parse(options.audioOut, dataDirectory: paths.data)
+        var speaker: EspeakSpeaker?
+        if !options.noSpeech, case .wav(let file) = target {
+            speaker = EspeakSpeaker(wavURL: file, wordsPerMinute: speechRate ?? 175, voice: voice)
+            if speaker == nil, let voice {
+                throw CLIFailure(
+                    message: "There is no espeak-ng voice called \(voice). List them with 'espeak-ng --voices'.")
+            }
+            if speaker == nil {
+                logger.warning("espeak-ng could not start; output is printed only. Run 'assist doctor'.")
+            }
         }
+        self.speaker = speaker
         let announcer = Announcer(output: StandardOutput(), speaker: speaker, language: language)
-        if speaker != nil && interactive {
+        if speaker != nil, interactive, options.audioOut == nil, case .wav(let file) = target {
             // Sound-card output arrives with the audio service; until then every session is written here.
-            announcer.say(phrases.text("speech.no-audio-device", ["path": speechFile.path]), remember: false)
+            announcer.say(phrases.text("speech.no-audio-device", ["path": file.path]), remember: false)
         }
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
         let interaction = InteractionServices(

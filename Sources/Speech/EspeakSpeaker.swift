@@ -11,14 +11,17 @@ package final class EspeakSpeaker: Speaker, @unchecked Sendable {
     private var generation = 0
     private var busy = false
     private let wordsPerMinute: Int
+    private let fixedVoice: String?
 
-    /// Starts the speech thread writing to `wavURL`; nil when espeak-ng cannot start.
-    package init?(wavURL: URL, wordsPerMinute: Int = 175) {
+    /// Starts the speech thread writing to `wavURL` at `wordsPerMinute` (80…450); `voice` overrides the
+    /// language's voice. Nil when espeak-ng cannot start or does not know `voice`.
+    package init?(wavURL: URL, wordsPerMinute: Int = 175, voice: String? = nil) {
         self.wordsPerMinute = wordsPerMinute
+        self.fixedVoice = voice
         let ready = NSCondition()
         nonisolated(unsafe) var started: Bool?
         let thread = Thread { [self] in
-            let engine = EspeakEngine()
+            let engine = EspeakEngine().flatMap { engine in voice.map(engine.hasVoice) == false ? nil : engine }
             let sink = engine.flatMap { try? WavFileSink(url: wavURL, sampleRateHz: $0.sampleRateHz) }
             ready.lock()
             started = engine != nil && sink != nil
@@ -46,7 +49,7 @@ package final class EspeakSpeaker: Speaker, @unchecked Sendable {
         default:
             break
         }
-        queue.append((text, Self.voice(for: language), priority))
+        queue.append((text, fixedVoice ?? Self.voice(for: language), priority))
         condition.broadcast()
     }
 

@@ -22,6 +22,11 @@ final class EspeakEngine {
     /// Where the synth callback puts samples; touched only on the speech thread during `synthesise`.
     nonisolated(unsafe) private static var collected: [Int16] = []
 
+    /// True when espeak-ng knows `voice`. Wraps `espeak_SetVoiceByName`.
+    func hasVoice(_ voice: String) -> Bool {
+        espeak_SetVoiceByName(voice) == EE_OK
+    }
+
     /// Speaks `text` with `voice` ("en-us", "ru", "cmn") at `wordsPerMinute`; returns the samples.
     /// Wraps `espeak_SetVoiceByName`, `espeak_SetParameter(espeakRATE)` and `espeak_Synth`.
     func synthesise(_ text: String, voice: String, wordsPerMinute: Int) -> [Int16] {

@@ -1,0 +1,67 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// `assist say` through the real speech path, checked on the WAV it writes.
+@Suite("assist say", .serialized)
+struct SayTests {
+    let folder: TemporaryDirectory
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-say")
+    }
+
+    private func say(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist, ["say"] + arguments, environment: ["ASSIST_DATA_DIR": folder.url.path])
+    }
+
+    private func pcm(_ url: URL) throws -> [Int16] {
+        let data = try Data(contentsOf: url)
+        #expect(String(decoding: data.prefix(4), as: UTF8.self) == "RIFF")
+        return data.dropFirst(44).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    @Test func speechReachesTheWavSinkAndRateChangesItsLength() throws {
+        let sentence = ["Hello", "world,", "this", "is", "Assist."]
+        let normal = folder.path("normal.wav")
+        let fast = folder.path("fast.wav")
+        let first = try say(["--audio-out", "wav:\(normal.path)"] + sentence)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.lines == ["Hello world, this is Assist."])
+        #expect(try say(["--rate", "400", "--audio-out", "wav:\(fast.path)"] + sentence).status == 0)
+        let normalSamples = try pcm(normal)
+        let fastSamples = try pcm(fast)
+        #expect(normalSamples.count > 22_050, "over one second at 22.05 kHz")
+        #expect((normalSamples.map { abs(Int($0)) }.max() ?? 0) > 1_000, "not silence")
+        #expect(Double(fastSamples.count) < Double(normalSamples.count) * 0.7, "400 wpm is clearly shorter than 175")
+    }
+
+    @Test func russianUsesTheRussianVoice() throws {
+        let wav = folder.path("ru.wav")
+        let result = try say(["--lang", "ru", "--audio-out", "wav:\(wav.path)", "Привет,", "мир."])
+        #expect(result.status == 0)
+        #expect(try pcm(wav).count > 11_025)
+    }
+
+    @Test func mistakesAreOneLine() throws {
+        let unknownVoice = try say(["--voice", "zzz", "hi"])
+        #expect(unknownVoice.status == 1)
+        #expect(
+            unknownVoice.standardError
+                == "There is no espeak-ng voice called zzz. List them with 'espeak-ng --voices'.\n")
+        let badTarget = try say(["--audio-out", "mp3:x", "hi"])
+        #expect(badTarget.status == 64)
+        #expect(badTarget.standardError == "--audio-out takes wav:PATH or null, not mp3:x.\n")
+        let badRate = try say(["--rate", "9", "hi"])
+        #expect(badRate.status == 64)
+        #expect(badRate.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func nullDiscardsSound() throws {
+        let result = try say(["--audio-out", "null", "quiet"])
+        #expect(result.status == 0)
+        #expect(result.lines == ["quiet"])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("speech/last-session.wav").path))
+    }
+}
