@@ -20,8 +20,11 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     var announcer: Announcer { hub.interaction.announcer }
     var phrases: PhraseBook { hub.interaction.phrases }
 
-    /// Sets up every service; `interactive` reads the keyboard.
-    init(options: GlobalOptions, interactive: Bool, speechRate: Int? = nil, voice: String? = nil) throws {
+    /// Sets up every service; `interactive` reads the keyboard. Speech starts only when `speaks` (by default
+    /// for interactive sessions), so listing or checking plugins never starts espeak-ng or touches the WAV.
+    init(
+        options: GlobalOptions, interactive: Bool, speaks: Bool? = nil, speechRate: Int? = nil, voice: String? = nil
+    ) throws {
         Self.bootstrapLogging(verbose: options.verbose)
         var logger = Logger(label: "assist")
         logger.logLevel = options.verbose ? .debug : .warning
@@ -44,7 +47,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         loop = MainLoop()
         let target = try AudioTarget.parse(options.audioOut, dataDirectory: paths.data)
         var speaker: EspeakSpeaker?
-        if !options.noSpeech, case .wav(let file) = target {
+        if speaks ?? interactive, !options.noSpeech, case .wav(let file) = target {
             speaker = EspeakSpeaker(wavURL: file, wordsPerMinute: speechRate ?? 175, voice: voice)
             if speaker == nil, let voice {
                 throw CLIFailure(
