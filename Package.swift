@@ -21,7 +21,12 @@ let package = Package(
         // The stable C ABI: the header plus one .c file (P14).
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
-        .target(name: "Speech", dependencies: ["CEspeakNG", "Interaction"]),
+        .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),
+        .target(name: "Audio", dependencies: ["CALSA"]),
+        .target(
+            name: "Speech",
+            dependencies: ["CEspeakNG", "Audio", "Interaction", .product(name: "Logging", package: "swift-log")]
+        ),
 
         // Host building blocks.
         .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -31,12 +36,15 @@ let package = Package(
         ),
         .target(
             name: "PluginHost",
-            dependencies: ["PluginAPI", "Runtime", "Interaction", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "Interaction", "Runtime", "Speech",
+                "PluginHost", "Interaction", "Runtime", "Speech", "Audio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -55,11 +63,12 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime"]),
+        .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech", "HostTesting"]),
-        .testTarget(name: "HostCLITests", dependencies: ["HostTesting"]),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
+        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
     ]
 )

@@ -12,7 +12,8 @@ struct Assist: ParsableCommand {
             """,
         version: HostVersion.current.description,
         subcommands: [
-            ShellCommand.self, RunCommand.self, SayCommand.self, PluginsCommand.self, DoctorCommand.self,
+            ShellCommand.self, RunCommand.self, SayCommand.self, CueCommand.self, RecordCommand.self,
+            PluginsCommand.self, DoctorCommand.self,
             ProbeCommand.self,
         ]
     )
@@ -38,8 +39,11 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print only; do not speak.")
     var noSpeech = false
 
-    @Option(help: "Where sound goes: wav:PATH writes exactly what would be played; null discards it.")
+    @Option(help: "Where sound goes: alsa[:DEVICE], wav:PATH (exactly what would be played) or null.")
     var audioOut: String?
+
+    @Option(help: "Where recordings come from: alsa[:DEVICE] or wav:PATH (a file played as the microphone).")
+    var mic: String?
 
     @Flag(help: "Log details to standard error.")
     var verbose = false

@@ -1,17 +1,28 @@
 import Foundation
 
-/// Where sound goes, from `--audio-out`: a WAV file that receives exactly what would be played, or nothing.
+/// Where sound goes, from `--audio-out`: the sound card (the default ALSA device unless named), a WAV file
+/// that receives exactly what would be played, or nowhere.
 enum AudioTarget: Equatable {
+    /// The default device, falling back to a WAV file in the data folder when there is no sound card.
+    case automatic
+    case alsa(String)
     case wav(URL)
     case null
 
-    /// Reads `wav:PATH` or `null`; with no option, a WAV file in the data folder (until ALSA output lands).
-    static func parse(_ option: String?, dataDirectory: URL) throws -> AudioTarget {
-        guard let option else { return .wav(dataDirectory.appendingPathComponent("speech/last-session.wav")) }
+    /// Reads `alsa`, `alsa:DEVICE`, `wav:PATH` or `null`; no option means automatic.
+    static func parse(_ option: String?) throws -> AudioTarget {
+        guard let option else { return .automatic }
         if option == "null" { return .null }
+        if option == "alsa" { return .alsa("default") }
+        if option.hasPrefix("alsa:"), option.count > 5 { return .alsa(String(option.dropFirst(5))) }
         if option.hasPrefix("wav:"), option.count > 4 {
             return .wav(URL(fileURLWithPath: String(option.dropFirst(4))))
         }
-        throw CLIFailure(message: "--audio-out takes wav:PATH or null, not \(option).", exitCode: 64)
+        throw CLIFailure(message: "--audio-out takes alsa, alsa:DEVICE, wav:PATH or null, not \(option).", exitCode: 64)
+    }
+
+    /// The WAV file used when there is no sound card, or when it goes away.
+    static func fallbackFile(dataDirectory: URL) -> URL {
+        dataDirectory.appendingPathComponent("speech/last-session.wav")
     }
 }

@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 import Interaction
 import Logging
@@ -15,15 +16,19 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     let dispatcher: InputDispatcher
     let console: Console?
     let logger: Logger
+    /// Sound output (speech and cues), when the command makes sound.
+    let sound: SoundSystem?
     /// The speech engine, when speaking.
-    let speaker: EspeakSpeaker?
+    var speech: SpeechService? { sound?.speech }
     var announcer: Announcer { hub.interaction.announcer }
     var phrases: PhraseBook { hub.interaction.phrases }
 
-    /// Sets up every service; `interactive` reads the keyboard. Speech starts only when `speaks` (by default
-    /// for interactive sessions), so listing or checking plugins never starts espeak-ng or touches the WAV.
+    /// Sets up every service; `interactive` reads the keyboard. Sound starts only when `sounds` (by default when
+    /// speaking) and speech only when `speaks` (by default for interactive sessions), so listing or checking
+    /// plugins never opens the sound card, starts espeak-ng or touches the WAV file.
     init(
-        options: GlobalOptions, interactive: Bool, speaks: Bool? = nil, speechRate: Int? = nil, voice: String? = nil
+        options: GlobalOptions, interactive: Bool, speaks: Bool? = nil, sounds: Bool? = nil, speechRate: Int? = nil,
+        voice: String? = nil
     ) throws {
         Self.bootstrapLogging(verbose: options.verbose)
         var logger = Logger(label: "assist")
@@ -45,23 +50,28 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             log.info("missing translation \(key) for \(lang); using English")
         }
         loop = MainLoop()
-        let target = try AudioTarget.parse(options.audioOut, dataDirectory: paths.data)
-        var speaker: EspeakSpeaker?
-        if speaks ?? interactive, !options.noSpeech, case .wav(let file) = target {
-            speaker = EspeakSpeaker(wavURL: file, wordsPerMinute: speechRate ?? 175, voice: voice)
-            if speaker == nil, let voice {
+        let target = try AudioTarget.parse(options.audioOut)
+        let speaking = (speaks ?? interactive) && !options.noSpeech
+        let deviceLost = AnnouncerBox()
+        if sounds ?? speaking {
+            sound = try SoundSystem(
+                target: target, dataDirectory: paths.data, settings: settings, logger: logger, speaks: speaking,
+                wordsPerMinute: speechRate, voice: voice, onDeviceLost: { deviceLost.say(path: $0) })
+        } else {
+            sound = nil
+        }
+        if speaking, sound?.speech == nil {
+            if let voice {
                 throw CLIFailure(
                     message: "There is no espeak-ng voice called \(voice). List them with 'espeak-ng --voices'.")
             }
-            if speaker == nil {
-                logger.warning("espeak-ng could not start; output is printed only. Run 'assist doctor'.")
-            }
+            logger.warning("espeak-ng could not start; output is printed only. Run 'assist doctor'.")
         }
-        self.speaker = speaker
-        let announcer = Announcer(output: StandardOutput(), speaker: speaker, language: language)
-        if speaker != nil, interactive, options.audioOut == nil, case .wav(let file) = target {
-            // Sound-card output arrives with the audio service; until then every session is written here.
-            announcer.say(phrases.text("speech.no-audio-device", ["path": file.path]), remember: false)
+        let announcer = Announcer(output: StandardOutput(), speaker: sound?.speech, language: language)
+        deviceLost.announcer = announcer
+        deviceLost.phrases = phrases
+        if let file = sound?.fallbackInUse {
+            announcer.say(phrases.text("audio.no-sound-card", ["path": file.path]), remember: false)
         }
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
         let interaction = InteractionServices(
@@ -70,7 +80,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         )
         hub = ServiceHub(
             loop: loop, workers: WorkerPool(threadCount: 2), clock: SystemClock(), interaction: interaction,
-            settings: settings, events: EventBus(loop: loop), paths: paths, logger: logger
+            settings: settings, events: EventBus(loop: loop), paths: paths, logger: logger,
+            sound: SoundServices(speech: sound?.speech, cues: sound?.cues, microphone: try Self.microphone(options))
         )
         let searchPath = PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir)
         let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
@@ -93,7 +104,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// Stops every plugin and puts the terminal back.
     func shutdown() {
         features.stopAll()
-        announcer.drain(timeoutSeconds: 10)
+        sound?.shutdown(drainSeconds: 10)
         console?.restore()
     }
 
@@ -119,6 +130,14 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         .filter { $0.1 <= max(3, id.count / 2) || $0.0.contains(id) }
         .sorted { $0.1 < $1.1 }
         .prefix(3).map(\.0)
+    }
+
+    private static func microphone(_ options: GlobalOptions) throws -> AudioInputSpec {
+        guard let option = options.mic else { return .alsa("default") }
+        guard let spec = AudioInputSpec(option) else {
+            throw CLIFailure(message: "--mic takes alsa, alsa:DEVICE or wav:PATH, not \(option).", exitCode: 64)
+        }
+        return spec
     }
 
     private static func language(option: String?, settings: SettingsStore) -> String {
@@ -147,6 +166,17 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             handler.logLevel = verbose ? .debug : .warning
             return handler
         }
+    }
+}
+
+/// Lets the sound system speak through the announcer, which is built after it.
+final class AnnouncerBox: @unchecked Sendable {  // because: set once on the main thread before any sound plays
+    var announcer: Announcer?
+    var phrases: PhraseBook?
+
+    func say(path: URL) {
+        guard let phrases else { return }
+        announcer?.say(phrases.text("audio.device-lost", ["path": path.path]), remember: false)
     }
 }
 

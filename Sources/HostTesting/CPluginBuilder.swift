@@ -27,11 +27,12 @@ package struct CPluginBuilder {
     /// Returns the plugin folder.
     @discardableResult
     package func build(
-        folder: String, defines: [String] = [], manifest: [String: Any]?, library: String = "libtest.so"
+        folder: String, defines: [String] = [], manifest: [String: Any]?, library: String = "libtest.so",
+        source: String = "test_plugin.c"
     ) throws -> URL {
         let directory = root.appendingPathComponent(folder)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try compile(defines: defines, output: directory.appendingPathComponent(library))
+        try compile(defines: defines, output: directory.appendingPathComponent(library), source: source)
         if let manifest {
             let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
             try data.write(to: directory.appendingPathComponent("manifest.json"))
@@ -39,9 +40,10 @@ package struct CPluginBuilder {
         return directory
     }
 
-    /// Compiles the C test plugin into `output` with the strict flags a third party would use.
-    package func compile(defines: [String], output: URL) throws {
-        let source = BuildProducts.packageRoot.appendingPathComponent("Tests/Fixtures/plugins/test_plugin.c").path
+    /// Compiles a C test plugin (a file in `Tests/Fixtures/plugins`) into `output` with the strict flags a third
+    /// party would use.
+    package func compile(defines: [String], output: URL, source: String = "test_plugin.c") throws {
+        let source = BuildProducts.packageRoot.appendingPathComponent("Tests/Fixtures/plugins/\(source)").path
         let arguments =
             ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fPIC", "-shared", "-fvisibility=hidden"]
             + ["-I", BuildProducts.headerDirectory.path] + defines.map { "-D\($0)" } + [source, "-o", output.path]

@@ -151,7 +151,14 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             let pause = command.id == "pause" || (command.id == CommandRouter.pauseToggle && !isPaused)
             guard pause != isPaused else { return }
             isPaused = pause
-            if pause { instance.pointee.pause?(instance) } else { instance.pointee.resume?(instance) }
+            let owner = record.context?.speechOwner ?? 0
+            if pause {
+                instance.pointee.pause?(instance)
+                hub.sound.speech?.pause(owner: owner)
+            } else {
+                hub.sound.speech?.resume(owner: owner)
+                instance.pointee.resume?(instance)
+            }
             announcer.say(phrases.text(pause ? "host.paused" : "host.resumed"), priority: .important, remember: false)
         default:
             guard let onCommand = instance.pointee.on_command else { return }

@@ -17,6 +17,12 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     package var instance: UnsafeMutablePointer<assist_plugin>?
     var timers = Set<UInt64>()
     var subscriptions = Set<UInt64>()
+    /// Identifies this plugin to the speech service.
+    let speechOwner: Int
+    /// The plugin played guidance cues, so they stop with it.
+    var usedGuidance = false
+    /// The plugin's open microphone stream.
+    var audioStream: AudioStream?
     private let strings: [String: UnsafeMutablePointer<CChar>]
 
     /// Creates the context and its `assist_host` for `manifest`, with directories under the hub's paths.
@@ -24,6 +30,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         self.id = manifest.id
         self.manifest = manifest
         self.hub = hub
+        self.speechOwner = hub.nextOwnerNumber()
         var logger = hub.logger
         logger[metadataKey: "plugin"] = .string(manifest.id)
         self.logger = logger
@@ -89,6 +96,15 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         subscriptions.removeAll()
         hub.interaction.dialogs.cancelAll(owner: id)
         hub.interaction.router.unregister(owner: id)
+        if let speech = hub.sound.speech {
+            speech.detach(owner: speechOwner)
+            // Speech left paused would start again later, out of context: drop it. The rest may finish.
+            if speech.isPaused(owner: speechOwner) { speech.cancel(owner: speechOwner) }
+            speech.resume(owner: speechOwner)
+        }
+        if usedGuidance { hub.sound.cues?.stop() }
+        usedGuidance = false
+        closeAudioStream()
     }
 }
 

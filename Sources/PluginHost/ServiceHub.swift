@@ -1,7 +1,9 @@
+import Audio
 import Foundation
 import Interaction
 import Logging
 import Runtime
+import Speech
 
 /// The host's shared services, as the C tables reach them. Built once by the host and passed in; each
 /// plugin's `PluginContext` points back to it.
@@ -14,13 +16,17 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     package let events: EventBus
     package let paths: HostPaths
     package let logger: Logger
+    /// Speech, cues and the microphone.
+    package let sound: SoundServices
     /// Receives `session.finish` calls; set by the feature controller.
     package weak var sessionDelegate: SessionDelegate?
 
     package init(
         loop: MainLoop, workers: WorkerPool, clock: MonotonicClock, interaction: InteractionServices,
-        settings: SettingsStore, events: EventBus, paths: HostPaths, logger: Logger
+        settings: SettingsStore, events: EventBus, paths: HostPaths, logger: Logger,
+        sound: SoundServices = SoundServices()
     ) {
+        self.sound = sound
         self.loop = loop
         self.workers = workers
         self.clock = clock
@@ -34,8 +40,34 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     /// The service ids this host serves.
     package static let serviceIDs: Set<String> = [
         "assist.log/1", "assist.dialog/1", "assist.input/1", "assist.session/1", "assist.events/1",
-        "assist.settings/1", "assist.clock/1", "assist.worker/1", "assist.thread-check/1",
+        "assist.settings/1", "assist.clock/1", "assist.worker/1", "assist.thread-check/1", "assist.speech/1",
+        "assist.cues/1", "assist.audio-in/1",
     ]
+
+    private let ownerLock = NSLock()
+    nonisolated(unsafe) private var lastOwner = 0
+
+    /// A new number identifying one plugin context as the owner of speech. Any thread.
+    func nextOwnerNumber() -> Int {
+        ownerLock.withLock {
+            lastOwner += 1
+            return lastOwner
+        }
+    }
+}
+
+/// The sound services plugins reach: speech (nil when speech is off: text is then printed only), cues (nil
+/// when the command makes no sound) and where the microphone is.
+package struct SoundServices: Sendable {
+    package var speech: SpeechService?
+    package var cues: CuePlayer?
+    package var microphone: AudioInputSpec
+
+    package init(speech: SpeechService? = nil, cues: CuePlayer? = nil, microphone: AudioInputSpec = .alsa("default")) {
+        self.speech = speech
+        self.cues = cues
+        self.microphone = microphone
+    }
 }
 
 /// What the user talks with: the announcer, the dialogs and the command table. Used on the main loop.

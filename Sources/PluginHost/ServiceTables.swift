@@ -33,6 +33,9 @@ enum ServiceTables {
         case ASSIST_CLOCK_SERVICE_ID: return UnsafeRawPointer(clockTable)
         case ASSIST_WORKER_SERVICE_ID: return UnsafeRawPointer(workerTable)
         case ASSIST_THREAD_CHECK_SERVICE_ID: return UnsafeRawPointer(threadCheckTable)
+        case ASSIST_SPEECH_SERVICE_ID: return UnsafeRawPointer(speechTable)
+        case ASSIST_CUES_SERVICE_ID: return UnsafeRawPointer(cuesTable)
+        case ASSIST_AUDIO_IN_SERVICE_ID: return UnsafeRawPointer(audioInTable)
         default: return nil
         }
     }
@@ -110,6 +113,9 @@ let ASSIST_SETTINGS_SERVICE_ID = "assist.settings/1"
 let ASSIST_CLOCK_SERVICE_ID = "assist.clock/1"
 let ASSIST_WORKER_SERVICE_ID = "assist.worker/1"
 let ASSIST_THREAD_CHECK_SERVICE_ID = "assist.thread-check/1"
+let ASSIST_SPEECH_SERVICE_ID = "assist.speech/1"
+let ASSIST_CUES_SERVICE_ID = "assist.cues/1"
+let ASSIST_AUDIO_IN_SERVICE_ID = "assist.audio-in/1"
 
 /// A raw pointer or C function moved to another thread; the ABI's thread tags make the plugin responsible.
 // because: the plugin promised the pointee is safe on [worker]/[main]

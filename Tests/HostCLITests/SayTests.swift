@@ -32,7 +32,7 @@ struct SayTests {
         #expect(try say(["--rate", "400", "--audio-out", "wav:\(fast.path)"] + sentence).status == 0)
         let normalSamples = try pcm(normal)
         let fastSamples = try pcm(fast)
-        #expect(normalSamples.count > 22_050, "over one second at 22.05 kHz")
+        #expect(normalSamples.count > 2 * 22_050, "over one second of 22.05 kHz stereo")
         #expect((normalSamples.map { abs(Int($0)) }.max() ?? 0) > 1_000, "not silence")
         #expect(Double(fastSamples.count) < Double(normalSamples.count) * 0.7, "400 wpm is clearly shorter than 175")
     }
@@ -41,7 +41,7 @@ struct SayTests {
         let wav = folder.path("ru.wav")
         let result = try say(["--lang", "ru", "--audio-out", "wav:\(wav.path)", "Привет,", "мир."])
         #expect(result.status == 0)
-        #expect(try pcm(wav).count > 11_025)
+        #expect(try pcm(wav).count > 22_050)
     }
 
     @Test func mistakesAreOneLine() throws {
@@ -52,7 +52,7 @@ struct SayTests {
                 == "There is no espeak-ng voice called zzz. List them with 'espeak-ng --voices'.\n")
         let badTarget = try say(["--audio-out", "mp3:x", "hi"])
         #expect(badTarget.status == 64)
-        #expect(badTarget.standardError == "--audio-out takes wav:PATH or null, not mp3:x.\n")
+        #expect(badTarget.standardError == "--audio-out takes alsa, alsa:DEVICE, wav:PATH or null, not mp3:x.\n")
         let badRate = try say(["--rate", "9", "hi"])
         #expect(badRate.status == 64)
         #expect(badRate.standardError.split(separator: "\n").count == 1)
@@ -63,5 +63,25 @@ struct SayTests {
         #expect(result.status == 0)
         #expect(result.lines == ["quiet"])
         #expect(!FileManager.default.fileExists(atPath: folder.path("speech/last-session.wav").path))
+    }
+
+    @Test func withNoSoundCardSpeechGoesToTheDataFolderAndSaysSo() throws {
+        let result = try say(["fallback"])
+        #expect(result.status == 0)
+        let file = folder.path("speech/last-session.wav")
+        #expect(result.lines == ["No sound card found; sound is written to \(file.path).", "fallback"])
+        #expect(try pcm(file).count > 2_205)
+    }
+
+    @Test func alsaDevicesAreUsedThroughTheRealPath() throws {
+        let raw = folder.path("played.raw")
+        let result = try say(["--audio-out", "alsa:file:FILE=\(raw.path),FORMAT=raw", "through", "ALSA"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try Data(contentsOf: raw).count > 22_050 * 4 / 2, "half a second of stereo reached ALSA")
+        let missing = try say(["--audio-out", "alsa:hw:97", "nothing"])
+        #expect(missing.status == 1)
+        #expect(
+            missing.standardError
+                == "The sound device hw:97 cannot be opened. Check 'aplay -l', or choose one with --audio-out.\n")
     }
 }

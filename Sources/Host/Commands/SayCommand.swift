@@ -32,7 +32,7 @@ struct SayCommand: ParsableCommand {
     func run() throws {
         let session = try HostSession(options: global, interactive: false, speaks: true, speechRate: rate, voice: voice)
         defer { session.shutdown() }
-        if session.speaker == nil && !global.noSpeech && global.audioOut != "null" {
+        if session.speech == nil && !global.noSpeech && global.audioOut != "null" {
             throw CLIFailure(message: "Speech is not available: espeak-ng could not start. Run 'assist doctor'.")
         }
         session.announcer.say(text.joined(separator: " "))

@@ -229,11 +229,12 @@ typedef struct assist_log_service {
 
 /** Speech priorities, as in Speech Dispatcher (SSIP). */
 typedef int32_t assist_priority;
-#define ASSIST_PRIORITY_IMPORTANT 0    /* interrupts everything, is never dropped */
-#define ASSIST_PRIORITY_MESSAGE 1      /* queued after important, never dropped */
-#define ASSIST_PRIORITY_TEXT 2         /* cancelled by anything of higher priority */
-#define ASSIST_PRIORITY_NOTIFICATION 3 /* dropped when anything else is speaking */
-#define ASSIST_PRIORITY_PROGRESS 4     /* like notification; the last one of a run is spoken */
+/* Speech Dispatcher's (SSIP) rules: */
+#define ASSIST_PRIORITY_IMPORTANT 0    /* spoken next; postpones message/text, which resume at their word */
+#define ASSIST_PRIORITY_MESSAGE 1      /* after important and message; cancels text, notification, progress */
+#define ASSIST_PRIORITY_TEXT 2         /* after important, message and text; cancels notification, progress */
+#define ASSIST_PRIORITY_NOTIFICATION 3 /* spoken only when nothing speaks or waits, else dropped */
+#define ASSIST_PRIORITY_PROGRESS 4     /* like notification, but the latest is kept and spoken when idle */
 
 /** What kind of free text ask_text wants; the host uses it for echo and the spoken prompt. */
 typedef int32_t assist_text_kind;
@@ -406,6 +407,112 @@ typedef struct assist_thread_check_service {
     bool (*is_frame)(const assist_host *h); /* [any] */
     void *reserved[4];
 } assist_thread_check_service;
+
+/* ----- assist.speech/1 --------------------------------------------------------------------------------- */
+
+#define ASSIST_SPEECH_SERVICE "assist.speech/1"
+
+/** How an utterance ended. */
+typedef int32_t assist_speech_outcome;
+#define ASSIST_SPEECH_FINISHED 0  /* spoken to the end */
+#define ASSIST_SPEECH_CANCELLED 1 /* stopped, or dropped by the priority rules */
+
+/** Flags for assist_speech_options.flags. */
+#define ASSIST_SPEECH_NO_PRINT 1u /* do not also print the text as a line (the plugin prints it itself) */
+
+/** Options for one utterance: zero it, set struct_size, then set what you need. NULL means all defaults. */
+typedef struct assist_speech_options {
+    uint32_t struct_size;
+    assist_priority priority;             /* ASSIST_PRIORITY_*; 0 (important) only when set on purpose */
+    const char *ASSIST_NULLABLE language; /* "en", "ru", "zh"; NULL for the session's language */
+    const char *ASSIST_NULLABLE voice;    /* an espeak-ng voice ("en-gb"); NULL for the language's. An unknown
+                                             voice falls back to the language's and is logged. */
+    int32_t words_per_minute;             /* 80..450; 0 for the user's rate (setting speech.rate) */
+    uint32_t flags;                       /* ASSIST_SPEECH_* flags */
+    void *reserved[4];
+} assist_speech_options;
+
+/** Called once per utterance with how it ended. [main] */
+typedef void (*assist_speech_done_cb)(void *ASSIST_NULLABLE user, uint64_t utterance, assist_speech_outcome outcome);
+/** Called as each word starts to sound: offsets into the text given to speak(), in Unicode characters and in
+    UTF-8 bytes, and the word's length in bytes. [main] */
+typedef void (*assist_speech_word_cb)(void *ASSIST_NULLABLE user, uint64_t utterance, uint32_t char_offset,
+                                      uint32_t byte_offset, uint32_t byte_length);
+
+typedef struct assist_speech_service {
+    uint32_t struct_size;
+    /** Queues `text` (UTF-8; invalid bytes are replaced) under the priority rules. On success `on_done` runs
+        exactly once, and `*out_id` (may be NULL) names the utterance. Empty or blank text: ASSIST_E_INVALID
+        and no callback. Without options the priority is MESSAGE. The text is copied. [any] */
+    assist_status (*speak)(const assist_host *h, const char *text, const assist_speech_options *ASSIST_NULLABLE options,
+                           assist_speech_done_cb ASSIST_NULLABLE on_done, assist_speech_word_cb ASSIST_NULLABLE on_word,
+                           void *ASSIST_NULLABLE user, uint64_t *ASSIST_NULLABLE out_id);
+    /** Stops one of this plugin's utterances at once; its on_done reports CANCELLED. ASSIST_E_NOT_FOUND when
+        it already ended or is not this plugin's. [any] */
+    assist_status (*stop)(const assist_host *h, uint64_t utterance);
+    /** Stops every utterance of this plugin. [any] */
+    assist_status (*cancel_mine)(const assist_host *h);
+    /** Pauses this plugin's speech at once; other speech goes on. ASSIST_E_NOT_FOUND when it had nothing to
+        pause (it is paused all the same, so later speech waits for resume). [any] */
+    assist_status (*pause)(const assist_host *h);
+    /** Resumes this plugin's speech at the start of the word that was being heard. [any] */
+    assist_status (*resume)(const assist_host *h);
+    /** True while any speech is sounding, this plugin's or not. [any] */
+    bool (*is_speaking)(const assist_host *h);
+    void *reserved[8];
+} assist_speech_service;
+
+/* ----- assist.cues/1 ----------------------------------------------------------------------------------- */
+
+#define ASSIST_CUES_SERVICE "assist.cues/1"
+
+/** Guidance patterns (haptic patterns rendered as tones). */
+typedef int32_t assist_cue_pattern;
+#define ASSIST_CUE_DOT 0        /* target to the left */
+#define ASSIST_CUE_DASH 1       /* target to the right */
+#define ASSIST_CUE_DOT_DASH 2   /* target above */
+#define ASSIST_CUE_DASH_DOT 3   /* target below */
+#define ASSIST_CUE_CONTINUOUS 4 /* target centred */
+
+typedef struct assist_cues_service {
+    uint32_t struct_size;
+    /** Plays an earcon once: "tap", "success", "error", "stable", "end", "found", "lost" or "listen", at
+        `gain` 0..1 and `pan` -1 (left) .. 1 (right). ASSIST_E_NOT_FOUND for another name. [any] */
+    assist_status (*play)(const assist_host *h, const char *name, double gain, double pan);
+    /** Plays `pattern` repeatedly at `intensity` (0.1..1: faster and louder as the target nears), panned,
+        at `pitch_hz` or the pattern's own pitch when 0. One pattern plays and one waits: a new request replaces
+        the waiting one and starts when the current cycle ends. [any] */
+    assist_status (*guidance)(const assist_host *h, assist_cue_pattern pattern, double intensity, double pan,
+                              double pitch_hz);
+    /** Ends guidance with a short fade. [any] */
+    assist_status (*stop)(const assist_host *h);
+    /** False when the user turned cues off (setting cues.enabled); calls still succeed and play nothing. [any] */
+    bool (*enabled)(const assist_host *h);
+    void *reserved[8];
+} assist_cues_service;
+
+/* ----- assist.audio-in/1 ------------------------------------------------------------------------------- */
+
+#define ASSIST_AUDIO_IN_SERVICE "assist.audio-in/1"
+
+/** An open recording stream; owned by the host, valid until close(). */
+typedef struct assist_audio_stream assist_audio_stream;
+
+typedef struct assist_audio_in_service {
+    uint32_t struct_size;
+    /** Opens the microphone (or the file given with --mic) as 16-bit interleaved PCM at `rate_hz` (16000 for
+        recognition, 16000 or 44100 for recordings) with `channels` 1 or 2. ASSIST_E_BUSY when this plugin
+        already has a stream; ASSIST_E_IO with `*err` when there is no microphone. [main] */
+    assist_status (*open)(const assist_host *h, uint32_t rate_hz, uint32_t channels,
+                          assist_audio_stream *ASSIST_NULLABLE *out, char *ASSIST_NULLABLE *err);
+    /** Reads up to `frames` frames into `buf` (frames x channels samples), blocking until they arrive; `*got`
+        is 0 at the end of a file. Never call it on [main]. [worker] */
+    assist_status (*read)(const assist_host *h, assist_audio_stream *stream, int16_t *buf, uint32_t frames,
+                          uint32_t *got);
+    /** Closes the stream. Not while a read on it is in progress. [main] */
+    void (*close)(const assist_host *h, assist_audio_stream *stream);
+    void *reserved[8];
+} assist_audio_in_service;
 
 /* ---------------------------------------------------------------------------------------------------------
  * Helpers (header-only, so a plugin needs nothing but this file)

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A source of recorded sound: the microphone, or a WAV file standing in for it (`--mic wav:PATH`).
+package protocol AudioInput: AnyObject {
+    /// What `read` returns.
+    var format: AudioFormat { get }
+    /// Names the source for messages.
+    var name: String { get }
+    /// Up to `frames` interleaved frames; blocks until they arrive. Empty at the end of a file. One thread.
+    func read(frames: Int) throws -> [Int16]
+}
+
+/// Where `--mic` points: the ALSA device or a WAV file.
+package enum AudioInputSpec: Equatable, Sendable {
+    case alsa(String)
+    case wav(URL)
+
+    /// Reads `alsa`, `alsa:DEVICE` or `wav:PATH`; nil for anything else.
+    package init?(_ option: String) {
+        if option == "alsa" || option == "default" {
+            self = .alsa("default")
+        } else if option.hasPrefix("alsa:"), option.count > 5 {
+            self = .alsa(String(option.dropFirst(5)))
+        } else if option.hasPrefix("wav:"), option.count > 4 {
+            self = .wav(URL(fileURLWithPath: String(option.dropFirst(4))))
+        } else {
+            return nil
+        }
+    }
+
+    /// Opens the source delivering `format` (16 kHz mono for recognition; 16 or 44.1 kHz for recordings).
+    package func open(format: AudioFormat) throws -> AudioInput {
+        switch self {
+        case .alsa(let device): return try AlsaInput(deviceName: device, format: format)
+        case .wav(let url): return try WavFileInput(url: url, format: format)
+        }
+    }
+}
+
+/// A WAV file played into the host as if it were a microphone, converted to the wanted format.
+package final class WavFileInput: AudioInput {
+    package let format: AudioFormat
+    package let name: String
+    private let samples: [Int16]
+    private var position = 0
+
+    /// Reads `url` whole and converts it to `format`.
+    package init(url: URL, format: AudioFormat) throws {
+        let file = try WavFile.read(url)
+        self.samples = AudioConverter.convert(file.samples, from: file.format, to: format)
+        self.format = format
+        self.name = "the file \(url.path)"
+    }
+
+    package func read(frames: Int) throws -> [Int16] {
+        let end = min(samples.count, position + frames * format.channels)
+        defer { position = end }
+        return Array(samples[position..<end])
+    }
+}
+
+/// The microphone through ALSA; ALSA's plug layer converts the card's rate and channels to `format`.
+package final class AlsaInput: AudioInput {
+    private let device: AlsaDevice
+
+    /// Opens the ALSA capture device `deviceName` with about 100 ms of buffer.
+    package init(deviceName: String, format: AudioFormat) throws {
+        device = try AlsaDevice(name: deviceName, capture: true, format: format, latencySeconds: 0.1)
+    }
+
+    package var format: AudioFormat { device.format }
+    package var name: String { "the microphone \(device.name)" }
+    package func read(frames: Int) throws -> [Int16] { try device.read(frames: frames) }
+}

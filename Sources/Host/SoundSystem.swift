@@ -1,0 +1,104 @@
+import Audio
+import Foundation
+import Logging
+import PluginHost
+import Speech
+
+/// The host's sound: one sink chosen from `--audio-out`, the mixer, the cue player and speech. Built once per
+/// session and passed to whatever needs it.
+final class SoundSystem: Sendable {
+    let mixer: AudioMixer
+    let cues: CuePlayer
+    /// Nil when speech is off (`--no-speech`) or espeak-ng cannot start.
+    let speech: SpeechService?
+    /// The WAV file that sound goes to because there is no sound card; said once at start.
+    let fallbackInUse: URL?
+
+    /// Opens the sink for `target` and starts the mixer. `onDeviceLost` receives the WAV file that sound goes to
+    /// when the sound card goes away mid-session, for the host to say so once.
+    init(
+        target: AudioTarget, dataDirectory: URL, settings: SettingsStore, logger: Logger, speaks: Bool,
+        wordsPerMinute: Int?, voice: String?, onDeviceLost: @escaping @Sendable (URL) -> Void
+    ) throws {
+        let fallback = AudioTarget.fallbackFile(dataDirectory: dataDirectory)
+        var fallbackInUse: URL?
+        let sink: AudioSink
+        switch target {
+        case .null:
+            sink = NullSink()
+        case .wav(let url):
+            sink = try Self.wavSink(url)
+        case .alsa(let device):
+            do { sink = try AlsaSink(deviceName: device) } catch let error as AudioError {
+                throw CLIFailure(message: error.message)
+            }
+        case .automatic:
+            if let device = try? AlsaSink() {
+                sink = device
+            } else {
+                sink = try Self.wavSink(fallback)
+                fallbackInUse = fallback
+            }
+        }
+        self.fallbackInUse = fallbackInUse
+        mixer = AudioMixer(sink: sink) { error, failed in
+            logger.error("sound output failed: \(error.message) (\(error.cause ?? "no detail"))")
+            guard let replacement = try? WavFileSink(url: fallback) else { return NullSink() }
+            onDeviceLost(fallback)
+            return replacement
+        }
+        cues = CuePlayer(mixer: mixer, settings: Self.cueSettings(settings))
+        if speaks {
+            let rate = wordsPerMinute ?? Self.int(settings, "speech.rate", default: 175, in: 80...450)
+            speech = SpeechService(mixer: mixer, logger: logger, wordsPerMinute: rate, voice: voice)
+            speech?.configure(volume: Self.double(settings, "speech.volume", default: 1))
+        } else {
+            speech = nil
+        }
+    }
+
+    /// Lets queued sound play out, then stops the threads.
+    func shutdown(drainSeconds: Double) {
+        cues.stop()
+        speech?.drain(timeoutSeconds: drainSeconds)
+        speech?.shutdown()
+        mixer.waitUntilIdle(timeoutSeconds: 2)
+        mixer.shutdown()
+    }
+
+    private static func wavSink(_ url: URL) throws -> WavFileSink {
+        do { return try WavFileSink(url: url) } catch let error as AudioError {
+            throw CLIFailure(message: error.message)
+        }
+    }
+
+    /// `cues.volume` (0…1), `cues.enabled` and `cues.low-pitch` from the settings.
+    static func cueSettings(_ settings: SettingsStore) -> CuePlayer.Settings {
+        CuePlayer.Settings(
+            volume: double(settings, "cues.volume", default: 0.8),
+            enabled: bool(settings, "cues.enabled", default: true),
+            lowPitch: bool(settings, "cues.low-pitch", default: false))
+    }
+
+    private static func double(_ settings: SettingsStore, _ key: String, default fallback: Double) -> Double {
+        switch settings.value(key) {
+        case .double(let value): return min(1, max(0, value))
+        case .int(let value): return min(1, max(0, Double(value)))
+        default: return fallback
+        }
+    }
+
+    private static func int(_ settings: SettingsStore, _ key: String, default fallback: Int, in range: ClosedRange<Int>)
+        -> Int
+    {
+        if case .int(let value) = settings.value(key) {
+            return min(range.upperBound, max(range.lowerBound, Int(value)))
+        }
+        return fallback
+    }
+
+    private static func bool(_ settings: SettingsStore, _ key: String, default fallback: Bool) -> Bool {
+        if case .bool(let value) = settings.value(key) { return value }
+        return fallback
+    }
+}

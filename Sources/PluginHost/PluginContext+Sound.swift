@@ -1,0 +1,132 @@
+import Audio
+import Foundation
+import PluginAPI
+import Speech
+
+/// A plugin's open recording stream: the `assist_audio_stream *` handed out points at one of these.
+final class AudioStream: @unchecked Sendable {  // because: `input` is used under `lock` only
+    let input: AudioInput
+    let lock = NSLock()
+
+    init(input: AudioInput) {
+        self.input = input
+    }
+}
+
+extension PluginContext {
+    /// Speaks (and prints) `request` for this plugin; callbacks run on the main loop while the plugin lives.
+    func speak(
+        _ request: SpeechRequest, onDone: assist_speech_done_cb?, onWord: assist_speech_word_cb?,
+        user: UnsafeMutableRawPointer?, outID: UnsafeMutablePointer<UInt64>?
+    ) -> assist_status {
+        if request.prints { hub.interaction.announcer.print(request.utterance.text) }
+        let loop = hub.loop
+        let target = UnsafeTransfer(value: (onDone, onWord, user))
+        guard let speech = hub.sound.speech else {
+            // Speech is off: the printed line is all there is, and the utterance is over at once.
+            let id = UInt64(hub.nextOwnerNumber()) | 1 << 63
+            outID?.pointee = id
+            if let onDone {
+                loop.post { [self] in
+                    if instance != nil { onDone(target.value.2, id, ASSIST_SPEECH_FINISHED) }
+                }
+            }
+            return ASSIST_OK
+        }
+        var callbacks = SpeechCallbacks()
+        if onDone != nil {
+            callbacks.onDone = { [self] id, outcome in
+                loop.post {
+                    guard self.instance != nil, let done = target.value.0 else { return }
+                    done(target.value.2, id, outcome.rawValue)
+                }
+            }
+        }
+        if onWord != nil {
+            callbacks.onWord = { [self] id, word in
+                loop.post {
+                    guard self.instance != nil, let callback = target.value.1 else { return }
+                    callback(
+                        target.value.2, id, UInt32(clamping: word.characterOffset), UInt32(clamping: word.byteOffset),
+                        UInt32(clamping: word.byteLength))
+                }
+            }
+        }
+        guard let id = speech.speak(request.utterance, callbacks: callbacks) else { return ASSIST_E_INVALID }
+        outID?.pointee = id
+        return ASSIST_OK
+    }
+
+    /// Stops one of this plugin's utterances; false when it is not known or not this plugin's.
+    func stopSpeech(_ id: UInt64) -> Bool {
+        hub.sound.speech?.stop(id: id, owner: speechOwner) ?? false
+    }
+
+    /// Closes the plugin's recording stream, if any.
+    func closeAudioStream() {
+        guard let stream = audioStream else { return }
+        stream.lock.withLock { audioStream = nil }
+    }
+}
+
+extension ServiceTables {
+    // MARK: assist.audio-in/1
+
+    nonisolated(unsafe) static let audioInTable: UnsafeMutablePointer<assist_audio_in_service> = {
+        var table = assist_audio_in_service()
+        table.struct_size = UInt32(MemoryLayout<assist_audio_in_service>.size)
+        table.open = { host, rate, channels, out, err in
+            guard let context = PluginContext.from(host), context.onMain("audio-in.open"), let out else {
+                return ASSIST_E_INVALID
+            }
+            guard (8_000...48_000).contains(rate), (1...2).contains(channels) else {
+                context.misbehaving("audio-in.open: \(rate) Hz with \(channels) channels is not offered")
+                return ASSIST_E_UNSUPPORTED
+            }
+            guard context.audioStream == nil else { return ASSIST_E_BUSY }
+            do {
+                let format = AudioFormat(sampleRateHz: Int(rate), channels: Int(channels))
+                let stream = AudioStream(input: try context.hub.sound.microphone.open(format: format))
+                context.audioStream = stream
+                out.pointee = OpaquePointer(Unmanaged.passUnretained(stream).toOpaque())
+                return ASSIST_OK
+            } catch {
+                let message = (error as? AudioError)?.message ?? "The microphone cannot be opened."
+                err?.pointee = strdup(message)
+                context.logger.warning("audio-in.open: \(message)")
+                return ASSIST_E_IO
+            }
+        }
+        table.read = { host, pointer, buffer, frames, got in
+            guard let context = PluginContext.from(host), let pointer, let buffer else { return ASSIST_E_INVALID }
+            guard !context.hub.loop.isOnLoop else {
+                context.misbehaving("audio-in.read blocks and must not be called on the main loop")
+                return ASSIST_E_INVALID
+            }
+            guard let stream = context.audioStream,
+                OpaquePointer(Unmanaged.passUnretained(stream).toOpaque()) == pointer
+            else { return ASSIST_E_NOT_FOUND }
+            return stream.lock.withLock {
+                do {
+                    let samples = try stream.input.read(frames: Int(frames))
+                    samples.withUnsafeBufferPointer { source in
+                        if let base = source.baseAddress { buffer.update(from: base, count: source.count) }
+                    }
+                    got?.pointee = UInt32(samples.count / stream.input.format.channels)
+                    return ASSIST_OK
+                } catch {
+                    context.logger.warning("audio-in.read: \((error as? AudioError)?.message ?? "\(error)")")
+                    got?.pointee = 0
+                    return ASSIST_E_IO
+                }
+            }
+        }
+        table.close = { host, pointer in
+            guard let context = PluginContext.from(host), context.onMain("audio-in.close"), let pointer,
+                let stream = context.audioStream, OpaquePointer(Unmanaged.passUnretained(stream).toOpaque()) == pointer
+            else { return }
+            context.closeAudioStream()
+        }
+        return allocate(table)
+    }()
+}
