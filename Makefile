@@ -51,6 +51,7 @@ example:
 
 bench: deps
 	bench/cold-start.sh
+	bench/audio.sh
 
 clean:
 	rm -rf .build

@@ -62,6 +62,13 @@ let package = Package(
             linkerSettings: pluginExports
         ),
 
+        // Benchmarks (run by `make bench`).
+        .executableTarget(
+            name: "AudioBench",
+            dependencies: ["Audio", "Speech", "CEspeakNG", .product(name: "Logging", package: "swift-log")],
+            path: "bench/AudioBench"
+        ),
+
         // Tests.
         .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Audio
 import Foundation
 import PluginHost
 
@@ -131,16 +132,22 @@ struct HealthChecks {
         return HealthResult(level: .ok, subject: "camera", detail: devices.map { "/dev/\($0)" }.joined(separator: ", "))
     }
 
+    /// Opens ALSA's default playback and capture devices, as the host would.
     func audio() -> HealthResult {
-        let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""
-        let playback = ((try? files.contentsOfDirectory(atPath: "/dev/snd")) ?? []).filter { $0.hasSuffix("p") }
-        if cards.contains("no soundcards") || playback.isEmpty {
-            return HealthResult(
-                level: .warning, subject: "audio",
-                detail: "no sound card; speech and cues are written to WAV files in the data folder",
-                fix: "connect speakers or headphones, or choose a file with --audio-out wav:PATH")
+        var problems: [String] = []
+        if (try? AlsaSink()) == nil {
+            problems.append("no sound card: speech and cues go to a WAV file in the data folder")
         }
-        return HealthResult(level: .ok, subject: "audio", detail: "\(playback.count) playback device(s)")
+        if (try? AlsaInput(deviceName: "default", format: .recognition)) == nil {
+            problems.append("no microphone: recordings need --mic wav:PATH")
+        }
+        guard problems.isEmpty else {
+            return HealthResult(
+                level: .warning, subject: "audio", detail: problems.joined(separator: "; "),
+                fix: "connect speakers and a microphone (check 'aplay -l' and 'arecord -l'), "
+                    + "or use --audio-out wav:PATH and --mic wav:PATH")
+        }
+        return HealthResult(level: .ok, subject: "audio", detail: "ALSA default playback and capture open")
     }
 
     func speech() -> HealthResult {
