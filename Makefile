@@ -21,7 +21,7 @@ run: deps
 
 # Every test: the Swift suites, then the installed layout with the C example built through pkg-config.
 test: deps
-	$(SWIFT) format lint --strict --recursive Sources Plugins Tests
+	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/test-install.sh
