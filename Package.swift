@@ -22,6 +22,18 @@ let package = Package(
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),
+        .target(name: "CV4L2Shims", linkerSettings: [.linkedLibrary("v4l2")]),
+        .target(
+            name: "CFFmpegShims",
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"),
+            ]
+        ),
+        .target(
+            name: "Camera",
+            dependencies: ["CV4L2Shims", "CFFmpegShims", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "Audio", dependencies: ["CALSA"]),
         .target(
             name: "Speech",
@@ -37,14 +49,14 @@ let package = Package(
         .target(
             name: "PluginHost",
             dependencies: [
-                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech",
+                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech", "Camera",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "Interaction", "Runtime", "Speech", "Audio",
+                "PluginHost", "Interaction", "Runtime", "Speech", "Audio", "Camera",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,11 +82,12 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio"]),
+        .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
+        .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
     ]

@@ -8,7 +8,10 @@ packages=(
   libsqlite3-dev
   espeak-ng espeak-ng-data libespeak-ng-dev
   libasound2-dev alsa-utils sox
-  libv4l-dev
+  libv4l-dev v4l-utils
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
+  # tests: make real photos, pages and videos
+  ffmpeg imagemagick fonts-dejavu-core
 )
 
 missing=()

@@ -13,6 +13,7 @@ struct Assist: ParsableCommand {
         version: HostVersion.current.description,
         subcommands: [
             ShellCommand.self, RunCommand.self, SayCommand.self, CueCommand.self, RecordCommand.self,
+            CameraCommand.self,
             PluginsCommand.self, DoctorCommand.self,
             ProbeCommand.self,
         ]
@@ -44,6 +45,12 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(help: "Where recordings come from: alsa[:DEVICE] or wav:PATH (a file played as the microphone).")
     var mic: String?
+
+    @Option(help: "Where pictures come from: v4l2:/dev/videoN, image:PATH, dir:PATH, video:PATH or pattern.")
+    var camera: String?
+
+    @Option(help: "Frames per second for picture, folder and pattern sources (or ask a camera for it).")
+    var cameraFps: Double?
 
     @Flag(help: "Log details to standard error.")
     var verbose = false

@@ -1,4 +1,5 @@
 import Audio
+import Camera
 import Foundation
 import Interaction
 import Logging
@@ -73,6 +74,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         if let file = sound?.fallbackInUse {
             announcer.say(phrases.text("audio.no-sound-card", ["path": file.path]), remember: false)
         }
+        let cameraNotices = CameraNoticeBox(announcer: announcer, phrases: phrases)
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
         let interaction = InteractionServices(
             announcer: announcer, dialogs: dialogs, phrases: phrases,
@@ -81,10 +83,12 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         hub = ServiceHub(
             loop: loop, workers: WorkerPool(threadCount: 2), clock: SystemClock(), interaction: interaction,
             settings: settings, events: EventBus(loop: loop), paths: paths, logger: logger,
-            sound: SoundServices(speech: sound?.speech, cues: sound?.cues, microphone: try Self.microphone(options))
+            sound: SoundServices(speech: sound?.speech, cues: sound?.cues, microphone: try Self.microphone(options)),
+            camera: try Self.camera(options, settings: settings, paths: paths, logger: logger, notices: cameraNotices)
         )
         let searchPath = PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir)
         let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
+        cameraNotices.events = hub.events
         features = FeatureController(hub: hub, records: records)
         console = interactive ? Console() : nil
         dispatcher = InputDispatcher(interaction: interaction, features: features, console: console)
@@ -104,6 +108,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// Stops every plugin and puts the terminal back.
     func shutdown() {
         features.stopAll()
+        hub.camera?.shutdown()
         sound?.shutdown(drainSeconds: 10)
         console?.restore()
     }
@@ -130,6 +135,27 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         .filter { $0.1 <= max(3, id.count / 2) || $0.0.contains(id) }
         .sorted { $0.1 < $1.1 }
         .prefix(3).map(\.0)
+    }
+
+    /// The camera service for `--camera`, or the `camera.source` setting, or the automatic choice.
+    static func camera(
+        _ options: GlobalOptions, settings: SettingsStore, paths: HostPaths, logger: Logger, notices: CameraNoticeBox
+    ) throws -> CameraService {
+        var text = options.camera
+        if text == nil, case .string(let configured) = settings.value("camera.source") { text = configured }
+        let spec: CameraSpec
+        do {
+            spec = try text.map(CameraSpec.init) ?? .automatic
+        } catch let error as CameraError {
+            throw CLIFailure(message: error.message, exitCode: 64)
+        }
+        if let fps = options.cameraFps, !(0.5...120).contains(fps) {
+            throw CLIFailure(message: "--camera-fps must be between 0.5 and 120.", exitCode: 64)
+        }
+        return CameraService(
+            spec: spec, framesPerSecond: options.cameraFps,
+            sample: paths.share.appendingPathComponent("camera/sample.jpg"), logger: logger,
+            onNotice: { notices.announce($0) })
     }
 
     private static func microphone(_ options: GlobalOptions) throws -> AudioInputSpec {
@@ -165,6 +191,37 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .warning
             return handler
+        }
+    }
+}
+
+/// Turns camera notices into spoken lines and `assist.camera.*` events.
+final class CameraNoticeBox: @unchecked Sendable {  // because: `events` is set once before any camera opens
+    let announcer: Announcer
+    let phrases: PhraseBook
+    var events: EventBus?
+
+    init(announcer: Announcer, phrases: PhraseBook) {
+        self.announcer = announcer
+        self.phrases = phrases
+    }
+
+    func announce(_ notice: CameraNotice) {
+        switch notice {
+        case .usingSample(let reason):
+            announcer.say(phrases.text("camera.using-sample", ["reason": reason]), remember: false)
+            events?.publish("assist.camera.sample", json: nil)
+        case .lost(let name):
+            announcer.say(phrases.text("camera.lost", ["name": name]), priority: .important, remember: false)
+            events?.publish("assist.camera.lost", json: nil)
+        case .back(let name):
+            announcer.say(phrases.text("camera.back", ["name": name]), priority: .important, remember: false)
+            events?.publish("assist.camera.back", json: nil)
+        case .ended(let name):
+            announcer.say(phrases.text("camera.ended", ["name": name]), remember: false)
+            events?.publish("assist.camera.ended", json: nil)
+        case .problem(let text):
+            announcer.say(text, remember: false)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Camera
 import Foundation
 import Interaction
 import Logging
@@ -60,7 +61,10 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
     package let dataDirectory: TemporaryDirectory
 
     /// Discovers plugins in `pluginDirectories` (installed layout) and builds the services.
-    package init(pluginDirectories: [URL], language: String = "en", sound: SoundServices = SoundServices()) throws {
+    package init(
+        pluginDirectories: [URL], language: String = "en", sound: SoundServices = SoundServices(),
+        camera: CameraService? = nil
+    ) throws {
         dataDirectory = try TemporaryDirectory("assist-data")
         let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
         var paths = HostPaths.resolve(dataDir: dataDirectory.url.path, shareDir: share.path)
@@ -74,7 +78,8 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
         logger.logLevel = .critical
         hub = ServiceHub(
             loop: loop, workers: WorkerPool(threadCount: 1), clock: SystemClock(), interaction: interaction,
-            settings: SettingsStore(), events: EventBus(loop: loop), paths: paths, logger: logger, sound: sound
+            settings: SettingsStore(), events: EventBus(loop: loop), paths: paths, logger: logger, sound: sound,
+            camera: camera
         )
         let searchPath = PluginSearchPath(entries: pluginDirectories.map { .installed($0) })
         let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)

@@ -116,6 +116,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         guard let context = record.context, let instance = context.instance else { return }
         hub.interaction.dialogs.cancelAll(owner: record.id)
         if callStop { instance.pointee.stop?(instance) }
+        // No frame may reach the instance once it is destroyed.
+        context.endCameraSubscription()
         context.instance = nil
         instance.pointee.destroy?(instance)
         context.releaseHoldings()

@@ -23,6 +23,8 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     var usedGuidance = false
     /// The plugin's open microphone stream.
     var audioStream: AudioStream?
+    /// The plugin's camera subscription and the frames it retained.
+    let cameraState = CameraState()
     private let strings: [String: UnsafeMutablePointer<CChar>]
 
     /// Creates the context and its `assist_host` for `manifest`, with directories under the hub's paths.
@@ -105,6 +107,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         if usedGuidance { hub.sound.cues?.stop() }
         usedGuidance = false
         closeAudioStream()
+        endCameraSubscription()
     }
 }
 

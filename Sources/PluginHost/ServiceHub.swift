@@ -1,4 +1,5 @@
 import Audio
+import Camera
 import Foundation
 import Interaction
 import Logging
@@ -18,15 +19,18 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     package let logger: Logger
     /// Speech, cues and the microphone.
     package let sound: SoundServices
+    /// The camera, opened when the first plugin subscribes; nil when the command uses none.
+    package let camera: CameraService?
     /// Receives `session.finish` calls; set by the feature controller.
     package weak var sessionDelegate: SessionDelegate?
 
     package init(
         loop: MainLoop, workers: WorkerPool, clock: MonotonicClock, interaction: InteractionServices,
         settings: SettingsStore, events: EventBus, paths: HostPaths, logger: Logger,
-        sound: SoundServices = SoundServices()
+        sound: SoundServices = SoundServices(), camera: CameraService? = nil
     ) {
         self.sound = sound
+        self.camera = camera
         self.loop = loop
         self.workers = workers
         self.clock = clock
@@ -41,7 +45,7 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     package static let serviceIDs: Set<String> = [
         "assist.log/1", "assist.dialog/1", "assist.input/1", "assist.session/1", "assist.events/1",
         "assist.settings/1", "assist.clock/1", "assist.worker/1", "assist.thread-check/1", "assist.speech/1",
-        "assist.cues/1", "assist.audio-in/1",
+        "assist.cues/1", "assist.audio-in/1", "assist.camera/1",
     ]
 
     private let ownerLock = NSLock()

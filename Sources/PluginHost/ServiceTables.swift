@@ -36,6 +36,7 @@ enum ServiceTables {
         case ASSIST_SPEECH_SERVICE_ID: return UnsafeRawPointer(speechTable)
         case ASSIST_CUES_SERVICE_ID: return UnsafeRawPointer(cuesTable)
         case ASSIST_AUDIO_IN_SERVICE_ID: return UnsafeRawPointer(audioInTable)
+        case ASSIST_CAMERA_SERVICE_ID: return UnsafeRawPointer(cameraTable)
         default: return nil
         }
     }
@@ -116,6 +117,7 @@ let ASSIST_THREAD_CHECK_SERVICE_ID = "assist.thread-check/1"
 let ASSIST_SPEECH_SERVICE_ID = "assist.speech/1"
 let ASSIST_CUES_SERVICE_ID = "assist.cues/1"
 let ASSIST_AUDIO_IN_SERVICE_ID = "assist.audio-in/1"
+let ASSIST_CAMERA_SERVICE_ID = "assist.camera/1"
 
 /// A raw pointer or C function moved to another thread; the ABI's thread tags make the plugin responsible.
 // because: the plugin promised the pointee is safe on [worker]/[main]

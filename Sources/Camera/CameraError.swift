@@ -1,0 +1,68 @@
+/// Why the camera failed: a code to branch on, a sentence to speak, and the underlying cause.
+package struct CameraError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure this is.
+    package struct Code: Hashable, Sendable {
+        private enum Kind { case missing, busy, unsupported, lost, badFile, badSpec, ended }
+        private let kind: Kind
+        package static let missing = Code(kind: .missing)
+        package static let busy = Code(kind: .busy)
+        package static let unsupported = Code(kind: .unsupported)
+        package static let lost = Code(kind: .lost)
+        package static let badFile = Code(kind: .badFile)
+        package static let badSpec = Code(kind: .badSpec)
+        package static let ended = Code(kind: .ended)
+    }
+
+    package let code: Code
+    /// One speakable sentence: what is wrong and what to do.
+    package let message: String
+    /// The underlying errno text or library reason.
+    package let cause: String?
+
+    package var description: String { message }
+
+    /// No such device.
+    package static func missing(_ path: String, cause: String?) -> CameraError {
+        CameraError(
+            code: .missing,
+            message: "There is no camera at \(path). Plug one in, or choose another with --camera.",
+            cause: cause)
+    }
+
+    /// Another program is using the camera.
+    package static func busy(_ path: String, cause: String?) -> CameraError {
+        CameraError(
+            code: .busy, message: "The camera \(path) is in use by another program. Close it and try again.",
+            cause: cause)
+    }
+
+    /// The device cannot stream a format Assist converts.
+    package static func unsupported(_ path: String, cause: String?) -> CameraError {
+        CameraError(
+            code: .unsupported,
+            message: "The device \(path) cannot be used as a camera: \(cause ?? "it does not stream video").",
+            cause: cause)
+    }
+
+    /// The camera went away while streaming.
+    package static func lost(_ path: String, cause: String?) -> CameraError {
+        CameraError(code: .lost, message: "The camera \(path) was disconnected.", cause: cause)
+    }
+
+    /// A picture, video or folder that cannot be read.
+    package static func badFile(_ path: String, reason: String) -> CameraError {
+        CameraError(code: .badFile, message: "The picture source \(path) cannot be used: \(reason).", cause: reason)
+    }
+
+    /// A `--camera` value Assist does not understand.
+    package static func badSpec(_ text: String) -> CameraError {
+        CameraError(
+            code: .badSpec,
+            message:
+                "--camera takes v4l2:/dev/videoN, image:PATH, dir:PATH, video:PATH or pattern, not \(text).",
+            cause: nil)
+    }
+
+    /// A file source reached its end.
+    package static let ended = CameraError(code: .ended, message: "The pictures have ended.", cause: nil)
+}

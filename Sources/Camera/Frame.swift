@@ -1,0 +1,100 @@
+import Foundation
+
+/// Pixel memory shared by every frame that views it. Written once, by whoever made it, before any frame is
+/// published; read-only afterwards, so it may be read from any thread.
+package final class FrameStorage: @unchecked Sendable {  // because: immutable once published (see above)
+    /// The first byte.
+    package let bytes: UnsafeMutableRawPointer
+    /// Bytes allocated.
+    package let capacity: Int
+
+    /// Allocates `capacity` bytes, 64-byte aligned for SIMD conversions.
+    package init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 64)
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+}
+
+/// One picture: a view into `FrameStorage` with its format, size, row stride, capture time and sequence
+/// number. Cropping makes a new view of the same memory, without copying.
+package struct Frame: @unchecked Sendable {  // because: the storage is immutable once published
+    package let storage: FrameStorage
+    package let format: PixelFormat
+    package let width: Int
+    package let height: Int
+    /// Bytes from one row to the next.
+    package let stride: Int
+    /// Where the first pixel is, in bytes from the start of the storage.
+    package let offset: Int
+    /// CLOCK_MONOTONIC at capture, in nanoseconds.
+    package let timestampNs: UInt64
+    /// +1 per captured frame; a gap means the source dropped some.
+    package let sequence: UInt64
+
+    package init(
+        storage: FrameStorage, format: PixelFormat, width: Int, height: Int, stride: Int, offset: Int = 0,
+        timestampNs: UInt64, sequence: UInt64
+    ) {
+        self.storage = storage
+        self.format = format
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.offset = offset
+        self.timestampNs = timestampNs
+        self.sequence = sequence
+    }
+
+    /// The first pixel.
+    package var pixels: UnsafeRawPointer { UnsafeRawPointer(storage.bytes + offset) }
+
+    /// The same picture with a new time and sequence number (a still image repeated).
+    package func restamped(timestampNs: UInt64, sequence: UInt64) -> Frame {
+        Frame(
+            storage: storage, format: format, width: width, height: height, stride: stride, offset: offset,
+            timestampNs: timestampNs, sequence: sequence)
+    }
+
+    /// The rectangle at (`x`, `y`) of `width` x `height`, clamped to the frame and aligned to the format's
+    /// pixel groups; shares this frame's memory.
+    package func cropped(x: Int, y: Int, width: Int, height: Int) -> Frame {
+        let align = format.horizontalAlignment
+        let left = min(max(0, x), self.width - 1) / align * align
+        let top = min(max(0, y), self.height - 1)
+        let cropWidth = max(align, min(width, self.width - left) / align * align)
+        let cropHeight = max(1, min(height, self.height - top))
+        return Frame(
+            storage: storage, format: format, width: cropWidth, height: cropHeight, stride: stride,
+            offset: offset + top * stride + left * format.bytesPerPixel, timestampNs: timestampNs, sequence: sequence)
+    }
+
+    /// The centred crop for digital zoom `zoom` (1 = whole frame), optionally squared first.
+    package func zoomed(_ zoom: Double, square: Bool) -> Frame {
+        var base = self
+        if square {
+            let side = min(width, height)
+            base = cropped(x: (width - side) / 2, y: (height - side) / 2, width: side, height: side)
+        }
+        guard zoom > 1.0001 else { return base }
+        let cropWidth = Int((Double(base.width) / zoom).rounded())
+        let cropHeight = Int((Double(base.height) / zoom).rounded())
+        return base.cropped(
+            x: (base.width - cropWidth) / 2, y: (base.height - cropHeight) / 2, width: cropWidth, height: cropHeight)
+    }
+
+    /// Copies the pixels into a new, tightly packed storage.
+    package func copied() -> Frame {
+        let rowBytes = width * format.bytesPerPixel
+        let target = FrameStorage(capacity: rowBytes * height)
+        for row in 0..<height {
+            (target.bytes + row * rowBytes).copyMemory(from: pixels + row * stride, byteCount: rowBytes)
+        }
+        return Frame(
+            storage: target, format: format, width: width, height: height, stride: rowBytes, timestampNs: timestampNs,
+            sequence: sequence)
+    }
+}

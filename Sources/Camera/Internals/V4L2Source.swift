@@ -1,0 +1,86 @@
+internal import CV4L2Shims
+import Foundation
+
+/// A V4L2 camera through libv4l2, delivering BGR24 converted from whatever the device streams (YUYV, MJPEG,
+/// RGB). Owns the device handle and closes it in `deinit`. Each dequeued buffer is copied once into frame
+/// storage and given straight back to the driver, so slow subscribers never starve the ring.
+final class V4L2Source: FrameSource {
+    private let device: OpaquePointer
+    private let path: String
+    let width: Int
+    let height: Int
+    let framesPerSecond: Double
+    private let stride: Int
+    /// The device's own description, for `assist camera info`.
+    let details: String
+
+    /// Opens `path` and starts streaming at about `width` x `height` and `framesPerSecond` (0 for the device's
+    /// choice) with 4 buffers. Wraps `assist_v4l2_open`.
+    init(path: String, width: Int = 0, height: Int = 0, framesPerSecond: Double = 0) throws {
+        var handle: OpaquePointer?
+        var reason = [CChar](repeating: 0, count: 256)
+        let status = assist_v4l2_open(
+            path, PixelFormat.bgr24.rawValue, UInt32(width), UInt32(height), framesPerSecond, 4, &handle, &reason,
+            reason.count)
+        let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard status == 0, let handle else {
+            switch -status {
+            case ENOENT, ENXIO: throw CameraError.missing(path, cause: text)
+            case EBUSY: throw CameraError.busy(path, cause: text)
+            case EACCES, EPERM:
+                throw CameraError.unsupported(path, cause: "permission denied; add yourself to the video group")
+            default: throw CameraError.unsupported(path, cause: text.isEmpty ? nil : text)
+            }
+        }
+        device = handle
+        self.path = path
+        var info = assist_v4l2_info()
+        assist_v4l2_get_info(handle, &info)
+        self.width = Int(info.width)
+        self.height = Int(info.height)
+        self.stride = Int(info.stride)
+        self.framesPerSecond = info.fps > 0 ? info.fps : 30
+        let card = withUnsafeBytes(of: info.card) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let driver = withUnsafeBytes(of: info.driver) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        details =
+            "\(card) (\(driver)), \(info.width)x\(info.height) at \(self.framesPerSecond) fps, \(info.buffers) buffers"
+    }
+
+    deinit {
+        assist_v4l2_close(device)
+    }
+
+    var name: String { "the camera \(path)" }
+    var isLive: Bool { true }
+
+    /// Waits up to 2 s for a frame. Wraps `assist_v4l2_dequeue` and `assist_v4l2_requeue`.
+    func next() throws -> Frame? {
+        while true {
+            var data: UnsafePointer<UInt8>?
+            var bytes = 0
+            var timestamp: UInt64 = 0
+            var sequence: UInt32 = 0
+            var index: UInt32 = 0
+            let status = assist_v4l2_dequeue(device, 2_000, &data, &bytes, &timestamp, &sequence, &index)
+            if status == -ETIMEDOUT { throw CameraError.lost(path, cause: "no frame for 2 seconds") }
+            guard status == 0, let data else {
+                throw CameraError.lost(path, cause: String(cString: strerror(-status)))
+            }
+            let storage = FrameStorage(capacity: stride * height)
+            storage.bytes.copyMemory(from: data, byteCount: min(bytes, stride * height))
+            _ = assist_v4l2_requeue(device, index)
+            return Frame(
+                storage: storage, format: .bgr24, width: width, height: height, stride: stride,
+                timestampNs: timestamp, sequence: UInt64(sequence))
+        }
+    }
+
+    /// Wraps `assist_v4l2_control`.
+    func control(_ name: String) -> (value: Int64, minimum: Int64, maximum: Int64)? {
+        var value: Int64 = 0
+        var minimum: Int64 = 0
+        var maximum: Int64 = 0
+        guard assist_v4l2_control(device, name, &value, &minimum, &maximum) == 0 else { return nil }
+        return (value, minimum, maximum)
+    }
+}

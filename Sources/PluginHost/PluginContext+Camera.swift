@@ -1,0 +1,105 @@
+import Camera
+import Foundation
+import PluginAPI
+
+/// A plugin's camera subscription and retained frames.
+// because: `subscription` is used on the main loop; `retained` and `slowCalls` are guarded by `lock`
+final class CameraState: @unchecked Sendable {
+    var subscription: UInt64?
+    let lock = NSLock()
+    /// Retained frame headers, with the frame that keeps their memory alive and when they were retained.
+    var retained: [UnsafeMutablePointer<assist_frame>: (Frame, UInt64)] = [:]
+    var slowCalls = 0
+    /// The frame `on_frame` is being called with, so `retain` can keep its memory.
+    var current: Frame?
+    /// How many frames a plugin may hold at once (plugin-abi.md §5).
+    static let retainBudget = 4
+}
+
+extension PluginContext {
+    /// Subscribes or changes the subscription; frames go to the instance's `on_frame` on the delivery thread.
+    func subscribeCamera(_ request: SubscriptionRequest) throws {
+        guard let camera = hub.camera else { throw CameraError.missing("(none)", cause: "no camera service") }
+        if let id = cameraState.subscription {
+            camera.update(id, request)
+            return
+        }
+        cameraState.subscription = try camera.subscribe(owner: id, request: request) { [self] frame in
+            deliver(frame)
+        }
+    }
+
+    /// Ends the subscription (waiting for an `on_frame` in progress) and frees retained frames. Main loop.
+    func endCameraSubscription() {
+        if let subscription = cameraState.subscription {
+            cameraState.subscription = nil
+            hub.camera?.unsubscribe(subscription)
+        }
+        let leftovers = cameraState.lock.withLock {
+            defer { cameraState.retained.removeAll() }
+            return Array(cameraState.retained.keys)
+        }
+        if !leftovers.isEmpty { misbehaving("camera: \(leftovers.count) retained frame(s) were never released") }
+        for header in leftovers { header.deallocate() }
+    }
+
+    /// Calls `on_frame` with a borrowed header over `frame`. Delivery thread.
+    private func deliver(_ frame: Frame) {
+        guard let instance, let onFrame = instance.pointee.on_frame else { return }
+        var header = Self.header(for: frame)
+        cameraState.lock.withLock { cameraState.current = frame }
+        let start = DispatchTime.now().uptimeNanoseconds
+        withUnsafePointer(to: &header) { onFrame(instance, $0) }
+        cameraState.lock.withLock { cameraState.current = nil }
+        let elapsedMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        if elapsedMs > 20 {
+            let count = cameraState.lock.withLock {
+                cameraState.slowCalls += 1
+                return cameraState.slowCalls
+            }
+            if count == 1 || count % 100 == 0 {
+                misbehaving("on_frame took \(Int(elapsedMs)) ms (over 20 ms, \(count) times); move work to a worker")
+            }
+        }
+    }
+
+    /// Keeps `frame`'s memory beyond `on_frame`; nil over the budget.
+    func retainFrame(_ borrowed: UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>? {
+        cameraState.lock.withLock {
+            guard cameraState.retained.count < CameraState.retainBudget, let frame = cameraState.current,
+                UnsafeRawPointer(borrowed.pointee.plane.0) == frame.pixels
+            else { return nil }
+            let copy = UnsafeMutablePointer<assist_frame>.allocate(capacity: 1)
+            copy.initialize(to: borrowed.pointee)
+            cameraState.retained[copy] = (frame, DispatchTime.now().uptimeNanoseconds)
+            return UnsafePointer(copy)
+        }
+    }
+
+    /// Frees a header from `retainFrame`; false when it is not one.
+    func releaseFrame(_ retained: UnsafePointer<assist_frame>) -> Bool {
+        let pointer = UnsafeMutablePointer(mutating: retained)
+        guard let (_, since) = cameraState.lock.withLock({ cameraState.retained.removeValue(forKey: pointer) }) else {
+            return false
+        }
+        let heldSeconds = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
+        if heldSeconds > 2 { misbehaving("camera: a retained frame was held \(String(format: "%.1f", heldSeconds)) s") }
+        pointer.deallocate()
+        return true
+    }
+
+    static func header(for frame: Frame) -> assist_frame {
+        var header = assist_frame()
+        header.struct_size = UInt32(MemoryLayout<assist_frame>.size)
+        header.fourcc = frame.format.rawValue
+        header.width = UInt32(frame.width)
+        header.height = UInt32(frame.height)
+        header.plane_count = 1
+        header.stride.0 = UInt32(frame.stride)
+        header.plane.0 = frame.pixels.assumingMemoryBound(to: UInt8.self)
+        header.fd = -1
+        header.timestamp_ns = frame.timestampNs
+        header.seq = frame.sequence
+        return header
+    }
+}

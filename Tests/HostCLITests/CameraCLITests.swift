@@ -1,0 +1,118 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// The real V4L2 capture path (libv4l2, mmap streaming, format conversion) against the fake device loaded
+/// with LD_PRELOAD, through `assist camera`.
+@Suite("V4L2 capture through a fake device")
+struct CameraCLITests {
+    let folder: TemporaryDirectory
+    let fake: FakeCamera
+    let halves: URL
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-v4l2")
+        fake = try FakeCamera(folder: folder.url)
+        halves = folder.path("halves.png")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert",
+            ["-size", "320x480", "xc:#ff0000", "-size", "320x480", "xc:#0000ff", "+append", halves.path])
+        try #require(made.status == 0)
+    }
+
+    /// Converts the picture to raw frames in `pixelFormat` (ffmpeg's name) and returns the file.
+    func rawFrames(_ pixelFormat: String) throws -> URL {
+        let url = folder.path("frames.\(pixelFormat)")
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            ["-loglevel", "error", "-y", "-i", halves.path, "-pix_fmt", pixelFormat, "-f", "rawvideo", url.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        return url
+    }
+
+    func assist(_ arguments: [String], environment: [String: String]) throws -> ProcessResult {
+        var all = environment
+        all["ASSIST_DATA_DIR"] = folder.path("data").path
+        return try ProcessRunner.run(
+            BuildProducts.assist, arguments + ["--camera", "v4l2:\(FakeCamera.devicePath)"], environment: all)
+    }
+
+    /// Reads a binary PPM and returns its size and the RGB at (x, y).
+    func ppmPixel(_ url: URL, x: Int, y: Int) throws -> (width: Int, height: Int, rgb: [Int]) {
+        let data = [UInt8](try Data(contentsOf: url))
+        let header = String(decoding: data.prefix(20), as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        let width = Int(header[1]) ?? 0
+        let height = Int(header[2]) ?? 0
+        let start = data.count - width * height * 3
+        let at = start + (y * width + x) * 3
+        return (width, height, [Int(data[at]), Int(data[at + 1]), Int(data[at + 2])])
+    }
+
+    @Test(arguments: ["YUYV", "RGB3", "MJPG"])
+    func framesAreConvertedFromWhatTheDeviceStreams(format: String) throws {
+        var frames: String
+        switch format {
+        case "YUYV": frames = try rawFrames("yuyv422").path
+        case "RGB3": frames = try rawFrames("rgb24").path
+        default:
+            let jpeg = folder.path("frame.jpg")
+            _ = try ProcessRunner.run("/usr/bin/convert", [halves.path, "-quality", "95", jpeg.path])
+            frames = jpeg.path
+        }
+        let out = folder.path("snap-\(format).ppm")
+        let result = try assist(
+            ["camera", "snapshot", out.path], environment: fake.environment(format: format, frames: frames))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.lines == ["Saved a 640x480 picture to \(out.path)."])
+        let left = try ppmPixel(out, x: 100, y: 240)
+        let right = try ppmPixel(out, x: 540, y: 240)
+        #expect(left.rgb[0] > 200 && left.rgb[2] < 60, "red on the left: \(left.rgb)")
+        #expect(right.rgb[2] > 200 && right.rgb[0] < 60, "blue on the right: \(right.rgb)")
+    }
+
+    @Test func twoSubscribersGetEveryFrameAndControlsAreRead() throws {
+        let environment = fake.environment(frames: try rawFrames("yuyv422").path, extra: ["FAKE_V4L2_FOCUS": "1"])
+        let result = try assist(
+            ["camera", "test", "--seconds", "1", "--subscribers", "2", "--format", "gray8", "--max-width", "320"],
+            environment: environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.lines
+        #expect(lines.first?.hasPrefix("source: the camera /dev/video-fake0; captured ") == true)
+        #expect(
+            lines.filter { $0.hasPrefix("test-") && $0.contains("320x240 GRAY8") && $0.contains("dropped 0") }.count
+                == 2)
+        #expect(lines.contains("control focus: 120 (0 to 255)"))
+    }
+
+    @Test func anUnpluggedCameraIsAnnouncedAndReopenedWhenItReturns() throws {
+        let environment = fake.environment(
+            frames: try rawFrames("yuyv422").path,
+            extra: ["FAKE_V4L2_UNPLUG_AFTER": "10", "FAKE_V4L2_REPLUG_MS": "800"])
+        let result = try assist(["camera", "test", "--seconds", "2.5"], environment: environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.lines
+        #expect(lines.contains("The camera was disconnected. Plug it back in; Assist will carry on when it returns."))
+        #expect(lines.contains("The camera is back."))
+        let captured = lines.first { $0.hasPrefix("source:") }?.split(separator: " ").first { Int($0) != nil }
+        #expect((captured.flatMap { Int($0) } ?? 0) > 30, "frames kept coming after the return")
+    }
+
+    @Test func busyMissingAndNonVideoDevicesGetOneClearLine() throws {
+        let busy = try assist(
+            ["camera", "test", "--seconds", "0.5"],
+            environment: fake.environment(frames: try rawFrames("yuyv422").path, extra: ["FAKE_V4L2_BUSY": "1"]))
+        #expect(busy.status == 1)
+        #expect(
+            busy.standardError == "The camera /dev/video-fake0 is in use by another program. Close it and try again.\n")
+        let missing = try ProcessRunner.run(
+            BuildProducts.assist, ["camera", "test", "--camera", "v4l2:/dev/video-none"])
+        #expect(missing.status == 1)
+        #expect(
+            missing.standardError
+                == "There is no camera at /dev/video-none. Plug one in, or choose another with --camera.\n")
+        let notVideo = try ProcessRunner.run(BuildProducts.assist, ["camera", "test", "--camera", "v4l2:/dev/null"])
+        #expect(notVideo.status == 1)
+        #expect(notVideo.standardError.hasPrefix("The device /dev/null cannot be used as a camera"))
+        #expect(notVideo.standardError.split(separator: "\n").count == 1)
+    }
+}
