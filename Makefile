@@ -52,6 +52,7 @@ example:
 bench: deps
 	bench/cold-start.sh
 	bench/audio.sh
+	bench/camera.sh
 
 clean:
 	rm -rf .build

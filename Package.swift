@@ -81,6 +81,12 @@ let package = Package(
             path: "bench/AudioBench"
         ),
 
+        .executableTarget(
+            name: "CameraBench",
+            dependencies: ["Camera", .product(name: "Logging", package: "swift-log")],
+            path: "bench/CameraBench"
+        ),
+
         // Tests.
         .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),

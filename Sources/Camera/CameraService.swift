@@ -22,6 +22,7 @@ package enum CameraNotice: Equatable, Sendable {
 package final class CameraService: @unchecked Sendable {
     private let condition = NSCondition()
     private let spec: CameraSpec
+    private let customSource: (@Sendable () throws -> FrameSource)?
     private let framesPerSecond: Double?
     private let sample: URL
     private let logger: Logger
@@ -41,8 +42,22 @@ package final class CameraService: @unchecked Sendable {
         onNotice: @escaping @Sendable (CameraNotice) -> Void
     ) {
         self.spec = spec
+        self.customSource = nil
         self.framesPerSecond = framesPerSecond
         self.sample = sample
+        self.logger = logger
+        self.onNotice = onNotice
+    }
+
+    /// A service over a source of the caller's (benchmarks, tests); `open` runs when the first subscriber comes.
+    package init(
+        source open: @escaping @Sendable () throws -> FrameSource, logger: Logger,
+        onNotice: @escaping @Sendable (CameraNotice) -> Void = { _ in }
+    ) {
+        self.spec = .pattern
+        self.customSource = open
+        self.framesPerSecond = nil
+        self.sample = URL(fileURLWithPath: "/dev/null")
         self.logger = logger
         self.onNotice = onNotice
     }
@@ -109,6 +124,7 @@ package final class CameraService: @unchecked Sendable {
 
     /// Opens the source for `spec`, falling back to the sample picture when the automatic camera is absent.
     private func open() throws -> FrameSource {
+        if let customSource { return try customSource() }
         switch spec {
         case .v4l2(let path):
             return try V4L2Source(path: path, framesPerSecond: framesPerSecond ?? 0)
