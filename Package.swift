@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "assist", targets: ["Host"]),
         .library(name: "AssistTalkingClock", type: .dynamic, targets: ["TalkingClockPlugin"]),
+        .library(name: "AssistReadText", type: .dynamic, targets: ["ReadTextPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +31,9 @@ let package = Package(
                 .linkedLibrary("avutil"),
             ]
         ),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        // Shared by the plugins that read text (read-text, find-object); the host never links it.
+        .target(name: "OCR", dependencies: ["CTesseract"]),
         .target(
             name: "Camera",
             dependencies: ["CV4L2Shims", "CFFmpegShims", .product(name: "Logging", package: "swift-log")]
@@ -87,6 +91,14 @@ let package = Package(
             path: "bench/CameraBench"
         ),
 
+        .target(name: "ReadTextCore", dependencies: ["PluginKit", "OCR"], path: "Plugins/ReadText/Core"),
+        .target(
+            name: "ReadTextPlugin",
+            dependencies: ["ReadTextCore"],
+            path: "Plugins/ReadText/Entry",
+            linkerSettings: pluginExports
+        ),
+
         // Tests.
         .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),
@@ -96,5 +108,9 @@ let package = Package(
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
+        .testTarget(
+            name: "ReadTextCoreTests", dependencies: ["ReadTextCore", "OCR", "HostTesting"],
+            path: "Tests/ReadTextCoreTests"
+        ),
     ]
 )

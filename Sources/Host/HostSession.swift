@@ -105,11 +105,12 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         console.start { event in loop.post { dispatcher.dispatch(event) } }
     }
 
-    /// Stops every plugin and puts the terminal back.
-    func shutdown() {
+    /// Stops every plugin and puts the terminal back. Queued speech may finish first, up to `drainSeconds`
+    /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
+    func shutdown(drainSeconds: Double? = nil) {
         features.stopAll()
         hub.camera?.shutdown()
-        sound?.shutdown(drainSeconds: 10)
+        sound?.shutdown(drainSeconds: drainSeconds ?? (sound?.fallbackInUse == nil ? 10 : 2))
         console?.restore()
     }
 

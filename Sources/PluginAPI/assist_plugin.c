@@ -17,3 +17,7 @@ _Static_assert(sizeof(assist_entry) == 120, "assist_entry v1.0 size");
 _Static_assert(offsetof(assist_frame, plane) == 32, "assist_frame v1.0 layout");
 _Static_assert(sizeof(assist_frame) == 112, "assist_frame v1.0 size");
 _Static_assert(sizeof(assist_dialog_result) == 64, "assist_dialog_result v1.0 size");
+_Static_assert(ASSIST_FOURCC_BGR24 == ASSIST_FOURCC('B', 'G', 'R', '3'), "BGR24 fourcc");
+_Static_assert(ASSIST_FOURCC_RGB24 == ASSIST_FOURCC('R', 'G', 'B', '3'), "RGB24 fourcc");
+_Static_assert(ASSIST_FOURCC_GRAY8 == ASSIST_FOURCC('G', 'R', 'E', 'Y'), "GRAY8 fourcc");
+_Static_assert(ASSIST_FOURCC_YUYV == ASSIST_FOURCC('Y', 'U', 'Y', 'V'), "YUYV fourcc");

@@ -41,6 +41,16 @@ extension ServiceTables {
             return ASSIST_OK
         }
         table.is_speaking = { host in PluginContext.from(host)?.hub.sound.speech?.isSpeaking ?? false }
+        table.print = { host, text in
+            guard let context = PluginContext.from(host), let text else { return ASSIST_E_INVALID }
+            let string = String(
+                decoding: UnsafeBufferPointer(start: text, count: strlen(text)).lazy.map(UInt8.init(bitPattern:)),
+                as: UTF8.self)
+            for line in string.split(separator: "\n", omittingEmptySubsequences: false) {
+                context.hub.interaction.announcer.print(String(line))
+            }
+            return ASSIST_OK
+        }
         return allocate(table)
     }()
 

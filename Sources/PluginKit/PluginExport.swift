@@ -95,6 +95,10 @@ enum PluginInstance {
             PluginInstance.box(plugin)?.feature.handle(
                 command: String(cString: command), argument: argument.map { String(cString: $0) })
         }
+        table.on_frame = { plugin, frame in
+            guard let frame else { return }
+            PluginInstance.box(plugin)?.feature.handle(frame: frame)
+        }
         table.destroy = { plugin in
             guard let plugin else { return }
             if let data = plugin.pointee.plugin_data { Unmanaged<Box>.fromOpaque(data).release() }

@@ -18,6 +18,8 @@ public protocol PluginFeature: AnyObject {
     func stop()
     /// A routed command ("next", or one the feature registered).
     func handle(command: String, argument: String?)
+    /// A camera frame, borrowed until return. Runs on the plugin's camera delivery thread, not [main].
+    func handle(frame: UnsafePointer<assist_frame>)
 }
 
 extension PluginFeature {
@@ -25,4 +27,5 @@ extension PluginFeature {
     public func resume() {}
     public func stop() {}
     public func handle(command: String, argument: String?) {}
+    public func handle(frame: UnsafePointer<assist_frame>) {}
 }

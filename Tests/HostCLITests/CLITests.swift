@@ -103,11 +103,11 @@ struct CLITests {
     }
 
     @Test func theShellSpeaksAMenuAndLaunchesByNumber() throws {
-        let result = try assist(["shell", "--no-speech"], input: "1\n")
+        let result = try assist(["shell", "--no-speech"], input: "2\n")
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.lines
-        #expect(lines.first == "Assist is ready. 1 features.")
-        #expect(lines.contains("1. Talking clock"))
+        #expect(lines.first == "Assist is ready. 2 features.")
+        #expect(lines.contains("1. Read text") && lines.contains("2. Talking clock"))
         #expect(lines.contains("Starting Talking clock."))
         #expect(lines.contains { $0.hasPrefix("It is ") })
         #expect(lines.last == "Goodbye.")

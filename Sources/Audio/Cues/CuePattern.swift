@@ -69,10 +69,10 @@ package struct CueCycle: Equatable, Sendable {
     }
 }
 
-/// A one-shot sound for an event: a button press, success, an error, the camera steady, the end of a task, a
-/// target found or lost, the start of listening.
+/// A one-shot sound for an event: a button press, success, an error, the camera steady, the end of a text, a
+/// target found or lost, the start of listening, a speed change up or down.
 package enum Earcon: String, CaseIterable, Sendable {
-    case tap, success, error, stable, end, found, lost, listen
+    case tap, success, error, stable, end, found, lost, listen, rise, fall
 
     /// The tones, in seconds from the start.
     package var tones: [CueTone] {
@@ -83,12 +83,16 @@ package enum Earcon: String, CaseIterable, Sendable {
         case .tap: return [tone(0, 0.03, 1_200)]
         case .success: return [tone(0, 0.07, 660), tone(0.08, 0.12, 990)]
         case .error: return [tone(0, 0.12, 330), tone(0.16, 0.18, 247)]
-        case .stable: return [tone(0, 0.04, 1_047), tone(0.08, 0.04, 1_047)]
-        case .end: return [tone(0, 0.07, 784), tone(0.08, 0.07, 659), tone(0.16, 0.12, 523)]
+        // read-text.md: the stable cue is a tick; the end cue a 0.25 s continuous tone at gain 1.
+        case .stable: return [tone(0, 0.03, 1_047)]
+        case .end: return [tone(0, 0.25, 523, 784)]
         // find-object.md: found plays 523 then 784 Hz, 80 ms each; lost the reverse.
         case .found: return [tone(0, 0.08, 523), tone(0.08, 0.08, 784)]
         case .lost: return [tone(0, 0.08, 784), tone(0.08, 0.08, 523)]
         case .listen: return [tone(0, 0.06, 880)]
+        // read-text.md: a rising dot-dash for fast, a falling dash-dot for normal speed.
+        case .rise: return [tone(0, 0.04, 660), tone(0.08, 0.10, 880)]
+        case .fall: return [tone(0, 0.10, 880), tone(0.14, 0.04, 660)]
         }
     }
 }

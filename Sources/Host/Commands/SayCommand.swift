@@ -31,7 +31,7 @@ struct SayCommand: ParsableCommand {
 
     func run() throws {
         let session = try HostSession(options: global, interactive: false, speaks: true, speechRate: rate, voice: voice)
-        defer { session.shutdown() }
+        defer { session.shutdown(drainSeconds: 60) }
         if session.speech == nil && !global.noSpeech && global.audioOut != "null" {
             throw CLIFailure(message: "Speech is not available: espeak-ng could not start. Run 'assist doctor'.")
         }

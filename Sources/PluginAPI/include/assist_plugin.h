@@ -193,10 +193,11 @@ typedef struct assist_frame {
 
 #define ASSIST_FOURCC(a, b, c, d) \
     ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
-#define ASSIST_FOURCC_BGR24 ASSIST_FOURCC('B', 'G', 'R', '3')
-#define ASSIST_FOURCC_RGB24 ASSIST_FOURCC('R', 'G', 'B', '3')
-#define ASSIST_FOURCC_GRAY8 ASSIST_FOURCC('G', 'R', 'E', 'Y')
-#define ASSIST_FOURCC_YUYV ASSIST_FOURCC('Y', 'U', 'Y', 'V')
+/* Written as plain numbers so Swift and other FFI generators see them; equal to ASSIST_FOURCC of the letters. */
+#define ASSIST_FOURCC_BGR24 0x33524742u /* 'BGR3' */
+#define ASSIST_FOURCC_RGB24 0x33424752u /* 'RGB3' */
+#define ASSIST_FOURCC_GRAY8 0x59455247u /* 'GREY' */
+#define ASSIST_FOURCC_YUYV 0x56595559u  /* 'YUYV' */
 
 /* ---------------------------------------------------------------------------------------------------------
  * Services. Each is reached with host->get_service(host, ID) and starts with struct_size. Every function
@@ -514,6 +515,8 @@ typedef struct assist_speech_service {
     assist_status (*resume)(const assist_host *h);
     /** True while any speech is sounding, this plugin's or not. [any] */
     bool (*is_speaking)(const assist_host *h);
+    /** Prints `text` as plain lines without speaking it: a transcript a braille display can follow. [any] */
+    assist_status (*print)(const assist_host *h, const char *text);
     void *reserved[8];
 } assist_speech_service;
 
@@ -531,7 +534,8 @@ typedef int32_t assist_cue_pattern;
 
 typedef struct assist_cues_service {
     uint32_t struct_size;
-    /** Plays an earcon once: "tap", "success", "error", "stable", "end", "found", "lost" or "listen", at
+    /** Plays an earcon once: "tap", "success", "error", "stable", "end", "found", "lost", "listen", "rise"
+        or "fall" (a speed change), at
         `gain` 0..1 and `pan` -1 (left) .. 1 (right). ASSIST_E_NOT_FOUND for another name. [any] */
     assist_status (*play)(const assist_host *h, const char *name, double gain, double pan);
     /** Plays `pattern` repeatedly at `intensity` (0.1..1: faster and louder as the target nears), panned,

@@ -1,0 +1,253 @@
+import Foundation
+import OCR
+import PluginAPI
+import PluginKit
+
+/// Frame-thread state: whether frames are wanted, the stability detector, and whether a candidate is with
+/// the worker.
+final class CaptureState: @unchecked Sendable {  // because: every member is used under `lock`
+    struct Values {
+        var capturing = false
+        var busy = false
+        var stability = StabilityDetector()
+    }
+
+    private let lock = NSLock()
+    private var values = Values()
+
+    func withLock<T>(_ body: (inout Values) -> T) -> T {
+        lock.withLock { body(&values) }
+    }
+}
+
+/// Gray pixels the worker recognises: a retained camera frame or a decoded photo.
+struct GrayPicture {
+    var pixels: UnsafeRawPointer
+    var width: Int
+    var height: Int
+    var stride: Int
+}
+
+extension ReadText {
+    // MARK: Camera (main loop)
+
+    func startCapture() throws(PluginError) {
+        try host.subscribeCamera(fourcc: ASSIST_FOURCC_GRAY8, maxWidth: 1920, maxFramesPerSecond: 16)
+        let now = DispatchTime.now().uptimeNanoseconds
+        capture.withLock { state in
+            state.capturing = true
+            state.busy = false
+            state.stability = StabilityDetector()
+            state.stability.rearm(at: now)
+        }
+        // Focus and exposure settle on their own on V4L2; poll them where the camera has them.
+        if controlTimer == nil, host.cameraControl("focus") != nil || host.cameraControl("exposure") != nil {
+            controlTimer = host.addTimer(milliseconds: 50, repeating: true) { [weak self] in self?.pollControls() }
+        }
+    }
+
+    func pollControls() {
+        for name in ["focus", "exposure"] {
+            guard let reading = host.cameraControl(name) else { continue }
+            capture.withLock { $0.stability.controlReading(name, value: reading.value, step: 1) }
+        }
+    }
+
+    func stopCapture() {
+        capture.withLock { $0.capturing = false }
+        if let controlTimer { host.cancelTimer(controlTimer) }
+        controlTimer = nil
+        host.unsubscribeCamera()
+    }
+
+    /// Re-arms the stability wait after a candidate or a vetoed result.
+    func rearm() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        capture.withLock { state in
+            state.busy = false
+            state.stability.rearm(at: now)
+        }
+    }
+
+    // MARK: Frames (camera delivery thread)
+
+    public func handle(frame: UnsafePointer<assist_frame>) {
+        let header = frame.pointee
+        guard header.fourcc == ASSIST_FOURCC_GRAY8, let plane = header.plane.0 else { return }
+        let thumbnail = StabilityDetector.thumbnail(
+            luma: plane, width: Int(header.width), height: Int(header.height), stride: Int(header.stride.0))
+        let stable = capture.withLock { state -> Bool in
+            guard state.capturing, !state.busy else { return false }
+            guard state.stability.add(thumbnail: thumbnail, at: header.timestamp_ns) else { return false }
+            state.busy = true
+            return true
+        }
+        guard stable else { return }
+        guard let kept = host.retainFrame(frame) else {
+            capture.withLock { $0.busy = false }
+            return
+        }
+        play(.stable)
+        worker.run { [self] in select(kept) }
+    }
+
+    // MARK: Worker thread
+
+    /// Scores a candidate and either recognises the best one or asks for another steady picture.
+    func select(_ frame: UnsafePointer<assist_frame>) {
+        let header = frame.pointee
+        guard let plane = header.plane.0 else { return }
+        let grid = SharpnessGrid.compute(
+            luma: plane, width: Int(header.width), height: Int(header.height), stride: Int(header.stride.0))
+        switch selector.offer(frame, sharpCount: grid.sharpCount) {
+        case .wait(let released):
+            released.forEach(host.releaseFrame)
+            host.onMain { [self] in rearm() }
+        case .recognize(let best, let released):
+            released.forEach(host.releaseFrame)
+            host.onMain { [self] in stopCaptureForReading() }
+            let picture = GrayPicture(
+                pixels: UnsafeRawPointer(best.pointee.plane.0 ?? plane), width: Int(best.pointee.width),
+                height: Int(best.pointee.height), stride: Int(best.pointee.stride.0))
+            let accepted = recognize(picture, isPhoto: false)
+            host.releaseFrame(best)
+            selector.reset().forEach(host.releaseFrame)
+            if !accepted { host.onMain { [self] in restartCapture() } }
+        }
+    }
+
+    /// Reads a photo the user already has (read-text.md §1, still image).
+    func readPhoto(_ url: URL) {
+        worker.run { [self] in
+            let photo: (width: Int, height: Int, pixels: [UInt8])
+            do {
+                photo = try TesseractEngine.loadGray(url)
+            } catch {
+                let message = (error as? OCRError)?.message ?? "The picture cannot be read."
+                host.onMain { [self] in fail(message) }
+                return
+            }
+            photo.pixels.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                let grid = SharpnessGrid.compute(
+                    luma: base.assumingMemoryBound(to: UInt8.self), width: photo.width, height: photo.height,
+                    stride: photo.width)
+                if grid.looksBlurry {
+                    host.onMain { [self] in host.speak(phrases.text("blurry")) }
+                }
+                _ = recognize(
+                    GrayPicture(pixels: base, width: photo.width, height: photo.height, stride: photo.width),
+                    isPhoto: true)
+            }
+        }
+    }
+
+    /// Recognises `picture` and hands the items to the navigator; false when the veto asks for another
+    /// picture (camera only: a photo is read with a warning instead).
+    func recognize(_ picture: GrayPicture, isPhoto: Bool) -> Bool {
+        guard let engine else { return true }
+        if !options.streaming {
+            let observations = engine.recognize(
+                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride)
+            let result = pipeline.process(observations)
+            if result.vetoed && !isPhoto && !observations.isEmpty { return false }
+            host.onMain { [self] in
+                if result.vetoed && isPhoto && !observations.isEmpty { host.speak(phrases.text("uncertain")) }
+                deliver(result.items, columns: result.columns, complete: true)
+            }
+            return true
+        }
+        return recognizeStreaming(picture, isPhoto: isPhoto, engine: engine)
+    }
+
+    /// Streaming (read-text.md §11): layout first, then block by block in reading order.
+    func recognizeStreaming(_ picture: GrayPicture, isPhoto: Bool, engine: TesseractEngine) -> Bool {
+        let boxes = engine.layoutLines(
+            gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride)
+        let lines = boxes.map { box in
+            TextObservation(
+                text: "",
+                box: NormalizedBox(
+                    left: box.left, top: box.top, right: box.right, bottom: box.bottom,
+                    width: picture.width, height: picture.height), confidence: 100)
+        }.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
+        let (blocks, columns) = pipeline.blocks(lines)
+        var all: [TextObservation] = []
+        var started = false
+        for (index, block) in blocks.enumerated() {
+            if stopped { return true }
+            let region = pixelRegion(block, picture: picture)
+            let recognised = engine.recognize(
+                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
+                mode: .block, region: region)
+            all += recognised
+            if index == 0, recognised.count >= 3, ConfidenceVeto.rejects(recognised.map(\.confidence)), !isPhoto {
+                return false
+            }
+            let column = block.first?.column ?? 0
+            let ordered = recognised.sorted { $0.box.maxY > $1.box.maxY }.map {
+                OrderedLine(observation: $0, column: column)
+            }
+            let items = pipeline.builder.items(ordered, navigation: options.navigation)
+            guard !items.isEmpty else { continue }
+            let first = !started
+            started = true
+            host.onMain { [self] in
+                if first { navigator?.columns = columns }
+                appendStreamed(items, first: first)
+            }
+        }
+        let vetoedAtEnd = !all.isEmpty && ConfidenceVeto.rejects(all.map(\.confidence))
+        host.onMain { [self] in
+            if vetoedAtEnd && isPhoto { host.speak(phrases.text("uncertain")) }
+            if started { navigator?.finishStreaming() } else { noText() }
+        }
+        return true
+    }
+
+    /// The pixel rectangle around a block's line boxes, padded a little.
+    func pixelRegion(_ block: [OrderedLine], picture: GrayPicture) -> (left: Int, top: Int, width: Int, height: Int) {
+        let boxes = block.map(\.observation.box)
+        let padding = 0.01
+        let left = max(0, (boxes.map(\.minX).min() ?? 0) - padding)
+        let right = min(1, (boxes.map(\.maxX).max() ?? 1) + padding)
+        let top = min(1, (boxes.map(\.maxY).max() ?? 1) + padding)
+        let bottom = max(0, (boxes.map(\.minY).min() ?? 0) - padding)
+        let x = Int(left * Double(picture.width))
+        let y = Int((1 - top) * Double(picture.height))
+        return (
+            x, y, max(1, Int(right * Double(picture.width)) - x), max(1, Int((1 - bottom) * Double(picture.height)) - y)
+        )
+    }
+
+    // MARK: Main loop
+
+    func stopCaptureForReading() {
+        guard options.image == nil else { return }
+        stopCapture()
+    }
+
+    func restartCapture() {
+        guard !stopped else { return }
+        try? startCapture()
+    }
+
+    func deliver(_ items: [ReadingItem], columns: Int, complete: Bool) {
+        guard !stopped, let navigator else { return }
+        guard !items.isEmpty else {
+            noText()
+            return
+        }
+        if options.transcript { host.print(items.map(\.text).joined(separator: "\n")) }
+        navigator.columns = columns
+        navigator.load(items, complete: complete)
+        navigator.start()
+    }
+
+    func appendStreamed(_ items: [ReadingItem], first: Bool) {
+        guard !stopped, let navigator else { return }
+        if options.transcript { host.print(items.map(\.text).joined(separator: "\n")) }
+        if first { navigator.load([], complete: false) }
+        navigator.append(items)
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import OCR
+import PluginAPI
+import PluginKit
+
+/// The read-text feature (read-text.md): waits for a steady picture, picks the sharpest frame, recognises it
+/// with a warm tesseract on a thread of its own, and reads sentence by sentence, streaming: speech starts with
+/// the first block while the rest is still being recognised. Main-loop state lives here; frame-thread state
+/// is in `capture` under its lock; tesseract and the frame selector live on `worker`.
+public final class ReadText: PluginFeature, ReadingVoice {
+    let host: PluginHostHandle
+    let phrases: ReadTextPhrases
+    let language: String
+    var options = ReadTextOptions()
+    var navigator: ReadingNavigator?
+    let worker = WorkerThread(name: "assist-read-text-ocr")
+    let capture = CaptureState()
+    var pipeline: TextPipeline
+    var controlTimer: UInt64?
+    var tickTimer: UInt64?
+    var stopped = false
+    /// Owned by `worker`.
+    nonisolated(unsafe) var engine: TesseractEngine?
+    nonisolated(unsafe) var selector = FrameSelector<UnsafePointer<assist_frame>>()
+
+    public init(host: PluginHostHandle) {
+        self.host = host
+        language = host.language
+        phrases = ReadTextPhrases(directory: host.shareDirectory, language: language)
+        pipeline = TextPipeline(
+            options: ReadTextOptions(),
+            builder: SentenceBuilder(
+                abbreviations: ReadTextPhrases.abbreviations(directory: host.shareDirectory, language: language)))
+    }
+
+    /// Tesseract languages for the user's language (read-text.md §4), unless `read-text.ocr-languages` says.
+    var ocrLanguages: String {
+        if let configured = host.setting("read-text.ocr-languages"), !configured.isEmpty { return configured }
+        switch language {
+        case "ru": return "rus+eng"
+        case "zh": return "chi_sim+eng"
+        default: return "eng"
+        }
+    }
+
+    public func start(arguments: [String]) throws(PluginError) {
+        var settings: [String: String] = [:]
+        for key in ["read-text.area", "read-text.order", "read-text.navigation", "read-text.streaming"] {
+            settings[key] = host.setting(key)
+        }
+        do { options = try ReadTextOptions.parse(arguments, settings: settings) } catch {
+            throw PluginError(error.message)
+        }
+        pipeline.options = options
+        if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
+            host.log(ASSIST_LOG_WARNING, "OMP_THREAD_LIMIT is unset; tesseract will run about 3 times slower")
+        }
+        let navigator = ReadingNavigator(voice: self, language: language)
+        navigator.onItemStart = { [weak self] item in
+            guard let self, !self.options.transcript else { return }
+            self.host.print(item.text)
+        }
+        navigator.onEnd = { [weak self] in self?.reachedEnd() }
+        self.navigator = navigator
+        host.registerCommand(
+            id: "speed", label: phrases.text("command.speed"), key: "f", phrase: phrases.text("phrase.speed"))
+        host.registerCommand(
+            id: "where", label: phrases.text("command.where"), key: "w", phrase: phrases.text("phrase.where"))
+        host.registerCommand(
+            id: "save", label: phrases.text("command.save"), key: "ctrl+s", phrase: phrases.text("phrase.save"))
+        host.registerCommand(
+            id: "again", label: phrases.text("command.again"), key: "a", phrase: phrases.text("phrase.again"))
+        host.speak(phrases.text("reading"))
+        let languages = ocrLanguages
+        worker.run { [self] in
+            do {
+                engine = try TesseractEngine(languages: languages)
+            } catch {
+                let message = (error as? OCRError)?.message ?? "Text recognition cannot start."
+                host.onMain { [self] in fail(message) }
+            }
+        }
+        if let image = options.image {
+            readPhoto(URL(fileURLWithPath: image))
+        } else {
+            try startCapture()
+        }
+    }
+
+    public func stop() {
+        stopped = true
+        capture.withLock { $0.capturing = false }
+        if let controlTimer { host.cancelTimer(controlTimer) }
+        if let tickTimer { host.cancelTimer(tickTimer) }
+        navigator?.stop()
+        worker.stop()
+    }
+
+    public func pause() { navigator?.pause() }
+    public func resume() { navigator?.resume() }
+
+    public func handle(command: String, argument: String?) {
+        guard let navigator else { return }
+        switch command {
+        case ASSIST_CMD_NEXT:
+            navigator.next()
+            updateWaitingTick()
+        case ASSIST_CMD_PREVIOUS: navigator.previous()
+        case ASSIST_CMD_FASTER, ASSIST_CMD_SLOWER, "speed": navigator.toggleSpeed()
+        case "where": host.speak(whereAmI(), priority: ASSIST_PRIORITY_IMPORTANT)
+        case "save": saveText()
+        case "again": readAgain()
+        default: break
+        }
+    }
+
+    // MARK: ReadingVoice
+
+    public func speakItem(_ text: String, wordsPerMinute: Int) -> UInt64? {
+        host.speak(
+            text, language: language, wordsPerMinute: wordsPerMinute, printed: false,
+            onWord: { [weak self] id, offset in self?.navigator?.wordStarted(id, characterOffset: offset) },
+            onDone: { [weak self] id, finished in
+                if finished { self?.navigator?.finished(id) } else { self?.navigator?.cancelled(id) }
+            })
+    }
+
+    public func stopItem(_ id: UInt64) { host.stopSpeech(id) }
+
+    public func play(_ cue: ReadingCue) {
+        switch cue {
+        case .end: host.playEarcon("end")
+        case .stable: host.playEarcon("stable", gain: 0.4)
+        case .faster: host.playEarcon("rise", gain: 0.7)
+        case .slower: host.playEarcon("fall", gain: 0.7)
+        case .tick: host.playEarcon("tap", gain: 0.3)
+        }
+    }
+
+    // MARK: Results (main loop)
+
+    /// Says one sentence and ends the feature with an error.
+    func fail(_ message: String) {
+        guard !stopped else { return }
+        host.speak(message, priority: ASSIST_PRIORITY_IMPORTANT)
+        host.finish(status: ASSIST_E_IO)
+    }
+
+    func noText() {
+        play(.end)
+        host.speak(phrases.text("not-found"))
+        if options.exitAtEnd || options.image != nil && options.transcript { host.finish() }
+    }
+
+    /// While "next" waits for streamed items, a soft tick every 0.5 s says the reader is still working.
+    func updateWaitingTick() {
+        let waiting = navigator?.state == .waitingForMore
+        if waiting, tickTimer == nil {
+            tickTimer = host.addTimer(milliseconds: 500, repeating: true) { [weak self] in
+                guard let self else { return }
+                if self.navigator?.state == .waitingForMore { self.play(.tick) } else { self.updateWaitingTick() }
+            }
+        } else if !waiting, let tickTimer {
+            host.cancelTimer(tickTimer)
+            self.tickTimer = nil
+        }
+    }
+
+    func reachedEnd() {
+        if options.exitAtEnd { host.finish() }
+    }
+
+    func whereAmI() -> String {
+        guard let position = navigator?.position, position.count > 0 else { return phrases.text("where-nothing") }
+        var text = phrases.text(
+            position.complete ? "where-sentence" : "where-sentence-streaming",
+            ["k": String(position.item), "n": String(position.count)])
+        if position.columns > 1 {
+            text += phrases.text("where-column", ["c": String(position.column), "n": String(position.columns)])
+        }
+        return text
+    }
+
+    func saveText() {
+        guard let items = navigator?.items, !items.isEmpty else {
+            host.speak(phrases.text("nothing-to-save"))
+            return
+        }
+        if let setting = host.setting("read-text.save"), setting == "off" || setting == "false" {
+            host.speak(phrases.text("save-off"))
+            return
+        }
+        do {
+            let url = try TextSaver.save(items)
+            host.speak(phrases.text("saved"))
+            host.print(url.path)
+        } catch {
+            host.speak(error.message)
+        }
+    }
+
+    func readAgain() {
+        guard options.image == nil else {
+            navigator?.start()
+            return
+        }
+        navigator?.stop()
+        try? startCapture()
+    }
+}
+
+extension Error {
+    fileprivate var message: String { (self as? ReadTextError)?.message ?? "\(self)" }
+}

@@ -1,0 +1,34 @@
+/// Every tuning number of read-text, with its unit and origin (read-text.md).
+public enum ReadTextParameters {
+    /// Stability: mean absolute difference of 80×60 luma thumbnails (0…255) at or below which two frames match.
+    public static let stableMAD = 2.5
+    /// Stability: consecutive matching pairs needed (about 250 ms at 16 fps).
+    public static let stableFrames = 4
+    /// Stability: the shortest wait after start or re-arm, in seconds.
+    public static let stableMinimumSeconds = 0.3
+    /// Sharpness: the grid is 60×60 cells.
+    public static let gridSize = 60
+    /// Sharpness: pictures are downscaled so the longest side is at most this many pixels.
+    public static let sharpnessMaxSide = 1920
+    /// Sharpness: a cell is sharp when the variance of |Laplacian| is at least this (blur ≤ 0.25).
+    public static let sharpVariance = 192.0
+    /// Selection: the first requirement, half the grid (3600 / 2).
+    public static let initialRequirement = 1800.0
+    /// Selection: how many candidates wait besides the new one.
+    public static let candidatePool = 3
+    /// Selection: the requirement shrinks by this factor after each miss.
+    public static let requirementDecay = 1.5
+    /// Veto: the median line confidence (0…100) below which a result is discarded.
+    public static let vetoConfidence = 40.0
+    /// OCR: lines shorter than this fraction of the frame height are dropped.
+    public static let minimumLineHeight = 0.012
+    /// Cluster: page mode runs only with at least this many observations.
+    public static let clusterMinimumObservations = 6
+    /// Sentences: a vertical gap above this (normalised) forces a break.
+    public static let sentenceGap = 0.02
+    /// Speech: the normal and fast rates in words per minute (espeak-ng; the original's 0.4 and 0.6).
+    public static let normalRate = 175
+    public static let fastRate = 260
+    /// Still pictures: below this share of sharp cells, warn that the photo looks blurry.
+    public static let blurryShare = 0.10
+}

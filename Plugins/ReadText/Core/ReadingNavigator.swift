@@ -1,0 +1,252 @@
+/// The sounds the reader plays besides speech.
+public enum ReadingCue: Sendable, Equatable {
+    /// End of the text, or past either end: a 0.25 s continuous tone.
+    case end
+    /// The camera is steady: a tick at gain 0.4.
+    case stable
+    /// Speed changed: rising for fast, falling for normal (gain 0.7).
+    case faster, slower
+    /// Waiting for the next streamed item: a soft tick every 0.5 s.
+    case tick
+}
+
+/// How the reader speaks: `ReadingNavigator` is told about each utterance's words and end through
+/// `wordStarted`, `finished` and `cancelled`. The plugin implements it over assist.speech/1; tests fake it.
+public protocol ReadingVoice: AnyObject {
+    /// Starts speaking `text` at `wordsPerMinute`; returns the utterance id, or nil when nothing was queued.
+    func speakItem(_ text: String, wordsPerMinute: Int) -> UInt64?
+    /// Stops an utterance at once.
+    func stopItem(_ id: UInt64)
+    /// Plays a cue.
+    func play(_ cue: ReadingCue)
+}
+
+/// Where the reader is, for "where am I".
+public struct ReadingPosition: Equatable, Sendable {
+    public var item: Int
+    public var count: Int
+    public var complete: Bool
+    public var column: Int
+    public var columns: Int
+
+    public init(item: Int, count: Int, complete: Bool, column: Int, columns: Int) {
+        self.item = item
+        self.count = count
+        self.complete = complete
+        self.column = column
+        self.columns = columns
+    }
+}
+
+/// Reading and navigation over the items (read-text.md §10): advances when an item finishes; back pauses
+/// after the item; pause keeps the rest of the item from the start of the current word; speed restarts at
+/// the current word. All calls on the main loop.
+public final class ReadingNavigator {
+    public enum State: Equatable, Sendable {
+        case idle, speaking, paused, waitingForMore, ended
+    }
+
+    private unowned let voice: ReadingVoice
+    private let language: String
+    public private(set) var items: [ReadingItem] = []
+    public private(set) var index = 0
+    public private(set) var state = State.idle
+    public private(set) var isComplete = true
+    public private(set) var isFast = false
+    public var columns = 1
+    /// Told when an item starts from its beginning (the plugin prints its raw text).
+    public var onItemStart: ((ReadingItem) -> Void)?
+    /// Told when reading reaches the end of a complete text.
+    public var onEnd: (() -> Void)?
+    private var utterance: UInt64?
+    private var spokenBase = 0
+    private var wordOffset = 0
+    private var pauseAfterCurrent = false
+    private var resumeMovesOn = false
+
+    public init(voice: ReadingVoice, language: String) {
+        self.voice = voice
+        self.language = language
+    }
+
+    /// The words per minute in use.
+    public var wordsPerMinute: Int { isFast ? ReadTextParameters.fastRate : ReadTextParameters.normalRate }
+
+    /// Replaces the items; `complete` is false while more will be appended (streaming).
+    public func load(_ items: [ReadingItem], complete: Bool) {
+        self.items = items
+        isComplete = complete
+        index = 0
+        state = .idle
+    }
+
+    /// Appends streamed items; continues at once if the reader was waiting for them.
+    public func append(_ more: [ReadingItem]) {
+        items += more
+        if state == .waitingForMore, index + 1 < items.count {
+            index += 1
+            speak(from: 0)
+        } else if state == .idle, !items.isEmpty {
+            speak(from: 0)
+        }
+    }
+
+    /// No more items will come.
+    public func finishStreaming() {
+        isComplete = true
+        if state == .waitingForMore {
+            voice.play(.end)
+            state = .ended
+            onEnd?()
+        }
+    }
+
+    /// Starts reading the first item.
+    public func start() {
+        guard !items.isEmpty else { return }
+        index = 0
+        speak(from: 0)
+    }
+
+    // MARK: Speech events
+
+    public func wordStarted(_ id: UInt64, characterOffset: Int) {
+        guard id == utterance else { return }
+        wordOffset = spokenBase + characterOffset
+    }
+
+    public func finished(_ id: UInt64) {
+        guard id == utterance else { return }
+        utterance = nil
+        if pauseAfterCurrent {
+            pauseAfterCurrent = false
+            resumeMovesOn = true
+            state = .paused
+            return
+        }
+        advance()
+    }
+
+    /// Someone else's speech cancelled the item (the navigator's own stops never reach here): pause at the
+    /// current word, so resume carries on.
+    public func cancelled(_ id: UInt64) {
+        guard id == utterance else { return }
+        utterance = nil
+        resumeMovesOn = false
+        state = .paused
+    }
+
+    // MARK: Commands
+
+    public func pause() {
+        guard state == .speaking else { return }
+        stopSpeech()
+        resumeMovesOn = false
+        state = .paused
+    }
+
+    public func resume() {
+        guard state == .paused else { return }
+        if resumeMovesOn {
+            resumeMovesOn = false
+            if index + 1 < items.count {
+                index += 1
+                speak(from: 0)
+            } else {
+                advance()
+            }
+        } else {
+            speak(from: wordOffset)
+        }
+    }
+
+    public func togglePause() {
+        if state == .speaking { pause() } else { resume() }
+    }
+
+    public func next() {
+        guard !items.isEmpty else { return }
+        guard index + 1 < items.count else {
+            stopSpeech()
+            if isComplete {
+                voice.play(.end)
+                state = .ended
+            } else {
+                state = .waitingForMore
+            }
+            return
+        }
+        stopSpeech()
+        index += 1
+        pauseAfterCurrent = false
+        speak(from: 0)
+    }
+
+    public func previous() {
+        guard !items.isEmpty else { return }
+        stopSpeech()
+        if index == 0 {
+            voice.play(.end)
+            pauseAfterCurrent = false
+        } else {
+            index -= 1
+            pauseAfterCurrent = true
+        }
+        speak(from: 0)
+    }
+
+    public func toggleSpeed() {
+        isFast.toggle()
+        voice.play(isFast ? .faster : .slower)
+        if state == .speaking {
+            stopSpeech()
+            speak(from: wordOffset)
+        }
+    }
+
+    /// Stops reading for good.
+    public func stop() {
+        stopSpeech()
+        state = .ended
+    }
+
+    public var position: ReadingPosition {
+        ReadingPosition(
+            item: min(index, max(0, items.count - 1)) + 1, count: items.count, complete: isComplete,
+            column: (items.indices.contains(index) ? items[index].column : 0) + 1, columns: columns)
+    }
+
+    // MARK: Internals
+
+    private func advance() {
+        if index + 1 < items.count {
+            index += 1
+            speak(from: 0)
+        } else if !isComplete {
+            state = .waitingForMore
+        } else {
+            voice.play(.end)
+            state = .ended
+            onEnd?()
+        }
+    }
+
+    private func speak(from offset: Int) {
+        guard items.indices.contains(index) else { return }
+        let spoken = SpeechCleanup.spoken(items[index].text, language: language)
+        // Offsets are in Unicode scalars, as speech reports them.
+        let start = min(max(0, offset), spoken.unicodeScalars.count)
+        if start == 0 { onItemStart?(items[index]) }
+        spokenBase = start
+        wordOffset = start
+        let remainder = String(String.UnicodeScalarView(spoken.unicodeScalars.dropFirst(start)))
+        utterance = voice.speakItem(remainder, wordsPerMinute: wordsPerMinute)
+        state = .speaking
+        if utterance == nil { advance() }
+    }
+
+    private func stopSpeech() {
+        if let utterance { voice.stopItem(utterance) }
+        utterance = nil
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import OCR
+
+/// One thing to read: a sentence or a line, with the column it starts in.
+public struct ReadingItem: Equatable, Sendable {
+    public var text: String
+    public var column: Int
+
+    public init(text: String, column: Int) {
+        self.text = text
+        self.column = column
+    }
+}
+
+/// Builds the items to read from lines in reading order (read-text.md §8). Pure.
+public struct SentenceBuilder: Sendable {
+    public enum Navigation: String, Sendable {
+        case sentences, lines
+    }
+
+    /// Words after which a full stop does not end a sentence ("Dr." in "Call Dr. Smith").
+    public var abbreviations: Set<String>
+
+    public init(abbreviations: Set<String> = SentenceBuilder.englishAbbreviations) {
+        self.abbreviations = abbreviations
+    }
+
+    /// The English list; the others start from it (share/assist/read-text/abbrev.<lang>.txt).
+    public static let englishAbbreviations: Set<String> = [
+        "Mr.", "Dr.", "Mrs.", "Ms.", "Prof.", "Inc.", "Ltd.", "Co.", "etc.", "vs.", "Jr.", "Sr.",
+    ]
+
+    static let terminators: Set<Character> = [".", "!", "?", "。", "！", "？"]
+
+    /// The items for `lines`.
+    public func items(_ lines: [OrderedLine], navigation: Navigation = .sentences) -> [ReadingItem] {
+        if navigation == .lines {
+            return lines.map { ReadingItem(text: $0.observation.text, column: $0.column) }
+        }
+        var items: [ReadingItem] = []
+        var current = ""
+        var column = 0
+        var previous: OrderedLine?
+        func push() {
+            let text = current.trimmingCharacters(in: .whitespaces)
+            if !text.isEmpty { items.append(ReadingItem(text: text, column: column)) }
+            current = ""
+        }
+        for line in lines {
+            if let previous {
+                let gap = abs(previous.observation.box.minY - line.observation.box.maxY)
+                if gap > ReadTextParameters.sentenceGap || previous.column != line.column {
+                    if let last = current.last, !Self.terminators.contains(last), !current.isEmpty { current += "." }
+                    push()
+                }
+            }
+            if current.isEmpty { column = line.column }
+            current = Self.join(current, line.observation.text)
+            previous = line
+            // Split what is complete; keep the rest.
+            while let end = sentenceEnd(in: current) {
+                let sentence = String(current[..<end])
+                let rest = current[end...].drop { $0.isWhitespace }
+                current = sentence
+                push()
+                current = String(rest)
+                column = line.column
+            }
+        }
+        push()
+        return items
+    }
+
+    /// Joins with a space, except between two CJK characters.
+    static func join(_ left: String, _ right: String) -> String {
+        guard let last = left.last, let first = right.first else { return left + right }
+        return isCJK(last) && isCJK(first) ? left + right : left + " " + right
+    }
+
+    /// The index just after the first run of terminators that ends a sentence, or nil.
+    func sentenceEnd(in text: String) -> String.Index? {
+        var index = text.startIndex
+        while index < text.endIndex {
+            guard Self.terminators.contains(text[index]) else {
+                index = text.index(after: index)
+                continue
+            }
+            var end = text.index(after: index)
+            while end < text.endIndex && Self.terminators.contains(text[end]) { end = text.index(after: end) }
+            // Only split where more text follows; the remainder stays for the next line or the end.
+            let hasMore = text[end...].contains { !$0.isWhitespace }
+            if hasMore && splits(String(text[..<end])) { return end }
+            index = end
+        }
+        return nil
+    }
+
+    /// False for "J. K." style initials and for abbreviations as the last word.
+    func splits(_ sentence: String) -> Bool {
+        if sentence.count <= 5, sentence.hasSuffix("."), sentence.contains(where: \.isUppercase) { return false }
+        let lastWord = sentence.split(whereSeparator: \.isWhitespace).last.map(String.init) ?? sentence
+        return !abbreviations.contains(lastWord)
+    }
+
+    static func isCJK(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first else { return false }
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x3000...0x303F, 0xFF00...0xFFEF:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// Cleans text before it is spoken (read-text.md §9); saved text stays raw. Pure.
+public enum SpeechCleanup {
+    public static func spoken(_ text: String, language: String) -> String {
+        var result = text.replacingOccurrences(of: "«", with: ",").replacingOccurrences(of: "»", with: ",")
+        var output = ""
+        let characters = Array(result)
+        for (index, character) in characters.enumerated() {
+            let before = index > 0 ? characters[index - 1] : " "
+            let after = index + 1 < characters.count ? characters[index + 1] : " "
+            let standalone = character.isASCII && character.isUppercase && !isWord(before) && !isWord(after)
+            let keep = language == "en" && (character == "A" || character == "I")
+            if standalone && !keep {
+                output += " \(character.lowercased()),"
+            } else {
+                output.append(character)
+            }
+        }
+        result = output
+        while result.contains("  ") { result = result.replacingOccurrences(of: "  ", with: " ") }
+        while result.contains(",,") { result = result.replacingOccurrences(of: ",,", with: ",") }
+        result = result.trimmingCharacters(in: .whitespaces)
+        var cleaned = ""
+        let all = Array(result)
+        for (index, character) in all.enumerated() {
+            if character == " ", index > 0, index + 1 < all.count, SentenceBuilder.isCJK(all[index - 1]),
+                SentenceBuilder.isCJK(all[index + 1])
+            {
+                continue
+            }
+            cleaned.append(character)
+        }
+        return cleaned
+    }
+
+    private static func isWord(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_"
+    }
+}

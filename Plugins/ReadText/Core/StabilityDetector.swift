@@ -1,0 +1,78 @@
+/// Decides when the camera has been still long enough to read (read-text.md §2): the mean absolute
+/// difference of 80×60 luma thumbnails stays at or below 2.5 for 4 consecutive pairs, at least 0.3 s after
+/// arming, and any focus or exposure control has settled. Fires once, then waits for `rearm`. Pure.
+public struct StabilityDetector: Sendable {
+    private var previous: [UInt8]?
+    private var matchingPairs = 0
+    private var armedAtNs: UInt64?
+    private var fired = false
+    private var controls: [String: ControlSettling] = [:]
+
+    public init() {}
+
+    /// Starts a new wait at `timeNs`.
+    public mutating func rearm(at timeNs: UInt64) {
+        armedAtNs = timeNs
+        fired = false
+        matchingPairs = 0
+        previous = nil
+    }
+
+    /// Records a control reading (focus or exposure); polled every 50 ms while the camera adjusts it.
+    public mutating func controlReading(_ name: String, value: Int64, step: Int64) {
+        controls[name, default: ControlSettling()].add(value: value, step: step)
+    }
+
+    /// Adds an 80×60 thumbnail taken at `timeNs`; true when the picture has just become stable.
+    public mutating func add(thumbnail: [UInt8], at timeNs: UInt64) -> Bool {
+        if armedAtNs == nil { armedAtNs = timeNs }
+        defer { previous = thumbnail }
+        guard let previous, previous.count == thumbnail.count, !thumbnail.isEmpty else { return false }
+        var total = 0
+        for index in thumbnail.indices { total += abs(Int(thumbnail[index]) - Int(previous[index])) }
+        let mad = Double(total) / Double(thumbnail.count)
+        matchingPairs = mad <= ReadTextParameters.stableMAD ? matchingPairs + 1 : 0
+        let waited = Double(timeNs &- (armedAtNs ?? timeNs)) / 1e9 >= ReadTextParameters.stableMinimumSeconds
+        let settled = controls.values.allSatisfy(\.isSettled)
+        guard !fired, waited, settled, matchingPairs >= ReadTextParameters.stableFrames else { return false }
+        fired = true
+        return true
+    }
+
+    /// An 80×60 thumbnail of 8-bit luma by area averaging.
+    public static func thumbnail(luma: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) -> [UInt8] {
+        let (w, h) = (80, 60)
+        var out = [UInt8](repeating: 0, count: w * h)
+        guard width >= w, height >= h else { return out }
+        for y in 0..<h {
+            let top = y * height / h
+            let bottom = (y + 1) * height / h
+            for x in 0..<w {
+                let left = x * width / w
+                let right = (x + 1) * width / w
+                var sum = 0
+                for sy in top..<bottom {
+                    for sx in left..<right { sum += Int(luma[sy * stride + sx]) }
+                }
+                out[y * w + x] = UInt8(sum / max(1, (bottom - top) * (right - left)))
+            }
+        }
+        return out
+    }
+}
+
+/// A focus or exposure control is settled when two consecutive polls differ by at most one step and 2 %.
+public struct ControlSettling: Sendable {
+    private var last: Int64?
+    public private(set) var isSettled = true
+
+    public init() {}
+
+    public mutating func add(value: Int64, step: Int64) {
+        if let last {
+            let change = abs(value - last)
+            isSettled = change <= max(1, step) && Double(change) <= 0.02 * Double(max(1, abs(last)))
+        }
+        last = value
+    }
+}

@@ -1,0 +1,44 @@
+import OCR
+
+/// From recognised lines to items (read-text.md §5–8): veto, page mode, reading order, sentences. Pure.
+public struct TextPipeline: Sendable {
+    public var options: ReadTextOptions
+    public var builder: SentenceBuilder
+
+    public init(options: ReadTextOptions, builder: SentenceBuilder) {
+        self.options = options
+        self.builder = builder
+    }
+
+    /// What one recognition produced.
+    public struct Result: Equatable, Sendable {
+        public var items: [ReadingItem]
+        public var columns: Int
+        public var vetoed: Bool
+    }
+
+    public func process(_ observations: [TextObservation]) -> Result {
+        let vetoed = ConfidenceVeto.rejects(observations.map(\.confidence))
+        let kept = options.area == .page ? CentralCluster.keep(observations) : observations
+        let (lines, columns) = ReadingOrder.order(kept, mode: options.order)
+        return Result(items: builder.items(lines, navigation: options.navigation), columns: columns, vetoed: vetoed)
+    }
+
+    /// Groups line boxes (from layout analysis) in reading order into blocks to recognise one by one:
+    /// consecutive lines of one column without a large gap. Returns each block's lines.
+    public func blocks(_ lineBoxes: [TextObservation]) -> (blocks: [[OrderedLine]], columns: Int) {
+        let kept = options.area == .page ? CentralCluster.keep(lineBoxes) : lineBoxes
+        let (lines, columns) = ReadingOrder.order(kept, mode: options.order)
+        var blocks: [[OrderedLine]] = []
+        for line in lines {
+            if let last = blocks.last?.last, last.column == line.column,
+                abs(last.observation.box.minY - line.observation.box.maxY) <= ReadTextParameters.sentenceGap * 2
+            {
+                blocks[blocks.count - 1].append(line)
+            } else {
+                blocks.append([line])
+            }
+        }
+        return (blocks, columns)
+    }
+}

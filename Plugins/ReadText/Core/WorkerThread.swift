@@ -1,0 +1,124 @@
+import Foundation
+
+/// A thread the plugin owns, running jobs in order. Tesseract handles live on it (read-text.md §4: one
+/// handle per thread, never shared).
+final class WorkerThread: @unchecked Sendable {  // because: `jobs` and `running` are guarded by `condition`
+    private let condition = NSCondition()
+    private var jobs: [() -> Void] = []
+    private var running = true
+
+    init(name: String) {
+        let thread = Thread { [self] in loop() }
+        thread.name = name
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Queues `job`. Any thread.
+    func run(_ job: @escaping () -> Void) {
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    /// Ends the thread after the job in progress; queued jobs are dropped. Any thread.
+    func stop() {
+        condition.withLock {
+            running = false
+            jobs.removeAll()
+            condition.signal()
+        }
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while running && jobs.isEmpty { condition.wait() }
+            guard running else {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job()
+        }
+    }
+}
+
+/// The plugin's phrase table, English as the fallback, with {name} placeholders.
+struct ReadTextPhrases {
+    private let table: [String: String]
+
+    init(directory: String?, language: String) {
+        func load(_ lang: String) -> [String: String] {
+            guard let directory,
+                let data = try? Data(
+                    contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("phrases.\(lang).json"))
+            else { return [:] }
+            return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+        }
+        table = load("en").merging(load(language)) { _, localised in localised }
+    }
+
+    func text(_ key: String, _ values: [String: String] = [:]) -> String {
+        var text = table[key] ?? key
+        for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
+        return text
+    }
+
+    /// Abbreviations that do not end a sentence, for `language`, from `abbrev.<lang>.txt` (en as the base).
+    static func abbreviations(directory: String?, language: String) -> Set<String> {
+        var words = SentenceBuilder.englishAbbreviations
+        for lang in Set(["en", language]) {
+            guard let directory,
+                let text = try? String(
+                    contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("abbrev.\(lang).txt"),
+                    encoding: .utf8)
+            else { continue }
+            words.formUnion(
+                text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty && !$0.hasPrefix("#")
+                })
+        }
+        return words
+    }
+}
+
+/// Saves recognised text (read-text.md §11): raw items in reading order, one per line, a blank line between
+/// columns, UTF-8 with LF, mode 0600, in `$XDG_DOCUMENTS_DIR/Assist` or `~/Documents/Assist`.
+public enum TextSaver {
+    public static func content(_ items: [ReadingItem]) -> String {
+        var lines: [String] = []
+        var column = items.first?.column ?? 0
+        for item in items {
+            if item.column != column {
+                lines.append("")
+                column = item.column
+            }
+            lines.append(item.text)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes the file and returns its path.
+    public static func save(
+        _ items: [ReadingItem], now: Date = Date(), environment: [String: String] = ProcessInfo.processInfo.environment
+    )
+        throws -> URL
+    {
+        let documents =
+            environment["XDG_DOCUMENTS_DIR"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent("Documents")
+        let folder = documents.appendingPathComponent("Assist")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let url = folder.appendingPathComponent("text-\(formatter.string(from: now)).txt")
+        let data = Data(content(items).utf8)
+        guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else { throw ReadTextError("The text cannot be saved in \(folder.path).") }
+        return url
+    }
+}

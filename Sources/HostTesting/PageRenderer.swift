@@ -1,0 +1,70 @@
+import Foundation
+
+/// Renders pages of text with ImageMagick and a real font, for OCR tests: lines at known places, optional
+/// degradations (rotation, blur, noise, low contrast), columns and an opposite page.
+package struct PageRenderer {
+    /// A block of lines drawn from (x, y) downwards.
+    package struct Block {
+        package var lines: [String]
+        package var x: Int
+        package var y: Int
+        package var pointSize: Int = 34
+        package var lineHeight: Int = 58
+
+        package init(_ lines: [String], x: Int, y: Int, pointSize: Int = 34, lineHeight: Int = 58) {
+            self.lines = lines
+            self.x = x
+            self.y = y
+            self.pointSize = pointSize
+            self.lineHeight = lineHeight
+        }
+    }
+
+    package var width = 1600
+    package var height = 1000
+    package var font = "DejaVu-Sans"
+    /// Extra ImageMagick operators applied after drawing ("-rotate 3", "-blur 0x1" ...).
+    package var degrade: [String] = []
+
+    package init(width: Int = 1600, height: Int = 1000, font: String = "DejaVu-Sans", degrade: [String] = []) {
+        self.width = width
+        self.height = height
+        self.font = font
+        self.degrade = degrade
+    }
+
+    /// Draws `blocks` into `url` (PNG or JPEG by extension).
+    package func render(_ blocks: [Block], to url: URL) throws {
+        var arguments = ["-size", "\(width)x\(height)", "xc:white", "-font", font, "-fill", "black"]
+        for block in blocks {
+            arguments += ["-pointsize", String(block.pointSize)]
+            for (index, line) in block.lines.enumerated() {
+                arguments += ["-annotate", "+\(block.x)+\(block.y + index * block.lineHeight)", line]
+            }
+        }
+        arguments += degrade + [url.path]
+        let result = try ProcessRunner.run("/usr/bin/convert", arguments)
+        guard result.status == 0 else {
+            throw CPluginBuilder.BuildFailure(message: "convert failed: \(result.standardError)")
+        }
+    }
+
+    /// Character error rate: edit distance over the reference's length, whitespace runs collapsed.
+    package static func characterErrorRate(_ recognised: String, reference: String) -> Double {
+        func normal(_ text: String) -> [Character] {
+            Array(text.split(whereSeparator: \.isWhitespace).joined(separator: " "))
+        }
+        let a = normal(recognised)
+        let b = normal(reference)
+        guard !b.isEmpty else { return a.isEmpty ? 0 : 1 }
+        var previous = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return Double(a.isEmpty ? b.count : previous[b.count]) / Double(b.count)
+    }
+}

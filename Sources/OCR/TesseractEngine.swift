@@ -1,0 +1,159 @@
+internal import CTesseract
+import Foundation
+
+/// One warm tesseract handle (LSTM engine, OEM 1) for a language set, reused frame after frame with
+/// `TessBaseAPIClear` in between. Owns the handle and ends it in `deinit`. Use it on one thread only: the
+/// thread that created it.
+public final class TesseractEngine {
+    private let api: OpaquePointer
+    /// The tesseract language string ("eng", "rus+eng").
+    public let languages: String
+
+    /// Page segmentation modes used by Assist.
+    public enum SegmentationMode: Int32, Sendable {
+        /// Automatic page layout (pages and whole frames).
+        case auto = 3
+        /// One uniform block of text (streamed blocks).
+        case block = 6
+        /// Sparse text (scene text for find-text).
+        case sparse = 11
+    }
+
+    /// Binarisation before recognition (tesseract's `thresholding_method`).
+    public enum Thresholding: Int, Sendable {
+        /// Global Otsu: clean scans.
+        case otsu = 0
+        /// Leptonica's tiled Otsu.
+        case tiledOtsu = 1
+        /// Sauvola, adaptive per pixel: photographed pages with uneven light or sensor noise. Measured here on
+        /// rendered pages: clean text for both a radially darkened page and the same page with Gaussian noise,
+        /// where tiled Otsu lost words on the first and everything on the second.
+        case sauvola = 2
+    }
+
+    /// Creates and initialises the engine. Wraps `TessBaseAPICreate`, `TessBaseAPIInit2` (OEM 1) and
+    /// `TessBaseAPISetVariable` (`thresholding_method`, `user_defined_dpi=300`). Throws naming the Debian
+    /// package when a language is missing.
+    public init(languages: String, dataPath: String? = nil, thresholding: Thresholding = .sauvola) throws {
+        guard let api = TessBaseAPICreate() else { throw OCRError.missingLanguage(languages) }
+        // Tesseract prints a warning for each missing file; Assist reports that itself, in plain words.
+        TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        guard TessBaseAPIInit2(api, dataPath, languages, OEM_LSTM_ONLY) == 0 else {
+            TessBaseAPIDelete(api)
+            throw OCRError.missingLanguage(languages)
+        }
+        TessBaseAPISetVariable(api, "thresholding_method", String(thresholding.rawValue))
+        TessBaseAPISetVariable(api, "user_defined_dpi", "300")
+        self.api = api
+        self.languages = languages
+    }
+
+    deinit {
+        TessBaseAPIEnd(api)
+        TessBaseAPIDelete(api)
+    }
+
+    /// Recognises an 8-bit grey picture (`stride` bytes per row). Lines shorter than `minimumLineHeight` of the
+    /// picture's height are dropped. Wraps `TessBaseAPISetImage`, `TessBaseAPIRecognize` and the result
+    /// iterator.
+    public func recognize(
+        gray: UnsafeRawPointer, width: Int, height: Int, stride: Int, mode: SegmentationMode = .auto,
+        region: (left: Int, top: Int, width: Int, height: Int)? = nil, minimumLineHeight: Double = 0.012
+    ) -> [TextObservation] {
+        TessBaseAPIClear(api)
+        TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(mode.rawValue)))
+        TessBaseAPISetImage(
+            api, gray.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), 1, Int32(stride))
+        TessBaseAPISetSourceResolution(api, 300)
+        if let region {
+            TessBaseAPISetRectangle(
+                api, Int32(region.left), Int32(region.top), Int32(region.width), Int32(region.height))
+        }
+        return observations(width: width, height: height, minimumLineHeight: minimumLineHeight)
+    }
+
+    /// Reads a picture file with leptonica's `pixRead`, converts it to 8-bit grey and returns its size and
+    /// pixels (tightly packed rows).
+    public static func loadGray(_ url: URL) throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        var pix = pixRead(url.path)
+        defer { pixDestroy(&pix) }
+        var gray = pix.flatMap { pixConvertTo8($0, 0) }
+        defer { pixDestroy(&gray) }
+        guard let gray else { throw OCRError.badImage(url.path) }
+        let width = Int(pixGetWidth(gray))
+        let height = Int(pixGetHeight(gray))
+        let wordsPerLine = Int(pixGetWpl(gray))
+        guard width > 0, height > 0, let data = pixGetData(gray) else { throw OCRError.badImage(url.path) }
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let line = data + y * wordsPerLine
+            for x in 0..<width {
+                // Leptonica packs 8-bit pixels big-endian within 32-bit words.
+                let word = line[x / 4]
+                pixels[y * width + x] = UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * (x % 4)))
+            }
+        }
+        return (width, height, pixels)
+    }
+
+    /// Text-line boxes from layout analysis alone (no recognition), in pixels, top-left origin. Wraps
+    /// `TessBaseAPIAnalyseLayout`.
+    public func layoutLines(gray: UnsafeRawPointer, width: Int, height: Int, stride: Int)
+        -> [(left: Int, top: Int, right: Int, bottom: Int)]
+    {
+        TessBaseAPIClear(api)
+        TessBaseAPISetPageSegMode(api, PSM_AUTO)
+        TessBaseAPISetImage(
+            api, gray.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), 1, Int32(stride))
+        TessBaseAPISetSourceResolution(api, 300)
+        guard let iterator = TessBaseAPIAnalyseLayout(api) else { return [] }
+        defer { TessPageIteratorDelete(iterator) }
+        var boxes: [(Int, Int, Int, Int)] = []
+        repeat {
+            var left: Int32 = 0
+            var top: Int32 = 0
+            var right: Int32 = 0
+            var bottom: Int32 = 0
+            if TessPageIteratorBoundingBox(iterator, RIL_TEXTLINE, &left, &top, &right, &bottom) != 0 {
+                boxes.append((Int(left), Int(top), Int(right), Int(bottom)))
+            }
+        } while TessPageIteratorNext(iterator, RIL_TEXTLINE) != 0
+        return boxes.map { (left: $0.0, top: $0.1, right: $0.2, bottom: $0.3) }
+    }
+
+    /// Walks the result at word level: a word that begins a text line starts a new observation with the
+    /// line's text and box; word confidences (skipping −1) are averaged per line.
+    private func observations(width: Int, height: Int, minimumLineHeight: Double) -> [TextObservation] {
+        guard TessBaseAPIRecognize(api, nil) == 0, let iterator = TessBaseAPIGetIterator(api) else { return [] }
+        defer { TessResultIteratorDelete(iterator) }
+        let page = TessResultIteratorGetPageIteratorConst(iterator)
+        var lines: [(text: String, box: NormalizedBox, confidences: [Double])] = []
+        repeat {
+            if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 {
+                var left: Int32 = 0
+                var top: Int32 = 0
+                var right: Int32 = 0
+                var bottom: Int32 = 0
+                guard TessPageIteratorBoundingBox(page, RIL_TEXTLINE, &left, &top, &right, &bottom) != 0 else {
+                    continue
+                }
+                let text =
+                    TessResultIteratorGetUTF8Text(iterator, RIL_TEXTLINE).map { pointer in
+                        defer { TessDeleteText(pointer) }
+                        return String(cString: pointer)
+                    } ?? ""
+                let box = NormalizedBox(
+                    left: Int(left), top: Int(top), right: Int(right), bottom: Int(bottom), width: width, height: height
+                )
+                lines.append((text.trimmingCharacters(in: .whitespacesAndNewlines), box, []))
+            }
+            let confidence = Double(TessResultIteratorConfidence(iterator, RIL_WORD))
+            if confidence >= 0, !lines.isEmpty { lines[lines.count - 1].confidences.append(confidence) }
+        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+        return lines.compactMap { line in
+            guard !line.text.isEmpty, line.box.height >= minimumLineHeight else { return nil }
+            let mean = line.confidences.isEmpty ? 0 : line.confidences.reduce(0, +) / Double(line.confidences.count)
+            return TextObservation(text: line.text, box: line.box, confidence: mean)
+        }
+    }
+}

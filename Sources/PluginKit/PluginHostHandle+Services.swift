@@ -1,0 +1,238 @@
+import PluginAPI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A Swift closure handed through a C `void *user`.
+final class ClosureBox<Arguments> {
+    let call: (Arguments) -> Void
+    init(_ call: @escaping (Arguments) -> Void) { self.call = call }
+}
+
+/// Speech callbacks for one utterance; released when it ends.
+final class SpeechCallbackBox {
+    let onWord: ((UInt64, Int) -> Void)?
+    let onDone: (UInt64, Bool) -> Void
+    init(onWord: ((UInt64, Int) -> Void)?, onDone: @escaping (UInt64, Bool) -> Void) {
+        self.onWord = onWord
+        self.onDone = onDone
+    }
+}
+
+/// Repeating timers' closures, kept until the timer is cancelled. Touched on [main] only.
+enum TimerRegistry {
+    nonisolated(unsafe) static var boxes: [UInt64: Unmanaged<ClosureBox<Void>>] = [:]
+}
+
+extension PluginHostHandle {
+    // MARK: assist.speech/1
+
+    /// Speaks `text`; `onDone` runs once on [main] with true for finished, false for cancelled; `onWord` gets
+    /// each word's character offset. Returns the utterance id, nil when nothing was queued. Wraps
+    /// `assist_speech_service.speak`. Any thread.
+    @discardableResult
+    public func speak(
+        _ text: String, priority: Int32 = ASSIST_PRIORITY_MESSAGE, language: String? = nil, wordsPerMinute: Int = 0,
+        printed: Bool = true, onWord: ((UInt64, Int) -> Void)? = nil,
+        onDone: @escaping (UInt64, Bool) -> Void = { _, _ in }
+    ) -> UInt64? {
+        guard let speech = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self),
+            let speak = speech.pointee.speak
+        else { return nil }
+        var options = assist_speech_options()
+        options.struct_size = UInt32(MemoryLayout<assist_speech_options>.size)
+        options.priority = priority
+        options.words_per_minute = Int32(wordsPerMinute)
+        options.flags = printed ? 0 : ASSIST_SPEECH_NO_PRINT
+        let box = Unmanaged.passRetained(SpeechCallbackBox(onWord: onWord, onDone: onDone))
+        var id: UInt64 = 0
+        let status: Int32 = (language ?? "").withCString { languagePointer in
+            options.language = language == nil ? nil : languagePointer
+            return speak(
+                raw, text, &options,
+                { user, utterance, outcome in
+                    guard let user else { return }
+                    let box = Unmanaged<SpeechCallbackBox>.fromOpaque(user)
+                    box.takeUnretainedValue().onDone(utterance, outcome == ASSIST_SPEECH_FINISHED)
+                    box.release()
+                },
+                { user, utterance, characterOffset, _, _ in
+                    guard let user else { return }
+                    Unmanaged<SpeechCallbackBox>.fromOpaque(user).takeUnretainedValue().onWord?(
+                        utterance, Int(characterOffset))
+                }, box.toOpaque(), &id)
+        }
+        guard status == ASSIST_OK else {
+            box.release()
+            return nil
+        }
+        return id
+    }
+
+    /// Prints `text` as plain lines without speaking it. Wraps `assist_speech_service.print`. Any thread.
+    public func print(_ text: String) {
+        _ = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.print?(raw, text)
+    }
+
+    /// Stops one of this plugin's utterances. Wraps `assist_speech_service.stop`. Any thread.
+    public func stopSpeech(_ id: UInt64) {
+        _ = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.stop?(raw, id)
+    }
+
+    /// Stops all of this plugin's speech. Wraps `assist_speech_service.cancel_mine`. Any thread.
+    public func cancelSpeech() {
+        _ = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.cancel_mine?(raw)
+    }
+
+    // MARK: assist.cues/1
+
+    /// Plays an earcon ("tap", "success", "end", ...). Wraps `assist_cues_service.play`. Any thread.
+    public func playEarcon(_ name: String, gain: Double = 1, pan: Double = 0) {
+        _ = service(ASSIST_CUES_SERVICE, as: assist_cues_service.self)?.pointee.play?(raw, name, gain, pan)
+    }
+
+    /// Plays a guidance pattern (ASSIST_CUE_*). Wraps `assist_cues_service.guidance`. Any thread.
+    public func guidance(_ pattern: Int32, intensity: Double, pan: Double, pitchHz: Double = 0) {
+        _ = service(ASSIST_CUES_SERVICE, as: assist_cues_service.self)?.pointee.guidance?(
+            raw, pattern, intensity, pan, pitchHz)
+    }
+
+    /// Ends guidance. Wraps `assist_cues_service.stop`. Any thread.
+    public func stopCues() {
+        _ = service(ASSIST_CUES_SERVICE, as: assist_cues_service.self)?.pointee.stop?(raw)
+    }
+
+    // MARK: assist.camera/1
+
+    /// Subscribes to frames (they arrive at `PluginFeature.handle(frame:)`); throws the host's sentence when
+    /// the camera cannot open. Wraps `assist_camera_service.subscribe`. [main]
+    public func subscribeCamera(
+        fourcc: UInt32, maxWidth: Int = 0, maxHeight: Int = 0, maxFramesPerSecond: Double = 0, zoom: Double = 1,
+        square: Bool = false
+    ) throws(PluginError) {
+        guard let camera = service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self),
+            let subscribe = camera.pointee.subscribe
+        else { throw PluginError("This host has no camera service.") }
+        var request = assist_camera_request()
+        request.struct_size = UInt32(MemoryLayout<assist_camera_request>.size)
+        request.fourcc = fourcc
+        request.max_width = UInt32(maxWidth)
+        request.max_height = UInt32(maxHeight)
+        request.max_fps = maxFramesPerSecond
+        request.zoom = zoom
+        request.flags = square ? ASSIST_CAMERA_SQUARE : 0
+        var error: UnsafeMutablePointer<CChar>?
+        guard subscribe(raw, &request, &error) == ASSIST_OK else {
+            let message = error.map { String(cString: $0) } ?? "The camera cannot be opened."
+            free(error)
+            throw PluginError(message)
+        }
+    }
+
+    /// Stops frames. Wraps `assist_camera_service.unsubscribe`. [main]
+    public func unsubscribeCamera() {
+        _ = service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.unsubscribe?(raw)
+    }
+
+    /// Keeps a frame beyond `handle(frame:)`; nil over the budget of 4. Wraps `retain`. [frame]
+    public func retainFrame(_ frame: UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>? {
+        service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.retain?(raw, frame)
+    }
+
+    /// Gives back a retained frame. Wraps `release`. Any thread.
+    public func releaseFrame(_ frame: UnsafePointer<assist_frame>) {
+        service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.release?(raw, frame)
+    }
+
+    /// Reads a camera control ("focus", "exposure", "zoom"). Wraps `control`. Any thread.
+    public func cameraControl(_ name: String) -> (value: Int64, minimum: Int64, maximum: Int64)? {
+        guard let control = service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.control else {
+            return nil
+        }
+        var value: Int64 = 0
+        var minimum: Int64 = 0
+        var maximum: Int64 = 0
+        guard control(raw, name, &value, &minimum, &maximum) == ASSIST_OK else { return nil }
+        return (value, minimum, maximum)
+    }
+
+    // MARK: assist.clock/1 and assist.worker/1
+
+    /// Calls `body` on [main] after `milliseconds`, once or repeatedly; returns the timer id. Wraps
+    /// `timer_add`. [main]
+    @discardableResult
+    public func addTimer(milliseconds: UInt32, repeating: Bool, _ body: @escaping () -> Void) -> UInt64? {
+        guard let clock = service(ASSIST_CLOCK_SERVICE, as: assist_clock_service.self),
+            let add = clock.pointee.timer_add
+        else { return nil }
+        let box = Unmanaged.passRetained(ClosureBox<Void> { _ in body() })
+        var id: UInt64 = 0
+        let callback: assist_timer_cb =
+            repeating
+            ? { user, _ in user.map { Unmanaged<ClosureBox<Void>>.fromOpaque($0).takeUnretainedValue().call(()) } }
+            : { user, timer in
+                guard let user else { return }
+                let box = Unmanaged<ClosureBox<Void>>.fromOpaque(user)
+                TimerRegistry.boxes[timer] = nil
+                box.takeUnretainedValue().call(())
+                box.release()
+            }
+        guard add(raw, milliseconds, repeating, callback, box.toOpaque(), &id) == ASSIST_OK else {
+            box.release()
+            return nil
+        }
+        TimerRegistry.boxes[id] = box
+        return id
+    }
+
+    /// Cancels a timer from `addTimer`. Wraps `timer_cancel`. [main]
+    public func cancelTimer(_ id: UInt64) {
+        _ = service(ASSIST_CLOCK_SERVICE, as: assist_clock_service.self)?.pointee.timer_cancel?(raw, id)
+        TimerRegistry.boxes.removeValue(forKey: id)?.release()
+    }
+
+    /// Runs `body` on [main] soon. Wraps `assist_worker_service.post_main`. Any thread.
+    public func onMain(_ body: @escaping () -> Void) {
+        guard let worker = service(ASSIST_WORKER_SERVICE, as: assist_worker_service.self),
+            let post = worker.pointee.post_main
+        else { return }
+        let box = Unmanaged.passRetained(ClosureBox<Void> { _ in body() })
+        let status = post(
+            raw,
+            { user in
+                guard let user else { return }
+                let box = Unmanaged<ClosureBox<Void>>.fromOpaque(user)
+                box.takeUnretainedValue().call(())
+                box.release()
+            }, box.toOpaque())
+        if status != ASSIST_OK { box.release() }
+    }
+
+    // MARK: assist.settings/1 and assist.session/1
+
+    /// A string setting, or nil. Wraps `get_string`. Any thread.
+    public func setting(_ key: String) -> String? {
+        guard let get = service(ASSIST_SETTINGS_SERVICE, as: assist_settings_service.self)?.pointee.get_string
+        else { return nil }
+        var buffer = [CChar](repeating: 0, count: 1_024)
+        guard get(raw, key, &buffer, buffer.count, nil) == ASSIST_OK else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A boolean setting, or `fallback`. Wraps `get_bool`. Any thread.
+    public func setting(_ key: String, default fallback: Bool) -> Bool {
+        guard let get = service(ASSIST_SETTINGS_SERVICE, as: assist_settings_service.self)?.pointee.get_bool
+        else { return fallback }
+        var value = fallback
+        return get(raw, key, &value) == ASSIST_OK ? value : fallback
+    }
+
+    /// The plugin's private data folder (created 0700). Wraps `data_dir`. Any thread.
+    public var dataDirectory: String? {
+        guard let session = service(ASSIST_SESSION_SERVICE, as: assist_session_service.self),
+            let text = session.pointee.data_dir?(raw)
+        else { return nil }
+        return String(cString: text)
+    }
+}

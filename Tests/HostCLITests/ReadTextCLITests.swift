@@ -1,0 +1,85 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// `assist run read-text` on photos, as a user or a script would run it.
+@Suite("read-text from the command line", .serialized)
+struct ReadTextCLITests {
+    let folder: TemporaryDirectory
+    let page: URL
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-read")
+        page = folder.path("page.png")
+        try PageRenderer().render(
+            [
+                .init(
+                    ["Call Dr. Smith tomorrow morning. He is in.", "Reading aloud helps people who cannot see."],
+                    x: 100, y: 200)
+            ],
+            to: page)
+    }
+
+    func assist(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist, arguments,
+            environment: ["ASSIST_DATA_DIR": folder.path("data").path, "LANG": "en_US.UTF-8"],
+            timeoutSeconds: 120)
+    }
+
+    @Test(arguments: [[], ["--no-streaming"]])
+    func aPhotoIsReadSentenceBySentence(extra: [String]) throws {
+        let result = try assist(["run", "--no-speech", "read-text", "--image", page.path, "--exit-at-end"] + extra)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.lines == [
+                "Reading", "Call Dr. Smith tomorrow morning.", "He is in.",
+                "Reading aloud helps people who cannot see.",
+            ])
+    }
+
+    @Test func speechIsWrittenAndTheTranscriptIsPrintedFirst() throws {
+        let wav = folder.path("read.wav")
+        let result = try assist(
+            [
+                "run", "--audio-out", "wav:\(wav.path)", "read-text", "--image", page.path, "--exit-at-end",
+                "--transcript",
+            ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.lines.count == 4)
+        let sound = try SoundAnalysis(url: wav)
+        #expect(sound.file.durationSeconds > 4, "three sentences and 'Reading' were spoken")
+    }
+
+    @Test func russianPagesUseTheRussianLanguagePack() throws {
+        let russian = folder.path("ru.png")
+        try PageRenderer().render([.init(["Привет, мир. Как дела?"], x: 100, y: 200)], to: russian)
+        let result = try assist([
+            "run", "--no-speech", "--lang", "ru", "read-text", "--image", russian.path, "--exit-at-end",
+        ])
+        #expect(result.status == 0)
+        #expect(result.lines == ["Читаю", "Привет, мир.", "Как дела?"])
+    }
+
+    @Test func aBlurredPhotoIsReadWithAWarning() throws {
+        let blurred = folder.path("blurred.jpg")
+        _ = try ProcessRunner.run("/usr/bin/convert", [page.path, "-blur", "0x3", blurred.path])
+        let result = try assist(["run", "--no-speech", "read-text", "--image", blurred.path, "--exit-at-end"])
+        #expect(result.lines.prefix(2) == ["Reading", "The photo looks blurry."], "\(result.lines)")
+    }
+
+    @Test func blankPagesAndBadFilesGetOneClearMessage() throws {
+        let blank = folder.path("blank.png")
+        _ = try ProcessRunner.run("/usr/bin/convert", ["-size", "800x600", "xc:white", blank.path])
+        let none = try assist(["run", "--no-speech", "read-text", "--image", blank.path, "--exit-at-end"])
+        #expect(none.lines.contains("Text not found"), "\(none.lines)")
+        let text = try folder.write("notes.png", "not a picture")
+        let bad = try assist(["run", "--no-speech", "read-text", "--image", text.path])
+        #expect(bad.status == 1)
+        #expect(
+            bad.lines.contains("The picture \(text.path) cannot be read. Check that it is a PNG, JPEG or TIFF file."))
+        let option = try assist(["run", "--no-speech", "read-text", "--colour"])
+        #expect(option.status == 1)
+        #expect(option.lines.contains { $0.hasPrefix("Unknown option --colour.") })
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HostTesting
+import OCR
+import ReadTextCore
+import Testing
+
+/// Real tesseract on pages rendered with real fonts: character error rate and reading order.
+@Suite("read-text: recognition on rendered pages", .serialized)
+struct RecognitionTests {
+    static let english = [
+        "The quick brown fox jumps over the lazy dog.", "Call Dr. Smith tomorrow morning. He is in.",
+        "Reading aloud helps people who cannot see.", "This is the fourth line of the sample page.",
+    ]
+    static let russian = [
+        "Съешь же ещё этих мягких французских булок.", "Да выпей чаю, пожалуйста, сейчас же.",
+        "Чтение вслух помогает тем, кто не видит.",
+    ]
+    static let chinese = ["我们今天去图书馆看书。", "请把这本书放在桌子上。", "阅读可以帮助看不见的人。"]
+
+    let folder: TemporaryDirectory
+
+    init() throws {
+        setenv("OMP_THREAD_LIMIT", "1", 0)
+        folder = try TemporaryDirectory("assist-ocr")
+    }
+
+    /// Recognises `url` as read-text does for a photo (whole page, PSM 3) and returns the items' text.
+    func read(_ url: URL, languages: String, options: ReadTextOptions = ReadTextOptions()) throws -> (
+        String, [ReadingItem], Int
+    ) {
+        let engine = try TesseractEngine(languages: languages)
+        let photo = try TesseractEngine.loadGray(url)
+        let observations = photo.pixels.withUnsafeBytes { bytes in
+            bytes.baseAddress.map {
+                engine.recognize(gray: $0, width: photo.width, height: photo.height, stride: photo.width)
+            } ?? []
+        }
+        let result = TextPipeline(options: options, builder: SentenceBuilder()).process(observations)
+        return (observations.map(\.text).joined(separator: " "), result.items, result.columns)
+    }
+
+    @Test(arguments: [
+        ("en", "eng", "DejaVu-Sans", 0.01), ("ru", "rus+eng", "DejaVu-Sans", 0.01),
+        ("zh", "chi_sim+eng", "WenQuanYi-Zen-Hei", 0.01),
+    ])
+    func cleanPagesAreReadAlmostExactly(language: String, languages: String, font: String, limit: Double) throws {
+        let lines = language == "en" ? Self.english : language == "ru" ? Self.russian : Self.chinese
+        let url = folder.path("\(language).png")
+        try PageRenderer(font: font).render([.init(lines, x: 100, y: 150)], to: url)
+        let (text, _, _) = try read(url, languages: languages)
+        let reference = language == "zh" ? lines.joined() : lines.joined(separator: " ")
+        let recognised = language == "zh" ? text.replacingOccurrences(of: " ", with: "") : text
+        let cer = PageRenderer.characterErrorRate(recognised, reference: reference)
+        #expect(cer <= limit, "CER \(cer): \(text)")
+    }
+
+    @Test(arguments: [
+        ["-rotate", "3"], ["-blur", "0x1.2"], ["-attenuate", "0.6", "+noise", "Gaussian"], ["+level", "35%,65%"],
+        ["(", "-size", "1600x1000", "radial-gradient:white-gray25", ")", "-compose", "multiply", "-composite"],
+    ])
+    func photographedPagesStayReadable(degradation: [String]) throws {
+        let url = folder.path("degraded.jpg")
+        try PageRenderer(degrade: degradation + ["-quality", "85"]).render(
+            [.init(Self.english, x: 100, y: 150)], to: url)
+        let (text, _, _) = try read(url, languages: "eng")
+        let cer = PageRenderer.characterErrorRate(text, reference: Self.english.joined(separator: " "))
+        #expect(cer <= 0.03, "CER \(cer) after \(degradation): \(text)")
+    }
+
+    @Test func twoColumnsAreReadColumnByColumn() throws {
+        let left = [
+            "Left column begins here with", "a story that goes on and on", "with more words to read aloud",
+            "until it ends right here.",
+        ]
+        let right = [
+            "Right column starts now and", "it has a story of its own", "with other words to say out",
+            "loud before it stops.",
+        ]
+        let url = folder.path("columns.png")
+        try PageRenderer(width: 1500, height: 900).render(
+            [
+                .init(["A headline across the whole page"], x: 100, y: 110, pointSize: 44), .init(left, x: 100, y: 230),
+                .init(right, x: 790, y: 230),
+            ], to: url)
+        let (_, items, columns) = try read(url, languages: "eng")
+        #expect(columns == 2)
+        let spoken = items.map(\.text).joined(separator: " ")
+        let order = ["headline", "Left column", "until it ends", "Right column", "before it stops"].map {
+            spoken.range(of: $0)?.lowerBound
+        }
+        #expect(order.allSatisfy { $0 != nil }, "\(spoken)")
+        let positions = order.compactMap { $0 }
+        #expect(positions == positions.sorted(), "headline, then the left column, then the right: \(spoken)")
+    }
+
+    @Test func theOppositePageOfABookIsLeftOut() throws {
+        let page = Self.english + ["It continues on this page with", "a few more lines of text."]
+        let opposite = [
+            "the facing page of the book", "shows here at the edge", "and must not be read", "by Assist at all",
+            "because it is another page", "entirely.",
+        ]
+        let url = folder.path("book.png")
+        try PageRenderer(width: 1800, height: 900).render(
+            [.init(page, x: 300, y: 150, lineHeight: 60), .init(opposite, x: 1450, y: 150, lineHeight: 60)], to: url)
+        let (_, pageItems, _) = try read(url, languages: "eng")
+        let spoken = pageItems.map(\.text).joined(separator: " ")
+        #expect(spoken.contains("quick brown fox") && !spoken.contains("facing page"), "\(spoken)")
+        var full = ReadTextOptions()
+        full.area = .full
+        let (_, fullItems, _) = try read(url, languages: "eng", options: full)
+        #expect(fullItems.map(\.text).joined(separator: " ").contains("facing page"), "full mode reads everything")
+    }
+
+    @Test func aMissingLanguagePackNamesTheDebianPackage() {
+        do {
+            _ = try TesseractEngine(languages: "kor")
+            Issue.record("Korean is not installed here")
+        } catch {
+            #expect(
+                error.message
+                    == "Text recognition for kor is not installed. Install the Debian package tesseract-ocr-kor.")
+        }
+    }
+
+    @Test func theWarmEngineIsFasterThanAColdOne() throws {
+        let url = folder.path("warm.png")
+        try PageRenderer().render([.init(Self.english, x: 100, y: 150)], to: url)
+        let photo = try TesseractEngine.loadGray(url)
+        func timed(_ body: () throws -> Void) rethrows -> UInt64 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            return DispatchTime.now().uptimeNanoseconds - start
+        }
+        let engine = try TesseractEngine(languages: "eng")
+        let recognise = {
+            _ = photo.pixels.withUnsafeBytes {
+                $0.baseAddress.map {
+                    engine.recognize(gray: $0, width: photo.width, height: photo.height, stride: photo.width)
+                }
+            }
+        }
+        recognise()
+        let warm = timed(recognise)
+        let cold = try timed {
+            let fresh = try TesseractEngine(languages: "eng")
+            _ = photo.pixels.withUnsafeBytes {
+                $0.baseAddress.map {
+                    fresh.recognize(gray: $0, width: photo.width, height: photo.height, stride: photo.width)
+                }
+            }
+        }
+        #expect(warm < cold)
+    }
+}
+
+extension Error {
+    fileprivate var message: String { (self as? OCRError)?.message ?? "\(self)" }
+}
