@@ -53,6 +53,7 @@ bench: deps
 	bench/cold-start.sh
 	bench/audio.sh
 	bench/camera.sh
+	bench/read-text.sh
 
 clean:
 	rm -rf .build

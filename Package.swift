@@ -86,6 +86,14 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "ReadTextBench",
+            dependencies: [
+                "ReadTextCore", "OCR", "Audio", "Speech", "HostTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/ReadTextBench"
+        ),
+        .executableTarget(
             name: "CameraBench",
             dependencies: ["Camera", .product(name: "Logging", package: "swift-log")],
             path: "bench/CameraBench"

@@ -111,6 +111,30 @@ struct RecognitionTests {
         #expect(fullItems.map(\.text).joined(separator: " ").contains("facing page"), "full mode reads everything")
     }
 
+    @Test func streamingGivesTheSameSentencesAsAWholePage() throws {
+        let lines = [
+            "Assist reads printed pages aloud for people", "who cannot see them. Point the camera at a",
+            "letter, a label or a page of a book. The first", "sentence is spoken while the rest is read.",
+            "Columns are read one after the other.",
+        ]
+        let url = folder.path("stream.png")
+        try PageRenderer().render([.init(lines, x: 100, y: 150)], to: url)
+        let (_, whole, _) = try read(url, languages: "eng")
+        let engine = try TesseractEngine(languages: "eng")
+        let photo = try TesseractEngine.loadGray(url)
+        var streamed: [String] = []
+        _ = photo.pixels.withUnsafeBytes { bytes in
+            bytes.baseAddress.map {
+                StreamingRecognizer(pipeline: TextPipeline(options: ReadTextOptions(), builder: SentenceBuilder())).run(
+                    engine: engine, gray: $0, width: photo.width, height: photo.height, stride: photo.width,
+                    vetoFirstBlock: true
+                ) { items, _ in streamed += items.map(\.text) }
+            }
+        }
+        #expect(streamed == whole.map(\.text))
+        #expect(streamed.count == 4, "\(streamed)")
+    }
+
     @Test func aMissingLanguagePackNamesTheDebianPackage() {
         do {
             _ = try TesseractEngine(languages: "kor")
@@ -120,36 +144,6 @@ struct RecognitionTests {
                 error.message
                     == "Text recognition for kor is not installed. Install the Debian package tesseract-ocr-kor.")
         }
-    }
-
-    @Test func theWarmEngineIsFasterThanAColdOne() throws {
-        let url = folder.path("warm.png")
-        try PageRenderer().render([.init(Self.english, x: 100, y: 150)], to: url)
-        let photo = try TesseractEngine.loadGray(url)
-        func timed(_ body: () throws -> Void) rethrows -> UInt64 {
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body()
-            return DispatchTime.now().uptimeNanoseconds - start
-        }
-        let engine = try TesseractEngine(languages: "eng")
-        let recognise = {
-            _ = photo.pixels.withUnsafeBytes {
-                $0.baseAddress.map {
-                    engine.recognize(gray: $0, width: photo.width, height: photo.height, stride: photo.width)
-                }
-            }
-        }
-        recognise()
-        let warm = timed(recognise)
-        let cold = try timed {
-            let fresh = try TesseractEngine(languages: "eng")
-            _ = photo.pixels.withUnsafeBytes {
-                $0.baseAddress.map {
-                    fresh.recognize(gray: $0, width: photo.width, height: photo.height, stride: photo.width)
-                }
-            }
-        }
-        #expect(warm < cold)
     }
 }
 

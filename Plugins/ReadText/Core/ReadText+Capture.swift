@@ -160,36 +160,13 @@ extension ReadText {
         return recognizeStreaming(picture, isPhoto: isPhoto, engine: engine)
     }
 
-    /// Streaming (read-text.md §11): layout first, then block by block in reading order.
+    /// Streaming (read-text.md §11): see `StreamingRecognizer`.
     func recognizeStreaming(_ picture: GrayPicture, isPhoto: Bool, engine: TesseractEngine) -> Bool {
-        let boxes = engine.layoutLines(
-            gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride)
-        let lines = boxes.map { box in
-            TextObservation(
-                text: "",
-                box: NormalizedBox(
-                    left: box.left, top: box.top, right: box.right, bottom: box.bottom,
-                    width: picture.width, height: picture.height), confidence: 100)
-        }.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
-        let (blocks, columns) = pipeline.blocks(lines)
-        var all: [TextObservation] = []
         var started = false
-        for (index, block) in blocks.enumerated() {
-            if stopped { return true }
-            let region = pixelRegion(block, picture: picture)
-            let recognised = engine.recognize(
-                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
-                mode: .block, region: region)
-            all += recognised
-            if index == 0, recognised.count >= 3, ConfidenceVeto.rejects(recognised.map(\.confidence)), !isPhoto {
-                return false
-            }
-            let column = block.first?.column ?? 0
-            let ordered = recognised.sorted { $0.box.maxY > $1.box.maxY }.map {
-                OrderedLine(observation: $0, column: column)
-            }
-            let items = pipeline.builder.items(ordered, navigation: options.navigation)
-            guard !items.isEmpty else { continue }
+        let summary = StreamingRecognizer(pipeline: pipeline).run(
+            engine: engine, gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
+            vetoFirstBlock: !isPhoto, shouldStop: { stopped }
+        ) { items, columns in
             let first = !started
             started = true
             host.onMain { [self] in
@@ -197,27 +174,14 @@ extension ReadText {
                 appendStreamed(items, first: first)
             }
         }
-        let vetoedAtEnd = !all.isEmpty && ConfidenceVeto.rejects(all.map(\.confidence))
+        if summary.vetoed { return false }
+        let vetoedAtEnd =
+            !summary.observations.isEmpty && ConfidenceVeto.rejects(summary.observations.map(\.confidence))
         host.onMain { [self] in
             if vetoedAtEnd && isPhoto { host.speak(phrases.text("uncertain")) }
             if started { navigator?.finishStreaming() } else { noText() }
         }
         return true
-    }
-
-    /// The pixel rectangle around a block's line boxes, padded a little.
-    func pixelRegion(_ block: [OrderedLine], picture: GrayPicture) -> (left: Int, top: Int, width: Int, height: Int) {
-        let boxes = block.map(\.observation.box)
-        let padding = 0.01
-        let left = max(0, (boxes.map(\.minX).min() ?? 0) - padding)
-        let right = min(1, (boxes.map(\.maxX).max() ?? 1) + padding)
-        let top = min(1, (boxes.map(\.maxY).max() ?? 1) + padding)
-        let bottom = max(0, (boxes.map(\.minY).min() ?? 0) - padding)
-        let x = Int(left * Double(picture.width))
-        let y = Int((1 - top) * Double(picture.height))
-        return (
-            x, y, max(1, Int(right * Double(picture.width)) - x), max(1, Int((1 - bottom) * Double(picture.height)) - y)
-        )
     }
 
     // MARK: Main loop

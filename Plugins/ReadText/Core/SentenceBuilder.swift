@@ -49,7 +49,10 @@ public struct SentenceBuilder: Sendable {
         for line in lines {
             if let previous {
                 let gap = abs(previous.observation.box.minY - line.observation.box.maxY)
-                if gap > ReadTextParameters.sentenceGap || previous.column != line.column {
+                // Beyond the original: the gap also scales with the text, so a close-up of large print with
+                // ordinary line spacing is not cut at every line.
+                let height = max(previous.observation.box.height, line.observation.box.height)
+                if gap > max(ReadTextParameters.sentenceGap, 1.2 * height) || previous.column != line.column {
                     if let last = current.last, !Self.terminators.contains(last), !current.isEmpty { current += "." }
                     push()
                 }

@@ -1,0 +1,103 @@
+import OCR
+
+/// Streaming recognition (read-text.md §11): layout analysis gives the line boxes, page mode and reading
+/// order arrange them into blocks, and each block is recognised a few lines at a time (PSM 6) so the first
+/// sentence can be spoken while the rest is still being read. A sentence is handed out once it is final: a
+/// terminator followed by more text, or the end of its block; an unfinished one is carried into the next
+/// chunk. Runs on the thread that owns the engine.
+public struct StreamingRecognizer {
+    /// Lines recognised per chunk: few at first so speech starts early, more later for throughput.
+    public var firstChunkLines = 2
+    public var chunkLines = 6
+
+    public var pipeline: TextPipeline
+
+    public init(pipeline: TextPipeline) {
+        self.pipeline = pipeline
+    }
+
+    /// What a run found.
+    public struct Summary {
+        /// Every recognised line, for the final veto.
+        public var observations: [TextObservation] = []
+        public var columns = 1
+        /// True when the first block's veto stopped the run.
+        public var vetoed = false
+    }
+
+    /// Recognises an 8-bit grey picture; `onItems` receives final items in reading order; `shouldStop` is
+    /// checked between chunks. `vetoFirstBlock` stops when the first block's lines (3 or more) fail the veto.
+    public func run(
+        engine: TesseractEngine, gray: UnsafeRawPointer, width: Int, height: Int, stride: Int, vetoFirstBlock: Bool,
+        shouldStop: () -> Bool = { false }, onItems: ([ReadingItem], _ columns: Int) -> Void
+    ) -> Summary {
+        let boxes = engine.layoutLines(gray: gray, width: width, height: height, stride: stride)
+        let lines = boxes.map { box in
+            TextObservation(
+                text: "",
+                box: NormalizedBox(
+                    left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: width, height: height),
+                confidence: 100)
+        }.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
+        let (blocks, columns) = pipeline.blocks(lines)
+        var summary = Summary()
+        summary.columns = columns
+        var firstChunk = true
+        for (blockIndex, block) in blocks.enumerated() {
+            var carry: OrderedLine?
+            var start = 0
+            var blockObservations: [TextObservation] = []
+            while start < block.count {
+                if shouldStop() { return summary }
+                let size = firstChunk ? firstChunkLines : chunkLines
+                firstChunk = false
+                let chunk = Array(block[start..<min(block.count, start + size)])
+                start += chunk.count
+                let recognised = engine.recognize(
+                    gray: gray, width: width, height: height, stride: stride, mode: .block,
+                    region: Self.pixelRegion(chunk, width: width, height: height))
+                summary.observations += recognised
+                blockObservations += recognised
+                if vetoFirstBlock, blockIndex == 0, blockObservations.count >= 3, start >= min(block.count, 3),
+                    ConfidenceVeto.rejects(blockObservations.map(\.confidence))
+                {
+                    summary.vetoed = true
+                    return summary
+                }
+                let column = chunk.first?.column ?? 0
+                var ordered = recognised.sorted { $0.box.maxY > $1.box.maxY }.map {
+                    OrderedLine(observation: $0, column: column)
+                }
+                if let carry { ordered.insert(carry, at: 0) }
+                var items = pipeline.builder.items(ordered, navigation: pipeline.options.navigation)
+                carry = nil
+                let blockEnds = start >= block.count
+                if !blockEnds, pipeline.options.navigation == .sentences, let last = items.popLast(),
+                    let lastLine = ordered.last
+                {
+                    // Not final yet: it may go on in the next chunk.
+                    carry = OrderedLine(
+                        observation: TextObservation(text: last.text, box: lastLine.observation.box, confidence: 100),
+                        column: column)
+                }
+                if !items.isEmpty { onItems(items, columns) }
+            }
+        }
+        return summary
+    }
+
+    /// The pixel rectangle around some line boxes, padded by 1 % of the picture.
+    public static func pixelRegion(_ lines: [OrderedLine], width: Int, height: Int)
+        -> (left: Int, top: Int, width: Int, height: Int)
+    {
+        let boxes = lines.map(\.observation.box)
+        let padding = 0.01
+        let left = max(0, (boxes.map(\.minX).min() ?? 0) - padding)
+        let right = min(1, (boxes.map(\.maxX).max() ?? 1) + padding)
+        let top = min(1, (boxes.map(\.maxY).max() ?? 1) + padding)
+        let bottom = max(0, (boxes.map(\.minY).min() ?? 0) - padding)
+        let x = Int(left * Double(width))
+        let y = Int((1 - top) * Double(height))
+        return (x, y, max(1, Int(right * Double(width)) - x), max(1, Int((1 - bottom) * Double(height)) - y))
+    }
+}

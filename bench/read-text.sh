@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# read-text figures (issue 6): time to the first audio sample and character error rate on a photographed A4
+# page, against `tesseract IMAGE - | espeak-ng --stdout` measured in the same run. Release build. libgomp
+# reads OMP_THREAD_LIMIT only when it loads, so it is set here, before the benchmark starts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product ReadTextBench >/dev/null
+OMP_THREAD_LIMIT=1 .build/release/ReadTextBench
