@@ -29,12 +29,17 @@ extension PluginContext {
         }
     }
 
-    /// Ends the subscription (waiting for an `on_frame` in progress) and frees retained frames. Main loop.
+    /// Ends the subscription, waiting for an `on_frame` in progress. Retained frames stay valid until the
+    /// plugin releases them, or until it is torn down. Main loop.
     func endCameraSubscription() {
         if let subscription = cameraState.subscription {
             cameraState.subscription = nil
             hub.camera?.unsubscribe(subscription)
         }
+    }
+
+    /// Frees the frames a plugin never released; only once it is destroyed. Main loop.
+    func freeRetainedFrames() {
         let leftovers = cameraState.lock.withLock {
             defer { cameraState.retained.removeAll() }
             return Array(cameraState.retained.keys)

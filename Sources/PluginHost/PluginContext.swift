@@ -108,6 +108,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         usedGuidance = false
         closeAudioStream()
         endCameraSubscription()
+        freeRetainedFrames()
     }
 }
 

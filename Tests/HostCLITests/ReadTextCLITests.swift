@@ -38,6 +38,35 @@ struct ReadTextCLITests {
             ])
     }
 
+    @Test func theCameraPathWaitsForAsteadyPictureThenReads() throws {
+        let expected = [
+            "Reading", "Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see.",
+        ]
+        let still = try assist([
+            "run", "--no-speech", "--camera", "image:\(page.path)", "--camera-fps", "16", "read-text", "--exit-at-end",
+        ])
+        #expect(still.status == 0, "\(still.standardError)")
+        #expect(still.lines == expected)
+        #expect(!still.standardError.contains("misbehaving"), "frames are not held too long")
+        // The same page through the real V4L2 path: libv4l2 converts the fake device's YUYV frames.
+        let fake = try FakeCamera(folder: folder.url)
+        let frames = folder.path("page.yuyv")
+        _ = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-loglevel", "error", "-y", "-i", page.path, "-vf", "scale=1280:800", "-pix_fmt", "yuyv422", "-f",
+                "rawvideo", frames.path,
+            ])
+        var environment = fake.environment(width: 1280, height: 800, frames: frames.path)
+        environment["ASSIST_DATA_DIR"] = folder.path("data").path
+        let live = try ProcessRunner.run(
+            BuildProducts.assist,
+            ["run", "--no-speech", "--camera", "v4l2:\(FakeCamera.devicePath)", "read-text", "--exit-at-end"],
+            environment: environment, timeoutSeconds: 120)
+        #expect(live.status == 0, "\(live.standardError)")
+        #expect(live.lines == expected)
+    }
+
     @Test func speechIsWrittenAndTheTranscriptIsPrintedFirst() throws {
         let wav = folder.path("read.wav")
         let result = try assist(

@@ -20,7 +20,14 @@ final class CaptureState: @unchecked Sendable {  // because: every member is use
     }
 }
 
-/// Gray pixels the worker recognises: a retained camera frame or a decoded photo.
+/// A copied camera frame waiting in the selection pool.
+struct GrayImage: Sendable {
+    var pixels: [UInt8]
+    var width: Int
+    var height: Int
+}
+
+/// Gray pixels the worker recognises: a copied camera frame or a decoded photo.
 struct GrayPicture {
     var pixels: UnsafeRawPointer
     var width: Int
@@ -83,35 +90,44 @@ extension ReadText {
             return true
         }
         guard stable else { return }
-        guard let kept = host.retainFrame(frame) else {
-            capture.withLock { $0.busy = false }
-            return
+        // A copy, not a retained frame: candidates wait for seconds and recognition takes a while, longer than
+        // a camera frame should be held (plugin-abi.md §5). Copying 2 MB takes well under a millisecond.
+        let width = Int(header.width)
+        let height = Int(header.height)
+        let stride = Int(header.stride.0)
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        pixels.withUnsafeMutableBytes { target in
+            guard let base = target.baseAddress else { return }
+            for row in 0..<height { (base + row * width).copyMemory(from: plane + row * stride, byteCount: width) }
         }
         play(.stable)
-        worker.run { [self] in select(kept) }
+        let candidate = GrayImage(pixels: pixels, width: width, height: height)
+        worker.run { [self] in select(candidate) }
     }
 
     // MARK: Worker thread
 
     /// Scores a candidate and either recognises the best one or asks for another steady picture.
-    func select(_ frame: UnsafePointer<assist_frame>) {
-        let header = frame.pointee
-        guard let plane = header.plane.0 else { return }
-        let grid = SharpnessGrid.compute(
-            luma: plane, width: Int(header.width), height: Int(header.height), stride: Int(header.stride.0))
-        switch selector.offer(frame, sharpCount: grid.sharpCount) {
-        case .wait(let released):
-            released.forEach(host.releaseFrame)
+    func select(_ candidate: GrayImage) {
+        let grid = candidate.pixels.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map {
+                SharpnessGrid.compute(
+                    luma: $0, width: candidate.width, height: candidate.height, stride: candidate.width)
+            }
+        }
+        switch selector.offer(candidate, sharpCount: grid?.sharpCount ?? 0) {
+        case .wait:
             host.onMain { [self] in rearm() }
-        case .recognize(let best, let released):
-            released.forEach(host.releaseFrame)
+        case .recognize(let best, _):
             host.onMain { [self] in stopCaptureForReading() }
-            let picture = GrayPicture(
-                pixels: UnsafeRawPointer(best.pointee.plane.0 ?? plane), width: Int(best.pointee.width),
-                height: Int(best.pointee.height), stride: Int(best.pointee.stride.0))
-            let accepted = recognize(picture, isPhoto: false)
-            host.releaseFrame(best)
-            selector.reset().forEach(host.releaseFrame)
+            let accepted = best.pixels.withUnsafeBytes { bytes in
+                bytes.baseAddress.map {
+                    recognize(
+                        GrayPicture(pixels: $0, width: best.width, height: best.height, stride: best.width),
+                        isPhoto: false)
+                } ?? true
+            }
+            _ = selector.reset()
             if !accepted { host.onMain { [self] in restartCapture() } }
         }
     }

@@ -21,7 +21,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
     var stopped = false
     /// Owned by `worker`.
     nonisolated(unsafe) var engine: TesseractEngine?
-    nonisolated(unsafe) var selector = FrameSelector<UnsafePointer<assist_frame>>()
+    nonisolated(unsafe) var selector = FrameSelector<GrayImage>()
 
     public init(host: PluginHostHandle) {
         self.host = host

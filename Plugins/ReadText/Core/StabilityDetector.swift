@@ -39,22 +39,20 @@ public struct StabilityDetector: Sendable {
         return true
     }
 
-    /// An 80×60 thumbnail of 8-bit luma by area averaging.
+    /// An 80×60 thumbnail of 8-bit luma: each cell the mean of a 4×4 grid of samples spread over its area
+    /// (close to an area average, at a fixed cost whatever the frame size, so `on_frame` stays short).
     public static func thumbnail(luma: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) -> [UInt8] {
         let (w, h) = (80, 60)
         var out = [UInt8](repeating: 0, count: w * h)
         guard width >= w, height >= h else { return out }
         for y in 0..<h {
-            let top = y * height / h
-            let bottom = (y + 1) * height / h
             for x in 0..<w {
-                let left = x * width / w
-                let right = (x + 1) * width / w
                 var sum = 0
-                for sy in top..<bottom {
-                    for sx in left..<right { sum += Int(luma[sy * stride + sx]) }
+                for sy in 0..<4 {
+                    let row = (y * 4 + sy) * height / (h * 4)
+                    for sx in 0..<4 { sum += Int(luma[row * stride + (x * 4 + sx) * width / (w * 4)]) }
                 }
-                out[y * w + x] = UInt8(sum / max(1, (bottom - top) * (right - left)))
+                out[y * w + x] = UInt8(sum / 16)
             }
         }
         return out

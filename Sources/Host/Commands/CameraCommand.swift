@@ -132,6 +132,9 @@ struct CameraSnapshotCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var frames: FrameOptions
 
+    @Option(help: "Skip this many frames first, while a camera settles its exposure.")
+    var skip: Int = 0
+
     @Argument(help: "The file to write.")
     var output: String
 
@@ -141,7 +144,7 @@ struct CameraSnapshotCommand: ParsableCommand {
         guard let camera = session.hub.camera else { return }
         var request = try frames.request()
         if request.format == .yuyv || request.format == .bgr24 { request.format = .rgb24 }
-        let box = SnapshotBox()
+        let box = SnapshotBox(skip: max(0, skip))
         let id: UInt64
         do {
             id = try camera.subscribe(owner: "snapshot", request: request) { frame in box.keep(frame) }
@@ -160,9 +163,18 @@ struct CameraSnapshotCommand: ParsableCommand {
 final class SnapshotBox: @unchecked Sendable {  // because: guarded by `condition`
     private let condition = NSCondition()
     private var frame: Frame?
+    private var toSkip: Int
+
+    init(skip: Int) {
+        toSkip = skip
+    }
 
     func keep(_ delivered: Frame) {
         condition.withLock {
+            if toSkip > 0 {
+                toSkip -= 1
+                return
+            }
             if frame == nil { frame = delivered.copied() }
             condition.signal()
         }

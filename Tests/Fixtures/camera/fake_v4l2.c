@@ -293,6 +293,8 @@ static long handle_ioctl(unsigned long request, void *argument) {
     case VIDIOC_ENUMINPUT: {
         struct v4l2_input *input = argument;
         if (input->index > 0) return fail(EINVAL);
+        /* Every field, as a driver fills it: libv4l reads `status` for the upside-down bits. */
+        memset(input, 0, sizeof *input);
         strcpy((char *)input->name, "Camera");
         input->type = V4L2_INPUT_TYPE_CAMERA;
         return 0;
