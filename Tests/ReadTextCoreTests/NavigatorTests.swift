@@ -90,6 +90,12 @@ struct NavigatorTests {
         #expect(voice.cues == [.faster, .slower] && voice.last.rate == 175)
     }
 
+    @Test func readAllStartsOverFromTheFirstItem() {
+        navigator.finished(1)
+        navigator.start()
+        #expect(voice.stopped == [2] && voice.last.text == "One two three.")
+    }
+
     @Test func whereAmICountsSentencesAndColumns() {
         navigator.finished(1)
         navigator.finished(2)

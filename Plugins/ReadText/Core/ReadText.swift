@@ -110,6 +110,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         case "where": host.speak(whereAmI(), priority: ASSIST_PRIORITY_IMPORTANT)
         case "save": saveText()
         case "again": readAgain()
+        case "all": navigator.start()
         default: break
         }
     }

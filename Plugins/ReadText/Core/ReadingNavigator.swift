@@ -101,9 +101,12 @@ public final class ReadingNavigator {
         }
     }
 
-    /// Starts reading the first item.
+    /// Starts reading from the first item (also "read all").
     public func start() {
         guard !items.isEmpty else { return }
+        stopSpeech()
+        pauseAfterCurrent = false
+        resumeMovesOn = false
         index = 0
         speak(from: 0)
     }
