@@ -43,9 +43,7 @@ extension ServiceTables {
         table.is_speaking = { host in PluginContext.from(host)?.hub.sound.speech?.isSpeaking ?? false }
         table.print = { host, text in
             guard let context = PluginContext.from(host), let text else { return ASSIST_E_INVALID }
-            let string = String(
-                decoding: UnsafeBufferPointer(start: text, count: strlen(text)).lazy.map(UInt8.init(bitPattern:)),
-                as: UTF8.self)
+            let string = String(repairingUTF8CString: text)
             for line in string.split(separator: "\n", omittingEmptySubsequences: false) {
                 context.hub.interaction.announcer.print(String(line))
             }
@@ -100,9 +98,7 @@ struct SpeechRequest {
 
     /// Nil (after logging why) for blank text or a bad option.
     init?(text: UnsafePointer<CChar>, options: UnsafePointer<assist_speech_options>?, context: PluginContext) {
-        let string = String(
-            decoding: UnsafeBufferPointer(start: text, count: strlen(text)).lazy.map(UInt8.init(bitPattern:)),
-            as: UTF8.self)
+        let string = String(repairingUTF8CString: text)
         guard string.contains(where: { !$0.isWhitespace }) else {
             context.logger.debug("speech.speak: the text is empty")
             return nil
@@ -132,5 +128,14 @@ struct SpeechRequest {
         }
         self.utterance = utterance
         self.prints = prints
+    }
+}
+
+extension String {
+    /// A plugin's C string as UTF-8, with invalid bytes replaced (U+FFFD) rather than refused.
+    init(repairingUTF8CString text: UnsafePointer<CChar>) {
+        self.init(
+            decoding: UnsafeBufferPointer(start: text, count: strlen(text)).lazy.map(UInt8.init(bitPattern:)),
+            as: UTF8.self)
     }
 }

@@ -49,7 +49,7 @@ final class MediaFile {
     }
 
     private static func text(_ reason: [CChar]) -> String {
-        let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(cReason: reason)
         return text.isEmpty ? "it cannot be decoded" : text
     }
 }
@@ -96,5 +96,12 @@ final class Scaler {
         return Frame(
             storage: target, format: key.targetFormat, width: key.targetWidth, height: key.targetHeight,
             stride: stride, timestampNs: frame.timestampNs, sequence: frame.sequence)
+    }
+}
+
+extension String {
+    /// The text in a NUL-terminated C buffer a shim filled (a reason, a device name).
+    init(cReason buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

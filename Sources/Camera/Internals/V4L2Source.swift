@@ -22,7 +22,7 @@ final class V4L2Source: FrameSource {
         let status = assist_v4l2_open(
             path, PixelFormat.bgr24.rawValue, UInt32(width), UInt32(height), framesPerSecond, 4, &handle, &reason,
             reason.count)
-        let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(cReason: reason)
         guard status == 0, let handle else {
             switch -status {
             case ENOENT, ENXIO: throw CameraError.missing(path, cause: text)
