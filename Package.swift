@@ -39,9 +39,14 @@ let package = Package(
             dependencies: ["CV4L2Shims", "CFFmpegShims", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Audio", dependencies: ["CALSA"]),
+        .systemLibrary(
+            name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]
+        ),
         .target(
             name: "Speech",
-            dependencies: ["CEspeakNG", "Audio", "Interaction", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CEspeakNG", "CSpeechd", "Audio", "Interaction", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // Host building blocks.

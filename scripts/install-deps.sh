@@ -7,6 +7,7 @@ packages=(
   build-essential pkg-config patchelf binutils file
   libsqlite3-dev
   espeak-ng espeak-ng-data libespeak-ng-dev
+  libspeechd-dev speech-dispatcher speech-dispatcher-espeak-ng
   libasound2-dev alsa-utils sox
   libv4l-dev v4l-utils
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev

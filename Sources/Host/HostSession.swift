@@ -20,7 +20,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// Sound output (speech and cues), when the command makes sound.
     let sound: SoundSystem?
     /// The speech engine, when speaking.
-    var speech: SpeechService? { sound?.speech }
+    var speech: (any SpeechEngine)? { sound?.speech }
     var announcer: Announcer { hub.interaction.announcer }
     var phrases: PhraseBook { hub.interaction.phrases }
 

@@ -9,8 +9,8 @@ import Speech
 final class SoundSystem: Sendable {
     let mixer: AudioMixer
     let cues: CuePlayer
-    /// Nil when speech is off (`--no-speech`) or espeak-ng cannot start.
-    let speech: SpeechService?
+    /// Nil when speech is off (`--no-speech`) or no engine can start.
+    let speech: (any SpeechEngine)?
     /// The WAV file that sound goes to because there is no sound card; said once at start.
     let fallbackInUse: URL?
 
@@ -50,8 +50,22 @@ final class SoundSystem: Sendable {
         cues = CuePlayer(mixer: mixer, settings: Self.cueSettings(settings))
         if speaks {
             let rate = wordsPerMinute ?? Self.int(settings, "speech.rate", default: 175, in: 80...450)
-            speech = SpeechService(mixer: mixer, logger: logger, wordsPerMinute: rate, voice: voice)
-            speech?.configure(volume: Self.double(settings, "speech.volume", default: 1))
+            var dispatcher: SpeechDispatcherService?
+            if case .string(let backend) = settings.value("speech.backend"), backend == "speech-dispatcher",
+                voice == nil
+            {
+                dispatcher = SpeechDispatcherService(logger: logger, wordsPerMinute: rate)
+                if dispatcher == nil {
+                    logger.warning("speech.backend is speech-dispatcher, but it cannot be reached; using espeak-ng")
+                }
+            }
+            if let dispatcher {
+                speech = dispatcher
+            } else {
+                let espeak = SpeechService(mixer: mixer, logger: logger, wordsPerMinute: rate, voice: voice)
+                espeak?.configure(volume: Self.double(settings, "speech.volume", default: 1))
+                speech = espeak
+            }
         } else {
             speech = nil
         }

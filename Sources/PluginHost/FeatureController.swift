@@ -156,7 +156,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             let owner = record.context?.speechOwner ?? 0
             if pause {
                 instance.pointee.pause?(instance)
-                hub.sound.speech?.pause(owner: owner)
+                _ = hub.sound.speech?.pause(owner: owner)
             } else {
                 hub.sound.speech?.resume(owner: owner)
                 instance.pointee.resume?(instance)

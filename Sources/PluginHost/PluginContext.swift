@@ -101,7 +101,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         if let speech = hub.sound.speech {
             speech.detach(owner: speechOwner)
             // Speech left paused would start again later, out of context: drop it. The rest may finish.
-            if speech.isPaused(owner: speechOwner) { speech.cancel(owner: speechOwner) }
+            if speech.isPaused(owner: speechOwner) { _ = speech.cancel(owner: speechOwner) }
             speech.resume(owner: speechOwner)
         }
         if usedGuidance { hub.sound.cues?.stop() }

@@ -63,11 +63,13 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
 /// The sound services plugins reach: speech (nil when speech is off: text is then printed only), cues (nil
 /// when the command makes no sound) and where the microphone is.
 package struct SoundServices: Sendable {
-    package var speech: SpeechService?
+    package var speech: (any SpeechEngine)?
     package var cues: CuePlayer?
     package var microphone: AudioInputSpec
 
-    package init(speech: SpeechService? = nil, cues: CuePlayer? = nil, microphone: AudioInputSpec = .alsa("default")) {
+    package init(
+        speech: (any SpeechEngine)? = nil, cues: CuePlayer? = nil, microphone: AudioInputSpec = .alsa("default")
+    ) {
         self.speech = speech
         self.cues = cues
         self.microphone = microphone

@@ -27,7 +27,7 @@ extension ServiceTables {
         }
         table.cancel_mine = { host in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            context.hub.sound.speech?.cancel(owner: context.speechOwner)
+            _ = context.hub.sound.speech?.cancel(owner: context.speechOwner)
             return ASSIST_OK
         }
         table.pause = { host in

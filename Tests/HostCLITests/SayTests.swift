@@ -73,6 +73,31 @@ struct SayTests {
         #expect(try pcm(file).count > 2_205)
     }
 
+    @Test func speechDispatcherIsUsedWhenConfiguredAndEspeakWhenItIsAway() throws {
+        let server = try SpeechDispatcherServer(folder: folder)
+        let config = try folder.write("config.toml", "[speech]\nbackend = \"speech-dispatcher\"\n")
+        let wav = folder.path("espeak.wav")
+        let arguments = [
+            "say", "--config", config.path, "--audio-out", "wav:\(wav.path)", "--verbose", "through", "speechd",
+        ]
+        let through = try ProcessRunner.run(
+            BuildProducts.assist, arguments,
+            environment: ["ASSIST_DATA_DIR": folder.url.path, "SPEECHD_ADDRESS": server.address])
+        #expect(through.status == 0, "\(through.standardError)")
+        #expect(through.lines == ["through speechd"])
+        #expect(try SoundAnalysis(url: wav).file.frameCount == 0, "the words went to Speech Dispatcher, not espeak-ng")
+        let away = try ProcessRunner.run(
+            BuildProducts.assist, arguments,
+            environment: [
+                "ASSIST_DATA_DIR": folder.url.path, "SPEECHD_ADDRESS": "unix_socket:/nonexistent",
+                "SPEECHD_CMD": "/bin/false",
+            ])
+        #expect(away.status == 0)
+        #expect(away.standardError.contains("cannot be reached; using espeak-ng"))
+        #expect(try SoundAnalysis(url: wav).file.frameCount > 10_000, "espeak-ng spoke instead")
+        _ = server
+    }
+
     @Test func alsaDevicesAreUsedThroughTheRealPath() throws {
         let raw = folder.path("played.raw")
         let result = try say(["--audio-out", "alsa:file:FILE=\(raw.path),FORMAT=raw", "through", "ALSA"])

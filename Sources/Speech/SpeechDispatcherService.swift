@@ -1,0 +1,201 @@
+import Foundation
+import Interaction
+import Logging
+
+/// Speech through the user's Speech Dispatcher, for people whose screen reader already uses it
+/// (`speech.backend = "speech-dispatcher"`). The server keeps the SSIP priority rules and plays the sound
+/// itself, so cues are not ducked under it. Each word is preceded by an SSML index mark naming its
+/// character offset, which gives word events and lets pause and resume work at the word. Stopping one
+/// queued message marks it and stops it when it begins (SSIP cancels only whole connections).
+// because: `messages`, `current`, `pausedOwners` and `cancelled` are guarded by `lock`
+package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
+    private struct Message {
+        var utterance: Utterance
+        var callbacks: SpeechCallbacks
+        var byteOffsets: [Int]
+    }
+
+    private let connection: SpeechDispatcherConnection
+    private let logger: Logger
+    private let lock = NSCondition()
+    private var messages: [Int: Message] = [:]
+    private var current: Int?
+    private var cancelled: Set<Int> = []
+    private var pausedOwners: Set<Int> = []
+    /// Ends that arrived before `spd_say` returned the message's id (the server can be that fast).
+    private var earlyEnds: [Int: SpeechOutcome] = [:]
+    private var defaultWordsPerMinute: Int
+    /// libspeechd reads replies on its event thread, so calls made because of an event, or while holding
+    /// `lock` (which the event thread may be waiting for), go through this queue instead.
+    private let commands = DispatchQueue(label: "assist-speechd-commands")
+
+    /// Connects to Speech Dispatcher; nil (after logging why) when it cannot be reached.
+    package init?(logger: Logger, wordsPerMinute: Int = 175) {
+        do {
+            connection = try SpeechDispatcherConnection(clientName: "assist")
+        } catch {
+            logger.warning(
+                "Speech Dispatcher cannot be reached: \((error as? SpeechDispatcherError)?.reason ?? "\(error)")")
+            return nil
+        }
+        self.logger = logger
+        self.defaultWordsPerMinute = wordsPerMinute
+        SpeechDispatcherConnection.events = { [weak self] event in self?.handle(event) }
+    }
+
+    package func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64? {
+        let text = SpeechService.speakable(utterance.text)
+        guard text.contains(where: { !$0.isWhitespace }) else { return nil }
+        var offsets: [Int] = [0]
+        var total = 0
+        for scalar in text.unicodeScalars {
+            total += UTF8.width(scalar)
+            offsets.append(total)
+        }
+        let wordsPerMinute = utterance.wordsPerMinute ?? defaultWordsPerMinute
+        // Speech Dispatcher's rate runs from -100 to 100 around the module's default, about 175 wpm.
+        let rate = Int32(max(-100, min(100, (wordsPerMinute - 175) * 100 / 275)))
+        guard
+            let id = connection.say(
+                Self.ssml(text), priority: utterance.priority.rawValue + 1, language: utterance.language,
+                voice: utterance.voice, rate: rate)
+        else {
+            logger.warning("Speech Dispatcher refused a message")
+            return nil
+        }
+        var stored = utterance
+        stored.text = text
+        let early = lock.withLock {
+            if let outcome = earlyEnds.removeValue(forKey: id) {
+                lock.broadcast()
+                return Optional(outcome)
+            }
+            messages[id] = Message(utterance: stored, callbacks: callbacks, byteOffsets: offsets)
+            return nil
+        }
+        if let early { callbacks.onDone?(UInt64(id), early) }
+        return UInt64(id)
+    }
+
+    package func stop(id: UInt64, owner: Int) -> Bool {
+        stopMessages { $0.key == Int(id) && $0.value.utterance.owner == owner } > 0
+    }
+
+    package func cancel(owner: Int) -> Int { stopMessages { $0.value.utterance.owner == owner } }
+
+    package func pause(owner: Int) -> Bool {
+        let speaking = lock.withLock {
+            pausedOwners.insert(owner)
+            return current.flatMap { messages[$0] }?.utterance.owner == owner
+        }
+        if speaking { connection.pause() }
+        return speaking
+    }
+
+    package func resume(owner: Int) {
+        if lock.withLock({ pausedOwners.remove(owner) != nil }) { connection.resume() }
+    }
+
+    package func isPaused(owner: Int) -> Bool { lock.withLock { pausedOwners.contains(owner) } }
+
+    package var isSpeaking: Bool { lock.withLock { current != nil } }
+
+    package func detach(owner: Int) {
+        lock.withLock {
+            for (id, message) in messages where message.utterance.owner == owner {
+                messages[id]?.callbacks = SpeechCallbacks()
+            }
+        }
+    }
+
+    package func shutdown() {
+        SpeechDispatcherConnection.events = nil
+    }
+
+    // MARK: Speaker
+
+    package func speak(_ text: String, language: String, priority: SpeechPriority) {
+        _ = speak(Utterance(text, language: language, priority: priority), callbacks: SpeechCallbacks())
+    }
+
+    package func stopAll() {
+        lock.withLock { cancelled.formUnion(messages.keys) }
+        connection.cancelAll()
+    }
+
+    package func drain(timeoutSeconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        lock.lock()
+        while !messages.isEmpty && lock.wait(until: deadline) {}
+        lock.unlock()
+    }
+
+    // MARK: Internals
+
+    private func stopMessages(where predicate: ((key: Int, value: Message)) -> Bool) -> Int {
+        let (count, speaking) = lock.withLock {
+            let ids = messages.filter(predicate).map(\.key)
+            cancelled.formUnion(ids)
+            return (ids.count, current.map(ids.contains) ?? false)
+        }
+        if speaking { connection.stopCurrent() }
+        return count
+    }
+
+    /// Events from libspeechd's thread.
+    private func handle(_ event: SpeechDispatcherConnection.Event) {
+        var report: (() -> Void)?
+        lock.lock()
+        switch event {
+        case .begin(let id):
+            current = id
+            if cancelled.contains(id) { commands.async { [connection] in connection.stopCurrent() } }
+        case .mark(let id, let name):
+            if let message = messages[id], let offset = Int(name), let onWord = message.callbacks.onWord,
+                offset < message.byteOffsets.count
+            {
+                let text = message.utterance.text.unicodeScalars
+                let end = text.index(text.startIndex, offsetBy: offset)
+                let length = text[end...].prefix { !$0.properties.isWhitespace }.count
+                let byteEnd = message.byteOffsets[min(message.byteOffsets.count - 1, offset + length)]
+                let word = SpeechWord(
+                    characterOffset: offset, byteOffset: message.byteOffsets[offset],
+                    byteLength: byteEnd - message.byteOffsets[offset])
+                report = { onWord(UInt64(id), word) }
+            }
+        case .end(let id), .cancel(let id):
+            if current == id { current = nil }
+            let message = messages.removeValue(forKey: id)
+            let wasCancelled = cancelled.remove(id) != nil
+            var outcome = SpeechOutcome.finished
+            if case .cancel = event { outcome = .cancelled }
+            if wasCancelled { outcome = .cancelled }
+            if message == nil { earlyEnds[id] = outcome }
+            if let onDone = message?.callbacks.onDone { report = { onDone(UInt64(id), outcome) } }
+            lock.broadcast()
+        }
+        lock.unlock()
+        report?()
+    }
+
+    /// The text as SSML with an index mark, named by its character offset, before each word.
+    static func ssml(_ text: String) -> String {
+        var out = "<speak>"
+        var offset = 0
+        var inWord = false
+        for scalar in text.unicodeScalars {
+            let space = scalar.properties.isWhitespace
+            if !space && !inWord { out += "<mark name=\"\(offset)\"/>" }
+            inWord = !space
+            switch scalar {
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            default: out.unicodeScalars.append(scalar)
+            }
+            offset += 1
+        }
+        return out + "</speak>"
+    }
+}

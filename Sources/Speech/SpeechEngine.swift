@@ -1,0 +1,27 @@
+import Interaction
+
+/// What the host and plugins ask of speech, whichever engine speaks: espeak-ng through the host's own mixer
+/// (`SpeechService`, the default) or the user's Speech Dispatcher (`SpeechDispatcherService`, chosen with
+/// `speech.backend = "speech-dispatcher"`). Every method is callable from any thread.
+package protocol SpeechEngine: Speaker {
+    /// Queues `utterance`; returns its id, or nil when the text has nothing to say.
+    func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64?
+    /// Stops utterance `id` if `owner` asked for it; false when it is not known.
+    func stop(id: UInt64, owner: Int) -> Bool
+    /// Stops every utterance of `owner`; returns how many.
+    func cancel(owner: Int) -> Int
+    /// Pauses `owner`'s speech; false when it had nothing to pause.
+    func pause(owner: Int) -> Bool
+    /// Resumes `owner`'s speech at the word that was being heard.
+    func resume(owner: Int)
+    /// True while `owner` is paused.
+    func isPaused(owner: Int) -> Bool
+    /// True while anything is being spoken.
+    var isSpeaking: Bool { get }
+    /// Drops `owner`'s callbacks; its speech may finish but reports nothing.
+    func detach(owner: Int)
+    /// Ends the engine's threads or connection.
+    func shutdown()
+}
+
+extension SpeechService: SpeechEngine {}
