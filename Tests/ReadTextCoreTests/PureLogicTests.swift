@@ -167,3 +167,13 @@ struct TextTests {
         #expect(mode == 0o600)
     }
 }
+
+@Suite("read-text: streaming layout")
+struct StreamingLayoutTests {
+    @Test func aRegionAroundRealLinesIsNotReadAsALine() {
+        let lines = [line("", 0.2, 0.7, 0.8, 0.73), line("", 0.2, 0.65, 0.8, 0.68), line("", 0.2, 0.6, 0.8, 0.63)]
+        let border = line("", 0.0, 0.0, 1.0, 1.0)
+        #expect(StreamingRecognizer.withoutContainers(lines + [border]) == lines)
+        #expect(StreamingRecognizer.withoutContainers(lines) == lines, "lines side by side are kept")
+    }
+}

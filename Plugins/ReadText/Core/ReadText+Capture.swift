@@ -119,6 +119,7 @@ extension ReadText {
         case .wait:
             host.onMain { [self] in rearm() }
         case .recognize(let best, _):
+            host.log(ASSIST_LOG_INFO, "recognising a \(best.width)x\(best.height) frame")
             host.onMain { [self] in stopCaptureForReading() }
             let accepted = best.pixels.withUnsafeBytes { bytes in
                 bytes.baseAddress.map {
@@ -209,6 +210,7 @@ extension ReadText {
 
     func restartCapture() {
         guard !stopped else { return }
+        host.log(ASSIST_LOG_INFO, "the result was vetoed; waiting for another picture")
         try? startCapture()
     }
 

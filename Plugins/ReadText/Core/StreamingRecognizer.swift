@@ -39,7 +39,7 @@ public struct StreamingRecognizer {
                     left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: width, height: height),
                 confidence: 100)
         }.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
-        let (blocks, columns) = pipeline.blocks(lines)
+        let (blocks, columns) = pipeline.blocks(Self.withoutContainers(lines))
         var summary = Summary()
         summary.columns = columns
         var firstChunk = true
@@ -49,7 +49,9 @@ public struct StreamingRecognizer {
             var blockObservations: [TextObservation] = []
             while start < block.count {
                 if shouldStop() { return summary }
-                let size = firstChunk ? firstChunkLines : chunkLines
+                // With the camera, the first chunk holds the 3 lines the veto needs, so nothing from a picture
+                // that is about to be discarded is ever spoken.
+                let size = firstChunk ? (vetoFirstBlock ? max(3, firstChunkLines) : firstChunkLines) : chunkLines
                 firstChunk = false
                 let chunk = Array(block[start..<min(block.count, start + size)])
                 start += chunk.count
@@ -84,6 +86,19 @@ public struct StreamingRecognizer {
             }
         }
         return summary
+    }
+
+    /// Layout analysis sometimes reports a picture region (a page's border, a photo) as one tall "line" around
+    /// real lines; recognising it would read those lines twice. A box holding the centres of two or more
+    /// other boxes is such a container and is dropped.
+    public static func withoutContainers(_ lines: [TextObservation]) -> [TextObservation] {
+        lines.filter { outer in
+            let held = lines.filter { inner in
+                inner.box != outer.box && inner.box.midX > outer.box.minX && inner.box.midX < outer.box.maxX
+                    && inner.box.midY > outer.box.minY && inner.box.midY < outer.box.maxY
+            }
+            return held.count < 2
+        }
     }
 
     /// The pixel rectangle around some line boxes, padded by 1 % of the picture.
