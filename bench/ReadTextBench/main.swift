@@ -57,8 +57,10 @@ guard let speech = SpeechService(mixer: mixer, logger: Logger(label: "bench")) e
 let pipeline = TextPipeline(options: ReadTextOptions(), builder: SentenceBuilder())
 
 /// Streams the photo as read-text does and returns ms to the first audible sample and the recognised text.
-func assistRun(engine: TesseractEngine?, started: UInt64) throws -> (Double, String) {
-    let engine = try engine ?? TesseractEngine(languages: "eng")
+func assistRun(engine warm: TesseractEngine?, started: UInt64) throws -> (Double, String) {
+    // Warm is camera mode: the veto needs the first 3 lines before anything is spoken. Cold is a photo.
+    let cameraMode = warm != nil
+    let engine = try warm ?? TesseractEngine(languages: "eng")
     sink.reset()
     let photo = try TesseractEngine.loadGray(page)
     var spoke = false
@@ -66,7 +68,7 @@ func assistRun(engine: TesseractEngine?, started: UInt64) throws -> (Double, Str
         guard let base = bytes.baseAddress else { throw CocoaError(.fileReadCorruptFile) }
         return StreamingRecognizer(pipeline: pipeline).run(
             engine: engine, gray: base, width: photo.width, height: photo.height, stride: photo.width,
-            vetoFirstBlock: false
+            vetoFirstBlock: cameraMode
         ) { items, _ in
             if !spoke, let first = items.first {
                 spoke = true
