@@ -1,0 +1,147 @@
+import Foundation
+import HostTesting
+import Storage
+import Testing
+
+@Suite("Plugin databases on real SQLite files")
+struct PluginDatabaseTests {
+    let folder: TemporaryDirectory
+    let database: PluginDatabase
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-db")
+        database = try PluginDatabase(url: folder.path("plugin/main.sqlite"))
+    }
+
+    func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
+        var result: [[SQLValue]] = []
+        try database.execute(sql, arguments: arguments) { _, values in
+            result.append(values)
+            return true
+        }
+        return result
+    }
+
+    @Test func boundParametersRoundTripEveryType() throws {
+        try database.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n)")
+        let changed = try database.execute(
+            "INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+            arguments: [.integer(42), .real(2.5), .text("Привет; DROP TABLE t"), .blob(Data([0, 1, 2])), .null])
+        #expect(changed == 1)
+        #expect(
+            try rows("SELECT * FROM t") == [
+                [.integer(42), .real(2.5), .text("Привет; DROP TABLE t"), .blob(Data([0, 1, 2])), .null]
+            ])
+        var names: [String] = []
+        try database.execute("SELECT i AS number, s FROM t") { columns, _ in
+            names = columns
+            return false
+        }
+        #expect(names == ["number", "s"])
+    }
+
+    @Test func theFileIsInWALModeOnDisk() throws {
+        #expect(try rows("PRAGMA journal_mode") == [[.text("wal")]])
+        #expect(FileManager.default.fileExists(atPath: folder.path("plugin/main.sqlite").path))
+    }
+
+    @Test func transactionsSpanCallsAndRollBack() throws {
+        try database.execute("CREATE TABLE t (x)")
+        try database.begin()
+        try database.execute("INSERT INTO t VALUES (1)")
+        try database.rollback()
+        try database.begin()
+        try database.execute("INSERT INTO t VALUES (2)")
+        try database.commit()
+        #expect(try rows("SELECT x FROM t") == [[.integer(2)]])
+    }
+
+    @Test func migrationsRunOnceInOrder() throws {
+        #expect(try database.migrate(to: 1, sql: "CREATE TABLE a (x); INSERT INTO a VALUES (1);"))
+        #expect(try !database.migrate(to: 1, sql: "INSERT INTO a VALUES (99);"), "already at version 1")
+        #expect(try database.migrate(to: 2, sql: "ALTER TABLE a ADD COLUMN y"))
+        #expect(try database.version() == 2)
+        #expect(try rows("SELECT x FROM a") == [[.integer(1)]])
+        // A failing migration leaves the database as it was.
+        #expect(throws: StorageError.self) { try database.migrate(to: 3, sql: "CREATE TABLE b (x); SELEC nonsense;") }
+        #expect(try database.version() == 2)
+        #expect(try rows("SELECT name FROM sqlite_master WHERE name = 'b'").isEmpty)
+    }
+
+    @Test func malformedSQLIsOneClearErrorAndNothingIsLost() throws {
+        try database.execute("CREATE TABLE t (x)")
+        try database.execute("INSERT INTO t VALUES (1)")
+        do {
+            try database.execute("INSRT INTO t VALUES (2)")
+            Issue.record("malformed SQL ran")
+        } catch {
+            #expect(error.code == .sql)
+            #expect(error.message.hasPrefix("The database refused a statement: near \"INSRT\""))
+        }
+        #expect(try rows("SELECT x FROM t") == [[.integer(1)]])
+    }
+
+    @Test func theDataSurvivesReopening() throws {
+        try database.execute("CREATE TABLE t (x)")
+        try database.execute("INSERT INTO t VALUES ('kept')")
+        let reopened = try PluginDatabase(url: folder.path("plugin/main.sqlite"))
+        var value: SQLValue?
+        try reopened.execute("SELECT x FROM t") { _, values in
+            value = values.first
+            return false
+        }
+        #expect(value == .text("kept"))
+    }
+}
+
+@Suite("Media store")
+struct MediaStoreTests {
+    let folder: TemporaryDirectory
+    let store: MediaStore
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-media")
+        store = MediaStore(media: folder.path("data/media"), cache: folder.path("cache"), quotaBytes: 1_000)
+    }
+
+    @Test func filesAreCreatedMovedListedAndDeleted() throws {
+        let file = try store.create("things/cup/clip1.mp4")
+        try Data(repeating: 7, count: 300).write(to: file)
+        #expect(store.list() == ["things/cup/clip1.mp4"])
+        let cached = try store.moveToCache("things/cup/clip1.mp4")
+        #expect(store.list().isEmpty && store.list(inCache: true) == ["things/cup/clip1.mp4"])
+        #expect(FileManager.default.fileExists(atPath: cached.path))
+        #expect(store.usage() == 300)
+        try store.delete("things/cup/clip1.mp4", inCache: true)
+        #expect(store.usage() == 0)
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: try store.create("private.wav").path)[.posixPermissions]
+            as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func theQuotaIsAClearError() throws {
+        try Data(repeating: 1, count: 1_000).write(to: try store.create("big.bin"))
+        do {
+            _ = try store.create("more.bin")
+            Issue.record("over quota")
+        } catch {
+            #expect(error.code == .quota)
+            #expect(error.message.hasPrefix("This feature's storage is full"))
+        }
+        #expect(throws: StorageError.self) { try store.reserve(1) }
+    }
+
+    @Test(arguments: ["../escape.txt", "/etc/passwd", "a/../../b", "./x", "", "bad\0name"])
+    func namesCannotLeaveThePluginsFolder(name: String) {
+        #expect(throws: StorageError.self) { try store.create(name) }
+    }
+
+    @Test func aSymbolicLinkLeadingOutIsRefused() throws {
+        try FileManager.default.createDirectory(at: folder.path("data/media"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: folder.path("data/media/out"), withDestinationURL: folder.path("elsewhere"))
+        try FileManager.default.createDirectory(at: folder.path("elsewhere"), withIntermediateDirectories: true)
+        #expect(throws: StorageError.self) { try store.create("out/file.txt") }
+    }
+}
