@@ -54,6 +54,7 @@ bench: deps
 	bench/audio.sh
 	bench/camera.sh
 	bench/read-text.sh
+	bench/storage.sh
 
 clean:
 	rm -rf .build

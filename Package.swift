@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "PluginHost",
             dependencies: [
-                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech", "Camera",
+                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech", "Camera", "Storage",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -99,6 +99,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "bench/ReadTextBench"
+        ),
+        .executableTarget(
+            name: "StorageBench",
+            dependencies: ["PluginHost", "HostTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "bench/StorageBench"
         ),
         .executableTarget(
             name: "CameraBench",

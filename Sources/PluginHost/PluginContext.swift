@@ -25,6 +25,8 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     var audioStream: AudioStream?
     /// The plugin's camera subscription and the frames it retained.
     let cameraState = CameraState()
+    /// The plugin's open databases.
+    let storageState = StorageState()
     private let strings: [String: UnsafeMutablePointer<CChar>]
 
     /// Creates the context and its `assist_host` for `manifest`, with directories under the hub's paths.

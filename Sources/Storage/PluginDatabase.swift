@@ -35,7 +35,7 @@ package final class PluginDatabase: Sendable {
     ) throws(StorageError) -> Int {
         do {
             return try queue.inDatabase { db in
-                let statement = try db.makeStatement(sql: sql)
+                let statement = try db.cachedStatement(sql: sql)
                 try statement.setArguments(StatementArguments(arguments.map(Self.databaseValue)))
                 if statement.columnCount == 0 && row == nil {
                     try statement.execute()

@@ -1,0 +1,171 @@
+import Foundation
+import PluginAPI
+import Storage
+
+extension ServiceTables {
+    // MARK: assist.storage/1
+
+    nonisolated(unsafe) static let storageTable: UnsafeMutablePointer<assist_storage_service> = {
+        var table = assist_storage_service()
+        table.struct_size = UInt32(MemoryLayout<assist_storage_service>.size)
+        table.open = { host, name, out, err in
+            guard let context = PluginContext.from(host), let name, let out else { return ASSIST_E_INVALID }
+            return storageCall(context, err) {
+                out.pointee = try context.openDatabase(String(cString: name)).pointer
+            }
+        }
+        table.exec = { host, pointer, sql, params, count, row, user, changes, err in
+            guard let context = PluginContext.from(host), let database = context.database(pointer), let sql,
+                count >= 0, count == 0 || params != nil
+            else { return ASSIST_E_INVALID }
+            let arguments = (0..<Int(count)).map { index in sqlValue(params.map { $0[index] }) }
+            let target = UnsafeTransfer(value: (row, user))
+            return storageCall(context, err) {
+                let changed = try database.execute(
+                    String(cString: sql), arguments: arguments,
+                    row: row == nil ? nil : { columns, values in deliverRow(columns, values, to: target) })
+                changes?.pointee = Int64(changed)
+            }
+        }
+        table.begin = { host, pointer in transaction(host, pointer) { try $0.begin() } }
+        table.commit = { host, pointer in transaction(host, pointer) { try $0.commit() } }
+        table.rollback = { host, pointer in transaction(host, pointer) { try $0.rollback() } }
+        table.migrate = { host, pointer, version, sql, err in
+            guard let context = PluginContext.from(host), let database = context.database(pointer), let sql else {
+                return ASSIST_E_INVALID
+            }
+            return storageCall(context, err) { try database.migrate(to: Int(version), sql: String(cString: sql)) }
+        }
+        table.media_create = { host, name, path, cap, err in
+            guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
+            return storageCall(context, err) {
+                try copyPath(try context.mediaStore.create(String(cString: name)), into: path, capacity: cap)
+            }
+        }
+        table.media_reserve = { host, bytes, err in
+            guard let context = PluginContext.from(host), bytes >= 0 else { return ASSIST_E_INVALID }
+            return storageCall(context, err) { try context.mediaStore.reserve(bytes) }
+        }
+        table.media_to_cache = { host, name, path, cap, err in
+            guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
+            return storageCall(context, err) {
+                try copyPath(try context.mediaStore.moveToCache(String(cString: name)), into: path, capacity: cap)
+            }
+        }
+        table.media_delete = { host, name, inCache in
+            guard let context = PluginContext.from(host), let name else { return ASSIST_E_INVALID }
+            return storageCall(context, nil) { try context.mediaStore.delete(String(cString: name), inCache: inCache) }
+        }
+        table.media_usage = { host, used, quota in
+            guard let context = PluginContext.from(host), let used, let quota else { return ASSIST_E_INVALID }
+            let store = context.mediaStore
+            used.pointee = store.usage()
+            quota.pointee = store.quotaBytes
+            return ASSIST_OK
+        }
+        return allocate(table)
+    }()
+
+    /// Runs a storage call, turning a `StorageError` into a status and an `*err` sentence.
+    static func storageCall(
+        _ context: PluginContext, _ err: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        _ body: () throws -> Void
+    ) -> assist_status {
+        do {
+            try body()
+            return ASSIST_OK
+        } catch {
+            let error = error as? StorageError ?? .io("Storage", cause: "\(error)")
+            err?.pointee = strdup(error.message)
+            context.logger.debug("storage: \(error.message)")
+            switch error.code {
+            case .sql: return ASSIST_E_INVALID
+            case .badPath: return ASSIST_E_PERMISSION
+            case .missing: return ASSIST_E_NOT_FOUND
+            default: return ASSIST_E_IO
+            }
+        }
+    }
+
+    static func transaction(
+        _ host: UnsafePointer<assist_host>?, _ pointer: OpaquePointer?, _ body: (PluginDatabase) throws -> Void
+    ) -> assist_status {
+        guard let context = PluginContext.from(host), let database = context.database(pointer) else {
+            return ASSIST_E_INVALID
+        }
+        return storageCall(context, nil) { try body(database) }
+    }
+
+    static func sqlValue(_ value: assist_value?) -> SQLValue {
+        guard let value else { return .null }
+        switch value.type {
+        case ASSIST_VALUE_INT: return .integer(value.integer)
+        case ASSIST_VALUE_REAL: return .real(value.real)
+        case ASSIST_VALUE_TEXT:
+            guard let data = value.data else { return .null }
+            let bytes = UnsafeRawBufferPointer(start: data, count: value.size)
+            return .text(String(decoding: bytes, as: UTF8.self))
+        case ASSIST_VALUE_BLOB:
+            guard let data = value.data else { return .blob(Data()) }
+            return .blob(Data(bytes: data, count: value.size))
+        default: return .null
+        }
+    }
+
+    /// Hands one row to the plugin's callback, with text NUL-terminated and everything valid for the call.
+    static func deliverRow(
+        _ columns: [String], _ values: [SQLValue], to target: UnsafeTransfer<(assist_row_cb?, UnsafeMutableRawPointer?)>
+    ) -> Bool {
+        guard let callback = target.value.0 else { return false }
+        let names = columns.map { strdup($0) }
+        var owned: [UnsafeMutableRawPointer?] = []
+        defer {
+            names.forEach { free($0) }
+            owned.forEach { free($0) }
+        }
+        var cValues: [assist_value] = values.map { value in
+            var cValue = assist_value()
+            switch value {
+            case .null: cValue.type = ASSIST_VALUE_NULL
+            case .integer(let number):
+                cValue.type = ASSIST_VALUE_INT
+                cValue.integer = number
+            case .real(let number):
+                cValue.type = ASSIST_VALUE_REAL
+                cValue.real = number
+            case .text(let text):
+                cValue.type = ASSIST_VALUE_TEXT
+                let copy = strdup(text)
+                owned.append(UnsafeMutableRawPointer(copy))
+                cValue.data = UnsafeRawPointer(copy)
+                cValue.size = text.utf8.count
+            case .blob(let data):
+                cValue.type = ASSIST_VALUE_BLOB
+                let copy = malloc(max(1, data.count))
+                data.withUnsafeBytes { bytes in
+                    if let base = bytes.baseAddress { copy?.copyMemory(from: base, byteCount: data.count) }
+                }
+                owned.append(copy)
+                cValue.data = UnsafeRawPointer(copy)
+                cValue.size = data.count
+            }
+            return cValue
+        }
+        let namePointers: [UnsafePointer<CChar>?] = names.map { $0.map { UnsafePointer($0) } }
+        return namePointers.withUnsafeBufferPointer { namesBuffer in
+            cValues.withUnsafeMutableBufferPointer { valuesBuffer in
+                guard let namesBase = namesBuffer.baseAddress, let valuesBase = valuesBuffer.baseAddress else {
+                    return callback(target.value.1, 0, nil, nil)
+                }
+                return callback(target.value.1, Int32(columns.count), namesBase, valuesBase)
+            }
+        }
+    }
+
+    /// Writes `url`'s path into a plugin's buffer; a buffer too small is ASSIST_E_NOMEM's case.
+    static func copyPath(_ url: URL, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) throws(StorageError) {
+        let bytes = Array(url.path.utf8CString)
+        guard bytes.count <= capacity else { throw .io("Returning the path", cause: "the buffer is too small") }
+        for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import HostTesting
+import PluginHost
+import Testing
+
+/// A C plugin drives assist.storage/1: a real SQLite file in its data folder and real media files.
+@Suite("Storage service through the ABI")
+struct StorageServiceABITests {
+    @Test func aPluginStoresReadsAndKeepsItsFilesInItsFolder() throws {
+        let root = try TemporaryDirectory("assist-storage-abi")
+        let manifest = CPluginBuilder.manifest(
+            id: "org.test.storage", extra: ["services": ["required": ["assist.storage/1"]]])
+        try CPluginBuilder(root: root.url).build(folder: "storage", manifest: manifest, source: "storage_plugin.c")
+        let host = try TestHost(pluginDirectories: [root.url])
+        let features = host.features
+        let plugin = try #require(features.record(id: "org.test.storage"))
+        let ended = EndRecorder()
+        features.onFeatureEnded = { record, status in ended.record(record.id, status) }
+        host.run(timeoutSeconds: 10, until: { !ended.events.isEmpty }) { _ = features.activate(plugin) }
+        let lines = host.output.lines
+        #expect(lines.contains("Inserted 1; rows: id=1 label=кружка weight=0.25 photo=(type 4, 3 bytes)"), "\(lines)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("Mistake: ASSIST_E_INVALID, The database refused a statement: near \"SELEC\"")
+            })
+        #expect(
+            lines.contains(
+                "Media: moved ASSIST_OK, used 10, quota set yes, escape ASSIST_E_PERMISSION, missing ASSIST_E_NOT_FOUND"
+            ))
+        let database = host.dataDirectory.path("plugins/org.test.storage/main.sqlite")
+        #expect(FileManager.default.fileExists(atPath: database.path), "a real file in the plugin's own folder")
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: database.deletingLastPathComponent().path)[
+                .posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+}
