@@ -18,11 +18,12 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), let database = context.database(pointer), let sql,
                 count >= 0, count == 0 || params != nil
             else { return ASSIST_E_INVALID }
-            let arguments = (0..<Int(count)).map { index in sqlValue(params.map { $0[index] }) }
+            // The plugin's values are bound straight from its memory: SQLite copies them during the call.
+            let arguments = (0..<Int(count)).map { index in sqlArgument(params.map { $0[index] }) }
             let target = UnsafeTransfer(value: (row, user))
             return storageCall(context, err) {
                 let changed = try database.execute(
-                    String(cString: sql), arguments: arguments,
+                    String(cString: sql), borrowing: arguments,
                     row: row == nil ? nil : { columns, values in deliverRow(columns, values, to: target) })
                 changes?.pointee = Int64(changed)
             }
@@ -96,18 +97,17 @@ extension ServiceTables {
         return storageCall(context, nil) { try body(database) }
     }
 
-    static func sqlValue(_ value: assist_value?) -> SQLValue {
+    static func sqlArgument(_ value: assist_value?) -> SQLArgument {
         guard let value else { return .null }
         switch value.type {
         case ASSIST_VALUE_INT: return .integer(value.integer)
         case ASSIST_VALUE_REAL: return .real(value.real)
         case ASSIST_VALUE_TEXT:
             guard let data = value.data else { return .null }
-            let bytes = UnsafeRawBufferPointer(start: data, count: value.size)
-            return .text(String(decoding: bytes, as: UTF8.self))
+            return .text(data.assumingMemoryBound(to: CChar.self), value.size)
         case ASSIST_VALUE_BLOB:
-            guard let data = value.data else { return .blob(Data()) }
-            return .blob(Data(bytes: data, count: value.size))
+            guard let data = value.data else { return .null }
+            return .blob(data, value.size)
         default: return .null
         }
     }

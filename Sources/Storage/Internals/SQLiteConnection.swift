@@ -1,0 +1,115 @@
+internal import CSQLite
+import Foundation
+
+/// One `sqlite3*` connection with its prepared statements, cached by SQL text. Owns the handle and closes it
+/// in `deinit`. Not thread-safe: `PluginDatabase` serialises every use with its lock.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+    /// SQLite's way of saying "copy this buffer now".
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Opens `path` in WAL mode with a 5 s busy timeout. Wraps `sqlite3_open_v2`.
+    init(path: String) throws(StorageError) {
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &opened, flags, nil) == SQLITE_OK, let opened else {
+            let reason = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(opened)
+            throw .io("Opening the database \(path)", cause: reason)
+        }
+        handle = opened
+        sqlite3_busy_timeout(handle, 5_000)
+        try execute(script: "PRAGMA journal_mode = WAL;")
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close(handle)
+    }
+
+    /// Runs several statements without parameters or results. Wraps `sqlite3_exec`.
+    func execute(script: String) throws(StorageError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, script, nil, nil, &message)
+        let text = message.map { String(cString: $0) }
+        sqlite3_free(message)
+        if status != SQLITE_OK { throw error(status, text) }
+    }
+
+    /// Runs one statement: `bind` fills its parameters, `row` sees each result row. Returns the changes.
+    /// Wraps `sqlite3_prepare_v3` (persistent), `sqlite3_bind_*`, `sqlite3_step` and `sqlite3_column_*`.
+    func execute(
+        _ sql: String, arguments: [SQLArgument], row: ((_ columns: [String], _ values: [SQLValue]) -> Bool)?
+    ) throws(StorageError) -> Int {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (index, argument) in arguments.enumerated() {
+            let position = Int32(index + 1)
+            let status: Int32
+            switch argument {
+            case .null: status = sqlite3_bind_null(statement, position)
+            case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
+            case .real(let number): status = sqlite3_bind_double(statement, position, number)
+            case .text(let pointer, let count):
+                status = sqlite3_bind_text(statement, position, pointer, Int32(count), Self.transient)
+            case .blob(let pointer, let count):
+                status = sqlite3_bind_blob(statement, position, pointer, Int32(count), Self.transient)
+            }
+            if status != SQLITE_OK { throw error(status, nil) }
+        }
+        let columnCount = sqlite3_column_count(statement)
+        var names: [String]?
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw error(status, nil) }
+            guard let row else { continue }
+            let columns = names ?? (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
+            names = columns
+            if !row(columns, (0..<columnCount).map { value(statement, $0) }) { break }
+        }
+        return Int(sqlite3_changes(handle))
+    }
+
+    private func prepared(_ sql: String) throws(StorageError) -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw error(status, nil) }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func value(_ statement: OpaquePointer, _ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+        case SQLITE_TEXT:
+            return .text(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    private func error(_ status: Int32, _ message: String?) -> StorageError {
+        if status & 0xff == SQLITE_FULL { return .diskFull }
+        return .sql(message ?? String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// A value to bind, borrowed for one call: text and blobs are pointers into the caller's memory (SQLite
+/// copies them).
+package enum SQLArgument {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(UnsafePointer<CChar>, Int)
+    case blob(UnsafeRawPointer, Int)
+}
