@@ -17,6 +17,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     let dispatcher: InputDispatcher
     let console: Console?
     let logger: Logger
+    /// Events written for `assist events --follow`.
+    private(set) var journal: EventJournal?
     /// Sound output (speech and cues), when the command makes sound.
     let sound: SoundSystem?
     /// The speech engine, when speaking.
@@ -89,6 +91,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         let searchPath = PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir)
         let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
         cameraNotices.events = hub.events
+        journal = EventJournal(bus: hub.events, dataDirectory: paths.data)
         features = FeatureController(hub: hub, records: records)
         console = interactive ? Console() : nil
         dispatcher = InputDispatcher(interaction: interaction, features: features, console: console)
@@ -99,6 +102,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// Starts reading the keyboard; events are handled on the main loop.
     func startInput() {
+        hub.events.publish("assist.host.started", json: #"{"version":"\#(HostVersion.current.description)"}"#)
         guard let console else { return }
         let loop = self.loop
         let dispatcher = self.dispatcher
@@ -109,8 +113,14 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     func shutdown(drainSeconds: Double? = nil) {
         features.stopAll()
+        if console != nil { hub.events.publish("assist.host.stopping") }
         hub.camera?.shutdown()
         sound?.shutdown(drainSeconds: drainSeconds ?? (sound?.fallbackInUse == nil ? 10 : 2))
+        if console != nil {
+            // Events are delivered on the main loop; let the last ones reach the journal.
+            _ = loop.run(until: { false }, timeoutSeconds: 0.05)
+            journal?.flush()
+        }
         console?.restore()
     }
 

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Keeps every event as a JSON line in `<data>/events.jsonl` (mode 0600) so `assist events --follow` in
+/// another process can print them; the file starts over (keeping one `.1`) past 1 MB. Writes happen on a
+/// queue of its own, never on the main loop.
+package final class EventJournal: Sendable {
+    /// The journal file.
+    package let url: URL
+    private let queue = DispatchQueue(label: "assist-event-journal")
+    private static let limitBytes = 1 << 20
+
+    /// Starts recording `bus`'s events into `<dataDirectory>/events.jsonl`.
+    package init(bus: EventBus, dataDirectory: URL) {
+        url = dataDirectory.appendingPathComponent("events.jsonl")
+        let queue = self.queue
+        let url = self.url
+        bus.subscribe(prefix: "") { name, json in
+            let time = ISO8601DateFormatter().string(from: Date())
+            let line = Self.line(time: time, name: name, json: json)
+            queue.async { Self.append(line, to: url) }
+        }
+    }
+
+    /// One journal line: `{"time":…,"name":…,"payload":…}`.
+    static func line(time: String, name: String, json: String) -> String {
+        let escapedName =
+            String(data: (try? JSONEncoder().encode(name)) ?? Data("\"\"".utf8), encoding: .utf8) ?? "\"\""
+        return #"{"time":"\#(time)","name":\#(escapedName),"payload":\#(json)}"# + "\n"
+    }
+
+    private static func append(_ line: String, to url: URL) {
+        let manager = FileManager.default
+        if let size = (try? manager.attributesOfItem(atPath: url.path))?[.size] as? Int, size > limitBytes {
+            let old = url.appendingPathExtension("1")
+            try? manager.removeItem(at: old)
+            try? manager.moveItem(at: url, to: old)
+        }
+        if !manager.fileExists(atPath: url.path) {
+            try? manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            _ = manager.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        guard let handle = try? FileHandle(forWritingTo: url) else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data(line.utf8))
+    }
+
+    /// Waits until every event published so far is written (tests, shutdown).
+    package func flush() {
+        queue.sync {}
+    }
+}
