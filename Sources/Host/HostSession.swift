@@ -46,6 +46,9 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         for problem in settings.loadStandardFiles(explicit: options.config) {
             throw CLIFailure(message: "The config file cannot be read: \(problem).")
         }
+        for problem in settings.keep(in: SettingsFiles.standard()) {
+            logger.warning("saved settings ignored: \(problem)")
+        }
         let language = Self.language(option: options.lang, settings: settings)
         let log = logger
         let phrases = PhraseBook(directory: paths.share.appendingPathComponent("host"), language: language) {

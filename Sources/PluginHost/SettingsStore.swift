@@ -28,12 +28,16 @@ package enum SettingsError: Error, Equatable, Sendable {
 }
 
 /// Settings in layers: built-in defaults, then the system file (`/etc/assist/config.toml`), the user file
-/// (`~/.config/assist/config.toml`), `--config`, then values set at run time. The system file's
+/// (`~/.config/assist/config.toml`), `--config`, then values set at run time (kept in `settings.toml` and,
+/// for credentials, `secrets.toml`; see `SettingsFiles`). The system file's
 /// `[admin] locked = ["find-object.auto-pause"]` locks keys: later layers and plugins cannot change them.
 package final class SettingsStore: @unchecked Sendable {  // because: `values` and `locked` are guarded by `lock`
     private let lock = NSLock()
     private var values: [String: SettingValue] = [:]
     private var locked = Set<String>()
+    /// Values set at run time (or restored from earlier runs), kept in `files`.
+    private var runtime: [String: SettingValue] = [:]
+    private var files: SettingsFiles?
 
     /// Creates an empty store.
     package init() {}
@@ -96,12 +100,38 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
         return locked.contains(key)
     }
 
-    /// Sets `key` at run time unless it is locked.
+    /// Sets `key` at run time unless it is locked; kept in the settings (or secrets) file when attached.
     package func set(_ key: String, _ value: SettingValue) throws(SettingsError) {
         lock.lock()
         defer { lock.unlock() }
         guard !locked.contains(key) else { throw .locked(key) }
         values[key] = value
+        runtime[key] = value
+        guard let files else { return }
+        let secret = { (entry: (key: String, value: SettingValue)) in SettingsFiles.isSecret(entry.key) }
+        do {
+            if SettingsFiles.isSecret(key) {
+                try SettingsFiles.write(runtime.filter(secret), to: files.secrets)
+            } else {
+                try SettingsFiles.write(runtime.filter { !secret($0) }, to: files.settings)
+            }
+        } catch {
+            throw .permission(key)
+        }
+    }
+
+    /// Values from earlier runs: applied unless locked, and kept for the next write.
+    func restore(_ entries: [String: SettingValue]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for (key, value) in entries where !locked.contains(key) {
+            values[key] = value
+            runtime[key] = value
+        }
+    }
+
+    func attach(_ files: SettingsFiles) {
+        lock.withLock { self.files = files }
     }
 
     /// Every key and value, sorted by key.
