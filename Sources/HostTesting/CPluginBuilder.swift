@@ -46,7 +46,11 @@ package struct CPluginBuilder {
         let source = BuildProducts.packageRoot.appendingPathComponent("Tests/Fixtures/plugins/\(source)").path
         let arguments =
             ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fPIC", "-shared", "-fvisibility=hidden"]
-            + ["-I", BuildProducts.headerDirectory.path] + defines.map { "-D\($0)" } + [source, "-o", output.path]
+            + [
+                "-I", BuildProducts.headerDirectory.path, "-I",
+                URL(fileURLWithPath: source).deletingLastPathComponent().path,
+            ]
+            + defines.map { "-D\($0)" } + [source, "-o", output.path]
         let result = try ProcessRunner.run(ProcessRunner.which("cc") ?? "/usr/bin/cc", arguments)
         guard result.status == 0 else {
             throw BuildFailure(message: "cc failed: \(result.standardError)")

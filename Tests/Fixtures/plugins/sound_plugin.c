@@ -8,7 +8,7 @@
  *   bad      try the mistakes: empty text, an unknown priority and earcon, reading on main
  * Results are said with dialog.say so the test reads them from the printed lines.
  */
-#include "assist_plugin.h"
+#include "fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,29 +129,7 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
     return ASSIST_E_INVALID;
 }
 
-static void stop(assist_plugin *p) { (void)p; }
-
-static void destroy(assist_plugin *p) {
-    free(p->plugin_data);
-    free(p);
-}
-
-static bool init(const assist_host *host) {
-    (void)host;
-    return true;
-}
-
-static void deinit(void) {}
-
-static assist_plugin *create(const assist_host *host, char **err) {
-    assist_plugin *p = calloc(1, sizeof *p);
-    state *s = calloc(1, sizeof *s);
-    (void)err;
-    if (p == NULL || s == NULL) {
-        free(p);
-        free(s);
-        return NULL;
-    }
+static void setup(state *s, const assist_host *host) {
     s->host = host;
     s->dialog = host->get_service(host, ASSIST_DIALOG_SERVICE);
     s->session = host->get_service(host, ASSIST_SESSION_SERVICE);
@@ -160,22 +138,6 @@ static assist_plugin *create(const assist_host *host, char **err) {
     s->audio = host->get_service(host, ASSIST_AUDIO_IN_SERVICE);
     s->clock = host->get_service(host, ASSIST_CLOCK_SERVICE);
     s->worker = host->get_service(host, ASSIST_WORKER_SERVICE);
-    p->struct_size = sizeof *p;
-    p->plugin_data = s;
-    p->start = start;
-    p->stop = stop;
-    p->destroy = destroy;
-    return p;
 }
 
-static const assist_entry entry = {
-    .struct_size = sizeof(assist_entry),
-    .abi = {ASSIST_ABI_MAJOR, ASSIST_ABI_MINOR, 0, 0},
-    .id = "org.test.sound",
-    .version = "1.0.0",
-    .init = init,
-    .deinit = deinit,
-    .create = create,
-};
-
-ASSIST_EXPORT const assist_entry *assist_plugin_entry(void) { return &entry; }
+ASSIST_FIXTURE_ENTRY("org.test.sound", state, NULL)
