@@ -1,0 +1,208 @@
+import Foundation
+import Storage
+
+/// The outbox's memory: every job and every undelivered outcome in one SQLite file the host owns
+/// (`<data>/outbox.sqlite`), so nothing is lost to a restart or a `kill -9`. Jobs leave in the order they
+/// came; a job that was in flight when the host died is sent again (servers de-duplicate by the
+/// `Idempotency-Key` header each job carries). Any thread: the database serialises.
+package final class OutboxStore: Sendable {
+    private let database: PluginDatabase
+
+    /// A job as stored.
+    package struct Job: Equatable, Sendable {
+        package var id: Int64
+        package var owner: String
+        package var request: OutboxRequest
+        package var attempts: Int
+        package var maxAttempts: Int
+        package var idempotencyKey: String
+    }
+
+    /// What the server finally said, or why the outbox gave up.
+    package struct Outcome: Equatable, Sendable {
+        package var jobID: Int64
+        package var owner: String
+        /// The HTTP status; nil when the outbox gave up without one.
+        package var status: Int?
+        package var headers: [OutboxRequest.Header]
+        package var body: Data
+        /// Why the outbox gave up, for failed jobs.
+        package var error: String?
+    }
+
+    /// Opens (creating) the store at `url`.
+    package init(url: URL) throws(StorageError) {
+        database = try PluginDatabase(url: url)
+        try database.migrate(
+            to: 1,
+            sql: """
+                CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, request TEXT NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
+                    max_attempts INTEGER NOT NULL, next_try_at REAL NOT NULL DEFAULT 0, idempotency_key TEXT NOT NULL,
+                    last_status INTEGER, last_error TEXT);
+                CREATE TABLE outcomes (job_id INTEGER PRIMARY KEY, owner TEXT NOT NULL, status INTEGER,
+                    headers TEXT NOT NULL, body BLOB NOT NULL, error TEXT);
+                """)
+    }
+
+    /// Adds a job; returns its id.
+    package func enqueue(owner: String, request: OutboxRequest, maxAttempts: Int = 8) throws(StorageError) -> Int64 {
+        let encoded = String(decoding: (try? JSONEncoder().encode(request)) ?? Data(), as: UTF8.self)
+        try database.execute(
+            "INSERT INTO jobs (owner, request, max_attempts, idempotency_key) VALUES (?, ?, ?, ?)",
+            arguments: [.text(owner), .text(encoded), .integer(Int64(max(1, maxAttempts))), .text(UUID().uuidString)])
+        var id: Int64 = 0
+        try database.execute("SELECT last_insert_rowid()") { _, values in
+            if case .integer(let value) = values.first { id = value }
+            return false
+        }
+        return id
+    }
+
+    /// At start: jobs that were in flight when the host stopped go back to pending. Returns how many.
+    @discardableResult
+    package func recover() throws(StorageError) -> Int {
+        try database.execute("UPDATE jobs SET state = 'pending' WHERE state = 'in_flight'")
+    }
+
+    /// The oldest pending job due at `now` (seconds since 1970), marked in flight; nil when none is due.
+    package func takeNext(now: Double) throws(StorageError) -> Job? {
+        try database.begin()
+        do {
+            var job: Job?
+            try database.execute(
+                """
+                SELECT id, owner, request, attempts, max_attempts, idempotency_key FROM jobs
+                WHERE state = 'pending' AND next_try_at <= ? ORDER BY id LIMIT 1
+                """, arguments: [.real(now)]
+            ) { _, values in
+                job = Self.job(values)
+                return false
+            }
+            if let job {
+                try database.execute("UPDATE jobs SET state = 'in_flight' WHERE id = ?", arguments: [.integer(job.id)])
+            }
+            try database.commit()
+            return job
+        } catch {
+            try? database.rollback()
+            throw error
+        }
+    }
+
+    /// When the next pending job falls due, or nil when nothing waits.
+    package func nextDueTime() throws(StorageError) -> Double? {
+        var due: Double?
+        try database.execute("SELECT MIN(next_try_at) FROM jobs WHERE state = 'pending'") { _, values in
+            if case .real(let value) = values.first { due = value }
+            if case .integer(let value) = values.first { due = Double(value) }
+            return false
+        }
+        return due
+    }
+
+    /// The server gave a final answer: the job leaves and its outcome waits for its owner.
+    package func finish(_ job: Job, status: Int, headers: [OutboxRequest.Header], body: Data) throws(StorageError) {
+        try store(Outcome(jobID: job.id, owner: job.owner, status: status, headers: headers, body: body, error: nil))
+    }
+
+    /// A transient failure: try again after the back-off, or give up after the last attempt (the outcome says
+    /// why). `unit` is the back-off's random number (0…1). Returns true when the job will be tried again.
+    @discardableResult
+    package func retry(_ job: Job, status: Int?, error: String, now: Double, unit: Double) throws(StorageError) -> Bool
+    {
+        let attempts = job.attempts + 1
+        guard attempts < job.maxAttempts else {
+            let reason = "gave up after \(attempts) attempts: \(error)"
+            try store(
+                Outcome(jobID: job.id, owner: job.owner, status: status, headers: [], body: Data(), error: reason))
+            return false
+        }
+        try database.execute(
+            """
+            UPDATE jobs SET state = 'pending', attempts = ?, next_try_at = ?, last_status = ?, last_error = ?
+            WHERE id = ?
+            """,
+            arguments: [
+                .integer(Int64(attempts)), .real(now + Backoff.delay(afterAttempts: attempts, unit: unit)),
+                status.map { .integer(Int64($0)) } ?? .null, .text(error), .integer(job.id),
+            ])
+        return true
+    }
+
+    /// Makes every pending job due now (the host came back online), keeping attempt counts.
+    package func wake(now: Double) throws(StorageError) {
+        try database.execute("UPDATE jobs SET next_try_at = ? WHERE state = 'pending'", arguments: [.real(now)])
+    }
+
+    /// Outcomes not yet delivered to `owner`, oldest first.
+    package func outcomes(owner: String) throws(StorageError) -> [Outcome] {
+        var result: [Outcome] = []
+        try database.execute(
+            "SELECT job_id, owner, status, headers, body, error FROM outcomes WHERE owner = ? ORDER BY job_id",
+            arguments: [.text(owner)]
+        ) { _, values in
+            if let outcome = Self.outcome(values) { result.append(outcome) }
+            return true
+        }
+        return result
+    }
+
+    /// The owner has the outcome: forget it.
+    package func acknowledge(_ jobID: Int64) throws(StorageError) {
+        try database.execute("DELETE FROM outcomes WHERE job_id = ?", arguments: [.integer(jobID)])
+    }
+
+    /// How many jobs wait or are in flight.
+    package func pendingCount() throws(StorageError) -> Int {
+        var count = 0
+        try database.execute("SELECT COUNT(*) FROM jobs") { _, values in
+            if case .integer(let value) = values.first { count = Int(value) }
+            return false
+        }
+        return count
+    }
+
+    private func store(_ outcome: Outcome) throws(StorageError) {
+        let headers = String(decoding: (try? JSONEncoder().encode(outcome.headers)) ?? Data("[]".utf8), as: UTF8.self)
+        try database.begin()
+        do {
+            try database.execute(
+                "INSERT OR REPLACE INTO outcomes (job_id, owner, status, headers, body, error) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    .integer(outcome.jobID), .text(outcome.owner), outcome.status.map { .integer(Int64($0)) } ?? .null,
+                    .text(headers), .blob(outcome.body), outcome.error.map { .text($0) } ?? .null,
+                ])
+            try database.execute("DELETE FROM jobs WHERE id = ?", arguments: [.integer(outcome.jobID)])
+            try database.commit()
+        } catch {
+            try? database.rollback()
+            throw error
+        }
+    }
+
+    private static func job(_ values: [SQLValue]) -> Job? {
+        guard values.count == 6, case .integer(let id) = values[0], case .text(let owner) = values[1],
+            case .text(let encoded) = values[2], case .integer(let attempts) = values[3],
+            case .integer(let maximum) = values[4], case .text(let key) = values[5],
+            let request = try? JSONDecoder().decode(OutboxRequest.self, from: Data(encoded.utf8))
+        else { return nil }
+        return Job(
+            id: id, owner: owner, request: request, attempts: Int(attempts), maxAttempts: Int(maximum),
+            idempotencyKey: key)
+    }
+
+    private static func outcome(_ values: [SQLValue]) -> Outcome? {
+        guard values.count == 6, case .integer(let id) = values[0], case .text(let owner) = values[1],
+            case .text(let headerText) = values[3]
+        else { return nil }
+        var status: Int?
+        if case .integer(let value) = values[2] { status = Int(value) }
+        var body = Data()
+        if case .blob(let data) = values[4] { body = data }
+        var error: String?
+        if case .text(let text) = values[5] { error = text }
+        let headers = (try? JSONDecoder().decode([OutboxRequest.Header].self, from: Data(headerText.utf8))) ?? []
+        return Outcome(jobID: id, owner: owner, status: status, headers: headers, body: body, error: error)
+    }
+}
