@@ -11,7 +11,7 @@ packages=(
   libasound2-dev alsa-utils sox
   libv4l-dev v4l-utils
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
-  libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim
+  libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim
   # tests: make real photos, pages and videos
   ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei
 )
