@@ -55,7 +55,8 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
             session.features.activate(record)
         }
         let count = foreground.count
-        session.announcer.say(session.phrases.text("shell.welcome", ["count": String(count)]))
+        let welcome = count == 1 ? "shell.welcome-one" : "shell.welcome"
+        session.announcer.say(session.phrases.text(welcome, ["count": String(count)]))
         showMenu()
     }
 
