@@ -95,24 +95,16 @@ final class SoundSystem: Sendable {
     }
 
     private static func double(_ settings: SettingsStore, _ key: String, default fallback: Double) -> Double {
-        switch settings.value(key) {
-        case .double(let value): return min(1, max(0, value))
-        case .int(let value): return min(1, max(0, Double(value)))
-        default: return fallback
-        }
+        settings.value(key)?.number.map { min(1, max(0, $0)) } ?? fallback
     }
 
     private static func int(_ settings: SettingsStore, _ key: String, default fallback: Int, in range: ClosedRange<Int>)
         -> Int
     {
-        if case .int(let value) = settings.value(key) {
-            return min(range.upperBound, max(range.lowerBound, Int(value)))
-        }
-        return fallback
+        settings.value(key)?.integer.map { min(range.upperBound, max(range.lowerBound, Int($0))) } ?? fallback
     }
 
     private static func bool(_ settings: SettingsStore, _ key: String, default fallback: Bool) -> Bool {
-        if case .bool(let value) = settings.value(key) { return value }
-        return fallback
+        settings.value(key)?.flag ?? fallback
     }
 }

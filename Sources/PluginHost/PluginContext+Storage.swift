@@ -25,7 +25,7 @@ extension PluginContext {
     /// `storage.quota-mb` (default 4096 MB).
     var mediaStore: MediaStore {
         var megabytes: Int64 = 4_096
-        if case .int(let configured) = hub.settings.value("storage.quota-mb"), configured > 0 { megabytes = configured }
+        if let configured = hub.settings.value("storage.quota-mb")?.integer, configured > 0 { megabytes = configured }
         return MediaStore(
             media: dataFolder.appendingPathComponent("media"),
             cache: hub.paths.cache.appendingPathComponent("plugins").appendingPathComponent(id),

@@ -19,33 +19,22 @@ extension ServiceTables {
         }
         table.get_int = { host, key, out in
             lookup(host, key) { value in
-                switch value {
-                case .int(let number): out?.pointee = number
-                case .string(let text) where Int64(text) != nil: out?.pointee = Int64(text) ?? 0
-                default: return ASSIST_E_INVALID
-                }
+                guard let number = value.integer else { return ASSIST_E_INVALID }
+                out?.pointee = number
                 return ASSIST_OK
             }
         }
         table.get_double = { host, key, out in
             lookup(host, key) { value in
-                switch value {
-                case .double(let number): out?.pointee = number
-                case .int(let number): out?.pointee = Double(number)
-                case .string(let text) where Double(text) != nil: out?.pointee = Double(text) ?? 0
-                default: return ASSIST_E_INVALID
-                }
+                guard let number = value.number else { return ASSIST_E_INVALID }
+                out?.pointee = number
                 return ASSIST_OK
             }
         }
         table.get_bool = { host, key, out in
             lookup(host, key) { value in
-                switch value {
-                case .bool(let flag): out?.pointee = flag
-                case .string("on"), .string("true"), .string("yes"): out?.pointee = true
-                case .string("off"), .string("false"), .string("no"): out?.pointee = false
-                default: return ASSIST_E_INVALID
-                }
+                guard let flag = value.flag else { return ASSIST_E_INVALID }
+                out?.pointee = flag
                 return ASSIST_OK
             }
         }
@@ -83,8 +72,11 @@ extension ServiceTables {
         do {
             try context.hub.settings.set(name, value)
             return ASSIST_OK
-        } catch {
+        } catch .locked {
             return ASSIST_E_LOCKED
+        } catch {
+            context.logger.warning("settings.set: \(name) could not be saved")
+            return ASSIST_E_IO
         }
     }
 }

@@ -19,6 +19,37 @@ package enum SettingValue: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+extension SettingValue {
+    /// The value as an integer: an integer, or text that is one.
+    package var integer: Int64? {
+        switch self {
+        case .int(let number): return number
+        case .string(let text): return Int64(text)
+        default: return nil
+        }
+    }
+
+    /// The value as a number: a float, an integer, or text that is one.
+    package var number: Double? {
+        switch self {
+        case .double(let number): return number
+        case .int(let number): return Double(number)
+        case .string(let text): return Double(text)
+        default: return nil
+        }
+    }
+
+    /// The value as a flag: a boolean, or on/off, true/false, yes/no.
+    package var flag: Bool? {
+        switch self {
+        case .bool(let flag): return flag
+        case .string("on"), .string("true"), .string("yes"): return true
+        case .string("off"), .string("false"), .string("no"): return false
+        default: return nil
+        }
+    }
+}
+
 /// Why a setting could not be read or written.
 package enum SettingsError: Error, Equatable, Sendable {
     case notFound(String)
