@@ -90,7 +90,9 @@ let package = Package(
         // Benchmarks (run by `make bench`).
         .executableTarget(
             name: "AudioBench",
-            dependencies: ["Audio", "Speech", "CEspeakNG", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Audio", "Speech", "CEspeakNG", "HostTesting", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "bench/AudioBench"
         ),
 
@@ -109,7 +111,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "CameraBench",
-            dependencies: ["Camera", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Camera", "HostTesting", .product(name: "Logging", package: "swift-log")],
             path: "bench/CameraBench"
         ),
 

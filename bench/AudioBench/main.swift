@@ -4,6 +4,7 @@
 import Audio
 import CEspeakNG
 import Foundation
+import HostTesting
 import Logging
 import Speech
 
@@ -62,22 +63,17 @@ final class TimingSink: AudioSink, @unchecked Sendable {  // because: `armedAt`/
     }
 }
 
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-}
-
 func waitFor(_ seconds: Double = 5, _ condition: () -> Bool) {
     let deadline = Date(timeIntervalSinceNow: seconds)
     while !condition() && Date() < deadline { usleep(200) }
 }
 
 func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
-        + Double(usage.ru_stime.tv_usec) / 1e6
+    let (user, system) = BenchFigures.cpuSeconds()
+    return user + system
 }
+
+func median(_ values: [Double]) -> Double { BenchFigures.median(values) }
 
 let runs = Int(ProcessInfo.processInfo.environment["RUNS"] ?? "") ?? 31
 let sentence = "Hello, this is Assist reading your page."

@@ -3,6 +3,7 @@
 // of the same frame measured in the same run. Medians over ROUNDS rounds (default 5) of SECONDS each.
 import Camera
 import Foundation
+import HostTesting
 import Logging
 
 /// 1080p BGR24 frames from a small pool, at `fps`, without drawing anything: only the bus is measured.
@@ -40,15 +41,7 @@ let sharedPool: [FrameStorage] = (0..<4).map { _ in
 }
 let poolIDs = Set(sharedPool.map(ObjectIdentifier.init))
 
-/// User and system CPU seconds of the process so far.
-func cpuSeconds() -> (user: Double, system: Double) {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return (
-        Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
-        Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    )
-}
+func cpuSeconds() -> (user: Double, system: Double) { BenchFigures.cpuSeconds() }
 
 /// The same pattern with no bus: a paced thread wakes 5 sleeping threads 120 times a second. What is left
 /// when this is taken away is the bus's own work.
@@ -160,7 +153,7 @@ for _ in 0..<rounds {
     bareUser.append(bare.user / Double(max(1, bare.wakeups)) * 1e6)
 }
 
-let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+let median = BenchFigures.median
 let overhead = median(overheads)
 let copy = median(copyTimes)
 print(

@@ -27,7 +27,7 @@ final class FirstSoundSink: AudioSink, @unchecked Sendable {  // because: `heard
     func idle() {}
 }
 
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+func median(_ values: [Double]) -> Double { BenchFigures.median(values) }
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 setenv("OMP_THREAD_LIMIT", "1", 1)

@@ -59,7 +59,7 @@ for round in 0..<rounds {
     nativeTimes.append(try native(round))
     abiTimes.append(try throughABI())
 }
-let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+let median = BenchFigures.median
 let abi = median(abiTimes)
 let direct = median(nativeTimes)
 print("storage benchmark: \(rows) inserts with 2 bound parameters in one transaction, \(rounds) rounds, medians")
