@@ -50,16 +50,16 @@ package final class WavFileSink: AudioSink, @unchecked Sendable {
 
 /// Keeps a writer that never blocks (a file) from running ahead of the wall clock by more than `leadSeconds`,
 /// the way a sound card's buffer would.
-struct RealTimePacer {
-    let format: AudioFormat
-    var leadSeconds = 0.02
+package struct RealTimePacer {
+    package let format: AudioFormat
+    package var leadSeconds = 0.02
     private var start: UInt64?
     private var frames = 0
 
-    init(format: AudioFormat) { self.format = format }
+    package init(format: AudioFormat) { self.format = format }
 
     /// Counts `count` more frames written, then sleeps until at most `leadSeconds` of them are unplayed.
-    mutating func wait(afterFrames count: Int) {
+    package mutating func wait(afterFrames count: Int) {
         let now = DispatchTime.now().uptimeNanoseconds
         let origin = start ?? now
         start = origin
@@ -70,7 +70,7 @@ struct RealTimePacer {
     }
 
     /// Forgets the clock; the next write starts a new stretch of sound.
-    mutating func reset() {
+    package mutating func reset() {
         start = nil
         frames = 0
     }

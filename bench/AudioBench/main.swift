@@ -13,7 +13,7 @@ final class TimingSink: AudioSink, @unchecked Sendable {  // because: `armedAt`/
     private let lock = NSLock()
     private var armedAt: UInt64?
     private var heardAt: UInt64?
-    private var pacer = Pacer()
+    private var pacer = RealTimePacer(format: .playback)
 
     var name: String { "timing" }
 
@@ -39,28 +39,11 @@ final class TimingSink: AudioSink, @unchecked Sendable {  // because: `armedAt`/
                 if armedAt != nil && heardAt == nil { heardAt = DispatchTime.now().uptimeNanoseconds }
             }
         }
-        pacer.wait(frames: samples.count / 2)
+        pacer.wait(afterFrames: samples.count / 2)
     }
 
     func idle() { pacer.reset() }
 
-    struct Pacer {
-        var start: UInt64?
-        var frames = 0
-        mutating func wait(frames count: Int) {
-            let now = DispatchTime.now().uptimeNanoseconds
-            let origin = start ?? now
-            start = origin
-            frames += count
-            let due = Double(frames) / 22_050 - 0.02
-            let elapsed = Double(now - origin) / 1e9
-            if due > elapsed { usleep(useconds_t((due - elapsed) * 1e6)) }
-        }
-        mutating func reset() {
-            start = nil
-            frames = 0
-        }
-    }
 }
 
 func waitFor(_ seconds: Double = 5, _ condition: () -> Bool) {

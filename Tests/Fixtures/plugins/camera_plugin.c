@@ -3,7 +3,7 @@
  * frames with retain() until the budget says no, zooms in half-way through, and after a second reports what
  * it saw with dialog.say, then finishes.
  */
-#include "assist_plugin.h"
+#include "fixture.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -96,54 +96,13 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
     return s->clock->timer_add(s->host, 1000, false, report, s, NULL);
 }
 
-static void stop(assist_plugin *p) { (void)p; }
-
-static void destroy(assist_plugin *p) {
-    state *s = p->plugin_data;
-    pthread_mutex_destroy(&s->lock);
-    free(s);
-    free(p);
-}
-
-static bool init(const assist_host *host) {
-    (void)host;
-    return true;
-}
-
-static void deinit(void) {}
-
-static assist_plugin *create(const assist_host *host, char **err) {
-    assist_plugin *p = calloc(1, sizeof *p);
-    state *s = calloc(1, sizeof *s);
-    (void)err;
-    if (p == NULL || s == NULL) {
-        free(p);
-        free(s);
-        return NULL;
-    }
+static void setup(state *s, const assist_host *host) {
     pthread_mutex_init(&s->lock, NULL);
     s->host = host;
     s->dialog = host->get_service(host, ASSIST_DIALOG_SERVICE);
     s->session = host->get_service(host, ASSIST_SESSION_SERVICE);
     s->camera = host->get_service(host, ASSIST_CAMERA_SERVICE);
     s->clock = host->get_service(host, ASSIST_CLOCK_SERVICE);
-    p->struct_size = sizeof *p;
-    p->plugin_data = s;
-    p->start = start;
-    p->stop = stop;
-    p->on_frame = on_frame;
-    p->destroy = destroy;
-    return p;
 }
 
-static const assist_entry entry = {
-    .struct_size = sizeof(assist_entry),
-    .abi = {ASSIST_ABI_MAJOR, ASSIST_ABI_MINOR, 0, 0},
-    .id = "org.test.camera",
-    .version = "1.0.0",
-    .init = init,
-    .deinit = deinit,
-    .create = create,
-};
-
-ASSIST_EXPORT const assist_entry *assist_plugin_entry(void) { return &entry; }
+ASSIST_FIXTURE_ENTRY("org.test.camera", state, on_frame)
