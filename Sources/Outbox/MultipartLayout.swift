@@ -43,7 +43,10 @@ package struct MultipartLayout: Equatable, Sendable {
     }
 
     /// Bytes in the whole body.
-    package var length: Int64 {
+    package var length: Int64 { Self.length(of: segments) }
+
+    /// Bytes in `segments`.
+    package static func length(of segments: [Segment]) -> Int64 {
         segments.reduce(0) { total, segment in
             switch segment {
             case .bytes(let data): return total + Int64(data.count)

@@ -7,6 +7,8 @@ package struct OutboxRequest: Codable, Equatable, Sendable {
     package var url: String
     package var headers: [Header]
     package var body: Body
+    /// The plugin's own reference, handed back with the outcome.
+    package var tag: String?
 
     package struct Header: Codable, Equatable, Sendable {
         package var name: String
@@ -55,11 +57,12 @@ package struct OutboxRequest: Codable, Equatable, Sendable {
         }
     }
 
-    package init(method: String, url: String, headers: [Header] = [], body: Body = .none) {
+    package init(method: String, url: String, headers: [Header] = [], body: Body = .none, tag: String? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.tag = tag
     }
 
     /// The request for logs: secret headers are replaced by "(hidden)".
@@ -76,8 +79,8 @@ package enum Backoff {
     package static let capSeconds = 6 * 3_600.0
 
     /// The delay after `attempts` failed tries; `unit` is a random number in 0…1.
-    package static func delay(afterAttempts attempts: Int, unit: Double) -> Double {
-        let ceiling = min(capSeconds, baseSeconds * pow(2, Double(min(max(0, attempts), 30))))
+    package static func delay(afterAttempts attempts: Int, unit: Double, base: Double = baseSeconds) -> Double {
+        let ceiling = min(capSeconds, base * pow(2, Double(min(max(0, attempts), 30))))
         return ceiling * min(1, max(0, unit))
     }
 

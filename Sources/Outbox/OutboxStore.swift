@@ -6,7 +6,7 @@ import Storage
 /// came; a job that was in flight when the host died is sent again (servers de-duplicate by the
 /// `Idempotency-Key` header each job carries). Any thread: the database serialises.
 package final class OutboxStore: Sendable {
-    private let database: PluginDatabase
+    let database: PluginDatabase
 
     /// A job as stored.
     package struct Job: Equatable, Sendable {
@@ -16,18 +16,6 @@ package final class OutboxStore: Sendable {
         package var attempts: Int
         package var maxAttempts: Int
         package var idempotencyKey: String
-    }
-
-    /// What the server finally said, or why the outbox gave up.
-    package struct Outcome: Equatable, Sendable {
-        package var jobID: Int64
-        package var owner: String
-        /// The HTTP status; nil when the outbox gave up without one.
-        package var status: Int?
-        package var headers: [OutboxRequest.Header]
-        package var body: Data
-        /// Why the outbox gave up, for failed jobs.
-        package var error: String?
     }
 
     /// Opens (creating) the store at `url`.
@@ -43,7 +31,19 @@ package final class OutboxStore: Sendable {
                 CREATE TABLE outcomes (job_id INTEGER PRIMARY KEY, owner TEXT NOT NULL, status INTEGER,
                     headers TEXT NOT NULL, body BLOB NOT NULL, error TEXT);
                 """)
+        try database.migrate(
+            to: 2,
+            sql: """
+                ALTER TABLE outcomes ADD COLUMN tag TEXT;
+                ALTER TABLE outcomes ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX jobs_by_owner ON jobs (owner, id);
+                """)
     }
+
+    /// A job is due when its owner has no older job: each plugin's jobs leave in the order they came, so a
+    /// video never overtakes the record it belongs to, while one plugin's failing job never holds up another's.
+    private static let isHead =
+        "NOT EXISTS (SELECT 1 FROM jobs older WHERE older.owner = jobs.owner AND older.id < jobs.id)"
 
     /// Adds a job; returns its id.
     package func enqueue(owner: String, request: OutboxRequest, maxAttempts: Int = 8) throws(StorageError) -> Int64 {
@@ -73,7 +73,7 @@ package final class OutboxStore: Sendable {
             try database.execute(
                 """
                 SELECT id, owner, request, attempts, max_attempts, idempotency_key FROM jobs
-                WHERE state = 'pending' AND next_try_at <= ? ORDER BY id LIMIT 1
+                WHERE state = 'pending' AND next_try_at <= ? AND \(Self.isHead) ORDER BY id LIMIT 1
                 """, arguments: [.real(now)]
             ) { _, values in
                 job = Self.job(values)
@@ -93,7 +93,8 @@ package final class OutboxStore: Sendable {
     /// When the next pending job falls due, or nil when nothing waits.
     package func nextDueTime() throws(StorageError) -> Double? {
         var due: Double?
-        try database.execute("SELECT MIN(next_try_at) FROM jobs WHERE state = 'pending'") { _, values in
+        try database.execute("SELECT MIN(next_try_at) FROM jobs WHERE state = 'pending' AND \(Self.isHead)") {
+            _, values in
             if case .real(let value) = values.first { due = value }
             if case .integer(let value) = values.first { due = Double(value) }
             return false
@@ -102,29 +103,52 @@ package final class OutboxStore: Sendable {
     }
 
     /// The server gave a final answer: the job leaves and its outcome waits for its owner.
-    package func finish(_ job: Job, status: Int, headers: [OutboxRequest.Header], body: Data) throws(StorageError) {
-        try store(Outcome(jobID: job.id, owner: job.owner, status: status, headers: headers, body: body, error: nil))
+    package func finish(_ job: Job, answer: HTTPAnswer) throws(StorageError) {
+        try store(
+            Outcome(
+                jobID: job.id, owner: job.owner, status: answer.status, headers: answer.headers, body: answer.body,
+                error: nil, tag: job.request.tag, truncated: answer.truncated))
+    }
+
+    /// The job can never succeed (a bad address, a missing file): it leaves with `error` as its outcome.
+    package func fail(_ job: Job, error: String) throws(StorageError) {
+        try store(
+            Outcome(
+                jobID: job.id, owner: job.owner, status: nil, headers: [], body: Data(), error: error,
+                tag: job.request.tag, truncated: false))
+    }
+
+    /// Back to pending without counting an attempt (the network is down), due at `until`.
+    package func postpone(_ job: Job, until: Double) throws(StorageError) {
+        try database.execute(
+            "UPDATE jobs SET state = 'pending', next_try_at = ? WHERE id = ?",
+            arguments: [.real(until), .integer(job.id)])
     }
 
     /// A transient failure: try again after the back-off, or give up after the last attempt (the outcome says
     /// why). `unit` is the back-off's random number (0…1). Returns true when the job will be tried again.
     @discardableResult
-    package func retry(_ job: Job, status: Int?, error: String, now: Double, unit: Double) throws(StorageError) -> Bool
-    {
+    package func retry(
+        _ job: Job, status: Int?, error: String, now: Double, unit: Double, base: Double = Backoff.baseSeconds,
+        notBefore: Double = 0
+    ) throws(StorageError) -> Bool {
         let attempts = job.attempts + 1
         guard attempts < job.maxAttempts else {
             let reason = "gave up after \(attempts) attempts: \(error)"
             try store(
-                Outcome(jobID: job.id, owner: job.owner, status: status, headers: [], body: Data(), error: reason))
+                Outcome(
+                    jobID: job.id, owner: job.owner, status: status, headers: [], body: Data(), error: reason,
+                    tag: job.request.tag, truncated: false))
             return false
         }
+        let due = max(notBefore, now + Backoff.delay(afterAttempts: attempts, unit: unit, base: base))
         try database.execute(
             """
             UPDATE jobs SET state = 'pending', attempts = ?, next_try_at = ?, last_status = ?, last_error = ?
             WHERE id = ?
             """,
             arguments: [
-                .integer(Int64(attempts)), .real(now + Backoff.delay(afterAttempts: attempts, unit: unit)),
+                .integer(Int64(attempts)), .real(due),
                 status.map { .integer(Int64($0)) } ?? .null, .text(error), .integer(job.id),
             ])
         return true
@@ -133,24 +157,6 @@ package final class OutboxStore: Sendable {
     /// Makes every pending job due now (the host came back online), keeping attempt counts.
     package func wake(now: Double) throws(StorageError) {
         try database.execute("UPDATE jobs SET next_try_at = ? WHERE state = 'pending'", arguments: [.real(now)])
-    }
-
-    /// Outcomes not yet delivered to `owner`, oldest first.
-    package func outcomes(owner: String) throws(StorageError) -> [Outcome] {
-        var result: [Outcome] = []
-        try database.execute(
-            "SELECT job_id, owner, status, headers, body, error FROM outcomes WHERE owner = ? ORDER BY job_id",
-            arguments: [.text(owner)]
-        ) { _, values in
-            if let outcome = Self.outcome(values) { result.append(outcome) }
-            return true
-        }
-        return result
-    }
-
-    /// The owner has the outcome: forget it.
-    package func acknowledge(_ jobID: Int64) throws(StorageError) {
-        try database.execute("DELETE FROM outcomes WHERE job_id = ?", arguments: [.integer(jobID)])
     }
 
     /// How many jobs wait or are in flight.
@@ -163,25 +169,7 @@ package final class OutboxStore: Sendable {
         return count
     }
 
-    private func store(_ outcome: Outcome) throws(StorageError) {
-        let headers = String(decoding: (try? JSONEncoder().encode(outcome.headers)) ?? Data("[]".utf8), as: UTF8.self)
-        try database.begin()
-        do {
-            try database.execute(
-                "INSERT OR REPLACE INTO outcomes (job_id, owner, status, headers, body, error) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    .integer(outcome.jobID), .text(outcome.owner), outcome.status.map { .integer(Int64($0)) } ?? .null,
-                    .text(headers), .blob(outcome.body), outcome.error.map { .text($0) } ?? .null,
-                ])
-            try database.execute("DELETE FROM jobs WHERE id = ?", arguments: [.integer(outcome.jobID)])
-            try database.commit()
-        } catch {
-            try? database.rollback()
-            throw error
-        }
-    }
-
-    private static func job(_ values: [SQLValue]) -> Job? {
+    static func job(_ values: [SQLValue]) -> Job? {
         guard values.count == 6, case .integer(let id) = values[0], case .text(let owner) = values[1],
             case .text(let encoded) = values[2], case .integer(let attempts) = values[3],
             case .integer(let maximum) = values[4], case .text(let key) = values[5],
@@ -191,18 +179,36 @@ package final class OutboxStore: Sendable {
             id: id, owner: owner, request: request, attempts: Int(attempts), maxAttempts: Int(maximum),
             idempotencyKey: key)
     }
+}
 
-    private static func outcome(_ values: [SQLValue]) -> Outcome? {
-        guard values.count == 6, case .integer(let id) = values[0], case .text(let owner) = values[1],
-            case .text(let headerText) = values[3]
-        else { return nil }
-        var status: Int?
-        if case .integer(let value) = values[2] { status = Int(value) }
-        var body = Data()
-        if case .blob(let data) = values[4] { body = data }
-        var error: String?
-        if case .text(let text) = values[5] { error = text }
-        let headers = (try? JSONDecoder().decode([OutboxRequest.Header].self, from: Data(headerText.utf8))) ?? []
-        return Outcome(jobID: id, owner: owner, status: status, headers: headers, body: body, error: error)
+extension OutboxStore {
+    /// Every waiting job, oldest first, for `assist outbox`.
+    package func jobs() throws(StorageError) -> [(job: Job, state: String, nextTry: Double, lastError: String?)] {
+        var result: [(job: Job, state: String, nextTry: Double, lastError: String?)] = []
+        try database.execute(
+            """
+            SELECT id, owner, request, attempts, max_attempts, idempotency_key, state, next_try_at, last_error
+            FROM jobs ORDER BY id
+            """
+        ) { _, values in
+            guard values.count == 9, let job = Self.job(Array(values.prefix(6))), case .text(let state) = values[6]
+            else { return true }
+            var next = 0.0
+            if case .real(let value) = values[7] { next = value }
+            if case .integer(let value) = values[7] { next = Double(value) }
+            var error: String?
+            if case .text(let text) = values[8] { error = text }
+            result.append((job, state, next, error))
+            return true
+        }
+        return result
+    }
+
+    /// Removes `owner`'s job `id` unless it is being sent. Returns false when there is no such waiting job.
+    @discardableResult
+    package func cancel(_ id: Int64, owner: String) throws(StorageError) -> Bool {
+        try database.execute(
+            "DELETE FROM jobs WHERE id = ? AND owner = ? AND state = 'pending'",
+            arguments: [.integer(id), .text(owner)]) > 0
     }
 }

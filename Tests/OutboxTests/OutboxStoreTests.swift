@@ -25,10 +25,26 @@ struct OutboxStoreTests {
         #expect(taken.id == first && taken.request == Self.request("1") && !taken.idempotencyKey.isEmpty)
         // The host dies here. A new process opens the same file.
         let reopened = try OutboxStore(url: url)
-        #expect(try reopened.takeNext(now: 0)?.id == second, "the in-flight job waits for recovery")
-        #expect(try reopened.recover() == 2)
+        #expect(try reopened.takeNext(now: 0) == nil, "the second waits behind the first, still in flight")
+        #expect(try reopened.recover() == 1)
         let again = try #require(try reopened.takeNext(now: 0))
         #expect(again.id == first && again.idempotencyKey == taken.idempotencyKey, "same key: the server de-duplicates")
+        try reopened.finish(again, answer: HTTPAnswer(status: 201, headers: [], body: Data(), truncated: false))
+        #expect(try reopened.takeNext(now: 0)?.id == second)
+    }
+
+    @Test func aPluginsFailingJobHoldsUpOnlyThatPluginsLaterJobs() throws {
+        let store = try OutboxStore(url: url)
+        let thing = try store.enqueue(owner: "collect-videos", request: Self.request("thing"))
+        _ = try store.enqueue(owner: "collect-videos", request: Self.request("video"))
+        let survey = try store.enqueue(owner: "survey", request: Self.request("answers"))
+        let head = try #require(try store.takeNext(now: 100))
+        #expect(head.id == thing)
+        #expect(try store.retry(head, status: 500, error: "500", now: 100, unit: 1))
+        #expect(try store.takeNext(now: 100)?.id == survey, "the video may not overtake its thing")
+        #expect(try store.takeNext(now: 100) == nil)
+        #expect(try store.nextDueTime() == 100 + 60, "only the head of each plugin's queue counts")
+        #expect(try store.takeNext(now: 160)?.id == thing)
     }
 
     @Test func transientFailuresBackOffAndTheLastOneGivesUpWithAnOutcome() throws {
@@ -52,14 +68,18 @@ struct OutboxStoreTests {
         let store = try OutboxStore(url: url)
         _ = try store.enqueue(owner: "collect-videos", request: Self.request("video"))
         let job = try #require(try store.takeNext(now: 0))
-        try store.finish(job, status: 201, headers: [.init("orbit-id", "7")], body: Data(#"{"id":7}"#.utf8))
+        try store.finish(
+            job,
+            answer: HTTPAnswer(
+                status: 201, headers: [.init("orbit-id", "7")], body: Data(#"{"id":7}"#.utf8), truncated: false))
         let later = try OutboxStore(url: url)
         let outcome = try #require(try later.outcomes(owner: "collect-videos").first)
         #expect(
             outcome.status == 201 && outcome.headers == [.init("orbit-id", "7")]
                 && outcome.body == Data(#"{"id":7}"#.utf8))
         #expect(try later.outcomes(owner: "survey").isEmpty)
-        try later.acknowledge(outcome.jobID)
+        #expect(try !later.acknowledge(outcome.jobID, owner: "survey"), "only the owner acknowledges")
+        try later.acknowledge(outcome.jobID, owner: "collect-videos")
         #expect(try later.outcomes(owner: "collect-videos").isEmpty)
     }
 

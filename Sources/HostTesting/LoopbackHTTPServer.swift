@@ -1,0 +1,262 @@
+import Foundation
+
+/// A small HTTP/1.1 server on 127.0.0.1 for tests and benchmarks, able to fail on demand: it answers, resets
+/// the connection (before, during or after the body), hangs, trickles its answer, reads the upload slowly or
+/// answers garbage, as the handler decides for each request. Connections are kept alive. Every request it
+/// saw is recorded, with whether its body arrived whole.
+// because: `requests` and `connections` are guarded by `lock`
+package final class LoopbackHTTPServer: @unchecked Sendable {
+    /// A request as received.
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
+        package var headers: [(name: String, value: String)]
+        /// The first `keptBodyBytes` of the body.
+        package var body: Data
+        package var bodyLength: Int
+        /// True when the whole body (Content-Length bytes) arrived.
+        package var complete: Bool
+
+        package func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    /// What to do with one request, decided from its head.
+    package indirect enum Reply: Sendable {
+        case answer(status: Int, headers: [String: String] = [:], body: Data = Data())
+        /// Close with a reset after reading `afterBodyBytes` of the body (nil: after all of it).
+        case reset(afterBodyBytes: Int?)
+        /// Read the request, then say nothing until the client gives up.
+        case hang
+        /// Send the status line and headers, then one byte of the body every `interval` seconds.
+        case trickle(status: Int, body: Data, interval: Double)
+        /// Answer something that is not HTTP, then close.
+        case garbage
+        /// Read the body at about `bytesPerSecond`, then do `then`.
+        case readSlowly(bytesPerSecond: Int, then: Reply)
+    }
+
+    package let port: Int
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
+    private let listener: Int32
+    private let handler: @Sendable (Request) -> Reply
+    private let keptBodyBytes: Int
+    private let lock = NSLock()
+    private var recorded: [Request] = []
+    private var connections: Set<Int32> = []
+    private var stopped = false
+
+    /// Starts listening on a free port. `handler` sees each request's head (its body is empty then).
+    package init(keptBodyBytes: Int = 4 << 20, handler: @escaping @Sendable (Request) -> Reply) throws {
+        self.handler = handler
+        self.keptBodyBytes = keptBodyBytes
+        (listener, port) = try Self.listen()
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "loopback-http"
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// A listening socket on 127.0.0.1 and its port.
+    private static func listen() throws -> (Int32, Int) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, Glibc.listen(listener, 64) == 0 else {
+            close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        return (listener, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// Every request received so far.
+    package var requests: [Request] { lock.withLock { recorded } }
+
+    /// Closes the listener and every connection.
+    package func stop() {
+        let open: Set<Int32> = lock.withLock {
+            guard !stopped else { return [] }
+            stopped = true
+            return connections
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else {
+                if errno == EINTR { continue }
+                close(listener)
+                return
+            }
+            let accepted = lock.withLock {
+                guard !stopped else { return false }
+                connections.insert(client)
+                return true
+            }
+            guard accepted else {
+                close(client)
+                continue
+            }
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        let reader = SocketReader(descriptor: client)
+        defer {
+            lock.withLock { _ = connections.remove(client) }
+            close(client)
+        }
+        while let head = reader.head() {
+            var request = Self.parse(head)
+            let length = Int(request.header("Content-Length") ?? "0") ?? 0
+            let reply = handler(request)
+            guard respond(reply, to: &request, length: length, client: client, reader: reader) else { return }
+            if request.header("Connection")?.lowercased() == "close" { return }
+        }
+    }
+
+    /// Carries out `reply`; returns false when the connection is finished.
+    private func respond(
+        _ reply: Reply, to request: inout Request, length: Int, client: Int32, reader: SocketReader,
+        bytesPerSecond: Int? = nil
+    ) -> Bool {
+        switch reply {
+        case .readSlowly(let rate, let then):
+            return respond(then, to: &request, length: length, client: client, reader: reader, bytesPerSecond: rate)
+        case .reset(let after):
+            readBody(&request, length: min(length, after ?? length), reader: reader, rate: bytesPerSecond)
+            record(request)
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            return false
+        default:
+            break
+        }
+        readBody(&request, length: length, reader: reader, rate: bytesPerSecond)
+        record(request)
+        guard request.complete else { return false }
+        switch reply {
+        case .answer(let status, let headers, let body):
+            var head = "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\nContent-Length: \(body.count)\r\n"
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+            return write(client, Data((head + "\r\n").utf8) + body)
+        case .hang:
+            var byte: UInt8 = 0
+            while recv(client, &byte, 1, 0) > 0 {}
+            return false
+        case .trickle(let status, let body, let interval):
+            guard write(client, Data("HTTP/1.1 \(status) OK\r\nContent-Length: \(body.count)\r\n\r\n".utf8)) else {
+                return false
+            }
+            for byte in body {
+                Thread.sleep(forTimeInterval: interval)
+                guard write(client, Data([byte])) else { return false }
+            }
+            return true
+        case .garbage:
+            _ = write(client, Data("THIS IS NOT HTTP\r\n\r\n".utf8))
+            return false
+        default:
+            return false
+        }
+    }
+
+    private func readBody(_ request: inout Request, length: Int, reader: SocketReader, rate: Int?) {
+        var remaining = length
+        while remaining > 0 {
+            let chunk = rate.map { max(1, min($0 / 20, 65_536)) } ?? 65_536
+            guard let data = reader.read(max: min(chunk, remaining)) else { break }
+            if request.body.count < keptBodyBytes {
+                request.body.append(data.prefix(keptBodyBytes - request.body.count))
+            }
+            request.bodyLength += data.count
+            remaining -= data.count
+            if rate != nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        request.complete = request.bodyLength == Int(request.header("Content-Length") ?? "0")
+    }
+
+    private func record(_ request: Request) { lock.withLock { recorded.append(request) } }
+
+    private func write(_ client: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                guard let base = bytes.baseAddress else { return false }
+                let count = send(client, base + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                guard count > 0 else { return false }
+                sent += count
+            }
+            return true
+        }
+    }
+
+    private static func parse(_ head: String) -> Request {
+        let lines = head.components(separatedBy: "\r\n")
+        let start = lines.first?.split(separator: " ") ?? []
+        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return Request(
+            method: start.first.map(String.init) ?? "", path: start.count > 1 ? String(start[1]) : "",
+            headers: headers, body: Data(), bodyLength: 0, complete: false)
+    }
+}
+
+/// Buffered reads from a socket: a request head up to its blank line, then body bytes.
+private final class SocketReader {
+    private let descriptor: Int32
+    private var buffer = Data()
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// The head without its blank line; nil when the connection ends first.
+    func head() -> String? {
+        let blank = Data("\r\n\r\n".utf8)
+        while true {
+            if let range = buffer.range(of: blank) {
+                let head = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<range.upperBound)
+                return head
+            }
+            guard fill() else { return nil }
+        }
+    }
+
+    /// Up to `max` bytes; nil at the end of the connection.
+    func read(max: Int) -> Data? {
+        if buffer.isEmpty, !fill() { return nil }
+        let data = buffer.prefix(max)
+        buffer.removeFirst(data.count)
+        return Data(data)
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(descriptor, &chunk, chunk.count, 0)
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: chunk[..<count])
+        return true
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Storage
+
+extension OutboxStore {
+    /// What the server finally said, or why the outbox gave up.
+    package struct Outcome: Equatable, Sendable {
+        package var jobID: Int64
+        package var owner: String
+        /// The HTTP status; nil when the outbox gave up without one.
+        package var status: Int?
+        package var headers: [OutboxRequest.Header]
+        package var body: Data
+        /// Why the outbox gave up, for failed jobs.
+        package var error: String?
+        /// The plugin's reference from the request.
+        package var tag: String?
+        /// The answer's body was longer than kept.
+        package var truncated: Bool
+    }
+
+    /// Outcomes not yet delivered to `owner`, oldest first.
+    package func outcomes(owner: String) throws(StorageError) -> [Outcome] {
+        var result: [Outcome] = []
+        try database.execute(
+            """
+            SELECT job_id, owner, status, headers, body, error, tag, truncated FROM outcomes WHERE owner = ?
+            ORDER BY job_id
+            """,
+            arguments: [.text(owner)]
+        ) { _, values in
+            if let outcome = Self.outcome(values) { result.append(outcome) }
+            return true
+        }
+        return result
+    }
+
+    /// The owner has the outcome: forget it. Returns false when there was none.
+    @discardableResult
+    package func acknowledge(_ jobID: Int64, owner: String) throws(StorageError) -> Bool {
+        try database.execute(
+            "DELETE FROM outcomes WHERE job_id = ? AND owner = ?", arguments: [.integer(jobID), .text(owner)]) > 0
+    }
+
+    /// Stores `outcome` and removes its job, in one transaction.
+    func store(_ outcome: Outcome) throws(StorageError) {
+        let headers = String(decoding: (try? JSONEncoder().encode(outcome.headers)) ?? Data("[]".utf8), as: UTF8.self)
+        try database.begin()
+        do {
+            try database.execute(
+                """
+                INSERT OR REPLACE INTO outcomes (job_id, owner, status, headers, body, error, tag, truncated)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                arguments: [
+                    .integer(outcome.jobID), .text(outcome.owner), outcome.status.map { .integer(Int64($0)) } ?? .null,
+                    .text(headers), .blob(outcome.body), outcome.error.map { .text($0) } ?? .null,
+                    outcome.tag.map { .text($0) } ?? .null, .integer(outcome.truncated ? 1 : 0),
+                ])
+            try database.execute("DELETE FROM jobs WHERE id = ?", arguments: [.integer(outcome.jobID)])
+            try database.commit()
+        } catch {
+            try? database.rollback()
+            throw error
+        }
+    }
+
+    private static func outcome(_ values: [SQLValue]) -> Outcome? {
+        guard values.count == 8, case .integer(let id) = values[0], case .text(let owner) = values[1],
+            case .text(let headerText) = values[3]
+        else { return nil }
+        var status: Int?
+        if case .integer(let value) = values[2] { status = Int(value) }
+        var body = Data()
+        if case .blob(let data) = values[4] { body = data }
+        var error: String?
+        if case .text(let text) = values[5] { error = text }
+        var tag: String?
+        if case .text(let text) = values[6] { tag = text }
+        let truncated = values[7] == .integer(1)
+        let headers = (try? JSONDecoder().decode([OutboxRequest.Header].self, from: Data(headerText.utf8))) ?? []
+        return Outcome(
+            jobID: id, owner: owner, status: status, headers: headers, body: body, error: error, tag: tag,
+            truncated: truncated)
+    }
+}

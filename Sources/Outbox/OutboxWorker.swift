@@ -1,0 +1,214 @@
+import Foundation
+import Logging
+
+/// Sends the outbox's jobs, one at a time, on a thread of its own: the oldest due job first, each plugin's
+/// jobs in order. Transport errors, 5xx and 429 are tried again after a jittered back-off (a `Retry-After`
+/// is honoured) until the job's attempt limit; any other answer is final. While the network is down jobs wait
+/// without spending attempts. Every final outcome is stored before `onOutcome` hears of it.
+// because: the mutable state is guarded by `condition`; the sender is used only on the worker thread
+package final class OutboxWorker: @unchecked Sendable {
+    package struct Configuration: Sendable {
+        /// The back-off's first ceiling in seconds (30 s in production; tests shorten it).
+        package var retryBaseSeconds: Double
+        package var limits: HTTPSender.Limits
+        /// Whether `host` can be reached now; while false, jobs for it wait.
+        package var isOnline: @Sendable (_ host: String) -> Bool
+        /// How often to look at the network again while it is down.
+        package var offlinePollSeconds: Double
+
+        package init(
+            retryBaseSeconds: Double = Backoff.baseSeconds, limits: HTTPSender.Limits = HTTPSender.Limits(),
+            isOnline: @escaping @Sendable (String) -> Bool = Connectivity.isReachable(host:),
+            offlinePollSeconds: Double = 5
+        ) {
+            self.retryBaseSeconds = retryBaseSeconds
+            self.limits = limits
+            self.isOnline = isOnline
+            self.offlinePollSeconds = offlinePollSeconds
+        }
+    }
+
+    private let store: OutboxStore
+    private let configuration: Configuration
+    private let logger: Logger
+    private let onOutcome: @Sendable (OutboxStore.Outcome) -> Void
+    private let condition = NSCondition()
+    private var woken = false
+    private var stopping = false
+    private var busy = false
+    private var thread: Thread?
+
+    package init(
+        store: OutboxStore, configuration: Configuration = Configuration(), logger: Logger,
+        onOutcome: @escaping @Sendable (OutboxStore.Outcome) -> Void
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        self.onOutcome = onOutcome
+    }
+
+    /// Starts the thread (once). Jobs left in flight by a previous run go back to pending first.
+    package func start() throws(OutboxError) {
+        let sender: HTTPSender
+        do {
+            try store.recover()
+            sender = try HTTPSender(limits: configuration.limits)
+        } catch let error as OutboxError {
+            throw error
+        } catch {
+            throw OutboxError(code: .storage, message: "The outbox cannot start: \(error).", cause: "\(error)")
+        }
+        condition.withLock {
+            guard thread == nil else { return }
+            let handOver = SenderHandOver(sender: sender)
+            let thread = Thread { [self] in run(handOver.sender) }
+            thread.name = "assist-outbox"
+            self.thread = thread
+            thread.start()
+        }
+    }
+
+    /// Looks for due jobs now: a job was added, or the network came back.
+    package func wake() {
+        condition.withLock {
+            woken = true
+            condition.broadcast()
+        }
+    }
+
+    /// Stops after the current exchange; a job cut short stays in flight and is sent again at the next start.
+    package func stop() {
+        condition.withLock {
+            stopping = true
+            condition.broadcast()
+        }
+    }
+
+    /// Waits until no job is due or being sent (later retries may still wait), or `timeout` seconds pass.
+    /// Returns true when idle.
+    package func waitUntilIdle(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let due = (try? store.nextDueTime()).flatMap { $0 }
+            let idle = condition.withLock { !busy && !woken }
+            if idle, due.map({ $0 > Date().timeIntervalSince1970 }) ?? true { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
+    private func run(_ sender: HTTPSender) {
+        while true {
+            let stop = condition.withLock {
+                woken = false
+                busy = true
+                return stopping
+            }
+            if stop { return }
+            let now = Date().timeIntervalSince1970
+            var sent = false
+            do {
+                if let job = try store.takeNext(now: now) {
+                    try handle(job, sender: sender)
+                    sent = true
+                }
+            } catch {
+                logger.error("outbox: \(error)")
+            }
+            if sent { continue }
+            let due = (try? store.nextDueTime()).flatMap { $0 }
+            condition.withLock {
+                busy = false
+                guard !woken, !stopping else { return }
+                let wait = due.map { max(0.001, $0 - Date().timeIntervalSince1970) } ?? 3_600
+                _ = condition.wait(until: Date().addingTimeInterval(min(wait, 3_600)))
+            }
+        }
+    }
+
+    private func handle(_ job: OutboxStore.Job, sender: HTTPSender) throws {
+        let request = job.request
+        let host = URLComponents(string: request.url)?.host ?? ""
+        guard configuration.isOnline(host) else {
+            logger.debug("outbox: offline; \(request.loggable) waits")
+            try store.postpone(job, until: Date().timeIntervalSince1970 + configuration.offlinePollSeconds)
+            return
+        }
+        do {
+            let answer = try sender.send(request, idempotencyKey: job.idempotencyKey)
+            if Backoff.isTransient(status: answer.status) {
+                let again = try store.retry(
+                    job, status: answer.status, error: "the server answered \(answer.status)",
+                    now: Date().timeIntervalSince1970, unit: Double.random(in: 0...1),
+                    base: configuration.retryBaseSeconds, notBefore: Self.retryAfter(answer))
+                logger.warning(
+                    "outbox: \(request.loggable) answered \(answer.status); \(again ? "will retry" : "gave up")")
+                if !again { deliver(job) }
+            } else {
+                logger.info("outbox: \(request.loggable) answered \(answer.status)")
+                try store.finish(job, answer: answer)
+                deliver(job)
+            }
+        } catch let error as OutboxError where error.isTransient {
+            let again = try store.retry(
+                job, status: nil, error: error.message, now: Date().timeIntervalSince1970,
+                unit: Double.random(in: 0...1), base: configuration.retryBaseSeconds)
+            logger.warning("outbox: \(request.loggable): \(error.message) \(again ? "Will retry." : "Gave up.")")
+            if !again { deliver(job) }
+        } catch let error as OutboxError {
+            logger.error("outbox: \(request.loggable): \(error.message)")
+            try store.fail(job, error: error.message)
+            deliver(job)
+        }
+    }
+
+    private func deliver(_ job: OutboxStore.Job) {
+        guard let outcome = try? store.outcomes(owner: job.owner).first(where: { $0.jobID == job.id }) else { return }
+        onOutcome(outcome)
+    }
+
+    /// A `Retry-After` in seconds, as an absolute time; 0 without one.
+    static func retryAfter(_ answer: HTTPAnswer) -> Double {
+        guard let text = answer.header("Retry-After"), let seconds = Double(text), seconds >= 0 else { return 0 }
+        return Date().timeIntervalSince1970 + min(seconds, Backoff.capSeconds)
+    }
+}
+
+/// Moves the sender to the worker thread, which is its only user from then on.
+private struct SenderHandOver: @unchecked Sendable {  // because: the starting thread never touches it again
+    let sender: HTTPSender
+}
+
+/// Whether the network is up, from the kernel's routing tables: loopback is always reachable, anything else
+/// needs a default route on some interface other than `lo`.
+package enum Connectivity {
+    package static func isReachable(host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == "localhost" || name.hasPrefix("127.") || name == "::1" { return true }
+        return hasDefaultRoute()
+    }
+
+    /// True when `/proc/net/route` or `/proc/net/ipv6_route` has a default route off loopback.
+    package static func hasDefaultRoute(
+        ipv4: String = "/proc/net/route", ipv6: String = "/proc/net/ipv6_route"
+    ) -> Bool {
+        if let table = try? String(contentsOfFile: ipv4, encoding: .utf8) {
+            for line in table.split(separator: "\n").dropFirst() {
+                let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+                if fields.count > 2, fields[0] != "lo", fields[1] == "00000000" { return true }
+            }
+        }
+        if let table = try? String(contentsOfFile: ipv6, encoding: .utf8) {
+            for line in table.split(separator: "\n") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if fields.count == 10, fields[0] == String(repeating: "0", count: 32), fields[1] == "00",
+                    fields[9] != "lo"
+                {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+}
