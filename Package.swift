@@ -64,14 +64,14 @@ let package = Package(
         .target(
             name: "PluginHost",
             dependencies: [
-                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech", "Camera", "Storage",
+                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech", "Camera", "Storage", "Outbox",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "Interaction", "Runtime", "Speech", "Audio", "Camera",
+                "PluginHost", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -137,7 +137,7 @@ let package = Package(
             name: "OutboxTests",
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio"]),
+        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
         .testTarget(
             name: "ReadTextCoreTests", dependencies: ["ReadTextCore", "OCR", "HostTesting"],

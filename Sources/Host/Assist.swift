@@ -13,7 +13,7 @@ struct Assist: ParsableCommand {
         version: HostVersion.current.description,
         subcommands: [
             ShellCommand.self, RunCommand.self, SayCommand.self, CueCommand.self, RecordCommand.self,
-            CameraCommand.self, EventsCommand.self,
+            CameraCommand.self, EventsCommand.self, OutboxCommand.self,
             PluginsCommand.self, DoctorCommand.self,
             ProbeCommand.self,
         ]

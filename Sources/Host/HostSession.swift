@@ -94,6 +94,13 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         let searchPath = PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir)
         let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
         cameraNotices.events = hub.events
+        hub.outbox.onTrouble = { [loop] owner, outcome in
+            let name = records.first { $0.id == owner }?.manifest?.name ?? owner
+            let text =
+                outcome.error.map { phrases.text("outbox.gave-up", ["feature": name, "reason": $0]) }
+                ?? phrases.text("outbox.refused", ["feature": name, "status": "\(outcome.status ?? 0)"])
+            loop.post { announcer.say(text, priority: .important) }
+        }
         journal = EventJournal(bus: hub.events, dataDirectory: paths.data)
         features = FeatureController(hub: hub, records: records)
         console = interactive ? Console() : nil
@@ -106,6 +113,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// Starts reading the keyboard; events are handled on the main loop.
     func startInput() {
         hub.events.publish("assist.host.started", json: #"{"version":"\#(HostVersion.current.description)"}"#)
+        hub.outbox.startIfJobsWait()
         guard let console else { return }
         let loop = self.loop
         let dispatcher = self.dispatcher
@@ -116,6 +124,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     func shutdown(drainSeconds: Double? = nil) {
         features.stopAll()
+        hub.outbox.stop()
         if console != nil { hub.events.publish("assist.host.stopping") }
         hub.camera?.shutdown()
         sound?.shutdown(drainSeconds: drainSeconds ?? (sound?.fallbackInUse == nil ? 10 : 2))

@@ -44,6 +44,7 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
     private let keptBodyBytes: Int
     private let lock = NSLock()
     private var recorded: [Request] = []
+    private var bodyBytes = 0
     private var connections: Set<Int32> = []
     private var stopped = false
 
@@ -86,6 +87,9 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// Every request received so far.
     package var requests: [Request] { lock.withLock { recorded } }
+
+    /// Body bytes received so far, over all requests, including ones still arriving.
+    package var bodyBytesReceived: Int { lock.withLock { bodyBytes } }
 
     /// Closes the listener and every connection.
     package func stop() {
@@ -190,6 +194,7 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
                 request.body.append(data.prefix(keptBodyBytes - request.body.count))
             }
             request.bodyLength += data.count
+            lock.withLock { bodyBytes += data.count }
             remaining -= data.count
             if rate != nil { Thread.sleep(forTimeInterval: 0.05) }
         }

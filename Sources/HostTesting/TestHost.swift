@@ -63,11 +63,12 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
     /// Discovers plugins in `pluginDirectories` (installed layout) and builds the services.
     package init(
         pluginDirectories: [URL], language: String = "en", sound: SoundServices = SoundServices(),
-        camera: CameraService? = nil
+        camera: CameraService? = nil, dataDirectory: TemporaryDirectory? = nil,
+        settings: SettingsStore = SettingsStore()
     ) throws {
-        dataDirectory = try TemporaryDirectory("assist-data")
+        self.dataDirectory = try dataDirectory ?? TemporaryDirectory("assist-data")
         let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
-        var paths = HostPaths.resolve(dataDir: dataDirectory.url.path, shareDir: share.path)
+        var paths = HostPaths.resolve(dataDir: self.dataDirectory.url.path, shareDir: share.path)
         paths.developmentRoot = nil
         let phrases = PhraseBook(directory: share.appendingPathComponent("host"), language: language)
         let announcer = Announcer(output: output, speaker: speaker, language: language)
@@ -78,7 +79,7 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
         logger.logLevel = .critical
         hub = ServiceHub(
             loop: loop, workers: WorkerPool(threadCount: 1), clock: SystemClock(), interaction: interaction,
-            settings: SettingsStore(), events: EventBus(loop: loop), paths: paths, logger: logger, sound: sound,
+            settings: settings, events: EventBus(loop: loop), paths: paths, logger: logger, sound: sound,
             camera: camera
         )
         let searchPath = PluginSearchPath(entries: pluginDirectories.map { .installed($0) })

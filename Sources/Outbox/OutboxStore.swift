@@ -134,7 +134,7 @@ package final class OutboxStore: Sendable {
     ) throws(StorageError) -> Bool {
         let attempts = job.attempts + 1
         guard attempts < job.maxAttempts else {
-            let reason = "gave up after \(attempts) attempts: \(error)"
+            let reason = "gave up after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)"
             try store(
                 Outcome(
                     jobID: job.id, owner: job.owner, status: status, headers: [], body: Data(), error: reason,

@@ -100,6 +100,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         subscriptions.removeAll()
         hub.interaction.dialogs.cancelAll(owner: id)
         hub.interaction.router.unregister(owner: id)
+        hub.outbox.forget(owner: id)
         if let speech = hub.sound.speech {
             speech.detach(owner: speechOwner)
             // Speech left paused would start again later, out of context: drop it. The rest may finish.

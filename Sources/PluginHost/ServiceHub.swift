@@ -21,6 +21,8 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     package let sound: SoundServices
     /// The camera, opened when the first plugin subscribes; nil when the command uses none.
     package let camera: CameraService?
+    /// The HTTP outbox, opened when first used.
+    package let outbox: OutboxHub
     /// Receives `session.finish` calls; set by the feature controller.
     package weak var sessionDelegate: SessionDelegate?
 
@@ -39,6 +41,8 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
         self.events = events
         self.paths = paths
         self.logger = logger
+        outbox = OutboxHub(paths: paths, settings: settings, loop: loop, logger: logger)
+        outbox.events = events
     }
 
     /// The service ids this host serves.
@@ -46,6 +50,7 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
         "assist.log/1", "assist.dialog/1", "assist.input/1", "assist.session/1", "assist.events/1",
         "assist.settings/1", "assist.clock/1", "assist.worker/1", "assist.thread-check/1", "assist.speech/1",
         "assist.cues/1", "assist.audio-in/1", "assist.camera/1", "assist.storage/1",
+        "assist.outbox/1",
     ]
 
     private let ownerLock = NSLock()

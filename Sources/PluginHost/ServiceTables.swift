@@ -38,6 +38,7 @@ enum ServiceTables {
         case ASSIST_AUDIO_IN_SERVICE_ID: return UnsafeRawPointer(audioInTable)
         case ASSIST_CAMERA_SERVICE_ID: return UnsafeRawPointer(cameraTable)
         case ASSIST_STORAGE_SERVICE_ID: return UnsafeRawPointer(storageTable)
+        case ASSIST_OUTBOX_SERVICE_ID: return UnsafeRawPointer(outboxTable)
         default: return nil
         }
     }
@@ -120,6 +121,7 @@ let ASSIST_CUES_SERVICE_ID = "assist.cues/1"
 let ASSIST_AUDIO_IN_SERVICE_ID = "assist.audio-in/1"
 let ASSIST_CAMERA_SERVICE_ID = "assist.camera/1"
 let ASSIST_STORAGE_SERVICE_ID = "assist.storage/1"
+let ASSIST_OUTBOX_SERVICE_ID = "assist.outbox/1"
 
 /// A raw pointer or C function moved to another thread; the ABI's thread tags make the plugin responsible.
 // because: the plugin promised the pointee is safe on [worker]/[main]

@@ -125,3 +125,15 @@ package struct MediaStore: Sendable {
         }
     }
 }
+
+extension MediaStore {
+    /// A file the plugin wants uploaded: a name in its media folder, or a full path inside its media or cache
+    /// folder (as `create` and `moveToCache` return). Anything else is refused.
+    package func fileToUpload(_ path: String) throws(StorageError) -> URL {
+        guard path.hasPrefix("/") else { return try url(for: path) }
+        let candidate = URL(fileURLWithPath: path).standardizedFileURL
+        let real = Self.realPath(candidate)
+        for root in [media, cache] where real.hasPrefix(Self.realPath(root) + "/") { return candidate }
+        throw .badPath(path)
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import Interaction
+import Outbox
+import PluginHost
+
+/// `assist outbox [status|send]`: what waits to be uploaded, and sending it now.
+struct OutboxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "Show the uploads waiting in the outbox, or send them now.",
+        subcommands: [Status.self, Send.self], defaultSubcommand: Status.self)
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List waiting uploads (credentials are never shown) and outcomes not yet collected.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let session = try HostSession(options: global, interactive: false, speaks: false)
+            let store = try session.hub.outbox.store()
+            let jobs = try store.jobs()
+            let output = StandardOutput()
+            output.writeLine(jobs.isEmpty ? "The outbox is empty." : "\(jobs.count) waiting:")
+            let now = Date().timeIntervalSince1970
+            for entry in jobs {
+                var line = "\(entry.job.id) \(entry.job.owner) \(entry.job.request.loggable)"
+                line += ", \(entry.state), attempt \(entry.job.attempts + 1) of \(entry.job.maxAttempts)"
+                if entry.nextTry > now { line += ", next try in \(Int((entry.nextTry - now).rounded(.up))) s" }
+                if let error = entry.lastError { line += ", last: \(error)" }
+                output.writeLine(line)
+            }
+            let owners = Set(jobs.map(\.job.owner)).union(session.features.records.map(\.id))
+            for owner in owners.sorted() {
+                let waiting = try store.outcomes(owner: owner).count
+                if waiting > 0 { output.writeLine("\(waiting) outcomes wait for \(owner).") }
+            }
+        }
+    }
+
+    struct Send: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send what is due now and wait until nothing more is due (later retries stay queued).")
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "Give up waiting after this many seconds.")
+        var timeout: Double = 600
+
+        func run() throws {
+            let session = try HostSession(options: global, interactive: false, speaks: false)
+            let outbox = session.hub.outbox
+            try outbox.start()
+            let idle = outbox.waitUntilIdle(timeout: timeout)
+            outbox.stop()
+            // Say what the user must act on (refused credentials, given-up uploads), queued on the main loop.
+            _ = session.loop.run(until: { false }, timeoutSeconds: 0.05)
+            let left = try outbox.store().pendingCount()
+            StandardOutput().writeLine(
+                left == 0 ? "Everything was sent." : "\(left) uploads still wait; 'assist outbox' lists them.")
+            if !idle { throw CLIFailure(message: "The outbox was still busy after \(Int(timeout)) s.") }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Interaction
+import Logging
+import Outbox
+import Runtime
+
+/// The host's outbox as plugins see it: one queue in `<data>/outbox.sqlite`, sent by one worker thread, and
+/// outcomes handed to their plugin on the main loop (stored until the plugin has them, also across restarts).
+/// The database opens and the worker starts only when something uses the outbox.
+// because: `opened`, `worker` and `failure` are guarded by `lock`; `handlers` is used only on the main loop
+package final class OutboxHub: @unchecked Sendable {
+    /// A plugin's outcome callback: returns true when handled.
+    typealias Handler = (OutboxStore.Outcome) -> Bool
+
+    private let paths: HostPaths
+    private let settings: SettingsStore
+    private let loop: MainLoop
+    private let logger: Logger
+    private let lock = NSLock()
+    private var opened: OutboxStore?
+    private var worker: OutboxWorker?
+    private var handlers: [String: Handler] = [:]
+    /// Told about outcomes the user must act on (the server refused credentials, a job was given up).
+    package var onTrouble: (@Sendable (_ owner: String, _ outcome: OutboxStore.Outcome) -> Void)?
+    /// Told about every outcome as an event.
+    var events: EventBus?
+
+    init(paths: HostPaths, settings: SettingsStore, loop: MainLoop, logger: Logger) {
+        self.paths = paths
+        self.settings = settings
+        self.loop = loop
+        self.logger = logger
+    }
+
+    /// The queue's database, opened once.
+    package func store() throws -> OutboxStore {
+        try lock.withLock {
+            if let opened { return opened }
+            try HostPaths.ensurePrivateDirectory(paths.data)
+            let store = try OutboxStore(url: paths.data.appendingPathComponent("outbox.sqlite"))
+            opened = store
+            return store
+        }
+    }
+
+    /// Starts sending (once); jobs left from earlier sessions go first.
+    package func start() throws {
+        let store = try store()
+        let worker: OutboxWorker = lock.withLock {
+            if let worker = self.worker { return worker }
+            let made = OutboxWorker(
+                store: store, configuration: configuration(), logger: logger,
+                onOutcome: { [weak self] outcome in self?.arrived(outcome) })
+            self.worker = made
+            return made
+        }
+        try worker.start()
+    }
+
+    /// Starts the worker when jobs wait from an earlier session.
+    package func startIfJobsWait() {
+        guard FileManager.default.fileExists(atPath: paths.data.appendingPathComponent("outbox.sqlite").path),
+            let waiting = try? store().pendingCount(), waiting > 0
+        else { return }
+        do { try start() } catch { logger.error("the outbox cannot start: \(error)") }
+    }
+
+    /// Adds a job for `owner` and wakes the worker.
+    func enqueue(owner: String, request: OutboxRequest, maxAttempts: Int) throws -> Int64 {
+        try HTTPSender.validate(request)
+        let id = try store().enqueue(owner: owner, request: request, maxAttempts: maxAttempts)
+        try start()
+        lock.withLock { worker }?.wake()
+        return id
+    }
+
+    /// Waits until nothing is due or being sent; true when idle within `timeout` seconds.
+    package func waitUntilIdle(timeout: Double) -> Bool {
+        guard let worker = lock.withLock({ worker }) else { return true }
+        return worker.waitUntilIdle(timeout: timeout)
+    }
+
+    /// Stops the worker after its current exchange.
+    package func stop() { lock.withLock { worker }?.stop() }
+
+    /// Sets `owner`'s callback and offers it every outcome waiting for it. Main loop.
+    func setHandler(owner: String, _ handler: Handler?) {
+        handlers[owner] = handler
+        guard handler != nil, let waiting = try? store().outcomes(owner: owner), !waiting.isEmpty else { return }
+        loop.post { [self] in waiting.forEach(deliver) }
+    }
+
+    /// A job ended (worker thread).
+    private func arrived(_ outcome: OutboxStore.Outcome) {
+        var fields = ["job": "\(outcome.jobID)", "owner": Self.quoted(outcome.owner)]
+        fields["status"] = outcome.status.map(String.init) ?? "null"
+        fields["error"] = outcome.error.map(Self.quoted) ?? "null"
+        let json =
+            "{" + fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+        events?.publish(outcome.error == nil ? "assist.outbox.sent" : "assist.outbox.failed", json: json)
+        if outcome.error != nil || outcome.status == 401 || outcome.status == 403 {
+            onTrouble?(outcome.owner, outcome)
+        }
+        loop.post { [self] in deliver(outcome) }
+    }
+
+    /// Hands `outcome` to its plugin, if it listens, and forgets it when handled. Main loop.
+    private func deliver(_ outcome: OutboxStore.Outcome) {
+        guard let handler = handlers[outcome.owner] else { return }
+        // Offered once per session: a kept outcome stays stored, so it is offered again after a restart.
+        guard let stillStored = try? store().outcomes(owner: outcome.owner), stillStored.contains(outcome) else {
+            return
+        }
+        if handler(outcome) { _ = try? store().acknowledge(outcome.jobID, owner: outcome.owner) }
+    }
+
+    func forget(owner: String) { handlers[owner] = nil }
+
+    private func configuration() -> OutboxWorker.Configuration {
+        var configuration = OutboxWorker.Configuration()
+        if let base = settings.value("outbox.retry-base-seconds")?.number, base > 0 {
+            configuration.retryBaseSeconds = base
+        }
+        if let stall = settings.value("outbox.stall-seconds")?.integer, stall > 0 {
+            configuration.limits.stallSeconds = Int(stall)
+        }
+        if let connect = settings.value("outbox.connect-seconds")?.number, connect > 0 {
+            configuration.limits.connectSeconds = connect
+        }
+        return configuration
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Outbox
+import PluginAPI
+import Storage
+
+extension ServiceTables {
+    // MARK: assist.outbox/1
+
+    nonisolated(unsafe) static let outboxTable: UnsafeMutablePointer<assist_outbox_service> = {
+        var table = assist_outbox_service()
+        table.struct_size = UInt32(MemoryLayout<assist_outbox_service>.size)
+        table.enqueue = { host, request, job, err in
+            guard let context = PluginContext.from(host), let request else { return ASSIST_E_INVALID }
+            do {
+                let made = try outboxRequest(request.pointee, context: context)
+                let attempts = request.pointee.max_attempts == 0 ? 8 : Int(request.pointee.max_attempts)
+                let id = try context.hub.outbox.enqueue(owner: context.id, request: made, maxAttempts: attempts)
+                job?.pointee = id
+                return ASSIST_OK
+            } catch let error as OutboxError {
+                err?.pointee = strdup(error.message)
+                return error.code == .badRequest || error.code == .unreadableBody ? ASSIST_E_INVALID : ASSIST_E_IO
+            } catch let error as StorageError {
+                err?.pointee = strdup(error.message)
+                return error.code == .badPath ? ASSIST_E_PERMISSION : ASSIST_E_IO
+            } catch {
+                err?.pointee = strdup("The outbox cannot store the request: \(error).")
+                return ASSIST_E_IO
+            }
+        }
+        table.on_outcome = { host, callback, user in
+            guard let context = PluginContext.from(host), context.onMain("outbox.on_outcome") else {
+                return ASSIST_E_INVALID
+            }
+            guard let callback else {
+                context.hub.outbox.setHandler(owner: context.id, nil)
+                return ASSIST_OK
+            }
+            context.hub.outbox.setHandler(owner: context.id) { outcome in
+                deliverOutcome(outcome, to: callback, user: user)
+            }
+            return ASSIST_OK
+        }
+        table.acknowledge = { host, job in
+            guard let context = PluginContext.from(host), let store = try? context.hub.outbox.store() else {
+                return ASSIST_E_INVALID
+            }
+            return (try? store.acknowledge(job, owner: context.id)) == true ? ASSIST_OK : ASSIST_E_NOT_FOUND
+        }
+        table.cancel = { host, job in
+            guard let context = PluginContext.from(host), let store = try? context.hub.outbox.store() else {
+                return ASSIST_E_INVALID
+            }
+            return (try? store.cancel(job, owner: context.id)) == true ? ASSIST_OK : ASSIST_E_NOT_FOUND
+        }
+        table.pending = { host, count in
+            guard let context = PluginContext.from(host), let count, let store = try? context.hub.outbox.store(),
+                let jobs = try? store.jobs()
+            else { return ASSIST_E_INVALID }
+            count.pointee = Int64(jobs.filter { $0.job.owner == context.id }.count)
+            return ASSIST_OK
+        }
+        return allocate(table)
+    }()
+
+    /// The plugin's C request as an `OutboxRequest`; file parts must be the plugin's own files.
+    static func outboxRequest(_ raw: assist_outbox_request, context: PluginContext) throws -> OutboxRequest {
+        guard raw.struct_size >= UInt32(MemoryLayout<assist_outbox_request>.size), let method = raw.method,
+            let url = raw.url
+        else { throw OutboxError.badRequest("the request lacks a method or URL") }
+        func fields(_ pointer: UnsafePointer<assist_http_field>?, _ count: Int) throws -> [(String, String)] {
+            guard count > 0 else { return [] }
+            guard let pointer else { throw OutboxError.badRequest("a header or field list is missing") }
+            return try (0..<count).map { index in
+                guard let name = pointer[index].name, let value = pointer[index].value else {
+                    throw OutboxError.badRequest("header or field \(index + 1) has no name or value")
+                }
+                return (String(cString: name), String(cString: value))
+            }
+        }
+        var request = OutboxRequest(
+            method: String(cString: method), url: String(cString: url),
+            headers: try fields(raw.headers, raw.header_count).map { OutboxRequest.Header($0.0, $0.1) },
+            tag: raw.tag.map { String(cString: $0) })
+        switch raw.body {
+        case ASSIST_OUTBOX_BODY_NONE: request.body = .none
+        case ASSIST_OUTBOX_BODY_JSON:
+            guard raw.json_size == 0 || raw.json != nil else {
+                throw OutboxError.badRequest("the JSON body is missing")
+            }
+            request.body = .json(raw.json.map { Data(bytes: $0, count: raw.json_size) } ?? Data())
+        case ASSIST_OUTBOX_BODY_FORM:
+            request.body = .form(try fields(raw.fields, raw.field_count).map { OutboxRequest.Field($0.0, $0.1) })
+        case ASSIST_OUTBOX_BODY_MULTIPART:
+            let parts = try (0..<raw.part_count).map { index in
+                guard let parts = raw.parts else { throw OutboxError.badRequest("the parts are missing") }
+                return try outboxPart(parts[index], index: index, context: context)
+            }
+            request.body = .multipart(boundary: "assist-\(UUID().uuidString)", parts: parts)
+        default: throw OutboxError.badRequest("body kind \(raw.body) is unknown")
+        }
+        return request
+    }
+
+    private static func outboxPart(_ part: assist_outbox_part, index: Int, context: PluginContext) throws
+        -> OutboxRequest.Part
+    {
+        guard let name = part.name else { throw OutboxError.badRequest("part \(index + 1) has no name") }
+        let text = { (pointer: UnsafePointer<CChar>?) in pointer.map { String(cString: $0) } }
+        guard let path = text(part.path) else { return .field(String(cString: name), text(part.text) ?? "") }
+        let file = try context.mediaStore.fileToUpload(path)
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw OutboxError.unreadableBody(path, cause: "it is missing")
+        }
+        return .file(
+            String(cString: name), path: file.path, filename: text(part.filename) ?? file.lastPathComponent,
+            contentType: text(part.content_type) ?? "application/octet-stream")
+    }
+
+    /// Calls the plugin's callback with C copies that live until it returns.
+    private static func deliverOutcome(
+        _ outcome: OutboxStore.Outcome, to callback: assist_outbox_outcome_cb, user: UnsafeMutableRawPointer?
+    ) -> Bool {
+        var strings: [UnsafeMutablePointer<CChar>?] = []
+        defer { strings.forEach { free($0) } }
+        func copy(_ text: String?) -> UnsafePointer<CChar>? {
+            guard let text else { return nil }
+            let made = strdup(text)
+            strings.append(made)
+            return UnsafePointer(made)
+        }
+        let headers = outcome.headers.map { assist_http_field(name: copy($0.name), value: copy($0.value)) }
+        return headers.withUnsafeBufferPointer { headerBuffer in
+            outcome.body.withUnsafeBytes { body in
+                var raw = assist_outbox_outcome()
+                raw.job = outcome.jobID
+                raw.status = Int32(outcome.status ?? 0)
+                raw.truncated = outcome.truncated
+                raw.tag = copy(outcome.tag)
+                raw.headers = headerBuffer.baseAddress
+                raw.header_count = headerBuffer.count
+                raw.body = body.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                raw.body_size = body.count
+                raw.error = copy(outcome.error)
+                return callback(user, &raw)
+            }
+        }
+    }
+}

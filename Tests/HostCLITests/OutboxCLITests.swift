@@ -1,0 +1,80 @@
+import Foundation
+import HostTesting
+import Outbox
+import Testing
+
+/// The outbox survives `kill -9` in the middle of an upload: the next run sends the job again with the same
+/// idempotency key, and the server completes it exactly once.
+@Suite("assist outbox")
+struct OutboxCLITests {
+    @Test func anUploadCutByKillNineCompletesExactlyOnceAfterARestart() throws {
+        let data = try TemporaryDirectory("assist-outbox-kill")
+        let clip = data.path("clip.bin")
+        try Data((0..<4_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: clip)
+        let server = try LoopbackHTTPServer { _ in
+            .readSlowly(bytesPerSecond: 2_000_000, then: .answer(status: 201, body: Data(#"{"id":9}"#.utf8)))
+        }
+        let store = try OutboxStore(url: data.path("outbox.sqlite"))
+        let parts: [OutboxRequest.Part] = [
+            .field("thing", "9"), .file("file", path: clip.path, filename: "clip.bin", contentType: "video/mp4"),
+        ]
+        _ = try store.enqueue(
+            owner: "org.test.videos",
+            request: OutboxRequest(
+                method: "POST", url: server.baseURL + "/api/video/",
+                headers: [.init("Authorization", "Token do-not-print")],
+                body: .multipart(boundary: "cut", parts: parts)))
+
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = ["outbox", "send", "--data-dir", data.url.path]
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let deadline = Date().addingTimeInterval(20)
+        while server.bodyBytesReceived < 1_000_000, Date() < deadline { usleep(5_000) }
+        #expect(server.bodyBytesReceived >= 1_000_000, "the upload started")
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(child.terminationReason == .uncaughtSignal)
+
+        let listing = try ProcessRunner.run(BuildProducts.assist, ["outbox", "--data-dir", data.url.path])
+        #expect(listing.standardOutput.contains("in_flight"), "\(listing.standardOutput)")
+        #expect(!listing.standardOutput.contains("do-not-print") && listing.standardOutput.contains("(hidden)"))
+
+        let again = try ProcessRunner.run(BuildProducts.assist, ["outbox", "send", "--data-dir", data.url.path])
+        #expect(again.status == 0 && again.lines.contains("Everything was sent."), "\(again)")
+        #expect(!again.standardError.contains("do-not-print"))
+        let attempts = server.requests.filter { $0.path == "/api/video/" }
+        #expect(attempts.count == 2 && attempts.filter(\.complete).count == 1, "exactly one complete upload")
+        #expect(Set(attempts.compactMap { $0.header("Idempotency-Key") }).count == 1)
+        let body = try MultipartLayout(boundary: "cut", parts: parts).render()
+        #expect(attempts.last?.body == body)
+        let outcome = try #require(
+            try OutboxStore(url: data.path("outbox.sqlite")).outcomes(owner: "org.test.videos").first)
+        #expect(outcome.status == 201 && outcome.body == Data(#"{"id":9}"#.utf8))
+    }
+
+    @Test func refusedCredentialsAndGivenUpUploadsAreSaid() throws {
+        let data = try TemporaryDirectory("assist-outbox-refused")
+        let server = try LoopbackHTTPServer { _ in .answer(status: 401) }
+        let store = try OutboxStore(url: data.path("outbox.sqlite"))
+        _ = try store.enqueue(
+            owner: "org.test.survey", request: OutboxRequest(method: "POST", url: server.baseURL + "/answers"))
+        _ = try store.enqueue(
+            owner: "org.test.photos", request: OutboxRequest(method: "POST", url: "http://127.0.0.1:1/closed"),
+            maxAttempts: 1)
+        let run = try ProcessRunner.run(BuildProducts.assist, ["outbox", "send", "--data-dir", data.url.path])
+        #expect(
+            run.lines.contains(
+                "The server refused the upload from org.test.survey (status 401). Check the server address and credentials in its settings."
+            ), "\(run)")
+        #expect(
+            run.lines.contains {
+                $0.hasPrefix(
+                    "An upload from org.test.photos could not be sent and was given up: gave up after 1 attempt: The server cannot be reached"
+                )
+            })
+        #expect(run.lines.last == "Everything was sent.")
+    }
+}
