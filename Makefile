@@ -55,6 +55,7 @@ bench: deps
 	bench/camera.sh
 	bench/read-text.sh
 	bench/storage.sh
+	bench/outbox.sh
 
 clean:
 	rm -rf .build

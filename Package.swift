@@ -107,6 +107,11 @@ let package = Package(
             path: "bench/ReadTextBench"
         ),
         .executableTarget(
+            name: "OutboxBench",
+            dependencies: ["Outbox", "HostTesting", .product(name: "Logging", package: "swift-log")],
+            path: "bench/OutboxBench"
+        ),
+        .executableTarget(
             name: "StorageBench",
             dependencies: ["PluginHost", "HostTesting", .product(name: "GRDB", package: "GRDB.swift")],
             path: "bench/StorageBench"

@@ -229,20 +229,23 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
     }
 }
 
-/// Buffered reads from a socket: a request head up to its blank line, then body bytes.
+/// Buffered reads from a socket: a request head up to its blank line, then body bytes. The buffer never holds
+/// more than one read's worth beyond what was asked for, so a 1 GB upload passes through in constant memory.
 private final class SocketReader {
     private let descriptor: Int32
-    private var buffer = Data()
+    private var buffer: [UInt8] = []
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// The head without its blank line; nil when the connection ends first.
     func head() -> String? {
-        let blank = Data("\r\n\r\n".utf8)
+        let blank: [UInt8] = Array("\r\n\r\n".utf8)
         while true {
-            if let range = buffer.range(of: blank) {
-                let head = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
-                buffer.removeSubrange(..<range.upperBound)
+            if buffer.count >= 4,
+                let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == blank })
+            {
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
                 return head
             }
             guard fill() else { return nil }
@@ -252,9 +255,10 @@ private final class SocketReader {
     /// Up to `max` bytes; nil at the end of the connection.
     func read(max: Int) -> Data? {
         if buffer.isEmpty, !fill() { return nil }
-        let data = buffer.prefix(max)
-        buffer.removeFirst(data.count)
-        return Data(data)
+        let count = min(max, buffer.count)
+        let data = Data(buffer[..<count])
+        buffer.removeFirst(count)
+        return data
     }
 
     private func fill() -> Bool {

@@ -34,6 +34,19 @@ extension OutboxStore {
         return result
     }
 
+    /// The stored outcome of job `jobID`, if it has one.
+    package func outcome(jobID: Int64) throws(StorageError) -> Outcome? {
+        var found: Outcome?
+        try database.execute(
+            "SELECT job_id, owner, status, headers, body, error, tag, truncated FROM outcomes WHERE job_id = ?",
+            arguments: [.integer(jobID)]
+        ) { _, values in
+            found = Self.outcome(values)
+            return false
+        }
+        return found
+    }
+
     /// The owner has the outcome: forget it. Returns false when there was none.
     @discardableResult
     package func acknowledge(_ jobID: Int64, owner: String) throws(StorageError) -> Bool {

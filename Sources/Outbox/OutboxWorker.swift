@@ -164,7 +164,7 @@ package final class OutboxWorker: @unchecked Sendable {
     }
 
     private func deliver(_ job: OutboxStore.Job) {
-        guard let outcome = try? store.outcomes(owner: job.owner).first(where: { $0.jobID == job.id }) else { return }
+        guard let outcome = try? store.outcome(jobID: job.id) else { return }
         onOutcome(outcome)
     }
 

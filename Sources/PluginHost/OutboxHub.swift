@@ -108,9 +108,7 @@ package final class OutboxHub: @unchecked Sendable {
     private func deliver(_ outcome: OutboxStore.Outcome) {
         guard let handler = handlers[outcome.owner] else { return }
         // Offered once per session: a kept outcome stays stored, so it is offered again after a restart.
-        guard let stillStored = try? store().outcomes(owner: outcome.owner), stillStored.contains(outcome) else {
-            return
-        }
+        guard (try? store().outcome(jobID: outcome.jobID)) != nil else { return }
         if handler(outcome) { _ = try? store().acknowledge(outcome.jobID, owner: outcome.owner) }
     }
 
