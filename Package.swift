@@ -13,11 +13,13 @@ let package = Package(
         .executable(name: "assist", targets: ["Host"]),
         .library(name: "AssistTalkingClock", type: .dynamic, targets: ["TalkingClockPlugin"]),
         .library(name: "AssistReadText", type: .dynamic, targets: ["ReadTextPlugin"]),
+        .library(name: "AssistFindObject", type: .dynamic, targets: ["FindObjectPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // The stable C ABI: the header plus one .c file (P14).
@@ -124,6 +126,26 @@ let package = Package(
 
         .target(name: "ReadTextCore", dependencies: ["PluginKit", "OCR"], path: "Plugins/ReadText/Core"),
         .target(
+            name: "FindObjectCore",
+            dependencies: ["PluginKit", "OCR", "CDetector", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/FindObject/Core"),
+        .target(
+            name: "FindObjectPlugin",
+            dependencies: ["FindObjectCore"],
+            path: "Plugins/FindObject/Entry",
+            linkerSettings: pluginExports
+        ),
+        // YOLO through OpenCV DNN (C++ behind a C header); Debian ships no opencv4.pc, hence the flags.
+        .target(
+            name: "CDetector",
+            path: "Plugins/FindObject/CDetector",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
+                .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(
             name: "ReadTextPlugin",
             dependencies: ["ReadTextCore"],
             path: "Plugins/ReadText/Entry",
@@ -138,6 +160,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "HostTesting"]),
+        .testTarget(name: "FindObjectCoreTests", dependencies: ["FindObjectCore", "HostTesting"]),
         .testTarget(
             name: "OutboxTests",
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]

@@ -14,6 +14,8 @@ packages=(
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline
   libopencv-dnn-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
+  # find-object tests: labelled real photos (dog.jpg, person.jpg, ...) in /usr/share/darknet/data
+  darknet
   # tests: make real photos, pages and videos
   ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei
 )

@@ -236,3 +236,16 @@ extension PluginHostHandle {
         return String(cString: text)
     }
 }
+
+extension PluginHostHandle {
+    /// True while any speech is sounding, this plugin's or not. Wraps `assist_speech_service.is_speaking`.
+    /// Any thread.
+    public var isSpeaking: Bool {
+        service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.is_speaking?(raw) ?? false
+    }
+
+    /// Publishes an event with a JSON payload. Wraps `assist_events_service.publish`. Any thread.
+    public func publish(_ name: String, json: String) {
+        _ = service(ASSIST_EVENTS_SERVICE, as: assist_events_service.self)?.pointee.publish?(raw, name, json)
+    }
+}

@@ -103,11 +103,12 @@ struct CLITests {
     }
 
     @Test func theShellSpeaksAMenuAndLaunchesByNumber() throws {
-        let result = try assist(["shell", "--no-speech"], input: "2\n")
+        let result = try assist(["shell", "--no-speech"], input: "3\n")
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.lines
-        #expect(lines.first == "Assist is ready. 2 features.")
-        #expect(lines.contains("1. Read text") && lines.contains("2. Talking clock"))
+        #expect(lines.first == "Assist is ready. 3 features.")
+        #expect(
+            lines.contains("1. Find object") && lines.contains("2. Read text") && lines.contains("3. Talking clock"))
         #expect(lines.contains("Starting Talking clock."))
         #expect(lines.contains { $0.hasPrefix("It is ") })
         #expect(lines.last == "Goodbye.")

@@ -1,71 +1,13 @@
 import Foundation
-
-/// A thread the plugin owns, running jobs in order. Tesseract handles live on it (read-text.md §4: one
-/// handle per thread, never shared).
-final class WorkerThread: @unchecked Sendable {  // because: `jobs` and `running` are guarded by `condition`
-    private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
-    private var running = true
-
-    init(name: String) {
-        let thread = Thread { [self] in loop() }
-        thread.name = name
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-
-    /// Queues `job`. Any thread.
-    func run(_ job: @escaping () -> Void) {
-        condition.withLock {
-            jobs.append(job)
-            condition.signal()
-        }
-    }
-
-    /// Ends the thread after the job in progress; queued jobs are dropped. Any thread.
-    func stop() {
-        condition.withLock {
-            running = false
-            jobs.removeAll()
-            condition.signal()
-        }
-    }
-
-    private func loop() {
-        while true {
-            condition.lock()
-            while running && jobs.isEmpty { condition.wait() }
-            guard running else {
-                condition.unlock()
-                return
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job()
-        }
-    }
-}
+import PluginKit
 
 /// The plugin's phrase table, English as the fallback, with {name} placeholders.
 struct ReadTextPhrases {
-    private let table: [String: String]
+    private let table: PhraseTable
 
-    init(directory: String?, language: String) {
-        func load(_ lang: String) -> [String: String] {
-            guard let directory,
-                let data = try? Data(
-                    contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("phrases.\(lang).json"))
-            else { return [:] }
-            return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
-        }
-        table = load("en").merging(load(language)) { _, localised in localised }
-    }
+    init(directory: String?, language: String) { table = PhraseTable(directory: directory, language: language) }
 
-    func text(_ key: String, _ values: [String: String] = [:]) -> String {
-        var text = table[key] ?? key
-        for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
-        return text
-    }
+    func text(_ key: String, _ values: [String: String] = [:]) -> String { table.text(key, values) }
 
     /// Abbreviations that do not end a sentence, for `language`, from `abbrev.<lang>.txt` (en as the base).
     static func abbreviations(directory: String?, language: String) -> Set<String> {

@@ -1,0 +1,174 @@
+import Foundation
+import OCR
+import PluginAPI
+import PluginKit
+
+/// The find-object feature (find-object.md): finds an object (YOLOv4-tiny) or a piece of text (tesseract) in
+/// the camera's pictures and guides the user to it with stereo cues and short phrases. Frames are processed
+/// on the host's delivery thread for this plugin, whose one-frame mailbox keeps only the newest; the search
+/// state lives in `search`, used only there. The main loop owns commands, zoom, pause and timers.
+public final class FindObject: PluginFeature {
+    let host: PluginHostHandle
+    let phrases: PhraseTable
+    let language: String
+    let search: SearchState
+    let loader = WorkerThread(name: "assist-find-object-load")
+    var mailbox: FrameMailbox?
+    var zoomIndex = 0
+    var paused = false
+    var autoPauseTimer: UInt64?
+    var zoomTimer: UInt64?
+    static let zoomLevels = [1.0, 1.25, 1.8, 3, 5]
+    static let zoomWords = ["one", "one point two five", "one point eight", "three", "five"]
+
+    public init(host: PluginHostHandle) {
+        self.host = host
+        language = host.language
+        phrases = PhraseTable(directory: host.shareDirectory, language: language)
+        search = SearchState(host: host, phrases: phrases)
+    }
+
+    public func start(arguments: [String]) throws(PluginError) {
+        let request = try parse(arguments)
+        search.configure(settings: { [host] in host.setting($0) })
+        let shareDirectory = host.shareDirectory
+        let dataDirectory = host.dataDirectory
+        let language = language
+        loader.run { [self] in
+            do {
+                try search.prepare(request, share: shareDirectory, data: dataDirectory, language: language)
+                host.onMain { [self] in begin(request) }
+            } catch {
+                let message = (error as? FindObjectError)?.message ?? "\(error)"
+                host.onMain { [self] in fail(message) }
+            }
+        }
+    }
+
+    /// What the arguments ask for: `--text QUERY…` or an object's name.
+    func parse(_ arguments: [String]) throws(PluginError) -> SearchState.Request {
+        if arguments.first == "--text" {
+            switch TextSearch.validate(arguments.dropFirst().joined(separator: " ")) {
+            case .success(let query): return .text(query)
+            case .failure(.empty): throw PluginError(phrases.text("query-empty"))
+            case .failure(.tooLong): throw PluginError(phrases.text("query-too-long"))
+            case .failure(.noLetters): throw PluginError(phrases.text("query-no-letters"))
+            }
+        }
+        let query = arguments.joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        guard !query.isEmpty else { throw PluginError(phrases.text("usage")) }
+        let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language)
+        guard let names, let id = names.resolve(query) else {
+            if let item = SearchState.knownGap.first(where: { $0 == query.lowercased() }) {
+                throw PluginError(phrases.text("not-supported", ["item": item]))
+            }
+            let closest = names?.suggestions(for: query).joined(separator: ", ") ?? ""
+            throw PluginError(phrases.text("not-found", ["query": query, "names": closest]))
+        }
+        return .object(classID: id, name: names.mainName(id))
+    }
+
+    /// The engine is ready: say what is searched and start the pictures.
+    func begin(_ request: SearchState.Request) {
+        let search = self.search
+        mailbox = FrameMailbox(host: host, name: "assist-find-object-search") { frame in
+            if !search.stopped { search.process(frame) }
+        }
+        switch request {
+        case .object(_, let name): host.speak(phrases.text("looking-object", ["name": name]))
+        case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))
+        }
+        host.registerCommand(
+            id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
+        host.registerCommand(
+            id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
+        do { try subscribe() } catch { fail(error.message) }
+        scheduleAutoPause()
+    }
+
+    func subscribe() throws(PluginError) {
+        let text = search.isTextSearch
+        try host.subscribeCamera(
+            fourcc: text ? ASSIST_FOURCC_GRAY8 : ASSIST_FOURCC_BGR24, maxWidth: 1280, maxHeight: 960,
+            maxFramesPerSecond: 16, zoom: Self.zoomLevels[zoomIndex])
+    }
+
+    func fail(_ message: String) {
+        host.speak(message, priority: ASSIST_PRIORITY_IMPORTANT)
+        host.finish(status: ASSIST_E_NOT_FOUND)
+    }
+
+    public func handle(frame: UnsafePointer<assist_frame>) {
+        guard !search.stopped else { return }
+        mailbox?.offer(frame)
+    }
+
+    public func pause() {
+        paused = true
+        search.stopped = true
+        host.unsubscribeCamera()
+        host.stopCues()
+        cancelAutoPause()
+    }
+
+    public func resume() {
+        guard paused else { return }
+        paused = false
+        search.stopped = false
+        host.speak(phrases.text("resumed"))
+        do { try subscribe() } catch { fail(error.message) }
+        scheduleAutoPause()
+    }
+
+    public func stop() {
+        search.stopped = true
+        host.unsubscribeCamera()
+        host.stopCues()
+        cancelAutoPause()
+        zoomIndex = 0
+        loader.stop()
+        mailbox?.stop()
+    }
+
+    public func handle(command: String, argument: String?) {
+        switch command {
+        case "zoom-in": zoom(by: 1)
+        case "zoom-out": zoom(by: -1)
+        default: break
+        }
+    }
+
+    /// Steps the digital zoom: a tap at once, the new level spoken 100 ms later (the last of quick steps).
+    func zoom(by step: Int) {
+        let next = min(Self.zoomLevels.count - 1, max(0, zoomIndex + step))
+        guard next != zoomIndex else { return }
+        zoomIndex = next
+        host.playEarcon("tap", gain: 0.7)
+        if !paused { try? subscribe() }
+        if let zoomTimer { host.cancelTimer(zoomTimer) }
+        zoomTimer = host.addTimer(milliseconds: 100, repeating: false) { [self] in
+            host.cancelSpeech()
+            host.speak(
+                phrases.text("zoom", ["level": Self.zoomWords[zoomIndex]]), priority: ASSIST_PRIORITY_IMPORTANT)
+        }
+    }
+
+    /// find-object.auto-pause: off, or seconds (default 120) from start or resume.
+    func scheduleAutoPause() {
+        cancelAutoPause()
+        let setting = host.setting("find-object.auto-pause") ?? "120"
+        guard let seconds = UInt32(setting), seconds > 0 else { return }
+        autoPauseTimer = host.addTimer(milliseconds: seconds * 1_000, repeating: false) { [self] in
+            autoPauseTimer = nil
+            pause()
+            host.guidance(ASSIST_CUE_DASH, intensity: 1, pan: 0)
+            _ = host.addTimer(milliseconds: 450, repeating: false) { [host] in host.stopCues() }
+            host.speak(phrases.text(search.isTextSearch ? "paused-text" : "paused-object"))
+        }
+    }
+
+    func cancelAutoPause() {
+        if let autoPauseTimer { host.cancelTimer(autoPauseTimer) }
+        autoPauseTimer = nil
+    }
+}

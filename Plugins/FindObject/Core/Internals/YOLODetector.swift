@@ -1,0 +1,71 @@
+internal import CDetector
+import Foundation
+
+/// One object found in a picture, normalised (0…1, origin top left).
+public struct Detection: Equatable, Sendable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+    public var score: Double
+    public var classID: Int
+    public var centreX: Double { x + width / 2 }
+    public var centreY: Double { y + height / 2 }
+}
+
+/// YOLOv4-tiny through OpenCV DNN (find-object.md §1): 416×416 input, confidence 0.25 and NMS IoU 0.45 passed
+/// on every call, 2 threads, warmed up when opened. One thread uses a detector at a time.
+public final class ObjectDetector {
+    private let handle: OpaquePointer
+    public static let inputSize = 416
+    public static let confidence: Float = 0.25
+    public static let overlap: Float = 0.45
+
+    /// Opens the model in `directory` (yolov4-tiny.cfg and .weights).
+    public init(directory: String, threads: Int = 2) throws(FindObjectError) {
+        var reason: UnsafeMutablePointer<CChar>?
+        let folder = URL(fileURLWithPath: directory)
+        guard
+            let handle = assist_det_open(
+                folder.appendingPathComponent("yolov4-tiny.cfg").path,
+                folder.appendingPathComponent("yolov4-tiny.weights").path, Int32(Self.inputSize), Int32(threads),
+                &reason)
+        else {
+            let cause = reason.map { String(cString: $0) } ?? "unknown"
+            free(reason)
+            throw .modelUnusable(cause)
+        }
+        self.handle = handle
+    }
+
+    deinit { assist_det_close(handle) }
+
+    /// Finds objects in a BGR24 picture, best first; only `onlyClass` when given. Also returns the inference
+    /// time in milliseconds.
+    public func detect(
+        bgr: UnsafeRawPointer, width: Int, height: Int, stride: Int, onlyClass: Int? = nil, maximum: Int = 32
+    ) -> (detections: [Detection], milliseconds: Double) {
+        var boxes = [assist_det_box](repeating: assist_det_box(), count: maximum)
+        var milliseconds = 0.0
+        let count = assist_det_run(
+            handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, Self.confidence,
+            Self.overlap, Int32(onlyClass ?? -1), &boxes, Int32(maximum), &milliseconds)
+        guard count > 0 else { return ([], milliseconds) }
+        let detections = boxes.prefix(Int(min(count, Int32(maximum)))).map { box in
+            Detection(
+                x: Double(box.x), y: Double(box.y), width: Double(box.w), height: Double(box.h),
+                score: Double(box.score), classID: Int(box.class_id))
+        }
+        return (detections, milliseconds)
+    }
+
+    /// The same for a tightly packed BGR24 array.
+    public func detect(bgr pixels: [UInt8], width: Int, height: Int, onlyClass: Int? = nil) -> (
+        detections: [Detection], milliseconds: Double
+    ) {
+        pixels.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress, bytes.count >= width * height * 3 else { return ([], 0) }
+            return detect(bgr: base, width: width, height: height, stride: width * 3, onlyClass: onlyClass)
+        }
+    }
+}

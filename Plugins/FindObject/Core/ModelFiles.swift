@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+
+/// Why find-object cannot work: a sentence for the user and what to do.
+public struct FindObjectError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { message }
+
+    public static let modelMissing = FindObjectError(
+        message: "Object model not installed. Install it with 'make models' (scripts/fetch-models.sh).")
+    public static func modelUnusable(_ cause: String) -> FindObjectError {
+        FindObjectError(message: "The object model cannot be loaded: \(cause). Reinstall it with 'make models'.")
+    }
+}
+
+/// The detector's files (find-object.md §1): where they are and whether they are the published ones, by size
+/// and SHA-256. A successful check is remembered by size and modification time, so the 24 MB are hashed once.
+public enum ModelFiles {
+    public static let expected: [(name: String, size: Int, sha256: String)] = [
+        ("yolov4-tiny.weights", 24_251_276, "cf9fbfd0f6d4869b35762f56100f50ed05268084078805f0e7989efe5bb8ca87"),
+        ("yolov4-tiny.cfg", 3_027, "6cbf5ece15235f66112e0bedebb324f37199b31aee385b7e18f0bbfb536b258e"),
+        ("coco.names", 625, "634a1132eb33f8091d60f2c346ababe8b905ae08387037aed883953b7329af84"),
+    ]
+
+    /// Folders searched, first match wins: beside the plugin's share folder, then the system's.
+    public static func candidates(share: String?) -> [String] {
+        var folders: [String] = []
+        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
+            folders.append(URL(fileURLWithPath: env).appendingPathComponent("yolov4-tiny").path)
+        }
+        if let share {
+            folders.append(
+                URL(fileURLWithPath: share).deletingLastPathComponent().appendingPathComponent("models/yolov4-tiny")
+                    .path)
+        }
+        return folders + ["/usr/local/share/assist/models/yolov4-tiny", "/usr/share/assist/models/yolov4-tiny"]
+    }
+
+    /// The first folder holding all three files with the right sizes and hashes; `cache` (a file in the
+    /// plugin's data folder) remembers folders already checked.
+    public static func locate(share: String?, cache: URL?) throws(FindObjectError) -> String {
+        for folder in candidates(share: share) where verify(folder, cache: cache) { return folder }
+        throw .modelMissing
+    }
+
+    /// True when every expected file in `folder` has its size and SHA-256.
+    public static func verify(_ folder: String, cache: URL?) -> Bool {
+        let stamps = expected.map { file -> String? in
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(file.name).path
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let size = attributes[.size] as? NSNumber, size.intValue == file.size,
+                let modified = attributes[.modificationDate] as? Date
+            else { return nil }
+            return "\(path) \(size) \(modified.timeIntervalSince1970)"
+        }
+        guard stamps.allSatisfy({ $0 != nil }) else { return false }
+        let stamp = stamps.compactMap { $0 }.joined(separator: "\n")
+        if let cache, (try? String(contentsOf: cache, encoding: .utf8)) == stamp { return true }
+        for file in expected {
+            let url = URL(fileURLWithPath: folder).appendingPathComponent(file.name)
+            guard let data = try? Data(contentsOf: url, options: .alwaysMapped),
+                SHA256.hash(data: data).map({ String(format: "%02x", $0) }).joined() == file.sha256
+            else { return false }
+        }
+        if let cache { try? stamp.write(to: cache, atomically: true, encoding: .utf8) }
+        return true
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import OCR
+import PluginAPI
+import PluginKit
+
+/// The search as the frame thread runs it: the engine, the tracker and what was last played and said.
+/// `stopped` is set from the main loop; everything else is used only on the frame thread (and by `prepare`
+/// on the loader thread before the first frame).
+// because: `stopped` is guarded by `lock`; the rest is confined to one thread at a time, as described
+final class SearchState: @unchecked Sendable {
+    enum Request: Sendable {
+        case object(classID: Int, name: String)
+        case text(String)
+    }
+
+    enum Feedback: String { case both, tones, speech }
+
+    /// The original's items that no model can find yet (find-object.md §6).
+    static let knownGap = [
+        "cap", "door handle", "glasses", "glove", "hand dryer", "hat", "keys", "knitted hat", "light switch",
+        "power outlet", "screwdriver", "tap", "toilet paper", "wallet", "white cane",
+    ]
+
+    private let host: PluginHostHandle
+    private let phrases: PhraseTable
+    private let lock = NSLock()
+    private var isStopped = false
+    var stopped: Bool {
+        get { lock.withLock { isStopped } }
+        set { lock.withLock { isStopped = newValue } }
+    }
+
+    private(set) var request: Request?
+    private var detector: ObjectDetector?
+    private var engine: TesseractEngine?
+    private var tracker = Tracker()
+    private var throttle = Throttle()
+    private var patternFilter = RepeatFilter()
+    private var phraseFilter = RepeatFilter()
+    private var feedback = Feedback.both
+    private var clockDirections = false
+    private var fieldOfView = 60.0
+    private var matchMode = TextSearch.Mode.exact
+    private var sparseText = false
+    private var wasGuiding = false
+    private var lastSeen = 0.0
+    private var lostSaid = true
+    private var lastHour: (hour: Int, time: Double)?
+    private var lastPrinted = ""
+
+    init(host: PluginHostHandle, phrases: PhraseTable) {
+        self.host = host
+        self.phrases = phrases
+    }
+
+    var isTextSearch: Bool {
+        if case .text = request { return true }
+        return false
+    }
+
+    private var targetName: String {
+        switch request {
+        case .object(_, let name): return name
+        case .text(let query): return query
+        case nil: return ""
+        }
+    }
+
+    func configure(settings: (String) -> String?) {
+        feedback = settings("find-object.feedback").flatMap(Feedback.init) ?? .both
+        clockDirections = settings("find-object.directions") == "clock"
+        fieldOfView = settings("camera.hfov-degrees").flatMap(Double.init) ?? 60
+        matchMode = settings("find-text.match").flatMap(TextSearch.Mode.init) ?? .exact
+        sparseText = settings("find-text.psm") == "11"
+    }
+
+    /// Opens the engine for `request` (loader thread): the checked model, or tesseract for the language.
+    func prepare(_ request: Request, share: String?, data: String?, language: String) throws {
+        self.request = request
+        switch request {
+        case .object:
+            let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
+            if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
+            detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, cache: cache))
+        case .text:
+            tracker = Tracker(missPenalty: 2)
+            let languages = ["ru": "rus+eng", "zh": "chi_sim+eng"][language] ?? "eng"
+            do { engine = try TesseractEngine(languages: languages) } catch {
+                throw FindObjectError(message: (error as? OCRError)?.message ?? "Text recognition cannot start.")
+            }
+        }
+    }
+
+    /// One frame: find the target, track it, guide, then wait as the back-off says.
+    func process(_ frame: assist_frame) {
+        guard let pixels = frame.plane.0 else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        let started = DispatchTime.now().uptimeNanoseconds
+        let seen = locate(pixels, frame)
+        tracker.update(seen)
+        if seen != nil { lastSeen = now }
+        guide(now: now)
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        let delay = throttle.delay(afterProcessing: milliseconds)
+        if delay > 0 { usleep(UInt32(delay * 1_000)) }
+    }
+
+    private func locate(_ pixels: UnsafePointer<UInt8>, _ frame: assist_frame) -> Tracker.Point? {
+        let width = Int(frame.width)
+        let height = Int(frame.height)
+        let stride = Int(frame.stride.0)
+        switch request {
+        case .object(let classID, _):
+            guard let detector, frame.fourcc == ASSIST_FOURCC_BGR24 else { return nil }
+            let found = detector.detect(bgr: pixels, width: width, height: height, stride: stride, onlyClass: classID)
+            let nearest = found.detections.min {
+                Self.distance($0.centreX, $0.centreY) < Self.distance($1.centreX, $1.centreY)
+            }
+            return nearest.map { Tracker.Point(x: $0.centreX, y: $0.centreY) }
+        case .text(let query):
+            guard let engine, frame.fourcc == ASSIST_FOURCC_GRAY8 else { return nil }
+            let lines = engine.recognize(
+                gray: pixels, width: width, height: height, stride: stride, mode: sparseText ? .sparse : .auto,
+                minimumLineHeight: 0.016)
+            let matches = lines.compactMap { line -> Tracker.Point? in
+                guard let range = TextSearch.match(query, in: line.text, mode: matchMode) else { return nil }
+                let x = TextSearch.targetX(
+                    range: range, length: line.text.count, minX: line.box.minX, width: line.box.width)
+                return Tracker.Point(x: x, y: line.box.midY)
+            }
+            return matches.min { Self.distance($0.x, $0.y) < Self.distance($1.x, $1.y) }
+        case nil:
+            return nil
+        }
+    }
+
+    private func guide(now: Double) {
+        guard tracker.isGuiding, let point = tracker.predicted else {
+            if wasGuiding { host.stopCues() }
+            wasGuiding = false
+            if tracker.conviction == 0, !lostSaid, now - lastSeen >= 1 {
+                lostSaid = true
+                host.playEarcon("lost")
+                host.speak(phrases.text("lost", ["name": targetName]), priority: ASSIST_PRIORITY_MESSAGE)
+                lastPrinted = ""
+                host.publish("assist.find-object.lost", json: "{}")
+            }
+            return
+        }
+        if !wasGuiding, lostSaid {
+            host.playEarcon("found")
+            lastHour = nil
+        }
+        wasGuiding = true
+        lostSaid = false
+        let decision = GuidanceDecision(x: point.x, y: point.y)
+        if feedback != .speech,
+            patternFilter.allows("\(decision.pattern)", at: now) || decision.pattern == ASSIST_CUE_CONTINUOUS
+        {
+            host.guidance(decision.pattern, intensity: decision.intensity, pan: decision.pan)
+            host.publish(
+                "assist.find-object.guidance",
+                json: String(
+                    format: #"{"direction":"%@","pattern":%d,"intensity":%.3f,"pan":%.3f,"x":%.3f,"y":%.3f}"#,
+                    decision.direction.rawValue, decision.pattern, decision.intensity, decision.pan, point.x, point.y))
+        }
+        // Phrases only while speech is idle; a phrase printed already is not printed again until another comes.
+        guard feedback != .tones, !host.isSpeaking, let phrase = phrase(for: decision, x: point.x, now: now),
+            phraseFilter.allows(phrase, at: now)
+        else { return }
+        host.speak(phrase, priority: ASSIST_PRIORITY_PROGRESS, printed: phrase != lastPrinted)
+        lastPrinted = phrase
+    }
+
+    private func phrase(for decision: GuidanceDecision, x: Double, now: Double) -> String? {
+        let centred = phrases.text(isTextSearch ? "text-centered" : "object-centered")
+        guard clockDirections, decision.direction != .centered else {
+            return decision.phrase({ phrases.text($0) }, centred: centred)
+        }
+        let hour = GuidanceDecision.clockHour(x: x, fieldOfView: fieldOfView)
+        if let lastHour, lastHour.hour == hour || now - lastHour.time < 2 { return nil }
+        lastHour = (hour, now)
+        return phrases.text("clock", ["name": targetName, "hour": "\(hour)"])
+    }
+
+    private static func distance(_ x: Double, _ y: Double) -> Double { (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5) }
+}

@@ -1,0 +1,69 @@
+import FindObjectCore
+import Foundation
+import HostTesting
+import Testing
+
+@Suite("YOLOv4-tiny through OpenCV DNN on real photos", .serialized)
+struct DetectorTests {
+    static let names = try? ObjectNames(
+        directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/find-object").path, language: "en")
+
+    func labels(_ photo: String) throws -> [String: Double] {
+        let detector = try ObjectDetector(directory: RealPhotos.modelFolder)
+        let picture = try RealPhotos.bgr(photo)
+        let found = detector.detect(bgr: picture.pixels, width: picture.width, height: picture.height).detections
+        var best: [String: Double] = [:]
+        for detection in found {
+            let key = Self.names?.entries[detection.classID].key ?? "?"
+            best[key] = max(best[key] ?? 0, detection.score)
+            #expect(detection.score >= 0.25)
+            #expect(detection.x >= 0 && detection.y >= 0 && detection.x + detection.width <= 1.0001)
+        }
+        return best
+    }
+
+    @Test func theModelFilesAreThePublishedOnes() throws {
+        #expect(ModelFiles.verify(RealPhotos.modelFolder, cache: nil))
+        let broken = try TemporaryDirectory("assist-model")
+        for file in ModelFiles.expected {
+            try FileManager.default.copyItem(
+                atPath: RealPhotos.modelFolder + "/" + file.name, toPath: broken.path(file.name).path)
+        }
+        let cache = broken.path("checked")
+        #expect(ModelFiles.verify(broken.url.path, cache: cache))
+        let handle = try FileHandle(forWritingTo: broken.path("yolov4-tiny.cfg"))
+        try handle.seek(toOffset: 10)
+        handle.write(Data("X".utf8))
+        try handle.close()
+        #expect(!ModelFiles.verify(broken.url.path, cache: cache), "a changed file is hashed again and refused")
+        #expect(throws: FindObjectError.self) {
+            _ = try ModelFiles.locate(share: "/nonexistent/find-object", cache: nil)
+        }
+    }
+
+    @Test func dogBicycleAndTruck() throws {
+        let found = try labels("dog.jpg")
+        #expect(found["dog"] != nil && found["bicycle"] != nil && found["truck"] != nil, "\(found)")
+    }
+
+    @Test func personDogAndHorse() throws {
+        let found = try labels("person.jpg")
+        #expect(found["person"] != nil && found["dog"] != nil && found["horse"] != nil, "\(found)")
+    }
+
+    @Test func giraffeZebraAndEagle() throws {
+        let giraffe = try labels("giraffe.jpg")
+        #expect(giraffe["giraffe"] != nil && giraffe["zebra"] != nil, "\(giraffe)")
+        let eagle = try labels("eagle.jpg")
+        #expect(eagle["bird"] != nil, "\(eagle)")
+    }
+
+    @Test func aMissingModelSaysHowToInstallIt() {
+        do {
+            _ = try ObjectDetector(directory: "/nonexistent")
+            Issue.record("opened a missing model")
+        } catch {
+            #expect(error.message.contains("make models"))
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import FindObjectCore
+import Foundation
+import HostTesting
+import PluginAPI
+import Testing
+
+@Suite("Names, tracking, guidance and text matching")
+struct GuidanceTests {
+    let share = BuildProducts.packageRoot.appendingPathComponent("share/assist/find-object").path
+
+    @Test func theKeysAreTheModelsOwnClassNamesWithEveryLanguage() throws {
+        let names = try ObjectNames(directory: share, language: "en")
+        let coco = try String(contentsOfFile: RealPhotos.modelFolder + "/coco.names", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(names.entries.map(\.key) == coco)
+        #expect(names.entries.allSatisfy { !$0.en.isEmpty && !$0.ru.isEmpty && !$0.zh.isEmpty })
+    }
+
+    @Test func queriesResolveByTheSpecsRules() throws {
+        let english = try ObjectNames(directory: share, language: "en")
+        func key(_ query: String, _ names: ObjectNames) -> String? {
+            names.resolve(query).map { names.entries[$0].key }
+        }
+        #expect(key("bear", english) == "bear")
+        #expect(key("tv", english) == "tvmonitor")
+        #expect(key("couch", english) == "sofa")
+        #expect(key("cupboard", english) == "cup")
+        #expect(key("ab", english) == nil)
+        #expect(key("кружка", english) == "cup")
+        #expect(key("  Motorcycle ", english) == "motorbike")
+        #expect(key("airplane", english) == "aeroplane" && english.mainName(4) == "airplane")
+        #expect(key("potted plant", english) == "pottedplant")
+        #expect(key("qwerty", english) == nil)
+        #expect(key("xylophone", english) == "cell phone", "the spec's word check: xylophone contains phone")
+        #expect(english.suggestions(for: "cap").contains("cup"))
+        let russian = try ObjectNames(directory: share, language: "ru")
+        #expect(key("мяч", russian) == "sports ball" && key("большой телевизор", russian) == "tvmonitor")
+        #expect(russian.mainName(41) == "кружка")
+    }
+
+    @Test func convictionSmoothingAndPrediction() {
+        var tracker = Tracker()
+        tracker.update(.init(x: 0.2, y: 0.5))
+        #expect(tracker.conviction == 4 && tracker.isGuiding && tracker.smoothed == .init(x: 0.2, y: 0.5))
+        for _ in 0..<5 { tracker.update(.init(x: 0.2, y: 0.5)) }
+        #expect(tracker.conviction == 10)
+        tracker.update(nil)
+        #expect(tracker.conviction == 9)
+        var text = Tracker(missPenalty: 2)
+        text.update(.init(x: 0.5, y: 0.5))
+        text.update(nil)
+        text.update(nil)
+        #expect(text.conviction == 0 && text.smoothed == nil && text.frameIndex == 0, "0 clears the point")
+
+        var line = Tracker()
+        for x in [0.2, 0.3, 0.4] { line.update(.init(x: x, y: 0.5)) }
+        // Smoothing: 0.2; 0.1·0.2 + 0.9·0.3 = 0.29; 0.1·0.29 + 0.9·0.4 = 0.389; the least-squares line through
+        // them (slope 0.0945, mean 0.293 at index 2) at index 4: 0.482.
+        let predicted = line.predicted?.x ?? 0
+        #expect(abs(predicted - 0.482) < 1e-9, "\(predicted)")
+    }
+
+    @Test func theHistoryFromTheSpecPredictsTheNextPoint() {
+        // (1, 0.2), (2, 0.3), (3, 0.4) → 0.5 at index 4: fed unsmoothed by making each point the smoothed one.
+        var tracker = Tracker()
+        tracker.update(.init(x: 0.2, y: 0.5))
+        tracker.update(.init(x: (0.3 - 0.02) / 0.9, y: 0.5))
+        tracker.update(.init(x: (0.4 - 0.03) / 0.9, y: 0.5))
+        #expect(abs((tracker.predicted?.x ?? 0) - 0.5) < 1e-9)
+    }
+
+    @Test func patternsIntensityAndPan() {
+        let left = GuidanceDecision(x: 0.2, y: 0.5)
+        #expect(left.pattern == ASSIST_CUE_DOT && left.direction == .left && abs(left.intensity - 0.58) < 1e-9)
+        #expect(abs(left.pan - -0.6) < 1e-9)
+        #expect(GuidanceDecision(x: 0.5, y: 0.3).pattern == ASSIST_CUE_DOT_DASH)
+        #expect(GuidanceDecision(x: 0.55, y: 0.8).pattern == ASSIST_CUE_DASH_DOT)
+        #expect(GuidanceDecision(x: 0.9, y: 0.5).pattern == ASSIST_CUE_DASH)
+        let centre = GuidanceDecision(x: 0.52, y: 0.47)
+        #expect(centre.pattern == ASSIST_CUE_CONTINUOUS && centre.intensity == 1)
+        let words = { (word: String) in word }
+        #expect(GuidanceDecision(x: 0.1, y: 0.9).phrase(words, centred: "Object centered!") == "left, down")
+        #expect(centre.phrase(words, centred: "Object centered!") == "Object centered!")
+        #expect([0.0, 0.5, 1.0].map { GuidanceDecision.clockHour(x: $0) } == [11, 12, 1])
+    }
+
+    @Test func repeatsWithinAFifteenthOfASecondAreDropped() {
+        var filter = RepeatFilter()
+        let answers = [("left", 1.0), ("left", 1.1), ("left", 1.2), ("right", 1.21)].map {
+            filter.allows($0.0, at: $0.1)
+        }
+        #expect(answers == [true, false, true, true])
+    }
+
+    @Test func theBackOffFollowsTheMedianProcessingTime() {
+        var throttle = Throttle()
+        let first = throttle.delay(afterProcessing: 50)
+        for _ in 0..<8 { _ = throttle.delay(afterProcessing: 120) }
+        let serious = throttle.delay(afterProcessing: 120)
+        var slow = Throttle()
+        let capped = slow.delay(afterProcessing: 400)
+        #expect(first == 0)
+        #expect(abs(serious - 84) < 1e-9, "ratio 1.92: serious, 0.7")
+        #expect(capped == 150)
+    }
+
+    @Test func textQueriesMatchesAndTargets() {
+        #expect(TextSearch.validate(String(repeating: "a", count: 101)) == .failure(.tooLong))
+        #expect(TextSearch.validate("!!!") == .failure(.noLetters))
+        #expect(TextSearch.validate("  Exit ") == .success("exit"))
+        var history: [String] = []
+        for n in 0..<12 { history = TextSearch.remember("q\(n)", in: history) }
+        history = TextSearch.remember("Q5", in: history)
+        #expect(history.count == 10 && history.first == "q5" && history.filter { $0 == "q5" }.count == 1)
+
+        let line = "emergency exit here"
+        let range = TextSearch.match("exit", in: line, mode: .exact)
+        #expect(range == 10..<14)
+        let x = TextSearch.targetX(range: 10..<14, length: line.count, minX: 0.1, width: 0.8)
+        #expect(abs(x - (0.1 + 12.0 / 19 * 0.8)) < 1e-9)
+        #expect(TextSearch.match("exti", in: line, mode: .exact) == nil)
+        #expect(TextSearch.match("exti", in: line, mode: .accentInsensitive) == nil)
+        #expect(TextSearch.match("exti", in: line, mode: .fuzzy) != nil)
+        #expect(TextSearch.match("café", in: "CAFE OPEN", mode: .accentInsensitive) == 0..<4)
+        #expect(TextSearch.match("ёлка", in: "Елка", mode: .accentInsensitive) == 0..<4)
+        #expect(TextSearch.match("abc", in: "abd", mode: .fuzzy) == nil, "3 letters: no edits allowed")
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import HostTesting
+
+/// Real labelled photos from Debian's darknet package, decoded to BGR24 by ImageMagick.
+enum RealPhotos {
+    static let folder = "/usr/share/darknet/data"
+
+    static func bgr(_ name: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        let path = "\(folder)/\(name)"
+        let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", path]).standardOutput
+            .split(separator: " ").compactMap { Int($0) }
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("assist-\(UUID().uuidString).bgr")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        _ = try ProcessRunner.run("/usr/bin/convert", [path, "-depth", "8", "bgr:\(raw.path)"])
+        let pixels = [UInt8](try Data(contentsOf: raw))
+        guard size.count == 2, pixels.count == size[0] * size[1] * 3 else { throw CocoaError(.fileReadCorruptFile) }
+        return (size[0], size[1], pixels)
+    }
+
+    /// The model folder in the source tree (`make models`).
+    static var modelFolder: String {
+        BuildProducts.packageRoot.appendingPathComponent("share/assist/models/yolov4-tiny").path
+    }
+}
