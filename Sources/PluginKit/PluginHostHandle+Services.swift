@@ -248,4 +248,27 @@ extension PluginHostHandle {
     public func publish(_ name: String, json: String) {
         _ = service(ASSIST_EVENTS_SERVICE, as: assist_events_service.self)?.pointee.publish?(raw, name, json)
     }
+
+    /// Calls `handler` on [main] with each event whose name starts with `prefix` and its JSON payload. The
+    /// subscription lasts as long as the plugin (the host ends it when the plugin stops). Wraps
+    /// `assist_events_service.subscribe`. [main]
+    public func subscribeEvents(prefix: String, _ handler: @escaping (String, String) -> Void) {
+        guard let subscribe = service(ASSIST_EVENTS_SERVICE, as: assist_events_service.self)?.pointee.subscribe
+        else { return }
+        // The box lives as long as the subscription, which lives as long as the plugin.
+        let box = Unmanaged.passRetained(EventHandlerBox(handler)).toOpaque()
+        _ = subscribe(
+            raw, prefix,
+            { user, name, json in
+                guard let user, let name, let json else { return }
+                Unmanaged<EventHandlerBox>.fromOpaque(user).takeUnretainedValue().handler(
+                    String(cString: name), String(cString: json))
+            }, box, nil)
+    }
+}
+
+/// Keeps an event handler alive for the C callback.
+private final class EventHandlerBox {
+    let handler: (String, String) -> Void
+    init(_ handler: @escaping (String, String) -> Void) { self.handler = handler }
 }

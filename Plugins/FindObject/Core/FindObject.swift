@@ -84,6 +84,11 @@ public final class FindObject: PluginFeature {
             id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
         do { try subscribe() } catch { fail(error.message) }
         scheduleAutoPause()
+        // A video or a folder of pictures ran out (the host has said so): the search is over.
+        host.subscribeEvents(prefix: "assist.camera.ended") { [self] _, _ in
+            stop()
+            host.finish(status: ASSIST_OK)
+        }
     }
 
     func subscribe() throws(PluginError) {

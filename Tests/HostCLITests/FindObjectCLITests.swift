@@ -1,0 +1,108 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// find-object end to end: the real dog from Debian's darknet `dog.jpg` pasted onto another real picture at
+/// known places that move across frames, fed through the folder camera source; the guidance events (each one a
+/// cue request) and the printed phrases are checked in order.
+@Suite("assist run find-object", .serialized)
+struct FindObjectCLITests {
+    static let photos = "/usr/share/darknet/data"
+
+    /// Frames with the dog's centre at each x (nil: no dog), 800×600.
+    func frames(_ positions: [Double?]) throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory("assist-find-frames")
+        for (index, position) in positions.enumerated() {
+            var arguments = ["\(Self.photos)/scream.jpg", "-resize", "800x600!"]
+            if let position {
+                arguments += [
+                    "(", "\(Self.photos)/dog.jpg", "-crop", "190x320+130+220", "+repage", ")", "-geometry",
+                    "+\(Int(position * 800) - 95)+140", "-composite",
+                ]
+            }
+            arguments.append(folder.path(String(format: "f%02d.png", index)).path)
+            let made = try ProcessRunner.run("/usr/bin/convert", arguments)
+            #expect(made.status == 0, "\(made.standardError)")
+        }
+        return folder
+    }
+
+    func run(_ folder: TemporaryDirectory, _ arguments: [String], data: TemporaryDirectory) throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--camera", "dir:\(folder.url.path)", "--camera-fps", "5", "--data-dir",
+                data.url.path,
+            ]
+                + ["find-object"] + arguments, timeoutSeconds: 90)
+    }
+
+    func events(_ data: TemporaryDirectory) throws -> [(name: String, payload: [String: Any])] {
+        let text = try String(contentsOf: data.path("events.jsonl"), encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let name = object["name"] as? String
+            else { return nil }
+            return (name, object["payload"] as? [String: Any] ?? [:])
+        }
+    }
+
+    @Test func leftOfCentreThenCentredThenLost() throws {
+        let folder = try frames(
+            Array(repeating: 0.18, count: 6) + [0.3, 0.42] + Array(repeating: 0.5, count: 6)
+                + Array(repeating: nil, count: 14))
+        let data = try TemporaryDirectory("assist-find-data")
+        let result = try run(folder, ["dog"], data: data)
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.lines
+        let order = ["Looking for object: dog", "left", "Object centered!", "dog lost"].map { lines.firstIndex(of: $0) }
+        #expect(order.allSatisfy { $0 != nil } && order == order.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(lines)")
+
+        let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
+        let first = try #require(guidance.first)
+        #expect(first["direction"] as? String == "left" && first["pattern"] as? Int == 0)
+        #expect((first["pan"] as? Double ?? 0) < -0.5, "panned left: \(first)")
+        let last = try #require(guidance.last)
+        #expect(
+            last["direction"] as? String == "centered" && last["pattern"] as? Int == 4
+                && last["intensity"] as? Double == 1)
+        let directions = guidance.compactMap { $0["direction"] as? String }
+        #expect(
+            directions.firstIndex(of: "centered").map { index in directions[index...].allSatisfy { $0 == "centered" } }
+                == true)
+        #expect(try events(data).contains { $0.name == "assist.find-object.lost" })
+    }
+
+    @Test func unknownNamesGetTheClosestOnesAndBadQueriesOneSentence() throws {
+        let folder = try frames([nil])
+        let data = try TemporaryDirectory("assist-find-data")
+        let unknown = try run(folder, ["dgo"], data: data)
+        #expect(unknown.status != 0)
+        #expect(
+            unknown.lines.contains { $0.hasPrefix("Object not found: dgo. Closest names: dog") }, "\(unknown.lines)")
+        let gap = try run(folder, ["wallet"], data: data)
+        #expect(gap.lines.contains("wallet is not supported yet."))
+        let bang = try run(folder, ["--text", "!!!"], data: data)
+        #expect(bang.lines.contains("The text to find needs at least one letter or digit."))
+    }
+
+    @Test func aMissingModelSaysHowToInstallIt() throws {
+        let folder = try frames([nil])
+        let data = try TemporaryDirectory("assist-find-data")
+        let share = try TemporaryDirectory("assist-find-share")
+        let source = BuildProducts.packageRoot.appendingPathComponent("share/assist")
+        for item in try FileManager.default.contentsOfDirectory(atPath: source.path) where item != "models" {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(item), to: share.path(item))
+        }
+        let result = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--share-dir", share.url.path, "--camera", "dir:\(folder.url.path)", "--data-dir",
+                data.url.path, "find-object", "cup",
+            ],
+            environment: ["ASSIST_MODELS_DIR": "/nonexistent"], timeoutSeconds: 60)
+        #expect(
+            result.lines.contains { $0.hasPrefix("Object model not installed. Install it with 'make models'") },
+            "\(result)")
+    }
+}
