@@ -60,6 +60,7 @@ bench: deps
 	bench/read-text.sh
 	bench/storage.sh
 	bench/outbox.sh
+	bench/find-object.sh
 
 clean:
 	rm -rf .build

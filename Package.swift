@@ -109,6 +109,8 @@ let package = Package(
             path: "bench/ReadTextBench"
         ),
         .executableTarget(
+            name: "FindObjectBench", dependencies: ["FindObjectCore", "HostTesting"], path: "bench/FindObjectBench"),
+        .executableTarget(
             name: "OutboxBench",
             dependencies: ["Outbox", "HostTesting", .product(name: "Logging", package: "swift-log")],
             path: "bench/OutboxBench"

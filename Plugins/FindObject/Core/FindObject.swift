@@ -72,7 +72,7 @@ public final class FindObject: PluginFeature {
     func begin(_ request: SearchState.Request) {
         let search = self.search
         mailbox = FrameMailbox(host: host, name: "assist-find-object-search") { frame in
-            if !search.stopped { search.process(frame) }
+            search.stopped ? 0 : search.process(frame)
         }
         switch request {
         case .object(_, let name): host.speak(phrases.text("looking-object", ["name": name]))

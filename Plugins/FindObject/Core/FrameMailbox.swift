@@ -5,6 +5,7 @@ import PluginKit
 /// The spec's single-slot mailbox (find-object.md §3): the frame callback only retains the newest frame here
 /// (a newer one replaces and releases the older), and a thread of the plugin's own runs the search on it, so
 /// the host's frame thread is never held. At most two frames are retained: one waiting, one being searched.
+/// After a back-off delay the waiting frame is dropped (find-object.md §3).
 // because: `slot`, `running` and `busy` are guarded by `condition`
 final class FrameMailbox: @unchecked Sendable {
     private let host: PluginHostHandle
@@ -14,7 +15,7 @@ final class FrameMailbox: @unchecked Sendable {
     private var busy = false
     private(set) var replaced = 0
 
-    init(host: PluginHostHandle, name: String, process: @escaping @Sendable (assist_frame) -> Void) {
+    init(host: PluginHostHandle, name: String, process: @escaping @Sendable (assist_frame) -> Double) {
         self.host = host
         let thread = Thread { [self] in loop(process) }
         thread.name = name
@@ -46,7 +47,9 @@ final class FrameMailbox: @unchecked Sendable {
         if let waiting { host.releaseFrame(waiting) }
     }
 
-    private func loop(_ process: (assist_frame) -> Void) {
+    /// Searches each newest frame; `process` returns a back-off delay, and frames that arrive during it are
+    /// dropped, so the next search starts on a frame captured after it.
+    private func loop(_ process: (assist_frame) -> Double) {
         while true {
             condition.lock()
             while running && slot == nil { condition.wait() }
@@ -56,8 +59,15 @@ final class FrameMailbox: @unchecked Sendable {
             }
             slot = nil
             condition.unlock()
-            process(frame.pointee)
+            let delay = process(frame.pointee)
             host.releaseFrame(frame)
+            guard delay > 0 else { continue }
+            usleep(UInt32(delay * 1_000))
+            let stale: UnsafePointer<assist_frame>? = condition.withLock {
+                defer { slot = nil }
+                return slot
+            }
+            if let stale { host.releaseFrame(stale) }
         }
     }
 }

@@ -91,18 +91,17 @@ final class SearchState: @unchecked Sendable {
         }
     }
 
-    /// One frame: find the target, track it, guide, then wait as the back-off says.
-    func process(_ frame: assist_frame) {
-        guard let pixels = frame.plane.0 else { return }
+    /// One frame: find the target, track it, guide. Returns the back-off delay in milliseconds.
+    func process(_ frame: assist_frame) -> Double {
+        guard let pixels = frame.plane.0 else { return 0 }
         let now = ProcessInfo.processInfo.systemUptime
         let started = DispatchTime.now().uptimeNanoseconds
         let seen = locate(pixels, frame)
         tracker.update(seen)
         if seen != nil { lastSeen = now }
-        guide(now: now)
+        guide(now: now, captured: frame.timestamp_ns)
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        let delay = throttle.delay(afterProcessing: milliseconds)
-        if delay > 0 { usleep(UInt32(delay * 1_000)) }
+        return throttle.delay(afterProcessing: milliseconds)
     }
 
     private func locate(_ pixels: UnsafePointer<UInt8>, _ frame: assist_frame) -> Tracker.Point? {
@@ -134,7 +133,9 @@ final class SearchState: @unchecked Sendable {
         }
     }
 
-    private func guide(now: Double) {
+    /// Plays and says what the tracker's prediction calls for; `captured` (CLOCK_MONOTONIC ns) gives the
+    /// frame-to-cue latency reported with each guidance event.
+    private func guide(now: Double, captured: UInt64) {
         guard tracker.isGuiding, let point = tracker.predicted else {
             if wasGuiding { host.stopCues() }
             wasGuiding = false
@@ -158,11 +159,17 @@ final class SearchState: @unchecked Sendable {
             patternFilter.allows("\(decision.pattern)", at: now) || decision.pattern == ASSIST_CUE_CONTINUOUS
         {
             host.guidance(decision.pattern, intensity: decision.intensity, pan: decision.pan)
+            var clock = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &clock)
+            let nowNs = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec)
+            let latency = captured > 0 && nowNs > captured ? Double(nowNs - captured) / 1e6 : 0
             host.publish(
                 "assist.find-object.guidance",
                 json: String(
-                    format: #"{"direction":"%@","pattern":%d,"intensity":%.3f,"pan":%.3f,"x":%.3f,"y":%.3f}"#,
-                    decision.direction.rawValue, decision.pattern, decision.intensity, decision.pan, point.x, point.y))
+                    format:
+                        #"{"direction":"%@","pattern":%d,"intensity":%.3f,"pan":%.3f,"x":%.3f,"y":%.3f,"latency_ms":%.1f}"#,
+                    decision.direction.rawValue, decision.pattern, decision.intensity, decision.pan, point.x, point.y,
+                    latency))
         }
         // Phrases only while speech is idle; a phrase printed already is not printed again until another comes.
         guard feedback != .tones, !host.isSpeaking, let phrase = phrase(for: decision, x: point.x, now: now),

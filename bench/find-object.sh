@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# find-object figures (issue 7): detection frames/s at 416 on 2 cores beside OpenCV's Python DNN on the same
+# frames, and frame-to-cue latency through the host, in one run. Release build; needs 'make models'.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/fetch-models.sh >/dev/null
+swift build -c release --product FindObjectBench >/dev/null
+swift build -c release --product assist >/dev/null
+swift build -c release --product AssistFindObject >/dev/null
+.build/release/FindObjectBench
