@@ -105,4 +105,27 @@ struct FindObjectCLITests {
             result.lines.contains { $0.hasPrefix("Object model not installed. Install it with 'make models'") },
             "\(result)")
     }
+
+    @Test func textSearchGuidesToTheWordInsideItsLine() throws {
+        let folder = try TemporaryDirectory("assist-find-text-frames")
+        // "EXIT" is the right-hand word of its line: with the line centred, the word is right of centre.
+        for (index, x) in [60, 60, 60, 60, 60, 60].enumerated() {
+            let made = try ProcessRunner.run(
+                "/usr/bin/convert",
+                [
+                    "-size", "800x600", "xc:white", "-font", "DejaVu-Sans", "-pointsize", "44", "-fill", "black",
+                    "-annotate", "+\(x)+300", "EMERGENCY DOOR EXIT",
+                    folder.path(String(format: "t%02d.png", index)).path,
+                ])
+            #expect(made.status == 0, "\(made.standardError)")
+        }
+        let data = try TemporaryDirectory("assist-find-data")
+        let result = try run(folder, ["--text", "Exit"], data: data)
+        #expect(result.lines.first == "Looking for text: exit", "\(result.lines)")
+        let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
+        let first = try #require(guidance.first, "\(result)")
+        #expect(first["direction"] as? String == "right" && (first["pan"] as? Double ?? 0) > 0.2, "\(first)")
+        #expect(abs((first["y"] as? Double ?? 0) - 0.47) < 0.06, "the line's middle: \(first)")
+        #expect(result.lines.contains("right"))
+    }
 }
