@@ -119,19 +119,6 @@ struct OutboxWorkerTests {
     }
 }
 
-/// Values gathered from other threads.
-final class Collected<Value: Sendable>: @unchecked Sendable {  // because: `items` is guarded by `lock`
-    private let lock = NSLock()
-    private var items: [Value] = []
-    var values: [Value] { lock.withLock { items } }
-    func append(_ value: Value) { lock.withLock { items.append(value) } }
-    func wait(count: Int, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while values.count < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        return values.count >= count
-    }
-}
-
 /// Keeps every log line, rendered with its metadata.
 struct RecordingLogHandler: LogHandler {
     let lines: Collected<String>

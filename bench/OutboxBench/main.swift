@@ -16,14 +16,6 @@ let request = OutboxRequest(
     method: "POST", url: server.baseURL + "/api/answers", headers: [.init("Authorization", "Token bench")],
     body: .json(Data(#"{"question":1,"answer":"yes"}"#.utf8)))
 
-/// Counts outcomes from the worker thread.
-final class Counter: @unchecked Sendable {  // because: `count` is guarded by `lock`
-    private let lock = NSLock()
-    private var count = 0
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}
-
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     try body()
@@ -101,13 +93,13 @@ let bare = try seconds { for _ in 0..<jobs { _ = try sender.send(request, idempo
 // The outbox: enqueue everything, then let the worker drain it.
 let store = try OutboxStore(url: work.path("outbox.sqlite"))
 let enqueueing = try seconds { for _ in 0..<jobs { _ = try store.enqueue(owner: "bench", request: request) } }
-let outcomes = Counter()
+let outcomes = Collected<Int64>()
 var logger = Logger(label: "bench")
 logger.logLevel = .error
-let worker = OutboxWorker(store: store, logger: logger) { _ in outcomes.add() }
+let worker = OutboxWorker(store: store, logger: logger) { outcomes.append($0.jobID) }
 let draining = try seconds {
     try worker.start()
-    while outcomes.value < jobs { usleep(1_000) }
+    _ = outcomes.wait(count: jobs, timeout: 3_600)
 }
 worker.stop()
 print("outbox: \(jobs) small jobs to a loopback server")
