@@ -27,14 +27,19 @@ struct FindObjectCLITests {
         return folder
     }
 
-    func run(_ folder: TemporaryDirectory, _ arguments: [String], data: TemporaryDirectory) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
-            [
-                "run", "--no-speech", "--camera", "dir:\(folder.url.path)", "--camera-fps", "5", "--data-dir",
-                data.url.path,
-            ]
-                + ["find-object"] + arguments, timeoutSeconds: 90)
+    func run(
+        _ folder: TemporaryDirectory, _ arguments: [String], data: TemporaryDirectory, input: String? = nil,
+        config: String? = nil, timeout: Double = 90
+    ) throws -> ProcessResult {
+        var options = ["--no-speech", "--camera", "dir:\(folder.url.path)", "--camera-fps", "5", "--data-dir"]
+        options.append(data.url.path)
+        if let config {
+            try config.write(to: data.path("config.toml"), atomically: true, encoding: .utf8)
+            options += ["--config", data.path("config.toml").path]
+        }
+        return try ProcessRunner.run(
+            BuildProducts.assist, ["run"] + options + ["find-object"] + arguments, input: input, timeoutSeconds: timeout
+        )
     }
 
     func events(_ data: TemporaryDirectory) throws -> [(name: String, payload: [String: Any])] {
@@ -127,5 +132,42 @@ struct FindObjectCLITests {
         #expect(first["direction"] as? String == "right" && (first["pan"] as? Double ?? 0) > 0.2, "\(first)")
         #expect(abs((first["y"] as? Double ?? 0) - 0.47) < 0.06, "the line's middle: \(first)")
         #expect(result.lines.contains("right"))
+    }
+
+    @Test func withoutANameItAsksAndOffersTheNumberedList() throws {
+        let folder = try frames([0.5, 0.5, 0.5, 0.5])
+        let data = try TemporaryDirectory("assist-find-data")
+        let result = try run(folder, [], data: data, input: "\n17\n")
+        #expect(result.lines.first == "What should I find? Type its name, or press Enter for the list.", "\(result)")
+        #expect(result.lines.contains("17. dog") && result.lines.contains("80. toothbrush"))
+        #expect(result.lines.contains("Looking for object: dog"))
+    }
+
+    @Test func textSearchesAreRememberedNewestFirst() throws {
+        let folder = try frames([nil])
+        let data = try TemporaryDirectory("assist-find-data")
+        _ = try run(folder, ["--text", "Exit"], data: data)
+        _ = try run(folder, ["--text", "way out"], data: data)
+        _ = try run(folder, ["--text", "exit"], data: data)
+        let asked = try run(folder, ["--text"], data: data, input: "2\n")
+        let lines = asked.lines
+        #expect(
+            lines.contains("1. exit") && lines.contains("2. way out") && lines.contains("3. Something new"), "\(lines)")
+        #expect(lines.contains("Looking for text: way out"))
+    }
+
+    @Test func clockDirectionsAndAutoPause() throws {
+        let folder = try frames(Array(repeating: 0.18, count: 20))
+        let data = try TemporaryDirectory("assist-find-data")
+        let config = """
+            [find-object]
+            directions = "clock"
+            auto-pause = 3
+            """
+        let result = try run(folder, ["dog"], data: data, config: config, timeout: 8)
+        #expect(result.lines.contains("dog at 11 o'clock"), "\(result.lines)")
+        #expect(result.lines.contains("Object search paused"))
+        let paused = try #require(result.lines.firstIndex(of: "Object search paused"))
+        #expect(!result.lines[paused...].contains("dog at 11 o'clock"), "nothing is said while paused")
     }
 }

@@ -29,8 +29,19 @@ public final class FindObject: PluginFeature {
     }
 
     public func start(arguments: [String]) throws(PluginError) {
-        let request = try parse(arguments)
         search.configure(settings: { [host] in host.setting($0) })
+        if arguments.isEmpty {
+            askForObject()
+        } else if arguments == ["--text"] {
+            askForText()
+        } else {
+            startSearch(try parse(arguments))
+        }
+    }
+
+    /// Opens the engine for `request` off the main loop, then begins.
+    func startSearch(_ request: SearchState.Request) {
+        if case .text(let query) = request { rememberQuery(query) }
         let shareDirectory = host.shareDirectory
         let dataDirectory = host.dataDirectory
         let language = language
@@ -50,13 +61,16 @@ public final class FindObject: PluginFeature {
         if arguments.first == "--text" {
             switch TextSearch.validate(arguments.dropFirst().joined(separator: " ")) {
             case .success(let query): return .text(query)
-            case .failure(.empty): throw PluginError(phrases.text("query-empty"))
-            case .failure(.tooLong): throw PluginError(phrases.text("query-too-long"))
-            case .failure(.noLetters): throw PluginError(phrases.text("query-no-letters"))
+            case .failure(let problem): throw PluginError(phrases.text(problem.phraseKey))
             }
         }
         let query = arguments.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !query.isEmpty else { throw PluginError(phrases.text("usage")) }
+        return try resolveObject(query)
+    }
+
+    /// The object `query` names, or the sentence saying it is unknown (with the closest names).
+    func resolveObject(_ query: String) throws(PluginError) -> SearchState.Request {
         let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language)
         guard let names, let id = names.resolve(query) else {
             if let item = SearchState.knownGap.first(where: { $0 == query.lowercased() }) {

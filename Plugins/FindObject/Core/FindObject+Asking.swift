@@ -1,0 +1,92 @@
+import Foundation
+import PluginAPI
+import PluginKit
+
+/// Asking what to find when the arguments do not say (find-object.md §2 and §5): a typed name or the
+/// numbered list of every object; a typed text or one of the last 10, kept in the plugin's database.
+extension FindObject {
+    /// Asks for an object's name; Enter alone offers the list. An unknown name is said, then asked again.
+    func askForObject() {
+        host.askText(phrases.text("ask-object")) { [self] answer in
+            guard let answer else { return host.finish(status: ASSIST_E_CANCELLED) }
+            guard !answer.isEmpty else { return offerList() }
+            do throws(PluginError) { startSearch(try resolveObject(answer)) } catch {
+                host.speak(error.message)
+                askForObject()
+            }
+        }
+    }
+
+    /// Every object by its main name, numbered, in the model's order.
+    func offerList() {
+        guard let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language) else {
+            return fail(phrases.text("usage"))
+        }
+        let choices = names.entries.indices.map { names.mainName($0) }
+        host.askChoice(phrases.text("choose-object"), choices: choices) { [self] index in
+            guard let index else { return host.finish(status: ASSIST_E_CANCELLED) }
+            startSearch(.object(classID: index, name: choices[index]))
+        }
+    }
+
+    /// Offers the last texts searched, newest first, or asks for a new one.
+    func askForText() {
+        let history = queryHistory()
+        guard !history.isEmpty else { return askForNewText() }
+        host.askChoice(phrases.text("choose-text"), choices: history + [phrases.text("new-text")]) { [self] index in
+            guard let index else { return host.finish(status: ASSIST_E_CANCELLED) }
+            index < history.count ? startSearch(.text(history[index])) : askForNewText()
+        }
+    }
+
+    func askForNewText() {
+        host.askText(phrases.text("ask-text")) { [self] answer in
+            guard let answer else { return host.finish(status: ASSIST_E_CANCELLED) }
+            switch TextSearch.validate(answer) {
+            case .success(let query): startSearch(.text(query))
+            case .failure(let problem):
+                host.speak(phrases.text(problem.phraseKey))
+                askForNewText()
+            }
+        }
+    }
+
+    // MARK: the history, in the plugin's own database
+
+    private var historyDatabase: PluginDatabaseHandle? {
+        guard let database = PluginDatabaseHandle(host: host, name: "history") else { return nil }
+        database.execute("CREATE TABLE IF NOT EXISTS text_queries (query TEXT PRIMARY KEY, used_at REAL NOT NULL)")
+        return database
+    }
+
+    /// The last 10 texts searched, newest first.
+    func queryHistory() -> [String] {
+        var queries: [String] = []
+        historyDatabase?.execute("SELECT query FROM text_queries ORDER BY used_at DESC LIMIT 10") { row in
+            queries += row.prefix(1)
+        }
+        return queries
+    }
+
+    /// Puts `query` first and keeps 10.
+    func rememberQuery(_ query: String) {
+        guard let database = historyDatabase else { return }
+        let kept = TextSearch.remember(query, in: queryHistory())
+        database.execute("DELETE FROM text_queries")
+        for (rank, text) in kept.enumerated() {
+            database.execute(
+                "INSERT INTO text_queries (query, used_at) VALUES (?, ?)",
+                [.text(text), .integer(Int64(kept.count - rank))])
+        }
+    }
+}
+
+extension TextSearch.QueryProblem {
+    var phraseKey: String {
+        switch self {
+        case .empty: return "query-empty"
+        case .tooLong: return "query-too-long"
+        case .noLetters: return "query-no-letters"
+        }
+    }
+}

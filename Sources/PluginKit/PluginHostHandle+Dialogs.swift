@@ -1,0 +1,62 @@
+import Foundation
+import PluginAPI
+
+extension PluginHostHandle {
+    /// Asks a question with numbered choices; `answer` gets the chosen index, or nil when cancelled or timed
+    /// out, once on [main]. Wraps `assist_dialog_service.ask_choice`. [main]
+    public func askChoice(
+        _ prompt: String, choices: [String], defaultIndex: Int? = nil, _ answer: @escaping (Int?) -> Void
+    ) {
+        guard let ask = service(ASSIST_DIALOG_SERVICE, as: assist_dialog_service.self)?.pointee.ask_choice else {
+            answer(nil)
+            return
+        }
+        let box = Unmanaged.passRetained(
+            DialogAnswerBox { result in
+                answer(
+                    result.pointee.status == ASSIST_OK && result.pointee.index >= 0 ? Int(result.pointee.index) : nil)
+            })
+        let copies = choices.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let status = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
+            ask(
+                raw, prompt, pointers.baseAddress, Int32(choices.count), Int32(defaultIndex ?? -1),
+                DialogAnswerBox.callback,
+                box.toOpaque(), nil)
+        }
+        if status != ASSIST_OK {
+            box.release()
+            answer(nil)
+        }
+    }
+
+    /// Asks for a line of text; `answer` gets it trimmed, or nil when cancelled, once on [main]. Wraps
+    /// `assist_dialog_service.ask_text`. [main]
+    public func askText(_ prompt: String, _ answer: @escaping (String?) -> Void) {
+        guard let ask = service(ASSIST_DIALOG_SERVICE, as: assist_dialog_service.self)?.pointee.ask_text else {
+            answer(nil)
+            return
+        }
+        let box = Unmanaged.passRetained(
+            DialogAnswerBox { result in
+                answer(result.pointee.status == ASSIST_OK ? result.pointee.text.map { String(cString: $0) } ?? "" : nil)
+            })
+        if ask(raw, prompt, ASSIST_TEXT_PLAIN, DialogAnswerBox.callback, box.toOpaque(), nil) != ASSIST_OK {
+            box.release()
+            answer(nil)
+        }
+    }
+}
+
+/// Carries a dialog's answer handler through the C callback; released after the one answer.
+private final class DialogAnswerBox {
+    let handle: (UnsafePointer<assist_dialog_result>) -> Void
+    init(_ handle: @escaping (UnsafePointer<assist_dialog_result>) -> Void) { self.handle = handle }
+
+    static let callback: assist_dialog_cb = { user, result in
+        guard let user, let result else { return }
+        let box = Unmanaged<DialogAnswerBox>.fromOpaque(user)
+        box.takeUnretainedValue().handle(result)
+        box.release()
+    }
+}
