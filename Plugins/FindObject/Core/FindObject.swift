@@ -85,9 +85,10 @@ public final class FindObject: PluginFeature {
     /// The engine is ready: say what is searched and start the pictures.
     func begin(_ request: SearchState.Request) {
         let search = self.search
-        mailbox = FrameMailbox(host: host, name: "assist-find-object-search") { frame in
-            search.stopped ? 0 : search.process(frame)
-        }
+        let host = self.host
+        mailbox = FrameMailbox(
+            name: "assist-find-object-search", retain: { host.retainFrame($0) }, release: { host.releaseFrame($0) }
+        ) { frame in search.stopped ? 0 : search.process(frame) }
         switch request {
         case .object(_, let name): host.speak(phrases.text("looking-object", ["name": name]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))
@@ -96,8 +97,11 @@ public final class FindObject: PluginFeature {
             id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
         host.registerCommand(
             id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
-        do { try subscribe() } catch { fail(error.message) }
-        scheduleAutoPause()
+        // Paused before the engine was ready: the pictures start with resume.
+        if !paused {
+            do { try subscribe() } catch { fail(error.message) }
+            scheduleAutoPause()
+        }
         // A video or a folder of pictures ran out (the host has said so): the search is over.
         host.subscribeEvents(prefix: "assist.camera.ended") { [self] _, _ in
             stop()

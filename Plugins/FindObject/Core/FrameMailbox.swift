@@ -1,30 +1,40 @@
 import Foundation
 import PluginAPI
-import PluginKit
 
 /// The spec's single-slot mailbox (find-object.md §3): the frame callback only retains the newest frame here
 /// (a newer one replaces and releases the older), and a thread of the plugin's own runs the search on it, so
-/// the host's frame thread is never held. At most two frames are retained: one waiting, one being searched.
+/// the host's frame thread is never held. At most three frames are retained at once, within the host's budget
+/// of 4: one being searched, one waiting, and for a moment the newest that replaces it.
 /// After a back-off delay the waiting frame is dropped (find-object.md §3).
 // because: `slot`, `running` and `busy` are guarded by `condition`
-final class FrameMailbox: @unchecked Sendable {
-    private let host: PluginHostHandle
+public final class FrameMailbox: @unchecked Sendable {
+    public typealias Retain = (UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>?
+    public typealias Release = (UnsafePointer<assist_frame>) -> Void
+    private let retain: Retain
+    private let release: Release
     private let condition = NSCondition()
     private var slot: UnsafePointer<assist_frame>?
     private var running = true
     private var busy = false
-    private(set) var replaced = 0
+    /// Frames replaced by a newer one before they were searched.
+    public private(set) var replaced = 0
 
-    init(host: PluginHostHandle, name: String, process: @escaping @Sendable (assist_frame) -> Double) {
-        self.host = host
+    /// `retain` and `release` keep frames past the callback (the camera service's, or a test's); `process`
+    /// searches one and returns the back-off delay in milliseconds.
+    public init(
+        name: String, retain: @escaping Retain, release: @escaping Release,
+        process: @escaping @Sendable (assist_frame) -> Double
+    ) {
+        self.retain = retain
+        self.release = release
         let thread = Thread { [self] in loop(process) }
         thread.name = name
         thread.start()
     }
 
     /// Keeps `frame` for the search thread. [frame thread]
-    func offer(_ frame: UnsafePointer<assist_frame>) {
-        guard let kept = host.retainFrame(frame) else { return }
+    public func offer(_ frame: UnsafePointer<assist_frame>) {
+        guard let kept = retain(frame) else { return }
         let older: UnsafePointer<assist_frame>? = condition.withLock {
             guard running else { return kept }
             let older = slot
@@ -33,18 +43,18 @@ final class FrameMailbox: @unchecked Sendable {
             condition.signal()
             return older
         }
-        if let older { host.releaseFrame(older) }
+        if let older { release(older) }
     }
 
     /// Ends the thread after the frame being searched; a waiting frame is released. Any thread.
-    func stop() {
+    public func stop() {
         let waiting: UnsafePointer<assist_frame>? = condition.withLock {
             running = false
             defer { slot = nil }
             condition.signal()
             return slot
         }
-        if let waiting { host.releaseFrame(waiting) }
+        if let waiting { release(waiting) }
     }
 
     /// Searches each newest frame; `process` returns a back-off delay, and frames that arrive during it are
@@ -60,14 +70,14 @@ final class FrameMailbox: @unchecked Sendable {
             slot = nil
             condition.unlock()
             let delay = process(frame.pointee)
-            host.releaseFrame(frame)
+            release(frame)
             guard delay > 0 else { continue }
             usleep(UInt32(delay * 1_000))
             let stale: UnsafePointer<assist_frame>? = condition.withLock {
                 defer { slot = nil }
                 return slot
             }
-            if let stale { host.releaseFrame(stale) }
+            if let stale { release(stale) }
         }
     }
 }

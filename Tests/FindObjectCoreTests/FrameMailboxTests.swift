@@ -1,0 +1,59 @@
+import FindObjectCore
+import Foundation
+import HostTesting
+import PluginAPI
+import Testing
+
+@Suite("The single-slot frame mailbox")
+struct FrameMailboxTests {
+    /// Counts frames retained and not yet released, and the most at once.
+    final class Ledger: @unchecked Sendable {  // because: the counters are guarded by `lock`
+        let lock = NSLock()
+        var held = 0
+        var most = 0
+        func retain() {
+            lock.withLock {
+                held += 1
+                most = max(most, held)
+            }
+        }
+        func release() { lock.withLock { held -= 1 } }
+    }
+
+    @Test func aSlowSearchSeesOnlyTheNewestFramesInOrderWithinTheRetainBudget() throws {
+        let frames = UnsafeMutablePointer<assist_frame>.allocate(capacity: 60)
+        defer { frames.deallocate() }
+        for index in 0..<60 {
+            var frame = assist_frame()
+            frame.seq = UInt64(index + 1)
+            (frames + index).initialize(to: frame)
+        }
+        let ledger = Ledger()
+        let searched = Collected<UInt64>()
+        let mailbox = FrameMailbox(
+            name: "test-mailbox",
+            retain: { frame in
+                ledger.retain()
+                return frame
+            }, release: { _ in ledger.release() }
+        ) { frame in
+            searched.append(frame.seq)
+            Thread.sleep(forTimeInterval: 0.1)  // a slow search: about 3 frames arrive meanwhile
+            return 0
+        }
+        for index in 0..<60 {
+            mailbox.offer(UnsafePointer(frames + index))
+            Thread.sleep(forTimeInterval: 1.0 / 30)
+        }
+        Thread.sleep(forTimeInterval: 0.25)
+        mailbox.stop()
+        Thread.sleep(forTimeInterval: 0.15)
+        let seen = searched.values
+        #expect(seen.count < 60 && seen.count > 5, "most frames were replaced while the search ran: \(seen)")
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "sequence numbers only increase: \(seen)")
+        #expect(seen.last == 60, "the newest frame is always searched")
+        #expect(ledger.most <= 3, "one searched, one waiting, and the newest while it replaces that one: under 4")
+        #expect(ledger.held == 0, "every retained frame was released")
+        #expect(mailbox.replaced + seen.count == 60)
+    }
+}
