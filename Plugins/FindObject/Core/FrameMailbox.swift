@@ -6,7 +6,8 @@ import PluginAPI
 /// the host's frame thread is never held. At most three frames are retained at once, within the host's budget
 /// of 4: one being searched, one waiting, and for a moment the newest that replaces it.
 /// After a back-off delay the waiting frame is dropped (find-object.md §3).
-// because: `slot`, `running` and `busy` are guarded by `condition`
+// because: `slot`, `running` and `replacedCount` are guarded by `condition`; `retain` and `release` are the camera
+// service's, callable from any thread
 public final class FrameMailbox: @unchecked Sendable {
     public typealias Retain = (UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>?
     public typealias Release = (UnsafePointer<assist_frame>) -> Void
@@ -15,9 +16,9 @@ public final class FrameMailbox: @unchecked Sendable {
     private let condition = NSCondition()
     private var slot: UnsafePointer<assist_frame>?
     private var running = true
-    private var busy = false
     /// Frames replaced by a newer one before they were searched.
-    public private(set) var replaced = 0
+    public var replaced: Int { condition.withLock { replacedCount } }
+    private var replacedCount = 0
 
     /// `retain` and `release` keep frames past the callback (the camera service's, or a test's); `process`
     /// searches one and returns the back-off delay in milliseconds.
@@ -39,7 +40,7 @@ public final class FrameMailbox: @unchecked Sendable {
             guard running else { return kept }
             let older = slot
             slot = kept
-            if older != nil { replaced += 1 }
+            if older != nil { replacedCount += 1 }
             condition.signal()
             return older
         }
