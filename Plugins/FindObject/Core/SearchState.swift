@@ -136,6 +136,8 @@ final class SearchState: @unchecked Sendable {
     /// Plays and says what the tracker's prediction calls for; `captured` (CLOCK_MONOTONIC ns) gives the
     /// frame-to-cue latency reported with each guidance event.
     private func guide(now: Double, captured: UInt64) {
+        // Stopped or paused while this frame was searched: nothing more is played or said for it.
+        guard !stopped else { return }
         guard tracker.isGuiding, let point = tracker.predicted else {
             if wasGuiding { host.stopCues() }
             wasGuiding = false
