@@ -173,4 +173,12 @@ struct FindObjectCLITests {
         let paused = try #require(result.lines.firstIndex(of: "Object search paused"))
         #expect(!result.lines[paused...].contains("dog at 11 o'clock"), "nothing is said while paused")
     }
+
+    @Test func quickZoomStepsSayOnlyTheLevelReached() throws {
+        let folder = try frames([0.5, 0.5, 0.5])
+        let data = try TemporaryDirectory("assist-find-data")
+        let result = try run(folder, ["dog"], data: data, input: "zoom in\nzoom in\n")
+        #expect(result.lines.contains("zoom one point eight"), "\(result.lines)")
+        #expect(!result.lines.contains("zoom one point two five"), "the first step is not said: 100 ms debounce")
+    }
 }

@@ -30,6 +30,10 @@ public final class FindObject: PluginFeature {
 
     public func start(arguments: [String]) throws(PluginError) {
         search.configure(settings: { [host] in host.setting($0) })
+        host.registerCommand(
+            id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
+        host.registerCommand(
+            id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
         if arguments.isEmpty {
             askForObject()
         } else if arguments == ["--text"] {
@@ -93,10 +97,6 @@ public final class FindObject: PluginFeature {
         case .object(_, let name): host.speak(phrases.text("looking-object", ["name": name]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))
         }
-        host.registerCommand(
-            id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
-        host.registerCommand(
-            id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
         // Paused before the engine was ready: the pictures start with resume.
         if !paused {
             do { try subscribe() } catch { fail(error.message) }
@@ -167,7 +167,7 @@ public final class FindObject: PluginFeature {
         guard next != zoomIndex else { return }
         zoomIndex = next
         host.playEarcon("tap", gain: 0.7)
-        if !paused { try? subscribe() }
+        if !paused, mailbox != nil { try? subscribe() }
         if let zoomTimer { host.cancelTimer(zoomTimer) }
         zoomTimer = host.addTimer(milliseconds: 100, repeating: false) { [self] in
             host.cancelSpeech()
