@@ -122,38 +122,50 @@ public final class TesseractEngine {
     }
 
     /// Walks the result at word level: a word that begins a text line starts a new observation with the
-    /// line's text and box; word confidences (skipping −1) are averaged per line.
+    /// line's text and box; each word's text and box are kept, and word confidences (skipping −1) are averaged
+    /// per line.
     private func observations(width: Int, height: Int, minimumLineHeight: Double) -> [TextObservation] {
         guard TessBaseAPIRecognize(api, nil) == 0, let iterator = TessBaseAPIGetIterator(api) else { return [] }
         defer { TessResultIteratorDelete(iterator) }
         let page = TessResultIteratorGetPageIteratorConst(iterator)
-        var lines: [(text: String, box: NormalizedBox, confidences: [Double])] = []
+        var lines: [(text: String, box: NormalizedBox, confidences: [Double], words: [TextWord])] = []
         repeat {
             if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 {
-                var left: Int32 = 0
-                var top: Int32 = 0
-                var right: Int32 = 0
-                var bottom: Int32 = 0
-                guard TessPageIteratorBoundingBox(page, RIL_TEXTLINE, &left, &top, &right, &bottom) != 0 else {
-                    continue
-                }
-                let text =
-                    TessResultIteratorGetUTF8Text(iterator, RIL_TEXTLINE).map { pointer in
-                        defer { TessDeleteText(pointer) }
-                        return String(cString: pointer)
-                    } ?? ""
-                let box = NormalizedBox(
-                    left: Int(left), top: Int(top), right: Int(right), bottom: Int(bottom), width: width, height: height
-                )
-                lines.append((text.trimmingCharacters(in: .whitespacesAndNewlines), box, []))
+                guard let box = box(of: page, RIL_TEXTLINE, width: width, height: height) else { continue }
+                let text = Self.text(of: iterator, RIL_TEXTLINE)
+                lines.append((text.trimmingCharacters(in: .whitespacesAndNewlines), box, [], []))
             }
+            guard !lines.isEmpty else { continue }
             let confidence = Double(TessResultIteratorConfidence(iterator, RIL_WORD))
-            if confidence >= 0, !lines.isEmpty { lines[lines.count - 1].confidences.append(confidence) }
+            if confidence >= 0 { lines[lines.count - 1].confidences.append(confidence) }
+            let word = Self.text(of: iterator, RIL_WORD)
+            if !word.isEmpty, let box = box(of: page, RIL_WORD, width: width, height: height) {
+                lines[lines.count - 1].words.append(TextWord(text: word, box: box))
+            }
         } while TessResultIteratorNext(iterator, RIL_WORD) != 0
         return lines.compactMap { line in
             guard !line.text.isEmpty, line.box.height >= minimumLineHeight else { return nil }
             let mean = line.confidences.isEmpty ? 0 : line.confidences.reduce(0, +) / Double(line.confidences.count)
-            return TextObservation(text: line.text, box: line.box, confidence: mean)
+            return TextObservation(text: line.text, box: line.box, confidence: mean, words: line.words)
         }
+    }
+
+    private func box(of page: OpaquePointer?, _ level: TessPageIteratorLevel, width: Int, height: Int)
+        -> NormalizedBox?
+    {
+        var left: Int32 = 0
+        var top: Int32 = 0
+        var right: Int32 = 0
+        var bottom: Int32 = 0
+        guard TessPageIteratorBoundingBox(page, level, &left, &top, &right, &bottom) != 0 else { return nil }
+        return NormalizedBox(
+            left: Int(left), top: Int(top), right: Int(right), bottom: Int(bottom), width: width, height: height)
+    }
+
+    private static func text(of iterator: OpaquePointer?, _ level: TessPageIteratorLevel) -> String {
+        TessResultIteratorGetUTF8Text(iterator, level).map { pointer in
+            defer { TessDeleteText(pointer) }
+            return String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
+        } ?? ""
     }
 }

@@ -27,16 +27,30 @@ public struct NormalizedBox: Equatable, Sendable {
     public var midY: Double { (minY + maxY) / 2 }
 }
 
-/// One recognised line of text: UTF-8 text, its box, and the mean of its word confidences (0…100).
+/// One recognised word of a line: its text and box.
+public struct TextWord: Equatable, Sendable {
+    public var text: String
+    public var box: NormalizedBox
+
+    public init(text: String, box: NormalizedBox) {
+        self.text = text
+        self.box = box
+    }
+}
+
+/// One recognised line of text: UTF-8 text, its box, the mean of its word confidences (0…100) and, where
+/// the engine reported them, its words in reading order.
 public struct TextObservation: Equatable, Sendable {
     public var text: String
     public var box: NormalizedBox
     public var confidence: Double
+    public var words: [TextWord]
 
-    public init(text: String, box: NormalizedBox, confidence: Double) {
+    public init(text: String, box: NormalizedBox, confidence: Double, words: [TextWord] = []) {
         self.text = text
         self.box = box
         self.confidence = confidence
+        self.words = words
     }
 }
 

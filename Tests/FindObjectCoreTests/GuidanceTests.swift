@@ -1,6 +1,7 @@
 import FindObjectCore
 import Foundation
 import HostTesting
+import OCR
 import PluginAPI
 import Testing
 
@@ -124,5 +125,29 @@ struct GuidanceTests {
         #expect(TextSearch.match("café", in: "CAFE OPEN", mode: .accentInsensitive) == 0..<4)
         #expect(TextSearch.match("ёлка", in: "Елка", mode: .accentInsensitive) == 0..<4)
         #expect(TextSearch.match("abc", in: "abd", mode: .fuzzy) == nil, "3 letters: no edits allowed")
+    }
+
+    @Test func aMatchInsideOneWordIsGuidedToThatWordsBox() {
+        func box(_ minX: Double, _ maxX: Double) -> NormalizedBox {
+            NormalizedBox(minX: minX, minY: 0.4, maxX: maxX, maxY: 0.5)
+        }
+        // Proportional type: "emergency" is wide, "exit" narrow; the words' own boxes place the target.
+        let words = [
+            TextWord(text: "emergency", box: box(0.1, 0.55)), TextWord(text: "exit", box: box(0.58, 0.7)),
+            TextWord(text: "here", box: box(0.73, 0.9)),
+        ]
+        let line = TextObservation(text: "emergency exit here", box: box(0.1, 0.9), confidence: 90, words: words)
+        #expect(abs(TextSearch.targetX(range: 10..<14, in: line) - 0.64) < 1e-9, "the middle of the word's box")
+        #expect(abs(TextSearch.targetX(range: 12..<14, in: line) - (0.58 + 0.75 * 0.12)) < 1e-9, "inside the word")
+        // Across two words, or without word boxes, the line's box is interpolated.
+        let across = 0.1 + (8.0 + 12.0) / 2 / 19 * 0.8
+        #expect(abs(TextSearch.targetX(range: 8..<12, in: line) - across) < 1e-9)
+        var bare = line
+        bare.words = []
+        #expect(abs(TextSearch.targetX(range: 10..<14, in: bare) - (0.1 + 12.0 / 19 * 0.8)) < 1e-9)
+        // A word the line's text does not contain (the engine disagreed with itself) is skipped, not misplaced.
+        var odd = line
+        odd.words[0].text = "emergancy"
+        #expect(abs(TextSearch.targetX(range: 10..<14, in: odd) - 0.64) < 1e-9)
     }
 }

@@ -133,8 +133,32 @@ struct FindObjectCLITests {
         let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
         let first = try #require(guidance.first, "\(result)")
         #expect(first["direction"] as? String == "right" && (first["pan"] as? Double ?? 0) > 0.2, "\(first)")
-        #expect(abs((first["y"] as? Double ?? 0) - 0.47) < 0.06, "the line's middle: \(first)")
+        // The word's own box: "EXIT" is the last 99 of the line's 539 pixels at this size (ImageMagick's
+        // label widths), so its middle is at (60 + 539 − 49.5) / 800.
+        #expect(abs((first["x"] as? Double ?? 0) - 0.687) < 0.02, "the word's middle: \(first)")
+        #expect(abs((first["y"] as? Double ?? 0) - 0.473) < 0.03, "the line's middle, y down: \(first)")
         #expect(result.lines.contains("right"))
+    }
+
+    @Test func textNearTheTopIsUpAndNearTheBottomDown() throws {
+        for (baseline, direction) in [(90, "up"), (540, "down")] {
+            let folder = try TemporaryDirectory("assist-find-text-frames")
+            for index in 0..<5 {
+                let made = try ProcessRunner.run(
+                    "/usr/bin/convert",
+                    [
+                        "-size", "800x600", "xc:white", "-font", "DejaVu-Sans", "-pointsize", "44", "-fill", "black",
+                        "-annotate", "+330+\(baseline)", "EXIT", folder.path(String(format: "t%02d.png", index)).path,
+                    ])
+                #expect(made.status == 0, "\(made.standardError)")
+            }
+            let data = try TemporaryDirectory("assist-find-data")
+            let result = try run(folder, ["--text", "exit"], data: data)
+            let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
+            let first = try #require(guidance.first, "\(result)")
+            #expect(first["direction"] as? String == direction, "\(first)")
+            #expect(result.lines.contains(direction), "\(result.lines)")
+        }
     }
 
     @Test func withoutANameItAsksAndOffersTheNumberedList() throws {

@@ -123,9 +123,8 @@ final class SearchState: @unchecked Sendable {
                 minimumLineHeight: 0.016)
             let matches = lines.compactMap { line -> Tracker.Point? in
                 guard let range = TextSearch.match(query, in: line.text, mode: matchMode) else { return nil }
-                let x = TextSearch.targetX(
-                    range: range, length: line.text.count, minX: line.box.minX, width: line.box.width)
-                return Tracker.Point(x: x, y: line.box.midY)
+                // OCR boxes have their origin at the bottom left; guidance's y grows downwards.
+                return Tracker.Point(x: TextSearch.targetX(range: range, in: line), y: 1 - line.box.midY)
             }
             return matches.min { Self.distance($0.x, $0.y) < Self.distance($1.x, $1.y) }
         case nil:

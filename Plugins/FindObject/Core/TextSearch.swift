@@ -1,4 +1,5 @@
 import Foundation
+import OCR
 
 /// Text search's query rules, matching and target point (find-object.md §5).
 public enum TextSearch {
@@ -101,5 +102,28 @@ public enum TextSearch {
     public static func targetX(range: Range<Int>, length: Int, minX: Double, width: Double) -> Double {
         guard length > 0 else { return minX + width / 2 }
         return minX + (Double(range.lowerBound + range.upperBound) / 2 / Double(length)) * width
+    }
+
+    /// The target's x for a match at `range` of `line`'s text: interpolated inside a word's box when the match
+    /// lies within that one word, otherwise across the line's box.
+    public static func targetX(range: Range<Int>, in line: TextObservation) -> Double {
+        let characters = Array(line.text)
+        var cursor = 0
+        for word in line.words {
+            let letters = Array(word.text)
+            guard let start = firstIndex(of: letters, in: characters, from: cursor) else { continue }
+            let span = start..<(start + letters.count)
+            cursor = span.upperBound
+            if span.contains(range.lowerBound), range.upperBound <= span.upperBound {
+                let inside = (range.lowerBound - start)..<(range.upperBound - start)
+                return targetX(range: inside, length: letters.count, minX: word.box.minX, width: word.box.width)
+            }
+        }
+        return targetX(range: range, length: characters.count, minX: line.box.minX, width: line.box.width)
+    }
+
+    private static func firstIndex(of part: [Character], in whole: [Character], from: Int) -> Int? {
+        guard !part.isEmpty, part.count <= whole.count else { return nil }
+        return (from...(whole.count - part.count)).first { whole[$0..<($0 + part.count)].elementsEqual(part) }
     }
 }
