@@ -103,6 +103,33 @@ struct GuidanceTests {
         #expect(first == 0)
         #expect(abs(serious - 84) < 1e-9, "ratio 1.92: serious, 0.7")
         #expect(capped == 150)
+        var reading = Throttle(capMilliseconds: 500)
+        #expect(reading.delay(afterProcessing: 400) == 500, "critical: 600 ms, capped at OCR's 500")
+    }
+
+    @Test func heatRaisesTheBackOffButNeverLowersIt() throws {
+        let root = try TemporaryDirectory("assist-thermal")
+        func zone(_ index: Int, _ millidegrees: String) throws {
+            let folder = root.path("thermal_zone\(index)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try millidegrees.write(to: folder.appendingPathComponent("temp"), atomically: true, encoding: .utf8)
+        }
+        var zones = ThermalZones(root: root.url.path, interval: 2)
+        #expect(zones.hottest() == nil && zones.pressure(at: 0) == .nominal, "no zones: no heat")
+        try zone(0, "45000\n")
+        try zone(1, "81500\n")
+        try FileManager.default.createDirectory(at: root.path("cooling_device0"), withIntermediateDirectories: true)
+        #expect(zones.hottest() == 81.5)
+        #expect(zones.pressure(at: 1) == .nominal, "read again only after the interval")
+        #expect(zones.pressure(at: 2.5) == .serious)
+        try zone(1, "garbage")
+        #expect(zones.pressure(at: 5) == .nominal, "an unreadable zone is skipped")
+        #expect([69.9, 70, 80, 90].map(Pressure.init(celsius:)) == [.nominal, .fair, .serious, .critical])
+
+        var throttle = Throttle()
+        #expect(throttle.delay(afterProcessing: 40, heat: .serious) == 28, "fast, but hot: 0.7")
+        for _ in 0..<8 { _ = throttle.delay(afterProcessing: 200) }
+        #expect(throttle.delay(afterProcessing: 100, heat: .fair) == 150, "slow and warm: the times win, capped")
     }
 
     @Test func textQueriesMatchesAndTargets() {

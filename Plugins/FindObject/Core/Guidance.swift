@@ -70,26 +70,3 @@ public struct RepeatFilter: Sendable {
         return true
     }
 }
-
-/// The detection back-off (find-object.md §3): from the median of the last 8 processing times against a
-/// 62.5 ms budget, a delay before the next frame, capped.
-public struct Throttle: Sendable {
-    private var times: [Double] = []
-    public let budgetMilliseconds: Double
-    public let capMilliseconds: Double
-
-    public init(budgetMilliseconds: Double = 62.5, capMilliseconds: Double = 150) {
-        self.budgetMilliseconds = budgetMilliseconds
-        self.capMilliseconds = capMilliseconds
-    }
-
-    /// Records one processing time and returns the delay before the next frame, in milliseconds.
-    public mutating func delay(afterProcessing milliseconds: Double) -> Double {
-        times.append(milliseconds)
-        if times.count > 8 { times.removeFirst() }
-        let median = times.sorted()[times.count / 2]
-        let ratio = median / budgetMilliseconds
-        let factor = ratio <= 1 ? 0 : ratio <= 1.5 ? 0.3 : ratio <= 2.5 ? 0.7 : 1.5
-        return min(capMilliseconds, milliseconds * factor)
-    }
-}

@@ -35,6 +35,7 @@ final class SearchState: @unchecked Sendable {
     private var engine: TesseractEngine?
     private var tracker = Tracker()
     private var throttle = Throttle()
+    private var thermal = ThermalZones()
     private var patternFilter = RepeatFilter()
     private var phraseFilter = RepeatFilter()
     private var feedback = Feedback.both
@@ -84,6 +85,7 @@ final class SearchState: @unchecked Sendable {
             detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, cache: cache))
         case .text:
             tracker = Tracker(missPenalty: 2)
+            throttle = Throttle(capMilliseconds: 500)
             let languages = ["ru": "rus+eng", "zh": "chi_sim+eng"][language] ?? "eng"
             do { engine = try TesseractEngine(languages: languages) } catch {
                 throw FindObjectError(message: (error as? OCRError)?.message ?? "Text recognition cannot start.")
@@ -101,7 +103,7 @@ final class SearchState: @unchecked Sendable {
         if seen != nil { lastSeen = now }
         guide(now: now, captured: frame.timestamp_ns)
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        return throttle.delay(afterProcessing: milliseconds)
+        return throttle.delay(afterProcessing: milliseconds, heat: thermal.pressure(at: now))
     }
 
     private func locate(_ pixels: UnsafePointer<UInt8>, _ frame: assist_frame) -> Tracker.Point? {
