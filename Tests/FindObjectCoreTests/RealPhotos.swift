@@ -1,12 +1,14 @@
 import Foundation
 import HostTesting
 
-/// Real labelled photos from Debian's darknet package, decoded to BGR24 by ImageMagick.
+/// Real labelled photos, decoded to BGR24 by ImageMagick: Debian's darknet package, and scikit-image's
+/// coffee.png and chelsea.png (`make test-photos`).
 enum RealPhotos {
     static let folder = "/usr/share/darknet/data"
+    static let scikitFolder = BuildProducts.packageRoot.appendingPathComponent(".build/test-photos").path
 
     static func bgr(_ name: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
-        let path = "\(folder)/\(name)"
+        let path = name.hasPrefix("/") ? name : "\(folder)/\(name)"
         let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", path]).standardOutput
             .split(separator: " ").compactMap { Int($0) }
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("assist-\(UUID().uuidString).bgr")
