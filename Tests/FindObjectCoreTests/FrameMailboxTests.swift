@@ -56,4 +56,29 @@ struct FrameMailboxTests {
         #expect(ledger.held == 0, "every retained frame was released")
         #expect(mailbox.replaced + seen.count == 60)
     }
+
+    @Test func stopWaitsUntilTheFrameBeingSearchedIsReleased() throws {
+        let frame = UnsafeMutablePointer<assist_frame>.allocate(capacity: 1)
+        defer { frame.deallocate() }
+        frame.initialize(to: assist_frame())
+        let ledger = Ledger()
+        let started = DispatchSemaphore(value: 0)
+        let mailbox = FrameMailbox(
+            name: "test-mailbox",
+            retain: { frame in
+                ledger.retain()
+                return frame
+            }, release: { _ in ledger.release() }
+        ) { _ in
+            started.signal()
+            Thread.sleep(forTimeInterval: 0.3)
+            return 400  // a long back-off, which the stop cuts short
+        }
+        mailbox.offer(UnsafePointer(frame))
+        #expect(started.wait(timeout: .now() + 5) == .success)
+        mailbox.offer(UnsafePointer(frame))  // waiting while the first is searched
+        mailbox.stop()
+        #expect(ledger.held == 0, "the searched frame and the waiting one are both released before stop returns")
+        #expect(ledger.most == 2)
+    }
 }

@@ -6,7 +6,7 @@ import PluginAPI
 /// the host's frame thread is never held. At most three frames are retained at once, within the host's budget
 /// of 4: one being searched, one waiting, and for a moment the newest that replaces it.
 /// After a back-off delay the waiting frame is dropped (find-object.md §3).
-// because: `slot`, `running` and `replacedCount` are guarded by `condition`; `retain` and `release` are the camera
+// because: `slot`, `running`, `finished` and `replacedCount` are guarded by `condition`; `retain` and `release` are the camera
 // service's, callable from any thread
 public final class FrameMailbox: @unchecked Sendable {
     public typealias Retain = (UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>?
@@ -16,6 +16,7 @@ public final class FrameMailbox: @unchecked Sendable {
     private let condition = NSCondition()
     private var slot: UnsafePointer<assist_frame>?
     private var running = true
+    private var finished = false
     /// Frames replaced by a newer one before they were searched.
     public var replaced: Int { condition.withLock { replacedCount } }
     private var replacedCount = 0
@@ -47,15 +48,21 @@ public final class FrameMailbox: @unchecked Sendable {
         if let older { release(older) }
     }
 
-    /// Ends the thread after the frame being searched; a waiting frame is released. Any thread.
-    public func stop() {
+    /// Ends the thread after the frame being searched and waits (at most `timeout` seconds) until it has
+    /// released that frame, so no frame outlives the plugin's stop; a waiting frame is released at once.
+    /// Any thread but the search thread; `process` must not wait for the caller.
+    public func stop(timeout: Double = 5) {
         let waiting: UnsafePointer<assist_frame>? = condition.withLock {
             running = false
             defer { slot = nil }
-            condition.signal()
+            condition.broadcast()
             return slot
         }
         if let waiting { release(waiting) }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.withLock {
+            while !finished, condition.wait(until: deadline) {}
+        }
     }
 
     /// Searches each newest frame; `process` returns a back-off delay, and frames that arrive during it are
@@ -65,6 +72,8 @@ public final class FrameMailbox: @unchecked Sendable {
             condition.lock()
             while running && slot == nil { condition.wait() }
             guard running, let frame = slot else {
+                finished = true
+                condition.broadcast()
                 condition.unlock()
                 return
             }
@@ -73,8 +82,10 @@ public final class FrameMailbox: @unchecked Sendable {
             let delay = process(frame.pointee)
             release(frame)
             guard delay > 0 else { continue }
-            usleep(UInt32(delay * 1_000))
+            // The back-off: frames arriving meanwhile are dropped; a stop ends it at once.
             let stale: UnsafePointer<assist_frame>? = condition.withLock {
+                let until = Date(timeIntervalSinceNow: delay / 1_000)
+                while running, condition.wait(until: until) {}
                 defer { slot = nil }
                 return slot
             }
