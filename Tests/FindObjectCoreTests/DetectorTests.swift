@@ -72,7 +72,7 @@ struct DetectorTests {
             _ = try ObjectDetector(directory: "/nonexistent")
             Issue.record("opened a missing model")
         } catch {
-            #expect(error.message.contains("make models"))
+            #expect(error.message.contains("assist setup models"))
         }
     }
 }

@@ -110,7 +110,7 @@ struct FindObjectCLITests {
             ],
             environment: ["ASSIST_MODELS_DIR": "/nonexistent"], timeoutSeconds: 60)
         #expect(
-            result.lines.contains { $0.hasPrefix("Object model not installed. Install it with 'make models'") },
+            result.lines.contains { $0.hasPrefix("Object model not installed. Install it with 'assist setup models'") },
             "\(result)")
     }
 

@@ -7,9 +7,11 @@ public struct FindObjectError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 
     public static let modelMissing = FindObjectError(
-        message: "Object model not installed. Install it with 'make models' (scripts/fetch-models.sh).")
+        message: "Object model not installed. Install it with 'assist setup models' ('make models' in the source tree)."
+    )
     public static func modelUnusable(_ cause: String) -> FindObjectError {
-        FindObjectError(message: "The object model cannot be loaded: \(cause). Reinstall it with 'make models'.")
+        FindObjectError(
+            message: "The object model cannot be loaded: \(cause). Reinstall it with 'assist setup models'.")
     }
 }
 
@@ -22,8 +24,10 @@ public enum ModelFiles {
         ("coco.names", 625, "634a1132eb33f8091d60f2c346ababe8b905ae08387037aed883953b7329af84"),
     ]
 
-    /// Folders searched, first match wins: beside the plugin's share folder, then the system's.
-    public static func candidates(share: String?) -> [String] {
+    /// Folders searched, first match wins: `$ASSIST_MODELS_DIR`, beside the plugin's share folder, the host's
+    /// data folder (where `assist setup models` puts them for a user who cannot write the share folder), then
+    /// the system's. `data` is the plugin's own data folder, `<host data>/plugins/<id>`.
+    public static func candidates(share: String?, data: String? = nil) -> [String] {
         var folders: [String] = []
         if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
             folders.append(URL(fileURLWithPath: env).appendingPathComponent("yolov4-tiny").path)
@@ -33,13 +37,17 @@ public enum ModelFiles {
                 URL(fileURLWithPath: share).deletingLastPathComponent().appendingPathComponent("models/yolov4-tiny")
                     .path)
         }
+        if let data {
+            let host = URL(fileURLWithPath: data).deletingLastPathComponent().deletingLastPathComponent()
+            folders.append(host.appendingPathComponent("models/yolov4-tiny").path)
+        }
         return folders + ["/usr/local/share/assist/models/yolov4-tiny", "/usr/share/assist/models/yolov4-tiny"]
     }
 
     /// The first folder holding all three files with the right sizes and hashes; `cache` (a file in the
     /// plugin's data folder) remembers folders already checked.
-    public static func locate(share: String?, cache: URL?) throws(FindObjectError) -> String {
-        for folder in candidates(share: share) where verify(folder, cache: cache) { return folder }
+    public static func locate(share: String?, data: String? = nil, cache: URL?) throws(FindObjectError) -> String {
+        for folder in candidates(share: share, data: data) where verify(folder, cache: cache) { return folder }
         throw .modelMissing
     }
 

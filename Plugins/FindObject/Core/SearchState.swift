@@ -82,7 +82,7 @@ final class SearchState: @unchecked Sendable {
         case .object:
             let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
             if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
-            detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, cache: cache))
+            detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, data: data, cache: cache))
         case .text:
             tracker = Tracker(missPenalty: 2)
             throttle = Throttle(capMilliseconds: 500)

