@@ -45,7 +45,7 @@ extension DialogEngine {
             } else if let index = Self.choiceIndex(matching: words, in: choices) {
                 finish(status: .answered, index: index, yes: nil, text: nil)
             } else {
-                announcer.say(phrases.text("dialog.no-match", ["text": text, "count": String(choices.count)]))
+                narrow(to: words, typed: text, choices: choices)
             }
         default:
             announcer.say(hint)
@@ -101,12 +101,33 @@ extension DialogEngine {
         }
     }
 
-    /// The choice whose words equal `words`, or the only one that starts with them.
+    /// The choice whose words equal `words`, or the only one that starts with them, or the only one that
+    /// contains them.
     static func choiceIndex(matching words: String, in choices: [String]) -> Int? {
         let normalised = choices.map(CommandRouter.normalise)
         if let exact = normalised.firstIndex(of: words) { return exact }
         let prefixed = normalised.indices.filter { normalised[$0].hasPrefix(words) }
-        return prefixed.count == 1 ? prefixed[0] : nil
+        if prefixed.count == 1 { return prefixed[0] }
+        let containing = normalised.indices.filter { normalised[$0].contains(words) }
+        return prefixed.isEmpty && containing.count == 1 ? containing[0] : nil
+    }
+
+    /// Typed words that pick no single choice filter the list: the choices containing them are said with
+    /// their numbers (up to 10), or how many there are.
+    private func narrow(to words: String, typed: String, choices: [String]) {
+        let count = String(choices.count)
+        let containing = choices.indices.filter { CommandRouter.normalise(choices[$0]).contains(words) }
+        switch containing.count {
+        case 0:
+            announcer.say(phrases.text("dialog.no-match", ["text": typed, "count": count]))
+        case 1...10:
+            announcer.say(phrases.text("dialog.some-match", ["text": typed, "matches": String(containing.count)]))
+            for index in containing { announcer.say("\(index + 1). \(choices[index])", remember: false) }
+        default:
+            announcer.say(
+                phrases.text(
+                    "dialog.many-match", ["text": typed, "matches": String(containing.count), "count": count]))
+        }
     }
 
     private func pick(_ number: Int, choices: [String]) {

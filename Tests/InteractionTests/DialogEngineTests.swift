@@ -55,6 +55,27 @@ struct DialogEngineTests {
         #expect(answers.all.map(\.index) == [0])
     }
 
+    @Test func typedLettersFilterALongList() {
+        let choices =
+            ["cup", "wine glass", "bowl", "cake", "potted plant", "hot dog", "dog", "teddy bear", "bear"]
+            + (1...12).map { "thing \($0)" }
+        _ = open(.choice(prompt: "Which?", choices: choices, defaultIndex: nil))
+        _ = engine.handle(.line("dog"))
+        #expect(answers.all.map(\.index) == [6], "an exact name wins over a longer one containing it")
+        _ = open(.choice(prompt: "Which?", choices: choices, defaultIndex: nil))
+        _ = engine.handle(.line("plant"))
+        #expect(answers.all.map(\.index) == [6, 4], "the only one containing it")
+        _ = open(.choice(prompt: "Which?", choices: choices, defaultIndex: nil))
+        _ = engine.handle(.line("ea"))
+        #expect(Array(output.lines.suffix(3)) == ["2 contain ea; say or type the number:", "8. teddy bear", "9. bear"])
+        _ = engine.handle(.line("thing"))
+        #expect(output.lines.last == "12 of the 21 contain thing. Type more letters, or a number.")
+        _ = engine.handle(.line("zebra"))
+        #expect(output.lines.last == "Nothing matches zebra. Choose a number from 1 to 21.")
+        _ = engine.handle(.line("9"))
+        #expect(answers.all.map(\.index) == [6, 4, 8])
+    }
+
     @Test func confirmDefaultsAndQueue() {
         _ = open(.confirm(prompt: "Delete it?", defaultYes: false, timeoutMs: 0))
         _ = open(.confirm(prompt: "Really?", defaultYes: true, timeoutMs: 0))
