@@ -57,8 +57,7 @@ extension OutboxStore {
     /// Stores `outcome` and removes its job, in one transaction.
     func store(_ outcome: Outcome) throws(StorageError) {
         let headers = String(decoding: (try? JSONEncoder().encode(outcome.headers)) ?? Data("[]".utf8), as: UTF8.self)
-        try database.begin()
-        do {
+        try database.transaction { () throws(StorageError) in
             try database.execute(
                 """
                 INSERT OR REPLACE INTO outcomes (job_id, owner, status, headers, body, error, tag, truncated)
@@ -70,10 +69,6 @@ extension OutboxStore {
                     outcome.tag.map { .text($0) } ?? .null, .integer(outcome.truncated ? 1 : 0),
                 ])
             try database.execute("DELETE FROM jobs WHERE id = ?", arguments: [.integer(outcome.jobID)])
-            try database.commit()
-        } catch {
-            try? database.rollback()
-            throw error
         }
     }
 

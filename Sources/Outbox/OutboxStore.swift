@@ -67,8 +67,8 @@ package final class OutboxStore: Sendable {
 
     /// The oldest pending job due at `now` (seconds since 1970), marked in flight; nil when none is due.
     package func takeNext(now: Double) throws(StorageError) -> Job? {
-        try database.begin()
-        do {
+        // One transaction holding the connection: two senders never take the same job.
+        try database.transaction { () throws(StorageError) -> Job? in
             var job: Job?
             try database.execute(
                 """
@@ -82,11 +82,7 @@ package final class OutboxStore: Sendable {
             if let job {
                 try database.execute("UPDATE jobs SET state = 'in_flight' WHERE id = ?", arguments: [.integer(job.id)])
             }
-            try database.commit()
             return job
-        } catch {
-            try? database.rollback()
-            throw error
         }
     }
 

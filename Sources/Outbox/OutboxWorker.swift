@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Sends the outbox's jobs, one at a time, on a thread of its own: the oldest due job first, each plugin's
-/// jobs in order. Transport errors, 5xx and 429 are tried again after a jittered back-off (a `Retry-After`
+/// Sends the outbox's jobs on a few threads of its own (2 by default): the oldest due job first, each
+/// plugin's jobs one at a time and in order, so one plugin's long upload never holds up another's. Transport errors, 5xx and 429 are tried again after a jittered back-off (a `Retry-After`
 /// is honoured) until the job's attempt limit; any other answer is final. While the network is down jobs wait
 /// without spending attempts. Every final outcome is stored before `onOutcome` hears of it.
 // because: the mutable state is guarded by `condition`; the sender is used only on the worker thread
@@ -15,16 +15,19 @@ package final class OutboxWorker: @unchecked Sendable {
         package var isOnline: @Sendable (_ host: String) -> Bool
         /// How often to look at the network again while it is down.
         package var offlinePollSeconds: Double
+        /// How many exchanges may run at once, each for a different plugin.
+        package var senders: Int
 
         package init(
             retryBaseSeconds: Double = Backoff.baseSeconds, limits: HTTPSender.Limits = HTTPSender.Limits(),
             isOnline: @escaping @Sendable (String) -> Bool = Connectivity.isReachable(host:),
-            offlinePollSeconds: Double = 5
+            offlinePollSeconds: Double = 5, senders: Int = 2
         ) {
             self.retryBaseSeconds = retryBaseSeconds
             self.limits = limits
             self.isOnline = isOnline
             self.offlinePollSeconds = offlinePollSeconds
+            self.senders = max(1, senders)
         }
     }
 
@@ -33,10 +36,14 @@ package final class OutboxWorker: @unchecked Sendable {
     private let logger: Logger
     private let onOutcome: @Sendable (OutboxStore.Outcome) -> Void
     private let condition = NSCondition()
-    private var woken = false
+    /// Counts calls to `wake`; a sender that has not looked since the latest one does not sleep.
+    private var generation: UInt64 = 0
+    /// The latest generation some sender has acted on.
+    private var handled: UInt64 = 0
     private var stopping = false
-    private var busy = false
-    private var thread: Thread?
+    /// Senders looking for or sending a job.
+    private var busy = 0
+    private var threads: [Thread] = []
 
     package init(
         store: OutboxStore, configuration: Configuration = Configuration(), logger: Logger,
@@ -48,36 +55,38 @@ package final class OutboxWorker: @unchecked Sendable {
         self.onOutcome = onOutcome
     }
 
-    /// Starts the thread (once). Jobs left in flight by a previous run go back to pending first.
+    /// Starts the sender threads (once). Jobs left in flight by a previous run go back to pending first.
     package func start() throws(OutboxError) {
-        let sender: HTTPSender
+        var senders: [HTTPSender] = []
         do {
             try store.recover()
-            sender = try HTTPSender(limits: configuration.limits)
+            for _ in 0..<configuration.senders { senders.append(try HTTPSender(limits: configuration.limits)) }
         } catch let error as OutboxError {
             throw error
         } catch {
             throw OutboxError(code: .storage, message: "The outbox cannot start: \(error).", cause: "\(error)")
         }
         condition.withLock {
-            guard thread == nil else { return }
-            let handOver = SenderHandOver(sender: sender)
-            let thread = Thread { [self] in run(handOver.sender) }
-            thread.name = "assist-outbox"
-            self.thread = thread
-            thread.start()
+            guard threads.isEmpty else { return }
+            for (index, sender) in senders.enumerated() {
+                let handOver = SenderHandOver(sender: sender)
+                let thread = Thread { [self] in run(handOver.sender) }
+                thread.name = "assist-outbox-\(index + 1)"
+                threads.append(thread)
+                thread.start()
+            }
         }
     }
 
     /// Looks for due jobs now: a job was added, or the network came back.
     package func wake() {
         condition.withLock {
-            woken = true
+            generation &+= 1
             condition.broadcast()
         }
     }
 
-    /// Stops after the current exchange; a job cut short stays in flight and is sent again at the next start.
+    /// Stops after the current exchanges; a job cut short stays in flight and is sent again at the next start.
     package func stop() {
         condition.withLock {
             stopping = true
@@ -91,39 +100,43 @@ package final class OutboxWorker: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let due = (try? store.nextDueTime()).flatMap { $0 }
-            let idle = condition.withLock { !busy && !woken }
+            let idle = condition.withLock { busy == 0 && handled == generation }
             if idle, due.map({ $0 > Date().timeIntervalSince1970 }) ?? true { return true }
             Thread.sleep(forTimeInterval: 0.01)
         }
         return false
     }
 
+    /// One sender: takes the oldest due job any other sender is not already sending for its plugin, sends
+    /// it, and sleeps until the next is due or `wake` is called.
     private func run(_ sender: HTTPSender) {
         while true {
-            let stop = condition.withLock {
-                woken = false
-                busy = true
-                return stopping
+            let (stop, seen) = condition.withLock {
+                busy += 1
+                handled = max(handled, generation)
+                return (stopping, generation)
             }
-            if stop { return }
-            let now = Date().timeIntervalSince1970
             var sent = false
-            do {
-                if let job = try store.takeNext(now: now) {
-                    try handle(job, sender: sender)
-                    sent = true
+            if !stop {
+                do {
+                    if let job = try store.takeNext(now: Date().timeIntervalSince1970) {
+                        try handle(job, sender: sender)
+                        sent = true
+                    }
+                } catch {
+                    logger.error("outbox: \(error)")
                 }
-            } catch {
-                logger.error("outbox: \(error)")
             }
-            if sent { continue }
-            let due = (try? store.nextDueTime()).flatMap { $0 }
-            condition.withLock {
-                busy = false
-                guard !woken, !stopping else { return }
+            let due = sent || stop ? nil : (try? store.nextDueTime()).flatMap { $0 }
+            let finished = condition.withLock {
+                busy -= 1
+                if stopping { return true }
+                guard !sent, generation == seen else { return false }
                 let wait = due.map { max(0.001, $0 - Date().timeIntervalSince1970) } ?? 3_600
                 _ = condition.wait(until: Date().addingTimeInterval(min(wait, 3_600)))
+                return false
             }
+            if finished { return }
         }
     }
 
@@ -175,7 +188,7 @@ package final class OutboxWorker: @unchecked Sendable {
     }
 }
 
-/// Moves the sender to the worker thread, which is its only user from then on.
+/// Moves a sender to its thread, which is its only user from then on.
 private struct SenderHandOver: @unchecked Sendable {  // because: the starting thread never touches it again
     let sender: HTTPSender
 }

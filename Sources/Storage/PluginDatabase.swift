@@ -2,11 +2,12 @@ import Foundation
 
 /// One plugin's SQLite database (`<data>/plugins/<id>/<name>.sqlite`), in WAL mode with a 5 s busy timeout.
 /// Statements take bound parameters and are prepared once; rows come back one at a time. Transactions may
-/// span calls (`begin` … `commit`), and migrations are versioned with `PRAGMA user_version`. A lock
-/// serialises every use of the connection, so any thread may call it.
+/// span calls (`begin` … `commit`) or one closure (`transaction`), and migrations are versioned with
+/// `PRAGMA user_version`. A lock serialises every use of the connection, so any thread may call it.
 // because: `connection` is used only under `lock`
 package final class PluginDatabase: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Recursive: `transaction` holds it while its body runs the statements.
+    private let lock = NSRecursiveLock()
     private let connection: SQLiteConnection
     /// The file.
     package let url: URL
@@ -68,6 +69,22 @@ package final class PluginDatabase: @unchecked Sendable {
     package func begin() throws(StorageError) { try script("BEGIN IMMEDIATE") }
     package func commit() throws(StorageError) { try script("COMMIT") }
     package func rollback() throws(StorageError) { try script("ROLLBACK") }
+
+    /// Runs `body` in one transaction that no other thread's statement can join or interleave with: the
+    /// connection stays locked until it commits, or rolls back when `body` throws.
+    package func transaction<Result>(_ body: () throws(StorageError) -> Result) throws(StorageError) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        try connection.execute(script: "BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try connection.execute(script: "COMMIT")
+            return result
+        } catch {
+            try? connection.execute(script: "ROLLBACK")
+            throw error
+        }
+    }
 
     /// The schema version (`PRAGMA user_version`).
     package func version() throws(StorageError) -> Int {

@@ -16,7 +16,7 @@ struct OutboxWorkerTests {
         store = try OutboxStore(url: folder.path("outbox.sqlite"))
     }
 
-    func worker(online: @escaping @Sendable (String) -> Bool = { _ in true }) -> OutboxWorker {
+    func worker(online: @escaping @Sendable (String) -> Bool = { _ in true }, senders: Int = 2) -> OutboxWorker {
         let logs = self.logs
         let logger = Logger(label: "test") { _ in RecordingLogHandler(lines: logs) }
         let outcomes = self.outcomes
@@ -24,7 +24,7 @@ struct OutboxWorkerTests {
             store: store,
             configuration: .init(
                 retryBaseSeconds: 0.02, limits: .init(connectSeconds: 2, stallSeconds: 1), isOnline: online,
-                offlinePollSeconds: 0.05),
+                offlinePollSeconds: 0.05, senders: senders),
             logger: logger, onOutcome: { outcomes.append($0) })
     }
 
@@ -69,6 +69,35 @@ struct OutboxWorkerTests {
         #expect(try store.outcomes(owner: "a").count == 2, "outcomes are stored until acknowledged")
         #expect(
             !logs.values.isEmpty && logs.values.allSatisfy { !$0.contains("s3cr3t") }, "no secret in \(logs.values)")
+    }
+
+    @Test func onePluginsLongUploadDoesNotHoldUpAnothersSmallOne() throws {
+        // The videos' answer trickles in over about 1.5 s; the survey's comes at once. With one sender the
+        // survey waits behind the video; with two it finishes first, and each plugin's jobs stay in order.
+        let server = try LoopbackHTTPServer { request in
+            request.path.hasPrefix("/video")
+                ? .trickle(status: 201, body: Data(repeating: 0x2E, count: 15), interval: 0.1)
+                : .answer(status: 201)
+        }
+        for senders in [1, 2] {
+            let order = Collected<String>()
+            let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            let worker = OutboxWorker(
+                store: store, configuration: .init(limits: .init(connectSeconds: 2, stallSeconds: 5), senders: senders),
+                logger: logger, onOutcome: { order.append($0.tag ?? "") })
+            _ = try post(server, "/video-1", owner: "videos")
+            _ = try post(server, "/video-2", owner: "videos")
+            _ = try post(server, "/survey", owner: "survey")
+            try worker.start()
+            #expect(order.wait(count: 3, timeout: 20))
+            worker.stop()
+            if senders == 1 {
+                #expect(order.values == ["/video-1", "/video-2", "/survey"], "one sender: strictly oldest first")
+            } else {
+                #expect(order.values == ["/survey", "/video-1", "/video-2"], "two senders: \(order.values)")
+            }
+        }
+        #expect(try store.jobs().isEmpty)
     }
 
     @Test func finalAnswersAreNotRetriedAndTheAttemptLimitGivesUp() throws {

@@ -54,7 +54,7 @@ func peakMemory(_ arguments: [String]) throws -> (megabytes: Double, anonymous: 
 }
 
 let big = work.path("recording.wav")
-FileManager.default.createFile(atPath: big.path, contents: nil)
+_ = FileManager.default.createFile(atPath: big.path, contents: nil)
 let handle = try FileHandle(forWritingTo: big)
 try handle.truncate(atOffset: UInt64(uploadBytes))
 try handle.close()
