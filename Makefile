@@ -40,6 +40,8 @@ install:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/assist $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/lib/assist/plugins $(DESTDIR)$(PREFIX)/lib/assist/swift $(DESTDIR)$(PREFIX)/share/assist
 	install -m 0755 $(BUILD_DIR)/assist $(DESTDIR)$(PREFIX)/bin/assist
+	install -m 0755 $(BUILD_DIR)/libAssistMedia.so $(DESTDIR)$(PREFIX)/lib/assist/libAssistMedia.so
+	patchelf --set-rpath '$$ORIGIN/swift' $(DESTDIR)$(PREFIX)/lib/assist/libAssistMedia.so
 	install -m 0644 Sources/PluginAPI/include/assist_plugin.h $(DESTDIR)$(PREFIX)/include/assist/
 	sed 's|@PREFIX@|$(PREFIX)|' share/pkgconfig/assist-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/assist-plugin.pc
 	cp -R share/assist/. $(DESTDIR)$(PREFIX)/share/assist/

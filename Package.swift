@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "AssistTalkingClock", type: .dynamic, targets: ["TalkingClockPlugin"]),
         .library(name: "AssistReadText", type: .dynamic, targets: ["ReadTextPlugin"]),
         .library(name: "AssistFindObject", type: .dynamic, targets: ["FindObjectPlugin"]),
+        // FFmpeg behind a table, opened by the camera service only when a camera is first used.
+        .library(name: "AssistMedia", type: .dynamic, targets: ["CFFmpegShims"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,8 +29,9 @@ let package = Package(
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),
         .target(name: "CV4L2Shims", linkerSettings: [.linkedLibrary("v4l2")]),
+        .target(name: "CMediaAPI"),
         .target(
-            name: "CFFmpegShims",
+            name: "CFFmpegShims", dependencies: ["CMediaAPI"],
             linkerSettings: [
                 .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
                 .linkedLibrary("avutil"),
@@ -44,7 +47,7 @@ let package = Package(
             name: "Outbox", dependencies: ["Storage", "CCurlShims", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Camera",
-            dependencies: ["CV4L2Shims", "CFFmpegShims", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CV4L2Shims", "CMediaAPI", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Audio", dependencies: ["CALSA"]),
         .systemLibrary(

@@ -44,7 +44,7 @@ static enum AVPixelFormat pixel_format(uint32_t fourcc) {
     }
 }
 
-void assist_media_close(assist_media *media) {
+static void assist_media_close(assist_media *media) {
     if (media == NULL) return;
     sws_freeContext(media->scale);
     av_frame_free(&media->frame);
@@ -54,7 +54,7 @@ void assist_media_close(assist_media *media) {
     av_free(media);
 }
 
-int assist_media_open(const char *path, assist_media **out, char *reason, size_t size) {
+static int assist_media_open(const char *path, assist_media **out, char *reason, size_t size) {
     *out = NULL;
     av_log_set_level(AV_LOG_QUIET);
     assist_media *media = av_mallocz(sizeof *media);
@@ -107,7 +107,7 @@ int assist_media_open(const char *path, assist_media **out, char *reason, size_t
     return 0;
 }
 
-void assist_media_info(const assist_media *media, int *width, int *height, double *fps) {
+static void assist_media_info(const assist_media *media, int *width, int *height, double *fps) {
     *width = media->width;
     *height = media->height;
     *fps = media->fps;
@@ -128,7 +128,7 @@ static int deliver(assist_media *media, uint8_t *bgr, int stride, double *second
     return 1;
 }
 
-int assist_media_next(assist_media *media, uint8_t *bgr, int stride, double *seconds, char *reason, size_t size) {
+static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, double *seconds, char *reason, size_t size) {
     for (;;) {
         int status = avcodec_receive_frame(media->codec, media->frame);
         if (status == 0) return deliver(media, bgr, stride, seconds);
@@ -152,7 +152,7 @@ int assist_media_next(assist_media *media, uint8_t *bgr, int stride, double *sec
     }
 }
 
-assist_scaler *assist_scaler_create(int source_width, int source_height, uint32_t source_format, int target_width,
+static assist_scaler *assist_scaler_create(int source_width, int source_height, uint32_t source_format, int target_width,
                                     int target_height, uint32_t target_format) {
     enum AVPixelFormat from = pixel_format(source_format), to = pixel_format(target_format);
     if (from == AV_PIX_FMT_NONE || to == AV_PIX_FMT_NONE) return NULL;
@@ -169,7 +169,7 @@ assist_scaler *assist_scaler_create(int source_width, int source_height, uint32_
     return scaler;
 }
 
-void assist_scaler_run(assist_scaler *scaler, const uint8_t *source, int source_stride, uint8_t *target,
+static void assist_scaler_run(assist_scaler *scaler, const uint8_t *source, int source_stride, uint8_t *target,
                        int target_stride) {
     const uint8_t *planes[4] = {source, NULL, NULL, NULL};
     int strides[4] = {source_stride, 0, 0, 0};
@@ -178,8 +178,21 @@ void assist_scaler_run(assist_scaler *scaler, const uint8_t *source, int source_
     sws_scale(scaler->context, planes, strides, 0, scaler->source_height, out, out_strides);
 }
 
-void assist_scaler_free(assist_scaler *scaler) {
+static void assist_scaler_free(assist_scaler *scaler) {
     if (scaler == NULL) return;
     sws_freeContext(scaler->context);
     av_free(scaler);
 }
+
+static const assist_media_api table = {
+    .version = ASSIST_MEDIA_API_VERSION,
+    .media_open = assist_media_open,
+    .media_info = assist_media_info,
+    .media_next = assist_media_next,
+    .media_close = assist_media_close,
+    .scaler_create = assist_scaler_create,
+    .scaler_run = assist_scaler_run,
+    .scaler_free = assist_scaler_free,
+};
+
+const assist_media_api *assist_media_api_get(void) { return &table; }

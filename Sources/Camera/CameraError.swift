@@ -2,7 +2,7 @@
 package struct CameraError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is.
     package struct Code: Hashable, Sendable {
-        private enum Kind { case missing, busy, unsupported, lost, badFile, badSpec, ended }
+        private enum Kind { case missing, busy, unsupported, lost, badFile, badSpec, ended, incomplete }
         private let kind: Kind
         package static let missing = Code(kind: .missing)
         package static let busy = Code(kind: .busy)
@@ -11,6 +11,7 @@ package struct CameraError: Error, CustomStringConvertible, Sendable {
         package static let badFile = Code(kind: .badFile)
         package static let badSpec = Code(kind: .badSpec)
         package static let ended = Code(kind: .ended)
+        package static let incomplete = Code(kind: .incomplete)
     }
 
     package let code: Code
@@ -47,6 +48,15 @@ package struct CameraError: Error, CustomStringConvertible, Sendable {
     /// The camera went away while streaming.
     package static func lost(_ path: String, cause: String?) -> CameraError {
         CameraError(code: .lost, message: "The camera \(path) was disconnected.", cause: cause)
+    }
+
+    /// Assist's own picture library (libAssistMedia.so) cannot be loaded.
+    package static func incomplete(_ cause: String) -> CameraError {
+        CameraError(
+            code: .incomplete,
+            message:
+                "Assist cannot convert camera pictures: its library libAssistMedia.so is missing or broken. Reinstall Assist.",
+            cause: cause)
     }
 
     /// A picture, video or folder that cannot be read.

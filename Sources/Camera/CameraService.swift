@@ -70,6 +70,7 @@ package final class CameraService: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if source == nil && !capturing {
+            _ = try MediaLibrary.api()  // converts every frame; loaded with the first camera
             let opened = try open()
             source = opened
             sourceName = opened.name

@@ -1,8 +1,9 @@
-internal import CFFmpegShims
+internal import CMediaAPI
 import Foundation
 
 /// One picture or video file open in FFmpeg. Owns the decoder and closes it in `deinit`. One thread.
 final class MediaFile {
+    private let api: assist_media_api
     private let media: OpaquePointer
     let url: URL
     let width: Int
@@ -10,14 +11,15 @@ final class MediaFile {
     /// The stream's frame rate; 0 for a still picture.
     let framesPerSecond: Double
 
-    /// Opens `url`. Wraps `assist_media_open`.
+    /// Opens `url`. Wraps `media_open`.
     init(url: URL) throws {
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw CameraError.badFile(url.path, reason: "it does not exist or cannot be read")
         }
+        api = try MediaLibrary.api()
         var handle: OpaquePointer?
         var reason = [CChar](repeating: 0, count: 256)
-        guard assist_media_open(url.path, &handle, &reason, reason.count) == 0, let handle else {
+        guard api.media_open(url.path, &handle, &reason, reason.count) == 0, let handle else {
             throw CameraError.badFile(url.path, reason: Self.text(reason))
         }
         media = handle
@@ -25,23 +27,23 @@ final class MediaFile {
         var width: Int32 = 0
         var height: Int32 = 0
         var fps = 0.0
-        assist_media_info(handle, &width, &height, &fps)
+        api.media_info(handle, &width, &height, &fps)
         self.width = Int(width)
         self.height = Int(height)
         self.framesPerSecond = fps
     }
 
     deinit {
-        assist_media_close(media)
+        api.media_close(media)
     }
 
-    /// The next picture as BGR24 and its time in seconds; nil at the end. Wraps `assist_media_next`.
+    /// The next picture as BGR24 and its time in seconds; nil at the end. Wraps `media_next`.
     func nextPicture() throws -> (FrameStorage, Double)? {
         let stride = width * 3
         let storage = FrameStorage(capacity: stride * height)
         var seconds = 0.0
         var reason = [CChar](repeating: 0, count: 256)
-        let status = assist_media_next(
+        let status = api.media_next(
             media, storage.bytes.assumingMemoryBound(to: UInt8.self), Int32(stride), &seconds, &reason, reason.count)
         if status == 0 { return nil }
         guard status > 0 else { throw CameraError.badFile(url.path, reason: Self.text(reason)) }
@@ -56,6 +58,7 @@ final class MediaFile {
 
 /// Converts and scales pictures between pixel formats with swscale. Owns its context. One thread.
 final class Scaler {
+    private let api: assist_media_api
     private let scaler: OpaquePointer
     let key: Key
 
@@ -69,28 +72,30 @@ final class Scaler {
         var targetFormat: PixelFormat
     }
 
-    /// Wraps `assist_scaler_create`; nil for an impossible conversion.
+    /// Wraps `scaler_create`; nil for an impossible conversion or without the media library (the camera
+    /// service checks for it before any frame).
     init?(_ key: Key) {
-        guard
-            let made = assist_scaler_create(
+        guard let api = try? MediaLibrary.api(),
+            let made = api.scaler_create(
                 Int32(key.sourceWidth), Int32(key.sourceHeight), key.sourceFormat.rawValue, Int32(key.targetWidth),
                 Int32(key.targetHeight), key.targetFormat.rawValue)
         else { return nil }
+        self.api = api
         scaler = made
         self.key = key
     }
 
     deinit {
-        assist_scaler_free(scaler)
+        api.scaler_free(scaler)
     }
 
-    /// Converts `frame` (which must match the key's source) into new storage. Wraps `assist_scaler_run`.
+    /// Converts `frame` (which must match the key's source) into new storage. Wraps `scaler_run`.
     func convert(_ frame: Frame, into storage: FrameStorage? = nil) -> Frame {
         let stride = (key.targetWidth * key.targetFormat.bytesPerPixel + 31) / 32 * 32
         let target =
             storage.flatMap { $0.capacity >= stride * key.targetHeight ? $0 : nil }
             ?? FrameStorage(capacity: stride * key.targetHeight)
-        assist_scaler_run(
+        api.scaler_run(
             scaler, frame.pixels.assumingMemoryBound(to: UInt8.self), Int32(frame.stride),
             target.bytes.assumingMemoryBound(to: UInt8.self), Int32(stride))
         return Frame(

@@ -1,0 +1,57 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// FFmpeg lives in libAssistMedia.so, opened only when a camera is first used.
+@Suite("The media library is loaded with the first camera")
+struct MediaLibraryCLITests {
+    static let photo = "/usr/share/darknet/data/dog.jpg"
+
+    @Test func aCommandWithoutACameraDoesNotLoadFFmpeg() throws {
+        let data = try TemporaryDirectory("assist-media")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        process.arguments = ["events", "--follow", "--data-dir", data.url.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            // SIGKILL: a signal the test runner ignores or blocks would be inherited and keep the child alive.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        var maps = ""
+        for _ in 0..<50 where !maps.contains("libFoundation") {
+            Thread.sleep(forTimeInterval: 0.05)
+            // Read to the end: /proc files report no size, and a sized read stops at the first page.
+            let handle = FileHandle(forReadingAtPath: "/proc/\(process.processIdentifier)/maps")
+            maps = String(decoding: (try? handle?.readToEnd()) ?? Data(), as: UTF8.self)
+            try? handle?.close()
+        }
+        #expect(maps.contains("libFoundation"), "the host is running")
+        #expect(!maps.contains("libavcodec") && !maps.contains("libAssistMedia"), "FFmpeg is not loaded")
+    }
+
+    @Test func aHostWithoutItSaysToReinstallAndTheEnvironmentCanPointAtIt() throws {
+        // The executable alone in a folder: no libAssistMedia.so beside it or in ../lib/assist.
+        let folder = try TemporaryDirectory("assist-lonely")
+        let lonely = folder.path("bin/assist").path
+        try FileManager.default.createDirectory(at: folder.path("bin"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: BuildProducts.assist, toPath: lonely)
+        let share = BuildProducts.packageRoot.appendingPathComponent("share/assist").path
+        let arguments = [
+            "camera", "snapshot", folder.path("out.ppm").path, "--share-dir", share, "--data-dir",
+            folder.path("data").path, "--camera", "image:\(Self.photo)",
+        ]
+        let without = try ProcessRunner.run(lonely, arguments)
+        #expect(without.status != 0)
+        #expect(
+            (without.lines + without.standardError.split(separator: "\n").map(String.init)).contains(
+                "Assist cannot convert camera pictures: its library libAssistMedia.so is missing or broken. Reinstall Assist."
+            ), "\(without)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out.ppm").path))
+
+        let library = BuildProducts.directory.appendingPathComponent("libAssistMedia.so").path
+        let with = try ProcessRunner.run(lonely, arguments, environment: ["ASSIST_MEDIA_LIBRARY": library])
+        #expect(with.status == 0 && with.lines.first?.hasPrefix("Saved a 768x576 picture") == true, "\(with)")
+    }
+}
