@@ -90,29 +90,42 @@ let sender = try HTTPSender()
 // Baseline: the same requests, one connection kept alive, no queue.
 let bare = try seconds { for _ in 0..<jobs { _ = try sender.send(request, idempotencyKey: "k") } }
 
-// The outbox: enqueue everything, then let the worker drain it.
-let store = try OutboxStore(url: work.path("outbox.sqlite"))
-let enqueueing = try seconds { for _ in 0..<jobs { _ = try store.enqueue(owner: "bench", request: request) } }
-let outcomes = Collected<Int64>()
-var logger = Logger(label: "bench")
-logger.logLevel = .error
-let worker = OutboxWorker(store: store, logger: logger) { outcomes.append($0.jobID) }
-let draining = try seconds {
-    try worker.start()
-    _ = outcomes.wait(count: jobs, timeout: 3_600)
+// The outbox: enqueue everything, then let the worker drain it; once from one plugin (its jobs go one at a
+// time, in order), once spread over four plugins (the two senders work side by side).
+func drain(owners: Int, file: String) throws -> (enqueue: Double, drain: Double) {
+    var logger = Logger(label: "bench")
+    logger.logLevel = .error
+    let store = try OutboxStore(url: work.path(file))
+    let enqueueing = try seconds {
+        for index in 0..<jobs { _ = try store.enqueue(owner: "bench-\(index % owners)", request: request) }
+    }
+    let outcomes = Collected<Int64>()
+    let worker = OutboxWorker(store: store, logger: logger) { outcomes.append($0.jobID) }
+    let draining = try seconds {
+        try worker.start()
+        _ = outcomes.wait(count: jobs, timeout: 3_600)
+    }
+    worker.stop()
+    return (enqueueing, draining)
 }
-worker.stop()
+let one = try drain(owners: 1, file: "one.sqlite")
+let four = try drain(owners: 4, file: "four.sqlite")
 print("outbox: \(jobs) small jobs to a loopback server")
 print(
-    String(format: "  enqueue: %.0f jobs/s (%.1f µs each)", Double(jobs) / enqueueing, enqueueing / Double(jobs) * 1e6))
+    String(
+        format: "  enqueue: %.0f jobs/s (%.1f µs each)", Double(jobs) / one.enqueue, one.enqueue / Double(jobs) * 1e6))
 print(
     String(
-        format: "  send through the outbox: %.0f jobs/s (%.0f µs each, stored outcome included)",
-        Double(jobs) / draining, draining / Double(jobs) * 1e6))
+        format: "  send through the outbox, one plugin: %.0f jobs/s (%.0f µs each, stored outcome included)",
+        Double(jobs) / one.drain, one.drain / Double(jobs) * 1e6))
+print(
+    String(
+        format: "  send through the outbox, four plugins: %.0f jobs/s (%.0f µs each)", Double(jobs) / four.drain,
+        four.drain / Double(jobs) * 1e6))
 print(
     String(
         format: "  baseline, bare libcurl sender: %.0f requests/s (%.0f µs each)", Double(jobs) / bare,
         bare / Double(jobs) * 1e6))
-print(String(format: "  ratio outbox/bare: %.2f", draining / bare))
+print(String(format: "  ratio outbox/bare: %.2f one plugin, %.2f four plugins", one.drain / bare, four.drain / bare))
 
 server.stop()
