@@ -112,7 +112,8 @@ let package = Package(
             path: "bench/ReadTextBench"
         ),
         .executableTarget(
-            name: "FindObjectBench", dependencies: ["FindObjectCore", "HostTesting"], path: "bench/FindObjectBench"),
+            name: "FindObjectBench", dependencies: ["FindObjectCore", "ObjectDetection", "HostTesting"],
+            path: "bench/FindObjectBench"),
         .executableTarget(
             name: "OutboxBench",
             dependencies: ["Outbox", "HostTesting", .product(name: "Logging", package: "swift-log")],
@@ -132,8 +133,12 @@ let package = Package(
         .target(name: "ReadTextCore", dependencies: ["PluginKit", "OCR"], path: "Plugins/ReadText/Core"),
         .target(
             name: "FindObjectCore",
-            dependencies: ["PluginKit", "OCR", "CDetector", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Plugins/FindObject/Core"),
+            dependencies: ["PluginKit", "OCR", "ObjectDetection"], path: "Plugins/FindObject/Core"),
+        // The detector find-object and photo-sensor link (docs/detector.md).
+        .target(
+            name: "ObjectDetection",
+            dependencies: ["CDetector", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/Shared/ObjectDetection"),
         .target(
             name: "FindObjectPlugin",
             dependencies: ["FindObjectCore"],
@@ -143,7 +148,7 @@ let package = Package(
         // YOLO through OpenCV DNN (C++ behind a C header); Debian ships no opencv4.pc, hence the flags.
         .target(
             name: "CDetector",
-            path: "Plugins/FindObject/CDetector",
+            path: "Plugins/Shared/CDetector",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
             linkerSettings: [
                 .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
@@ -165,7 +170,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "HostTesting"]),
-        .testTarget(name: "FindObjectCoreTests", dependencies: ["FindObjectCore", "HostTesting"]),
+        .testTarget(name: "FindObjectCoreTests", dependencies: ["FindObjectCore", "ObjectDetection", "HostTesting"]),
         .testTarget(
             name: "OutboxTests",
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]

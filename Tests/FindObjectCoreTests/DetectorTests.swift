@@ -1,6 +1,7 @@
 import FindObjectCore
 import Foundation
 import HostTesting
+import ObjectDetection
 import Testing
 
 @Suite("YOLOv4-tiny through OpenCV DNN on real photos", .serialized)
@@ -36,9 +37,16 @@ struct DetectorTests {
         handle.write(Data("X".utf8))
         try handle.close()
         #expect(!ModelFiles.verify(broken.url.path, cache: cache), "a changed file is hashed again and refused")
-        #expect(throws: FindObjectError.self) {
+        #expect(throws: DetectionError.self) {
             _ = try ModelFiles.locate(share: "/nonexistent/find-object", cache: nil)
         }
+    }
+
+    @Test func theClassNamesAreTheModelsOwn() throws {
+        let names = try ModelFiles.classNames(in: RealPhotos.modelFolder)
+        #expect(names.count == 80 && names.first == "person" && names.last == "toothbrush")
+        #expect(names.contains("pottedplant") && names.contains("tvmonitor"), "Darknet spellings")
+        #expect(throws: DetectionError.self) { _ = try ModelFiles.classNames(in: "/nonexistent") }
     }
 
     @Test func dogBicycleAndTruck() throws {

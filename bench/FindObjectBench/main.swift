@@ -7,6 +7,7 @@
 import FindObjectCore
 import Foundation
 import HostTesting
+import ObjectDetection
 
 let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "") ?? 5
 let assist = ProcessInfo.processInfo.environment["ASSIST"] ?? ".build/release/assist"

@@ -1,5 +1,6 @@
 import Foundation
 import OCR
+import ObjectDetection
 import PluginAPI
 import PluginKit
 
@@ -82,7 +83,9 @@ final class SearchState: @unchecked Sendable {
         case .object:
             let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
             if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
-            detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, data: data, cache: cache))
+            do {
+                detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, data: data, cache: cache))
+            } catch { throw FindObjectError(message: error.message) }
         case .text:
             tracker = Tracker(missPenalty: 2)
             throttle = Throttle(capMilliseconds: 500)

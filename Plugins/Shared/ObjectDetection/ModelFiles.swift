@@ -1,17 +1,16 @@
 import Crypto
 import Foundation
 
-/// Why find-object cannot work: a sentence for the user and what to do.
-public struct FindObjectError: Error, CustomStringConvertible, Sendable {
+/// Why the detector cannot be used: a sentence for the user and what to do.
+public struct DetectionError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public var description: String { message }
 
-    public static let modelMissing = FindObjectError(
+    public static let modelMissing = DetectionError(
         message: "Object model not installed. Install it with 'assist setup models' ('make models' in the source tree)."
     )
-    public static func modelUnusable(_ cause: String) -> FindObjectError {
-        FindObjectError(
-            message: "The object model cannot be loaded: \(cause). Reinstall it with 'assist setup models'.")
+    public static func modelUnusable(_ cause: String) -> DetectionError {
+        DetectionError(message: "The object model cannot be loaded: \(cause). Reinstall it with 'assist setup models'.")
     }
 }
 
@@ -46,7 +45,7 @@ public enum ModelFiles {
 
     /// The first folder holding all three files with the right sizes and hashes; `cache` (a file in the
     /// plugin's data folder) remembers folders already checked.
-    public static func locate(share: String?, data: String? = nil, cache: URL?) throws(FindObjectError) -> String {
+    public static func locate(share: String?, data: String? = nil, cache: URL?) throws(DetectionError) -> String {
         for folder in candidates(share: share, data: data) where verify(folder, cache: cache) { return folder }
         throw .modelMissing
     }
@@ -72,5 +71,15 @@ public enum ModelFiles {
         }
         if let cache { try? stamp.write(to: cache, atomically: true, encoding: .utf8) }
         return true
+    }
+
+    /// The model's class names, one per class id (`coco.names` in `folder`, Darknet spellings).
+    public static func classNames(in folder: String) throws(DetectionError) -> [String] {
+        guard let text = try? String(contentsOfFile: folder + "/coco.names", encoding: .utf8) else {
+            throw .modelMissing
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
     }
 }

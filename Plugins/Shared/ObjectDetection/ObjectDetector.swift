@@ -15,6 +15,11 @@ public struct Detection: Equatable, Sendable {
 
 /// YOLOv4-tiny through OpenCV DNN (find-object.md §1): 416×416 input, confidence 0.25 and NMS IoU 0.45 passed
 /// on every call, 2 threads, warmed up when opened. One thread uses a detector at a time.
+///
+/// A library each detecting plugin links (find-object, photo-sensor), not a host service: the host never
+/// loads OpenCV, plugins that do not detect pay nothing, and a plugin's frames reach its own detector without
+/// crossing the ABI. The cost: two plugins detecting at the same time hold two copies of the network (about
+/// 60 MB each); OpenCV's libraries themselves are shared. See docs/detector.md.
 public final class ObjectDetector {
     private let handle: OpaquePointer
     public static let inputSize = 416
@@ -22,7 +27,7 @@ public final class ObjectDetector {
     public static let overlap: Float = 0.45
 
     /// Opens the model in `directory` (yolov4-tiny.cfg and .weights).
-    public init(directory: String, threads: Int = 2) throws(FindObjectError) {
+    public init(directory: String, threads: Int = 2) throws(DetectionError) {
         var reason: UnsafeMutablePointer<CChar>?
         let folder = URL(fileURLWithPath: directory)
         guard
