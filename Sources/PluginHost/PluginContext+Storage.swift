@@ -3,11 +3,13 @@ import PluginAPI
 import Storage
 
 /// A plugin's open databases and its media store.
-// because: `databases` is guarded by `lock`; the media store is a value
+// because: `databases` and `lastSaid` are guarded by `lock`; the media store is a value
 final class StorageState: @unchecked Sendable {
     let lock = NSLock()
     /// Open databases by name; the handle given to the plugin points at the `DatabaseHandle`.
     var databases: [String: DatabaseHandle] = [:]
+    /// When a full disk or a full quota was last said, by message.
+    var lastSaid: [String: Double] = [:]
 }
 
 /// What an `assist_db *` points at.
@@ -30,6 +32,23 @@ extension PluginContext {
             media: dataFolder.appendingPathComponent("media"),
             cache: hub.paths.cache.appendingPathComponent("plugins").appendingPathComponent(id),
             quotaBytes: megabytes * 1_048_576)
+    }
+
+    /// A full disk or a full quota needs the user: it is said aloud, naming the feature, at most once a minute
+    /// for the same message; the plugin gets the same sentence as its error. Any thread.
+    func sayIfUserMustAct(_ error: StorageError) {
+        guard error.code == .full || error.code == .quota else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        let due = storageState.lock.withLock {
+            if let last = storageState.lastSaid[error.message], now - last < 60 { return false }
+            storageState.lastSaid[error.message] = now
+            return true
+        }
+        guard due else { return }
+        let text = hub.interaction.phrases.text(
+            "storage.trouble", ["feature": manifest.name, "message": error.message])
+        let announcer = hub.interaction.announcer
+        hub.loop.post { announcer.say(text, priority: .important) }
     }
 
     /// Opens (once) the database `name`.

@@ -22,6 +22,7 @@ extension ServiceTables {
                 return error.code == .badRequest || error.code == .unreadableBody ? ASSIST_E_INVALID : ASSIST_E_IO
             } catch let error as StorageError {
                 err?.pointee = strdup(error.message)
+                context.sayIfUserMustAct(error)  // a full disk: the request was not stored
                 return error.code == .badPath ? ASSIST_E_PERMISSION : ASSIST_E_IO
             } catch {
                 err?.pointee = strdup("The outbox cannot store the request: \(error).")

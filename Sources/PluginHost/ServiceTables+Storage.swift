@@ -79,6 +79,7 @@ extension ServiceTables {
             let error = error as? StorageError ?? .io("Storage", cause: "\(error)")
             err?.pointee = strdup(error.message)
             context.logger.debug("storage: \(error.message)")
+            context.sayIfUserMustAct(error)
             switch error.code {
             case .sql: return ASSIST_E_INVALID
             case .badPath: return ASSIST_E_PERMISSION

@@ -67,6 +67,19 @@ package struct MediaStore: Sendable {
     package func reserve(_ additionalBytes: Int64) throws(StorageError) {
         let used = usage()
         guard used + additionalBytes <= quotaBytes else { throw .quota(usedBytes: used, limitBytes: quotaBytes) }
+        // The quota is no promise the disk has room: refuse now rather than fail half-way through a recording.
+        if let free = freeBytes(), additionalBytes > free { throw .diskFull }
+    }
+
+    /// Bytes free to an unprivileged user on the media folder's file system (its nearest existing ancestor).
+    package func freeBytes() -> Int64? {
+        var folder = media
+        while !FileManager.default.fileExists(atPath: folder.path), folder.pathComponents.count > 1 {
+            folder.deleteLastPathComponent()
+        }
+        var stats = statvfs()
+        guard statvfs(folder.path, &stats) == 0 else { return nil }
+        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
     }
 
     /// Moves a media file to the cache (sent, and kept only until space is needed).

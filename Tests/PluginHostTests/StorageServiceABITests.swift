@@ -34,4 +34,31 @@ struct StorageServiceABITests {
                 .posixPermissions] as? Int
         #expect(mode == 0o700)
     }
+
+    @Test func aFullDiskAndAFullQuotaAreSaidOnceAndLoseNothing() throws {
+        let root = try TemporaryDirectory("assist-storage-full")
+        let manifest = CPluginBuilder.manifest(
+            id: "org.test.storage", extra: ["services": ["required": ["assist.storage/1"]]])
+        try CPluginBuilder(root: root.url).build(folder: "storage", manifest: manifest, source: "storage_plugin.c")
+        let host = try TestHost(pluginDirectories: [root.url])
+        let features = host.features
+        let plugin = try #require(features.record(id: "org.test.storage"))
+        let ended = EndRecorder()
+        features.onFeatureEnded = { record, status in ended.record(record.id, status) }
+        host.run(timeoutSeconds: 10, until: { !ended.events.isEmpty }) {
+            _ = features.activate(plugin, arguments: ["full"])
+        }
+        let disk = "The disk is full. Free some space; nothing already stored was lost."
+        let full = try #require(host.output.lines.first { $0.hasPrefix("Full after ") }, "\(host.output.lines)")
+        let kept = try #require(Int(full.split(separator: " ")[2]))
+        #expect(kept > 5 && full == "Full after \(kept) rows: ASSIST_E_IO, \(disk); kept n=\(kept)", "\(full)")
+        let reserve = try #require(host.output.lines.first { $0.hasPrefix("Reserve: ") })
+        #expect(
+            reserve.hasPrefix("Reserve: ASSIST_E_IO then ASSIST_E_IO, This feature's storage is full"), "\(reserve)")
+        let spoken = host.speaker.spoken
+        #expect(spoken.filter { $0 == "Test org.test.storage: \(disk)" }.count == 1, "said once: \(spoken)")
+        #expect(
+            spoken.filter { $0.hasPrefix("Test org.test.storage: This feature's storage is full") }.count == 1,
+            "the second refusal within a minute is not said again: \(spoken)")
+    }
 }

@@ -132,6 +132,19 @@ struct MediaStoreTests {
         #expect(throws: StorageError.self) { try store.reserve(1) }
     }
 
+    @Test func aReservationLargerThanTheFreeDiskIsRefusedWithinTheQuota() throws {
+        let roomy = MediaStore(media: folder.path("data/media"), cache: folder.path("cache"), quotaBytes: 1 << 62)
+        let free = try #require(roomy.freeBytes(), "the media folder's file system reports its free space")
+        #expect(free > 0)
+        try roomy.reserve(min(free / 2, 1 << 20))
+        do {
+            try roomy.reserve(free + (1 << 30))
+            Issue.record("reserved more than the disk holds")
+        } catch {
+            #expect(error.code == .full && error.message.hasPrefix("The disk is full."))
+        }
+    }
+
     @Test(arguments: ["../escape.txt", "/etc/passwd", "a/../../b", "./x", "", "bad\0name"])
     func namesCannotLeaveThePluginsFolder(name: String) {
         #expect(throws: StorageError.self) { try store.create(name) }

@@ -3,6 +3,9 @@
  *   basic      migrate, insert with bound values, read rows back, roll a transaction back, report a SQL
  *              mistake, create media, move it to the cache, refuse a path that leaves the folder
  *   bench N    insert N rows in one transaction and say how long it took in microseconds
+ *   full       insert until the database is full (SQLite's page limit stands in for a full disk: the same
+ *              SQLITE_FULL, without filling the machine's), count what was kept, then reserve media space
+ *              beyond the quota twice
  * Results are said with dialog.say so the test reads them from the printed lines.
  */
 #include "fixture.h"
@@ -114,11 +117,50 @@ static void bench(state *s, long count) {
     say(s, line);
 }
 
+static void full(state *s) {
+    assist_db *db = NULL;
+    char *err = NULL;
+    char line[700];
+    s->storage->open(s->host, "full", &db, NULL);
+    s->storage->exec(s->host, db, "CREATE TABLE IF NOT EXISTS notes (n INTEGER, body BLOB)", NULL, 0, NULL, NULL, NULL, NULL);
+    s->storage->exec(s->host, db, "PRAGMA max_page_count = 12", NULL, 0, NULL, NULL, NULL, NULL);
+    static char body[1000];
+    memset(body, 'x', sizeof body);
+    assist_value params[2];
+    memset(params, 0, sizeof params);
+    params[0].type = ASSIST_VALUE_INT;
+    params[1].type = ASSIST_VALUE_BLOB;
+    params[1].data = body;
+    params[1].size = sizeof body;
+    int kept = 0;
+    assist_status status = ASSIST_OK;
+    for (int i = 0; i < 1000; i++) {
+        params[0].integer = i;
+        status = s->storage->exec(s->host, db, "INSERT INTO notes (n, body) VALUES (?, ?)", params, 2, NULL, NULL, NULL, &err);
+        if (status != ASSIST_OK) break;
+        kept++;
+    }
+    s->rows[0] = '\0';
+    s->storage->exec(s->host, db, "SELECT COUNT(*) AS n FROM notes", NULL, 0, collect, s, NULL, NULL);
+    snprintf(line, sizeof line, "Full after %d rows: %s, %s; kept %s", kept, assist_status_name(status),
+             err ? err : "(no message)", s->rows);
+    say(s, line);
+
+    char *quota = NULL;
+    assist_status over = s->storage->media_reserve(s->host, (int64_t)1 << 60, &quota);
+    assist_status again = s->storage->media_reserve(s->host, (int64_t)1 << 60, NULL);
+    snprintf(line, sizeof line, "Reserve: %s then %s, %s", assist_status_name(over), assist_status_name(again),
+             quota ? quota : "(no message)");
+    say(s, line);
+}
+
 static assist_status start(assist_plugin *p, int32_t argc, const char *const *argv, char **err) {
     state *s = p->plugin_data;
     (void)err;
     if (argc > 0 && strcmp(argv[0], "bench") == 0) {
         bench(s, argc > 1 ? atol(argv[1]) : 100000);
+    } else if (argc > 0 && strcmp(argv[0], "full") == 0) {
+        full(s);
     } else {
         basic(s);
     }
