@@ -161,6 +161,36 @@ struct FindObjectCLITests {
         }
     }
 
+    @Test func aCustomModelsClassIsFoundAfterCOCOsAndItsFolderCanBeChecked() throws {
+        // COCO's network with "dog" renamed "hound", as an admin's custom model; and a second one whose weights
+        // were changed after model.json was written.
+        let models = try TemporaryDirectory("assist-models")
+        let custom = models.path("custom")
+        try CustomModelFixture.make("hounds", in: custom)
+        let broken = try CustomModelFixture.make("broken", in: custom)
+        let handle = try FileHandle(forWritingTo: broken.appendingPathComponent("model.weights"))
+        try handle.seek(toOffset: 1_000)
+        handle.write(Data([0xFF]))
+        try handle.close()
+        let folder = try frames(Array(repeating: 0.18, count: 4))
+        let data = try TemporaryDirectory("assist-find-data")
+        let environment = ["ASSIST_MODELS_DIR": models.url.path]
+        var options = ["run", "--no-speech", "--camera", "dir:\(folder.url.path)", "--camera-fps", "2.5"]
+        options += ["--data-dir", data.url.path, "find-object"]
+        let search = try ProcessRunner.run(BuildProducts.assist, options + ["hound"], environment: environment)
+        #expect(search.lines.first == "Looking for object: hound", "\(search)")
+        let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
+        #expect(guidance.first?["direction"] as? String == "left", "\(guidance)")
+
+        let check = try ProcessRunner.run(BuildProducts.assist, options + ["--check-models"], environment: environment)
+        #expect(check.status != 0)
+        #expect(
+            check.lines == [
+                "The custom model broken cannot be used: model.weights does not have the SHA-256 model.json gives. Fix its folder or remove it.",
+                "The custom model hounds is ready: 80 classes, every file checked.",
+            ], "\(check)")
+    }
+
     @Test func withoutANameItAsksAndOffersTheNumberedList() throws {
         let folder = try frames([0.5, 0.5, 0.5, 0.5])
         let data = try TemporaryDirectory("assist-find-data")

@@ -1,5 +1,6 @@
 import Foundation
 import OCR
+import ObjectDetection
 import PluginAPI
 import PluginKit
 
@@ -34,7 +35,9 @@ public final class FindObject: PluginFeature {
             id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
         host.registerCommand(
             id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
-        if arguments.isEmpty {
+        if arguments == ["--check-models"] {
+            checkModels()
+        } else if arguments.isEmpty {
             askForObject()
         } else if arguments == ["--text"] {
             askForText()
@@ -73,17 +76,40 @@ public final class FindObject: PluginFeature {
         return try resolveObject(query)
     }
 
-    /// The object `query` names, or the sentence saying it is unknown (with the closest names).
+    /// The object `query` names, or the sentence saying it is unknown (with the closest names). COCO's names
+    /// are searched first, then each custom model's (find-object.md §2 and §6).
     func resolveObject(_ query: String) throws(PluginError) -> SearchState.Request {
         let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language)
-        guard let names, let id = names.resolve(query) else {
-            if let item = SearchState.knownGap.first(where: { $0 == query.lowercased() }) {
-                throw PluginError(phrases.text("not-supported", ["item": item]))
-            }
-            let closest = names?.suggestions(for: query).joined(separator: ", ") ?? ""
-            throw PluginError(phrases.text("not-found", ["query": query, "names": closest]))
+        if let names, let id = names.resolve(query) { return .object(classID: id, name: names.mainName(id)) }
+        for found in CustomModel.discover(roots: CustomModel.roots(share: host.shareDirectory)) {
+            guard case .success(let model) = found.result else { continue }
+            let custom = ObjectNames(model: model, language: language)
+            if let id = custom.resolve(query) { return .object(classID: id, name: custom.mainName(id), model: model) }
         }
-        return .object(classID: id, name: names.mainName(id))
+        if let item = SearchState.knownGap.first(where: { $0 == query.lowercased() }) {
+            throw PluginError(phrases.text("not-supported", ["item": item]))
+        }
+        let closest = names?.suggestions(for: query).joined(separator: ", ") ?? ""
+        throw PluginError(phrases.text("not-found", ["query": query, "names": closest]))
+    }
+
+    /// `--check-models`: each custom model's state, for an admin, one line each.
+    func checkModels() {
+        let found = CustomModel.discover(roots: CustomModel.roots(share: host.shareDirectory))
+        if found.isEmpty {
+            host.speak(
+                phrases.text(
+                    "no-custom-models",
+                    ["folders": CustomModel.roots(share: host.shareDirectory).joined(separator: ", ")]))
+        }
+        for (id, result) in found {
+            switch result {
+            case .success(let model):
+                host.speak(phrases.text("custom-model-ok", ["id": id, "count": "\(model.spec.classNames.count)"]))
+            case .failure(let error): host.speak(error.message)
+            }
+        }
+        host.finish(status: found.allSatisfy { (try? $0.result.get()) != nil } ? ASSIST_OK : ASSIST_E_INVALID)
     }
 
     /// The engine is ready: say what is searched and start the pictures.
@@ -94,7 +120,7 @@ public final class FindObject: PluginFeature {
             name: "assist-find-object-search", retain: { host.retainFrame($0) }, release: { host.releaseFrame($0) }
         ) { frame in search.stopped ? 0 : search.process(frame) }
         switch request {
-        case .object(_, let name): host.speak(phrases.text("looking-object", ["name": name]))
+        case .object(_, let name, _): host.speak(phrases.text("looking-object", ["name": name]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))
         }
         // Paused before the engine was ready: the pictures start with resume.

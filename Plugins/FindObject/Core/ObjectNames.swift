@@ -1,4 +1,5 @@
 import Foundation
+import ObjectDetection
 
 /// What a user may call each detectable object, keyed on the model's own class names (the lines of
 /// `coco.names`, Darknet spellings such as `sofa` and `tvmonitor`), with a main name and alternatives per
@@ -28,6 +29,19 @@ public struct ObjectNames: Sendable {
     public init(entries: [Entry], language: String) {
         self.entries = entries
         self.language = language
+    }
+
+    /// A custom model's names: its `names.json` when it has one whose keys are its classes, else each class
+    /// name as the English main name.
+    public init(model: CustomModel, language: String) {
+        let classes = model.spec.classNames
+        if let table = try? ObjectNames(directory: model.folder, language: language),
+            table.entries.map(\.key) == classes
+        {
+            self = table
+        } else {
+            self.init(entries: classes.map { Entry(key: $0, en: [$0], ru: [], zh: []) }, language: language)
+        }
     }
 
     /// Loads `names.json` from `directory`.

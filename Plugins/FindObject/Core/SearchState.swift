@@ -10,7 +10,8 @@ import PluginKit
 // because: `stopped` is guarded by `lock`; the rest is confined to one thread at a time, as described
 final class SearchState: @unchecked Sendable {
     enum Request: Sendable {
-        case object(classID: Int, name: String)
+        /// A class of COCO's model, or of `model` when it is a custom one.
+        case object(classID: Int, name: String, model: CustomModel? = nil)
         case text(String)
     }
 
@@ -62,7 +63,7 @@ final class SearchState: @unchecked Sendable {
 
     private var targetName: String {
         switch request {
-        case .object(_, let name): return name
+        case .object(_, let name, _): return name
         case .text(let query): return query
         case nil: return ""
         }
@@ -80,6 +81,11 @@ final class SearchState: @unchecked Sendable {
     func prepare(_ request: Request, share: String?, data: String?, language: String) throws {
         self.request = request
         switch request {
+        case .object(_, _, let custom?):
+            // Checked when it was found; opened as it is.
+            do { detector = try ObjectDetector(spec: custom.spec) } catch {
+                throw FindObjectError(message: error.message)
+            }
         case .object:
             let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
             if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
@@ -114,7 +120,7 @@ final class SearchState: @unchecked Sendable {
         let height = Int(frame.height)
         let stride = Int(frame.stride.0)
         switch request {
-        case .object(let classID, _):
+        case .object(let classID, _, _):
             guard let detector, frame.fourcc == ASSIST_FOURCC_BGR24 else { return nil }
             let found = detector.detect(bgr: pixels, width: width, height: height, stride: stride, onlyClass: classID)
             let nearest = found.detections.min {

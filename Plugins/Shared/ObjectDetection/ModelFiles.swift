@@ -12,6 +12,10 @@ public struct DetectionError: Error, CustomStringConvertible, Sendable {
     public static func modelUnusable(_ cause: String) -> DetectionError {
         DetectionError(message: "The object model cannot be loaded: \(cause). Reinstall it with 'assist setup models'.")
     }
+    /// A custom model that fails its check: the admin must fix its folder.
+    public static func customModel(_ id: String, _ why: String) -> DetectionError {
+        DetectionError(message: "The custom model \(id) cannot be used: \(why). Fix its folder or remove it.")
+    }
 }
 
 /// The detector's files (find-object.md §1): where they are and whether they are the published ones, by size
@@ -73,9 +77,9 @@ public enum ModelFiles {
         return true
     }
 
-    /// The model's class names, one per class id (`coco.names` in `folder`, Darknet spellings).
-    public static func classNames(in folder: String) throws(DetectionError) -> [String] {
-        guard let text = try? String(contentsOfFile: folder + "/coco.names", encoding: .utf8) else {
+    /// The model's class names, one per class id (`coco.names`, or `file`, in `folder`; Darknet spellings).
+    public static func classNames(in folder: String, file: String = "coco.names") throws(DetectionError) -> [String] {
+        guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else {
             throw .modelMissing
         }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map {

@@ -22,25 +22,25 @@ public struct Detection: Equatable, Sendable {
 /// 60 MB each); OpenCV's libraries themselves are shared. See docs/detector.md.
 public final class ObjectDetector {
     private let handle: OpaquePointer
-    public static let inputSize = 416
-    public static let confidence: Float = 0.25
-    public static let overlap: Float = 0.45
+    public let spec: ModelSpec
 
-    /// Opens the model in `directory` (yolov4-tiny.cfg and .weights).
-    public init(directory: String, threads: Int = 2) throws(DetectionError) {
+    /// Opens COCO's YOLOv4-tiny in `directory` (yolov4-tiny.cfg, .weights and coco.names).
+    public convenience init(directory: String, threads: Int = 2) throws(DetectionError) {
+        try self.init(spec: try ModelSpec.coco(folder: directory), threads: threads)
+    }
+
+    /// Opens the model `spec` describes (COCO's, or a custom one).
+    public init(spec: ModelSpec, threads: Int = 2) throws(DetectionError) {
         var reason: UnsafeMutablePointer<CChar>?
-        let folder = URL(fileURLWithPath: directory)
         guard
-            let handle = assist_det_open(
-                folder.appendingPathComponent("yolov4-tiny.cfg").path,
-                folder.appendingPathComponent("yolov4-tiny.weights").path, Int32(Self.inputSize), Int32(threads),
-                &reason)
+            let handle = assist_det_open(spec.cfg, spec.weights, Int32(spec.inputSize), Int32(threads), &reason)
         else {
             let cause = reason.map { String(cString: $0) } ?? "unknown"
             free(reason)
             throw .modelUnusable(cause)
         }
         self.handle = handle
+        self.spec = spec
     }
 
     deinit { assist_det_close(handle) }
@@ -53,8 +53,8 @@ public final class ObjectDetector {
         var boxes = [assist_det_box](repeating: assist_det_box(), count: maximum)
         var milliseconds = 0.0
         let count = assist_det_run(
-            handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, Self.confidence,
-            Self.overlap, Int32(onlyClass ?? -1), &boxes, Int32(maximum), &milliseconds)
+            handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, spec.confidence,
+            spec.overlap, Int32(onlyClass ?? -1), &boxes, Int32(maximum), &milliseconds)
         guard count > 0 else { return ([], milliseconds) }
         let detections = boxes.prefix(Int(min(count, Int32(maximum)))).map { box in
             Detection(
