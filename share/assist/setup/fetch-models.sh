@@ -5,7 +5,7 @@
 # is downloaded at run time; this, run by `make models` or `assist setup models`, is the only download.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-target="${1:-$here/../models/yolov4-tiny}"
+target="${1:-$(dirname "$here")/models/yolov4-tiny}"
 
 declare -A sums=(
   [yolov4-tiny.weights]=cf9fbfd0f6d4869b35762f56100f50ed05268084078805f0e7989efe5bb8ca87
