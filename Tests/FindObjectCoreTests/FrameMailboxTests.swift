@@ -18,6 +18,16 @@ struct FrameMailboxTests {
             }
         }
         func release() { lock.withLock { held -= 1 } }
+
+        /// A mailbox whose retain and release are counted here.
+        func mailbox(process: @escaping @Sendable (assist_frame) -> Double) -> FrameMailbox {
+            FrameMailbox(
+                name: "test-mailbox",
+                retain: { frame in
+                    self.retain()
+                    return frame
+                }, release: { _ in self.release() }, process: process)
+        }
     }
 
     @Test func aSlowSearchSeesOnlyTheNewestFramesInOrderWithinTheRetainBudget() throws {
@@ -30,13 +40,7 @@ struct FrameMailboxTests {
         }
         let ledger = Ledger()
         let searched = Collected<UInt64>()
-        let mailbox = FrameMailbox(
-            name: "test-mailbox",
-            retain: { frame in
-                ledger.retain()
-                return frame
-            }, release: { _ in ledger.release() }
-        ) { frame in
+        let mailbox = ledger.mailbox { frame in
             searched.append(frame.seq)
             Thread.sleep(forTimeInterval: 0.1)  // a slow search: about 3 frames arrive meanwhile
             return 0
@@ -63,13 +67,7 @@ struct FrameMailboxTests {
         frame.initialize(to: assist_frame())
         let ledger = Ledger()
         let started = DispatchSemaphore(value: 0)
-        let mailbox = FrameMailbox(
-            name: "test-mailbox",
-            retain: { frame in
-                ledger.retain()
-                return frame
-            }, release: { _ in ledger.release() }
-        ) { _ in
+        let mailbox = ledger.mailbox { _ in
             started.signal()
             Thread.sleep(forTimeInterval: 0.3)
             return 400  // a long back-off, which the stop cuts short

@@ -6,7 +6,8 @@ import Testing
 /// A C plugin drives assist.storage/1: a real SQLite file in its data folder and real media files.
 @Suite("Storage service through the ABI")
 struct StorageServiceABITests {
-    @Test func aPluginStoresReadsAndKeepsItsFilesInItsFolder() throws {
+    /// Builds the C fixture, runs it once with `arguments` until it ends, and returns the host.
+    func runStoragePlugin(_ arguments: [String] = []) throws -> TestHost {
         let root = try TemporaryDirectory("assist-storage-abi")
         let manifest = CPluginBuilder.manifest(
             id: "org.test.storage", extra: ["services": ["required": ["assist.storage/1"]]])
@@ -16,7 +17,14 @@ struct StorageServiceABITests {
         let plugin = try #require(features.record(id: "org.test.storage"))
         let ended = EndRecorder()
         features.onFeatureEnded = { record, status in ended.record(record.id, status) }
-        host.run(timeoutSeconds: 10, until: { !ended.events.isEmpty }) { _ = features.activate(plugin) }
+        host.run(timeoutSeconds: 10, until: { !ended.events.isEmpty }) {
+            _ = features.activate(plugin, arguments: arguments)
+        }
+        return host
+    }
+
+    @Test func aPluginStoresReadsAndKeepsItsFilesInItsFolder() throws {
+        let host = try runStoragePlugin()
         let lines = host.output.lines
         #expect(lines.contains("Inserted 1; rows: id=1 label=кружка weight=0.25 photo=(type 4, 3 bytes)"), "\(lines)")
         #expect(
@@ -36,18 +44,7 @@ struct StorageServiceABITests {
     }
 
     @Test func aFullDiskAndAFullQuotaAreSaidOnceAndLoseNothing() throws {
-        let root = try TemporaryDirectory("assist-storage-full")
-        let manifest = CPluginBuilder.manifest(
-            id: "org.test.storage", extra: ["services": ["required": ["assist.storage/1"]]])
-        try CPluginBuilder(root: root.url).build(folder: "storage", manifest: manifest, source: "storage_plugin.c")
-        let host = try TestHost(pluginDirectories: [root.url])
-        let features = host.features
-        let plugin = try #require(features.record(id: "org.test.storage"))
-        let ended = EndRecorder()
-        features.onFeatureEnded = { record, status in ended.record(record.id, status) }
-        host.run(timeoutSeconds: 10, until: { !ended.events.isEmpty }) {
-            _ = features.activate(plugin, arguments: ["full"])
-        }
+        let host = try runStoragePlugin(["full"])
         let disk = "The disk is full. Free some space; nothing already stored was lost."
         let full = try #require(host.output.lines.first { $0.hasPrefix("Full after ") }, "\(host.output.lines)")
         let kept = try #require(Int(full.split(separator: " ")[2]))
