@@ -128,7 +128,8 @@ static int deliver(assist_media *media, uint8_t *bgr, int stride, double *second
     return 1;
 }
 
-static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, double *seconds, char *reason, size_t size) {
+static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, double *seconds, char *reason,
+                             size_t size) {
     for (;;) {
         int status = avcodec_receive_frame(media->codec, media->frame);
         if (status == 0) return deliver(media, bgr, stride, seconds);

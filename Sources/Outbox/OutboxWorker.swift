@@ -2,10 +2,11 @@ import Foundation
 import Logging
 
 /// Sends the outbox's jobs on a few threads of its own (2 by default): the oldest due job first, each
-/// plugin's jobs one at a time and in order, so one plugin's long upload never holds up another's. Transport errors, 5xx and 429 are tried again after a jittered back-off (a `Retry-After`
-/// is honoured) until the job's attempt limit; any other answer is final. While the network is down jobs wait
-/// without spending attempts. Every final outcome is stored before `onOutcome` hears of it.
-// because: the mutable state is guarded by `condition`; the sender is used only on the worker thread
+/// plugin's jobs one at a time and in order, so one plugin's long upload never holds up another's. Transport
+/// errors, 5xx and 429 are tried again after a jittered back-off (a `Retry-After` is honoured) until the job's
+/// attempt limit; any other answer is final. While the network is down jobs wait without spending attempts.
+/// Every final outcome is stored before `onOutcome` hears of it.
+// because: the mutable state is guarded by `condition`; each sender is used only on its own thread
 package final class OutboxWorker: @unchecked Sendable {
     package struct Configuration: Sendable {
         /// The back-off's first ceiling in seconds (30 s in production; tests shorten it).

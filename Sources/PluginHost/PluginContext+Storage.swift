@@ -8,8 +8,8 @@ final class StorageState: @unchecked Sendable {
     let lock = NSLock()
     /// Open databases by name; the handle given to the plugin points at the `DatabaseHandle`.
     var databases: [String: DatabaseHandle] = [:]
-    /// When a full disk or a full quota was last said, by message.
-    var lastSaid: [String: Double] = [:]
+    /// When a full disk or a full quota was last said.
+    var lastSaid: [StorageError.Code: Double] = [:]
 }
 
 /// What an `assist_db *` points at.
@@ -35,13 +35,14 @@ extension PluginContext {
     }
 
     /// A full disk or a full quota needs the user: it is said aloud, naming the feature, at most once a minute
-    /// for the same message; the plugin gets the same sentence as its error. Any thread.
+    /// for each of the two (the quota's figures change as files come and go); the plugin gets the same sentence
+    /// as its error. Any thread.
     func sayIfUserMustAct(_ error: StorageError) {
         guard error.code == .full || error.code == .quota else { return }
         let now = ProcessInfo.processInfo.systemUptime
         let due = storageState.lock.withLock {
-            if let last = storageState.lastSaid[error.message], now - last < 60 { return false }
-            storageState.lastSaid[error.message] = now
+            if let last = storageState.lastSaid[error.code], now - last < 60 { return false }
+            storageState.lastSaid[error.code] = now
             return true
         }
         guard due else { return }

@@ -6,8 +6,8 @@ import PluginAPI
 /// the host's frame thread is never held. At most three frames are retained at once, within the host's budget
 /// of 4: one being searched, one waiting, and for a moment the newest that replaces it.
 /// After a back-off delay the waiting frame is dropped (find-object.md §3).
-// because: `slot`, `running`, `finished` and `replacedCount` are guarded by `condition`; `retain` and `release` are the camera
-// service's, callable from any thread
+// because: `slot`, `running`, `finished` and `replacedCount` are guarded by `condition`; `retain` and
+// `release` are the camera service's, callable from any thread
 public final class FrameMailbox: @unchecked Sendable {
     public typealias Retain = (UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>?
     public typealias Release = (UnsafePointer<assist_frame>) -> Void
