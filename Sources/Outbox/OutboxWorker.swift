@@ -44,7 +44,7 @@ package final class OutboxWorker: @unchecked Sendable {
     private var stopping = false
     /// Senders looking for or sending a job.
     private var busy = 0
-    private var threads: [Thread] = []
+    private var started = false
 
     package init(
         store: OutboxStore, configuration: Configuration = Configuration(), logger: Logger,
@@ -56,24 +56,28 @@ package final class OutboxWorker: @unchecked Sendable {
         self.onOutcome = onOutcome
     }
 
-    /// Starts the sender threads (once). Jobs left in flight by a previous run go back to pending first.
+    /// Starts the sender threads (once; later calls do nothing). Jobs left in flight by a previous run go back
+    /// to pending first, and only then: a job in flight now is never put back while it is being sent.
     package func start() throws(OutboxError) {
+        let first = condition.withLock {
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
         var senders: [HTTPSender] = []
         do {
             try store.recover()
             for _ in 0..<configuration.senders { senders.append(try HTTPSender(limits: configuration.limits)) }
-        } catch let error as OutboxError {
-            throw error
         } catch {
-            throw OutboxError(code: .storage, message: "The outbox cannot start: \(error).", cause: "\(error)")
+            condition.withLock { started = false }
+            throw error as? OutboxError
+                ?? OutboxError(code: .storage, message: "The outbox cannot start: \(error).", cause: "\(error)")
         }
         condition.withLock {
-            guard threads.isEmpty else { return }
             for (index, sender) in senders.enumerated() {
                 let handOver = SenderHandOver(sender: sender)
                 let thread = Thread { [self] in run(handOver.sender) }
                 thread.name = "assist-outbox-\(index + 1)"
-                threads.append(thread)
                 thread.start()
             }
         }

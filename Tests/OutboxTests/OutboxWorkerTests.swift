@@ -100,6 +100,25 @@ struct OutboxWorkerTests {
         #expect(try store.jobs().isEmpty)
     }
 
+    @Test func startingAgainWhileAJobIsInFlightDoesNotSendItTwice() throws {
+        // The host calls start with every enqueue; an earlier bug put the job being sent back to pending, and
+        // the second sender sent it again.
+        let server = try LoopbackHTTPServer { _ in
+            .trickle(status: 201, body: Data(repeating: 0x2E, count: 8), interval: 0.1)
+        }
+        _ = try post(server, "/slow")
+        let worker = worker()
+        try worker.start()
+        defer { worker.stop() }
+        for _ in 0..<200 where server.requests.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        try worker.start()
+        worker.wake()
+        #expect(outcomes.wait(count: 1, timeout: 10))
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(server.requests.count == 1, "\(server.requests.map(\.path))")
+        #expect(outcomes.values.count == 1)
+    }
+
     @Test func finalAnswersAreNotRetriedAndTheAttemptLimitGivesUp() throws {
         let server = try LoopbackHTTPServer { request in
             request.path == "/missing" ? .answer(status: 404, body: Data("no".utf8)) : .answer(status: 503)
