@@ -95,12 +95,10 @@ public final class FindObject: PluginFeature {
 
     /// `--check-models`: each custom model's state, for an admin, one line each.
     func checkModels() {
-        let found = CustomModel.discover(roots: CustomModel.roots(share: host.shareDirectory))
+        let roots = CustomModel.roots(share: host.shareDirectory)
+        let found = CustomModel.discover(roots: roots)
         if found.isEmpty {
-            host.speak(
-                phrases.text(
-                    "no-custom-models",
-                    ["folders": CustomModel.roots(share: host.shareDirectory).joined(separator: ", ")]))
+            host.speak(phrases.text("no-custom-models", ["folders": roots.joined(separator: ", ")]))
         }
         for (id, result) in found {
             switch result {

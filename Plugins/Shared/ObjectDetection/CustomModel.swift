@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A detector an admin adds beside COCO (find-object.md §6): a folder `models/custom/<id>/` (or
@@ -34,13 +33,7 @@ public struct CustomModel: Sendable, Equatable {
 
     /// Where custom models are looked for: `models/custom` beside the share folder, then `/etc/assist/models`.
     public static func roots(share: String?) -> [String] {
-        var roots: [String] = []
-        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] { roots.append(env + "/custom") }
-        if let share {
-            roots.append(
-                URL(fileURLWithPath: share).deletingLastPathComponent().appendingPathComponent("models/custom").path)
-        }
-        return roots + ["/etc/assist/models"]
+        ModelFiles.modelsFolders(share: share).map { $0 + "/custom" } + ["/etc/assist/models"]
     }
 
     /// Every folder with a `model.json` under `roots`, checked: a model, or why it cannot be used.
@@ -80,7 +73,7 @@ public struct CustomModel: Sendable, Equatable {
             throw refuse("model.json gives no sha256 for \(needed)")
         }
         for (name, sum) in description.sha256.sorted(by: { $0.key < $1.key }) {
-            guard !name.contains("/"), let actual = Self.sha256(of: folder + "/" + name) else {
+            guard !name.contains("/"), let actual = ModelFiles.sha256(of: folder + "/" + name) else {
                 throw refuse("\(name) is missing")
             }
             guard actual == sum.lowercased() else { throw refuse("\(name) does not have the SHA-256 model.json gives") }
@@ -93,11 +86,6 @@ public struct CustomModel: Sendable, Equatable {
             cfg: folder + "/" + description.cfg, weights: folder + "/" + description.weights,
             inputSize: description.inputSize, confidence: Float(confidence), overlap: Float(overlap),
             classNames: names)
-    }
-
-    static func sha256(of path: String) -> String? {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -31,20 +31,29 @@ public enum ModelFiles {
     /// data folder (where `assist setup models` puts them for a user who cannot write the share folder), then
     /// the system's. `data` is the plugin's own data folder, `<host data>/plugins/<id>`.
     public static func candidates(share: String?, data: String? = nil) -> [String] {
-        var folders: [String] = []
-        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
-            folders.append(URL(fileURLWithPath: env).appendingPathComponent("yolov4-tiny").path)
-        }
-        if let share {
-            folders.append(
-                URL(fileURLWithPath: share).deletingLastPathComponent().appendingPathComponent("models/yolov4-tiny")
-                    .path)
-        }
+        var folders = modelsFolders(share: share).map { $0 + "/yolov4-tiny" }
         if let data {
             let host = URL(fileURLWithPath: data).deletingLastPathComponent().deletingLastPathComponent()
             folders.append(host.appendingPathComponent("models/yolov4-tiny").path)
         }
         return folders + ["/usr/local/share/assist/models/yolov4-tiny", "/usr/share/assist/models/yolov4-tiny"]
+    }
+
+    /// The models folders a plugin's share folder implies: `$ASSIST_MODELS_DIR`, then `models` beside it.
+    static func modelsFolders(share: String?) -> [String] {
+        var folders: [String] = []
+        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] { folders.append(env) }
+        if let share {
+            folders.append(
+                URL(fileURLWithPath: share).deletingLastPathComponent().appendingPathComponent("models").path)
+        }
+        return folders
+    }
+
+    /// The SHA-256 of the file at `path` in lower-case hex; nil when it cannot be read.
+    static func sha256(of path: String) -> String? {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
+        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The first folder holding all three files with the right sizes and hashes; `cache` (a file in the
@@ -67,12 +76,7 @@ public enum ModelFiles {
         guard stamps.allSatisfy({ $0 != nil }) else { return false }
         let stamp = stamps.compactMap { $0 }.joined(separator: "\n")
         if let cache, (try? String(contentsOf: cache, encoding: .utf8)) == stamp { return true }
-        for file in expected {
-            let url = URL(fileURLWithPath: folder).appendingPathComponent(file.name)
-            guard let data = try? Data(contentsOf: url, options: .alwaysMapped),
-                SHA256.hash(data: data).map({ String(format: "%02x", $0) }).joined() == file.sha256
-            else { return false }
-        }
+        for file in expected where sha256(of: folder + "/" + file.name) != file.sha256 { return false }
         if let cache { try? stamp.write(to: cache, atomically: true, encoding: .utf8) }
         return true
     }
