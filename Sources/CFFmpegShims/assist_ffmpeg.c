@@ -12,6 +12,7 @@ struct assist_media {
     AVPacket *packet;
     AVFrame *frame;
     struct SwsContext *scale;
+    AVFrame *converted; /* swscale's destination: FFmpeg-allocated, aligned and padded */
     int stream;
     int width, height;
     double fps;
@@ -23,7 +24,37 @@ struct assist_scaler {
     struct SwsContext *context;
     int source_height;
     enum AVPixelFormat source_format;
+    AVFrame *converted; /* swscale's destination: FFmpeg-allocated, aligned and padded */
 };
+
+/* swscale writes whole SIMD blocks, so it may write past the last pixel of a row and past the end of a buffer
+ * that is exactly `stride * height` bytes (9 bytes for a 1261-pixel-wide BGR24 picture). It is only ever
+ * given frames that av_frame_get_buffer allocated, whose line sizes are aligned and whose buffers carry
+ * FFmpeg's own padding. `allocate_target` makes one; `copy_out` then copies exactly `width * bytes per pixel`
+ * of each row into the caller's buffer, whose capacity it checks first. */
+static AVFrame *allocate_target(int width, int height, enum AVPixelFormat format) {
+    AVFrame *frame = av_frame_alloc();
+    if (frame == NULL) return NULL;
+    frame->width = width;
+    frame->height = height;
+    frame->format = format;
+    if (av_frame_get_buffer(frame, 64) < 0) av_frame_free(&frame);
+    return frame;
+}
+
+/* The bytes a caller's buffer needs for `height` rows of `row_bytes` at `stride`; 0 when the stride is short. */
+static size_t needed_bytes(int row_bytes, int stride, int height) {
+    if (row_bytes <= 0 || height <= 0 || stride < row_bytes) return 0;
+    return (size_t)stride * (size_t)(height - 1) + (size_t)row_bytes;
+}
+
+static int copy_out(const AVFrame *converted, uint8_t *target, int stride, size_t capacity) {
+    int row_bytes = av_image_get_linesize(converted->format, converted->width, 0);
+    size_t needed = needed_bytes(row_bytes, stride, converted->height);
+    if (needed == 0 || capacity < needed) return AVERROR(EINVAL);
+    av_image_copy_plane(target, stride, converted->data[0], converted->linesize[0], row_bytes, converted->height);
+    return 0;
+}
 
 static int say(char *reason, size_t size, int code, const char *what) {
     if (reason != NULL && size > 0) {
@@ -47,6 +78,7 @@ static enum AVPixelFormat pixel_format(uint32_t fourcc) {
 static void assist_media_close(assist_media *media) {
     if (media == NULL) return;
     sws_freeContext(media->scale);
+    av_frame_free(&media->converted);
     av_frame_free(&media->frame);
     av_packet_free(&media->packet);
     avcodec_free_context(&media->codec);
@@ -113,26 +145,37 @@ static void assist_media_info(const assist_media *media, int *width, int *height
     *fps = media->fps;
 }
 
-/* Converts the decoded frame into BGR24 at the stream's size (a video may change size mid-stream). */
-static int deliver(assist_media *media, uint8_t *bgr, int stride, double *seconds) {
+/* Converts the decoded frame into BGR24 at the stream's size (a video may change size mid-stream) and copies
+ * it into the caller's `bgr`, `stride` bytes a row, `capacity` bytes in all. */
+static int deliver(assist_media *media, uint8_t *bgr, int stride, size_t capacity, double *seconds) {
     AVFrame *frame = media->frame;
     media->scale = sws_getCachedContext(media->scale, frame->width, frame->height, frame->format, media->width,
                                         media->height, AV_PIX_FMT_BGR24, SWS_AREA, NULL, NULL, NULL);
-    if (media->scale == NULL) return AVERROR(EINVAL);
-    uint8_t *planes[4] = {bgr, NULL, NULL, NULL};
-    int strides[4] = {stride, 0, 0, 0};
-    sws_scale(media->scale, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+    if (media->converted == NULL) media->converted = allocate_target(media->width, media->height, AV_PIX_FMT_BGR24);
+    if (media->scale == NULL || media->converted == NULL) {
+        av_frame_unref(frame);
+        return AVERROR(ENOMEM);
+    }
+    sws_scale(media->scale, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height,
+              media->converted->data, media->converted->linesize);
     int64_t pts = frame->best_effort_timestamp;
     *seconds = pts == AV_NOPTS_VALUE ? 0 : (double)pts * media->time_base;
     av_frame_unref(frame);
-    return 1;
+    int status = copy_out(media->converted, bgr, stride, capacity);
+    return status < 0 ? status : 1;
 }
 
-static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, double *seconds, char *reason,
-                             size_t size) {
+static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, size_t capacity, double *seconds,
+                             char *reason, size_t size) {
+    if (needed_bytes(media->width * 3, stride, media->height) == 0 ||
+        capacity < needed_bytes(media->width * 3, stride, media->height))
+        return say(reason, size, AVERROR(EINVAL), "the picture buffer is too small");
     for (;;) {
         int status = avcodec_receive_frame(media->codec, media->frame);
-        if (status == 0) return deliver(media, bgr, stride, seconds);
+        if (status == 0) {
+            status = deliver(media, bgr, stride, capacity, seconds);
+            return status < 0 ? say(reason, size, status, "a picture cannot be converted") : status;
+        }
         if (status == AVERROR_EOF) return 0;
         if (status != AVERROR(EAGAIN)) return say(reason, size, status, "a picture is damaged");
         if (media->draining) return 0;
@@ -161,7 +204,10 @@ static assist_scaler *assist_scaler_create(int source_width, int source_height, 
     if (scaler == NULL) return NULL;
     scaler->context = sws_getContext(source_width, source_height, from, target_width, target_height, to, SWS_AREA,
                                      NULL, NULL, NULL);
-    if (scaler->context == NULL) {
+    scaler->converted = allocate_target(target_width, target_height, to);
+    if (scaler->context == NULL || scaler->converted == NULL) {
+        sws_freeContext(scaler->context);
+        av_frame_free(&scaler->converted);
         av_free(scaler);
         return NULL;
     }
@@ -170,18 +216,19 @@ static assist_scaler *assist_scaler_create(int source_width, int source_height, 
     return scaler;
 }
 
-static void assist_scaler_run(assist_scaler *scaler, const uint8_t *source, int source_stride, uint8_t *target,
-                       int target_stride) {
+static int assist_scaler_run(assist_scaler *scaler, const uint8_t *source, int source_stride, uint8_t *target,
+                             int target_stride, size_t target_capacity) {
     const uint8_t *planes[4] = {source, NULL, NULL, NULL};
     int strides[4] = {source_stride, 0, 0, 0};
-    uint8_t *out[4] = {target, NULL, NULL, NULL};
-    int out_strides[4] = {target_stride, 0, 0, 0};
-    sws_scale(scaler->context, planes, strides, 0, scaler->source_height, out, out_strides);
+    sws_scale(scaler->context, planes, strides, 0, scaler->source_height, scaler->converted->data,
+              scaler->converted->linesize);
+    return copy_out(scaler->converted, target, target_stride, target_capacity);
 }
 
 static void assist_scaler_free(assist_scaler *scaler) {
     if (scaler == NULL) return;
     sws_freeContext(scaler->context);
+    av_frame_free(&scaler->converted);
     av_free(scaler);
 }
 

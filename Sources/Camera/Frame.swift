@@ -8,10 +8,15 @@ package final class FrameStorage: @unchecked Sendable {  // because: immutable o
     /// Bytes allocated.
     package let capacity: Int
 
-    /// Allocates `capacity` bytes, 64-byte aligned for SIMD conversions.
+    /// Bytes allocated past `capacity` and zeroed: SIMD readers such as swscale may read a block past a
+    /// picture's last pixel (FFmpeg's AV_INPUT_BUFFER_PADDING_SIZE). Never counted, never written.
+    package static let readPadding = 64
+
+    /// Allocates `capacity` bytes, 64-byte aligned for SIMD conversions, followed by `readPadding` zeros.
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
-        bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 64)
+        bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity + Self.readPadding, alignment: 64)
+        (bytes + self.capacity).initializeMemory(as: UInt8.self, repeating: 0, count: Self.readPadding)
     }
 
     deinit {

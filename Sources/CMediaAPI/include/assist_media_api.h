@@ -17,7 +17,9 @@
 typedef struct assist_media assist_media;
 typedef struct assist_scaler assist_scaler;
 
-#define ASSIST_MEDIA_API_VERSION 1
+/* 2: media_next and scaler_run take the target buffer's capacity and never write past it (1 let swscale
+ * write up to a SIMD block past a tightly packed buffer). */
+#define ASSIST_MEDIA_API_VERSION 2
 
 typedef struct assist_media_api {
     /** ASSIST_MEDIA_API_VERSION of the library. */
@@ -27,17 +29,20 @@ typedef struct assist_media_api {
     int (*media_open)(const char *path, assist_media **out, char *reason, size_t reason_size);
     /** The picture size and the stream's frame rate (0 when unknown, as for a still image). */
     void (*media_info)(const assist_media *media, int *width, int *height, double *fps);
-    /** Decodes the next picture into `bgr` (BGR24, `stride` bytes per row). Returns 1 with the picture's time
-        in seconds, 0 at the end, or a negative code with a reason. */
-    int (*media_next)(assist_media *media, uint8_t *bgr, int stride, double *seconds, char *reason,
+    /** Decodes the next picture into `bgr` (BGR24, `stride` >= width * 3 bytes per row, `capacity` >=
+        stride * (height - 1) + width * 3 bytes; nothing past the last pixel is written). Returns 1 with the
+        picture's time in seconds, 0 at the end, or a negative code with a reason (a short buffer among them). */
+    int (*media_next)(assist_media *media, uint8_t *bgr, int stride, size_t capacity, double *seconds, char *reason,
                       size_t reason_size);
     void (*media_close)(assist_media *media);
     /** A converter from one size and format to another (area averaging when shrinking). NULL when a format
         is not one of ASSIST_PIX_*. */
     assist_scaler *(*scaler_create)(int source_width, int source_height, uint32_t source_format, int target_width,
                                     int target_height, uint32_t target_format);
-    void (*scaler_run)(assist_scaler *scaler, const uint8_t *source, int source_stride, uint8_t *target,
-                       int target_stride);
+    /** Converts one picture; the source must be readable for `source_stride` * height bytes. The target
+        follows media_next's rule; nothing past its last pixel is written. 0, or negative for a short target. */
+    int (*scaler_run)(assist_scaler *scaler, const uint8_t *source, int source_stride, uint8_t *target,
+                      int target_stride, size_t target_capacity);
     void (*scaler_free)(assist_scaler *scaler);
 } assist_media_api;
 

@@ -37,17 +37,25 @@ final class MediaFile {
         api.media_close(media)
     }
 
-    /// The next picture as BGR24 and its time in seconds; nil at the end. Wraps `media_next`.
+    /// The next picture as BGR24, tightly packed, and its time in seconds; nil at the end.
     func nextPicture() throws -> (FrameStorage, Double)? {
-        let stride = width * 3
-        let storage = FrameStorage(capacity: stride * height)
+        let storage = FrameStorage(capacity: width * 3 * height)
+        guard let seconds = try nextPicture(into: storage.bytes, stride: width * 3, capacity: storage.capacity) else {
+            return nil
+        }
+        return (storage, seconds)
+    }
+
+    /// Decodes the next picture into `bytes` (`stride` bytes a row, `capacity` in all; nothing past the last
+    /// pixel is written) and returns its time in seconds; nil at the end. Wraps `media_next`.
+    func nextPicture(into bytes: UnsafeMutableRawPointer, stride: Int, capacity: Int) throws -> Double? {
         var seconds = 0.0
         var reason = [CChar](repeating: 0, count: 256)
         let status = api.media_next(
-            media, storage.bytes.assumingMemoryBound(to: UInt8.self), Int32(stride), &seconds, &reason, reason.count)
+            media, bytes.assumingMemoryBound(to: UInt8.self), Int32(stride), capacity, &seconds, &reason, reason.count)
         if status == 0 { return nil }
         guard status > 0 else { throw CameraError.badFile(url.path, reason: Self.text(reason)) }
-        return (storage, seconds)
+        return seconds
     }
 
     private static func text(_ reason: [CChar]) -> String {
@@ -89,18 +97,25 @@ final class Scaler {
         api.scaler_free(scaler)
     }
 
-    /// Converts `frame` (which must match the key's source) into new storage. Wraps `scaler_run`.
+    /// Converts `frame` (which must match the key's source) into new storage.
     func convert(_ frame: Frame, into storage: FrameStorage? = nil) -> Frame {
         let stride = (key.targetWidth * key.targetFormat.bytesPerPixel + 31) / 32 * 32
         let target =
             storage.flatMap { $0.capacity >= stride * key.targetHeight ? $0 : nil }
             ?? FrameStorage(capacity: stride * key.targetHeight)
-        api.scaler_run(
-            scaler, frame.pixels.assumingMemoryBound(to: UInt8.self), Int32(frame.stride),
-            target.bytes.assumingMemoryBound(to: UInt8.self), Int32(stride))
+        // Cannot fail: the target holds stride * height bytes, more than `run` asks for.
+        _ = run(frame, into: target.bytes, stride: stride, capacity: target.capacity)
         return Frame(
             storage: target, format: key.targetFormat, width: key.targetWidth, height: key.targetHeight,
             stride: stride, timestampNs: frame.timestampNs, sequence: frame.sequence)
+    }
+
+    /// Converts `frame` into `bytes` (`stride` bytes a row, `capacity` in all; nothing past the last pixel is
+    /// written). False when the target is too small. Wraps `scaler_run`.
+    func run(_ frame: Frame, into bytes: UnsafeMutableRawPointer, stride: Int, capacity: Int) -> Bool {
+        api.scaler_run(
+            scaler, frame.pixels.assumingMemoryBound(to: UInt8.self), Int32(frame.stride),
+            bytes.assumingMemoryBound(to: UInt8.self), Int32(stride), capacity) == 0
     }
 }
 
