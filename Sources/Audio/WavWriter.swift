@@ -16,8 +16,12 @@ package final class WavWriter: @unchecked Sendable {
     package init(url: URL, format: AudioFormat) throws {
         do {
             try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            // A recording of a voice, or of everything read aloud: the owner's alone.
+            guard
+                FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            else {
                 throw CocoaError(.fileWriteNoPermission)
             }
             handle = try FileHandle(forWritingTo: url)

@@ -42,6 +42,12 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         setenv("OMP_THREAD_LIMIT", "1", 0)
 
         paths = HostPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
+        // Private from the start (recordings, answers, speech), and tightened once where an older version was not.
+        for folder in [paths.data, paths.cache] {
+            do { try HostPaths.makePrivate(folder) } catch {
+                logger.warning("\(folder.path) cannot be made private: \(error.localizedDescription)")
+            }
+        }
         settings = SettingsStore()
         for problem in settings.loadStandardFiles(explicit: options.config) {
             throw CLIFailure(message: "The config file cannot be read: \(problem).")

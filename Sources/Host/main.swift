@@ -3,6 +3,9 @@ import Foundation
 
 // Parses the command line and runs it. Every mistake prints one line saying what is wrong and what to
 // do, and exits non-zero; exit codes are listed in `Assist.discussion`.
+// Everything the host and its plugins create is theirs alone unless they say otherwise: recordings, answers,
+// databases and the speech log must never be readable by other users (doctor warns about them).
+umask(0o077)
 do {
     var command = try Assist.parseAsRoot()
     try command.run()

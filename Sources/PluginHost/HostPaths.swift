@@ -72,4 +72,43 @@ package struct HostPaths: Sendable {
         try FileManager.default.createDirectory(
             at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
+
+    /// The file that marks a folder whose tree `makePrivate` has already tightened.
+    static let privateStamp = ".private-files-v1"
+
+    /// Creates `url` (mode 0700) and makes it private: the folder itself always, and once per folder (a stamp
+    /// file remembers) everything below it that an older version left readable by others: folders become
+    /// 0700, files lose their group and other bits. Links are not followed. Returns how many were tightened.
+    @discardableResult
+    package static func makePrivate(_ url: URL) throws -> Int {
+        try ensurePrivateDirectory(url)
+        var tightened = tighten(url.path, directory: true) ? 1 : 0
+        let stamp = url.appendingPathComponent(privateStamp)
+        guard !FileManager.default.fileExists(atPath: stamp.path) else { return tightened }
+        for path in openItems(below: url) where tighten(path.path, directory: path.isDirectory) { tightened += 1 }
+        FileManager.default.createFile(
+            atPath: stamp.path, contents: Data("folders 0700, files 0600\n".utf8),
+            attributes: [.posixPermissions: 0o600])
+        return tightened
+    }
+
+    /// The items below `url` (links not followed) that others can read, write or enter.
+    package static func openItems(below url: URL) -> [(path: String, isDirectory: Bool, mode: mode_t)] {
+        guard let walker = FileManager.default.enumerator(atPath: url.path) else { return [] }
+        var found: [(path: String, isDirectory: Bool, mode: mode_t)] = []
+        while let relative = walker.nextObject() as? String {
+            let path = url.appendingPathComponent(relative).path
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFLNK, info.st_mode & 0o077 != 0 else { continue }
+            found.append((path, info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o7777))
+        }
+        return found
+    }
+
+    /// Removes group and other permissions from `path` (a folder gets exactly 0700); true when it changed.
+    private static func tighten(_ path: String, directory: Bool) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFLNK, info.st_mode & 0o077 != 0 else { return false }
+        return chmod(path, directory ? 0o700 : info.st_mode & 0o700) == 0
+    }
 }

@@ -51,7 +51,8 @@ package struct MediaStore: Sendable {
         guard used < quotaBytes else { throw .quota(usedBytes: used, limitBytes: quotaBytes) }
         do {
             try FileManager.default.createDirectory(
-                at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                at: target.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .io("Creating a folder", cause: "\(error.localizedDescription)")
         }
@@ -89,7 +90,8 @@ package struct MediaStore: Sendable {
         guard FileManager.default.fileExists(atPath: source.path) else { throw .missing(name) }
         do {
             try FileManager.default.createDirectory(
-                at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                at: target.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
             try FileManager.default.moveItem(at: source, to: target)
         } catch {

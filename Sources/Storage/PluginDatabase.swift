@@ -16,10 +16,14 @@ package final class PluginDatabase: @unchecked Sendable {
     package init(url: URL) throws(StorageError) {
         do {
             try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .io("Creating \(url.deletingLastPathComponent().path)", cause: error.localizedDescription)
         }
+        // SQLite gives its -wal and -shm files the database file's mode, so the file is made 0600 first.
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
         connection = try SQLiteConnection(path: url.path)
         self.url = url
     }

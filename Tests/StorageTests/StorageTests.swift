@@ -22,6 +22,20 @@ struct PluginDatabaseTests {
         return result
     }
 
+    /// The test process keeps the usual umask (022): the modes come from the code, not from the host's umask.
+    @Test func theDatabaseAndItsJournalFilesAreTheOwnersAlone() throws {
+        try database.execute("CREATE TABLE t (i INTEGER)")
+        try database.execute("INSERT INTO t VALUES (1)")
+        let manager = FileManager.default
+        let folderMode = try manager.attributesOfItem(atPath: folder.path("plugin").path)[.posixPermissions] as? Int
+        #expect(folderMode == 0o700)
+        for name in ["main.sqlite", "main.sqlite-wal", "main.sqlite-shm"] {
+            let path = folder.path("plugin/\(name)").path
+            let mode = try #require(try manager.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            #expect(mode == 0o600, "\(name) is \(String(mode, radix: 8))")
+        }
+    }
+
     @Test func boundParametersRoundTripEveryType() throws {
         try database.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n)")
         let changed = try database.execute(

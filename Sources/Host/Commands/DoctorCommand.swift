@@ -94,6 +94,14 @@ struct HealthChecks {
                 detail: "\(paths.data.path) is readable by other users (mode \(String(mode, radix: 8)))",
                 fix: "run 'chmod 700 \(paths.data.path)'")
         }
+        let open = HostPaths.openItems(below: paths.data)
+        if let first = open.first {
+            return HealthResult(
+                level: .warning, subject: "data folder",
+                detail: "\(open.count) item(s) in it are readable by other users, such as \(first.path) (mode "
+                    + "\(String(first.mode, radix: 8)))",
+                fix: "run 'chmod -R go-rwx \(paths.data.path)'")
+        }
         return HealthResult(level: .ok, subject: "data folder", detail: "\(paths.data.path), private")
     }
 
