@@ -175,7 +175,7 @@ let package = Package(
             name: "OutboxTests",
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox"]),
+        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
         .testTarget(
             name: "ReadTextCoreTests", dependencies: ["ReadTextCore", "OCR", "HostTesting"],

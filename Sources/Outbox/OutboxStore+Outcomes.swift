@@ -56,8 +56,13 @@ extension OutboxStore {
 
     /// Stores `outcome` and removes its job, in one transaction.
     func store(_ outcome: Outcome) throws(StorageError) {
+        try database.transaction { () throws(StorageError) in try insert(outcome) }
+    }
+
+    /// Stores `outcome` and removes its job, inside the caller's transaction.
+    func insert(_ outcome: Outcome) throws(StorageError) {
         let headers = String(decoding: (try? JSONEncoder().encode(outcome.headers)) ?? Data("[]".utf8), as: UTF8.self)
-        try database.transaction { () throws(StorageError) in
+        do {
             try database.execute(
                 """
                 INSERT OR REPLACE INTO outcomes (job_id, owner, status, headers, body, error, tag, truncated)
@@ -70,6 +75,23 @@ extension OutboxStore {
                 ])
             try database.execute("DELETE FROM jobs WHERE id = ?", arguments: [.integer(outcome.jobID)])
         }
+    }
+
+    /// Jobs whose stored request cannot be decoded (a damaged row), for `assist outbox`; the next send turns
+    /// each into a failed outcome.
+    package func unreadableJobs() throws(StorageError) -> [(id: Int64, owner: String)] {
+        var found: [(id: Int64, owner: String)] = []
+        try database.execute(
+            "SELECT id, owner, request, attempts, max_attempts, idempotency_key FROM jobs ORDER BY id"
+        ) { _, values in
+            if Self.job(values) == nil, case .integer(let id) = values.first {
+                var owner = "unknown"
+                if case .text(let text) = values[1] { owner = text }
+                found.append((id, owner))
+            }
+            return true
+        }
+        return found
     }
 
     private static func outcome(_ values: [SQLValue]) -> Outcome? {

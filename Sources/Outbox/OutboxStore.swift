@@ -65,24 +65,45 @@ package final class OutboxStore: Sendable {
         try database.execute("UPDATE jobs SET state = 'pending' WHERE state = 'in_flight'")
     }
 
-    /// The oldest pending job due at `now` (seconds since 1970), marked in flight; nil when none is due.
-    package func takeNext(now: Double) throws(StorageError) -> Job? {
+    /// Why a stored job that cannot be decoded leaves the outbox.
+    package static let unreadableReason = "the stored upload is damaged and cannot be read, so it was not sent"
+
+    /// The oldest pending job due at `now` (seconds since 1970), marked in flight; nil when none is due. A job
+    /// that cannot be decoded (a damaged row) never blocks the others: it leaves at once with a failed outcome,
+    /// handed to `onUnreadable` after the transaction, and the next job is looked at.
+    package func takeNext(
+        now: Double, onUnreadable: (Outcome) -> Void = { _ in }
+    ) throws(StorageError) -> Job? {
+        var unreadable: [Outcome] = []
+        defer { unreadable.forEach(onUnreadable) }
         // One transaction holding the connection: two senders never take the same job.
-        try database.transaction { () throws(StorageError) -> Job? in
-            var job: Job?
-            try database.execute(
-                """
-                SELECT id, owner, request, attempts, max_attempts, idempotency_key FROM jobs
-                WHERE state = 'pending' AND next_try_at <= ? AND \(Self.isHead) ORDER BY id LIMIT 1
-                """, arguments: [.real(now)]
-            ) { _, values in
-                job = Self.job(values)
-                return false
+        return try database.transaction { () throws(StorageError) -> Job? in
+            while true {
+                var row: [SQLValue]?
+                try database.execute(
+                    """
+                    SELECT id, owner, request, attempts, max_attempts, idempotency_key FROM jobs
+                    WHERE state = 'pending' AND next_try_at <= ? AND \(Self.isHead) ORDER BY id LIMIT 1
+                    """, arguments: [.real(now)]
+                ) { _, values in
+                    row = values
+                    return false
+                }
+                guard let row else { return nil }
+                if let job = Self.job(row) {
+                    try database.execute(
+                        "UPDATE jobs SET state = 'in_flight' WHERE id = ?", arguments: [.integer(job.id)])
+                    return job
+                }
+                guard case .integer(let id) = row[0] else { return nil }
+                var owner = "unknown"
+                if case .text(let text) = row[1] { owner = text }
+                let outcome = Outcome(
+                    jobID: id, owner: owner, status: nil, headers: [], body: Data(), error: Self.unreadableReason,
+                    tag: nil, truncated: false)
+                try insert(outcome)
+                unreadable.append(outcome)
             }
-            if let job {
-                try database.execute("UPDATE jobs SET state = 'in_flight' WHERE id = ?", arguments: [.integer(job.id)])
-            }
-            return job
         }
     }
 

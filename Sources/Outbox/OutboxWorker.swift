@@ -124,7 +124,12 @@ package final class OutboxWorker: @unchecked Sendable {
             var sent = false
             if !stop {
                 do {
-                    if let job = try store.takeNext(now: Date().timeIntervalSince1970) {
+                    let taken = try store.takeNext(now: Date().timeIntervalSince1970) { outcome in
+                        logger.error(
+                            "outbox: job \(outcome.jobID) of \(outcome.owner): \(OutboxStore.unreadableReason)")
+                        onOutcome(outcome)
+                    }
+                    if let job = taken {
                         try handle(job, sender: sender)
                         sent = true
                     }

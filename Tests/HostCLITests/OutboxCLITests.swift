@@ -1,6 +1,7 @@
 import Foundation
 import HostTesting
 import Outbox
+import Storage
 import Testing
 
 /// The outbox survives `kill -9` in the middle of an upload: the next run sends the job again with the same
@@ -76,5 +77,36 @@ struct OutboxCLITests {
                 )
             })
         #expect(run.lines.last == "Everything was sent.")
+    }
+
+    @Test func aDamagedJobBecomesAFailedOutcomeAndTheRestFlow() throws {
+        let data = try TemporaryDirectory("assist-outbox-damaged")
+        let server = try LoopbackHTTPServer { _ in .answer(status: 200) }
+        let store = try OutboxStore(url: data.path("outbox.sqlite"))
+        let damaged = try store.enqueue(
+            owner: "org.test.survey", request: OutboxRequest(method: "POST", url: server.baseURL + "/damaged"))
+        _ = try store.enqueue(
+            owner: "org.test.survey", request: OutboxRequest(method: "POST", url: server.baseURL + "/after"))
+        _ = try store.enqueue(
+            owner: "org.test.photos", request: OutboxRequest(method: "POST", url: server.baseURL + "/photos"))
+        // What a torn write or another program could leave: a request that is not the JSON the outbox wrote.
+        try PluginDatabase(url: data.path("outbox.sqlite")).execute(
+            "UPDATE jobs SET request = '{\"method\":' || CAST(X'FF' AS TEXT) WHERE id = ?",
+            arguments: [.integer(damaged)])
+
+        let listing = try ProcessRunner.run(BuildProducts.assist, ["outbox", "--data-dir", data.url.path])
+        #expect(listing.lines.first == "3 waiting:", "\(listing.standardOutput)")
+        #expect(listing.lines.contains { $0.hasPrefix("\(damaged) org.test.survey: damaged and cannot be read") })
+
+        let started = Date()
+        let run = try ProcessRunner.run(
+            BuildProducts.assist, ["outbox", "send", "--timeout", "20", "--data-dir", data.url.path])
+        #expect(run.status == 0 && run.lines.last == "Everything was sent.", "\(run)")
+        #expect(Date().timeIntervalSince(started) < 10, "no waiting for the timeout")
+        #expect(Set(server.requests.map(\.path)) == ["/after", "/photos"], "everything behind the damaged job went")
+        let outcome = try #require(try store.outcomes(owner: "org.test.survey").first)
+        #expect(outcome.jobID == damaged && outcome.status == nil)
+        #expect(outcome.error == OutboxStore.unreadableReason)
+        #expect(run.lines.contains { $0.contains("org.test.survey") && $0.contains("damaged") }, "said: \(run)")
     }
 }

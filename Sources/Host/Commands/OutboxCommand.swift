@@ -20,8 +20,15 @@ struct OutboxCommand: ParsableCommand {
             let session = try HostSession(options: global, interactive: false, speaks: false)
             let store = try session.hub.outbox.store()
             let jobs = try store.jobs()
+            let damaged = try store.unreadableJobs()
             let output = StandardOutput()
-            output.writeLine(jobs.isEmpty ? "The outbox is empty." : "\(jobs.count) waiting:")
+            let count = jobs.count + damaged.count
+            output.writeLine(count == 0 ? "The outbox is empty." : "\(count) waiting:")
+            for entry in damaged {
+                output.writeLine(
+                    "\(entry.id) \(entry.owner): damaged and cannot be read; 'assist outbox send' sets it aside as "
+                        + "failed so the rest can go")
+            }
             let now = Date().timeIntervalSince1970
             for entry in jobs {
                 var line = "\(entry.job.id) \(entry.job.owner) \(entry.job.request.loggable)"
