@@ -45,6 +45,24 @@ package final class EventJournal: Sendable {
         try? handle.write(contentsOf: Data(line.utf8))
     }
 
+    /// The well-formed events in `data` (lines of the journal), whose name starts with `prefix`, and how many
+    /// lines were damaged: not UTF-8, not a JSON object, or without a string `name`. Blank lines are neither.
+    package static func parse(_ data: Data, prefix: String = "") -> (lines: [String], skipped: Int) {
+        var lines: [String] = []
+        var skipped = 0
+        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            guard let text = String(validating: raw, as: UTF8.self),
+                let object = try? JSONSerialization.jsonObject(with: Data(raw)) as? [String: Any],
+                let name = object["name"] as? String
+            else {
+                if raw.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\r") }) { skipped += 1 }
+                continue
+            }
+            if name.hasPrefix(prefix) { lines.append(text) }
+        }
+        return (lines, skipped)
+    }
+
     /// Waits until every event published so far is written (tests, shutdown).
     package func flush() {
         queue.sync {}

@@ -41,4 +41,25 @@ struct EventsTests {
             .split(separator: "\n")
         #expect(followed.count == 2 && followed.allSatisfy { $0.contains("assist.plugin.") }, "\(followed)")
     }
+
+    @Test func damagedLinesAreSkippedAndCountedAndGoodOnesPrinted() throws {
+        let folder = try TemporaryDirectory("assist-events-damaged")
+        let good = #"{"time":"2026-01-01T00:00:00Z","name":"assist.host.started","payload":{}}"#
+        let other = #"{"time":"2026-01-01T00:00:01Z","name":"org.test.thing","payload":{"n":1}}"#
+        var journal = Data((good + "\n").utf8)
+        journal.append(contentsOf: [0x7B, 0x22, 0xFF, 0x22, 0x7D, 0x0A])  // {"<invalid UTF-8>"}
+        journal.append(Data(repeating: 0, count: 300))  // NUL bytes, as a crash mid-write can leave
+        journal.append(Data("\nnot json\n[1,2]\n{\"name\":5}\n\n".utf8))
+        journal.append(Data((other + "\n").utf8))
+        try journal.write(to: folder.path("events.jsonl"))
+        let result = try ProcessRunner.run(
+            BuildProducts.assist, ["events"], environment: ["ASSIST_DATA_DIR": folder.url.path])
+        #expect(result.status == 0)
+        #expect(result.lines == [good, other], "\(result.standardOutput)")
+        #expect(!result.standardOutput.contains("\u{0}"))
+        #expect(result.standardError.hasSuffix("5 damaged lines were skipped in \(folder.path("events.jsonl").path).\n"))
+        let filtered = try ProcessRunner.run(
+            BuildProducts.assist, ["events", "--prefix", "org."], environment: ["ASSIST_DATA_DIR": folder.url.path])
+        #expect(filtered.lines == [other])
+    }
 }

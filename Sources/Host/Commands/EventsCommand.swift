@@ -25,10 +25,12 @@ struct EventsCommand: ParsableCommand {
         let url = paths.data.appendingPathComponent("events.jsonl")
         let output = StandardOutput()
         var offset: UInt64 = 0
-        if let text = try? String(contentsOf: url, encoding: .utf8) {
-            let lines = text.split(separator: "\n").filter(matches)
-            lines.suffix(max(0, last)).forEach { output.writeLine(String($0)) }
-            offset = UInt64(text.utf8.count)
+        if let data = try? Data(contentsOf: url) {
+            let complete = Self.completeLines(data)
+            let read = EventJournal.parse(complete, prefix: prefix)
+            read.lines.suffix(max(0, last)).forEach { output.writeLine($0) }
+            report(skipped: read.skipped, in: url)
+            offset = UInt64(complete.count)
         }
         guard follow else { return }
         while true {
@@ -39,17 +41,24 @@ struct EventsCommand: ParsableCommand {
                 try? handle.seek(toOffset: offset)
                 let data = (try? handle.readToEnd()) ?? Data()
                 try? handle.close()
-                let complete = data.lastIndex(of: UInt8(ascii: "\n")).map { data.prefix(through: $0) } ?? Data()
+                let complete = Self.completeLines(data)
                 offset += UInt64(complete.count)
-                String(decoding: complete, as: UTF8.self).split(separator: "\n").filter(matches).forEach {
-                    output.writeLine(String($0))
-                }
+                let read = EventJournal.parse(complete, prefix: prefix)
+                read.lines.forEach { output.writeLine($0) }
+                report(skipped: read.skipped, in: url)
             }
             usleep(200_000)
         }
     }
 
-    private func matches(_ line: Substring) -> Bool {
-        prefix.isEmpty || line.contains(#""name":"\#(prefix)"#)
+    /// `data` up to and including its last newline: a line still being written waits for the next look.
+    private static func completeLines(_ data: Data) -> Data {
+        data.lastIndex(of: UInt8(ascii: "\n")).map { data.prefix(through: $0) } ?? Data()
+    }
+
+    private func report(skipped: Int, in url: URL) {
+        guard skipped > 0 else { return }
+        FileHandle.standardError.write(
+            Data("\(skipped) damaged line\(skipped == 1 ? " was" : "s were") skipped in \(url.path).\n".utf8))
     }
 }
