@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Interaction
 
 // Parses the command line and runs it. Every mistake prints one line saying what is wrong and what to
 // do, and exits non-zero; exit codes are listed in `Assist.discussion`.
@@ -12,7 +13,7 @@ do {
 } catch let code as ExitCode {
     exit(code.rawValue)
 } catch let failure as CLIFailure {
-    FileHandle.standardError.write(Data((failure.message + "\n").utf8))
+    FileHandle.standardError.write(Data((PlainText.message(failure.message) + "\n").utf8))
     exit(failure.exitCode)
 } catch {
     let code = Assist.exitCode(for: error)
@@ -22,6 +23,7 @@ do {
     }
     var message = Assist.message(for: error).split(separator: "\n").first.map(String.init) ?? "Invalid command line"
     while message.hasSuffix(".") { message.removeLast() }
-    FileHandle.standardError.write(Data("\(message). Run 'assist --help' for the commands.\n".utf8))
+    FileHandle.standardError.write(
+        Data("\(PlainText.message(message)). Run 'assist --help' for the commands.\n".utf8))
     exit(code.rawValue)
 }

@@ -20,7 +20,7 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
 
     /// Prints and speaks `text`. Empty text is ignored. Any thread.
     package func say(_ text: String, priority: SpeechPriority = .message, remember: Bool = true) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return }
         if remember {
             lock.lock()
@@ -62,8 +62,9 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
 package struct StandardOutput: LineOutput {
     package init() {}
 
+    /// Writes `line` (cleaned of control characters, see `PlainText`) and a newline.
     package func writeLine(_ line: String) {
-        let data = Array((line + "\n").utf8)
+        let data = Array((PlainText.clean(line) + "\n").utf8)
         data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0

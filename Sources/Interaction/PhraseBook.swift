@@ -35,7 +35,11 @@ package final class PhraseBook: @unchecked Sendable {
         self.onMissing = { _, _ in }
     }
 
-    /// The phrase for `key` with `{name}` placeholders replaced from `values`.
+    /// The longest value a placeholder takes whole (a list of ten matching names fits).
+    static let valueLimit = 240
+
+    /// The phrase for `key` with `{name}` placeholders replaced from `values`, each cleaned and shortened
+    /// (`PlainText.value`).
     package func text(_ key: String, _ values: [String: String] = [:]) -> String {
         var phrase: String
         if let found = primary[key] {
@@ -45,7 +49,7 @@ package final class PhraseBook: @unchecked Sendable {
             phrase = english[key] ?? key
         }
         for (name, value) in values {
-            phrase = phrase.replacingOccurrences(of: "{\(name)}", with: value)
+            phrase = phrase.replacingOccurrences(of: "{\(name)}", with: PlainText.value(value, limit: Self.valueLimit))
         }
         return phrase
     }

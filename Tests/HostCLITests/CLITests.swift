@@ -54,6 +54,19 @@ struct CLITests {
         #expect(result.standardError == "There is no plugin called asist.clok. Did you mean assist.clock?\n")
     }
 
+    @Test func typedNamesAreNeverEchoedRawOrWhole() throws {
+        let escape = try assist(["run", "cl\u{1B}[31mock\u{07}\u{202E}"])
+        #expect(escape.status == 1)
+        #expect(!escape.standardError.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        #expect(!escape.standardError.contains("\u{202E}"))
+        #expect(escape.standardError.hasPrefix("There is no plugin called cl[31mock."), "\(escape.standardError)")
+        let huge = try assist(["run", String(repeating: "y", count: 100_000)])
+        #expect(huge.status == 1)
+        #expect(huge.standardError.count < 600, "\(huge.standardError.prefix(300))")
+        #expect(huge.standardError.contains("(100000 characters)"))
+        #expect(huge.standardError.split(separator: "\n").count == 1)
+    }
+
     @Test func commandLineMistakesAreOneLine() throws {
         for arguments in [["plugins", "frobnicate"], ["--nonsense"], ["run"]] {
             let result = try assist(arguments)

@@ -1,0 +1,40 @@
+import Interaction
+import Testing
+
+@Suite("Plain text: nothing raw reaches a terminal or a speech engine")
+struct PlainTextTests {
+    @Test func controlCharactersAndDirectionOverridesAreRemoved() {
+        #expect(PlainText.clean("cup\u{1B}[31mred\u{07}") == "cup[31mred")
+        #expect(PlainText.clean("\u{202E}mirror\u{2066}x\u{2069}") == "mirrorx")
+        #expect(PlainText.clean("a\tb\u{0}c\u{7F}d\u{85}e") == "a bcde")
+        #expect(PlainText.clean("line one\nline two") == "line one\nline two", "line breaks are the caller's")
+        #expect(PlainText.clean("Привет, 你好, مرحبا") == "Привет, 你好, مرحبا", "scripts are untouched")
+        #expect(PlainText.clean("क्\u{200D}ष") == "क्\u{200D}ष", "a zero-width joiner is part of the word")
+    }
+
+    @Test func longValuesAreShortenedWithTheirLength() {
+        let long = String(repeating: "x", count: 10_000)
+        let shortened = PlainText.value(long)
+        #expect(shortened.count <= PlainText.valueLimit + 20)
+        #expect(shortened.hasSuffix("… (10000 characters)"))
+        #expect(PlainText.value("two\nlines") == "two lines")
+        #expect(PlainText.value("short") == "short")
+    }
+
+    @Test func aLongRunInsideASentenceIsShortenedAndTheSentenceKept() {
+        let sentence = "There is no plugin called " + String(repeating: "y", count: 1_000_000) + ". Did you mean clock?"
+        let spoken = PlainText.spoken(sentence)
+        #expect(spoken.hasPrefix("There is no plugin called yyy"))
+        #expect(spoken.hasSuffix(". Did you mean clock?") == false, "the run ends with its own full stop")
+        #expect(spoken.contains("(1000001 characters) Did you mean clock?"))
+        #expect(spoken.count < 400)
+        #expect(PlainText.message(String(repeating: "word ", count: 1_000)).count <= PlainText.messageLimit + 30)
+    }
+
+    @Test func phraseValuesAreCleanedAndShortened() {
+        let book = PhraseBook(language: "en", primary: ["k": "Nothing matches {text}."], english: [:])
+        let text = book.text("k", ["text": "\u{1B}]0;title\u{07}" + String(repeating: "z", count: 5_000)])
+        #expect(!text.contains("\u{1B}") && !text.contains("\u{07}"))
+        #expect(text.count < 300 && text.hasSuffix("(5008 characters)."))
+    }
+}
