@@ -49,7 +49,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             }
         }
         settings = SettingsStore()
-        for problem in settings.loadStandardFiles(explicit: options.config) {
+        let loaded = settings.loadStandardFiles(explicit: options.config)
+        if let problem = loaded.errors.first {
             throw CLIFailure(message: "The config file cannot be read: \(problem).")
         }
         for problem in settings.keep(in: SettingsFiles.standard()) {
@@ -82,6 +83,15 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         let announcer = Announcer(output: StandardOutput(), speaker: sound?.speech, language: language)
         deviceLost.announcer = announcer
         deviceLost.phrases = phrases
+        // A value the host cannot use is said once, with where it is; standard output stays the command's own.
+        for warning in loaded.warnings {
+            let line = "Config: \(warning)."
+            if speaking {
+                announcer.say(line, remember: false)
+            } else {
+                FileHandle.standardError.write(Data((PlainText.message(line) + "\n").utf8))
+            }
+        }
         if let file = sound?.fallbackInUse {
             announcer.say(phrases.text("audio.no-sound-card", ["path": file.path]), remember: false)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Interaction
 
 /// Reads the TOML subset Assist's config files use: `[table]` and `[table.sub]` headers, `key = value`
 /// with strings ("…" with \" \\ \n \t escapes, or '…'), integers, floats, booleans and arrays of strings,
@@ -10,9 +11,23 @@ package enum ConfigFile {
         package var message: String
     }
 
+    /// One `key = value` line, with its dotted key and line number.
+    package struct Entry: Equatable, Sendable {
+        package var key: String
+        package var value: SettingValue
+        package var line: Int
+    }
+
     /// Parses `text` into flat dotted keys.
     package static func parse(_ text: String) throws(ParseError) -> [String: SettingValue] {
         var result: [String: SettingValue] = [:]
+        for entry in try entries(text) { result[entry.key] = entry.value }
+        return result
+    }
+
+    /// Parses `text` into its entries, in file order.
+    package static func entries(_ text: String) throws(ParseError) -> [Entry] {
+        var result: [Entry] = []
         var table = ""
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = index + 1
@@ -21,6 +36,9 @@ package enum ConfigFile {
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), !line.hasPrefix("[[") else {
                     throw ParseError(line: lineNumber, message: "a table header must look like [name]")
+                }
+                guard line.count <= 200 else {
+                    throw ParseError(line: lineNumber, message: "the table name is too long")
                 }
                 table = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
                 continue
@@ -34,9 +52,11 @@ package enum ConfigFile {
             guard !key.isEmpty else { throw ParseError(line: lineNumber, message: "the key is empty") }
             guard let value = parseValue(rawValue) else {
                 throw ParseError(
-                    line: lineNumber, message: "cannot read the value \(rawValue); quote text like \"this\"")
+                    line: lineNumber,
+                    message: "cannot read the value of \(PlainText.value(key, limit: 60)), "
+                        + "\(PlainText.value(rawValue, limit: 60)); quote text like \"this\"")
             }
-            result[table.isEmpty ? key : "\(table).\(key)"] = value
+            result.append(Entry(key: table.isEmpty ? key : "\(table).\(key)", value: value, line: lineNumber))
         }
         return result
     }

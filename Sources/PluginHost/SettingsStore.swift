@@ -73,27 +73,49 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     /// Creates an empty store.
     package init() {}
 
-    /// Loads the standard files plus an optional explicit one; returns one line per file that failed to parse.
+    /// What loading the config files found: files that cannot be used at all, and values the host cannot
+    /// use (the default stays for those).
+    package struct LoadReport: Equatable, Sendable {
+        package var errors: [String] = []
+        package var warnings: [String] = []
+    }
+
+    /// Loads the standard files plus an optional explicit one; one line per file that failed to parse, and
+    /// one per host setting of the wrong kind (`SettingsSchema`).
     package func loadStandardFiles(
         explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> [String] {
-        var problems: [String] = []
+    ) -> LoadReport {
+        var report = LoadReport()
         let home = environment["HOME"] ?? NSHomeDirectory()
         let userConfig = (environment["XDG_CONFIG_HOME"] ?? "\(home)/.config") + "/assist/config.toml"
         let files: [(String, Bool)] =
             [("/etc/assist/config.toml", true), (userConfig, false)] + (explicit.map { [($0, false)] } ?? [])
         for (path, isAdmin) in files {
             guard FileManager.default.fileExists(atPath: path) || path == explicit else { continue }
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                let exists = FileManager.default.fileExists(atPath: path)
+                report.errors.append(
+                    "\(path) \(exists ? "cannot be read; check its permissions" : "does not exist; check the path")")
+                continue
+            }
+            guard let text = String(validating: data, as: UTF8.self), !data.contains(0) else {
+                report.errors.append(
+                    "\(path) is not a text file (it holds bytes that are not UTF-8 text); it must be TOML, "
+                        + "like speech.rate = 200")
+                continue
+            }
             do {
-                let text = try String(contentsOfFile: path, encoding: .utf8)
-                try apply(ConfigFile.parse(text), admin: isAdmin)
-            } catch let error as ConfigFile.ParseError {
-                problems.append("\(path) line \(error.line): \(error.message)")
+                let entries = try ConfigFile.entries(text)
+                report.warnings += SettingsSchema.problems(in: entries, file: path)
+                var values: [String: SettingValue] = [:]
+                for entry in entries { values[entry.key] = entry.value }
+                apply(values, admin: isAdmin)
             } catch {
-                problems.append("\(path) could not be read; check that it exists and is readable")
+                report.errors.append("\(path) line \(error.line): \(error.message)")
             }
         }
-        return problems
+        return report
     }
 
     /// Applies parsed `key → value` pairs; an admin layer's `admin.locked` list locks keys.

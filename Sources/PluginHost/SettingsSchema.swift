@@ -1,0 +1,94 @@
+import Foundation
+import Interaction
+
+/// The host's own settings, with the kind of value each takes, so a config file that gives `speech.rate =
+/// "fast"` hears which file, line and key are wrong and what was expected, instead of the value being ignored.
+/// Plugins' keys are theirs to check.
+package enum SettingsSchema {
+    /// What a setting takes.
+    package enum Kind: Equatable, Sendable {
+        case wholeNumber(ClosedRange<Int64>)
+        case number(ClosedRange<Double>)
+        case flag
+        case text
+        case oneOf([String])
+        case list
+
+        /// "a whole number from 80 to 450", for messages.
+        var expected: String {
+            switch self {
+            case .wholeNumber(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
+            case .number(let range):
+                return "a number from \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound))"
+            case .flag: return "true or false"
+            case .text: return "text in quotes"
+            case .oneOf(let choices): return "one of " + choices.map { "\"\($0)\"" }.joined(separator: ", ")
+            case .list: return "a list of texts, like [\"a\", \"b\"]"
+            }
+        }
+
+        private static func plain(_ number: Double) -> String {
+            number == number.rounded() ? String(Int64(number)) : String(number)
+        }
+
+        /// nil when `value` is usable as it is; else what the host does instead. Reads values as the host's
+        /// readers do (`SettingValue.integer`, `.number`, `.flag`), which clamp numbers to their range.
+        func problem(with value: SettingValue) -> String? {
+            switch self {
+            case .wholeNumber(let range):
+                guard let number = value.integer else { return "the default is used" }
+                return range.contains(number) ? nil : "the nearest allowed value is used"
+            case .number(let range):
+                guard let number = value.number else { return "the default is used" }
+                return range.contains(number) ? nil : "the nearest allowed value is used"
+            case .flag: return value.flag == nil ? "the default is used" : nil
+            case .text:
+                if case .string = value { return nil }
+                return "the default is used"
+            case .oneOf(let choices):
+                if case .string(let text) = value, choices.contains(text) { return nil }
+                return "the default is used"
+            case .list:
+                if case .list = value { return nil }
+                return "it is ignored"
+            }
+        }
+    }
+
+    /// The host's keys (the README's "Sound settings", the camera and the outbox).
+    package static let host: [String: Kind] = [
+        "speech.backend": .oneOf(["espeak-ng", "speech-dispatcher"]),
+        "speech.rate": .wholeNumber(80...450),
+        "speech.volume": .number(0...1),
+        "cues.volume": .number(0...1),
+        "cues.enabled": .flag,
+        "cues.low-pitch": .flag,
+        "camera.source": .text,
+        "camera.hfov-degrees": .number(10...180),
+        "language": .oneOf(["en", "ru", "zh"]),
+        "outbox.retry-base-seconds": .number(0.001...86_400),
+        "outbox.stall-seconds": .wholeNumber(1...86_400),
+        "outbox.connect-seconds": .number(0.1...600),
+        "admin.locked": .list,
+    ]
+
+    /// One line per entry whose value the host cannot use: the file, the line, the key, what it is and what
+    /// was expected, and that the default stays.
+    package static func problems(in entries: [ConfigFile.Entry], file: String) -> [String] {
+        entries.compactMap { entry in
+            guard let kind = host[entry.key], let instead = kind.problem(with: entry.value) else { return nil }
+            return "\(file) line \(entry.line): \(entry.key) is \(describe(entry.value)), but it takes "
+                + "\(kind.expected); \(instead)"
+        }
+    }
+
+    private static func describe(_ value: SettingValue) -> String {
+        switch value {
+        case .string(let text): return "the text \"\(PlainText.value(text, limit: 40))\""
+        case .int(let number): return "\(number)"
+        case .double(let number): return "\(number)"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .list: return "a list"
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HostTesting
+import PluginHost
+import Testing
+
+/// Config files an admin or user got wrong: each problem names the file, the line, the key and what was
+/// expected, and never echoes a huge value whole.
+@Suite("Config file problems")
+struct ConfigProblemsTests {
+    let folder: TemporaryDirectory
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-config-problems")
+    }
+
+    /// Loads `contents` as the explicit config file, with no user or system file in the way.
+    func load(_ contents: Data) throws -> (SettingsStore, SettingsStore.LoadReport, String) {
+        let path = folder.path("config.toml").path
+        try contents.write(to: URL(fileURLWithPath: path))
+        let store = SettingsStore()
+        let report = store.loadStandardFiles(
+            explicit: path, environment: ["HOME": folder.url.path, "XDG_CONFIG_HOME": folder.path("none").path])
+        return (store, report, path)
+    }
+
+    @Test func valuesOfTheWrongKindAreNamedWithFileLineAndWhatWasExpected() throws {
+        let text = """
+            speech.rate = "fast"
+            [cues]
+            volume = 3
+            enabled = "yes"
+            low-pitch = "maybe"
+            [speech]
+            backend = "festival"
+            volume = 0.5
+            """
+        let (store, report, path) = try load(Data(text.utf8))
+        #expect(report.errors.isEmpty)
+        #expect(
+            report.warnings == [
+                "\(path) line 1: speech.rate is the text \"fast\", but it takes a whole number from 80 to 450; "
+                    + "the default is used",
+                "\(path) line 3: cues.volume is 3, but it takes a number from 0 to 1; the nearest allowed value is used",
+                "\(path) line 5: cues.low-pitch is the text \"maybe\", but it takes true or false; the default is used",
+                "\(path) line 7: speech.backend is the text \"festival\", but it takes one of \"espeak-ng\", "
+                    + "\"speech-dispatcher\"; the default is used",
+            ])
+        #expect(store.value("speech.volume") == .double(0.5), "good values around bad ones are kept")
+        #expect(store.value("cues.enabled")?.flag == true, "\"yes\" is a flag the host reads")
+    }
+
+    @Test func bytesThatAreNotTextAreSaidToBeSoNotToBeMissing() throws {
+        let (_, garbage, path) = try load(Data([0x73, 0x3D, 0xFF, 0xFE, 0x00, 0x01, 0x80]))
+        #expect(garbage.errors.count == 1)
+        #expect(garbage.errors[0].hasPrefix("\(path) is not a text file"), "\(garbage.errors)")
+        let (_, nul, _) = try load(Data("speech.rate = 200\n\0\0\0".utf8))
+        #expect(nul.errors.first?.contains("is not a text file") == true)
+        let missing = SettingsStore().loadStandardFiles(
+            explicit: folder.path("absent.toml").path, environment: ["HOME": folder.url.path])
+        #expect(missing.errors == ["\(folder.path("absent.toml").path) does not exist; check the path"])
+    }
+
+    @Test func aDeeplyNestedValueIsNotEchoedWhole() throws {
+        let nested = "x = " + String(repeating: "[", count: 150_000) + String(repeating: "]", count: 150_000)
+        let (_, report, path) = try load(Data(nested.utf8))
+        let error = try #require(report.errors.first)
+        #expect(error.hasPrefix("\(path) line 1: cannot read the value of x, [[[["))
+        #expect(error.count < path.count + 200, "\(error.count) characters")
+        #expect(error.contains("(300000 characters)"))
+    }
+}
