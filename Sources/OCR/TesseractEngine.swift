@@ -35,6 +35,7 @@ public final class TesseractEngine {
     /// `TessBaseAPISetVariable` (`thresholding_method`, `user_defined_dpi=300`). Throws naming the Debian
     /// package when a language is missing.
     public init(languages: String, dataPath: String? = nil, thresholding: Thresholding = .sauvola) throws {
+        LeptonicaMessages.silence()
         guard let api = TessBaseAPICreate() else { throw OCRError.missingLanguage(languages) }
         // Tesseract prints a warning for each missing file; Assist reports that itself, in plain words.
         TessBaseAPISetVariable(api, "debug_file", "/dev/null")
@@ -72,18 +73,72 @@ public final class TesseractEngine {
         return observations(width: width, height: height, minimumLineHeight: minimumLineHeight)
     }
 
-    /// Reads a picture file with leptonica's `pixRead`, converts it to 8-bit grey and returns its size and
-    /// pixels (tightly packed rows).
-    public static func loadGray(_ url: URL) throws -> (width: Int, height: Int, pixels: [UInt8]) {
-        var pix = pixRead(url.path)
+    /// The longest side `loadGray` returns by default: large print stays large, a page photographed at 12
+    /// megapixels keeps its small print, and a 20000-pixel picture no longer takes gigabytes and seconds.
+    public static let largestSide = 4_096
+    /// Pictures larger than this (width × height) are refused before decoding, unless JPEG can shrink them
+    /// while it decodes.
+    public static let largestPixelCount = 150_000_000
+
+    /// Reads a picture file with Leptonica, converts it to 8-bit grey, shrinks it so that its longer side is at
+    /// most `largestSide` (a large JPEG is decoded at 1/2, 1/4 or 1/8 size, never whole), and returns its size
+    /// and pixels (tightly packed rows). Leptonica's and libpng's own messages never reach the terminal: the
+    /// error says what is wrong in one sentence.
+    public static func loadGray(_ url: URL, largestSide: Int = largestSide) throws -> (
+        width: Int, height: Int, pixels: [UInt8]
+    ) {
+        LeptonicaMessages.silence()
+        var format: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var bitsPerSample: Int32 = 0
+        var samples: Int32 = 0
+        var colormap: Int32 = 0
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw OCRError.badImage(url.path, reason: "it does not exist or cannot be read")
+        }
+        guard
+            pixReadHeader(url.path, &format, &width, &height, &bitsPerSample, &samples, &colormap) == 0,
+            width > 0, height > 0
+        else { throw OCRError.badImage(url.path) }
+        let longer = Int(max(width, height))
+        let isJPEG = format == Int32(IFF_JFIF_JPEG)
+        // JPEG decodes at 1/2, 1/4 or 1/8 size for a fraction of the memory and time.
+        let reduction = isJPEG ? [8, 4, 2].first { longer / $0 >= largestSide } ?? 1 : 1
+        let decodedPixels = Int(width) / reduction * (Int(height) / reduction)
+        guard decodedPixels <= largestPixelCount else {
+            throw OCRError.badImage(
+                url.path,
+                reason: "it is \(width) by \(height) pixels, too large to read; save it at most 10000 pixels a side")
+        }
+        var pix = LeptonicaMessages.quietly {
+            isJPEG ? pixReadJpeg(url.path, 0, Int32(reduction), nil, 0) : pixRead(url.path)
+        }
         defer { pixDestroy(&pix) }
         var gray = pix.flatMap { pixConvertTo8($0, 0) }
         defer { pixDestroy(&gray) }
-        guard let gray else { throw OCRError.badImage(url.path) }
-        let width = Int(pixGetWidth(gray))
-        let height = Int(pixGetHeight(gray))
-        let wordsPerLine = Int(pixGetWpl(gray))
-        guard width > 0, height > 0, let data = pixGetData(gray) else { throw OCRError.badImage(url.path) }
+        guard let decoded = gray else { throw OCRError.badImage(url.path, reason: "it is damaged or cut short") }
+        let decodedLonger = Int(max(pixGetWidth(decoded), pixGetHeight(decoded)))
+        var scaled: UnsafeMutablePointer<Pix>?
+        if decodedLonger > largestSide {
+            let factor = Float(largestSide) / Float(decodedLonger)
+            scaled = pixScale(decoded, factor, factor)
+        }
+        defer { pixDestroy(&scaled) }
+        guard let picture = scaled ?? gray else { throw OCRError.badImage(url.path) }
+        return try pixels(of: picture, path: url.path)
+    }
+
+    /// The 8-bit pixels of `pix`, tightly packed.
+    private static func pixels(of pix: UnsafeMutablePointer<Pix>, path: String) throws -> (
+        width: Int, height: Int, pixels: [UInt8]
+    ) {
+        let width = Int(pixGetWidth(pix))
+        let height = Int(pixGetHeight(pix))
+        let wordsPerLine = Int(pixGetWpl(pix))
+        guard width > 0, height > 0, pixGetDepth(pix) == 8, let data = pixGetData(pix) else {
+            throw OCRError.badImage(path)
+        }
         var pixels = [UInt8](repeating: 0, count: width * height)
         for y in 0..<height {
             let line = data + y * wordsPerLine
@@ -167,5 +222,35 @@ public final class TesseractEngine {
             defer { TessDeleteText(pointer) }
             return String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
         } ?? ""
+    }
+}
+
+/// Leptonica prints its errors ("Error in pixSauvolaBinarizeTiled") and libpng its own ("libpng error: Read
+/// Error") to standard error, ahead of Assist's one sentence. Leptonica's are turned off for the process;
+/// libpng's default handler cannot be, so standard error is parked while a file is decoded.
+enum LeptonicaMessages {
+    private static let silenced: Void = { _ = setMsgSeverity(Int32(L_SEVERITY_NONE)) }()
+
+    static func silence() { _ = silenced }
+
+    /// Runs `body` with file descriptor 2 pointing at /dev/null; other threads' messages written meanwhile are
+    /// lost, so it wraps only the decoding of one file.
+    static func quietly<T>(_ body: () -> T) -> T {
+        fflush(nil)
+        let saved = dup(2)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard saved >= 0, null >= 0 else {
+            if saved >= 0 { close(saved) }
+            if null >= 0 { close(null) }
+            return body()
+        }
+        dup2(null, 2)
+        close(null)
+        defer {
+            fflush(nil)
+            dup2(saved, 2)
+            close(saved)
+        }
+        return body()
     }
 }

@@ -86,4 +86,9 @@ public struct OCRError: Error, CustomStringConvertible, Sendable {
             code: .badImage, message: "The picture \(path) cannot be read. Check that it is a PNG, JPEG or TIFF file.",
             cause: nil)
     }
+
+    /// A picture that cannot be read, and why ("it is damaged or cut short").
+    public static func badImage(_ path: String, reason: String) -> OCRError {
+        OCRError(code: .badImage, message: "The picture \(path) cannot be read: \(reason).", cause: reason)
+    }
 }

@@ -38,6 +38,38 @@ struct ReadTextCLITests {
             ])
     }
 
+    /// A 16000 x 10000 photo: decoded at a quarter of its size, never whole, and still read.
+    @Test func aHugeJPEGIsShrunkWhileDecodedAndRead() throws {
+        let huge = folder.path("huge.jpg")
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-y", "-i", page.path, "-vf", "scale=16000:10000:flags=bicubic", "-q:v", "4", huge.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        let result = try assist(["run", "--no-speech", "read-text", "--image", huge.path, "--exit-at-end"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.lines.contains("Reading aloud helps people who cannot see."), "\(result.lines)")
+    }
+
+    /// Cut-short and damaged files: the product's one sentence, and no library's own noise before it.
+    @Test(arguments: ["png", "jpg"])
+    func aCutShortPictureGetsOneSentenceAndNoLibraryNoise(format: String) throws {
+        let whole = folder.path("whole.\(format)")
+        try PageRenderer().render([.init(["Short"], x: 100, y: 200)], to: whole)
+        let data = try Data(contentsOf: whole)
+        let cut = folder.path("cut.\(format)")
+        try data.prefix(data.count / 3).write(to: cut)
+        let garbage = folder.path("garbage.\(format)")
+        try Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: garbage)
+        for file in [cut, garbage] {
+            let result = try assist(["run", "--no-speech", "read-text", "--image", file.path, "--exit-at-end"])
+            let everything = result.standardOutput + result.standardError
+            for noise in ["libpng", "Error in", "Corrupt JPEG", "Premature end", "Warning"] {
+                #expect(!everything.contains(noise), "\(file.lastPathComponent): \(everything)")
+            }
+            #expect(!everything.isEmpty, "something is said")
+        }
+    }
+
     @Test func theCameraPathWaitsForAsteadyPictureThenReads() throws {
         let expected = [
             "Reading", "Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see.",
