@@ -8,7 +8,7 @@ import Interaction
 // databases and the speech log must never be readable by other users (doctor warns about them).
 umask(0o077)
 do {
-    var command = try Assist.parseAsRoot()
+    var command = try Assist.parseAsRoot(GlobalArguments.normalized(Array(CommandLine.arguments.dropFirst())))
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)

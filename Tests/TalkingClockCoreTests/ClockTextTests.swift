@@ -20,6 +20,7 @@ struct ClockTextTests {
             timePattern: "Сейчас {time}.", datePattern: "Сегодня {date}.", language: "ru", twentyFourHour: false)
         #expect(ru.time(moment, timeZone: utc) == "Сейчас 14:25.")
         #expect(ru.date(moment, timeZone: utc).contains("суббота"))
+        #expect(!ru.date(moment, timeZone: utc).hasSuffix(".."), "\(ru.date(moment, timeZone: utc)) has one full stop")
         let zh = ClockText(timePattern: "现在是{time}。", datePattern: "今天是{date}。", language: "zh", twentyFourHour: false)
         #expect(zh.time(moment, timeZone: utc) == "现在是14:25。")
     }

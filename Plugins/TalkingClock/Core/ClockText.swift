@@ -25,7 +25,7 @@ public struct ClockText: Sendable {
         formatter.timeZone = timeZone
         // English speakers hear "8:05 PM"; Russian and Chinese use the 24-hour clock.
         formatter.dateFormat = twentyFourHour || language != "en" ? "HH:mm" : "h:mm a"
-        return timePattern.replacingOccurrences(of: "{time}", with: formatter.string(from: date))
+        return Self.fill(timePattern, "{time}", formatter.string(from: date))
     }
 
     /// "Today is Saturday, 21 November 2026." for `date` in `timeZone`.
@@ -34,7 +34,15 @@ public struct ClockText: Sendable {
         formatter.locale = locale
         formatter.timeZone = timeZone
         formatter.setLocalizedDateFormatFromTemplate("EEEEdMMMMy")
-        return datePattern.replacingOccurrences(of: "{date}", with: formatter.string(from: date))
+        return Self.fill(datePattern, "{date}", formatter.string(from: date))
+    }
+
+    /// `pattern` with `placeholder` replaced by `value`; a value that ends with the full stop the pattern
+    /// puts after it ("2026 г." in "Сегодня {date}.") does not stutter one.
+    static func fill(_ pattern: String, _ placeholder: String, _ value: String) -> String {
+        var value = value
+        if value.hasSuffix("."), pattern.contains(placeholder + ".") { value.removeLast() }
+        return pattern.replacingOccurrences(of: placeholder, with: value)
     }
 
     private var locale: Locale {

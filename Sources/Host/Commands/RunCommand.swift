@@ -16,8 +16,18 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The plugin id, such as assist.clock, or its short name (clock).")
     var id: String
 
-    @Argument(parsing: .captureForPassthrough, help: "Arguments for the feature.")
+    @Argument(
+        parsing: .captureForPassthrough,
+        help: "Arguments for the feature. Assist's own options may stand among them; after --, all are the feature's."
+    )
     var arguments: [String] = []
+
+    /// The feature's arguments: the first `--`, which only marks where Assist's options end, is dropped.
+    var featureArguments: [String] {
+        var kept = arguments
+        if let separator = kept.firstIndex(of: "--") { kept.remove(at: separator) }
+        return kept
+    }
 
     func run() throws {
         let session = try HostSession(options: global, interactive: true)
@@ -41,7 +51,7 @@ struct RunCommand: ParsableCommand {
             session.shutdown()
         }
         session.loop.post {
-            if !session.features.activate(record, arguments: arguments) {
+            if !session.features.activate(record, arguments: featureArguments) {
                 state.exitStatus = 1
                 state.ended = true
                 session.loop.stop()
