@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models test-photos build run test install bench clean example
+.PHONY: deps models test-photos build run test install bench clean example fuzz memcheck
 
 deps:
 	@scripts/install-deps.sh
@@ -58,6 +58,14 @@ install:
 
 example:
 	$(MAKE) -C examples/c-hello
+
+# The suite under AddressSanitizer and ThreadSanitizer, and valgrind on paths through uninstrumented libraries.
+memcheck: deps models test-photos
+	scripts/memcheck.sh
+
+# Each fuzz target for FUZZ_SECONDS (default 60) under libFuzzer and AddressSanitizer: executions, coverage, crashes.
+fuzz: deps
+	scripts/fuzz.sh
 
 bench: deps
 	bench/cold-start.sh

@@ -162,6 +162,11 @@ let package = Package(
             linkerSettings: pluginExports
         ),
 
+        // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
+        .executableTarget(
+            name: "AssistFuzz", dependencies: ["PluginHost", "Interaction", "Outbox", "Camera", "OCR"],
+            path: "Tests/Fuzz", exclude: ["corpus", "README.md"]),
+
         // Tests.
         .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),
@@ -176,6 +181,7 @@ let package = Package(
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
+        .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
         .testTarget(
             name: "ReadTextCoreTests", dependencies: ["ReadTextCore", "OCR", "HostTesting"],

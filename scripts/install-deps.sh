@@ -18,6 +18,8 @@ packages=(
   darknet
   # tests: make real photos, pages and videos
   ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei
+  # memory checks in CI (scripts/memcheck.sh): valgrind for the paths through uninstrumented libraries
+  valgrind python3
 )
 
 # The outbox sends with libcurl; any of Debian's libcurl development packages will do (they exclude each other).

@@ -67,7 +67,10 @@ final class Subscriber: @unchecked Sendable {
     private var lastAcceptedNs: UInt64?
     private(set) var statsSnapshot = SubscriberStats()
     private let finished = DispatchSemaphore(value: 0)
-    private var deliveryThread: Thread?
+    /// Weak: the thread's closure holds the subscriber, so a strong reference back would keep both (and the
+    /// handler, and the frame it last kept) alive after the thread ends. The thread keeps itself alive while
+    /// it runs.
+    private weak var deliveryThread: Thread?
 
     init(id: UInt64, owner: String, request: SubscriptionRequest, handler: @escaping @Sendable (Frame) -> Void) {
         self.id = id

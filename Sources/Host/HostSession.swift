@@ -140,6 +140,9 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     func shutdown(drainSeconds: Double? = nil) {
         features.stopAll()
+        // The commands' hooks may hold the session; they are done with.
+        features.onFeatureEnded = nil
+        dispatcher.onEndOfInput = {}
         hub.outbox.stop()
         if console != nil { hub.events.publish("assist.host.stopping") }
         hub.camera?.shutdown()
@@ -150,6 +153,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             journal?.flush()
         }
         console?.restore()
+        loop.discardPending()
     }
 
     /// Ends the main loop on SIGINT or SIGTERM, so features stop cleanly and the terminal is restored.

@@ -67,9 +67,11 @@ package final class PhraseBook: @unchecked Sendable {
     }
 
     private static func load(_ url: URL) -> [String: String] {
-        guard let data = try? Data(contentsOf: url),
-            let table = try? JSONDecoder().decode([String: String].self, from: data)
-        else { return [:] }
-        return table
+        (try? Data(contentsOf: url)).map(table(from:)) ?? [:]
+    }
+
+    /// A phrase table from the bytes of a `phrases.<lang>.json` file; empty when they are not one.
+    package static func table(from data: Data) -> [String: String] {
+        (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
     }
 }

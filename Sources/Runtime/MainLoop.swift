@@ -70,6 +70,18 @@ package final class MainLoop: @unchecked Sendable {  // because: every mutable f
         condition.unlock()
     }
 
+    /// Drops the work and timers still queued, which would never run: the last thing a host does before it
+    /// ends. Closures left in the queue hold what they capture, and what they capture often holds the loop,
+    /// so without this those objects would never be freed. Any thread, once the loop no longer runs.
+    package func discardPending() {
+        condition.lock()
+        let dropped = queue
+        queue = []
+        timers = TimerQueue()
+        condition.unlock()
+        _ = dropped  // released here, outside the lock: a capture's deinit may post again
+    }
+
     /// Runs queued work and timers until `stop()`. Call on the thread that is to be `[main]`.
     package func run() {
         condition.lock()
@@ -83,11 +95,12 @@ package final class MainLoop: @unchecked Sendable {  // because: every mutable f
 
     /// Runs until `done()` is true or `timeoutSeconds` pass; returns `done()`. For tests and one-shot commands.
     package func run(until done: @escaping @Sendable () -> Bool, timeoutSeconds: Double) -> Bool {
-        let guardTimer = addTimer(milliseconds: UInt32(timeoutSeconds * 1000), repeating: false) { [weak self] in
-            self?.stop()
+        // Both timers are cancelled before this returns, so holding the loop strongly never outlives the call.
+        let guardTimer = addTimer(milliseconds: UInt32(timeoutSeconds * 1000), repeating: false) { [self] in
+            stop()
         }
-        let poll = addTimer(milliseconds: 5, repeating: true) { [weak self] in
-            if done() { self?.stop() }
+        let poll = addTimer(milliseconds: 5, repeating: true) { [self] in
+            if done() { stop() }
         }
         if !done() { run() }
         cancelTimer(guardTimer)

@@ -37,7 +37,7 @@ struct CLITests {
     @Test func runsTheTalkingClock() throws {
         let result = try assist(["run", "--no-speech", "clock", "--date"])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.lines.count == 2)
+        try #require(result.lines.count == 2, "\(result.lines)")
         #expect(result.lines[0].hasPrefix("It is "))
         #expect(result.lines[1].hasPrefix("Today is "))
     }

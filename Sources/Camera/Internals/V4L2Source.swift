@@ -66,6 +66,12 @@ final class V4L2Source: FrameSource {
             guard status == 0, let data else {
                 throw CameraError.lost(path, cause: String(cString: strerror(-status)))
             }
+            // A frame cut short (a USB glitch) is dropped: its sequence gap tells subscribers, and no
+            // subscriber is ever handed bytes the camera did not write.
+            guard bytes >= stride * (height - 1) + width * 3 else {
+                _ = assist_v4l2_requeue(device, index)
+                continue
+            }
             let storage = FrameStorage(capacity: stride * height)
             storage.bytes.copyMemory(from: data, byteCount: min(bytes, stride * height))
             _ = assist_v4l2_requeue(device, index)

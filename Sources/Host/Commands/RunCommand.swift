@@ -33,18 +33,19 @@ struct RunCommand: ParsableCommand {
         let session = try HostSession(options: global, interactive: true)
         let record = try PluginLookup.find(id, in: session)
         let state = RunState()
-        session.features.onFeatureEnded = { endedRecord, status in
+        session.features.onFeatureEnded = { [loop = session.loop] endedRecord, status in
             guard endedRecord === record else { return }
             state.exitStatus = status == ASSIST_OK ? 0 : 1
             state.ended = true
-            session.loop.stop()
+            loop.stop()
         }
         // Without more input the feature keeps running until it finishes, as under a kiosk or systemd.
         session.dispatcher.onEndOfInput = {}
-        let signals = session.handleSignals {
+        // Weak: libdispatch may keep a cancelled source's handler past this function.
+        let signals = session.handleSignals { [weak session] in
             state.ended = true
-            session.features.stopAll()
-            session.loop.stop()
+            session?.features.stopAll()
+            session?.loop.stop()
         }
         defer {
             signals.forEach { $0.cancel() }

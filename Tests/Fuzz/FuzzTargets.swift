@@ -1,0 +1,144 @@
+import Camera
+import Foundation
+import Interaction
+import OCR
+import Outbox
+import PluginHost
+
+/// Every parser of outside data, each a function of arbitrary bytes that must return without crashing,
+/// hanging or growing without bound. `make fuzz` runs each under libFuzzer (ASSIST_FUZZ_TARGET names it);
+/// the tests replay the seed corpus and every crash ever found through the same functions.
+enum FuzzTargets {
+    static let all: [String: @Sendable (Data) -> Void] = [
+        "manifest": manifest, "config": config, "journal": journal, "outbox-job": outboxJob,
+        "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
+        "photo": photo, "plain-text": plainText,
+    ]
+
+    /// A file the targets that read paths write their input to, one per process.
+    static let scratch = URL(fileURLWithPath: NSTemporaryDirectory())
+        .appendingPathComponent("assist-fuzz-\(getpid())")
+
+    static func writeScratch(_ data: Data, name: String) -> URL {
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let url = scratch.appendingPathComponent(name)
+        FileManager.default.createFile(atPath: url.path, contents: data)
+        return url
+    }
+
+    /// `manifest.json` files of third-party plugins.
+    static func manifest(_ data: Data) {
+        let url = writeScratch(data, name: "manifest.json")
+        if case .success = Result(catching: { try PluginManifest.load(from: url) }) {} else {}
+    }
+
+    /// `config.toml` files, then the host's check of the values found.
+    static func config(_ data: Data) {
+        guard let text = String(validating: data, as: UTF8.self) else { return }
+        if let entries = try? ConfigFile.entries(text) { _ = SettingsSchema.problems(in: entries, file: "f") }
+    }
+
+    /// `events.jsonl`, which other sessions and crashes write.
+    static func journal(_ data: Data) {
+        _ = EventJournal.parse(data, prefix: "assist.")
+    }
+
+    /// A stored outbox job's request, as the outbox decodes it from its database.
+    static func outboxJob(_ data: Data) {
+        guard let request = try? JSONDecoder().decode(OutboxRequest.self, from: data) else { return }
+        _ = request.loggable
+        if case .multipart(let boundary, let parts) = request.body {
+            _ = try? MultipartLayout(boundary: boundary, parts: parts.filter { $0.path == nil }).render()
+        }
+    }
+
+    /// Multipart bodies laid out from plugin-given names, values and file names: the length announced must be
+    /// the length rendered.
+    static func multipart(_ data: Data) {
+        let fields = data.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        guard let boundary = fields.first, !boundary.isEmpty else { return }
+        var parts: [OutboxRequest.Part] = []
+        var index = 1
+        while index + 1 < fields.count {
+            parts.append(.field(fields[index], fields[index + 1]))
+            index += 2
+        }
+        let file = writeScratch(Data(fields.last?.utf8 ?? "".utf8), name: "part.bin")
+        parts.append(.file(fields.last ?? "", path: file.path, filename: fields.last ?? "", contentType: "a/b"))
+        guard let layout = try? MultipartLayout(boundary: boundary, parts: parts),
+            let body = try? layout.render()
+        else { return }
+        precondition(Int64(body.count) == layout.length, "the announced length is not the body's")
+    }
+
+    /// Plugin libraries' ELF headers, read before dlopen.
+    static func elf(_ data: Data) {
+        _ = ELFInspector.parse([UInt8](data.prefix(64)))
+        _ = ELFInspector.parse([UInt8](data.prefix(64)), requireSharedObject: false)
+    }
+
+    /// Terminal input, split at every point a read could end.
+    static func keys(_ data: Data) {
+        var decoder = KeyDecoder()
+        let bytes = [UInt8](data)
+        let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+        _ = decoder.feed(Array(bytes[..<cut]))
+        _ = decoder.feed(Array(bytes[cut...]))
+        _ = decoder.flush()
+        precondition(!decoder.isHolding, "flush leaves nothing held")
+    }
+
+    /// Phrase tables (`phrases.<lang>.json`) and the filling of their placeholders.
+    static func phrases(_ data: Data) {
+        let table = PhraseBook.table(from: data)
+        let book = PhraseBook(language: "en", primary: table, english: table)
+        for key in table.keys.prefix(20) {
+            _ = book.text(key, ["name": String(decoding: data.prefix(300), as: UTF8.self), "count": "3"])
+        }
+    }
+
+    /// Pictures through the camera's decoder (FFmpeg behind libAssistMedia.so, the shim instrumented).
+    static func picture(_ data: Data) {
+        let url = writeScratch(data, name: "picture")
+        guard let source = try? ImageSource(url: url, framesPerSecond: 1_000) else { return }
+        _ = try? source.next()
+    }
+
+    /// Photos through read-text's reader (Leptonica's header check, decoding and shrinking).
+    static func photo(_ data: Data) {
+        let url = writeScratch(data, name: "photo")
+        _ = try? TesseractEngine.loadGray(url, largestSide: 512)
+    }
+
+    /// What is printed and spoken of outside text.
+    static func plainText(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        let cleaned = PlainText.clean(text)
+        precondition(!cleaned.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\r" })
+        precondition(PlainText.value(text).count <= PlainText.valueLimit + 40)
+        _ = PlainText.message(text)
+    }
+}
+
+/// libFuzzer's entry: runs the target `ASSIST_FUZZ_TARGET` names.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func assistFuzzOne(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
+    FuzzTargets.selected(data)
+    return 0
+}
+
+extension FuzzTargets {
+    /// The target named by ASSIST_FUZZ_TARGET; the process stops at once when there is none.
+    static let selected: @Sendable (Data) -> Void = {
+        let name = ProcessInfo.processInfo.environment["ASSIST_FUZZ_TARGET"] ?? ""
+        guard let target = all[name] else {
+            FileHandle.standardError.write(
+                Data("Set ASSIST_FUZZ_TARGET to one of: \(all.keys.sorted().joined(separator: ", ")).\n".utf8))
+            exit(64)
+        }
+        return target
+    }()
+}

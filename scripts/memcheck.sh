@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Memory and thread checks beyond the ordinary tests (docs/memory-safety.md says what each covers):
+#   scripts/memcheck.sh asan      the whole suite built with AddressSanitizer (.build-asan)
+#   scripts/memcheck.sh tsan      the whole suite built with ThreadSanitizer (.build-tsan)
+#   scripts/memcheck.sh valgrind  paths through uninstrumented libraries under valgrind memcheck
+#   scripts/memcheck.sh           all three; exits non-zero when any finds something
+set -uo pipefail
+cd "$(dirname "$0")/.."
+lanes=${1:-"asan tsan valgrind"}
+failed=()
+
+asan() {
+  swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error:|Build complete" || return 1
+  # Leaks are left to valgrind: the host keeps process-lifetime objects (threads, tables) until exit by design.
+  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build-asan \
+    2>&1 | tail -n 3
+  return "${PIPESTATUS[0]}"
+}
+
+tsan() {
+  # Plugins are dlopen'ed: they find TSan's runtime only if the executables export it.
+  swift build --build-tests --sanitize=thread --scratch-path .build-tsan -Xlinker --export-dynamic 2>&1 \
+    | grep -E "error:|Build complete" || return 1
+  # libspeechd cancels its reader thread inside a blocking read, which TSan cannot follow ("thread finished
+  # with ignores enabled") and stops on: the Speech Dispatcher suite runs in the other lanes only.
+  TSAN_OPTIONS="halt_on_error=1:suppressions=$PWD/scripts/tsan.supp" swift test --skip-build --sanitize=thread \
+    --scratch-path .build-tsan --skip SpeechDispatcherTests 2>&1 | tail -n 3
+  return "${PIPESTATUS[0]}"
+}
+
+valgrind_lane() {
+  swift build 2>&1 | grep -E "error:|Build complete" || return 1
+  # valgrind 3.19 cannot read Swift 6's DWARF 5: run copies without debug sections, in a folder the host
+  # still recognises as a build folder (plugins beside it, share/ from the source tree).
+  local bin=.build-valgrind/debug work=.build-valgrind/work
+  rm -rf .build-valgrind && mkdir -p "$bin" "$work/frames"
+  for file in .build/debug/assist .build/debug/*.so; do objcopy --strip-debug "$file" "$bin/$(basename "$file")"; done
+  local vg=(valgrind --quiet --error-exitcode=99 --suppressions=scripts/valgrind.supp --num-callers=30
+    --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite)
+  local assist=("$bin/assist" --data-dir "$work/data" --no-speech)
+  /usr/bin/convert -size 333x241 xc:'#f0e0d0' -type TrueColor -sampling-factor 2x2 "$work/frames/a.jpg"
+  /usr/bin/convert -size 333x241 gradient: "$work/frames/b.png"
+  ffmpeg -v error -y -f lavfi -i testsrc=size=322x240:rate=10 -t 1 -pix_fmt yuv420p "$work/clip.mp4"
+  /usr/bin/convert -size 900x260 xc:white -font DejaVu-Sans -pointsize 40 -fill black \
+    -annotate +40+90 'Memory is checked here.' -annotate +40+170 'Every line is read once.' "$work/page.png"
+  sox -n -r 16000 -c 1 -b 16 "$work/tone.wav" synth 1 sine 440
+  python3 -m http.server 0 --bind 127.0.0.1 --directory "$work" >"$work/server.log" 2>&1 &
+  local server=$!
+  sleep 1
+  local port
+  port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/server.log" | head -1)
+  local status=0 name
+  run() {
+    name=$1; shift
+    local leaks=()
+    # A feature run ends with the session's object graph unfreed (a reference cycle through the service hub
+    # that issue 12's composition root removes); there, only memory errors count, not leaks at exit.
+    if [ "$1" = "--errors-only" ]; then leaks=(--leak-check=no); shift; fi
+    if "${vg[@]}" "${leaks[@]}" --log-file="$work/$name.valgrind" "$@" >"$work/$name.out" 2>&1 </dev/null; then
+      echo "valgrind: $name: clean"
+    else
+      echo "valgrind: $name: FOUND ERRORS (exit $?):"; head -n 40 "$work/$name.valgrind"; status=1
+    fi
+  }
+  run snapshot-picture "${assist[@]}" --camera image:share/assist/camera/sample.jpg camera snapshot "$work/s1.ppm"
+  run snapshot-folder "${assist[@]}" --camera "dir:$work/frames" camera test --seconds 1
+  run snapshot-video "${assist[@]}" --camera "video:$work/clip.mp4" camera test --seconds 1
+  run read-text --errors-only "${assist[@]}" run read-text --image "$work/page.png" --exit-at-end
+  run say "$bin/assist" --data-dir "$work/data" say --audio-out "wav:$work/say.wav" Checking memory.
+  run record "${assist[@]}" --mic "wav:$work/tone.wav" record 1 "$work/rec.wav"
+  "$bin/assist" --data-dir "$work/data" outbox >/dev/null
+  python3 - "$work/data/outbox.sqlite" "$port" <<'PY'
+import json, sqlite3, sys
+request = {"method": "POST", "url": f"http://127.0.0.1:{sys.argv[2]}/upload", "headers": [],
+           "body": {"multipart": {"boundary": "vg", "parts": [{"name": "a", "text": "1"}]}}}
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO jobs (owner, request, max_attempts, idempotency_key) VALUES (?, ?, 1, 'k')",
+           ("org.test.memcheck", json.dumps(request)))
+db.commit()
+PY
+  run outbox "${assist[@]}" outbox send --timeout 60
+  kill "$server" 2>/dev/null
+  return $status
+}
+
+for lane in $lanes; do
+  echo "== $lane"
+  start=$(date +%s)
+  case $lane in
+    asan) asan || failed+=(asan) ;;
+    tsan) tsan || failed+=(tsan) ;;
+    valgrind) valgrind_lane || failed+=(valgrind) ;;
+    *) echo "Unknown lane $lane: use asan, tsan or valgrind."; exit 64 ;;
+  esac
+  echo "== $lane took $(( $(date +%s) - start )) s"
+done
+if [ ${#failed[@]} -gt 0 ]; then echo "memcheck: ${failed[*]} found problems."; exit 1; fi
+echo "memcheck: $lanes clean."
