@@ -20,7 +20,7 @@ package enum CustomModelFixture {
         }
         let names = try String(contentsOf: cocoFolder.appendingPathComponent("coco.names"), encoding: .utf8)
             .replacingOccurrences(of: "\ndog\n", with: "\nhound\n")
-        try names.write(to: folder.appendingPathComponent("names.txt"), atomically: true, encoding: .utf8)
+        try names.write(to: folder.appendingPathComponent("names.txt"), atomically: false, encoding: .utf8)
         var sums: [String: String] = [:]
         for file in ["model.cfg", "model.weights", "names.txt"] {
             let made = try ProcessRunner.run("/usr/bin/sha256sum", [folder.appendingPathComponent(file).path])

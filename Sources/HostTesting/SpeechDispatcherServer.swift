@@ -14,7 +14,7 @@ package final class SpeechDispatcherServer {
         let file = config.appendingPathComponent("speechd.conf")
         var text = try String(contentsOf: file, encoding: .utf8)
         text += "\nAudioOutputMethod \"alsa\"\nAudioALSADevice \"null\"\n"
-        try text.write(to: file, atomically: true, encoding: .utf8)
+        try text.write(to: file, atomically: false, encoding: .utf8)
         let socket = folder.path("speechd.sock")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/speech-dispatcher")
         process.arguments = [

@@ -112,7 +112,7 @@ struct GuidanceTests {
         func zone(_ index: Int, _ millidegrees: String) throws {
             let folder = root.path("thermal_zone\(index)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try millidegrees.write(to: folder.appendingPathComponent("temp"), atomically: true, encoding: .utf8)
+            try millidegrees.write(to: folder.appendingPathComponent("temp"), atomically: false, encoding: .utf8)
         }
         var zones = ThermalZones(root: root.url.path, interval: 2)
         #expect(zones.hottest() == nil && zones.pressure(at: 0) == .nominal, "no zones: no heat")

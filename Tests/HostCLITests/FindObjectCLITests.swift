@@ -35,7 +35,7 @@ struct FindObjectCLITests {
         options.append("--data-dir")
         options.append(data.url.path)
         if let config {
-            try config.write(to: data.path("config.toml"), atomically: true, encoding: .utf8)
+            try config.write(to: data.path("config.toml"), atomically: false, encoding: .utf8)
             options += ["--config", data.path("config.toml").path]
         }
         return try ProcessRunner.run(

@@ -62,7 +62,7 @@ let script = """
             start = time.perf_counter(); detect(frame); times.append((time.perf_counter() - start) * 1000)
     print(statistics.median(times))
     """
-try script.write(to: work.path("baseline.py"), atomically: true, encoding: .utf8)
+try script.write(to: work.path("baseline.py"), atomically: false, encoding: .utf8)
 let python = try ProcessRunner.run(
     "/usr/bin/python3",
     [work.path("baseline.py").path, model, "\(rounds)"] + photos.indices.map { work.path("frame\($0).bgr").path },

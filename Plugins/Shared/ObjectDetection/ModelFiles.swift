@@ -77,8 +77,17 @@ public enum ModelFiles {
         let stamp = stamps.compactMap { $0 }.joined(separator: "\n")
         if let cache, (try? String(contentsOf: cache, encoding: .utf8)) == stamp { return true }
         for file in expected where sha256(of: folder + "/" + file.name) != file.sha256 { return false }
-        if let cache { try? stamp.write(to: cache, atomically: true, encoding: .utf8) }
+        if let cache { writeBeside(Data(stamp.utf8), to: cache) }
         return true
+    }
+
+    /// Writes `data` to a temporary file beside `url` and renames it over `url`: never half a file, and
+    /// nothing left in /tmp (Foundation's `atomically: true` leaves an empty `TemporaryDirectory.*` there on
+    /// Linux each time).
+    static func writeBeside(_ data: Data, to url: URL) {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data) else { return }
+        if rename(temporary.path, url.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
     }
 
     /// The model's class names, one per class id (`coco.names`, or `file`, in `folder`; Darknet spellings).
