@@ -97,10 +97,14 @@ public final class TesseractEngine {
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw OCRError.badImage(url.path, reason: "it does not exist or cannot be read")
         }
-        guard
-            pixReadHeader(url.path, &format, &width, &height, &bitsPerSample, &samples, &colormap) == 0,
-            width > 0, height > 0
-        else { throw OCRError.badImage(url.path) }
+        // libjpeg prints its warnings ("Corrupt JPEG data") while the header is read, too.
+        let header = LeptonicaMessages.quietly {
+            pixReadHeader(url.path, &format, &width, &height, &bitsPerSample, &samples, &colormap)
+        }
+        guard header == 0, width > 0, height > 0 else { throw OCRError.badImage(url.path) }
+        if format == Int32(IFF_PNG), !PNGChunks.fit(url) {
+            throw OCRError.badImage(url.path, reason: "it is damaged or cut short")
+        }
         let longer = Int(max(width, height))
         let isJPEG = format == Int32(IFF_JFIF_JPEG)
         // JPEG decodes at 1/2, 1/4 or 1/8 size for a fraction of the memory and time.
@@ -252,5 +256,27 @@ enum LeptonicaMessages {
             close(saved)
         }
         return body()
+    }
+}
+
+/// libpng allocates whatever an ancillary chunk's length field claims before it reads the chunk: a 276-byte
+/// file claiming 1.9 GB took that much memory and a second (found by the `photo` fuzz target). Leptonica sets
+/// no limit, so the chunk lengths are checked against the file first.
+enum PNGChunks {
+    /// True when every chunk's declared length fits in what is left of the file, up to IEND.
+    static func fit(_ url: URL) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), (try? handle.seek(toOffset: 8)) != nil else { return false }
+        var offset: UInt64 = 8  // after the signature
+        while offset + 12 <= size {
+            guard let header = try? handle.read(upToCount: 8), header.count == 8 else { return false }
+            let length = header.prefix(4).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard length < 0x8000_0000, offset + 12 + length <= size else { return false }
+            if header.suffix(4) == Data("IEND".utf8) { return true }
+            offset += 12 + length
+            guard (try? handle.seek(toOffset: offset)) != nil else { return false }
+        }
+        return false
     }
 }
