@@ -165,7 +165,7 @@ let package = Package(
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
             name: "AssistFuzz", dependencies: ["PluginHost", "Interaction", "Outbox", "Camera", "OCR"],
-            path: "Tests/Fuzz", exclude: ["corpus", "README.md"]),
+            path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
         // Tests.
         .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera"]),

@@ -33,6 +33,7 @@ failed=0
 for target in $targets; do
   mkdir -p "$scratch/corpus/$target" "$scratch/crashes" "$scratch/logs"
   log="$scratch/logs/$target.log"
+  rm -f "$scratch/crashes/$target-"*  # what an earlier run found is reported by that run
   set +e
   ASSIST_FUZZ_TARGET=$target "$fuzzer" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$scratch/crashes/$target-" \
