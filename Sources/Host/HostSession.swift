@@ -148,8 +148,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         hub.camera?.shutdown()
         sound?.shutdown(drainSeconds: drainSeconds ?? (sound?.fallbackInUse == nil ? 10 : 2))
         if console != nil {
-            // Events are delivered on the main loop; let the last ones reach the journal.
-            _ = loop.run(until: { false }, timeoutSeconds: 0.05)
+            // Events are delivered on the main loop; let the last ones reach the journal (no fixed wait).
+            loop.drain(timeoutSeconds: 0.5)
             journal?.flush()
         }
         console?.restore()

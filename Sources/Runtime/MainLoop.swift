@@ -70,6 +70,26 @@ package final class MainLoop: @unchecked Sendable {  // because: every mutable f
         condition.unlock()
     }
 
+    /// Runs the work queued so far (and what it queues in turn, ahead of the marker) and returns as soon as it
+    /// is done, or after `timeoutSeconds`; true when it finished. Work is first in, first out, so a marker
+    /// posted now runs after everything already queued: no polling, no fixed wait.
+    @discardableResult
+    package func drain(timeoutSeconds: Double) -> Bool {
+        let finished = DrainMarker()
+        post { [self] in
+            finished.done = true
+            stop()
+        }
+        let guardTimer = addTimer(milliseconds: UInt32(timeoutSeconds * 1000), repeating: false) { [self] in
+            stop()
+        }
+        let deadline = clock.nowNs() + UInt64(max(0, timeoutSeconds) * 1e9)
+        // Queued work may stop the loop itself; the guard timer ends the last round by the deadline.
+        while !finished.done && clock.nowNs() < deadline { run() }
+        cancelTimer(guardTimer)
+        return finished.done
+    }
+
     /// Drops the work and timers still queued, which would never run: the last thing a host does before it
     /// ends. Closures left in the queue hold what they capture, and what they capture often holds the loop,
     /// so without this those objects would never be freed. Any thread, once the loop no longer runs.
@@ -136,4 +156,9 @@ package final class MainLoop: @unchecked Sendable {  // because: every mutable f
             }
         }
     }
+}
+
+/// Set by `drain`'s marker on the loop thread, read there after `run` returns.
+private final class DrainMarker: @unchecked Sendable {  // because: only the loop thread touches it
+    var done = false
 }

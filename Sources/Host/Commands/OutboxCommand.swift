@@ -60,7 +60,7 @@ struct OutboxCommand: ParsableCommand {
             let idle = outbox.waitUntilIdle(timeout: timeout)
             outbox.stop()
             // Say what the user must act on (refused credentials, given-up uploads), queued on the main loop.
-            _ = session.loop.run(until: { false }, timeoutSeconds: 0.05)
+            session.loop.drain(timeoutSeconds: 0.5)
             let left = try outbox.store().pendingCount()
             StandardOutput().writeLine(
                 left == 0 ? "Everything was sent." : "\(left) uploads still wait; 'assist outbox' lists them.")
