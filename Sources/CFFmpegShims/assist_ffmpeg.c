@@ -28,10 +28,11 @@ struct assist_scaler {
 };
 
 /* swscale writes whole SIMD blocks, so it may write past the last pixel of a row and past the end of a buffer
- * that is exactly `stride * height` bytes (9 bytes for a 1261-pixel-wide BGR24 picture). It is only ever
- * given frames that av_frame_get_buffer allocated, whose line sizes are aligned and whose buffers carry
- * FFmpeg's own padding. `allocate_target` makes one; `copy_out` then copies exactly `width * bytes per pixel`
- * of each row into the caller's buffer, whose capacity it checks first. */
+ * that is exactly `stride * height` bytes (up to 45 bytes for an even-height YUV 4:2:0 picture; 9 for the
+ * 1261-pixel-wide sample). It is only ever given frames that av_frame_get_buffer allocated, whose line sizes
+ * are aligned and whose buffers carry FFmpeg's own padding. `allocate_target` makes one; `copy_out` then
+ * copies exactly `width * bytes per pixel` of each row into the caller's buffer, whose capacity it checks
+ * first. */
 static AVFrame *allocate_target(int width, int height, enum AVPixelFormat format) {
     AVFrame *frame = av_frame_alloc();
     if (frame == NULL) return NULL;
@@ -167,9 +168,8 @@ static int deliver(assist_media *media, uint8_t *bgr, int stride, size_t capacit
 
 static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, size_t capacity, double *seconds,
                              char *reason, size_t size) {
-    if (needed_bytes(media->width * 3, stride, media->height) == 0 ||
-        capacity < needed_bytes(media->width * 3, stride, media->height))
-        return say(reason, size, AVERROR(EINVAL), "the picture buffer is too small");
+    size_t needed = needed_bytes(media->width * 3, stride, media->height);
+    if (needed == 0 || capacity < needed) return say(reason, size, AVERROR(EINVAL), "the picture buffer is too small");
     for (;;) {
         int status = avcodec_receive_frame(media->codec, media->frame);
         if (status == 0) {
