@@ -202,7 +202,7 @@ package final class CameraService: @unchecked Sendable {
         guard let current = condition.withLock({ subscribers.isEmpty ? nil : source }) else { return .stop }
         do {
             guard let frame = try current.next() else {
-                onNotice(.ended(current.name))
+                onNotice(.ended(current.label))
                 return .stop
             }
             let targets = condition.withLock {

@@ -2,8 +2,11 @@ import Foundation
 
 /// A source of frames, used only by the camera service's capture thread.
 package protocol FrameSource: AnyObject {
-    /// Names the source in messages ("the camera /dev/video0").
+    /// Names the source in English messages and reports ("the camera /dev/video0").
     var name: String { get }
+    /// The bare file, folder or device name ("frames", "clip.mp4", "/dev/video0") for phrases in any
+    /// language, which say themselves what kind of source it is.
+    var label: String { get }
     /// True for a device that can be unplugged and come back.
     var isLive: Bool { get }
     /// The size and rate frames arrive at.
@@ -60,6 +63,7 @@ package final class PatternSource: FrameSource {
     }
 
     package var name: String { "the test pattern" }
+    package var label: String { "pattern" }
     package var isLive: Bool { false }
 
     package func next() throws -> Frame? {

@@ -65,6 +65,7 @@ struct FindObjectCLITests {
         let lines = result.lines
         let order = ["Looking for object: dog", "left", "Object centered!", "dog lost"].map { lines.firstIndex(of: $0) }
         #expect(order.allSatisfy { $0 != nil } && order == order.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(lines)")
+        #expect(lines.last == "The pictures from \(folder.url.lastPathComponent) have ended.", "\(lines)")
 
         let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
         let first = try #require(guidance.first)

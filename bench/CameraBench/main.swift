@@ -20,6 +20,7 @@ final class PoolSource: FrameSource {
     }
 
     var name: String { "a 1080p pool" }
+    var label: String { "pool" }
     var isLive: Bool { false }
 
     func next() throws -> Frame? {

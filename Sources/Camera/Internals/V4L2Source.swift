@@ -51,6 +51,7 @@ final class V4L2Source: FrameSource {
     }
 
     var name: String { "the camera \(path)" }
+    var label: String { path }
     var isLive: Bool { true }
 
     /// Waits up to 2 s for a frame. Wraps `assist_v4l2_dequeue` and `assist_v4l2_requeue`.

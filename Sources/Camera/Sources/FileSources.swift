@@ -19,9 +19,11 @@ package final class ImageSource: FrameSource {
         self.framesPerSecond = framesPerSecond
         pacer = FramePacer(framesPerSecond: framesPerSecond)
         name = "the picture \(url.lastPathComponent)"
+        label = url.lastPathComponent
     }
 
     package let name: String
+    package let label: String
     package var isLive: Bool { false }
     package var width: Int { picture.width }
     package var height: Int { picture.height }
@@ -45,6 +47,7 @@ package final class DirectorySource: FrameSource {
     package let width: Int
     package let height: Int
     package let name: String
+    package let label: String
     /// Called with a sentence when a picture is skipped.
     package var onSkip: ((String) -> Void)?
 
@@ -65,6 +68,7 @@ package final class DirectorySource: FrameSource {
         self.framesPerSecond = framesPerSecond
         pacer = FramePacer(framesPerSecond: framesPerSecond)
         name = "the pictures in \(url.lastPathComponent)"
+        label = url.lastPathComponent
     }
 
     package var isLive: Bool { false }
@@ -98,6 +102,7 @@ package final class VideoSource: FrameSource {
     private var sequence: UInt64 = 0
     package let framesPerSecond: Double
     package let name: String
+    package let label: String
 
     /// Opens `url`; `framesPerSecond` overrides the file's rate.
     package init(url: URL, framesPerSecond: Double? = nil) throws {
@@ -105,6 +110,7 @@ package final class VideoSource: FrameSource {
         self.framesPerSecond = framesPerSecond ?? (file.framesPerSecond > 0 ? file.framesPerSecond : 25)
         pacer = FramePacer(framesPerSecond: self.framesPerSecond)
         name = "the video \(url.lastPathComponent)"
+        label = url.lastPathComponent
     }
 
     package var isLive: Bool { false }
