@@ -36,8 +36,10 @@ tsan() {
   # In both sanitizer lanes the tests crash plugins on purpose (a helper's SIGSEGV, abort) and check what the
   # host says: the sanitizers leave those signals to the process (handle_segv=0, handle_abort=0), and Swift's
   # crash backtracer, which hangs trying to suspend a sanitized process's threads, is off.
+  # TSan slows read-text's frame callback past the 20 ms the host allows it, which that camera test checks.
   SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" timeout 1200 swift test --skip-build --sanitize=thread \
-    --scratch-path .build-tsan --skip SpeechDispatcherTests --skip speechDispatcherIsUsedWhenConfigured >.build-tsan/test.log 2>&1
+    --scratch-path .build-tsan --skip SpeechDispatcherTests --skip speechDispatcherIsUsedWhenConfigured \
+    --skip theCameraPathWaitsForAsteadyPictureThenReads >.build-tsan/test.log 2>&1
   local status=$?
   summarise .build-tsan/test.log "WARNING: ThreadSanitizer"
   return $status
