@@ -126,7 +126,7 @@ struct FrameBusTests {
         Thread.sleep(forTimeInterval: 0.4)
         camera.unsubscribe(id)
         #expect(log.sequences == [0, 1])
-        #expect(notices.all == [.ended("the pictures in two")])
+        #expect(notices.all == [.ended("two")], "the bare folder name, for phrases in every language")
     }
 }
 
