@@ -133,11 +133,13 @@ final class Subscriber: @unchecked Sendable {
             let wanted = request
             condition.unlock()
             let (adapted, converted) = adapter.adapt(frame, to: wanted)
-            handler(adapted)
+            // Counted before the call: a subscriber that asks for its stats never has seen more frames than
+            // they count (the count used to trail by the frame being handled).
             condition.withLock {
                 statsSnapshot.delivered += 1
                 if converted { statsSnapshot.converted += 1 }
             }
+            handler(adapted)
         }
         finished.signal()
     }
