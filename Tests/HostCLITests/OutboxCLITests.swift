@@ -114,7 +114,15 @@ struct OutboxCLITests {
         #expect(run.status == 0 && run.lines.last == "Everything was sent.", "\(run)")
         #expect(Date().timeIntervalSince(started) < 10, "no waiting for the timeout")
         #expect(Set(server.requests.map(\.path)) == ["/after", "/photos"], "everything behind the damaged job went")
-        let outcome = try #require(try store.outcomes(owner: "org.test.survey").first)
+        // A fresh connection, as the kill test reads it, with every owner's outcomes shown if it is missing.
+        let reopened = try OutboxStore(url: data.path("outbox.sqlite"))
+        let left = try reopened.pendingCount()
+        let everyOutcome = try ["org.test.survey", "org.test.photos", "unknown"].flatMap {
+            try reopened.outcomes(owner: $0)
+        }
+        let seen = everyOutcome.map { ($0.jobID, $0.owner, $0.status ?? -1) }
+        let outcome = try #require(
+            try reopened.outcomes(owner: "org.test.survey").first, "outcomes: \(seen); jobs left: \(left); \(run)")
         #expect(outcome.jobID == damaged && outcome.status == nil)
         #expect(outcome.error == OutboxStore.unreadableReason)
         #expect(run.lines.contains { $0.contains("org.test.survey") && $0.contains("damaged") }, "said: \(run)")
