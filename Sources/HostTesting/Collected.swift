@@ -7,7 +7,14 @@ package final class Collected<Value: Sendable>: @unchecked Sendable {  // becaus
 
     package init() {}
     package var values: [Value] { lock.withLock { items } }
-    package func append(_ value: Value) { lock.withLock { items.append(value) } }
+    /// Adds `value`; returns how many values there are with it (1 for the first).
+    @discardableResult
+    package func append(_ value: Value) -> Int {
+        lock.withLock {
+            items.append(value)
+            return items.count
+        }
+    }
     package func wait(count: Int, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while values.count < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }

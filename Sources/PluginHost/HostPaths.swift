@@ -82,11 +82,16 @@ package struct HostPaths: Sendable {
     @discardableResult
     package static func makePrivate(_ url: URL) throws -> Int {
         try ensurePrivateDirectory(url)
-        var tightened = tighten(url.path, directory: true) ? 1 : 0
+        var tightened = 0
+        var info = stat()
+        if lstat(url.path, &info) == 0, info.st_mode & 0o077 != 0, chmod(url.path, 0o700) == 0 { tightened += 1 }
         let stamp = url.appendingPathComponent(privateStamp)
         guard !FileManager.default.fileExists(atPath: stamp.path) else { return tightened }
-        for path in openItems(below: url) where tighten(path.path, directory: path.isDirectory) { tightened += 1 }
-        FileManager.default.createFile(
+        // A folder gets exactly 0700; a file keeps its owner's bits.
+        for item in openItems(below: url) where chmod(item.path, item.isDirectory ? 0o700 : item.mode & 0o700) == 0 {
+            tightened += 1
+        }
+        _ = FileManager.default.createFile(
             atPath: stamp.path, contents: Data("folders 0700, files 0600\n".utf8),
             attributes: [.posixPermissions: 0o600])
         return tightened
@@ -103,12 +108,5 @@ package struct HostPaths: Sendable {
             found.append((path, info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o7777))
         }
         return found
-    }
-
-    /// Removes group and other permissions from `path` (a folder gets exactly 0700); true when it changed.
-    private static func tighten(_ path: String, directory: Bool) -> Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFLNK, info.st_mode & 0o077 != 0 else { return false }
-        return chmod(path, directory ? 0o700 : info.st_mode & 0o700) == 0
     }
 }

@@ -14,10 +14,10 @@ struct OutboxCLITests {
         try Data((0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: clip)
         // The first attempt is read slowly enough (8 MB at 1 MB/s) that a busy machine still kills it mid-way;
         // the attempt after the restart is read at full speed.
-        let attempts = Counter()
+        let attempts = Collected<Int>()
         let server = try LoopbackHTTPServer(keptBodyBytes: 16 << 20) { _ in
             .readSlowly(
-                bytesPerSecond: attempts.next() == 1 ? 1_000_000 : 50_000_000,
+                bytesPerSecond: attempts.append(1) == 1 ? 1_000_000 : 50_000_000,
                 then: .answer(status: 201, body: Data(#"{"id":9}"#.utf8)))
         }
         let store = try OutboxStore(url: data.path("outbox.sqlite"))
@@ -126,19 +126,5 @@ struct OutboxCLITests {
         #expect(outcome.jobID == damaged && outcome.status == nil)
         #expect(outcome.error == OutboxStore.unreadableReason)
         #expect(run.lines.contains { $0.contains("org.test.survey") && $0.contains("damaged") }, "said: \(run)")
-    }
-}
-
-/// Counts calls from any thread (the server's connection threads).
-final class Counter: @unchecked Sendable {  // because: guarded by `lock`
-    private let lock = NSLock()
-    private var count = 0
-
-    /// 1 on the first call, then 2, 3, …
-    func next() -> Int {
-        lock.withLock {
-            count += 1
-            return count
-        }
     }
 }
