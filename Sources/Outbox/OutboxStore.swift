@@ -48,15 +48,21 @@ package final class OutboxStore: Sendable {
     /// Adds a job; returns its id.
     package func enqueue(owner: String, request: OutboxRequest, maxAttempts: Int = 8) throws(StorageError) -> Int64 {
         let encoded = String(decoding: (try? JSONEncoder().encode(request)) ?? Data(), as: UTF8.self)
-        try database.execute(
-            "INSERT INTO jobs (owner, request, max_attempts, idempotency_key) VALUES (?, ?, ?, ?)",
-            arguments: [.text(owner), .text(encoded), .integer(Int64(max(1, maxAttempts))), .text(UUID().uuidString)])
-        var id: Int64 = 0
-        try database.execute("SELECT last_insert_rowid()") { _, values in
-            if case .integer(let value) = values.first { id = value }
-            return false
+        // One transaction holding the connection: a sender storing an outcome on it between the insert and
+        // last_insert_rowid() would otherwise hand back the outcome's row id (seen under AddressSanitizer).
+        return try database.transaction { () throws(StorageError) -> Int64 in
+            try database.execute(
+                "INSERT INTO jobs (owner, request, max_attempts, idempotency_key) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    .text(owner), .text(encoded), .integer(Int64(max(1, maxAttempts))), .text(UUID().uuidString),
+                ])
+            var id: Int64 = 0
+            try database.execute("SELECT last_insert_rowid()") { _, values in
+                if case .integer(let value) = values.first { id = value }
+                return false
+            }
+            return id
         }
-        return id
     }
 
     /// At start: jobs that were in flight when the host stopped go back to pending. Returns how many.
