@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models test-photos build run test install bench clean example fuzz memcheck
+.PHONY: deps models test-photos build run test install bench clean example fuzz memcheck abi-compat
 
 deps:
 	@scripts/install-deps.sh
@@ -33,6 +33,11 @@ test: deps models test-photos
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/test-install.sh
+
+# The append-only ABI promise, exercised: 1.0 plugins on a host built against a simulated 1.1 header, and
+# 1.1 plugins on both hosts (scripts/abi-compat.sh).
+abi-compat: deps
+	scripts/abi-compat.sh
 
 # Installs the host, first-party plugins, the header, the pkg-config file and share data (FHS layout).
 install:

@@ -26,6 +26,8 @@ let package = Package(
     targets: [
         // The stable C ABI: the header plus one .c file (P14).
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
+        // The ABI's one rule for reading versioned structs, used by the host and by PluginKit alike.
+        .target(name: "PluginABI", dependencies: ["PluginAPI"]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),
         .target(name: "CV4L2Shims", linkerSettings: [.linkedLibrary("v4l2")]),
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "PluginHost",
             dependencies: [
-                "PluginAPI", "Runtime", "Interaction", "Audio", "Speech", "Camera", "Storage", "Outbox",
+                "PluginAPI", "PluginABI", "Runtime", "Interaction", "Audio", "Speech", "Camera", "Storage", "Outbox",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -83,7 +85,7 @@ let package = Package(
         ),
 
         // Swift conveniences for plugin authors; linked into each Swift plugin, never into the host.
-        .target(name: "PluginKit", dependencies: ["PluginAPI"]),
+        .target(name: "PluginKit", dependencies: ["PluginAPI", "PluginABI"]),
 
         // First-party plugins: a tested Core and a one-file Entry, the only member of a dynamic product (P5).
         .target(name: "TalkingClockCore", dependencies: ["PluginKit"], path: "Plugins/TalkingClock/Core"),
@@ -169,7 +171,7 @@ let package = Package(
 
         // Tests.
         .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "HostTesting"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "PluginABI", "HostTesting"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),

@@ -28,8 +28,22 @@ package enum BuildProducts {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }
 
-    /// The folder holding `assist_plugin.h`.
+    /// The folder holding the `assist_plugin.h` test plugins are compiled against: this package's, or the one
+    /// in `ASSIST_TEST_PLUGIN_HEADERS` (`scripts/abi-compat.sh` builds 1.0 plugins for a 1.1 host that way).
     package static var headerDirectory: URL {
-        packageRoot.appendingPathComponent("Sources/PluginAPI/include")
+        if let folder = ProcessInfo.processInfo.environment["ASSIST_TEST_PLUGIN_HEADERS"], !folder.isEmpty {
+            return URL(fileURLWithPath: folder)
+        }
+        return packageRoot.appendingPathComponent("Sources/PluginAPI/include")
+    }
+
+    /// "MAJOR.MINOR" of the header in `headerDirectory`, the ABI a test plugin's manifest declares.
+    package static var headerABI: String {
+        let text = (try? String(contentsOf: headerDirectory.appendingPathComponent("assist_plugin.h"), encoding: .utf8))
+        func value(_ name: String) -> String? {
+            text?.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }?.split(separator: " ").last
+                .map(String.init)
+        }
+        return "\(value("ASSIST_ABI_MAJOR") ?? "1").\(value("ASSIST_ABI_MINOR") ?? "0")"
     }
 }

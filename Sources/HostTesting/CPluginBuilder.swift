@@ -12,7 +12,7 @@ package struct CPluginBuilder {
 
     /// The default manifest fields for `id`.
     package static func manifest(
-        id: String, library: String = "libtest.so", abi: String = "1.0", extra: [String: Any] = [:]
+        id: String, library: String = "libtest.so", abi: String = BuildProducts.headerABI, extra: [String: Any] = [:]
     ) -> [String: Any] {
         var fields: [String: Any] = [
             "id": id, "name": "Test \(id)", "version": "1.0.0", "library": library, "abi": abi, "min_host": "1.0.0",

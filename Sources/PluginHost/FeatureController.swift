@@ -1,6 +1,7 @@
 import Foundation
 import Interaction
 import Logging
+import PluginABI
 import PluginAPI
 
 /// Loads plugins on demand, starts and stops features, and routes commands to the focused one.
@@ -74,13 +75,12 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             announcer.say(reason, priority: .important)
             return false
         }
-        guard instance.pointee.struct_size >= UInt32(MemoryLayout<assist_plugin>.size),
-            let start = instance.pointee.start
-        else {
+        guard let table = assist_plugin.read(instance), let start = table.start else {
             context.misbehaving("create returned a plugin table that is too small or has no start")
             record.refuse(.entryInvalid("the plugin table from create is too small or has no start"))
             return false
         }
+        context.table = table
         context.instance = instance
         if isForeground {
             focused = record
@@ -115,11 +115,12 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     private func teardown(_ record: PluginRecord, callStop: Bool) {
         guard let context = record.context, let instance = context.instance else { return }
         hub.interaction.dialogs.cancelAll(owner: record.id)
-        if callStop { instance.pointee.stop?(instance) }
+        let table = context.table
+        if callStop { table.stop?(instance) }
         // No frame may reach the instance once it is destroyed.
         context.endCameraSubscription()
         context.instance = nil
-        instance.pointee.destroy?(instance)
+        table.destroy?(instance)
         context.releaseHoldings()
         if focused === record {
             focused = nil
@@ -144,7 +145,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         default:
             break
         }
-        guard let record = focused, let instance = record.context?.instance else {
+        guard let record = focused, let context = record.context, let instance = context.instance else {
             if command.id != "help" { announcer.say(phrases.text("host.no-feature")) }
             return
         }
@@ -153,17 +154,17 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             let pause = command.id == "pause" || (command.id == CommandRouter.pauseToggle && !isPaused)
             guard pause != isPaused else { return }
             isPaused = pause
-            let owner = record.context?.speechOwner ?? 0
+            let owner = context.speechOwner
             if pause {
-                instance.pointee.pause?(instance)
+                context.table.pause?(instance)
                 _ = hub.sound.speech?.pause(owner: owner)
             } else {
                 hub.sound.speech?.resume(owner: owner)
-                instance.pointee.resume?(instance)
+                context.table.resume?(instance)
             }
             announcer.say(phrases.text(pause ? "host.paused" : "host.resumed"), priority: .important, remember: false)
         default:
-            guard let onCommand = instance.pointee.on_command else { return }
+            guard let onCommand = context.table.on_command else { return }
             command.id.withCString { name in
                 if let argument = command.argument {
                     argument.withCString { onCommand(instance, name, $0) }

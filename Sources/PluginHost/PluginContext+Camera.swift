@@ -50,7 +50,7 @@ extension PluginContext {
 
     /// Calls `on_frame` with a borrowed header over `frame`. Delivery thread.
     private func deliver(_ frame: Frame) {
-        guard let instance, let onFrame = instance.pointee.on_frame else { return }
+        guard let instance, let onFrame = table.on_frame else { return }
         var header = Self.header(for: frame)
         cameraState.lock.withLock { cameraState.current = frame }
         let start = DispatchTime.now().uptimeNanoseconds

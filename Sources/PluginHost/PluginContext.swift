@@ -15,6 +15,8 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     package let host: UnsafeMutablePointer<assist_host>
     /// The running instance, between create and destroy.
     package var instance: UnsafeMutablePointer<assist_plugin>?
+    /// The instance's table as `create` returned it, read by the ABI's one rule; calls go through it.
+    package var table = assist_plugin()
     var timers = Set<UInt64>()
     var subscriptions = Set<UInt64>()
     /// Identifies this plugin to the speech service.

@@ -1,4 +1,5 @@
 import Foundation
+import PluginABI
 import PluginAPI
 
 /// Opens a plugin library and checks its entry table. Libraries are never closed (ABI spec P11).
@@ -38,20 +39,13 @@ package enum PluginLoader {
         return .success(entry)
     }
 
-    /// Copies the plugin's table into a zeroed local of the size this host knows (OBS).
+    /// Reads the plugin's table by the ABI's one rule (`VersionedStruct.read`): a larger table from a newer
+    /// 1.x header is read as far as this host knows it; only one smaller than ABI 1.0's is refused.
     static func copyEntry(_ raw: UnsafePointer<assist_entry>) -> Result<assist_entry, PluginRefusal> {
-        let known = MemoryLayout<assist_entry>.size
-        let declared = Int(raw.pointee.struct_size)
-        guard declared >= known else {
-            return .failure(.entryInvalid("struct_size \(declared) is smaller than ABI 1.0's \(known)"))
-        }
-        guard declared == known else {
+        guard let copy = assist_entry.read(raw) else {
+            let declared = assist_entry.declaredSize(raw)
             return .failure(
-                .entryInvalid("struct_size \(declared) is larger than this host's \(known) for the same major version"))
-        }
-        var copy = assist_entry()
-        withUnsafeMutableBytes(of: &copy) { destination in
-            destination.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(raw), count: known))
+                .entryInvalid("struct_size \(declared) is smaller than ABI 1.0's \(assist_entry.minimumSize)"))
         }
         return .success(copy)
     }

@@ -1,5 +1,6 @@
 import Camera
 import Foundation
+import PluginABI
 import PluginAPI
 
 extension ServiceTables {
@@ -12,8 +13,8 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("camera.subscribe") else {
                 return ASSIST_E_INVALID
             }
-            guard let request, let wanted = subscriptionRequest(request.pointee) else {
-                context.misbehaving("camera.subscribe: the request is NULL or out of range")
+            guard let request = assist_camera_request.read(request), let wanted = subscriptionRequest(request) else {
+                context.misbehaving("camera.subscribe: the request is NULL, smaller than ABI 1.0's or out of range")
                 return ASSIST_E_INVALID
             }
             do {
@@ -62,8 +63,7 @@ extension ServiceTables {
             result.dropped = UInt64(stats.dropped)
             result.skipped = UInt64(stats.skipped)
             result.converted = UInt64(stats.converted)
-            out.pointee = result
-            return ASSIST_OK
+            return assist_camera_stats.write(result, to: out) ? ASSIST_OK : ASSIST_E_INVALID
         }
         return allocate(table)
     }()

@@ -1,5 +1,6 @@
 import Foundation
 import Outbox
+import PluginABI
 import PluginAPI
 import Storage
 
@@ -12,8 +13,11 @@ extension ServiceTables {
         table.enqueue = { host, request, job, err in
             guard let context = PluginContext.from(host), let request else { return ASSIST_E_INVALID }
             do {
-                let made = try outboxRequest(request.pointee, context: context)
-                let attempts = request.pointee.max_attempts == 0 ? 8 : Int(request.pointee.max_attempts)
+                guard let request = assist_outbox_request.read(request) else {
+                    throw OutboxError.badRequest("the request's struct_size is below ABI 1.0's")
+                }
+                let made = try outboxRequest(request, context: context)
+                let attempts = request.max_attempts == 0 ? 8 : Int(request.max_attempts)
                 let id = try context.hub.outbox.enqueue(owner: context.id, request: made, maxAttempts: attempts)
                 job?.pointee = id
                 return ASSIST_OK
@@ -66,14 +70,15 @@ extension ServiceTables {
 
     /// The plugin's C request as an `OutboxRequest`; file parts must be the plugin's own files.
     static func outboxRequest(_ raw: assist_outbox_request, context: PluginContext) throws -> OutboxRequest {
-        guard raw.struct_size >= UInt32(MemoryLayout<assist_outbox_request>.size), let method = raw.method,
-            let url = raw.url
-        else { throw OutboxError.badRequest("the request lacks a method or URL") }
+        guard let method = raw.method, let url = raw.url else {
+            throw OutboxError.badRequest("the request lacks a method or URL")
+        }
         func fields(_ pointer: UnsafePointer<assist_http_field>?, _ count: Int) throws -> [(String, String)] {
-            guard count > 0 else { return [] }
-            guard let pointer else { throw OutboxError.badRequest("a header or field list is missing") }
-            return try (0..<count).map { index in
-                guard let name = pointer[index].name, let value = pointer[index].value else {
+            guard let elements = assist_http_field.readArray(pointer, count: count) else {
+                throw OutboxError.badRequest("a header or field list is missing or its struct_size is wrong")
+            }
+            return try elements.enumerated().map { index, field in
+                guard let name = field.name, let value = field.value else {
                     throw OutboxError.badRequest("header or field \(index + 1) has no name or value")
                 }
                 return (String(cString: name), String(cString: value))
@@ -93,9 +98,11 @@ extension ServiceTables {
         case ASSIST_OUTBOX_BODY_FORM:
             request.body = .form(try fields(raw.fields, raw.field_count).map { OutboxRequest.Field($0.0, $0.1) })
         case ASSIST_OUTBOX_BODY_MULTIPART:
-            let parts = try (0..<raw.part_count).map { index in
-                guard let parts = raw.parts else { throw OutboxError.badRequest("the parts are missing") }
-                return try outboxPart(parts[index], index: index, context: context)
+            guard let elements = assist_outbox_part.readArray(raw.parts, count: raw.part_count) else {
+                throw OutboxError.badRequest("the parts are missing or their struct_size is wrong")
+            }
+            let parts = try elements.enumerated().map { index, part in
+                try outboxPart(part, index: index, context: context)
             }
             request.body = .multipart(boundary: "assist-\(UUID().uuidString)", parts: parts)
         default: throw OutboxError.badRequest("body kind \(raw.body) is unknown")
@@ -130,10 +137,17 @@ extension ServiceTables {
             strings.append(made)
             return UnsafePointer(made)
         }
-        let headers = outcome.headers.map { assist_http_field(name: copy($0.name), value: copy($0.value)) }
+        let headers = outcome.headers.map { header in
+            var field = assist_http_field()
+            field.struct_size = UInt32(MemoryLayout<assist_http_field>.size)
+            field.name = copy(header.name)
+            field.value = copy(header.value)
+            return field
+        }
         return headers.withUnsafeBufferPointer { headerBuffer in
             outcome.body.withUnsafeBytes { body in
                 var raw = assist_outbox_outcome()
+                raw.struct_size = UInt32(MemoryLayout<assist_outbox_outcome>.size)
                 raw.job = outcome.jobID
                 raw.status = Int32(outcome.status ?? 0)
                 raw.truncated = outcome.truncated

@@ -1,6 +1,7 @@
 import Audio
 import Foundation
 import Interaction
+import PluginABI
 import PluginAPI
 import Speech
 
@@ -106,11 +107,13 @@ struct SpeechRequest {
         var utterance = Utterance(
             string, language: context.hub.interaction.phrases.language, owner: context.speechOwner)
         var prints = true
-        if let options = options?.pointee {
-            let size = Int(options.struct_size)
-            func has(_ path: PartialKeyPath<assist_speech_options>) -> Bool {
-                guard let offset = MemoryLayout<assist_speech_options>.offset(of: path) else { return false }
-                return offset < size
+        if let pointer = options {
+            guard let options = assist_speech_options.read(pointer) else {
+                context.misbehaving("speech.speak: the options' struct_size is below ABI 1.0's")
+                return nil
+            }
+            func has<Field>(_ field: KeyPath<assist_speech_options, Field>) -> Bool {
+                assist_speech_options.has(field, in: options.struct_size)
             }
             if has(\.priority) {
                 guard let priority = SpeechPriority(rawValue: options.priority) else {

@@ -1,4 +1,5 @@
 import Foundation
+import PluginABI
 import PluginAPI
 import Storage
 
@@ -16,10 +17,14 @@ extension ServiceTables {
         }
         table.exec = { host, pointer, sql, params, count, row, user, changes, err in
             guard let context = PluginContext.from(host), let database = context.database(pointer), let sql,
-                count >= 0, count == 0 || params != nil
+                count >= 0
             else { return ASSIST_E_INVALID }
-            // The plugin's values are bound straight from its memory: SQLite copies them during the call.
-            let arguments = (0..<Int(count)).map { index in sqlArgument(params.map { $0[index] }) }
+            guard let values = assist_value.readArray(params, count: Int(count)) else {
+                context.misbehaving("storage.exec: the parameters are NULL or their struct_size is wrong")
+                return ASSIST_E_INVALID
+            }
+            // Text and blobs are bound straight from the plugin's memory: SQLite copies them during the call.
+            let arguments = values.map { sqlArgument($0) }
             let target = UnsafeTransfer(value: (row, user))
             return storageCall(context, err) {
                 let changed = try database.execute(
@@ -126,6 +131,7 @@ extension ServiceTables {
         }
         var cValues: [assist_value] = values.map { value in
             var cValue = assist_value()
+            cValue.struct_size = UInt32(MemoryLayout<assist_value>.size)
             switch value {
             case .null: cValue.type = ASSIST_VALUE_NULL
             case .integer(let number):

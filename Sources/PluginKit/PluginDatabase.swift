@@ -1,4 +1,5 @@
 import Foundation
+import PluginABI
 import PluginAPI
 
 /// One of the plugin's SQLite databases through `assist.storage/1`, for small uses (histories, lists):
@@ -36,6 +37,7 @@ public struct PluginDatabaseHandle {
         defer { texts.forEach { free($0) } }
         var parameters = values.enumerated().map { index, value -> assist_value in
             var parameter = assist_value()
+            parameter.struct_size = UInt32(MemoryLayout<assist_value>.size)
             switch value {
             case .text(let text):
                 parameter.type = ASSIST_VALUE_TEXT
@@ -56,9 +58,10 @@ public struct PluginDatabaseHandle {
                 exec(
                     host.raw, database, sql, buffer.baseAddress, Int32(buffer.count),
                     { user, count, _, values in
-                        guard let user, let values else { return false }
-                        let row = (0..<Int(count)).map { index -> String in
-                            let value = values[index]
+                        guard let user, let values = assist_value.readArray(values, count: Int(count)) else {
+                            return false
+                        }
+                        let row = values.map { value -> String in
                             switch value.type {
                             case ASSIST_VALUE_TEXT:
                                 return value.data.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""

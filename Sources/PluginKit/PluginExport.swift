@@ -1,3 +1,4 @@
+import PluginABI
 import PluginAPI
 
 #if canImport(Glibc)
@@ -96,7 +97,8 @@ enum PluginInstance {
                 command: String(cString: command), argument: argument.map { String(cString: $0) })
         }
         table.on_frame = { plugin, frame in
-            guard let frame else { return }
+            // A frame header below ABI 1.0's size is not read (the ABI's one rule for versioned structs).
+            guard let frame, assist_frame.declaredSize(frame) >= assist_frame.minimumSize else { return }
             PluginInstance.box(plugin)?.feature.handle(frame: frame)
         }
         table.destroy = { plugin in

@@ -1,4 +1,5 @@
 import Foundation
+import PluginABI
 import PluginAPI
 
 extension PluginHostHandle {
@@ -14,7 +15,7 @@ extension PluginHostHandle {
         let box = Unmanaged.passRetained(
             DialogAnswerBox { result in
                 answer(
-                    result.pointee.status == ASSIST_OK && result.pointee.index >= 0 ? Int(result.pointee.index) : nil)
+                    result.status == ASSIST_OK && result.index >= 0 ? Int(result.index) : nil)
             })
         let copies = choices.map { strdup($0) }
         defer { copies.forEach { free($0) } }
@@ -39,7 +40,7 @@ extension PluginHostHandle {
         }
         let box = Unmanaged.passRetained(
             DialogAnswerBox { result in
-                answer(result.pointee.status == ASSIST_OK ? result.pointee.text.map { String(cString: $0) } ?? "" : nil)
+                answer(result.status == ASSIST_OK ? result.text.map { String(cString: $0) } ?? "" : nil)
             })
         if ask(raw, prompt, ASSIST_TEXT_PLAIN, DialogAnswerBox.callback, box.toOpaque(), nil) != ASSIST_OK {
             box.release()
@@ -50,13 +51,16 @@ extension PluginHostHandle {
 
 /// Carries a dialog's answer handler through the C callback; released after the one answer.
 private final class DialogAnswerBox {
-    let handle: (UnsafePointer<assist_dialog_result>) -> Void
-    init(_ handle: @escaping (UnsafePointer<assist_dialog_result>) -> Void) { self.handle = handle }
+    let handle: (assist_dialog_result) -> Void
+    init(_ handle: @escaping (assist_dialog_result) -> Void) { self.handle = handle }
 
+    /// A result below ABI 1.0's size reads as cancelled, so the answer still arrives exactly once.
     static let callback: assist_dialog_cb = { user, result in
-        guard let user, let result else { return }
+        guard let user else { return }
         let box = Unmanaged<DialogAnswerBox>.fromOpaque(user)
-        box.takeUnretainedValue().handle(result)
+        var answer = assist_dialog_result.read(result) ?? assist_dialog_result()
+        if answer.struct_size == 0 { answer.status = ASSIST_E_CANCELLED }
+        box.takeUnretainedValue().handle(answer)
         box.release()
     }
 }

@@ -1,3 +1,4 @@
+import PluginABI
 import PluginAPI
 
 /// A Swift view of the `assist_host` a plugin was given: typed access to the services it uses most.
@@ -12,9 +13,14 @@ public struct PluginHostHandle: @unchecked Sendable {
         self.raw = raw
     }
 
-    /// The service table for `id`, or nil. Wraps `assist_host.get_service`. Any thread.
-    public func service<T>(_ id: String, as type: T.Type) -> UnsafePointer<T>? {
-        guard let pointer = raw.pointee.get_service?(raw, id) else { return nil }
+    /// The service table for `id`, or nil when the host has none or serves one smaller than ABI 1.0's (the
+    /// ABI's one rule for versioned structs). Wraps `assist_host.get_service`. Any thread.
+    ///
+    ///     let speech = host.service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)
+    public func service<T: VersionedStruct>(_ id: String, as type: T.Type) -> UnsafePointer<T>? {
+        guard let pointer = raw.pointee.get_service?(raw, id), T.declaredSize(pointer) >= T.minimumSize else {
+            return nil
+        }
         return pointer.assumingMemoryBound(to: T.self)
     }
 

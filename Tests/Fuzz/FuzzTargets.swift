@@ -22,7 +22,7 @@ enum FuzzTargets {
     static func writeScratch(_ data: Data, name: String) -> URL {
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let url = scratch.appendingPathComponent(name)
-        FileManager.default.createFile(atPath: url.path, contents: data)
+        _ = FileManager.default.createFile(atPath: url.path, contents: data)
         return url
     }
 

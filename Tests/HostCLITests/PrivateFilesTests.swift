@@ -53,7 +53,7 @@ struct PrivateFilesTests {
             at: data.appendingPathComponent("speech"), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o755])
         for name in ["plugins/x/main.sqlite", "speech/last-session.wav"] {
-            manager.createFile(
+            _ = manager.createFile(
                 atPath: data.appendingPathComponent(name).path, contents: Data("x".utf8),
                 attributes: [.posixPermissions: 0o644])
         }

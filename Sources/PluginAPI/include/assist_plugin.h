@@ -6,7 +6,14 @@
  * Rules that hold for every declaration below:
  *  - Every struct begins with `uint32_t struct_size` and is append-only: new fields are only ever added at
  *    the end, just before the reserved tail. Read a field only when ASSIST_HAS_FIELD says it is there.
+ *  - One rule reads a struct someone else wrote, on both sides (assist_struct_copy): copy
+ *    min(struct_size, the size you know) bytes into a zeroed local; refuse it only when struct_size is below
+ *    the struct's size in the ABI version that introduced it (its ASSIST_SIZE_THROUGH its last field). A
+ *    larger struct from a newer writer is read as far as you know it; a smaller one reads as zeros beyond it.
+ *  - So a field's zero value always means "as before this field existed": a new field is read from an older
+ *    writer's zeroed reserved tail or from the zero fill.
  *  - Reserved tails are zeroed by the writer and ignored by the reader.
+ *  - Arrays of structs are walked with ASSIST_ELEMENT: the elements' struct_size is the array's stride.
  *  - Strings are UTF-8 and NUL-terminated. Every pointer is borrowed, for the duration of the call, unless
  *    its comment says otherwise.
  *  - Every function carries a thread tag:
@@ -26,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +70,31 @@ extern "C" {
 /** True when the struct at `p`, of type `T`, is large enough to hold field `f`. */
 #define ASSIST_HAS_FIELD(T, p, f) \
     ((p) != NULL && offsetof(T, f) + sizeof(((const T *)0)->f) <= (size_t)(p)->struct_size)
+
+/** The size of `T` through field `f`: the smallest `struct_size` a reader accepts for a struct whose last
+    field, in the ABI version that introduced it, is `f`. */
+#define ASSIST_SIZE_THROUGH(T, f) (offsetof(T, f) + sizeof(((const T *)0)->f))
+
+/** Element `i` of an array of `T` whose elements all carry the same `struct_size`, which is the stride. Check
+    the first element's struct_size against ASSIST_SIZE_THROUGH before walking. */
+#define ASSIST_ELEMENT(T, array, i) \
+    ((const T *)(const void *)((const char *)(array) + (size_t)(i) * (size_t)(array)[0].struct_size))
+
+/** Reads a struct someone else wrote, the one way both sides do it: copies min(`src`'s struct_size,
+    `dst_size`) bytes into `dst`, zeroes the rest of `dst`, and sets `dst`'s struct_size to the bytes copied
+    (so ASSIST_HAS_FIELD on `dst` is true only for fields the writer sent). Returns false, leaving `dst` zeroed,
+    when `src` is NULL or its struct_size is below `min_size`. [any] */
+static inline bool assist_struct_copy(void *dst, size_t dst_size, const void *ASSIST_NULLABLE src, size_t min_size) {
+    uint32_t declared = 0;
+    memset(dst, 0, dst_size);
+    if (src == NULL || dst_size < sizeof declared) return false;
+    memcpy(&declared, src, sizeof declared);
+    if ((size_t)declared < min_size || (size_t)declared < sizeof declared) return false;
+    uint32_t copied = (size_t)declared < dst_size ? declared : (uint32_t)dst_size;
+    memcpy(dst, src, copied);
+    memcpy(dst, &copied, sizeof copied);
+    return true;
+}
 
 /** A version triple; `reserved` is zero. */
 typedef struct assist_version {
@@ -122,7 +155,8 @@ typedef struct assist_plugin {
     void (*pause)(struct assist_plugin *p);
     /** Resumes after pause. [main] */
     void (*resume)(struct assist_plugin *p);
-    /** Stops the feature; the host will not call on_command or on_frame again until the next start. [main] */
+    /** Stops the feature. The host calls destroy next and never calls on_command or on_frame on this instance
+        again; a later launch creates a new instance. [main] */
     void (*stop)(struct assist_plugin *p);
     /** A command routed to the focused feature: one of the ASSIST_CMD_* names or an id the plugin
         registered with `assist.input/1`. `arg` is NULL or a borrowed string. [main] */
@@ -459,7 +493,8 @@ typedef struct assist_camera_service {
         camera is closed or has no such control. [any] */
     assist_status (*control)(const assist_host *h, const char *name, int64_t *value, int64_t *minimum,
                              int64_t *maximum);
-    /** This plugin's delivery counters. [any] */
+    /** This plugin's delivery counters. Set `out->struct_size` to `sizeof *out` first: the host fills as much
+        as that holds and sets it to the bytes written; ASSIST_E_INVALID when it is below 1.0's size. [any] */
     assist_status (*stats)(const assist_host *h, assist_camera_stats *out);
     void *reserved[8];
 } assist_camera_service;
@@ -481,16 +516,16 @@ typedef int32_t assist_value_type;
 
 /** A bound parameter or a column value. */
 typedef struct assist_value {
+    uint32_t struct_size; /* also the stride of an array of values */
     assist_value_type type;
-    uint32_t reserved0;
     int64_t integer;
     double real;
     const void *ASSIST_NULLABLE data;
     size_t size;
 } assist_value;
 
-/** One result row: `count` column names and values, borrowed until the callback returns. Return false to
-    stop reading rows. Runs on the thread that called exec. */
+/** One result row: `count` column names and values (walk the values with ASSIST_ELEMENT), borrowed until the
+    callback returns. Return false to stop reading rows. Runs on the thread that called exec. */
 typedef bool (*assist_row_cb)(void *ASSIST_NULLABLE user, int32_t count, const char *const *names,
                               const assist_value *values);
 
@@ -647,6 +682,7 @@ typedef struct assist_audio_in_service {
 
 /** A header, or a form field. */
 typedef struct assist_http_field {
+    uint32_t struct_size; /* also the stride of an array of fields */
     const char *name;
     const char *value;
 } assist_http_field;
@@ -654,6 +690,7 @@ typedef struct assist_http_field {
 /** A multipart part: a text field (`text`), or a file streamed from disk when it is sent (`path`: a name in
     the plugin's media folder, or a full path inside its media or cache folder). */
 typedef struct assist_outbox_part {
+    uint32_t struct_size; /* also the stride of an array of parts */
     const char *name;
     const char *ASSIST_NULLABLE text;
     const char *ASSIST_NULLABLE path;
@@ -688,8 +725,10 @@ typedef struct assist_outbox_request {
 } assist_outbox_request;
 
 /** How a job ended: the server's final answer (`status` 100-599, any status but 5xx and 429 is final), or
-    `status` 0 and `error` when the outbox gave up. Borrowed until the callback returns. */
+    `status` 0 and `error` when the outbox gave up. Borrowed until the callback returns; walk `headers` with
+    ASSIST_ELEMENT. */
 typedef struct assist_outbox_outcome {
+    uint32_t struct_size;
     int64_t job;
     int32_t status;
     bool truncated; /* the body was longer than the 1 MB kept */

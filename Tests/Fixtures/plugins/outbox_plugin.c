@@ -28,7 +28,8 @@ static bool outcome(void *user, const assist_outbox_outcome *o) {
     char line[400];
     const char *id = "";
     for (size_t i = 0; i < o->header_count; i++) {
-        if (strcmp(o->headers[i].name, "orbit-id") == 0) id = o->headers[i].value;
+        const assist_http_field *header = ASSIST_ELEMENT(assist_http_field, o->headers, i);
+        if (strcmp(header->name, "orbit-id") == 0) id = header->value;
     }
     snprintf(line, sizeof line, "Outcome %s: status %d, orbit-id %s, body %.*s%s%s", o->tag ? o->tag : "-",
              (int)o->status, id, (int)o->body_size, o->body ? (const char *)o->body : "",
@@ -42,7 +43,8 @@ static assist_status queue_json(state *s, const char *base, const char *tag) {
     char url[300];
     snprintf(url, sizeof url, "%s/api/thing/", base);
     const char *json = "{\"label\":\"Mug\"}";
-    assist_http_field headers[] = {{"Authorization", "Token hidden-from-logs"}};
+    assist_http_field headers[] = {
+        {.struct_size = sizeof(assist_http_field), .name = "Authorization", .value = "Token hidden-from-logs"}};
     assist_outbox_request r = {0};
     r.struct_size = sizeof r;
     r.method = "POST";
@@ -66,7 +68,10 @@ static void send_all(state *s, const char *base) {
     queue_json(s, base, "thing");
 
     snprintf(url, sizeof url, "%s/api/video/", base);
-    assist_outbox_part parts[] = {{"thing", "7", NULL, NULL, NULL}, {"file", NULL, "clip.bin", "clip.bin", "video/mp4"}};
+    assist_outbox_part parts[] = {
+        {.struct_size = sizeof(assist_outbox_part), .name = "thing", .text = "7"},
+        {.struct_size = sizeof(assist_outbox_part), .name = "file", .path = "clip.bin", .filename = "clip.bin",
+         .content_type = "video/mp4"}};
     assist_outbox_request r = {0};
     r.struct_size = sizeof r;
     r.method = "POST";

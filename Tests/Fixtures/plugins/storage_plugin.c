@@ -29,14 +29,15 @@ static bool collect(void *user, int32_t count, const char *const *names, const a
     state *s = user;
     char piece[128];
     for (int32_t i = 0; i < count; i++) {
-        if (values[i].type == ASSIST_VALUE_TEXT) {
-            snprintf(piece, sizeof piece, "%s=%s ", names[i], (const char *)values[i].data);
-        } else if (values[i].type == ASSIST_VALUE_INT) {
-            snprintf(piece, sizeof piece, "%s=%lld ", names[i], (long long)values[i].integer);
-        } else if (values[i].type == ASSIST_VALUE_REAL) {
-            snprintf(piece, sizeof piece, "%s=%.2f ", names[i], values[i].real);
+        const assist_value *v = ASSIST_ELEMENT(assist_value, values, i);
+        if (v->type == ASSIST_VALUE_TEXT) {
+            snprintf(piece, sizeof piece, "%s=%s ", names[i], (const char *)v->data);
+        } else if (v->type == ASSIST_VALUE_INT) {
+            snprintf(piece, sizeof piece, "%s=%lld ", names[i], (long long)v->integer);
+        } else if (v->type == ASSIST_VALUE_REAL) {
+            snprintf(piece, sizeof piece, "%s=%.2f ", names[i], v->real);
         } else {
-            snprintf(piece, sizeof piece, "%s=(type %d, %zu bytes) ", names[i], (int)values[i].type, values[i].size);
+            snprintf(piece, sizeof piece, "%s=(type %d, %zu bytes) ", names[i], (int)v->type, v->size);
         }
         strncat(s->rows, piece, sizeof s->rows - strlen(s->rows) - 1);
     }
@@ -54,6 +55,7 @@ static void basic(state *s) {
     s->storage->migrate(s->host, db, 1, "CREATE TABLE things (id INTEGER PRIMARY KEY, label TEXT, weight REAL, photo BLOB);", NULL);
     assist_value params[3];
     memset(params, 0, sizeof params);
+    for (int i = 0; i < 3; i++) params[i].struct_size = sizeof params[i];
     params[0].type = ASSIST_VALUE_TEXT;
     params[0].data = "кружка";
     params[0].size = strlen("кружка");
@@ -103,6 +105,7 @@ static void bench(state *s, long count) {
     s->storage->begin(s->host, db);
     assist_value params[2];
     memset(params, 0, sizeof params);
+    for (int i = 0; i < 2; i++) params[i].struct_size = sizeof params[i];
     params[0].type = ASSIST_VALUE_INT;
     params[1].type = ASSIST_VALUE_TEXT;
     params[1].data = "a row of the benchmark";
@@ -128,6 +131,7 @@ static void full(state *s) {
     memset(body, 'x', sizeof body);
     assist_value params[2];
     memset(params, 0, sizeof params);
+    for (int i = 0; i < 2; i++) params[i].struct_size = sizeof params[i];
     params[0].type = ASSIST_VALUE_INT;
     params[1].type = ASSIST_VALUE_BLOB;
     params[1].data = body;
