@@ -28,11 +28,15 @@ run: deps models
 	$(BUILD_DIR)/assist shell
 
 # Every test: the Swift suites, then the installed layout with the C example built through pkg-config.
+# SwiftPM itself leaves an empty /tmp/TemporaryDirectory.* per `swift build` or `swift test` (Assist leaves
+# none): those made during the run are removed at its end.
 test: deps models test-photos
+	@mkdir -p .build && touch .build/test-started
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/test-install.sh
+	@find "$${TMPDIR:-/tmp}" -maxdepth 1 -type d -empty -name 'TemporaryDirectory.*' -newer .build/test-started -delete
 
 # The append-only ABI promise, exercised: 1.0 plugins on a host built against a simulated 1.1 header, and
 # 1.1 plugins on both hosts (scripts/abi-compat.sh).

@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
         // The ABI's one rule for reading versioned structs, used by the host and by PluginKit alike.
         .target(name: "PluginABI", dependencies: ["PluginAPI"]),
-        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // espeak-ng and libcurl are opened on first use (dlopen), so commands that never speak or upload do not
+        // load the 60-odd libraries they bring.
+        .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),
         .target(name: "CV4L2Shims", linkerSettings: [.linkedLibrary("v4l2")]),
         .target(name: "CMediaAPI"),
@@ -44,7 +46,7 @@ let package = Package(
         .target(name: "OCR", dependencies: ["CTesseract"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
-        .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "Outbox", dependencies: ["Storage", "CCurlShims", .product(name: "Logging", package: "swift-log")]),
         .target(

@@ -1,10 +1,44 @@
 #include "assist_curl.h"
 
+/* The type-checking macros of curl.h would wrap the names redefined below. */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libcurl is opened on first use, not linked: it brings some 30 libraries (HTTP/2, Kerberos, LDAP, SSH, ...)
+   that a command which never uploads does not need. The runtime package's soname. */
+#define CURL_LIBRARY "libcurl.so.4"
+
+static struct {
+    CURLcode (*global_init)(long);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} curl;
+
+/* curl.h may define these two as macros of themselves. */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#define curl_global_init curl.global_init
+#define curl_easy_init curl.easy_init
+#define curl_easy_cleanup curl.easy_cleanup
+#define curl_easy_reset curl.easy_reset
+#define curl_easy_setopt curl.easy_setopt
+#define curl_easy_perform curl.easy_perform
+#define curl_easy_getinfo curl.easy_getinfo
+#define curl_easy_strerror curl.easy_strerror
+#define curl_slist_append curl.slist_append
+#define curl_slist_free_all curl.slist_free_all
 
 struct assist_curl {
     CURL *easy;
@@ -12,13 +46,45 @@ struct assist_curl {
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static CURLcode init_result = CURLE_FAILED_INIT;
+static char load_error[256];
 
-static void global_init(void) { init_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
+/* Opens libcurl and finds every function this file calls; false with load_error set when it cannot. */
+static int load(void) {
+    /* RTLD_NODELETE: libcurl's global state lives as long as the process. */
+    void *handle = dlopen(CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (handle == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", why ? why : CURL_LIBRARY " cannot be opened");
+        return 0;
+    }
+    static const char *const names[] = {"curl_global_init", "curl_easy_init", "curl_easy_cleanup",
+                                        "curl_easy_reset", "curl_easy_setopt", "curl_easy_perform",
+                                        "curl_easy_getinfo", "curl_easy_strerror", "curl_slist_append",
+                                        "curl_slist_free_all"};
+    void **slots[] = {(void **)&curl.global_init, (void **)&curl.easy_init, (void **)&curl.easy_cleanup,
+                      (void **)&curl.easy_reset, (void **)&curl.easy_setopt, (void **)&curl.easy_perform,
+                      (void **)&curl.easy_getinfo, (void **)&curl.easy_strerror, (void **)&curl.slist_append,
+                      (void **)&curl.slist_free_all};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        *slots[i] = dlsym(handle, names[i]);
+        if (*slots[i] == NULL) {
+            snprintf(load_error, sizeof load_error, "%s has no %s", CURL_LIBRARY, names[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void global_init(void) {
+    if (load()) init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 int assist_curl_global_init(void) {
     pthread_once(&init_once, global_init);
     return init_result == CURLE_OK ? 0 : -1;
 }
+
+const char *assist_curl_load_error(void) { return load_error[0] ? load_error : NULL; }
 
 assist_curl *assist_curl_new(void) {
     if (assist_curl_global_init() != 0) return NULL;

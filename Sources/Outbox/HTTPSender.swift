@@ -45,7 +45,8 @@ package final class HTTPSender {
 
     package init(limits: Limits = Limits()) throws(OutboxError) {
         guard let session = CurlSession() else {
-            throw OutboxError(code: .other, message: "libcurl could not start.", cause: nil)
+            let why = CurlSession.loadError.map { " (\($0)); install the libcurl4 package" } ?? ""
+            throw OutboxError(code: .other, message: "libcurl could not start\(why).", cause: nil)
         }
         self.session = session
         self.limits = limits

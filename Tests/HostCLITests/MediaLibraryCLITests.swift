@@ -29,6 +29,27 @@ struct MediaLibraryCLITests {
         }
         #expect(maps.contains("libFoundation"), "the host is running")
         #expect(!maps.contains("libavcodec") && !maps.contains("libAssistMedia"), "FFmpeg is not loaded")
+        #expect(!maps.contains("libespeak-ng") && !maps.contains("libcurl"), "espeak-ng and libcurl are not loaded")
+    }
+
+    /// The libraries the dynamic loader opened for `arguments`, from its own report (LD_DEBUG=files).
+    private func librariesOpened(_ arguments: [String], data: TemporaryDirectory) throws -> String {
+        let result = try ProcessRunner.run(
+            BuildProducts.assist, arguments, environment: ["LD_DEBUG": "files", "ASSIST_DATA_DIR": data.url.path])
+        #expect(result.status == 0, "\(arguments): \(result.lines)")
+        return result.standardError
+    }
+
+    @Test func espeakAndCurlAreOpenedOnlyByCommandsThatSpeakOrUpload() throws {
+        let data = try TemporaryDirectory("assist-lazy")
+        for arguments in [["--version"], ["plugins", "list"], ["run", "--no-speech", "assist.clock"]] {
+            let opened = try librariesOpened(arguments, data: data)
+            #expect(opened.contains("libswiftCore"), "the loader reported: \(arguments)")
+            #expect(!opened.contains("libespeak-ng") && !opened.contains("libcurl"), "\(arguments) stays lean")
+        }
+        let wav = data.path("said.wav").path
+        let spoken = try librariesOpened(["say", "--audio-out", "wav:\(wav)", "Hello."], data: data)
+        #expect(spoken.contains("libespeak-ng.so.1"), "speaking opens espeak-ng")
     }
 
     @Test func aHostWithoutItSaysToReinstallAndTheEnvironmentCanPointAtIt() throws {

@@ -122,7 +122,7 @@ usleep(100_000)
 // Baseline: espeak-ng's own C API, synchronous, to its first audible sample (same process, same voice).
 nonisolated(unsafe) var firstChunkAt: UInt64?
 nonisolated(unsafe) var synthesisedSamples = 0
-espeak_SetSynthCallback { wav, count, _ in
+assist_espeak_SetSynthCallback { wav, count, _ in
     if firstChunkAt == nil, let wav,
         UnsafeBufferPointer(start: wav, count: Int(max(0, count))).contains(where: {
             abs(Int($0)) > 8
@@ -133,15 +133,15 @@ espeak_SetSynthCallback { wav, count, _ in
     synthesisedSamples += Int(count)
     return 0
 }
-_ = espeak_SetVoiceByName("en-us")
-_ = espeak_SetParameter(espeakRATE, 175, 0)
+_ = assist_espeak_SetVoiceByName("en-us")
+_ = assist_espeak_SetParameter(espeakRATE, 175, 0)
 var nativeLatency: [Double] = []
 let bytes = Array(sentence.utf8CString)
 for _ in 0..<runs {
     firstChunkAt = nil
     let start = DispatchTime.now().uptimeNanoseconds
     _ = bytes.withUnsafeBufferPointer {
-        espeak_Synth($0.baseAddress, $0.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
+        assist_espeak_Synth($0.baseAddress, $0.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
     }
     if let firstChunkAt { nativeLatency.append(Double(firstChunkAt - start) / 1e6) }
 }
@@ -150,7 +150,7 @@ synthesisedSamples = 0
 let synthBefore = cpuSeconds()
 let long = Array(String(repeating: sentence + " ", count: 10).utf8CString)
 _ = long.withUnsafeBufferPointer {
-    espeak_Synth($0.baseAddress, $0.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
+    assist_espeak_Synth($0.baseAddress, $0.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
 }
 let synthCPU = (cpuSeconds() - synthBefore) / (Double(synthesisedSamples) / 22_050) * 100
 

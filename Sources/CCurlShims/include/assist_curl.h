@@ -49,6 +49,9 @@ typedef enum assist_curl_failure {
 /** Initialises libcurl once per process; safe to call again. Returns 0 on success. */
 int assist_curl_global_init(void);
 
+/** Why libcurl could not be opened (it is opened on first use), or NULL. */
+const char *assist_curl_load_error(void);
+
 assist_curl *assist_curl_new(void);
 void assist_curl_free(assist_curl *handle);
 

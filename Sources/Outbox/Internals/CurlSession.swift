@@ -12,6 +12,9 @@ final class CurlSession {
 
     deinit { assist_curl_free(handle) }
 
+    /// Why libcurl, opened on first use, could not be opened; nil when it was.
+    static var loadError: String? { assist_curl_load_error().map { String(cString: $0) } }
+
     /// What the server said, plus the body reader's failure if the body stopped.
     struct Exchange {
         var status = 0

@@ -22,16 +22,16 @@ final class EspeakEngine {
     private static let processLock = NSLock()
     nonisolated(unsafe) private static var initialisedRate: Int32?
 
-    /// Wraps `espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS)` with 20 ms chunks and word events; nil when
+    /// Wraps `assist_espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS)` with 20 ms chunks and word events; nil when
     /// espeak-ng's data is missing.
     init?() {
         Self.processLock.lock()
         defer { Self.processLock.unlock() }
-        let rate = Self.initialisedRate ?? espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 20, nil, 0)
+        let rate = Self.initialisedRate ?? assist_espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 20, nil, 0)
         guard rate > 0 else { return nil }
         Self.initialisedRate = rate
         sampleRateHz = Int(rate)
-        espeak_SetSynthCallback { wav, count, events in
+        assist_espeak_SetSynthCallback { wav, count, events in
             guard let handler = EspeakEngine.handler else { return 1 }
             var marks: [Mark] = []
             var event = events
@@ -54,23 +54,23 @@ final class EspeakEngine {
 
     /// True when espeak-ng knows `voice`. Wraps `espeak_SetVoiceByName`.
     func hasVoice(_ voice: String) -> Bool {
-        Self.processLock.withLock { espeak_SetVoiceByName(voice) == EE_OK }
+        Self.processLock.withLock { assist_espeak_SetVoiceByName(voice) == EE_OK }
     }
 
     /// Speaks `text` with `voice` at `wordsPerMinute`, calling `handler` with each chunk as it is made. Returns
     /// when synthesis ends or the handler stops it. Wraps `espeak_SetVoiceByName`,
-    /// `espeak_SetParameter(espeakRATE)`, `espeak_Synth` and `espeak_Synchronize`.
+    /// `assist_espeak_SetParameter(espeakRATE)`, `espeak_Synth` and `espeak_Synchronize`.
     func synthesise(_ text: String, voice: String, wordsPerMinute: Int, handler: @escaping ChunkHandler) {
         Self.processLock.lock()
         defer { Self.processLock.unlock() }
-        _ = espeak_SetVoiceByName(voice)
-        _ = espeak_SetParameter(espeakRATE, Int32(min(max(wordsPerMinute, 80), 450)), 0)
+        _ = assist_espeak_SetVoiceByName(voice)
+        _ = assist_espeak_SetParameter(espeakRATE, Int32(min(max(wordsPerMinute, 80), 450)), 0)
         EspeakEngine.handler = handler
         defer { EspeakEngine.handler = nil }
         let bytes = Array(text.utf8CString)
         _ = bytes.withUnsafeBufferPointer { buffer in
-            espeak_Synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
+            assist_espeak_Synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
         }
-        _ = espeak_Synchronize()
+        _ = assist_espeak_Synchronize()
     }
 }
