@@ -69,7 +69,8 @@ final class EspeakEngine {
         defer { EspeakEngine.handler = nil }
         let bytes = Array(text.utf8CString)
         _ = bytes.withUnsafeBufferPointer { buffer in
-            assist_espeak_Synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
+            assist_espeak_Synth(
+                buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
         }
         _ = assist_espeak_Synchronize()
     }
