@@ -134,7 +134,18 @@ let package = Package(
             path: "bench/CameraBench"
         ),
 
-        .target(name: "ReadTextCore", dependencies: ["PluginKit", "OCR"], path: "Plugins/ReadText/Core"),
+        .target(
+            name: "ReadTextCore", dependencies: ["PluginKit", "OCR", "CPageGeometry"], path: "Plugins/ReadText/Core"),
+        // Page geometry for photographed pages: OpenCV finds and flattens the page, Leptonica measures the skew.
+        .target(
+            name: "CPageGeometry",
+            path: "Plugins/Shared/CPageGeometry",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"), .linkedLibrary("lept"),
+                .linkedLibrary("stdc++"),
+            ]
+        ),
         .target(
             name: "FindObjectCore",
             dependencies: ["PluginKit", "OCR", "ObjectDetection"], path: "Plugins/FindObject/Core"),

@@ -12,6 +12,8 @@ packages=(
   libv4l-dev v4l-utils
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim
+  # read-text: which way up a page is (orientation and script detection)
+  tesseract-ocr-osd
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline
   libopencv-dnn-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
   # find-object tests: labelled real photos (dog.jpg, person.jpg, ...) in /usr/share/darknet/data

@@ -10,8 +10,9 @@
 #include <string.h>
 
 /* libcurl is opened on first use, not linked: it brings some 30 libraries (HTTP/2, Kerberos, LDAP, SSH, ...)
-   that a command which never uploads does not need. The runtime package's soname. */
+   that a command which never uploads does not need. Debian's OpenSSL build first, then its GnuTLS build. */
 #define CURL_LIBRARY "libcurl.so.4"
+#define CURL_LIBRARY_GNUTLS "libcurl-gnutls.so.4"
 
 static struct {
     CURLcode (*global_init)(long);
@@ -52,6 +53,7 @@ static char load_error[256];
 static int load(void) {
     /* RTLD_NODELETE: libcurl's global state lives as long as the process. */
     void *handle = dlopen(CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (handle == NULL) handle = dlopen(CURL_LIBRARY_GNUTLS, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == NULL) {
         const char *why = dlerror();
         snprintf(load_error, sizeof load_error, "%s", why ? why : CURL_LIBRARY " cannot be opened");

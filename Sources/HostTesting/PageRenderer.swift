@@ -67,4 +67,48 @@ package struct PageRenderer {
         }
         return Double(a.isEmpty ? b.count : previous[b.count]) / Double(b.count)
     }
+
+    /// Where `line` appears in `text`, allowing OCR's small errors: the start of every non-overlapping stretch of
+    /// `text` within `tolerance` (a share of the line's length) edits of `line`, best first, found by
+    /// semi-global alignment. Spaces are ignored, so Chinese with or without spaces compares alike.
+    package static func appearances(of line: String, in text: String, tolerance: Double = 0.2) -> [Int] {
+        let pattern = Array(line.filter { !$0.isWhitespace })
+        var haystack = Array(text.filter { !$0.isWhitespace })
+        guard !pattern.isEmpty else { return [] }
+        let limit = Int(Double(pattern.count) * tolerance)
+        var found: [Int] = []
+        while true {
+            // distance[i][j]: edits to match pattern[..<i] ending at haystack[j - 1], starting anywhere.
+            var previous = [Int](repeating: 0, count: haystack.count + 1)
+            var previousStart = Array(0...haystack.count)
+            for i in 1...pattern.count {
+                var current = [i] + [Int](repeating: 0, count: haystack.count)
+                var currentStart = [0] + [Int](repeating: 0, count: haystack.count)
+                for j in stride(from: 1, through: haystack.count, by: 1) {
+                    let substitute = previous[j - 1] + (pattern[i - 1] == haystack[j - 1] ? 0 : 1)
+                    let delete = previous[j] + 1
+                    let insert = current[j - 1] + 1
+                    if substitute <= delete && substitute <= insert {
+                        current[j] = substitute
+                        currentStart[j] = previousStart[j - 1]
+                    } else if delete <= insert {
+                        current[j] = delete
+                        currentStart[j] = previousStart[j]
+                    } else {
+                        current[j] = insert
+                        currentStart[j] = currentStart[j - 1]
+                    }
+                }
+                previous = current
+                previousStart = currentStart
+            }
+            guard let best = previous.indices.dropFirst().min(by: { previous[$0] < previous[$1] }),
+                previous[best] <= limit
+            else { return found }
+            let start = previousStart[best]
+            found.append(start)
+            // Blank the match out and look again.
+            for index in start..<best { haystack[index] = "\u{0}" }
+        }
+    }
 }

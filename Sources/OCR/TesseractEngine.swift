@@ -52,6 +52,48 @@ public final class TesseractEngine {
     deinit {
         TessBaseAPIEnd(api)
         TessBaseAPIDelete(api)
+        if let osd {
+            TessBaseAPIEnd(osd)
+            TessBaseAPIDelete(osd)
+        }
+    }
+
+    /// A second handle for orientation and script detection (the `osd` model), made on first use.
+    private var osd: OpaquePointer?
+    private var osdUnavailable = false
+
+    /// Which way up the text of an 8-bit grey picture is: how many degrees to turn it clockwise to read it (0,
+    /// 90, 180 or 270) and tesseract's confidence (above 2 is usually right). Nil when it cannot tell or the
+    /// `osd` model (package tesseract-ocr-osd) is missing. Wraps `TessBaseAPIDetectOrientationScript`.
+    public func orientation(gray: UnsafeRawPointer, width: Int, height: Int, stride: Int) -> (
+        clockwiseTurn: Int, confidence: Double
+    )? {
+        if osd == nil && !osdUnavailable {
+            let handle = TessBaseAPICreate()
+            TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
+            if let handle, TessBaseAPIInit3(handle, nil, "osd") == 0 {
+                osd = handle
+            } else {
+                if let handle { TessBaseAPIDelete(handle) }
+                osdUnavailable = true
+            }
+        }
+        guard let osd else { return nil }
+        TessBaseAPIClear(osd)
+        TessBaseAPISetPageSegMode(osd, PSM_OSD_ONLY)
+        TessBaseAPISetImage(
+            osd, gray.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), 1, Int32(stride))
+        TessBaseAPISetSourceResolution(osd, 300)
+        var degrees: Int32 = 0
+        var confidence: Float = 0
+        var script: UnsafePointer<CChar>?
+        var scriptConfidence: Float = 0
+        guard TessBaseAPIDetectOrientationScript(osd, &degrees, &confidence, &script, &scriptConfidence) != 0 else {
+            return nil
+        }
+        // tesseract reports the page turned that far counter-clockwise (a page ImageMagick turned 90° clockwise
+        // gives 270), so a clockwise turn of the rest of the circle puts it upright.
+        return ((360 - Int(degrees)) % 360, Double(confidence))
     }
 
     /// Recognises an 8-bit grey picture (`stride` bytes per row). Lines shorter than `minimumLineHeight` of the

@@ -35,6 +35,15 @@ struct GrayPicture {
     var stride: Int
 }
 
+extension GrayBuffer {
+    /// Runs `body` with a borrowed view of the pixels; nil only for an empty buffer.
+    func withPicture<T>(_ body: (GrayPicture) -> T) -> T? {
+        pixels.withUnsafeBytes { bytes in
+            bytes.baseAddress.map { body(GrayPicture(pixels: $0, width: width, height: height, stride: width)) }
+        }
+    }
+}
+
 extension ReadText {
     // MARK: Camera (main loop)
 
@@ -150,7 +159,7 @@ extension ReadText {
                     luma: base.assumingMemoryBound(to: UInt8.self), width: photo.width, height: photo.height,
                     stride: photo.width)
                 if grid.looksBlurry {
-                    host.onMain { [self] in host.speak(phrases.text("blurry")) }
+                    host.onMain { [self] in status(phrases.text("blurry")) }
                 }
                 _ = recognize(
                     GrayPicture(pixels: base, width: photo.width, height: photo.height, stride: photo.width),
@@ -162,27 +171,79 @@ extension ReadText {
     /// Recognises `picture` and hands the items to the navigator; false when the veto asks for another
     /// picture (camera only: a photo is read with a warning instead).
     func recognize(_ picture: GrayPicture, isPhoto: Bool) -> Bool {
+        guard engine != nil else { return true }
+        // Geometry first (issue 14): the page flattened and its lines level, so lines stay whole.
+        let geometry = PageGeometry.straighten(
+            gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride)
+        host.log(
+            ASSIST_LOG_DEBUG,
+            "geometry: page \(geometry.flattened ? "flattened" : "not found"), turned \(geometry.turnedDegrees)°"
+                + (geometry.pagePartlyOutside ? ", part of the page is outside the picture" : ""))
+        if geometry.pagePartlyOutside {
+            host.onMain { [self] in
+                host.playEarcon("error", gain: 0.6)
+                status(phrases.text("page-cut"))
+            }
+        }
+        guard let straight = geometry.picture else { return recognizeLevel(picture, isPhoto: isPhoto) }
+        return straight.withPicture { recognizeLevel($0, isPhoto: isPhoto) } ?? true
+    }
+
+    /// Recognises a picture whose page is flat and whose lines are level. When the first lines fail the
+    /// confidence veto, the text may be upside down or on its side: tesseract's orientation detection is asked
+    /// once, and a turned page is read the right way up.
+    func recognizeLevel(_ picture: GrayPicture, isPhoto: Bool, orientationChecked: Bool = false) -> Bool {
         guard let engine else { return true }
         if !options.streaming {
             let observations = engine.recognize(
                 gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride)
             let result = pipeline.process(observations)
+            let doubtful =
+                result.vetoed
+                || StreamingRecognizer.looksSideways(
+                    observations.map(\.box), width: picture.width, height: picture.height)
+            if doubtful && !observations.isEmpty && !orientationChecked,
+                let turned = readTurned(picture, isPhoto: isPhoto, engine: engine)
+            {
+                return turned
+            }
             if result.vetoed && !isPhoto && !observations.isEmpty { return false }
+            let tooSmall = result.items.isEmpty && textTooSmall(picture, engine: engine)
             host.onMain { [self] in
-                if result.vetoed && isPhoto && !observations.isEmpty { host.speak(phrases.text("uncertain")) }
-                deliver(result.items, columns: result.columns, complete: true)
+                if result.vetoed && isPhoto && !observations.isEmpty { status(phrases.text("uncertain")) }
+                deliver(result.items, columns: result.columns, complete: true, tooSmall: tooSmall)
             }
             return true
         }
-        return recognizeStreaming(picture, isPhoto: isPhoto, engine: engine)
+        return recognizeStreaming(picture, isPhoto: isPhoto, engine: engine, orientationChecked: orientationChecked)
     }
 
-    /// Streaming (read-text.md §11): see `StreamingRecognizer`.
-    func recognizeStreaming(_ picture: GrayPicture, isPhoto: Bool, engine: TesseractEngine) -> Bool {
+    /// Reads the picture turned the right way up when tesseract is sure it is not (saying so first); nil when
+    /// it is upright or tesseract cannot tell.
+    func readTurned(_ picture: GrayPicture, isPhoto: Bool, engine: TesseractEngine) -> Bool? {
+        guard
+            let found = engine.orientation(
+                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride),
+            found.clockwiseTurn != 0, found.confidence >= PageGeometry.leastOrientationConfidence,
+            let turned = PageGeometry.turned(
+                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
+                quarters: found.clockwiseTurn / 90)
+        else { return nil }
+        host.log(ASSIST_LOG_DEBUG, "orientation: turned \(found.clockwiseTurn)°, confidence \(found.confidence)")
+        host.onMain { [self] in status(phrases.text(found.clockwiseTurn == 180 ? "upside-down" : "sideways")) }
+        return turned.withPicture { recognizeLevel($0, isPhoto: isPhoto, orientationChecked: true) }
+    }
+
+    /// Streaming (read-text.md §11): see `StreamingRecognizer`. The first block's veto runs for photos too until
+    /// the orientation has been checked, so nothing read upside down is ever spoken.
+    func recognizeStreaming(_ picture: GrayPicture, isPhoto: Bool, engine: TesseractEngine, orientationChecked: Bool)
+        -> Bool
+    {
         var started = false
         let summary = StreamingRecognizer(pipeline: pipeline).run(
             engine: engine, gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
-            vetoFirstBlock: !isPhoto, shouldStop: { stopped }
+            vetoFirstBlock: !isPhoto || !orientationChecked, stopWhenSideways: !orientationChecked,
+            shouldStop: { stopped }
         ) { items, columns in
             let first = !started
             started = true
@@ -191,14 +252,38 @@ extension ReadText {
                 appendStreamed(items, first: first)
             }
         }
-        if summary.vetoed { return false }
+        if summary.vetoed || summary.sideways {
+            if !orientationChecked, let turned = readTurned(picture, isPhoto: isPhoto, engine: engine) { return turned }
+            if summary.sideways {
+                return recognizeStreaming(picture, isPhoto: isPhoto, engine: engine, orientationChecked: true)
+            }
+            // A photo is read all the same, with a warning at the end; the camera waits for a better picture.
+            guard isPhoto else { return false }
+            return recognizeStreaming(picture, isPhoto: true, engine: engine, orientationChecked: true)
+        }
         let vetoedAtEnd =
             !summary.observations.isEmpty && ConfidenceVeto.rejects(summary.observations.map(\.confidence))
+        let tooSmall = !started && (summary.tooSmall || textTooSmall(picture, engine: engine))
         host.onMain { [self] in
-            if vetoedAtEnd && isPhoto { host.speak(phrases.text("uncertain")) }
-            if started { navigator?.finishStreaming() } else { noText() }
+            if vetoedAtEnd && isPhoto { status(phrases.text("uncertain")) }
+            if started { navigator?.finishStreaming() } else { noText(tooSmall: tooSmall) }
         }
         return true
+    }
+
+    /// True when layout analysis finds lines of text once the picture is enlarged three times, lines it could
+    /// not tell from noise at their real size: print too small to read from this far. Only asked when nothing
+    /// was read.
+    func textTooSmall(_ picture: GrayPicture, engine: TesseractEngine) -> Bool {
+        guard picture.width * picture.height <= 4_000_000,
+            let enlarged = PageGeometry.scaled(
+                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride, factor: 3)
+        else { return false }
+        let lines = enlarged.withPicture { enlarged in
+            engine.layoutLines(
+                gray: enlarged.pixels, width: enlarged.width, height: enlarged.height, stride: enlarged.stride)
+        }
+        return (lines?.count ?? 0) >= 3
     }
 
     // MARK: Main loop
@@ -214,10 +299,10 @@ extension ReadText {
         try? startCapture()
     }
 
-    func deliver(_ items: [ReadingItem], columns: Int, complete: Bool) {
+    func deliver(_ items: [ReadingItem], columns: Int, complete: Bool, tooSmall: Bool = false) {
         guard !stopped, let navigator else { return }
         guard !items.isEmpty else {
-            noText()
+            noText(tooSmall: tooSmall)
             return
         }
         if options.transcript { host.print(items.map(\.text).joined(separator: "\n")) }

@@ -70,7 +70,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
             id: "save", label: phrases.text("command.save"), key: "ctrl+s", phrase: phrases.text("phrase.save"))
         host.registerCommand(
             id: "again", label: phrases.text("command.again"), key: "a", phrase: phrases.text("phrase.again"))
-        host.speak(phrases.text("reading"))
+        status(phrases.text("reading"))
         let languages = ocrLanguages
         worker.run { [self] in
             do {
@@ -143,13 +143,26 @@ public final class ReadText: PluginFeature, ReadingVoice {
     /// Says one sentence and ends the feature with an error.
     func fail(_ message: String) {
         guard !stopped else { return }
-        host.speak(message, priority: ASSIST_PRIORITY_IMPORTANT)
+        status(message, priority: ASSIST_PRIORITY_IMPORTANT)
         host.finish(status: ASSIST_E_IO)
     }
 
-    func noText() {
+    /// Says a status line ("Reading", a warning). With `--transcript` standard output holds only the page's
+    /// text, so the line is spoken but printed to standard error.
+    func status(_ text: String, priority: Int32 = ASSIST_PRIORITY_MESSAGE) {
+        guard options.transcript else {
+            host.speak(text, priority: priority)
+            return
+        }
+        host.speak(text, priority: priority, printed: false)
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Says that no text was found, or that there is text but too small to read.
+    func noText(tooSmall: Bool = false) {
         play(.end)
-        host.speak(phrases.text("not-found"))
+        status(phrases.text(tooSmall ? "too-small" : "not-found"))
         if options.exitAtEnd || options.image != nil && options.transcript { host.finish() }
     }
 

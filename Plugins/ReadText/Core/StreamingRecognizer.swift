@@ -23,24 +23,35 @@ public struct StreamingRecognizer {
         public var columns = 1
         /// True when the first block's veto stopped the run.
         public var vetoed = false
+        /// True when the run stopped before reading because the line boxes stand upright: a page on its side.
+        public var sideways = false
+        /// True when layout analysis found lines, but all of them too small to read.
+        public var tooSmall = false
     }
 
     /// Recognises an 8-bit grey picture; `onItems` receives final items in reading order; `shouldStop` is
     /// checked between chunks. `vetoFirstBlock` stops when the first block's lines (3 or more) fail the veto.
     public func run(
         engine: TesseractEngine, gray: UnsafeRawPointer, width: Int, height: Int, stride: Int, vetoFirstBlock: Bool,
-        shouldStop: () -> Bool = { false }, onItems: ([ReadingItem], _ columns: Int) -> Void
+        stopWhenSideways: Bool = false, shouldStop: () -> Bool = { false },
+        onItems: ([ReadingItem], _ columns: Int) -> Void
     ) -> Summary {
         let boxes = engine.layoutLines(gray: gray, width: width, height: height, stride: stride)
-        let lines = boxes.map { box in
+        let all = boxes.map { box in
             TextObservation(
                 text: "",
                 box: NormalizedBox(
                     left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: width, height: height),
                 confidence: 100)
-        }.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
-        let (blocks, columns) = pipeline.blocks(Self.withoutContainers(lines))
+        }
+        let lines = all.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
         var summary = Summary()
+        summary.tooSmall = lines.isEmpty && all.count >= 3
+        if stopWhenSideways && Self.looksSideways(lines.map(\.box), width: width, height: height) {
+            summary.sideways = true
+            return summary
+        }
+        let (blocks, columns) = pipeline.blocks(Self.withoutContainers(lines))
         summary.columns = columns
         var firstChunk = true
         for (blockIndex, block) in blocks.enumerated() {
@@ -54,10 +65,14 @@ public struct StreamingRecognizer {
                 let size = firstChunk ? (vetoFirstBlock ? max(3, firstChunkLines) : firstChunkLines) : chunkLines
                 firstChunk = false
                 let chunk = Array(block[start..<min(block.count, start + size)])
+                let above = start > 0 ? block[start - 1].observation.box : nil
                 start += chunk.count
+                let below = start < block.count ? block[start].observation.box : nil
+                // The region stops halfway to the lines before and after the chunk, so no line is read in two
+                // chunks and none falls between them.
                 let recognised = engine.recognize(
                     gray: gray, width: width, height: height, stride: stride, mode: .block,
-                    region: Self.pixelRegion(chunk, width: width, height: height))
+                    region: Self.pixelRegion(chunk, width: width, height: height, above: above, below: below))
                 summary.observations += recognised
                 blockObservations += recognised
                 if vetoFirstBlock, blockIndex == 0, blockObservations.count >= 3, start >= min(block.count, 3),
@@ -88,6 +103,14 @@ public struct StreamingRecognizer {
         return summary
     }
 
+    /// True when most line boxes are not clearly wider than tall, as the "lines" of a page on its side are
+    /// (a line of text is many times wider than tall). Needs 3 boxes.
+    public static func looksSideways(_ boxes: [NormalizedBox], width: Int, height: Int) -> Bool {
+        guard boxes.count >= 3 else { return false }
+        let aspects = boxes.map { ($0.width * Double(width)) / max(1, $0.height * Double(height)) }.sorted()
+        return aspects[aspects.count / 2] < 2
+    }
+
     /// Layout analysis sometimes reports a picture region (a page's border, a photo) as one tall "line" around
     /// real lines; recognising it would read those lines twice. A box holding the centres of two or more
     /// other boxes is such a container and is dropped.
@@ -101,16 +124,24 @@ public struct StreamingRecognizer {
         }
     }
 
-    /// The pixel rectangle around some line boxes, padded by 1 % of the picture.
-    public static func pixelRegion(_ lines: [OrderedLine], width: Int, height: Int)
-        -> (left: Int, top: Int, width: Int, height: Int)
-    {
+    /// The pixel rectangle around some line boxes, padded by 1 % of the picture but never past halfway to the
+    /// line `above` the first or `below` the last (lines of the same block read in other chunks).
+    public static func pixelRegion(
+        _ lines: [OrderedLine], width: Int, height: Int, above: NormalizedBox? = nil, below: NormalizedBox? = nil
+    ) -> (left: Int, top: Int, width: Int, height: Int) {
         let boxes = lines.map(\.observation.box)
         let padding = 0.01
         let left = max(0, (boxes.map(\.minX).min() ?? 0) - padding)
         let right = min(1, (boxes.map(\.maxX).max() ?? 1) + padding)
-        let top = min(1, (boxes.map(\.maxY).max() ?? 1) + padding)
-        let bottom = max(0, (boxes.map(\.minY).min() ?? 0) - padding)
+        var top = min(1, (boxes.map(\.maxY).max() ?? 1) + padding)
+        var bottom = max(0, (boxes.map(\.minY).min() ?? 0) - padding)
+        // Halfway between line centres: lines are spaced by at least their height, so this never cuts a line.
+        if let above, let first = boxes.map(\.midY).max(), above.midY > first {
+            top = min(top, (above.midY + first) / 2)
+        }
+        if let below, let last = boxes.map(\.midY).min(), below.midY < last {
+            bottom = max(bottom, (below.midY + last) / 2)
+        }
         let x = Int(left * Double(width))
         let y = Int((1 - top) * Double(height))
         return (x, y, max(1, Int(right * Double(width)) - x), max(1, Int((1 - bottom) * Double(height)) - y))

@@ -1,0 +1,138 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// read-text on pages photographed as a hand-held camera takes them (issue 14): turned, in perspective, an
+/// open book's facing page cut by the frame, a shadow, a cheap lens, JPEG; in English, Russian and Chinese.
+/// Each page must be read with few character errors, and every line of it exactly once and in order.
+@Suite("read-text on photographed pages")
+struct ReadTextPhotoTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var language: String
+        var damage: [PagePhotographer.Damage]
+        var streaming = true
+        var page: PagePhotographer.Page {
+            switch language {
+            case "ru": PagePhotographer.russian
+            case "zh": PagePhotographer.chinese
+            default: PagePhotographer.english
+            }
+        }
+        var testDescription: String {
+            "\(language), \(damage.map(\.description).joined(separator: ", "))\(streaming ? "" : ", not streamed")"
+        }
+    }
+
+    static let cases: [Case] = [
+        Case(language: "en", damage: [.rotation(4), .perspective(0.10), .jpeg(60)]),
+        Case(language: "en", damage: [.rotation(-7), .jpeg(60)]),
+        Case(language: "en", damage: [.rotation(2.5), .perspective(0.15), .shadow], streaming: false),
+        Case(language: "en", damage: [.oppositePage(left: true), .rotation(3), .jpeg(60)]),
+        Case(language: "en", damage: [.oppositePage(left: false), .perspective(0.05), .barrel]),
+        Case(language: "ru", damage: [.rotation(-5), .perspective(0.10), .jpeg(60)]),
+        Case(language: "ru", damage: [.oppositePage(left: true), .shadow, .rotation(2)]),
+        Case(language: "zh", damage: [.rotation(3), .perspective(0.08), .jpeg(60)]),
+        Case(language: "zh", damage: [.barrel, .shadow, .rotation(-4)]),
+    ]
+
+    @Test(arguments: cases)
+    func aPhotographedPageIsReadWholeOnceAndInOrder(_ example: Case) throws {
+        let folder = try TemporaryDirectory("assist-photo")
+        let photo = folder.path(example.damage.contains(.jpeg(60)) ? "photo.jpg" : "photo.png")
+        let facing = example.language == "en" ? PagePhotographer.englishFacing : PagePhotographer.english
+        try PagePhotographer.photograph(
+            example.page, damage: example.damage, opposite: facing, to: photo, work: folder.url)
+        let result = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--lang", example.language, "read-text", "--image", photo.path, "--exit-at-end",
+                "--transcript",
+            ] + (example.streaming ? [] : ["--no-streaming"]),
+            environment: ["ASSIST_DATA_DIR": folder.path("data").path, "OMP_THREAD_LIMIT": "1"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let transcript = result.lines.joined(separator: " ")
+        let compact = { (text: String) in text.filter { !$0.isWhitespace } }
+        let errorRate =
+            example.language == "zh"
+            ? PageRenderer.characterErrorRate(compact(transcript), reference: compact(example.page.text))
+            : PageRenderer.characterErrorRate(transcript, reference: example.page.text)
+        #expect(errorRate <= 0.05, "character error rate \(errorRate): \(transcript)")
+        var previous = -1
+        for line in example.page.lines {
+            let places = PageRenderer.appearances(of: line, in: transcript)
+            #expect(places.count == 1, "\"\(line)\" appears \(places.count) times in: \(transcript)")
+            if let place = places.first {
+                #expect(place > previous, "\"\(line)\" is out of order in: \(transcript)")
+                previous = place
+            }
+        }
+        // Standard output holds the page's text alone; "Reading" and warnings go to standard error.
+        let reading = ["en": "Reading", "ru": "Читаю", "zh": "阅读"][example.language] ?? "Reading"
+        #expect(!result.lines.contains(reading))
+        #expect(result.standardError.contains(reading))
+    }
+
+    struct BadPhoto: CustomTestStringConvertible, Sendable {
+        var damage: [PagePhotographer.Damage]
+        var says: String
+        var reads: Bool
+        var testDescription: String { damage.map(\.description).joined(separator: ", ") }
+    }
+
+    static let badPhotos: [BadPhoto] = [
+        BadPhoto(
+            damage: [.rotation(3), .quarterTurns(2), .jpeg(60)],
+            says: "The page is upside down; reading it the right way up.", reads: true),
+        BadPhoto(
+            damage: [.perspective(0.08), .quarterTurns(1)],
+            says: "The page is on its side; reading it the right way up.", reads: true),
+        BadPhoto(
+            damage: [.rotation(2), .partlyOutside],
+            says: "Part of the page is outside the picture; move the camera back.", reads: false),
+    ]
+
+    /// A page photographed wrongly gets one clear sentence, and is read when it can be.
+    @Test(arguments: badPhotos)
+    func aBadlyTakenPageGetsOneClearSentence(_ example: BadPhoto) throws {
+        let folder = try TemporaryDirectory("assist-bad-photo")
+        let photo = folder.path("photo.jpg")
+        try PagePhotographer.photograph(PagePhotographer.english, damage: example.damage, to: photo, work: folder.url)
+        let result = try ProcessRunner.run(
+            BuildProducts.assist,
+            ["run", "--no-speech", "read-text", "--image", photo.path, "--exit-at-end", "--transcript"],
+            environment: ["ASSIST_DATA_DIR": folder.path("data").path, "OMP_THREAD_LIMIT": "1"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let said = result.standardError.split(separator: "\n").filter { $0 == example.says }
+        #expect(said.count == 1, "stderr: \(result.standardError)")
+        if example.reads {
+            let transcript = result.lines.joined(separator: " ")
+            let errorRate = PageRenderer.characterErrorRate(transcript, reference: PagePhotographer.english.text)
+            #expect(errorRate <= 0.05, "character error rate \(errorRate): \(transcript)")
+        }
+    }
+
+    @Test func printTooSmallToReadIsToldApartFromNoText() throws {
+        let folder = try TemporaryDirectory("assist-small-print")
+        let small = folder.path("small.png")
+        let tiny = PageRenderer(width: 1600, height: 1200, font: "DejaVu-Sans")
+        try tiny.render(
+            [
+                PageRenderer.Block(
+                    (1...12).map { "Small print line \($0) of the terms and conditions applies here" }, x: 60, y: 60,
+                    pointSize: 6, lineHeight: 9)
+            ], to: small)
+        let wall = folder.path("wall.jpg")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert",
+            ["-size", "1600x1200", "xc:gray(70%)", "-attenuate", "0.3", "+noise", "Gaussian", wall.path])
+        #expect(made.status == 0)
+        for (picture, sentence) in [
+            (small, "There is text, but it is too small to read; move the camera closer."), (wall, "Text not found"),
+        ] {
+            let result = try ProcessRunner.run(
+                BuildProducts.assist, ["run", "--no-speech", "read-text", "--image", picture.path, "--exit-at-end"],
+                environment: ["ASSIST_DATA_DIR": folder.path("data").path, "OMP_THREAD_LIMIT": "1"])
+            #expect(result.lines == ["Reading", sentence], "\(result.lines) \(result.standardError)")
+        }
+    }
+}
