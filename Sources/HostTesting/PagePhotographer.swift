@@ -43,6 +43,9 @@ package struct PagePhotographer {
         package var lines: [String]
         package var font: String
         package var pointSize: Int
+        /// The paper's size in pixels (the default is a small page; an A4 page at 200 dpi is 1654 x 2339).
+        package var width = PagePhotographer.pageWidth
+        package var height = PagePhotographer.pageHeight
 
         package init(lines: [String], font: String = "DejaVu-Serif", pointSize: Int = 30) {
             self.lines = lines
@@ -104,13 +107,18 @@ package struct PagePhotographer {
     ) throws {
         let front = work.appendingPathComponent("page-\(UUID().uuidString).png")
         try render(page, to: front)
+        let pageWidth = page.width
+        let pageHeight = page.height
         var canvas = front
         var spreadOffset = 0
         var spreadWidth = pageWidth
         if let side = damage.compactMap({ if case .oppositePage(let left) = $0 { left } else { nil } }).first {
             // A facing page with a shadowed spine between, as an open book has.
             let facing = work.appendingPathComponent("facing-\(UUID().uuidString).png")
-            try render(opposite ?? page, to: facing)
+            var facingPage = opposite ?? page
+            facingPage.width = pageWidth
+            facingPage.height = pageHeight
+            try render(facingPage, to: facing)
             let spread = work.appendingPathComponent("spread-\(UUID().uuidString).png")
             let spine = ["(", "-size", "14x\(pageHeight)", "xc:gray(35%)", ")"]
             let pages = side ? [facing, front] : [front, facing]
@@ -179,8 +187,8 @@ package struct PagePhotographer {
 
     private static func render(_ page: Page, to url: URL) throws {
         var arguments = [
-            "-size", "\(pageWidth)x\(pageHeight)", "xc:white", "-font", page.font, "-pointsize", String(page.pointSize),
-            "-fill", "black",
+            "-size", "\(page.width)x\(page.height)", "xc:white", "-font", page.font, "-pointsize",
+            String(page.pointSize), "-fill", "black",
         ]
         let lineHeight = page.pointSize * 17 / 10
         for (index, line) in page.lines.enumerated() {
