@@ -179,7 +179,7 @@ let package = Package(
 
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
-            name: "AssistFuzz", dependencies: ["PluginHost", "Interaction", "Outbox", "Camera", "OCR"],
+            name: "AssistFuzz", dependencies: ["PluginHost", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore"],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
         // Tests.

@@ -4,6 +4,7 @@ import Interaction
 import OCR
 import Outbox
 import PluginHost
+import ReadTextCore
 
 /// Every parser of outside data, each a function of arbitrary bytes that must return without crashing,
 /// hanging or growing without bound. `make fuzz` runs each under libFuzzer (ASSIST_FUZZ_TARGET names it);
@@ -12,7 +13,7 @@ enum FuzzTargets {
     static let all: [String: @Sendable (Data) -> Void] = [
         "manifest": manifest, "config": config, "journal": journal, "outbox-job": outboxJob,
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
-        "photo": photo, "plain-text": plainText,
+        "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -110,6 +111,27 @@ enum FuzzTargets {
     static func photo(_ data: Data) {
         let url = writeScratch(data, name: "photo")
         _ = try? TesseractEngine.loadGray(url, largestSide: 512)
+    }
+
+    /// Any picture through read-text's page geometry (OpenCV's page finding and warp, Leptonica's skew
+    /// search, the quarter turns): two bytes choose the size (16 to 271 pixels a side), the rest are the pixels,
+    /// repeated to fill it.
+    static func pageGeometry(_ data: Data) {
+        guard data.count >= 3 else { return }
+        let bytes = [UInt8](data)
+        let width = 16 + Int(bytes[0])
+        let height = 16 + Int(bytes[1])
+        let source = bytes[2...]
+        let pixels = (0..<width * height).map { source[source.startIndex + $0 % source.count] }
+        pixels.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let outcome = PageGeometry.straighten(gray: base, width: width, height: height, stride: width)
+            if let picture = outcome.picture {
+                precondition(picture.pixels.count == picture.width * picture.height)
+            }
+            let turned = PageGeometry.turned(gray: base, width: width, height: height, stride: width, quarters: 1)
+            precondition(turned.map { $0.width == height && $0.height == width } ?? true)
+        }
     }
 
     /// What is printed and spoken of outside text.
