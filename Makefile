@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models test-photos build run test install bench clean example fuzz memcheck abi-compat
+.PHONY: deps models test-photos build run test test-fast install bench clean example fuzz memcheck abi-compat
 
 deps:
 	@scripts/install-deps.sh
@@ -37,6 +37,12 @@ test: deps models test-photos
 	$(SWIFT) test --skip-build
 	scripts/test-install.sh
 	@find "$${TMPDIR:-/tmp}" -maxdepth 1 -type d -empty -name 'TemporaryDirectory.*' -newer .build/test-started -delete
+
+# The in-process lane while working (about a third of the time): every suite but those that spawn the built
+# binary (HostCLITests) or the fuzz replayer (FuzzReplayTests). `make test` runs everything.
+test-fast: deps models test-photos
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip HostCLITests --skip FuzzReplayTests
 
 # The append-only ABI promise, exercised: 1.0 plugins on a host built against a simulated 1.1 header, and
 # 1.1 plugins on both hosts (scripts/abi-compat.sh).

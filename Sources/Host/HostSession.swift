@@ -57,12 +57,6 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             logger.warning("saved settings ignored: \(problem)")
         }
         let language = Self.language(option: options.lang, settings: settings)
-        let log = logger
-        let phrases = PhraseBook(directory: paths.share.appendingPathComponent("host"), language: language) {
-            key, lang in
-            log.info("missing translation \(key) for \(lang); using English")
-        }
-        loop = MainLoop()
         let target = try AudioTarget.parse(options.audioOut)
         let speaking = (speaks ?? interactive) && !options.noSpeech
         let deviceLost = AnnouncerBox()
@@ -80,7 +74,25 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             }
             logger.warning("espeak-ng could not start; output is printed only. Run 'assist doctor'.")
         }
-        let announcer = Announcer(output: StandardOutput(), speaker: sound?.speech, language: language)
+        var configuration = HostAssembly.Configuration(
+            paths: paths, settings: settings, language: language, output: StandardOutput(), speaker: sound?.speech,
+            searchPath: PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir), logger: logger)
+        configuration.sound = SoundServices(
+            speech: sound?.speech, cues: sound?.cues, microphone: try Self.microphone(options))
+        let (settings, paths) = (self.settings, self.paths)
+        configuration.camera = { notices in
+            try Self.camera(options, settings: settings, paths: paths, logger: logger, notices: notices)
+        }
+        console = interactive ? Console() : nil
+        configuration.console = console
+        let assembly = try HostAssembly(configuration)
+        loop = assembly.loop
+        hub = assembly.hub
+        features = assembly.features
+        dispatcher = assembly.dispatcher
+        journal = assembly.journal
+        let announcer = assembly.announcer
+        let phrases = assembly.phrases
         deviceLost.announcer = announcer
         deviceLost.phrases = phrases
         // A value the host cannot use is said once, with where it is; standard output stays the command's own.
@@ -94,35 +106,6 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         }
         if let file = sound?.fallbackInUse {
             announcer.say(phrases.text("audio.no-sound-card", ["path": file.path]), remember: false)
-        }
-        let cameraNotices = CameraNoticeBox(announcer: announcer, phrases: phrases)
-        let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
-        let interaction = InteractionServices(
-            announcer: announcer, dialogs: dialogs, phrases: phrases,
-            router: CommandRouter(labels: Self.labels(phrases))
-        )
-        hub = ServiceHub(
-            loop: loop, workers: WorkerPool(threadCount: 2), clock: SystemClock(), interaction: interaction,
-            settings: settings, events: EventBus(loop: loop), paths: paths, logger: logger,
-            sound: SoundServices(speech: sound?.speech, cues: sound?.cues, microphone: try Self.microphone(options)),
-            camera: try Self.camera(options, settings: settings, paths: paths, logger: logger, notices: cameraNotices)
-        )
-        let searchPath = PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir)
-        let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
-        cameraNotices.events = hub.events
-        hub.outbox.onTrouble = { [loop] owner, outcome in
-            let name = records.first { $0.id == owner }?.manifest?.name ?? owner
-            let text =
-                outcome.error.map { phrases.text("outbox.gave-up", ["feature": name, "reason": $0]) }
-                ?? phrases.text("outbox.refused", ["feature": name, "status": "\(outcome.status ?? 0)"])
-            loop.post { announcer.say(text, priority: .important) }
-        }
-        journal = EventJournal(bus: hub.events, dataDirectory: paths.data)
-        features = FeatureController(hub: hub, records: records)
-        console = interactive ? Console() : nil
-        dispatcher = InputDispatcher(interaction: interaction, features: features, console: console)
-        for record in records where !record.isUsable {
-            logger.warning("skipped \(record.id): \(record.reason ?? record.state.rawValue)")
         }
     }
 
@@ -182,7 +165,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// The camera service for `--camera`, or the `camera.source` setting, or the automatic choice.
     static func camera(
-        _ options: GlobalOptions, settings: SettingsStore, paths: HostPaths, logger: Logger, notices: CameraNoticeBox
+        _ options: GlobalOptions, settings: SettingsStore, paths: HostPaths, logger: Logger,
+        notices: @escaping @Sendable (CameraNotice) -> Void
     ) throws -> CameraService {
         var text = options.camera
         if text == nil, case .string(let configured) = settings.value("camera.source") { text = configured }
@@ -198,7 +182,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         return CameraService(
             spec: spec, framesPerSecond: options.cameraFps,
             sample: paths.share.appendingPathComponent("camera/sample.jpg"), logger: logger,
-            onNotice: { notices.announce($0) })
+            onNotice: notices)
     }
 
     private static func microphone(_ options: GlobalOptions) throws -> AudioInputSpec {
@@ -219,12 +203,6 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         return supported.first { locale.hasPrefix($0) } ?? "en"
     }
 
-    private static func labels(_ phrases: PhraseBook) -> [String: String] {
-        let ids = ["next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help"]
-        return Dictionary(
-            uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
-    }
-
     nonisolated(unsafe) private static var loggingReady = false
 
     private static func bootstrapLogging(verbose: Bool) {
@@ -234,37 +212,6 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .warning
             return handler
-        }
-    }
-}
-
-/// Turns camera notices into spoken lines and `assist.camera.*` events.
-final class CameraNoticeBox: @unchecked Sendable {  // because: `events` is set once before any camera opens
-    let announcer: Announcer
-    let phrases: PhraseBook
-    var events: EventBus?
-
-    init(announcer: Announcer, phrases: PhraseBook) {
-        self.announcer = announcer
-        self.phrases = phrases
-    }
-
-    func announce(_ notice: CameraNotice) {
-        switch notice {
-        case .usingSample(let reason):
-            announcer.say(phrases.text("camera.using-sample", ["reason": reason]), remember: false)
-            events?.publish("assist.camera.sample", json: nil)
-        case .lost(let name):
-            announcer.say(phrases.text("camera.lost", ["name": name]), priority: .important, remember: false)
-            events?.publish("assist.camera.lost", json: nil)
-        case .back(let name):
-            announcer.say(phrases.text("camera.back", ["name": name]), priority: .important, remember: false)
-            events?.publish("assist.camera.back", json: nil)
-        case .ended(let name):
-            announcer.say(phrases.text("camera.ended", ["name": name]), remember: false)
-            events?.publish("assist.camera.ended", json: nil)
-        case .problem(let text):
-            announcer.say(text, remember: false)
         }
     }
 }

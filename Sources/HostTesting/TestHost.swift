@@ -52,7 +52,7 @@ package final class RecordingSpeaker: Speaker, @unchecked Sendable {  // because
 /// A complete in-process host for tests: real loader, services and dialogs; output recorded; the test's
 /// thread is the main loop while it calls `run`.
 package final class TestHost: @unchecked Sendable {  // because: driven from one test thread at a time
-    package let loop = MainLoop()
+    package let loop: MainLoop
     package let output = RecordingOutput()
     package let speaker = RecordingSpeaker()
     package let hub: ServiceHub
@@ -60,7 +60,8 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
     package let dispatcher: InputDispatcher
     package let dataDirectory: TemporaryDirectory
 
-    /// Discovers plugins in `pluginDirectories` (installed layout) and builds the services.
+    /// Discovers plugins in `pluginDirectories` (installed layout) and builds the services through
+    /// `HostAssembly`, as `assist` does, with output and speech recorded.
     package init(
         pluginDirectories: [URL], language: String = "en", sound: SoundServices = SoundServices(),
         camera: CameraService? = nil, dataDirectory: TemporaryDirectory? = nil,
@@ -70,22 +71,19 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
         let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
         var paths = HostPaths.resolve(dataDir: self.dataDirectory.url.path, shareDir: share.path)
         paths.developmentRoot = nil
-        let phrases = PhraseBook(directory: share.appendingPathComponent("host"), language: language)
-        let announcer = Announcer(output: output, speaker: speaker, language: language)
-        let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
-        let interaction = InteractionServices(
-            announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter())
         var logger = Logger(label: "assist-test")
         logger.logLevel = .critical
-        hub = ServiceHub(
-            loop: loop, workers: WorkerPool(threadCount: 1), clock: SystemClock(), interaction: interaction,
-            settings: settings, events: EventBus(loop: loop), paths: paths, logger: logger, sound: sound,
-            camera: camera
-        )
-        let searchPath = PluginSearchPath(entries: pluginDirectories.map { .installed($0) })
-        let records = PluginDiscovery.discover(searchPath: searchPath, availableServices: ServiceHub.serviceIDs)
-        features = FeatureController(hub: hub, records: records)
-        dispatcher = InputDispatcher(interaction: interaction, features: features, console: nil)
+        var configuration = HostAssembly.Configuration(
+            paths: paths, settings: settings, language: language, output: output, speaker: speaker,
+            searchPath: PluginSearchPath(entries: pluginDirectories.map { .installed($0) }), logger: logger)
+        configuration.sound = sound
+        configuration.camera = { _ in camera }
+        configuration.workerThreads = 1
+        let assembly = try HostAssembly(configuration)
+        loop = assembly.loop
+        hub = assembly.hub
+        features = assembly.features
+        dispatcher = assembly.dispatcher
     }
 
     /// Runs `body` on the loop, then runs the loop until `done` or the timeout; returns `done()`.

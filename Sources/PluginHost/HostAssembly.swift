@@ -1,0 +1,129 @@
+import Camera
+import Foundation
+import Interaction
+import Logging
+import Runtime
+
+/// The one place the host's parts are wired together: `assist shell`, `assist run` and the other commands
+/// (through `HostSession`), and the in-process tests (through `TestHost`) all build through it, so what a test
+/// exercises is what a user runs. What differs between them is passed in a `Configuration`: where lines go,
+/// who speaks, the sound and camera services, the plugin search path.
+package final class HostAssembly: @unchecked Sendable {  // because: its parts are used on the main loop only
+    /// What a caller chooses; everything else is built the same way for every caller.
+    package struct Configuration {
+        package var paths: HostPaths
+        package var settings: SettingsStore
+        /// "en", "ru" or "zh".
+        package var language: String
+        /// Where printed lines go (standard output, or a recording in tests).
+        package var output: LineOutput
+        /// Who speaks what is printed; nil when nothing speaks.
+        package var speaker: Speaker?
+        package var sound = SoundServices()
+        /// Makes the camera service, given the handler that says camera notices and publishes their events.
+        package var camera: (@escaping @Sendable (CameraNotice) -> Void) throws -> CameraService? = { _ in nil }
+        package var searchPath: PluginSearchPath
+        package var logger: Logger
+        package var workerThreads = 2
+        /// The keyboard, for interactive sessions.
+        package var console: Console?
+
+        package init(
+            paths: HostPaths, settings: SettingsStore, language: String, output: LineOutput, speaker: Speaker?,
+            searchPath: PluginSearchPath, logger: Logger
+        ) {
+            self.paths = paths
+            self.settings = settings
+            self.language = language
+            self.output = output
+            self.speaker = speaker
+            self.searchPath = searchPath
+            self.logger = logger
+        }
+    }
+
+    package let loop = MainLoop()
+    package let phrases: PhraseBook
+    package let announcer: Announcer
+    package let interaction: InteractionServices
+    package let hub: ServiceHub
+    package let features: FeatureController
+    package let dispatcher: InputDispatcher
+    /// Events written to `<data>/events.jsonl` for `assist events --follow`.
+    package let journal: EventJournal?
+
+    package init(_ configuration: Configuration) throws {
+        let logger = configuration.logger
+        phrases = PhraseBook(
+            directory: configuration.paths.share.appendingPathComponent("host"), language: configuration.language
+        ) { key, language in
+            logger.info("missing translation \(key) for \(language); using English")
+        }
+        announcer = Announcer(
+            output: configuration.output, speaker: configuration.speaker, language: configuration.language)
+        interaction = InteractionServices(
+            announcer: announcer, dialogs: DialogEngine(announcer: announcer, phrases: phrases, loop: loop),
+            phrases: phrases, router: CommandRouter(labels: Self.labels(phrases)))
+        let notices = CameraNotices(announcer: announcer, phrases: phrases)
+        hub = ServiceHub(
+            loop: loop, workers: WorkerPool(threadCount: configuration.workerThreads), clock: SystemClock(),
+            interaction: interaction, settings: configuration.settings, events: EventBus(loop: loop),
+            paths: configuration.paths, logger: logger, sound: configuration.sound,
+            camera: try configuration.camera { notices.announce($0) })
+        notices.events = hub.events
+        let records = PluginDiscovery.discover(
+            searchPath: configuration.searchPath, availableServices: ServiceHub.serviceIDs)
+        let (announcer, phrases, loop) = (self.announcer, self.phrases, self.loop)
+        hub.outbox.onTrouble = { owner, outcome in
+            let name = records.first { $0.id == owner }?.manifest?.name ?? owner
+            let text =
+                outcome.error.map { phrases.text("outbox.gave-up", ["feature": name, "reason": $0]) }
+                ?? phrases.text("outbox.refused", ["feature": name, "status": "\(outcome.status ?? 0)"])
+            loop.post { announcer.say(text, priority: .important) }
+        }
+        journal = EventJournal(bus: hub.events, dataDirectory: configuration.paths.data)
+        features = FeatureController(hub: hub, records: records)
+        dispatcher = InputDispatcher(interaction: interaction, features: features, console: configuration.console)
+        for record in records where !record.isUsable {
+            logger.warning("skipped \(record.id): \(record.reason ?? record.state.rawValue)")
+        }
+    }
+
+    /// The words of the host's own commands in the session's language, for help and the command list.
+    private static func labels(_ phrases: PhraseBook) -> [String: String] {
+        let ids = ["next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help"]
+        return Dictionary(
+            uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
+    }
+}
+
+/// Turns camera notices into spoken lines and `assist.camera.*` events.
+final class CameraNotices: @unchecked Sendable {  // because: `events` is set once before any camera opens
+    let announcer: Announcer
+    let phrases: PhraseBook
+    var events: EventBus?
+
+    init(announcer: Announcer, phrases: PhraseBook) {
+        self.announcer = announcer
+        self.phrases = phrases
+    }
+
+    func announce(_ notice: CameraNotice) {
+        switch notice {
+        case .usingSample(let reason):
+            announcer.say(phrases.text("camera.using-sample", ["reason": reason]), remember: false)
+            events?.publish("assist.camera.sample", json: nil)
+        case .lost(let name):
+            announcer.say(phrases.text("camera.lost", ["name": name]), priority: .important, remember: false)
+            events?.publish("assist.camera.lost", json: nil)
+        case .back(let name):
+            announcer.say(phrases.text("camera.back", ["name": name]), priority: .important, remember: false)
+            events?.publish("assist.camera.back", json: nil)
+        case .ended(let name):
+            announcer.say(phrases.text("camera.ended", ["name": name]), remember: false)
+            events?.publish("assist.camera.ended", json: nil)
+        case .problem(let text):
+            announcer.say(text, remember: false)
+        }
+    }
+}
