@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "Speech",
             dependencies: [
-                "CEspeakNG", "CSpeechd", "Audio", "Interaction", .product(name: "Logging", package: "swift-log"),
+                "CEspeakNG", "CSpeechd", "Audio", .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Interaction",
-            dependencies: ["Runtime", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Runtime", "Speech", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "PluginHost",
@@ -183,7 +183,8 @@ let package = Package(
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
         // Tests.
-        .target(name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera"]),
+        .target(
+            name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "PluginABI", "HostTesting"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),

@@ -4,6 +4,7 @@ import Interaction
 import Logging
 import PluginHost
 import Runtime
+import Speech
 
 /// Collects every printed line, for assertions.
 package final class RecordingOutput: LineOutput, @unchecked Sendable {  // because: `stored` is guarded by `lock`

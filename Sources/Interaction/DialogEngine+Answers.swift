@@ -1,3 +1,5 @@
+import Speech
+
 extension DialogEngine {
     func handleChoice(_ event: InputEvent, choices: [String], defaultIndex: Int?) {
         let hint = phrases.text("dialog.choice-hint", ["count": String(choices.count)])

@@ -3,6 +3,7 @@ import Foundation
 import Interaction
 import Logging
 import Runtime
+import Speech
 
 /// The one place the host's parts are wired together: `assist shell`, `assist run` and the other commands
 /// (through `HostSession`), and the in-process tests (through `TestHost`) all build through it, so what a test

@@ -1,6 +1,7 @@
 import Foundation
 import Interaction
 import PluginAPI
+import Speech
 
 extension ServiceTables {
     nonisolated(unsafe) static let dialogTable: UnsafeMutablePointer<assist_dialog_service> = {

@@ -1,5 +1,4 @@
 import Foundation
-import Interaction
 import Logging
 
 /// Speech through the user's Speech Dispatcher, for people whose screen reader already uses it

@@ -1,5 +1,3 @@
-import Interaction
-
 /// What the host and plugins ask of speech, whichever engine speaks: espeak-ng through the host's own mixer
 /// (`SpeechService`, the default) or the user's Speech Dispatcher (`SpeechDispatcherService`, chosen with
 /// `speech.backend = "speech-dispatcher"`). Every method is callable from any thread.

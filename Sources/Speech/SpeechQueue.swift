@@ -1,5 +1,3 @@
-import Interaction
-
 /// The order in which utterances are spoken, under Speech Dispatcher's five priorities (SSIP):
 /// - important: spoken next, after earlier important ones; a message or text that is speaking is postponed
 ///   and resumes later at its current word; notifications and progress are cancelled.

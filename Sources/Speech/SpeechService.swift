@@ -1,6 +1,5 @@
 import Audio
 import Foundation
-import Interaction
 import Logging
 
 /// The host's speech: espeak-ng on a thread of its own, synthesising a little ahead of what the mixer plays,

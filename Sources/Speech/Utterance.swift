@@ -1,5 +1,3 @@
-import Interaction
-
 /// Something to say, and who asked.
 package struct Utterance: Sendable {
     /// The text, UTF-8; speech can start part-way through it after a pause.
