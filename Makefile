@@ -60,6 +60,12 @@ install:
 	install -m 0644 Sources/PluginAPI/include/assist_plugin.h $(DESTDIR)$(PREFIX)/include/assist/
 	sed 's|@PREFIX@|$(PREFIX)|' share/pkgconfig/assist-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/assist-plugin.pc
 	cp -R share/assist/. $(DESTDIR)$(PREFIX)/share/assist/
+	# PluginKit for third-party Swift plugins: the package over the installed header, with its sources.
+	install -d $(DESTDIR)$(PREFIX)/share/assist/swift/AssistPluginKit/Sources/PluginABI \
+	  $(DESTDIR)$(PREFIX)/share/assist/swift/AssistPluginKit/Sources/PluginKit
+	cp -R share/swift/AssistPluginKit/. $(DESTDIR)$(PREFIX)/share/assist/swift/AssistPluginKit/
+	install -m 0644 Sources/PluginABI/*.swift $(DESTDIR)$(PREFIX)/share/assist/swift/AssistPluginKit/Sources/PluginABI/
+	install -m 0644 Sources/PluginKit/*.swift $(DESTDIR)$(PREFIX)/share/assist/swift/AssistPluginKit/Sources/PluginKit/
 	@for manifest in Plugins/*/manifest.json; do \
 	  id=$$(sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' $$manifest | head -1); \
 	  lib=$$(sed -n 's/.*"library": *"\([^"]*\)".*/\1/p' $$manifest | head -1); \

@@ -11,6 +11,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "assist", targets: ["Host"]),
+        // Typed Swift for plugin authors over the C ABI (also installed as a package: share/swift/AssistPluginKit).
+        .library(name: "AssistPluginKit", targets: ["PluginKit"]),
         .library(name: "AssistTalkingClock", type: .dynamic, targets: ["TalkingClockPlugin"]),
         .library(name: "AssistReadText", type: .dynamic, targets: ["ReadTextPlugin"]),
         .library(name: "AssistFindObject", type: .dynamic, targets: ["FindObjectPlugin"]),
@@ -185,7 +187,7 @@ let package = Package(
         // Tests.
         .target(
             name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "PluginABI", "HostTesting"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "PluginABI", "PluginKit", "HostTesting"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),

@@ -10,14 +10,15 @@ fail() { echo "install test failed: $*"; exit 1; }
 
 make -s install PREFIX="$prefix" CONFIG=debug >/dev/null
 readelf -d "$prefix/bin/assist" | grep -q 'RUNPATH.*\$ORIGIN/../lib/assist/swift' || fail "assist has no \$ORIGIN RUNPATH"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig" ASSIST_PLUGINKIT="$prefix/share/assist/swift/AssistPluginKit"
 pkg-config --exists assist-plugin || fail "assist-plugin.pc is not found"
 make -s -C examples/c-hello clean libhello.so install PLUGIN_DIR="$home/.local/lib/assist/plugins/org.example.hello" >/dev/null
 nm -D --defined-only examples/c-hello/libhello.so | awk '{print $3}' | grep -qx assist_plugin_entry || fail "entry not exported"
 [ "$(nm -D --defined-only examples/c-hello/libhello.so | wc -l)" -eq 1 ] || fail "the example exports more than its entry"
 make -s -C examples/c-hello clean >/dev/null
 
-# The Swift template, built as a third party would: its own package, the installed header, the same toolchain.
+# The Swift template, built as a third party would: its own package, the installed header and PluginKit, the
+# same toolchain.
 swift build -c debug --package-path examples/swift-template --scratch-path "$prefix/.build-greeter" >/dev/null 2>&1 \
   || swift build -c debug --package-path examples/swift-template --scratch-path "$prefix/.build-greeter"
 greeter="$home/.local/lib/assist/plugins/org.example.greeter"

@@ -3,17 +3,23 @@ import PluginABI
 import PluginAPI
 
 /// One of the plugin's SQLite databases through `assist.storage/1`, for small uses (histories, lists):
-/// statements with text and integer parameters, rows as text. Wraps `open` and `exec`. Any thread.
+/// statements with text, integer and real parameters, rows as text. Wraps `open` and `exec`. Any thread, but
+/// blocking: keep long work on a worker.
+///
+///     let database = try PluginDatabaseHandle(host: host, name: "history")
+///     try database.execute("CREATE TABLE IF NOT EXISTS seen (name TEXT PRIMARY KEY)")
+///     try database.execute("INSERT OR IGNORE INTO seen VALUES (?)", [.text("cup")])
 public struct PluginDatabaseHandle {
     private let host: PluginHostHandle
     private let database: OpaquePointer
 
-    /// Opens (creating) the database `name`; nil when the host has no storage or refuses.
-    public init?(host: PluginHostHandle, name: String) {
-        guard let open = host.service(ASSIST_STORAGE_SERVICE, as: assist_storage_service.self)?.pointee.open
-        else { return nil }
+    /// Opens (creating) the database `name` (letters, digits, '-' and '_'); throws the host's reason.
+    public init(host: PluginHostHandle, name: String) throws(PluginStatus) {
+        guard let open = host.tables.storage?.pointee.open else { throw PluginStatus.unsupported }
         var database: OpaquePointer?
-        guard open(host.raw, name, &database, nil) == ASSIST_OK, let database else { return nil }
+        var error: UnsafeMutablePointer<CChar>?
+        try PluginStatus.check(open(host.raw, name, &database, &error), error)
+        guard let database else { throw PluginStatus.internal }
         self.host = host
         self.database = database
     }
@@ -24,12 +30,12 @@ public struct PluginDatabaseHandle {
         case real(Double)
     }
 
-    /// Runs `sql` with `values` bound in order; each result row's columns come back as text. Returns false
-    /// when the statement failed (the host logs why).
-    @discardableResult
-    public func execute(_ sql: String, _ values: [Value] = [], rows: (([String]) -> Void)? = nil) -> Bool {
-        guard let exec = host.service(ASSIST_STORAGE_SERVICE, as: assist_storage_service.self)?.pointee.exec
-        else { return false }
+    /// Runs `sql` with `values` bound in order; each result row's columns come back as text, in order.
+    /// Throws the host's sentence for malformed SQL, a constraint (`.invalid`) or a full disk (`.io`).
+    public func execute(_ sql: String, _ values: [Value] = [], rows: (([String]) -> Void)? = nil)
+        throws(PluginStatus)
+    {
+        guard let exec = host.tables.storage?.pointee.exec else { throw PluginStatus.unsupported }
         let texts = values.map { value -> UnsafeMutablePointer<CChar>? in
             if case .text(let text) = value { return strdup(text) }
             return nil
@@ -53,6 +59,7 @@ public struct PluginDatabaseHandle {
             return parameter
         }
         var collected: [[String]] = []
+        var error: UnsafeMutablePointer<CChar>?
         let status = withUnsafeMutablePointer(to: &collected) { target in
             parameters.withUnsafeMutableBufferPointer { buffer in
                 exec(
@@ -72,10 +79,10 @@ public struct PluginDatabaseHandle {
                         }
                         user.assumingMemoryBound(to: [[String]].self).pointee.append(row)
                         return true
-                    }, target, nil, nil)
+                    }, target, nil, &error)
             }
         }
+        try PluginStatus.check(status, error)
         collected.forEach { rows?($0) }
-        return status == ASSIST_OK
     }
 }

@@ -8,7 +8,7 @@ extension PluginHostHandle {
     public func askChoice(
         _ prompt: String, choices: [String], defaultIndex: Int? = nil, _ answer: @escaping (Int?) -> Void
     ) {
-        guard let ask = service(ASSIST_DIALOG_SERVICE, as: assist_dialog_service.self)?.pointee.ask_choice else {
+        guard let ask = tables.dialog?.pointee.ask_choice else {
             answer(nil)
             return
         }
@@ -34,7 +34,7 @@ extension PluginHostHandle {
     /// Asks for a line of text; `answer` gets it trimmed, or nil when cancelled, once on [main]. Wraps
     /// `assist_dialog_service.ask_text`. [main]
     public func askText(_ prompt: String, _ answer: @escaping (String?) -> Void) {
-        guard let ask = service(ASSIST_DIALOG_SERVICE, as: assist_dialog_service.self)?.pointee.ask_text else {
+        guard let ask = tables.dialog?.pointee.ask_text else {
             answer(nil)
             return
         }

@@ -33,16 +33,16 @@ extension PluginHostHandle {
     /// `assist_speech_service.speak`. Any thread.
     @discardableResult
     public func speak(
-        _ text: String, priority: Int32 = ASSIST_PRIORITY_MESSAGE, language: String? = nil, wordsPerMinute: Int = 0,
+        _ text: String, priority: SpeechPriority = .message, language: String? = nil, wordsPerMinute: Int = 0,
         printed: Bool = true, onWord: ((UInt64, Int) -> Void)? = nil,
         onDone: @escaping (UInt64, Bool) -> Void = { _, _ in }
     ) -> UInt64? {
-        guard let speech = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self),
+        guard let speech = tables.speech,
             let speak = speech.pointee.speak
         else { return nil }
         var options = assist_speech_options()
         options.struct_size = UInt32(MemoryLayout<assist_speech_options>.size)
-        options.priority = priority
+        options.priority = priority.rawValue
         options.words_per_minute = Int32(wordsPerMinute)
         options.flags = printed ? 0 : ASSIST_SPEECH_NO_PRINT
         let box = Unmanaged.passRetained(SpeechCallbackBox(onWord: onWord, onDone: onDone))
@@ -72,35 +72,40 @@ extension PluginHostHandle {
 
     /// Prints `text` as plain lines without speaking it. Wraps `assist_speech_service.print`. Any thread.
     public func print(_ text: String) {
-        _ = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.print?(raw, text)
+        _ = tables.speech?.pointee.print?(raw, text)
     }
 
     /// Stops one of this plugin's utterances. Wraps `assist_speech_service.stop`. Any thread.
     public func stopSpeech(_ id: UInt64) {
-        _ = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.stop?(raw, id)
+        _ = tables.speech?.pointee.stop?(raw, id)
     }
 
     /// Stops all of this plugin's speech. Wraps `assist_speech_service.cancel_mine`. Any thread.
     public func cancelSpeech() {
-        _ = service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.cancel_mine?(raw)
+        _ = tables.speech?.pointee.cancel_mine?(raw)
     }
 
     // MARK: assist.cues/1
 
-    /// Plays an earcon ("tap", "success", "end", ...). Wraps `assist_cues_service.play`. Any thread.
-    public func playEarcon(_ name: String, gain: Double = 1, pan: Double = 0) {
-        _ = service(ASSIST_CUES_SERVICE, as: assist_cues_service.self)?.pointee.play?(raw, name, gain, pan)
+    /// Plays an earcon once, at `gain` (0-1) of the cue volume, panned -1 (left) to 1 (right). Wraps
+    /// `assist_cues_service.play`. Any thread.
+    ///
+    ///     host.play(.found, pan: -0.5)
+    public func play(_ earcon: Earcon, gain: Double = 1, pan: Double = 0) {
+        _ = tables.cues?.pointee.play?(raw, earcon.rawValue, gain, pan)
     }
 
-    /// Plays a guidance pattern (ASSIST_CUE_*). Wraps `assist_cues_service.guidance`. Any thread.
-    public func guidance(_ pattern: Int32, intensity: Double, pan: Double, pitchHz: Double = 0) {
-        _ = service(ASSIST_CUES_SERVICE, as: assist_cues_service.self)?.pointee.guidance?(
-            raw, pattern, intensity, pan, pitchHz)
+    /// Plays a guidance pattern until the next call or `stopCues`; one pending slot, so a newer call
+    /// replaces an older one. Wraps `assist_cues_service.guidance`. Any thread.
+    ///
+    ///     host.guidance(.left, intensity: 0.8, pan: -1)
+    public func guidance(_ pattern: GuidancePattern, intensity: Double, pan: Double, pitchHz: Double = 0) {
+        _ = tables.cues?.pointee.guidance?(raw, pattern.rawValue, intensity, pan, pitchHz)
     }
 
     /// Ends guidance. Wraps `assist_cues_service.stop`. Any thread.
     public func stopCues() {
-        _ = service(ASSIST_CUES_SERVICE, as: assist_cues_service.self)?.pointee.stop?(raw)
+        _ = tables.cues?.pointee.stop?(raw)
     }
 
     // MARK: assist.camera/1
@@ -110,10 +115,10 @@ extension PluginHostHandle {
     public func subscribeCamera(
         fourcc: UInt32, maxWidth: Int = 0, maxHeight: Int = 0, maxFramesPerSecond: Double = 0, zoom: Double = 1,
         square: Bool = false
-    ) throws(PluginError) {
-        guard let camera = service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self),
-            let subscribe = camera.pointee.subscribe
-        else { throw PluginError("This host has no camera service.") }
+    ) throws(PluginStatus) {
+        guard let subscribe = tables.camera?.pointee.subscribe else {
+            throw PluginStatus(ASSIST_E_UNSUPPORTED, message: "This host has no camera service.")
+        }
         var request = assist_camera_request()
         request.struct_size = UInt32(MemoryLayout<assist_camera_request>.size)
         request.fourcc = fourcc
@@ -123,31 +128,27 @@ extension PluginHostHandle {
         request.zoom = zoom
         request.flags = square ? ASSIST_CAMERA_SQUARE : 0
         var error: UnsafeMutablePointer<CChar>?
-        guard subscribe(raw, &request, &error) == ASSIST_OK else {
-            let message = error.map { String(cString: $0) } ?? "The camera cannot be opened."
-            free(error)
-            throw PluginError(message)
-        }
+        try PluginStatus.check(subscribe(raw, &request, &error), error, otherwise: "The camera cannot be opened.")
     }
 
     /// Stops frames. Wraps `assist_camera_service.unsubscribe`. [main]
     public func unsubscribeCamera() {
-        _ = service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.unsubscribe?(raw)
+        _ = tables.camera?.pointee.unsubscribe?(raw)
     }
 
     /// Keeps a frame beyond `handle(frame:)`; nil over the budget of 4. Wraps `retain`. [frame]
     public func retainFrame(_ frame: UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>? {
-        service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.retain?(raw, frame)
+        tables.camera?.pointee.retain?(raw, frame)
     }
 
     /// Gives back a retained frame. Wraps `release`. Any thread.
     public func releaseFrame(_ frame: UnsafePointer<assist_frame>) {
-        service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.release?(raw, frame)
+        tables.camera?.pointee.release?(raw, frame)
     }
 
     /// Reads a camera control ("focus", "exposure", "zoom"). Wraps `control`. Any thread.
     public func cameraControl(_ name: String) -> (value: Int64, minimum: Int64, maximum: Int64)? {
-        guard let control = service(ASSIST_CAMERA_SERVICE, as: assist_camera_service.self)?.pointee.control else {
+        guard let control = tables.camera?.pointee.control else {
             return nil
         }
         var value: Int64 = 0
@@ -163,7 +164,7 @@ extension PluginHostHandle {
     /// `timer_add`. [main]
     @discardableResult
     public func addTimer(milliseconds: UInt32, repeating: Bool, _ body: @escaping () -> Void) -> UInt64? {
-        guard let clock = service(ASSIST_CLOCK_SERVICE, as: assist_clock_service.self),
+        guard let clock = tables.clock,
             let add = clock.pointee.timer_add
         else { return nil }
         let box = Unmanaged.passRetained(ClosureBox<Void> { _ in body() })
@@ -188,13 +189,13 @@ extension PluginHostHandle {
 
     /// Cancels a timer from `addTimer`. Wraps `timer_cancel`. [main]
     public func cancelTimer(_ id: UInt64) {
-        _ = service(ASSIST_CLOCK_SERVICE, as: assist_clock_service.self)?.pointee.timer_cancel?(raw, id)
+        _ = tables.clock?.pointee.timer_cancel?(raw, id)
         TimerRegistry.boxes.removeValue(forKey: id)?.release()
     }
 
     /// Runs `body` on [main] soon. Wraps `assist_worker_service.post_main`. Any thread.
     public func onMain(_ body: @escaping () -> Void) {
-        guard let worker = service(ASSIST_WORKER_SERVICE, as: assist_worker_service.self),
+        guard let worker = tables.worker,
             let post = worker.pointee.post_main
         else { return }
         let box = Unmanaged.passRetained(ClosureBox<Void> { _ in body() })
@@ -213,7 +214,7 @@ extension PluginHostHandle {
 
     /// A string setting, or nil. Wraps `get_string`. Any thread.
     public func setting(_ key: String) -> String? {
-        guard let get = service(ASSIST_SETTINGS_SERVICE, as: assist_settings_service.self)?.pointee.get_string
+        guard let get = tables.settings?.pointee.get_string
         else { return nil }
         var buffer = [CChar](repeating: 0, count: 1_024)
         guard get(raw, key, &buffer, buffer.count, nil) == ASSIST_OK else { return nil }
@@ -222,7 +223,7 @@ extension PluginHostHandle {
 
     /// A boolean setting, or `fallback`. Wraps `get_bool`. Any thread.
     public func setting(_ key: String, default fallback: Bool) -> Bool {
-        guard let get = service(ASSIST_SETTINGS_SERVICE, as: assist_settings_service.self)?.pointee.get_bool
+        guard let get = tables.settings?.pointee.get_bool
         else { return fallback }
         var value = fallback
         return get(raw, key, &value) == ASSIST_OK ? value : fallback
@@ -230,7 +231,7 @@ extension PluginHostHandle {
 
     /// The plugin's private data folder (created 0700). Wraps `data_dir`. Any thread.
     public var dataDirectory: String? {
-        guard let session = service(ASSIST_SESSION_SERVICE, as: assist_session_service.self),
+        guard let session = tables.session,
             let text = session.pointee.data_dir?(raw)
         else { return nil }
         return String(cString: text)
@@ -241,19 +242,19 @@ extension PluginHostHandle {
     /// True while any speech is sounding, this plugin's or not. Wraps `assist_speech_service.is_speaking`.
     /// Any thread.
     public var isSpeaking: Bool {
-        service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)?.pointee.is_speaking?(raw) ?? false
+        tables.speech?.pointee.is_speaking?(raw) ?? false
     }
 
     /// Publishes an event with a JSON payload. Wraps `assist_events_service.publish`. Any thread.
     public func publish(_ name: String, json: String) {
-        _ = service(ASSIST_EVENTS_SERVICE, as: assist_events_service.self)?.pointee.publish?(raw, name, json)
+        _ = tables.events?.pointee.publish?(raw, name, json)
     }
 
     /// Calls `handler` on [main] with each event whose name starts with `prefix` and its JSON payload. The
     /// subscription lasts as long as the plugin (the host ends it when the plugin stops). Wraps
     /// `assist_events_service.subscribe`. [main]
     public func subscribeEvents(prefix: String, _ handler: @escaping (String, String) -> Void) {
-        guard let subscribe = service(ASSIST_EVENTS_SERVICE, as: assist_events_service.self)?.pointee.subscribe
+        guard let subscribe = tables.events?.pointee.subscribe
         else { return }
         // The box lives as long as the subscription, which lives as long as the plugin.
         let box = Unmanaged.passRetained(EventHandlerBox(handler)).toOpaque()

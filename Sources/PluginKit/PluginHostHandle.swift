@@ -8,42 +8,98 @@ import PluginAPI
 public struct PluginHostHandle: @unchecked Sendable {
     /// The raw table, for services this wrapper does not cover.
     public let raw: UnsafePointer<assist_host>
+    /// Every service table this wrapper uses, looked up once when the instance is created.
+    public let tables: Tables
 
+    /// The host's service tables, each nil when the host does not serve it (or serves one smaller than 1.0's).
+    public struct Tables: @unchecked Sendable {  // because: the tables are const and live as long as the plugin
+        public let log: UnsafePointer<assist_log_service>?
+        public let dialog: UnsafePointer<assist_dialog_service>?
+        public let input: UnsafePointer<assist_input_service>?
+        public let session: UnsafePointer<assist_session_service>?
+        public let events: UnsafePointer<assist_events_service>?
+        public let settings: UnsafePointer<assist_settings_service>?
+        public let clock: UnsafePointer<assist_clock_service>?
+        public let worker: UnsafePointer<assist_worker_service>?
+        public let camera: UnsafePointer<assist_camera_service>?
+        public let storage: UnsafePointer<assist_storage_service>?
+        public let speech: UnsafePointer<assist_speech_service>?
+        public let cues: UnsafePointer<assist_cues_service>?
+        public let audioIn: UnsafePointer<assist_audio_in_service>?
+        public let outbox: UnsafePointer<assist_outbox_service>?
+
+        init(_ raw: UnsafePointer<assist_host>) {
+            func table<T: VersionedStruct>(_ id: String, _ type: T.Type) -> UnsafePointer<T>? {
+                PluginHostHandle.lookUp(raw, id, type)
+            }
+            log = table(ASSIST_LOG_SERVICE, assist_log_service.self)
+            dialog = table(ASSIST_DIALOG_SERVICE, assist_dialog_service.self)
+            input = table(ASSIST_INPUT_SERVICE, assist_input_service.self)
+            session = table(ASSIST_SESSION_SERVICE, assist_session_service.self)
+            events = table(ASSIST_EVENTS_SERVICE, assist_events_service.self)
+            settings = table(ASSIST_SETTINGS_SERVICE, assist_settings_service.self)
+            clock = table(ASSIST_CLOCK_SERVICE, assist_clock_service.self)
+            worker = table(ASSIST_WORKER_SERVICE, assist_worker_service.self)
+            camera = table(ASSIST_CAMERA_SERVICE, assist_camera_service.self)
+            storage = table(ASSIST_STORAGE_SERVICE, assist_storage_service.self)
+            speech = table(ASSIST_SPEECH_SERVICE, assist_speech_service.self)
+            cues = table(ASSIST_CUES_SERVICE, assist_cues_service.self)
+            audioIn = table(ASSIST_AUDIO_IN_SERVICE, assist_audio_in_service.self)
+            outbox = table(ASSIST_OUTBOX_SERVICE, assist_outbox_service.self)
+        }
+    }
+
+    /// Wraps the host a plugin instance was created with, looking up its service tables once.
+    ///
+    ///     let host = PluginHostHandle(raw)
     public init(_ raw: UnsafePointer<assist_host>) {
         self.raw = raw
+        self.tables = Tables(raw)
     }
 
     /// The service table for `id`, or nil when the host has none or serves one smaller than ABI 1.0's (the
     /// ABI's one rule for versioned structs). Wraps `assist_host.get_service`. Any thread.
     ///
-    ///     let speech = host.service(ASSIST_SPEECH_SERVICE, as: assist_speech_service.self)
+    ///     let speech = table(ASSIST_SPEECH_SERVICE, assist_speech_service.self)
     public func service<T: VersionedStruct>(_ id: String, as type: T.Type) -> UnsafePointer<T>? {
+        Self.lookUp(raw, id, type)
+    }
+
+    static func lookUp<T: VersionedStruct>(_ raw: UnsafePointer<assist_host>, _ id: String, _ type: T.Type)
+        -> UnsafePointer<T>?
+    {
         guard let pointer = raw.pointee.get_service?(raw, id), T.declaredSize(pointer) >= T.minimumSize else {
             return nil
         }
         return pointer.assumingMemoryBound(to: T.self)
     }
 
-    /// Says `text`, spoken and printed. Wraps `assist_dialog_service.say`. Any thread.
-    public func say(_ text: String, priority: Int32 = ASSIST_PRIORITY_MESSAGE) {
-        guard let dialog = service(ASSIST_DIALOG_SERVICE, as: assist_dialog_service.self) else { return }
-        _ = dialog.pointee.say?(raw, text, priority)
+    /// Says `text`, spoken and printed as a plain line. Wraps `assist_dialog_service.say`. Any thread.
+    ///
+    ///     host.say("Saved.")
+    public func say(_ text: String, priority: SpeechPriority = .message) {
+        _ = tables.dialog?.pointee.say?(raw, text, priority.rawValue)
     }
 
-    /// Writes a log line. Wraps `assist_log_service.log`. Any thread.
-    public func log(_ level: Int32, _ message: String) {
-        guard let log = service(ASSIST_LOG_SERVICE, as: assist_log_service.self) else { return }
-        log.pointee.log?(raw, level, message)
+    /// Writes a log line tagged with the plugin's id; never spoken. Wraps `assist_log_service.log`. Any thread.
+    ///
+    ///     host.log(.info, "opened the camera at 1280x720")
+    public func log(_ level: LogLevel, _ message: String) {
+        tables.log?.pointee.log?(raw, level.rawValue, message)
     }
 
-    /// Tells the host the feature is done. Wraps `assist_session_service.finish`. Main thread.
-    public func finish(status: Int32 = ASSIST_OK) {
-        service(ASSIST_SESSION_SERVICE, as: assist_session_service.self)?.pointee.finish?(raw, status)
+    /// Tells the host the feature is done, successfully or with `status`. Wraps
+    /// `assist_session_service.finish`. [main]
+    ///
+    ///     host.finish()                // done
+    ///     host.finish(.cancelled)      // the user backed out
+    public func finish(_ status: PluginStatus = .ok) {
+        tables.session?.pointee.finish?(raw, status.code)
     }
 
     /// The user's language code. Wraps `assist_session_service.language`. Any thread.
     public var language: String {
-        guard let session = service(ASSIST_SESSION_SERVICE, as: assist_session_service.self),
+        guard let session = tables.session,
             let text = session.pointee.language?(raw)
         else { return "en" }
         return String(cString: text)
@@ -51,19 +107,20 @@ public struct PluginHostHandle: @unchecked Sendable {
 
     /// The plugin's read-only data folder. Wraps `assist_session_service.share_dir`. Any thread.
     public var shareDirectory: String? {
-        guard let session = service(ASSIST_SESSION_SERVICE, as: assist_session_service.self),
+        guard let session = tables.session,
             let text = session.pointee.share_dir?(raw)
         else { return nil }
         return String(cString: text)
     }
 
-    /// Adds a command for the focused feature. Wraps `assist_input_service.register_command`. Main thread.
-    @discardableResult
-    public func registerCommand(id: String, label: String, key: String?, phrase: String?) -> Int32 {
-        guard let input = service(ASSIST_INPUT_SERVICE, as: assist_input_service.self),
-            let register = input.pointee.register_command
-        else { return ASSIST_E_UNSUPPORTED }
-        return register(raw, id, label, key, phrase, ASSIST_SCOPE_FOCUSED)
+    /// Adds a command for the focused feature; it arrives at `PluginFeature.handle(command:argument:)` as
+    /// `id`. Throws `.busy` when the key or phrase is taken or reserved. Wraps
+    /// `assist_input_service.register_command`. [main]
+    ///
+    ///     try host.registerCommand(id: "save", label: "Save text", key: "ctrl+s", phrase: "save text")
+    public func registerCommand(id: String, label: String, key: String?, phrase: String?) throws(PluginStatus) {
+        guard let register = tables.input?.pointee.register_command else { throw PluginStatus.unsupported }
+        try PluginStatus.check(register(raw, id, label, key, phrase, ASSIST_SCOPE_FOCUSED))
     }
 
     /// Copies `message` into host-allocated memory for an `*err` out-parameter. Wraps `assist_host.alloc`.

@@ -8,7 +8,7 @@ extension FindObject {
     /// Asks for an object's name; Enter alone offers the list. An unknown name is said, then asked again.
     func askForObject() {
         host.askText(phrases.text("ask-object")) { [self] answer in
-            guard let answer else { return host.finish(status: ASSIST_E_CANCELLED) }
+            guard let answer else { return host.finish(.cancelled) }
             guard !answer.isEmpty else { return offerList() }
             do throws(PluginError) { startSearch(try resolveObject(answer)) } catch {
                 host.speak(error.message)
@@ -24,7 +24,7 @@ extension FindObject {
         }
         let choices = names.entries.indices.map { names.mainName($0) }
         host.askChoice(phrases.text("choose-object"), choices: choices) { [self] index in
-            guard let index else { return host.finish(status: ASSIST_E_CANCELLED) }
+            guard let index else { return host.finish(.cancelled) }
             startSearch(.object(classID: index, name: choices[index]))
         }
     }
@@ -34,14 +34,14 @@ extension FindObject {
         let history = queryHistory()
         guard !history.isEmpty else { return askForNewText() }
         host.askChoice(phrases.text("choose-text"), choices: history + [phrases.text("new-text")]) { [self] index in
-            guard let index else { return host.finish(status: ASSIST_E_CANCELLED) }
+            guard let index else { return host.finish(.cancelled) }
             index < history.count ? startSearch(.text(history[index])) : askForNewText()
         }
     }
 
     func askForNewText() {
         host.askText(phrases.text("ask-text")) { [self] answer in
-            guard let answer else { return host.finish(status: ASSIST_E_CANCELLED) }
+            guard let answer else { return host.finish(.cancelled) }
             switch TextSearch.validate(answer) {
             case .success(let query): startSearch(.text(query))
             case .failure(let problem):
@@ -53,30 +53,39 @@ extension FindObject {
 
     // MARK: the history, in the plugin's own database
 
-    private var historyDatabase: PluginDatabaseHandle? {
-        guard let database = PluginDatabaseHandle(host: host, name: "history") else { return nil }
-        database.execute("CREATE TABLE IF NOT EXISTS text_queries (query TEXT PRIMARY KEY, used_at REAL NOT NULL)")
+    private func historyDatabase() throws(PluginStatus) -> PluginDatabaseHandle {
+        let database = try PluginDatabaseHandle(host: host, name: "history")
+        try database.execute("CREATE TABLE IF NOT EXISTS text_queries (query TEXT PRIMARY KEY, used_at REAL NOT NULL)")
         return database
     }
 
-    /// The last 10 texts searched, newest first.
+    /// The last 10 texts searched, newest first; none when the history cannot be read (logged).
     func queryHistory() -> [String] {
         var queries: [String] = []
-        historyDatabase?.execute("SELECT query FROM text_queries ORDER BY used_at DESC LIMIT 10") { row in
-            queries += row.prefix(1)
+        do {
+            try historyDatabase().execute("SELECT query FROM text_queries ORDER BY used_at DESC LIMIT 10") { row in
+                queries += row.prefix(1)
+            }
+        } catch {
+            host.log(.warning, "the search history cannot be read: \(error.message)")
         }
         return queries
     }
 
-    /// Puts `query` first and keeps 10.
+    /// Puts `query` first and keeps 10; a failure is logged (the
+    /// search goes on without its history).
     func rememberQuery(_ query: String) {
-        guard let database = historyDatabase else { return }
-        let kept = TextSearch.remember(query, in: queryHistory())
-        database.execute("DELETE FROM text_queries")
-        for (rank, text) in kept.enumerated() {
-            database.execute(
-                "INSERT INTO text_queries (query, used_at) VALUES (?, ?)",
-                [.text(text), .integer(Int64(kept.count - rank))])
+        do {
+            let database = try historyDatabase()
+            let kept = TextSearch.remember(query, in: queryHistory())
+            try database.execute("DELETE FROM text_queries")
+            for (rank, text) in kept.enumerated() {
+                try database.execute(
+                    "INSERT INTO text_queries (query, used_at) VALUES (?, ?)",
+                    [.text(text), .integer(Int64(kept.count - rank))])
+            }
+        } catch {
+            host.log(.warning, "the search history cannot be saved: \(error.message)")
         }
     }
 }

@@ -31,9 +31,9 @@ public final class FindObject: PluginFeature {
 
     public func start(arguments: [String]) throws(PluginError) {
         search.configure(settings: { [host] in host.setting($0) })
-        host.registerCommand(
+        try? host.registerCommand(
             id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
-        host.registerCommand(
+        try? host.registerCommand(
             id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
         if arguments == ["--check-models"] {
             checkModels()
@@ -107,7 +107,7 @@ public final class FindObject: PluginFeature {
             case .failure(let error): host.speak(error.message)
             }
         }
-        host.finish(status: found.allSatisfy { (try? $0.result.get()) != nil } ? ASSIST_OK : ASSIST_E_INVALID)
+        host.finish(found.allSatisfy { (try? $0.result.get()) != nil } ? .ok : .invalid)
     }
 
     /// The engine is ready: say what is searched and start the pictures.
@@ -129,20 +129,22 @@ public final class FindObject: PluginFeature {
         // A video or a folder of pictures ran out (the host has said so): the search is over.
         host.subscribeEvents(prefix: "assist.camera.ended") { [self] _, _ in
             stop()
-            host.finish(status: ASSIST_OK)
+            host.finish()
         }
     }
 
     func subscribe() throws(PluginError) {
         let text = search.isTextSearch
-        try host.subscribeCamera(
-            fourcc: text ? ASSIST_FOURCC_GRAY8 : ASSIST_FOURCC_BGR24, maxWidth: 1280, maxHeight: 960,
-            maxFramesPerSecond: 16, zoom: Self.zoomLevels[zoomIndex])
+        do {
+            try host.subscribeCamera(
+                fourcc: text ? ASSIST_FOURCC_GRAY8 : ASSIST_FOURCC_BGR24, maxWidth: 1280, maxHeight: 960,
+                maxFramesPerSecond: 16, zoom: Self.zoomLevels[zoomIndex])
+        } catch { throw PluginError(error.message) }
     }
 
     func fail(_ message: String) {
-        host.speak(message, priority: ASSIST_PRIORITY_IMPORTANT)
-        host.finish(status: ASSIST_E_NOT_FOUND)
+        host.speak(message, priority: .important)
+        host.finish(.notFound)
     }
 
     public func handle(frame: UnsafePointer<assist_frame>) {
@@ -190,13 +192,13 @@ public final class FindObject: PluginFeature {
         let next = min(Self.zoomLevels.count - 1, max(0, zoomIndex + step))
         guard next != zoomIndex else { return }
         zoomIndex = next
-        host.playEarcon("tap", gain: 0.7)
+        host.play(.tap, gain: 0.7)
         if !paused, mailbox != nil { try? subscribe() }
         if let zoomTimer { host.cancelTimer(zoomTimer) }
         zoomTimer = host.addTimer(milliseconds: 100, repeating: false) { [self] in
             host.cancelSpeech()
             host.speak(
-                phrases.text("zoom", ["level": Self.zoomWords[zoomIndex]]), priority: ASSIST_PRIORITY_IMPORTANT)
+                phrases.text("zoom", ["level": Self.zoomWords[zoomIndex]]), priority: .important)
         }
     }
 
@@ -208,7 +210,7 @@ public final class FindObject: PluginFeature {
         autoPauseTimer = host.addTimer(milliseconds: seconds * 1_000, repeating: false) { [self] in
             autoPauseTimer = nil
             pause()
-            host.guidance(ASSIST_CUE_DASH, intensity: 1, pan: 0)
+            host.guidance(.right, intensity: 1, pan: 0)
             _ = host.addTimer(milliseconds: 450, repeating: false) { [host] in host.stopCues() }
             host.speak(phrases.text(search.isTextSearch ? "paused-text" : "paused-object"))
         }

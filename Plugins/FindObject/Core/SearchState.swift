@@ -153,15 +153,15 @@ final class SearchState: @unchecked Sendable {
             wasGuiding = false
             if tracker.conviction == 0, !lostSaid, now - lastSeen >= 1 {
                 lostSaid = true
-                host.playEarcon("lost")
-                host.speak(phrases.text("lost", ["name": targetName]), priority: ASSIST_PRIORITY_MESSAGE)
+                host.play(.lost)
+                host.speak(phrases.text("lost", ["name": targetName]), priority: .message)
                 lastPrinted = ""
                 host.publish("assist.find-object.lost", json: "{}")
             }
             return
         }
         if !wasGuiding, lostSaid {
-            host.playEarcon("found")
+            host.play(.found)
             lastHour = nil
         }
         wasGuiding = true
@@ -170,7 +170,9 @@ final class SearchState: @unchecked Sendable {
         if feedback != .speech,
             patternFilter.allows("\(decision.pattern)", at: now) || decision.pattern == ASSIST_CUE_CONTINUOUS
         {
-            host.guidance(decision.pattern, intensity: decision.intensity, pan: decision.pan)
+            host.guidance(
+                GuidancePattern(rawValue: decision.pattern) ?? .centred, intensity: decision.intensity,
+                pan: decision.pan)
             var clock = timespec()
             clock_gettime(CLOCK_MONOTONIC, &clock)
             let nowNs = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec)
@@ -187,7 +189,7 @@ final class SearchState: @unchecked Sendable {
         guard feedback != .tones, !host.isSpeaking, let phrase = phrase(for: decision, x: point.x, now: now),
             phraseFilter.allows(phrase, at: now)
         else { return }
-        host.speak(phrase, priority: ASSIST_PRIORITY_PROGRESS, printed: phrase != lastPrinted)
+        host.speak(phrase, priority: .progress, printed: phrase != lastPrinted)
         lastPrinted = phrase
     }
 

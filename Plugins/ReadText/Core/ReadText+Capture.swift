@@ -48,7 +48,9 @@ extension ReadText {
     // MARK: Camera (main loop)
 
     func startCapture() throws(PluginError) {
-        try host.subscribeCamera(fourcc: ASSIST_FOURCC_GRAY8, maxWidth: 1920, maxFramesPerSecond: 16)
+        do {
+            try host.subscribeCamera(fourcc: ASSIST_FOURCC_GRAY8, maxWidth: 1920, maxFramesPerSecond: 16)
+        } catch { throw PluginError(error.message) }
         let now = DispatchTime.now().uptimeNanoseconds
         capture.withLock { state in
             state.capturing = true
@@ -128,7 +130,7 @@ extension ReadText {
         case .wait:
             host.onMain { [self] in rearm() }
         case .recognize(let best, _):
-            host.log(ASSIST_LOG_INFO, "recognising a \(best.width)x\(best.height) frame")
+            host.log(.info, "recognising a \(best.width)x\(best.height) frame")
             host.onMain { [self] in stopCaptureForReading() }
             let accepted = best.pixels.withUnsafeBytes { bytes in
                 bytes.baseAddress.map {
@@ -176,12 +178,12 @@ extension ReadText {
         let geometry = PageGeometry.straighten(
             gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride)
         host.log(
-            ASSIST_LOG_DEBUG,
+            .debug,
             "geometry: page \(geometry.flattened ? "flattened" : "not found"), turned \(geometry.turnedDegrees)°"
                 + (geometry.pagePartlyOutside ? ", part of the page is outside the picture" : ""))
         if geometry.pagePartlyOutside {
             host.onMain { [self] in
-                host.playEarcon("error", gain: 0.6)
+                host.play(.error, gain: 0.6)
                 status(phrases.text("page-cut"))
             }
         }
@@ -229,7 +231,7 @@ extension ReadText {
                 gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
                 quarters: found.clockwiseTurn / 90)
         else { return nil }
-        host.log(ASSIST_LOG_DEBUG, "orientation: turned \(found.clockwiseTurn)°, confidence \(found.confidence)")
+        host.log(.debug, "orientation: turned \(found.clockwiseTurn)°, confidence \(found.confidence)")
         host.onMain { [self] in status(phrases.text(found.clockwiseTurn == 180 ? "upside-down" : "sideways")) }
         return turned.withPicture { recognizeLevel($0, isPhoto: isPhoto, orientationChecked: true) }
     }
@@ -295,7 +297,7 @@ extension ReadText {
 
     func restartCapture() {
         guard !stopped else { return }
-        host.log(ASSIST_LOG_INFO, "the result was vetoed; waiting for another picture")
+        host.log(.info, "the result was vetoed; waiting for another picture")
         try? startCapture()
     }
 

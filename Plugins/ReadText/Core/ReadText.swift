@@ -53,7 +53,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
         pipeline.options = options
         if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
-            host.log(ASSIST_LOG_WARNING, "OMP_THREAD_LIMIT is unset; tesseract will run about 3 times slower")
+            host.log(.warning, "OMP_THREAD_LIMIT is unset; tesseract will run about 3 times slower")
         }
         let navigator = ReadingNavigator(voice: self, language: language)
         navigator.onItemStart = { [weak self] item in
@@ -62,13 +62,13 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
         navigator.onEnd = { [weak self] in self?.reachedEnd() }
         self.navigator = navigator
-        host.registerCommand(
+        try? host.registerCommand(
             id: "speed", label: phrases.text("command.speed"), key: "f", phrase: phrases.text("phrase.speed"))
-        host.registerCommand(
+        try? host.registerCommand(
             id: "where", label: phrases.text("command.where"), key: "w", phrase: phrases.text("phrase.where"))
-        host.registerCommand(
+        try? host.registerCommand(
             id: "save", label: phrases.text("command.save"), key: "ctrl+s", phrase: phrases.text("phrase.save"))
-        host.registerCommand(
+        try? host.registerCommand(
             id: "again", label: phrases.text("command.again"), key: "a", phrase: phrases.text("phrase.again"))
         status(phrases.text("reading"))
         let languages = ocrLanguages
@@ -107,7 +107,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
             updateWaitingTick()
         case ASSIST_CMD_PREVIOUS: navigator.previous()
         case ASSIST_CMD_FASTER, ASSIST_CMD_SLOWER, "speed": navigator.toggleSpeed()
-        case "where": host.speak(whereAmI(), priority: ASSIST_PRIORITY_IMPORTANT)
+        case "where": host.speak(whereAmI(), priority: .important)
         case "save": saveText()
         case "again": readAgain()
         case "all": navigator.start()
@@ -130,11 +130,11 @@ public final class ReadText: PluginFeature, ReadingVoice {
 
     public func play(_ cue: ReadingCue) {
         switch cue {
-        case .end: host.playEarcon("end")
-        case .stable: host.playEarcon("stable", gain: 0.4)
-        case .faster: host.playEarcon("rise", gain: 0.7)
-        case .slower: host.playEarcon("fall", gain: 0.7)
-        case .tick: host.playEarcon("tap", gain: 0.3)
+        case .end: host.play(.end)
+        case .stable: host.play(.stable, gain: 0.4)
+        case .faster: host.play(.rise, gain: 0.7)
+        case .slower: host.play(.fall, gain: 0.7)
+        case .tick: host.play(.tap, gain: 0.3)
         }
     }
 
@@ -143,13 +143,13 @@ public final class ReadText: PluginFeature, ReadingVoice {
     /// Says one sentence and ends the feature with an error.
     func fail(_ message: String) {
         guard !stopped else { return }
-        status(message, priority: ASSIST_PRIORITY_IMPORTANT)
-        host.finish(status: ASSIST_E_IO)
+        status(message, priority: .important)
+        host.finish(.io)
     }
 
     /// Says a status line ("Reading", a warning). With `--transcript` standard output holds only the page's
     /// text, so the line is spoken but printed to standard error.
-    func status(_ text: String, priority: Int32 = ASSIST_PRIORITY_MESSAGE) {
+    func status(_ text: String, priority: SpeechPriority = .message) {
         guard options.transcript else {
             host.speak(text, priority: priority)
             return

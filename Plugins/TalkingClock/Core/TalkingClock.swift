@@ -25,7 +25,7 @@ public final class TalkingClock: PluginFeature {
         guard unknown.isEmpty else {
             throw PluginError("Unknown option \(unknown[0]). The clock takes --date and --stay.")
         }
-        host.registerCommand(id: "date", label: "Say the date", key: "d", phrase: "date")
+        try? host.registerCommand(id: "date", label: "Say the date", key: "d", phrase: "date")
         host.say(text.time(now(), timeZone: .current))
         if arguments.contains("--date") { host.say(text.date(now(), timeZone: .current)) }
         if !arguments.contains("--stay") { host.finish() }

@@ -248,6 +248,10 @@ typedef int32_t assist_log_level;
 #define ASSIST_LOG_WARNING 2
 #define ASSIST_LOG_ERROR 3
 #define ASSIST_LOG_FATAL 4
+/* The two contract levels. PLUGIN_MISBEHAVING is what the host writes when a plugin breaks the contract (a
+   [main] call from another thread, a bad struct); a plugin may use it for its own broken invariant.
+   HOST_MISBEHAVING is what a plugin writes when the host breaks it (a NULL it promised, a call out of order).
+   The numbers are the other way round from CLAP's clap_log_severity; they are fixed for ABI 1. */
 #define ASSIST_LOG_PLUGIN_MISBEHAVING 5
 #define ASSIST_LOG_HOST_MISBEHAVING 6
 

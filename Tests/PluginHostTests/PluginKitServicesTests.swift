@@ -1,0 +1,132 @@
+import Foundation
+import HostTesting
+import PluginAPI
+import PluginHost
+import PluginKit
+import Testing
+
+/// PluginKit's typed wrappers (outbox, media files, audio input, storage) driven through the host's real C
+/// service tables, in process: what a Swift plugin such as collect-videos or survey calls.
+@Suite("PluginKit over the real service tables")
+struct PluginKitServicesTests {
+    let folder: TemporaryDirectory
+    let host: TestHost
+    let context: PluginContext
+    let kit: PluginHostHandle
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-kit")
+        let manifestURL = folder.path("manifest.json")
+        let fields = CPluginBuilder.manifest(id: "org.test.kit")
+        try JSONSerialization.data(withJSONObject: fields).write(to: manifestURL)
+        host = try TestHost(pluginDirectories: [])
+        context = PluginContext(
+            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, hub: host.hub)
+        kit = PluginHostHandle(UnsafePointer(context.host))
+    }
+
+    @Test func tablesAreLookedUpOnceAndEveryServiceIsThere() {
+        #expect(kit.tables.outbox != nil && kit.tables.audioIn != nil && kit.tables.storage != nil)
+        #expect(kit.tables.speech != nil && kit.tables.cues != nil && kit.tables.camera != nil)
+    }
+
+    @Test func anUploadWithAFileIsSentAndItsOutcomeArrivesTyped() throws {
+        let server = try LoopbackHTTPServer { request in
+            .answer(status: 201, headers: ["orbit-id": "42"], body: Data(#"{"id":42}"#.utf8))
+        }
+        defer { server.stop() }
+        let path = try kit.createMediaFile("clips/cup-1.bin")
+        try Data(repeating: 7, count: 50_000).write(to: URL(fileURLWithPath: path))
+        var request = OutboxRequest(method: "POST", url: "\(server.baseURL)/api/video/")
+        request.headers = [("Authorization", "Token not-logged")]
+        request.body = .multipart([
+            .field("thing", "7"), .file("file", path: "clips/cup-1.bin", contentType: "video/mp4"),
+        ])
+        request.tag = "cup-1"
+        let job = try kit.enqueue(request)
+        #expect(job > 0)
+        let arrived = Collected<OutboxOutcome>()
+        let kit = self.kit
+        host.run(timeoutSeconds: 20, until: { !arrived.values.isEmpty }) {
+            try? kit.onOutcome { outcome in
+                arrived.append(outcome)
+                return true
+            }
+        }
+        let outcome = try #require(arrived.values.first)
+        #expect(outcome.job == job && outcome.status == 201 && outcome.tag == "cup-1")
+        #expect(outcome.header("ORBIT-ID") == "42" && String(decoding: outcome.body, as: UTF8.self) == #"{"id":42}"#)
+        let sent = try #require(server.requests.first)
+        #expect(sent.header("Authorization") == "Token not-logged")
+        #expect(sent.bodyLength > 50_000 && String(decoding: sent.body, as: UTF8.self).contains(#"name="thing""#))
+        #expect(try kit.pendingUploads() == 0)
+        host.run(timeoutSeconds: 1, until: { true }) { kit.stopOutcomes() }
+    }
+
+    @Test func aBadRequestThrowsTheHostsSentence() throws {
+        var request = OutboxRequest(method: "POST", url: "ftp://example.org/")
+        request.body = .json(Data("{}".utf8))
+        #expect {
+            try kit.enqueue(request)
+        } throws: { error in
+            (error as? PluginStatus) == .invalid && !(error as? PluginStatus)!.message.hasPrefix("ASSIST_")
+        }
+        #expect(throws: PluginStatus.notFound) { try kit.cancel(job: 999_999) }
+    }
+
+    @Test func mediaFilesStayInsideTheFolderAndAreCounted() throws {
+        let path = try kit.createMediaFile("takes/cough-1.wav")
+        #expect(path.hasSuffix("takes/cough-1.wav") && FileManager.default.fileExists(atPath: path))
+        try Data(repeating: 1, count: 10_000).write(to: URL(fileURLWithPath: path))
+        #expect(try kit.mediaUsage().used >= 10_000)
+        #expect(throws: PluginStatus.permission) { try kit.createMediaFile("../outside.wav") }
+        let cached = try kit.moveMediaToCache("takes/cough-1.wav")
+        #expect(FileManager.default.fileExists(atPath: cached) && !FileManager.default.fileExists(atPath: path))
+        try kit.deleteMedia("takes/cough-1.wav", inCache: true)
+        #expect(throws: PluginStatus.notFound) { try kit.deleteMedia("takes/cough-1.wav", inCache: true) }
+    }
+
+    @Test func theMicrophoneIsReadFromAWavFile() throws {
+        // One second of a 440 Hz tone at 16 kHz, as --mic wav:PATH gives it.
+        let wav = folder.path("tone.wav")
+        let made = try ProcessRunner.run(
+            "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", wav.path, "synth", "1", "sine", "440"])
+        #expect(made.status == 0)
+        let tested = try TestHost(
+            pluginDirectories: [], sound: SoundServices(microphone: .wav(wav)),
+            dataDirectory: try TemporaryDirectory("assist-kit-mic"))
+        let manifestURL = folder.path("manifest.json")
+        let micContext = PluginContext(
+            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, hub: tested.hub)
+        let micKit = PluginHostHandle(UnsafePointer(micContext.host))
+        let opened = Collected<AudioInputStream>()
+        tested.run(timeoutSeconds: 2, until: { !opened.values.isEmpty }) {
+            if let stream = try? micKit.openAudioInput(rateHz: 16_000) { opened.append(stream) }
+        }
+        let stream = try #require(opened.values.first)
+        // Reads are [worker] calls: never on the main loop's thread, which is this one.
+        let result = Collected<(frames: Int, peak: Int16, failure: String?)>()
+        Thread.detachNewThread {
+            var total = 0
+            var peak: Int16 = 0
+            var samples = [Int16](repeating: 0, count: 1_600)
+            do {
+                while case let frames = try stream.read(into: &samples), frames > 0 {
+                    total += frames
+                    peak = max(peak, samples.prefix(frames).map { $0 == .min ? .max : abs($0) }.max() ?? 0)
+                }
+                result.append((total, peak, nil))
+            } catch {
+                result.append((total, peak, "\(error)"))
+            }
+        }
+        #expect(result.wait(count: 1, timeout: 10))
+        let read = try #require(result.values.first)
+        #expect(read.failure == nil)
+        #expect(read.frames == 16_000, "one second at 16 kHz")
+        #expect(read.peak > 10_000, "the tone, not silence")
+        tested.run(timeoutSeconds: 1, until: { true }) { stream.close() }
+        var samples = [Int16](repeating: 0, count: 16)
+        #expect(throws: PluginStatus.invalid) { try stream.read(into: &samples) }
+    }
+}
