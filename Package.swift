@@ -45,7 +45,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         // Shared by the plugins that read text (read-text, find-object); the host never links it.
-        .target(name: "OCR", dependencies: ["CTesseract"]),
+        .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("dl")]),

@@ -46,12 +46,7 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     }
 
     /// The service ids this host serves.
-    package static let serviceIDs: Set<String> = [
-        "assist.log/1", "assist.dialog/1", "assist.input/1", "assist.session/1", "assist.events/1",
-        "assist.settings/1", "assist.clock/1", "assist.worker/1", "assist.thread-check/1", "assist.speech/1",
-        "assist.cues/1", "assist.audio-in/1", "assist.camera/1", "assist.storage/1",
-        "assist.outbox/1",
-    ]
+    package static var serviceIDs: Set<String> { Set(ServiceTables.byID.keys) }
 
     private let ownerLock = NSLock()
     nonisolated(unsafe) private var lastOwner = 0

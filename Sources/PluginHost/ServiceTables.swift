@@ -22,26 +22,21 @@ enum ServiceTables {
         malloc(max(size, 1))
     }
 
-    static func table(for id: String) -> UnsafeRawPointer? {
-        switch id {
-        case ASSIST_LOG_SERVICE_ID: return UnsafeRawPointer(logTable)
-        case ASSIST_DIALOG_SERVICE_ID: return UnsafeRawPointer(dialogTable)
-        case ASSIST_INPUT_SERVICE_ID: return UnsafeRawPointer(inputTable)
-        case ASSIST_SESSION_SERVICE_ID: return UnsafeRawPointer(sessionTable)
-        case ASSIST_EVENTS_SERVICE_ID: return UnsafeRawPointer(eventsTable)
-        case ASSIST_SETTINGS_SERVICE_ID: return UnsafeRawPointer(settingsTable)
-        case ASSIST_CLOCK_SERVICE_ID: return UnsafeRawPointer(clockTable)
-        case ASSIST_WORKER_SERVICE_ID: return UnsafeRawPointer(workerTable)
-        case ASSIST_THREAD_CHECK_SERVICE_ID: return UnsafeRawPointer(threadCheckTable)
-        case ASSIST_SPEECH_SERVICE_ID: return UnsafeRawPointer(speechTable)
-        case ASSIST_CUES_SERVICE_ID: return UnsafeRawPointer(cuesTable)
-        case ASSIST_AUDIO_IN_SERVICE_ID: return UnsafeRawPointer(audioInTable)
-        case ASSIST_CAMERA_SERVICE_ID: return UnsafeRawPointer(cameraTable)
-        case ASSIST_STORAGE_SERVICE_ID: return UnsafeRawPointer(storageTable)
-        case ASSIST_OUTBOX_SERVICE_ID: return UnsafeRawPointer(outboxTable)
-        default: return nil
-        }
-    }
+    /// Every service this host serves, by the header's own id macros: the one list of service ids (discovery
+    /// checks manifests' required services against its keys).
+    nonisolated(unsafe) static let byID: [String: UnsafeRawPointer] = [
+        ASSIST_LOG_SERVICE: UnsafeRawPointer(logTable), ASSIST_DIALOG_SERVICE: UnsafeRawPointer(dialogTable),
+        ASSIST_INPUT_SERVICE: UnsafeRawPointer(inputTable), ASSIST_SESSION_SERVICE: UnsafeRawPointer(sessionTable),
+        ASSIST_EVENTS_SERVICE: UnsafeRawPointer(eventsTable),
+        ASSIST_SETTINGS_SERVICE: UnsafeRawPointer(settingsTable), ASSIST_CLOCK_SERVICE: UnsafeRawPointer(clockTable),
+        ASSIST_WORKER_SERVICE: UnsafeRawPointer(workerTable),
+        ASSIST_THREAD_CHECK_SERVICE: UnsafeRawPointer(threadCheckTable),
+        ASSIST_SPEECH_SERVICE: UnsafeRawPointer(speechTable), ASSIST_CUES_SERVICE: UnsafeRawPointer(cuesTable),
+        ASSIST_AUDIO_IN_SERVICE: UnsafeRawPointer(audioInTable), ASSIST_CAMERA_SERVICE: UnsafeRawPointer(cameraTable),
+        ASSIST_STORAGE_SERVICE: UnsafeRawPointer(storageTable), ASSIST_OUTBOX_SERVICE: UnsafeRawPointer(outboxTable),
+    ]
+
+    static func table(for id: String) -> UnsafeRawPointer? { byID[id] }
 
     /// Frees an error string a plugin allocated with `alloc`, returning its text.
     static func takeError(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
@@ -105,23 +100,6 @@ enum ServiceTables {
         return pointer
     }
 }
-
-// The header's service id macros, as Swift strings.
-let ASSIST_LOG_SERVICE_ID = "assist.log/1"
-let ASSIST_DIALOG_SERVICE_ID = "assist.dialog/1"
-let ASSIST_INPUT_SERVICE_ID = "assist.input/1"
-let ASSIST_SESSION_SERVICE_ID = "assist.session/1"
-let ASSIST_EVENTS_SERVICE_ID = "assist.events/1"
-let ASSIST_SETTINGS_SERVICE_ID = "assist.settings/1"
-let ASSIST_CLOCK_SERVICE_ID = "assist.clock/1"
-let ASSIST_WORKER_SERVICE_ID = "assist.worker/1"
-let ASSIST_THREAD_CHECK_SERVICE_ID = "assist.thread-check/1"
-let ASSIST_SPEECH_SERVICE_ID = "assist.speech/1"
-let ASSIST_CUES_SERVICE_ID = "assist.cues/1"
-let ASSIST_AUDIO_IN_SERVICE_ID = "assist.audio-in/1"
-let ASSIST_CAMERA_SERVICE_ID = "assist.camera/1"
-let ASSIST_STORAGE_SERVICE_ID = "assist.storage/1"
-let ASSIST_OUTBOX_SERVICE_ID = "assist.outbox/1"
 
 /// A raw pointer or C function moved to another thread; the ABI's thread tags make the plugin responsible.
 // because: the plugin promised the pointee is safe on [worker]/[main]

@@ -1,0 +1,45 @@
+import Foundation
+import Interaction
+import PluginAPI
+
+extension ServiceTables {
+    // MARK: assist.events/1
+
+    nonisolated(unsafe) static let eventsTable: UnsafeMutablePointer<assist_events_service> = {
+        var table = assist_events_service()
+        table.struct_size = UInt32(MemoryLayout<assist_events_service>.size)
+        table.publish = { host, name, json in
+            guard let context = PluginContext.from(host), let name else { return ASSIST_E_INVALID }
+            let payload = json.map { String(cString: $0) }
+            guard context.hub.events.publish(String(cString: name), json: payload) else {
+                context.misbehaving("events.publish: the payload of \(String(cString: name)) is not valid JSON")
+                return ASSIST_E_INVALID
+            }
+            return ASSIST_OK
+        }
+        table.subscribe = { host, prefix, callback, user, subscription in
+            guard let context = PluginContext.from(host), context.onMain("events.subscribe") else {
+                return ASSIST_E_INVALID
+            }
+            guard let prefix, let callback else { return ASSIST_E_INVALID }
+            let target = UnsafeTransfer(value: (callback, user))
+            let id = context.hub.events.subscribe(prefix: String(cString: prefix)) { name, json in
+                name.withCString { namePointer in
+                    json.withCString { jsonPointer in target.value.0(target.value.1, namePointer, jsonPointer) }
+                }
+            }
+            context.subscriptions.insert(id)
+            subscription?.pointee = id
+            return ASSIST_OK
+        }
+        table.unsubscribe = { host, subscription in
+            guard let context = PluginContext.from(host), context.onMain("events.unsubscribe") else {
+                return ASSIST_E_INVALID
+            }
+            guard context.subscriptions.remove(subscription) != nil else { return ASSIST_E_NOT_FOUND }
+            context.hub.events.unsubscribe(subscription)
+            return ASSIST_OK
+        }
+        return allocate(table)
+    }()
+}

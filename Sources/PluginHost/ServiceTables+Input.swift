@@ -1,0 +1,50 @@
+import Foundation
+import Interaction
+import PluginAPI
+
+extension ServiceTables {
+    // MARK: assist.input/1
+
+    nonisolated(unsafe) static let inputTable: UnsafeMutablePointer<assist_input_service> = {
+        var table = assist_input_service()
+        table.struct_size = UInt32(MemoryLayout<assist_input_service>.size)
+        table.register_command = { host, id, label, key, phrase, scope in
+            guard let context = PluginContext.from(host), context.onMain("input.register_command") else {
+                return ASSIST_E_INVALID
+            }
+            guard let id, let label else {
+                context.misbehaving("input.register_command needs an id and a label")
+                return ASSIST_E_INVALID
+            }
+            var parsedKey: Key?
+            if let key {
+                guard let parsed = Key(name: String(cString: key)) else {
+                    context.misbehaving("input.register_command: unknown key name \(String(cString: key))")
+                    return ASSIST_E_INVALID
+                }
+                parsedKey = parsed
+            }
+            let binding = CommandBinding(
+                id: String(cString: id), label: String(cString: label), key: parsedKey,
+                phrases: phrase.map { [String(cString: $0)] } ?? [], scope: CommandScope(rawValue: scope) ?? .focused,
+                owner: context.id
+            )
+            do {
+                try context.hub.interaction.router.register(binding)
+                return ASSIST_OK
+            } catch {
+                context.logger.warning("command \(binding.id) not registered: \(error)")
+                return ASSIST_E_BUSY
+            }
+        }
+        table.unregister_command = { host, id in
+            guard let context = PluginContext.from(host), context.onMain("input.unregister_command"), let id else {
+                return ASSIST_E_INVALID
+            }
+            context.hub.interaction.router.unregister(owner: context.id, id: String(cString: id))
+            return ASSIST_OK
+        }
+        table.dictation_available = { _, _ in false }
+        return allocate(table)
+    }()
+}
