@@ -62,6 +62,14 @@ static int negotiate(assist_v4l2_device *device, uint32_t fourcc, uint32_t width
     format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     if (xioctl(device->fd, VIDIOC_G_FMT, &format) == -1) return fail(reason, size, errno, "reading the format");
     device->info.native_fourcc = format.fmt.pix.pixelformat;
+    if (fourcc == 0) {
+        /* The device's own format when the frame bus carries it, so a frame is converted once, by the
+           subscriber that needs another format; otherwise BGR24 through libv4l2 (MJPEG, Bayer, ...). */
+        const uint32_t native = format.fmt.pix.pixelformat;
+        const int carried = native == V4L2_PIX_FMT_YUYV || native == V4L2_PIX_FMT_GREY ||
+                            native == V4L2_PIX_FMT_BGR24 || native == V4L2_PIX_FMT_RGB24;
+        fourcc = carried ? native : V4L2_PIX_FMT_BGR24;
+    }
     if (width > 0 && height > 0) {
         format.fmt.pix.width = width;
         format.fmt.pix.height = height;
@@ -75,7 +83,8 @@ static int negotiate(assist_v4l2_device *device, uint32_t fourcc, uint32_t width
     device->info.width = format.fmt.pix.width;
     device->info.height = format.fmt.pix.height;
     device->info.fourcc = format.fmt.pix.pixelformat;
-    uint32_t minimum = fourcc == V4L2_PIX_FMT_GREY ? format.fmt.pix.width : format.fmt.pix.width * 3;
+    const uint32_t pixel_bytes = fourcc == V4L2_PIX_FMT_GREY ? 1 : fourcc == V4L2_PIX_FMT_YUYV ? 2 : 3;
+    uint32_t minimum = format.fmt.pix.width * pixel_bytes;
     device->info.stride = format.fmt.pix.bytesperline >= minimum ? format.fmt.pix.bytesperline : minimum;
 
     struct v4l2_streamparm parm;

@@ -84,6 +84,17 @@ struct CameraCLITests {
         #expect(lines.contains("control focus: 120 (0 to 255)"))
     }
 
+    /// The camera streams in its own format and each frame is converted once, by the subscriber that wants
+    /// another: a YUYV subscriber of a YUYV camera gets the driver's bytes without any conversion.
+    @Test func aCameraIsReadInItsOwnFormat() throws {
+        let environment = fake.environment(frames: try rawFrames("yuyv422").path)
+        let result = try assist(
+            ["camera", "test", "--seconds", "1", "--subscribers", "1", "--format", "yuyv"], environment: environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        let line = try #require(result.lines.first { $0.hasPrefix("test-") }, "\(result.lines)")
+        #expect(line.contains("640x480 YUYV") && line.contains("converted 0,"), "\(line)")
+    }
+
     @Test func anUnpluggedCameraIsAnnouncedAndReopenedWhenItReturns() throws {
         let environment = fake.environment(
             frames: try rawFrames("yuyv422").path,

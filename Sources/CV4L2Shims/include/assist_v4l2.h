@@ -17,7 +17,7 @@ typedef struct assist_v4l2_info {
     uint32_t width;
     uint32_t height;
     uint32_t stride;        /* bytes per row */
-    uint32_t fourcc;        /* the converted format delivered (BGR3 or GREY) */
+    uint32_t fourcc;        /* the format delivered: the device's own (YUYV, GREY, BGR3, RGB3) or BGR3 */
     uint32_t native_fourcc; /* the device's own format before libv4l2's conversion */
     double fps;             /* the frame rate the device agreed to; 0 if it does not say */
     uint32_t buffers;       /* mmap buffers in the ring */

@@ -1,8 +1,9 @@
 internal import CV4L2Shims
 import Foundation
 
-/// A V4L2 camera through libv4l2, delivering BGR24 converted from whatever the device streams (YUYV, MJPEG,
-/// RGB). Owns the device handle and closes it in `deinit`. Each dequeued buffer is copied once into frame
+/// A V4L2 camera through libv4l2, delivering the device's own format when the frame bus carries it (YUYV,
+/// GREY, BGR24, RGB24: each subscriber then converts once, to what it asked for) and otherwise BGR24 that
+/// libv4l2 converts (MJPEG, Bayer). Owns the device handle and closes it in `deinit`. Each dequeued buffer is copied once into frame
 /// storage and given straight back to the driver, so slow subscribers never starve the ring.
 final class V4L2Source: FrameSource {
     private let device: OpaquePointer
@@ -11,6 +12,8 @@ final class V4L2Source: FrameSource {
     let height: Int
     let framesPerSecond: Double
     private let stride: Int
+    /// The format frames are published in.
+    let format: PixelFormat
     /// The device's own description, for `assist camera info`.
     let details: String
 
@@ -20,7 +23,7 @@ final class V4L2Source: FrameSource {
         var handle: OpaquePointer?
         var reason = [CChar](repeating: 0, count: 256)
         let status = assist_v4l2_open(
-            path, PixelFormat.bgr24.rawValue, UInt32(width), UInt32(height), framesPerSecond, 4, &handle, &reason,
+            path, 0, UInt32(width), UInt32(height), framesPerSecond, 4, &handle, &reason,
             reason.count)
         let text = String(cReason: reason)
         guard status == 0, let handle else {
@@ -39,11 +42,12 @@ final class V4L2Source: FrameSource {
         self.width = Int(info.width)
         self.height = Int(info.height)
         self.stride = Int(info.stride)
+        self.format = PixelFormat(rawValue: info.fourcc) ?? .bgr24
         self.framesPerSecond = info.fps > 0 ? info.fps : 30
         let card = withUnsafeBytes(of: info.card) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let driver = withUnsafeBytes(of: info.driver) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         details =
-            "\(card) (\(driver)), \(info.width)x\(info.height) at \(self.framesPerSecond) fps, \(info.buffers) buffers"
+            "\(card) (\(driver)), \(info.width)x\(info.height) \(format) at \(self.framesPerSecond) fps, \(info.buffers) buffers"
     }
 
     deinit {
@@ -69,7 +73,7 @@ final class V4L2Source: FrameSource {
             }
             // A frame cut short (a USB glitch) is dropped: its sequence gap tells subscribers, and no
             // subscriber is ever handed bytes the camera did not write.
-            guard bytes >= stride * (height - 1) + width * 3 else {
+            guard bytes >= stride * (height - 1) + width * format.bytesPerPixel else {
                 _ = assist_v4l2_requeue(device, index)
                 continue
             }
@@ -77,7 +81,7 @@ final class V4L2Source: FrameSource {
             storage.bytes.copyMemory(from: data, byteCount: min(bytes, stride * height))
             _ = assist_v4l2_requeue(device, index)
             return Frame(
-                storage: storage, format: .bgr24, width: width, height: height, stride: stride,
+                storage: storage, format: format, width: width, height: height, stride: stride,
                 timestampNs: timestamp, sequence: UInt64(sequence))
         }
     }
