@@ -62,13 +62,18 @@ static int negotiate(assist_v4l2_device *device, uint32_t fourcc, uint32_t width
     format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     if (xioctl(device->fd, VIDIOC_G_FMT, &format) == -1) return fail(reason, size, errno, "reading the format");
     device->info.native_fourcc = format.fmt.pix.pixelformat;
-    if (fourcc == 0) {
-        /* The device's own format when the frame bus carries it, so a frame is converted once, by the
-           subscriber that needs another format; otherwise BGR24 through libv4l2 (MJPEG, Bayer, ...). */
+    {
+        /* Convert once. The device's own format when the first subscriber wants it, or wants GREY from a YUYV
+           device (its Y bytes are the grey picture); otherwise what it wants through libv4l2 (BGR24, RGB24),
+           shared by every subscriber that wants the same. */
         const uint32_t native = format.fmt.pix.pixelformat;
         const int carried = native == V4L2_PIX_FMT_YUYV || native == V4L2_PIX_FMT_GREY ||
                             native == V4L2_PIX_FMT_BGR24 || native == V4L2_PIX_FMT_RGB24;
-        fourcc = carried ? native : V4L2_PIX_FMT_BGR24;
+        if (carried && (fourcc == native || (fourcc == V4L2_PIX_FMT_GREY && native == V4L2_PIX_FMT_YUYV))) {
+            fourcc = native;
+        } else if (fourcc != V4L2_PIX_FMT_RGB24) {
+            fourcc = V4L2_PIX_FMT_BGR24;
+        }
     }
     if (width > 0 && height > 0) {
         format.fmt.pix.width = width;

@@ -71,7 +71,7 @@ package final class CameraService: @unchecked Sendable {
         defer { condition.unlock() }
         if source == nil && !capturing {
             _ = try MediaLibrary.api()  // converts every frame; loaded with the first camera
-            let opened = try open()
+            let opened = try open(preferring: request.format)
             source = opened
             sourceName = opened.name
             startCapture()
@@ -124,11 +124,11 @@ package final class CameraService: @unchecked Sendable {
     }
 
     /// Opens the source for `spec`, falling back to the sample picture when the automatic camera is absent.
-    private func open() throws -> FrameSource {
+    private func open(preferring format: PixelFormat) throws -> FrameSource {
         if let customSource { return try customSource() }
         switch spec {
         case .v4l2(let path):
-            return try V4L2Source(path: path, framesPerSecond: framesPerSecond ?? 0)
+            return try V4L2Source(path: path, framesPerSecond: framesPerSecond ?? 0, preferring: format)
         case .image(let url):
             return try ImageSource(url: url, framesPerSecond: framesPerSecond ?? 10)
         case .directory(let url):
@@ -144,7 +144,7 @@ package final class CameraService: @unchecked Sendable {
             var reason = "no camera is connected"
             if let path = CameraSpec.videoDevices().first {
                 do {
-                    return try V4L2Source(path: path, framesPerSecond: framesPerSecond ?? 0)
+                    return try V4L2Source(path: path, framesPerSecond: framesPerSecond ?? 0, preferring: format)
                 } catch let error as CameraError {
                     reason = error.message
                 }
@@ -225,7 +225,8 @@ package final class CameraService: @unchecked Sendable {
     /// Tries to open the lost device every second while anyone is subscribed.
     private func reopen() -> FrameSource? {
         while condition.withLock({ !subscribers.isEmpty }) {
-            if let back = try? open() { return back }
+            let wanted = condition.withLock { subscribers.first }?.wantedFormat ?? .bgr24
+            if let back = try? open(preferring: wanted) { return back }
             condition.lock()
             _ = condition.wait(until: Date(timeIntervalSinceNow: 1))
             condition.unlock()

@@ -85,6 +85,9 @@ final class Subscriber: @unchecked Sendable {
     }
 
     /// Changes what the subscriber gets from the next frame on (a zoom change). Any thread.
+    /// The format this subscriber wants now. Any thread.
+    var wantedFormat: PixelFormat { condition.withLock { request.format } }
+
     func update(_ request: SubscriptionRequest) {
         condition.withLock { self.request = request }
     }

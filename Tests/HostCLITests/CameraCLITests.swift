@@ -84,15 +84,21 @@ struct CameraCLITests {
         #expect(lines.contains("control focus: 120 (0 to 255)"))
     }
 
-    /// The camera streams in its own format and each frame is converted once, by the subscriber that wants
-    /// another: a YUYV subscriber of a YUYV camera gets the driver's bytes without any conversion.
-    @Test func aCameraIsReadInItsOwnFormat() throws {
+    /// Each frame is converted once: a YUYV camera is read in YUYV for a YUYV subscriber (no conversion at
+    /// all) and for a grey one (the subscriber takes the Y bytes), and in BGR24 for BGR subscribers (libv4l2
+    /// converts once for all of them, each gets it without a copy).
+    @Test(arguments: [("yuyv", "YUYV", true), ("gray8", "GRAY8", false), ("bgr24", "BGR24", true)])
+    func aCameraIsReadInTheFormatThatConvertsOnce(format: String, shown: String, unconverted: Bool) throws {
         let environment = fake.environment(frames: try rawFrames("yuyv422").path)
         let result = try assist(
-            ["camera", "test", "--seconds", "1", "--subscribers", "1", "--format", "yuyv"], environment: environment)
+            ["camera", "test", "--seconds", "1", "--subscribers", "2", "--format", format], environment: environment)
         #expect(result.status == 0, "\(result.standardError)")
-        let line = try #require(result.lines.first { $0.hasPrefix("test-") }, "\(result.lines)")
-        #expect(line.contains("640x480 YUYV") && line.contains("converted 0,"), "\(line)")
+        let lines = result.lines.filter { $0.hasPrefix("test-") }
+        #expect(lines.count == 2, "\(result.lines)")
+        for line in lines {
+            #expect(line.contains("640x480 \(shown)"), "\(line)")
+            #expect(line.contains("converted 0,") == unconverted, "\(line)")
+        }
     }
 
     @Test func anUnpluggedCameraIsAnnouncedAndReopenedWhenItReturns() throws {

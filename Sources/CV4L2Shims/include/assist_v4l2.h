@@ -25,8 +25,9 @@ typedef struct assist_v4l2_info {
     char card[64];
 } assist_v4l2_info;
 
-/** Opens `path`, checks it captures video with streaming I/O, asks libv4l2 for `fourcc` (BGR3 or GREY)
-    at about `width` x `height` and `fps`, maps `buffer_count` buffers (at least 3) and starts streaming.
+/** Opens `path`, checks it captures video with streaming I/O, chooses the format from `fourcc` (what the
+    first subscriber wants: the device's own format when that is it, or GREY from a YUYV device; else BGR3
+    or RGB3 converted by libv4l2) at about `width` x `height` and `fps`, maps `buffer_count` buffers (at least 3) and starts streaming.
     Returns 0, or a negative errno with a short reason in `reason`. */
 int assist_v4l2_open(const char *path, uint32_t fourcc, uint32_t width, uint32_t height, double fps,
                      uint32_t buffer_count, assist_v4l2_device **out, char *reason, size_t reason_size);

@@ -1,9 +1,9 @@
 internal import CV4L2Shims
 import Foundation
 
-/// A V4L2 camera through libv4l2, delivering the device's own format when the frame bus carries it (YUYV,
-/// GREY, BGR24, RGB24: each subscriber then converts once, to what it asked for) and otherwise BGR24 that
-/// libv4l2 converts (MJPEG, Bayer). Owns the device handle and closes it in `deinit`. Each dequeued buffer is copied once into frame
+/// A V4L2 camera through libv4l2, in the format its first subscriber wants: the device's own when that is it
+/// (or grey from YUYV, which the subscriber takes from the Y bytes), else BGR24 or RGB24 that libv4l2 converts
+/// once for every subscriber (from YUYV, MJPEG, Bayer). Owns the device handle and closes it in `deinit`. Each dequeued buffer is copied once into frame
 /// storage and given straight back to the driver, so slow subscribers never starve the ring.
 final class V4L2Source: FrameSource {
     private let device: OpaquePointer
@@ -19,11 +19,14 @@ final class V4L2Source: FrameSource {
 
     /// Opens `path` and starts streaming at about `width` x `height` and `framesPerSecond` (0 for the device's
     /// choice) with 4 buffers. Wraps `assist_v4l2_open`.
-    init(path: String, width: Int = 0, height: Int = 0, framesPerSecond: Double = 0) throws {
+    /// `preferring`: the first subscriber's format, which decides the capture format (see `assist_v4l2_open`).
+    init(
+        path: String, width: Int = 0, height: Int = 0, framesPerSecond: Double = 0, preferring: PixelFormat = .bgr24
+    ) throws {
         var handle: OpaquePointer?
         var reason = [CChar](repeating: 0, count: 256)
         let status = assist_v4l2_open(
-            path, 0, UInt32(width), UInt32(height), framesPerSecond, 4, &handle, &reason,
+            path, preferring.rawValue, UInt32(width), UInt32(height), framesPerSecond, 4, &handle, &reason,
             reason.count)
         let text = String(cReason: reason)
         guard status == 0, let handle else {
