@@ -57,7 +57,9 @@ install:
 	install -m 0755 $(BUILD_DIR)/assist $(DESTDIR)$(PREFIX)/bin/assist
 	install -m 0755 $(BUILD_DIR)/libAssistMedia.so $(DESTDIR)$(PREFIX)/lib/assist/libAssistMedia.so
 	patchelf --set-rpath '$$ORIGIN/swift' $(DESTDIR)$(PREFIX)/lib/assist/libAssistMedia.so
+	install -d $(DESTDIR)$(PREFIX)/include/assist/assist
 	install -m 0644 Sources/PluginAPI/include/assist_plugin.h $(DESTDIR)$(PREFIX)/include/assist/
+	install -m 0644 Sources/PluginAPI/include/assist/*.h $(DESTDIR)$(PREFIX)/include/assist/assist/
 	sed 's|@PREFIX@|$(PREFIX)|' share/pkgconfig/assist-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/assist-plugin.pc
 	cp -R share/assist/. $(DESTDIR)$(PREFIX)/share/assist/
 	# PluginKit for third-party Swift plugins: the package over the installed header, with its sources.

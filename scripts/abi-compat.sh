@@ -20,14 +20,12 @@ mkdir -p "$tree"
 # The working tree as it is (tracked and new files), without build products.
 (cd "$root" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) | tar -x -C "$tree"
 
-python3 - "$tree/Sources/PluginAPI/include/assist_plugin.h" <<'PY'
-import re, sys
-path = sys.argv[1]
-text = open(path).read()
-text, bumped = re.subn(r"#define ASSIST_ABI_MINOR 0\b", "#define ASSIST_ABI_MINOR 1", text)
-assert bumped == 1, "ASSIST_ABI_MINOR not found"
+python3 - "$tree/Sources/PluginAPI/include" <<'PY'
+import glob, os, re, sys
+folder = sys.argv[1]
 reserved = re.compile(r"^\s+(?:void \*|uint64_t |uint32_t )reserved\w*(?:\[\d+\])?;")
 grown = []
+bumped = 0
 
 def grow(match):
     name, body = match.group(1), match.group(2)
@@ -41,9 +39,14 @@ def grow(match):
     grown.append(name)
     return "typedef struct %s {%s\n} %s;" % (name, "\n".join(lines), name)
 
-text = re.sub(r"typedef struct (assist_\w+) \{(.*?)\n\} \1;", grow, text, flags=re.S)
+for path in glob.glob(os.path.join(folder, "**", "*.h"), recursive=True):
+    text = open(path).read()
+    text, count = re.subn(r"#define ASSIST_ABI_MINOR 0\b", "#define ASSIST_ABI_MINOR 1", text)
+    bumped += count
+    text = re.sub(r"typedef struct (assist_\w+) \{(.*?)\n\} \1;", grow, text, flags=re.S)
+    open(path, "w").write(text)
+assert bumped == 1, "ASSIST_ABI_MINOR not found"
 assert len(grown) >= 25, grown
-open(path, "w").write(text)
 print("abi-compat: simulated ABI 1.1 grows %d structs" % len(grown))
 PY
 sed -i 's/"abi": "1.0"/"abi": "1.1"/' "$tree"/Plugins/*/manifest.json

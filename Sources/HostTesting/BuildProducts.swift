@@ -39,7 +39,7 @@ package enum BuildProducts {
 
     /// "MAJOR.MINOR" of the header in `headerDirectory`, the ABI a test plugin's manifest declares.
     package static var headerABI: String {
-        let text = (try? String(contentsOf: headerDirectory.appendingPathComponent("assist_plugin.h"), encoding: .utf8))
+        let text = try? String(contentsOf: headerDirectory.appendingPathComponent("assist/core.h"), encoding: .utf8)
         func value(_ name: String) -> String? {
             text?.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }?.split(separator: " ").last
                 .map(String.init)
