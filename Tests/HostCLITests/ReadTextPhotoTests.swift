@@ -72,6 +72,28 @@ struct ReadTextPhotoTests {
         #expect(result.standardError.contains(reading))
     }
 
+    /// The camera path takes the same geometry: a page held at a slant in front of the camera is read whole.
+    @Test func aSlantedPageInFrontOfTheCameraIsReadWhole() throws {
+        let folder = try TemporaryDirectory("assist-photo-camera")
+        let photo = folder.path("held.png")
+        try PagePhotographer.photograph(
+            PagePhotographer.english, damage: [.rotation(5), .perspective(0.12)], to: photo, work: folder.url)
+        let result = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--camera", "image:\(photo.path)", "--camera-fps", "16", "read-text",
+                "--exit-at-end",
+            ],
+            environment: ["ASSIST_DATA_DIR": folder.path("data").path, "OMP_THREAD_LIMIT": "1"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let transcript = result.lines.filter { $0 != "Reading" }.joined(separator: " ")
+        let errorRate = PageRenderer.characterErrorRate(transcript, reference: PagePhotographer.english.text)
+        #expect(errorRate <= 0.05, "character error rate \(errorRate): \(transcript)")
+        for line in PagePhotographer.english.lines {
+            #expect(PageRenderer.appearances(of: line, in: transcript).count == 1, "\"\(line)\" in \(transcript)")
+        }
+    }
+
     struct BadPhoto: CustomTestStringConvertible, Sendable {
         var damage: [PagePhotographer.Damage]
         var says: String
