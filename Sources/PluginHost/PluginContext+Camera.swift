@@ -27,6 +27,11 @@ extension PluginContext {
         cameraState.subscription = try camera.subscribe(owner: id, request: request) { [self] frame in
             deliver(frame)
         }
+        // Kept after the plugin unsubscribes: frames it retained stay valid until it releases them or stops.
+        holdings.hold("camera") { [weak self] in
+            self?.endCameraSubscription()
+            self?.freeRetainedFrames()
+        }
     }
 
     /// Ends the subscription, waiting for an `on_frame` in progress. Retained frames stay valid until the

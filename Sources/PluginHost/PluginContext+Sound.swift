@@ -88,6 +88,7 @@ extension ServiceTables {
                 let format = AudioFormat(sampleRateHz: Int(rate), channels: Int(channels))
                 let stream = AudioStream(input: try context.hub.sound.microphone.open(format: format))
                 context.audioStream = stream
+                context.holdings.hold("microphone") { [weak context] in context?.closeAudioStream() }
                 out.pointee = OpaquePointer(Unmanaged.passUnretained(stream).toOpaque())
                 return ASSIST_OK
             } catch {
@@ -125,6 +126,7 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("audio-in.close"), let pointer,
                 let stream = context.audioStream, OpaquePointer(Unmanaged.passUnretained(stream).toOpaque()) == pointer
             else { return }
+            context.holdings.drop("microphone")
             context.closeAudioStream()
         }
         return allocate(table)

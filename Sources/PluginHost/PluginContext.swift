@@ -17,12 +17,10 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     package var instance: UnsafeMutablePointer<assist_plugin>?
     /// The instance's table as `create` returned it, read by the ABI's one rule; calls go through it.
     package var table = assist_plugin()
-    var timers = Set<UInt64>()
-    var subscriptions = Set<UInt64>()
+    /// What the plugin holds (timers, subscriptions, the microphone, the camera, ...), given back at stop.
+    package let holdings = PluginHoldings()
     /// Identifies this plugin to the speech service.
     let speechOwner: Int
-    /// The plugin played guidance cues, so they stop with it.
-    var usedGuidance = false
     /// The plugin's open microphone stream.
     var audioStream: AudioStream?
     /// The plugin's camera subscription and the frames it retained.
@@ -94,12 +92,10 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         logger.error("plugin-misbehaving: \(text)")
     }
 
-    /// Cancels what the plugin still holds: timers, subscriptions, dialogs, commands.
-    func releaseHoldings() {
-        for timer in timers { hub.loop.cancelTimer(timer) }
-        timers.removeAll()
-        for subscription in subscriptions { hub.events.unsubscribe(subscription) }
-        subscriptions.removeAll()
+    /// Gives back everything the plugin still holds, newest first, then what every plugin holds for its whole
+    /// run: its dialogs, commands, outbox handler and speech.
+    package func releaseHoldings() {
+        holdings.releaseAll()
         hub.interaction.dialogs.cancelAll(owner: id)
         hub.interaction.router.unregister(owner: id)
         hub.outbox.forget(owner: id)
@@ -109,8 +105,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
             if speech.isPaused(owner: speechOwner) { _ = speech.cancel(owner: speechOwner) }
             speech.resume(owner: speechOwner)
         }
-        if usedGuidance { hub.sound.cues?.stop() }
-        usedGuidance = false
+        // Anything acquired outside the holdings (a camera frame retained during stop) goes too.
         closeAudioStream()
         endCameraSubscription()
         freeRetainedFrames()

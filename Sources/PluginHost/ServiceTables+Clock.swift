@@ -18,11 +18,11 @@ extension ServiceTables {
             let target = UnsafeTransfer(value: (callback, user))
             let idBox = TimerIDBox()
             let id = context.hub.loop.addTimer(milliseconds: milliseconds, repeating: repeating) {
-                if !repeating { context.timers.remove(idBox.id) }
+                if !repeating { context.holdings.drop("timer \(idBox.id)") }
                 target.value.0(target.value.1, idBox.id)
             }
             idBox.id = id
-            context.timers.insert(id)
+            context.holdings.hold("timer \(id)") { [weak context] in context?.hub.loop.cancelTimer(id) }
             timer?.pointee = id
             return ASSIST_OK
         }
@@ -30,7 +30,7 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("clock.timer_cancel") else {
                 return ASSIST_E_INVALID
             }
-            guard context.timers.remove(timer) != nil else { return ASSIST_E_NOT_FOUND }
+            guard context.holdings.drop("timer \(timer)") else { return ASSIST_E_NOT_FOUND }
             context.hub.loop.cancelTimer(timer)
             return ASSIST_OK
         }

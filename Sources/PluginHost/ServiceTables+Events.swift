@@ -28,7 +28,7 @@ extension ServiceTables {
                     json.withCString { jsonPointer in target.value.0(target.value.1, namePointer, jsonPointer) }
                 }
             }
-            context.subscriptions.insert(id)
+            context.holdings.hold("events \(id)") { [weak context] in context?.hub.events.unsubscribe(id) }
             subscription?.pointee = id
             return ASSIST_OK
         }
@@ -36,7 +36,7 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("events.unsubscribe") else {
                 return ASSIST_E_INVALID
             }
-            guard context.subscriptions.remove(subscription) != nil else { return ASSIST_E_NOT_FOUND }
+            guard context.holdings.drop("events \(subscription)") else { return ASSIST_E_NOT_FOUND }
             context.hub.events.unsubscribe(subscription)
             return ASSIST_OK
         }

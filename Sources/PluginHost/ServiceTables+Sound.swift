@@ -77,7 +77,7 @@ extension ServiceTables {
                 context.misbehaving("cues.guidance: pattern \(pattern) or a number is out of range")
                 return ASSIST_E_INVALID
             }
-            context.usedGuidance = true
+            context.holdings.hold("guidance") { [weak context] in context?.hub.sound.cues?.stop() }
             context.hub.sound.cues?.guidance(
                 patterns[Int(pattern)], intensity: intensity, pan: pan, pitchHz: pitch > 0 ? pitch : nil)
             return ASSIST_OK

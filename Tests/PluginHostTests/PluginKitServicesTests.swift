@@ -60,7 +60,11 @@ struct PluginKitServicesTests {
         #expect(sent.header("Authorization") == "Token not-logged")
         #expect(sent.bodyLength > 50_000 && String(decoding: sent.body, as: UTF8.self).contains(#"name="thing""#))
         #expect(try kit.pendingUploads() == 0)
-        host.run(timeoutSeconds: 1, until: { true }) { kit.stopOutcomes() }
+        let stopped = Collected<Bool>()
+        host.run(timeoutSeconds: 1, until: { !stopped.values.isEmpty }) {
+            kit.stopOutcomes()
+            stopped.append(true)
+        }
     }
 
     @Test func aBadRequestThrowsTheHostsSentence() throws {
@@ -125,8 +129,45 @@ struct PluginKitServicesTests {
         #expect(read.failure == nil)
         #expect(read.frames == 16_000, "one second at 16 kHz")
         #expect(read.peak > 10_000, "the tone, not silence")
-        tested.run(timeoutSeconds: 1, until: { true }) { stream.close() }
+        let closed = Collected<Bool>()
+        tested.run(timeoutSeconds: 1, until: { !closed.values.isEmpty }) {
+            stream.close()
+            closed.append(true)
+        }
         var samples = [Int16](repeating: 0, count: 16)
         #expect(throws: PluginStatus.invalid) { try stream.read(into: &samples) }
+    }
+
+    /// What a plugin acquires is held, each holding releasing itself; stopping gives everything back in one
+    /// loop, newest first, and a timer given back never fires.
+    @Test func whatAPluginHoldsIsGivenBackInOneLoop() throws {
+        let kit = self.kit
+        let fired = Collected<Int>()
+        let held = Collected<[String]>()
+        host.run(timeoutSeconds: 1, until: { !held.values.isEmpty }) { [context] in
+            _ = kit.addTimer(milliseconds: 200, repeating: true) { fired.append(1) }
+            kit.subscribeEvents(prefix: "org.test.") { _, _ in }
+            held.append(context.holdings.keys)
+        }
+        let keys = held.values.first ?? []
+        #expect(keys.count == 2 && keys[0].hasPrefix("timer ") && keys[1].hasPrefix("events "), "\(keys)")
+        let context = self.context
+        let released = Collected<Bool>()
+        host.run(timeoutSeconds: 1, until: { !released.values.isEmpty }) {
+            context.releaseHoldings()
+            released.append(true)
+        }
+        #expect(context.holdings.keys.isEmpty)
+        host.settle(0.5)
+        #expect(fired.values.isEmpty, "the timer was cancelled")
+
+        let order = PluginHoldings()
+        var given: [String] = []
+        order.hold("a") { given.append("a") }
+        order.hold("b") { given.append("b") }
+        order.hold("c") { given.append("c") }
+        #expect(order.drop("b") && !order.drop("b"))
+        order.releaseAll()
+        #expect(given == ["c", "a"])
     }
 }
