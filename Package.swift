@@ -50,7 +50,10 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("dl")]),
         .target(
-            name: "Outbox", dependencies: ["Storage", "CCurlShims", .product(name: "Logging", package: "swift-log")]),
+            name: "Outbox",
+            dependencies: [
+                "Storage", "CCurlShims", "HostCore", "Runtime", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "Camera",
             dependencies: ["CV4L2Shims", "CMediaAPI", .product(name: "Logging", package: "swift-log")]
@@ -68,21 +71,25 @@ let package = Package(
 
         // Host building blocks.
         .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // Config files, settings, events and the journal, paths, versions, plain text: what the host's services
+        // share, below them all.
+        .target(name: "HostCore", dependencies: ["Runtime", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Interaction",
-            dependencies: ["Runtime", "Speech", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Runtime", "HostCore", "Speech", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "PluginHost",
             dependencies: [
-                "PluginAPI", "PluginABI", "Runtime", "Interaction", "Audio", "Speech", "Camera", "Storage", "Outbox",
+                "PluginAPI", "PluginABI", "Runtime", "HostCore", "Interaction", "Audio", "Speech", "Camera", "Storage",
+                "Outbox",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox",
+                "PluginHost", "HostCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -181,14 +188,16 @@ let package = Package(
 
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
-            name: "AssistFuzz", dependencies: ["PluginHost", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore"],
+            name: "AssistFuzz",
+            dependencies: ["PluginHost", "HostCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore"],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
         // Tests.
         .target(
             name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "PluginABI", "PluginKit", "HostTesting"]),
-        .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostTesting"]),
+        .testTarget(
+            name: "PluginHostTests", dependencies: ["PluginHost", "HostCore", "PluginABI", "PluginKit", "HostTesting"]),
+        .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostCore", "HostTesting"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),

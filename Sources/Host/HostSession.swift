@@ -1,6 +1,7 @@
 import Audio
 import Camera
 import Foundation
+import HostCore
 import Interaction
 import Logging
 import PluginHost

@@ -1,5 +1,6 @@
 import Audio
 import Foundation
+import HostCore
 import Logging
 import PluginHost
 import Speech

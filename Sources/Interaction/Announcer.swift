@@ -1,4 +1,5 @@
 import Foundation
+import HostCore
 import Speech
 
 /// Says things to the user: every message is printed as one plain line and spoken.

@@ -1,4 +1,5 @@
 import Foundation
+import HostCore
 
 /// Spoken and printed words for one component, read from `phrases.<lang>.json` tables under `share/`.
 ///

@@ -1,5 +1,6 @@
 import Camera
 import Foundation
+import HostCore
 import Interaction
 import Logging
 import Runtime

@@ -1,4 +1,5 @@
 import Foundation
+import HostCore
 
 /// Finds plugins and checks everything that can be checked without running their code (LV2, GStreamer):
 /// manifest fields, library presence, ELF class and architecture, ABI and host versions, required

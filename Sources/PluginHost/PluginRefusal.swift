@@ -1,3 +1,5 @@
+import HostCore
+
 /// Why a plugin is not usable: the state it ends in and one line saying what is wrong and what to do.
 package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// The plugin state the refusal leads to.

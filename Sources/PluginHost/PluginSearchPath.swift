@@ -1,4 +1,5 @@
 import Foundation
+import HostCore
 
 /// The folders searched for plugins, in order; the first plugin found with an id wins.
 package struct PluginSearchPath: Sendable {

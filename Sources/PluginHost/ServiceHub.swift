@@ -1,8 +1,10 @@
 import Audio
 import Camera
 import Foundation
+import HostCore
 import Interaction
 import Logging
+import Outbox
 import Runtime
 import Speech
 

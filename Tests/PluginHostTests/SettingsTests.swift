@@ -1,3 +1,4 @@
+import HostCore
 import PluginHost
 import Testing
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Audio
 import Foundation
+import HostCore
 import PluginHost
 
 /// `assist doctor`: checks every dependency and device and says how to fix what is missing.

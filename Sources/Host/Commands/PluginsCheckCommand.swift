@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HostCore
 import PluginHost
 
 /// `assist plugins check PATH`: validates a plugin without activating it. The library is opened in a

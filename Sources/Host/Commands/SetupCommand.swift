@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HostCore
 import Interaction
 import PluginHost
 

@@ -54,7 +54,7 @@ package struct HostPaths: Sendable {
     }
 
     /// The source root when `directory` is `<root>/.build/<triple>/<config>` or `<root>/.build/<config>`.
-    static func developmentRoot(for directory: URL) -> URL? {
+    package static func developmentRoot(for directory: URL) -> URL? {
         var current = directory
         for _ in 0..<4 {
             if current.lastPathComponent == ".build" || current.lastPathComponent.hasPrefix(".build-") {
@@ -74,7 +74,7 @@ package struct HostPaths: Sendable {
     }
 
     /// The file that marks a folder whose tree `makePrivate` has already tightened.
-    static let privateStamp = ".private-files-v1"
+    package static let privateStamp = ".private-files-v1"
 
     /// Creates `url` (mode 0700) and makes it private: the folder itself always, and once per folder (a stamp
     /// file remembers) everything below it that an older version left readable by others: folders become

@@ -56,7 +56,7 @@ package enum PlainText {
     }
 
     /// Whether `scalar` must not reach a terminal or a speech engine as it is.
-    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0A, 0x0D: return false  // line breaks: a caller that wants one line uses `value`
         case 0x00...0x1F, 0x7F...0x9F: return true

@@ -1,5 +1,4 @@
 import Foundation
-import Interaction
 
 /// Reads the TOML subset Assist's config files use: `[table]` and `[table.sub]` headers, `key = value`
 /// with strings ("…" with \" \\ \n \t escapes, or '…'), integers, floats, booleans and arrays of strings,
@@ -61,7 +60,7 @@ package enum ConfigFile {
         return result
     }
 
-    static func parseValue(_ raw: String) -> SettingValue? {
+    package static func parseValue(_ raw: String) -> SettingValue? {
         if raw == "true" { return .bool(true) }
         if raw == "false" { return .bool(false) }
         if let string = parseString(raw) { return .string(string) }
@@ -81,7 +80,7 @@ package enum ConfigFile {
         return nil
     }
 
-    static func parseString(_ raw: String) -> String? {
+    package static func parseString(_ raw: String) -> String? {
         guard raw.count >= 2 else { return nil }
         if raw.hasPrefix("'"), raw.hasSuffix("'") { return String(raw.dropFirst().dropLast()) }
         guard raw.hasPrefix("\""), raw.hasSuffix("\"") else { return nil }

@@ -1,5 +1,4 @@
 import Foundation
-import Interaction
 
 /// The host's own settings, with the kind of value each takes, so a config file that gives `speech.rate =
 /// "fast"` hears which file, line and key are wrong and what was expected, instead of the value being ignored.

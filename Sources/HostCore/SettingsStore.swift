@@ -174,7 +174,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     }
 
     /// Values from earlier runs: applied unless locked, and kept for the next write.
-    func restore(_ entries: [String: SettingValue]) {
+    package func restore(_ entries: [String: SettingValue]) {
         lock.lock()
         defer { lock.unlock() }
         for (key, value) in entries where !locked.contains(key) {
@@ -183,7 +183,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
         }
     }
 
-    func attach(_ files: SettingsFiles) {
+    package func attach(_ files: SettingsFiles) {
         lock.withLock { self.files = files }
     }
 

@@ -57,7 +57,7 @@ package struct SettingsFiles: Sendable {
         }
     }
 
-    static func literal(_ value: SettingValue) -> String {
+    package static func literal(_ value: SettingValue) -> String {
         switch value {
         case .string(let text): return "\"\(escape(text))\""
         case .int(let number): return String(number)
@@ -67,7 +67,7 @@ package struct SettingsFiles: Sendable {
         }
     }
 
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
     }

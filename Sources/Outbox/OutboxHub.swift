@@ -1,7 +1,6 @@
 import Foundation
-import Interaction
+import HostCore
 import Logging
-import Outbox
 import Runtime
 
 /// The host's outbox as plugins see it: one queue in `<data>/outbox.sqlite`, sent by one worker thread, and
@@ -10,7 +9,7 @@ import Runtime
 // because: `opened`, `worker` and `failure` are guarded by `lock`; `handlers` is used only on the main loop
 package final class OutboxHub: @unchecked Sendable {
     /// A plugin's outcome callback: returns true when handled.
-    typealias Handler = (OutboxStore.Outcome) -> Bool
+    package typealias Handler = (OutboxStore.Outcome) -> Bool
 
     private let paths: HostPaths
     private let settings: SettingsStore
@@ -23,9 +22,9 @@ package final class OutboxHub: @unchecked Sendable {
     /// Told about outcomes the user must act on (the server refused credentials, a job was given up).
     package var onTrouble: (@Sendable (_ owner: String, _ outcome: OutboxStore.Outcome) -> Void)?
     /// Told about every outcome as an event.
-    var events: EventBus?
+    package var events: EventBus?
 
-    init(paths: HostPaths, settings: SettingsStore, loop: MainLoop, logger: Logger) {
+    package init(paths: HostPaths, settings: SettingsStore, loop: MainLoop, logger: Logger) {
         self.paths = paths
         self.settings = settings
         self.loop = loop
@@ -66,7 +65,7 @@ package final class OutboxHub: @unchecked Sendable {
     }
 
     /// Adds a job for `owner` and wakes the worker.
-    func enqueue(owner: String, request: OutboxRequest, maxAttempts: Int) throws -> Int64 {
+    package func enqueue(owner: String, request: OutboxRequest, maxAttempts: Int) throws -> Int64 {
         try HTTPSender.validate(request)
         let id = try store().enqueue(owner: owner, request: request, maxAttempts: maxAttempts)
         try start()
@@ -84,7 +83,7 @@ package final class OutboxHub: @unchecked Sendable {
     package func stop() { lock.withLock { worker }?.stop() }
 
     /// Sets `owner`'s callback and offers it every outcome waiting for it. Main loop.
-    func setHandler(owner: String, _ handler: Handler?) {
+    package func setHandler(owner: String, _ handler: Handler?) {
         handlers[owner] = handler
         guard handler != nil, let waiting = try? store().outcomes(owner: owner), !waiting.isEmpty else { return }
         loop.post { [self] in waiting.forEach(deliver) }
@@ -112,7 +111,7 @@ package final class OutboxHub: @unchecked Sendable {
         if handler(outcome) { _ = try? store().acknowledge(outcome.jobID, owner: outcome.owner) }
     }
 
-    func forget(owner: String) { handlers[owner] = nil }
+    package func forget(owner: String) { handlers[owner] = nil }
 
     private func configuration() -> OutboxWorker.Configuration {
         var configuration = OutboxWorker.Configuration()

@@ -22,7 +22,7 @@ package final class EventJournal: Sendable {
     }
 
     /// One journal line: `{"time":…,"name":…,"payload":…}`.
-    static func line(time: String, name: String, json: String) -> String {
+    package static func line(time: String, name: String, json: String) -> String {
         let escapedName =
             String(data: (try? JSONEncoder().encode(name)) ?? Data("\"\"".utf8), encoding: .utf8) ?? "\"\""
         return #"{"time":"\#(time)","name":\#(escapedName),"payload":\#(json)}"# + "\n"
