@@ -76,8 +76,10 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         let records = PluginDiscovery.discover(
             searchPath: configuration.searchPath, availableServices: ServiceHub.serviceIDs)
         let (announcer, phrases, loop) = (self.announcer, self.phrases, self.loop)
+        // Names only: the records hold the plugins' contexts, which hold the hub, which holds this closure.
+        let names = Dictionary(records.map { ($0.id, $0.manifest?.name ?? $0.id) }) { first, _ in first }
         hub.outbox.onTrouble = { owner, outcome in
-            let name = records.first { $0.id == owner }?.manifest?.name ?? owner
+            let name = names[owner] ?? owner
             let text =
                 outcome.error.map { phrases.text("outbox.gave-up", ["feature": name, "reason": $0]) }
                 ?? phrases.text("outbox.refused", ["feature": name, "status": "\(outcome.status ?? 0)"])
