@@ -51,6 +51,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         ]
         self.strings = values.mapValues(permanentCString)
         host = UnsafeMutablePointer<assist_host>.allocate(capacity: 1)
+        ProcessLifetime.keep(UnsafeMutableRawPointer(host))
         host.initialize(to: assist_host())
         host.pointee.struct_size = UInt32(MemoryLayout<assist_host>.size)
         host.pointee.abi = assist_version(
@@ -116,5 +117,18 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
 /// A C copy of `text` that lives as long as the process: handed to plugins, never freed.
 func permanentCString(_ text: String) -> UnsafeMutablePointer<CChar> {
     guard let copy = strdup(text) else { preconditionFailure("out of memory copying a short string") }
+    ProcessLifetime.keep(UnsafeMutableRawPointer(copy))
     return copy
+}
+
+/// Memory handed to plugins that must outlive any object of the host: the `assist_host` table and its
+/// strings (a plugin library is never unloaded and may keep them in static state). Kept here so that they stay
+/// reachable, as they are meant to, after the context that made them is gone.
+enum ProcessLifetime {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var kept: [UnsafeMutableRawPointer] = []
+
+    static func keep(_ pointer: UnsafeMutableRawPointer) {
+        lock.withLock { kept.append(pointer) }
+    }
 }
