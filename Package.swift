@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "Outbox",
             dependencies: [
-                "Storage", "CCurlShims", "HostCore", "Runtime", .product(name: "Logging", package: "swift-log"),
+                "Storage", "CCurlShims", "AssistCore", "Runtime", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "Camera",
@@ -73,15 +73,16 @@ let package = Package(
         .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Config files, settings, events and the journal, paths, versions, plain text: what the host's services
         // share, below them all.
-        .target(name: "HostCore", dependencies: ["Runtime", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "AssistCore", dependencies: ["Runtime", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Interaction",
-            dependencies: ["Runtime", "HostCore", "Speech", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Runtime", "AssistCore", "Speech", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "PluginHost",
             dependencies: [
-                "PluginAPI", "PluginABI", "Runtime", "HostCore", "Interaction", "Audio", "Speech", "Camera", "Storage",
+                "PluginAPI", "PluginABI", "Runtime", "AssistCore", "Interaction", "Audio", "Speech", "Camera",
+                "Storage",
                 "Outbox",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -89,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "HostCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox",
+                "PluginHost", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -189,15 +190,16 @@ let package = Package(
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
             name: "AssistFuzz",
-            dependencies: ["PluginHost", "HostCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore"],
+            dependencies: ["PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore"],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
         // Tests.
         .target(
             name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech"]),
         .testTarget(
-            name: "PluginHostTests", dependencies: ["PluginHost", "HostCore", "PluginABI", "PluginKit", "HostTesting"]),
-        .testTarget(name: "InteractionTests", dependencies: ["Interaction", "HostCore", "HostTesting"]),
+            name: "PluginHostTests",
+            dependencies: ["PluginHost", "AssistCore", "PluginABI", "PluginKit", "HostTesting"]),
+        .testTarget(name: "InteractionTests", dependencies: ["Interaction", "AssistCore", "HostTesting"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),

@@ -10,7 +10,7 @@ struct Assist: ParsableCommand {
             Exit codes: 0 success; 1 a feature or check failed; 2 a plugin check crashed or timed out; \
             64 a command-line mistake.
             """,
-        version: HostVersion.current.description,
+        version: AssistVersion.current.description,
         subcommands: [
             ShellCommand.self, RunCommand.self, SayCommand.self, CueCommand.self, RecordCommand.self,
             CameraCommand.self, EventsCommand.self, OutboxCommand.self,

@@ -1,7 +1,7 @@
+import AssistCore
 import Audio
 import Camera
 import Foundation
-import HostCore
 import Interaction
 import Logging
 import PluginHost
@@ -10,7 +10,7 @@ import Speech
 
 /// Builds the host's services from the global options and passes them to the parts that need them.
 final class HostSession: @unchecked Sendable {  // because: its mutable parts are used only on the main loop
-    let paths: HostPaths
+    let paths: AssistPaths
     let settings: SettingsStore
     let loop: MainLoop
     let hub: ServiceHub
@@ -42,10 +42,10 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         // Tesseract's libgomp reads this only when it loads, so it must be set before any plugin is opened.
         setenv("OMP_THREAD_LIMIT", "1", 0)
 
-        paths = HostPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
+        paths = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
         // Private from the start (recordings, answers, speech), and tightened once where an older version was not.
         for folder in [paths.data, paths.cache] {
-            do { try HostPaths.makePrivate(folder) } catch {
+            do { try AssistPaths.makePrivate(folder) } catch {
                 logger.warning("\(folder.path) cannot be made private: \(error.localizedDescription)")
             }
         }
@@ -112,7 +112,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// Starts reading the keyboard; events are handled on the main loop.
     func startInput() {
-        hub.events.publish("assist.host.started", json: #"{"version":"\#(HostVersion.current.description)"}"#)
+        hub.events.publish("assist.host.started", json: #"{"version":"\#(AssistVersion.current.description)"}"#)
         hub.outbox.startIfJobsWait()
         guard let console else { return }
         let loop = self.loop
@@ -166,7 +166,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// The camera service for `--camera`, or the `camera.source` setting, or the automatic choice.
     static func camera(
-        _ options: GlobalOptions, settings: SettingsStore, paths: HostPaths, logger: Logger,
+        _ options: GlobalOptions, settings: SettingsStore, paths: AssistPaths, logger: Logger,
         notices: @escaping @Sendable (CameraNotice) -> Void
     ) throws -> CameraService {
         var text = options.camera

@@ -1,6 +1,6 @@
+import AssistCore
 import Audio
 import Foundation
-import HostCore
 import Logging
 import PluginHost
 import Speech

@@ -1,6 +1,6 @@
 import ArgumentParser
+import AssistCore
 import Foundation
-import HostCore
 import Interaction
 
 // Parses the command line and runs it. Every mistake prints one line saying what is wrong and what to

@@ -1,6 +1,6 @@
+import AssistCore
 import Camera
 import Foundation
-import HostCore
 import Interaction
 import Logging
 import PluginHost
@@ -71,7 +71,7 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
     ) throws {
         self.dataDirectory = try dataDirectory ?? TemporaryDirectory("assist-data")
         let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
-        var paths = HostPaths.resolve(dataDir: self.dataDirectory.url.path, shareDir: share.path)
+        var paths = AssistPaths.resolve(dataDir: self.dataDirectory.url.path, shareDir: share.path)
         paths.developmentRoot = nil
         var logger = Logger(label: "assist-test")
         logger.logLevel = .critical

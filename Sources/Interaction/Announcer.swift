@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 import Speech
 
 /// Says things to the user: every message is printed as one plain line and spoken.

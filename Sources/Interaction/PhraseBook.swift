@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 
 /// Spoken and printed words for one component, read from `phrases.<lang>.json` tables under `share/`.
 ///

@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 import Logging
 import Runtime
 
@@ -11,7 +11,7 @@ package final class OutboxHub: @unchecked Sendable {
     /// A plugin's outcome callback: returns true when handled.
     package typealias Handler = (OutboxStore.Outcome) -> Bool
 
-    private let paths: HostPaths
+    private let paths: AssistPaths
     private let settings: SettingsStore
     private let loop: MainLoop
     private let logger: Logger
@@ -24,7 +24,7 @@ package final class OutboxHub: @unchecked Sendable {
     /// Told about every outcome as an event.
     package var events: EventBus?
 
-    package init(paths: HostPaths, settings: SettingsStore, loop: MainLoop, logger: Logger) {
+    package init(paths: AssistPaths, settings: SettingsStore, loop: MainLoop, logger: Logger) {
         self.paths = paths
         self.settings = settings
         self.loop = loop
@@ -35,7 +35,7 @@ package final class OutboxHub: @unchecked Sendable {
     package func store() throws -> OutboxStore {
         try lock.withLock {
             if let opened { return opened }
-            try HostPaths.ensurePrivateDirectory(paths.data)
+            try AssistPaths.ensurePrivateDirectory(paths.data)
             let store = try OutboxStore(url: paths.data.appendingPathComponent("outbox.sqlite"))
             opened = store
             return store

@@ -1,6 +1,6 @@
+import AssistCore
 import Camera
 import Foundation
-import HostCore
 import Interaction
 import Logging
 import Runtime
@@ -13,7 +13,7 @@ import Speech
 package final class HostAssembly: @unchecked Sendable {  // because: its parts are used on the main loop only
     /// What a caller chooses; everything else is built the same way for every caller.
     package struct Configuration {
-        package var paths: HostPaths
+        package var paths: AssistPaths
         package var settings: SettingsStore
         /// "en", "ru" or "zh".
         package var language: String
@@ -31,7 +31,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         package var console: Console?
 
         package init(
-            paths: HostPaths, settings: SettingsStore, language: String, output: LineOutput, speaker: Speaker?,
+            paths: AssistPaths, settings: SettingsStore, language: String, output: LineOutput, speaker: Speaker?,
             searchPath: PluginSearchPath, logger: Logger
         ) {
             self.paths = paths

@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 import PluginAPI
 import Storage
 
@@ -62,7 +62,7 @@ extension PluginContext {
         storageState.lock.lock()
         defer { storageState.lock.unlock() }
         if let open = storageState.databases[name] { return open }
-        do { try HostPaths.ensurePrivateDirectory(dataFolder) } catch {
+        do { try AssistPaths.ensurePrivateDirectory(dataFolder) } catch {
             throw .io("Creating \(dataFolder.path)", cause: error.localizedDescription)
         }
         let handle = DatabaseHandle(try PluginDatabase(url: dataFolder.appendingPathComponent("\(name).sqlite")))

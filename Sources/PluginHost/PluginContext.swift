@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 import Logging
 import PluginAPI
 
@@ -71,7 +71,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     func directory(_ name: String) -> UnsafePointer<CChar>? {
         guard let path = strings[name] else { return nil }
         if name != "share" {
-            try? HostPaths.ensurePrivateDirectory(URL(fileURLWithPath: String(cString: path)))
+            try? AssistPaths.ensurePrivateDirectory(URL(fileURLWithPath: String(cString: path)))
         }
         return UnsafePointer(path)
     }

@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 
 /// Finds plugins and checks everything that can be checked without running their code (LV2, GStreamer):
 /// manifest fields, library presence, ELF class and architecture, ABI and host versions, required
@@ -72,14 +72,14 @@ package enum PluginDiscovery {
     /// Rules 1–4: ABI major equal, minor not newer, min_host not newer, last_tested_host not older than the floor.
     package static func checkVersions(manifest: PluginManifest) -> PluginRefusal? {
         guard let abi = SemanticVersion(manifest.abi) else { return .manifestInvalid(manifest.id, "bad abi") }
-        let host = HostVersion.abi
+        let host = AssistVersion.abi
         if abi.major != host.major { return .abiMajor(plugin: manifest.abi, host: host) }
         if abi.minor > host.minor { return .abiTooNew(plugin: manifest.abi, host: host) }
-        if let text = manifest.minHost, let minHost = SemanticVersion(text), minHost > HostVersion.current {
-            return .hostTooOld(needs: text, host: HostVersion.current)
+        if let text = manifest.minHost, let minHost = SemanticVersion(text), minHost > AssistVersion.current {
+            return .hostTooOld(needs: text, host: AssistVersion.current)
         }
-        if let text = manifest.lastTestedHost, let tested = SemanticVersion(text), tested < HostVersion.compatFloor {
-            return .untested(lastTested: text, floor: HostVersion.compatFloor)
+        if let text = manifest.lastTestedHost, let tested = SemanticVersion(text), tested < AssistVersion.compatFloor {
+            return .untested(lastTested: text, floor: AssistVersion.compatFloor)
         }
         return nil
     }

@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 import PluginABI
 import PluginAPI
 
@@ -59,7 +59,7 @@ package enum PluginLoader {
         else {
             return .entryMismatch(entry: "built for ABI \(abiText)", manifest: "ABI \(manifest.abi)")
         }
-        let host = HostVersion.abi
+        let host = AssistVersion.abi
         if Int(entry.abi.major) != host.major { return .abiMajor(plugin: abiText, host: host) }
         if Int(entry.abi.minor) > host.minor { return .abiTooNew(plugin: abiText, host: host) }
         let id = entry.id.map { String(cString: $0) } ?? ""

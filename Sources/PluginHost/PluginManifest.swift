@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 
 /// The `manifest.json` beside a plugin library, read before any `dlopen`.
 package struct PluginManifest: Decodable, Sendable, Equatable {

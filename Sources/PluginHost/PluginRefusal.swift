@@ -1,4 +1,4 @@
-import HostCore
+import AssistCore
 
 /// Why a plugin is not usable: the state it ends in and one line saying what is wrong and what to do.
 package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 
 /// The folders searched for plugins, in order; the first plugin found with an id wins.
 package struct PluginSearchPath: Sendable {
@@ -21,7 +21,7 @@ package struct PluginSearchPath: Sendable {
     /// The standard order: system, local, user, `$ASSIST_PLUGIN_PATH`, then `--plugin-dir`s, then, when running
     /// from a build folder, that folder. `<exe>/../lib/assist/plugins` is searched first for relocated installs.
     package static func standard(
-        paths: HostPaths, pluginDirs: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+        paths: AssistPaths, pluginDirs: [String], environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> PluginSearchPath {
         var entries: [Entry] = []
         func add(_ entry: Entry) { if !entries.contains(entry) { entries.append(entry) } }
@@ -49,7 +49,7 @@ package struct PluginSearchPath: Sendable {
     /// A build folder given with `--plugin-dir .build/debug` becomes a development entry; anything else is installed.
     static func classify(_ url: URL) -> Entry {
         let standardised = url.standardizedFileURL
-        if let root = HostPaths.developmentRoot(for: standardised) {
+        if let root = AssistPaths.developmentRoot(for: standardised) {
             return .development(manifests: root.appendingPathComponent("Plugins"), libraries: standardised)
         }
         return .installed(standardised)

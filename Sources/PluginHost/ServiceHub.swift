@@ -1,7 +1,7 @@
+import AssistCore
 import Audio
 import Camera
 import Foundation
-import HostCore
 import Interaction
 import Logging
 import Outbox
@@ -17,7 +17,7 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     package let interaction: InteractionServices
     package let settings: SettingsStore
     package let events: EventBus
-    package let paths: HostPaths
+    package let paths: AssistPaths
     package let logger: Logger
     /// Speech, cues and the microphone.
     package let sound: SoundServices
@@ -30,7 +30,7 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
 
     package init(
         loop: MainLoop, workers: WorkerPool, clock: MonotonicClock, interaction: InteractionServices,
-        settings: SettingsStore, events: EventBus, paths: HostPaths, logger: Logger,
+        settings: SettingsStore, events: EventBus, paths: AssistPaths, logger: Logger,
         sound: SoundServices = SoundServices(), camera: CameraService? = nil
     ) {
         self.sound = sound

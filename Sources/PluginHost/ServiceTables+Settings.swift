@@ -1,5 +1,5 @@
+import AssistCore
 import Foundation
-import HostCore
 import PluginAPI
 
 extension ServiceTables {

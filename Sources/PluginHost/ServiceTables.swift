@@ -5,7 +5,7 @@ import PluginAPI
 /// The C tables the host hands to plugins. Each is allocated once and never freed; each function finds the
 /// calling plugin through `h->host_data`.
 enum ServiceTables {
-    nonisolated(unsafe) static let hostVersionString = permanentCString(HostVersion.current.description)
+    nonisolated(unsafe) static let hostVersionString = permanentCString(AssistVersion.current.description)
 
     static let getService: @convention(c) (UnsafePointer<assist_host>?, UnsafePointer<CChar>?) -> UnsafeRawPointer? = {
         host, id in

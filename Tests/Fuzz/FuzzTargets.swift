@@ -1,6 +1,6 @@
+import AssistCore
 import Camera
 import Foundation
-import HostCore
 import Interaction
 import OCR
 import Outbox

@@ -1,4 +1,4 @@
-import HostCore
+import AssistCore
 import PluginHost
 import Testing
 

@@ -1,7 +1,7 @@
 import ArgumentParser
+import AssistCore
 import Audio
 import Foundation
-import HostCore
 import PluginHost
 
 /// `assist doctor`: checks every dependency and device and says how to fix what is missing.
@@ -47,7 +47,7 @@ struct HealthResult {
 
 /// The checks `assist doctor` runs, each reading the system and nothing else.
 struct HealthChecks {
-    let paths: HostPaths
+    let paths: AssistPaths
     let records: [PluginRecord]
     private let files = FileManager.default
 
@@ -60,7 +60,7 @@ struct HealthChecks {
     func host() -> HealthResult {
         HealthResult(
             level: .ok, subject: "host",
-            detail: "Assist \(HostVersion.current), plugin ABI \(HostVersion.abi.major).\(HostVersion.abi.minor)")
+            detail: "Assist \(AssistVersion.current), plugin ABI \(AssistVersion.abi.major).\(AssistVersion.abi.minor)")
     }
 
     func shareData() -> HealthResult {
@@ -75,7 +75,7 @@ struct HealthChecks {
 
     func dataDirectory() -> HealthResult {
         do {
-            try HostPaths.ensurePrivateDirectory(paths.data)
+            try AssistPaths.ensurePrivateDirectory(paths.data)
         } catch {
             return HealthResult(
                 level: .broken, subject: "data folder", detail: "\(paths.data.path) cannot be created",
@@ -95,7 +95,7 @@ struct HealthChecks {
                 detail: "\(paths.data.path) is readable by other users (mode \(String(mode, radix: 8)))",
                 fix: "run 'chmod 700 \(paths.data.path)'")
         }
-        let open = HostPaths.openItems(below: paths.data)
+        let open = AssistPaths.openItems(below: paths.data)
         if let first = open.first {
             return HealthResult(
                 level: .warning, subject: "data folder",

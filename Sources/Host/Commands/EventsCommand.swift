@@ -1,6 +1,6 @@
 import ArgumentParser
+import AssistCore
 import Foundation
-import HostCore
 import Interaction
 import PluginHost
 
@@ -22,7 +22,7 @@ struct EventsCommand: ParsableCommand {
     var last: Int = 20
 
     func run() throws {
-        let paths = HostPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)
+        let paths = AssistPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)
         let url = paths.data.appendingPathComponent("events.jsonl")
         let output = StandardOutput()
         var offset: UInt64 = 0

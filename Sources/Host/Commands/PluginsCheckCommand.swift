@@ -1,6 +1,6 @@
 import ArgumentParser
+import AssistCore
 import Foundation
-import HostCore
 import PluginHost
 
 /// `assist plugins check PATH`: validates a plugin without activating it. The library is opened in a
@@ -63,7 +63,7 @@ struct PluginsCheckCommand: ParsableCommand {
     /// the build folder this `assist` runs from.
     static func libraryDirectory(for manifest: URL) -> URL {
         let folder = manifest.deletingLastPathComponent()
-        let paths = HostPaths.resolve(dataDir: nil, shareDir: nil)
+        let paths = AssistPaths.resolve(dataDir: nil, shareDir: nil)
         if let root = paths.developmentRoot, folder.path.hasPrefix(root.appendingPathComponent("Plugins").path) {
             return paths.executable.deletingLastPathComponent()
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
+import AssistCore
 import Foundation
-import HostCore
 import Interaction
 import PluginHost
 
@@ -27,7 +27,7 @@ struct SetupModelsCommand: ParsableCommand {
     var target: String?
 
     func run() throws {
-        let paths = HostPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)
+        let paths = AssistPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)
         let output = StandardOutput()
         let script = paths.share.appendingPathComponent("setup/fetch-models.sh")
         guard FileManager.default.fileExists(atPath: script.path) else {
@@ -50,7 +50,7 @@ struct SetupModelsCommand: ParsableCommand {
 
     /// The installed share folder when this user may write there (an admin, or a source tree), else the
     /// user's own data folder; find-object looks in both.
-    static func defaultTarget(_ paths: HostPaths) -> String {
+    static func defaultTarget(_ paths: AssistPaths) -> String {
         let models = paths.share.appendingPathComponent("models")
         let writable =
             FileManager.default.fileExists(atPath: models.path)

@@ -36,7 +36,7 @@ package final class EventJournal: Sendable {
             try? manager.moveItem(at: url, to: old)
         }
         if !manager.fileExists(atPath: url.path) {
-            try? HostPaths.ensurePrivateDirectory(url.deletingLastPathComponent())
+            try? AssistPaths.ensurePrivateDirectory(url.deletingLastPathComponent())
             _ = manager.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         guard let handle = try? FileHandle(forWritingTo: url) else { return }

@@ -1,8 +1,8 @@
-import HostCore
+import AssistCore
 import PluginAPI
 
 /// The versions this host speaks.
-package enum HostVersion {
+package enum AssistVersion {
     /// The host's own version.
     package static let current = SemanticVersion(1, 0, 0)
     /// The oldest host version whose plugins are still known to work (rule 4 of the ABI spec).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the host finds its read-only data and keeps each plugin's files.
-package struct HostPaths: Sendable {
+package struct AssistPaths: Sendable {
     /// The running executable.
     package var executable: URL
     /// Read-only data: `share/assist`.
@@ -20,7 +20,7 @@ package struct HostPaths: Sendable {
     /// - cache: `<data>/cache` when `--data-dir` is given, else `$XDG_CACHE_HOME/assist`, `~/.cache/assist`.
     package static func resolve(
         dataDir: String?, shareDir: String?, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> HostPaths {
+    ) -> AssistPaths {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let exeDir = exe.deletingLastPathComponent()
         let devRoot = developmentRoot(for: exeDir)
@@ -50,7 +50,7 @@ package struct HostPaths: Sendable {
                 environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".cache")
             cache = cacheBase.appendingPathComponent("assist")
         }
-        return HostPaths(executable: exe, share: share, data: data, cache: cache, developmentRoot: devRoot)
+        return AssistPaths(executable: exe, share: share, data: data, cache: cache, developmentRoot: devRoot)
     }
 
     /// The source root when `directory` is `<root>/.build/<triple>/<config>` or `<root>/.build/<config>`.
