@@ -107,10 +107,6 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
             if speech.isPaused(owner: speechOwner) { _ = speech.cancel(owner: speechOwner) }
             speech.resume(owner: speechOwner)
         }
-        // Anything acquired outside the holdings (a camera frame retained during stop) goes too.
-        closeAudioStream()
-        endCameraSubscription()
-        freeRetainedFrames()
     }
 }
 

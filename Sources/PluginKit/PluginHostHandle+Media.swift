@@ -54,6 +54,6 @@ extension PluginHostHandle {
         var buffer = [CChar](repeating: 0, count: 4_096)
         var error: UnsafeMutablePointer<CChar>?
         try buffer.withUnsafeMutableBufferPointer { pointer throws(PluginStatus) in try body(pointer, &error) }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: buffer)
     }
 }

@@ -218,7 +218,7 @@ extension PluginHostHandle {
         else { return nil }
         var buffer = [CChar](repeating: 0, count: 1_024)
         guard get(raw, key, &buffer, buffer.count, nil) == ASSIST_OK else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: buffer)
     }
 
     /// A boolean setting, or `fallback`. Wraps `get_bool`. Any thread.
@@ -272,4 +272,11 @@ extension PluginHostHandle {
 private final class EventHandlerBox {
     let handler: (String, String) -> Void
     init(_ handler: @escaping (String, String) -> Void) { self.handler = handler }
+}
+
+extension String {
+    /// The text in a C buffer the host filled, up to its first NUL.
+    init(cBuffer buffer: [CChar]) {
+        self = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
