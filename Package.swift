@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AssistTalkingClock", type: .dynamic, targets: ["TalkingClockPlugin"]),
         .library(name: "AssistReadText", type: .dynamic, targets: ["ReadTextPlugin"]),
         .library(name: "AssistFindObject", type: .dynamic, targets: ["FindObjectPlugin"]),
+        .library(name: "AssistSurvey", type: .dynamic, targets: ["SurveyPlugin"]),
         // FFmpeg behind a table, opened by the camera service only when a camera is first used.
         .library(name: "AssistMedia", type: .dynamic, targets: ["CFFmpegShims"]),
     ],
@@ -187,6 +188,11 @@ let package = Package(
             linkerSettings: pluginExports
         ),
 
+        .target(name: "SurveyCore", dependencies: ["PluginKit"], path: "Plugins/Survey/Core"),
+        .target(
+            name: "SurveyPlugin", dependencies: ["SurveyCore"], path: "Plugins/Survey/Entry",
+            linkerSettings: pluginExports),
+
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
             name: "AssistFuzz",
@@ -212,6 +218,8 @@ let package = Package(
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
+        .testTarget(
+            name: "SurveyTests", dependencies: ["SurveyCore", "PluginKit", "PluginHost", "Audio", "HostTesting"]),
         .testTarget(
             name: "ReadTextCoreTests", dependencies: ["ReadTextCore", "OCR", "HostTesting"],
             path: "Tests/ReadTextCoreTests"

@@ -79,7 +79,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             paths: paths, settings: settings, language: language, output: StandardOutput(), speaker: sound?.speech,
             searchPath: PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir), logger: logger)
         configuration.sound = SoundServices(
-            speech: sound?.speech, cues: sound?.cues, microphone: try Self.microphone(options))
+            speech: sound?.speech, cues: sound?.cues, clips: sound?.clips, microphone: try Self.microphone(options))
         let (settings, paths) = (self.settings, self.paths)
         configuration.camera = { notices in
             try Self.camera(options, settings: settings, paths: paths, logger: logger, notices: notices)

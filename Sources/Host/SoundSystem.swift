@@ -10,6 +10,7 @@ import Speech
 final class SoundSystem: Sendable {
     let mixer: AudioMixer
     let cues: CuePlayer
+    let clips: ClipPlayer
     /// Nil when speech is off (`--no-speech`) or no engine can start.
     let speech: (any SpeechEngine)?
     /// The WAV file that sound goes to because there is no sound card; said once at start.
@@ -49,6 +50,7 @@ final class SoundSystem: Sendable {
             return replacement
         }
         cues = CuePlayer(mixer: mixer, settings: Self.cueSettings(settings))
+        clips = ClipPlayer(mixer: mixer)
         if speaks {
             let rate = wordsPerMinute ?? Self.int(settings, "speech.rate", default: 175, in: 80...450)
             var dispatcher: SpeechDispatcherService?

@@ -35,6 +35,9 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
         case garbage
         /// Read the body at about `bytesPerSecond`, then do `then`.
         case readSlowly(bytesPerSecond: Int, then: Reply)
+        /// Read the whole body, then let `decide` choose the reply from the complete request (a fake that
+        /// checks credentials in a form).
+        case afterBody(@Sendable (Request) -> Reply)
     }
 
     package let port: Int
@@ -159,6 +162,15 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
         readBody(&request, length: length, reader: reader, rate: bytesPerSecond)
         record(request)
         guard request.complete else { return false }
+        var reply = reply
+        if case .afterBody(let decide) = reply {
+            reply = decide(request)
+            if case .reset = reply {
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                return false
+            }
+        }
         switch reply {
         case .answer(let status, let headers, let body):
             var head = "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\nContent-Length: \(body.count)\r\n"

@@ -35,3 +35,4 @@ extension assist_outbox_part: VersionedStruct { public static let minimumSize = 
 extension assist_outbox_request: VersionedStruct { public static let minimumSize = size(through: \Self.tag) }
 extension assist_outbox_outcome: VersionedStruct { public static let minimumSize = size(through: \Self.error) }
 extension assist_outbox_service: VersionedStruct { public static let minimumSize = size(through: \Self.pending) }
+extension assist_playback_service: VersionedStruct { public static let minimumSize = size(through: \Self.is_playing) }

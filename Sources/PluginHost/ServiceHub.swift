@@ -67,13 +67,17 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
 package struct SoundServices: Sendable {
     package var speech: (any SpeechEngine)?
     package var cues: CuePlayer?
+    /// Plays plugins' own recordings back (nil when the command makes no sound).
+    package var clips: ClipPlayer?
     package var microphone: AudioInputSpec
 
     package init(
-        speech: (any SpeechEngine)? = nil, cues: CuePlayer? = nil, microphone: AudioInputSpec = .alsa("default")
+        speech: (any SpeechEngine)? = nil, cues: CuePlayer? = nil, clips: ClipPlayer? = nil,
+        microphone: AudioInputSpec = .alsa("default")
     ) {
         self.speech = speech
         self.cues = cues
+        self.clips = clips
         self.microphone = microphone
     }
 }

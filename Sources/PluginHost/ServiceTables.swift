@@ -34,6 +34,7 @@ enum ServiceTables {
         ASSIST_SPEECH_SERVICE: UnsafeRawPointer(speechTable), ASSIST_CUES_SERVICE: UnsafeRawPointer(cuesTable),
         ASSIST_AUDIO_IN_SERVICE: UnsafeRawPointer(audioInTable), ASSIST_CAMERA_SERVICE: UnsafeRawPointer(cameraTable),
         ASSIST_STORAGE_SERVICE: UnsafeRawPointer(storageTable), ASSIST_OUTBOX_SERVICE: UnsafeRawPointer(outboxTable),
+        ASSIST_PLAYBACK_SERVICE: UnsafeRawPointer(playbackTable),
     ]
 
     static func table(for id: String) -> UnsafeRawPointer? { byID[id] }

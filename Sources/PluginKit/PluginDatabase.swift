@@ -24,6 +24,32 @@ public struct PluginDatabaseHandle {
         self.database = database
     }
 
+    /// Runs `sql` (several statements) and sets the schema version to `version` in one transaction, only when
+    /// the database is older. Wraps `assist_storage_service.migrate`.
+    ///
+    ///     try database.migrate(to: 1, "CREATE TABLE seen (name TEXT PRIMARY KEY);")
+    public func migrate(to version: Int32, _ sql: String) throws(PluginStatus) {
+        guard let migrate = host.tables.storage?.pointee.migrate else { throw PluginStatus.unsupported }
+        var error: UnsafeMutablePointer<CChar>?
+        try PluginStatus.check(migrate(host.raw, database, version, sql, &error), error)
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. Wraps `begin`,
+    /// `commit` and `rollback`.
+    public func transaction<T>(_ body: () throws(PluginStatus) -> T) throws(PluginStatus) -> T {
+        guard let storage = host.tables.storage?.pointee, let begin = storage.begin, let commit = storage.commit
+        else { throw PluginStatus.unsupported }
+        try PluginStatus.check(begin(host.raw, database))
+        do {
+            let result = try body()
+            try PluginStatus.check(commit(host.raw, database))
+            return result
+        } catch {
+            _ = storage.rollback?(host.raw, database)
+            throw error
+        }
+    }
+
     public enum Value {
         case text(String)
         case integer(Int64)

@@ -57,3 +57,21 @@ extension PluginHostHandle {
         return String(cBuffer: buffer)
     }
 }
+
+extension PluginHostHandle {
+    /// Plays a 16-bit PCM WAV file from the plugin's media or cache folder (a take played back), replacing
+    /// one playing. Throws `.unsupported` on a host without `assist.playback/1`, `.permission` for a file
+    /// elsewhere, `.invalid` for one that is not PCM WAV. Wraps `assist_playback_service.play_file`. [main]
+    ///
+    ///     try host.playSound(file: path)
+    public func playSound(file path: String, gain: Double = 1) throws(PluginStatus) {
+        guard let play = tables.playback?.pointee.play_file else { throw PluginStatus.unsupported }
+        var error: UnsafeMutablePointer<CChar>?
+        try PluginStatus.check(play(raw, path, gain, &error), error)
+    }
+
+    /// Stops a clip from `playSound`. Wraps `assist_playback_service.stop`. Any thread.
+    public func stopSound() {
+        _ = tables.playback?.pointee.stop?(raw)
+    }
+}

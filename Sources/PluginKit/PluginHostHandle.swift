@@ -27,6 +27,7 @@ public struct PluginHostHandle: @unchecked Sendable {
         public let cues: UnsafePointer<assist_cues_service>?
         public let audioIn: UnsafePointer<assist_audio_in_service>?
         public let outbox: UnsafePointer<assist_outbox_service>?
+        public let playback: UnsafePointer<assist_playback_service>?
 
         init(_ raw: UnsafePointer<assist_host>) {
             func table<T: VersionedStruct>(_ id: String, _ type: T.Type) -> UnsafePointer<T>? {
@@ -46,6 +47,7 @@ public struct PluginHostHandle: @unchecked Sendable {
             cues = table(ASSIST_CUES_SERVICE, assist_cues_service.self)
             audioIn = table(ASSIST_AUDIO_IN_SERVICE, assist_audio_in_service.self)
             outbox = table(ASSIST_OUTBOX_SERVICE, assist_outbox_service.self)
+            playback = table(ASSIST_PLAYBACK_SERVICE, assist_playback_service.self)
         }
     }
 

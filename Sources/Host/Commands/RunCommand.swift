@@ -30,6 +30,14 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        try FeatureRun.run(global, id: id, arguments: featureArguments)
+    }
+}
+
+/// Runs one feature until it finishes or the user stops it: `assist run`, and the host commands that pass
+/// their words on to a plugin (`assist survey …`).
+enum FeatureRun {
+    static func run(_ global: GlobalOptions, id: String, arguments featureArguments: [String]) throws {
         let session = try HostSession(options: global, interactive: true)
         let record = try PluginLookup.find(id, in: session)
         let state = RunState()

@@ -68,5 +68,6 @@
 #include "assist/cues.h"
 #include "assist/audio-in.h"
 #include "assist/outbox.h"
+#include "assist/playback.h"
 
 #endif /* ASSIST_PLUGIN_H */

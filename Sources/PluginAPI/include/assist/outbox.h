@@ -58,7 +58,8 @@ typedef struct assist_outbox_request {
     size_t field_count;
     const assist_outbox_part *ASSIST_NULLABLE parts;
     size_t part_count;
-    /** Attempts before giving up (transport errors, 5xx, 429); 0 for the default, 8. */
+    /** Attempts before giving up (transport errors, 5xx, 429); 0 for the default, 8. With 1 the plugin runs
+        its own retries: the host does not announce that the job was given up. */
     uint32_t max_attempts;
     /** The plugin's own reference, handed back with the outcome (may be NULL). */
     const char *ASSIST_NULLABLE tag;

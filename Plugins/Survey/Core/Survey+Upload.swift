@@ -1,0 +1,399 @@
+import Foundation
+import PluginKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Survey {
+    /// Seconds before the second and third tries of a round (spec §3.16: about 30 s and 2 min, with jitter);
+    /// setting `survey.retry-seconds` ("30,120") changes them.
+    var retryDelays: [Double] {
+        let configured = host.setting("retry-seconds")?.split(separator: ",").compactMap {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard let configured, configured.count == 2 else { return [30, 120] }
+        return configured
+    }
+
+    var server: Result<ServerConfiguration, MissingSettings> { ServerConfiguration.from { host.setting($0) } }
+
+    // MARK: Saving
+
+    /// Saves the session as one submission before any network use: takes move (hard links first, so a crash
+    /// at any point leaves either the draft or the submission whole), then one transaction.
+    func submit() {
+        guard let flow, let definition, let store else { return }
+        let completedAt = now()
+        let folder = "submissions/\(definition.id)-\(Int(completedAt * 1000))"
+        var moved: [String: String] = [:]
+        do {
+            for take in try store.draftRecordings(definition.id) {
+                let fileName = (definition.item(take.task)?.file ?? take.task) + ".wav"
+                let target = "\(folder)/\(fileName)"
+                let targetPath = try host.createMediaFile(target)
+                unlink(targetPath)
+                guard link(mediaPath(take.path), targetPath) == 0 else { throw PluginStatus.io }
+                moved[take.task] = target
+            }
+            let initial = definition.parts.first(where: \.once)?.id
+            let state: SurveyStore.State = definition.adapter == .none ? .kept : .queued
+            _ = try store.submit(
+                definition: definition, answers: flow.answers, completedAt: completedAt,
+                initialPart: flow.state.parts.contains(initial ?? "") ? initial : nil, movedTakes: moved, state: state)
+        } catch {
+            for (_, target) in moved { try? host.deleteMedia(target) }
+            host.play(.error)
+            host.say(phrases.text("disk-full"), priority: .important)
+            return
+        }
+        try? FileManager.default.removeItem(atPath: mediaPath("drafts/\(definition.id)"))
+        self.flow = nil
+        mode = .finished
+        host.play(.success)
+        host.say(phrases.text("saved"))
+        guard definition.adapter == .covid19Sounds else {
+            host.say(phrases.text("kept-locally"))
+            host.finish()
+            return
+        }
+        finishWhenSettled = true
+        startUploads(atHostStart: false)
+    }
+
+    // MARK: The upload state machine
+
+    /// Starts or resumes every submission's upload. At host start a `failed` one gets a fresh round of three;
+    /// jobs still in the outbox are left to finish, their outcomes arriving through the handler.
+    func startUploads(atHostStart: Bool) {
+        guard let definition, definition.adapter == .covid19Sounds else { return }
+        do {
+            try host.onOutcome { [weak self] outcome in self?.handle(outcome) ?? false }
+        } catch {
+            host.log(.warning, "the outbox is not available: \(error.message)")
+            return
+        }
+        // Posted, so outcomes waiting from an earlier run are handled first.
+        host.onMain { [weak self] in self?.resumeUploads(atHostStart: atHostStart) }
+    }
+
+    private func resumeUploads(atHostStart: Bool) {
+        guard let definition, let store else { return }
+        // While a job of this plugin is still in the outbox, its outcome drives what happens next; starting
+        // anything now could send a step twice.
+        guard ((try? host.pendingUploads()) ?? 0) == 0 else { return }
+        let inFlight = false
+        var anyWaiting = false
+        for var submission in (try? store.submissions(definition.id)) ?? [] {
+            switch submission.state {
+            case .done, .kept:
+                continue
+            case .creatingUser, .registered, .token, .ready, .uploading:
+                anyWaiting = true
+                // A job still in the outbox answers by itself; one lost to a crash before it was stored
+                // counts as a failed try.
+                if !inFlight { failTry(&submission, reason: "interrupted") }
+            case .queued:
+                anyWaiting = true
+                tryUpload(&submission)
+            case .failedRetryable:
+                anyWaiting = true
+                let due = (submission.nextRoundAt ?? 0) - now()
+                if due <= 0 { tryUpload(&submission) } else { schedule(submission.id, after: due) }
+            case .failed:
+                anyWaiting = true
+                if atHostStart {
+                    submission.attempts = 0
+                    tryUpload(&submission)
+                }
+            }
+        }
+        if !anyWaiting, finishWhenSettled { host.finish() }
+    }
+
+    /// One try: the next request of the protocol for this submission (spec §5).
+    func tryUpload(_ submission: inout SurveyStore.Submission) {
+        guard let store, let definition else { return }
+        let server: ServerConfiguration
+        switch self.server {
+        case .success(let configured): server = configured
+        case .failure(let missing):
+            host.log(.warning, "sending is not set up: missing \(missing.keys.joined(separator: ", "))")
+            submission.state = .queued
+            try? store.update(submission)
+            if finishWhenSettled {
+                host.say(phrases.text("not-configured"))
+                finishWhenSettled = false
+                host.finish()
+            }
+            return
+        }
+        if submission.state != .creatingUser && submission.state != .registered && submission.state != .token
+            && submission.state != .ready
+        {
+            submission.attempts += 1
+        }
+        let tagPrefix = "survey:\(submission.id):"
+        do {
+            var account = try store.account(definition.id)
+            let token = try store.token(definition.id)
+            let request: OutboxRequest
+            // Within one try, a step just taken decides the next: a fresh account asks for a token, a fresh token
+            // is used at once (however short-lived).
+            let step: Covid19SoundsProtocol.Step
+            switch submission.state {
+            case .registered: step = .passwordGrant
+            case .ready: step = .upload
+            default: step = Covid19SoundsProtocol.nextStep(account: account, token: token, now: now())
+            }
+            switch step {
+            case .createUser:
+                let username = Covid19SoundsProtocol.randomUsername()
+                request = Covid19SoundsProtocol.createUser(server, username: username, tag: tagPrefix + "create")
+                submission.state = .creatingUser
+                account.username = nil
+                try store.save(account)
+            case .passwordGrant:
+                request = Covid19SoundsProtocol.passwordGrant(
+                    server, username: account.username ?? "", password: account.password ?? "",
+                    tag: tagPrefix + "token")
+                submission.state = .token
+            case .refresh:
+                request = Covid19SoundsProtocol.refreshGrant(
+                    server, refreshToken: token?.refreshToken ?? "", tag: tagPrefix + "token")
+                submission.state = .token
+            case .upload:
+                let withInitial = !account.uploadedInitial && account.initialAnswers != nil
+                request = try uploadRequest(
+                    submission, server: server, account: account, accessToken: token?.accessToken ?? "",
+                    withInitial: withInitial, tag: tagPrefix + (withInitial ? "upload+initial" : "upload"))
+                submission.state = .uploading
+            }
+            submission.job = try host.enqueue(request)
+            try store.update(submission)
+        } catch {
+            host.log(.warning, "the upload could not be queued: \(error)")
+            failTry(&submission, reason: "\(error)")
+        }
+    }
+
+    /// Writes the documents beside the audio and builds the one PUT.
+    private func uploadRequest(
+        _ submission: SurveyStore.Submission, server: ServerConfiguration, account: SurveyStore.Account,
+        accessToken: String, withInitial: Bool, tag: String
+    ) throws -> OutboxRequest {
+        guard let definition, let store else { throw PluginStatus.invalid }
+        let recordings = try store.recordings(of: submission.id)
+        let folder =
+            recordings.first.map { ($0.path as NSString).deletingLastPathComponent }
+            ?? "submissions/\(definition.id)-\(Int(submission.completedAt * 1000))"
+        let device = Covid19SoundsProtocol.device()
+        let type = testMode ? "testing-entry" : definition.entryType
+        var documents: [Covid19SoundsProtocol.Document] = []
+        // The every-session documents first, then the once-only ones (daily.json, then initial.json).
+        for part in definition.parts.filter({ !$0.once }) + definition.parts.filter(\.once) {
+            guard let jsonName = part.jsonName else { continue }
+            let values: [String: String]
+            if part.once {
+                guard withInitial, let stored = account.initialAnswers,
+                    let decoded = try? JSONDecoder().decode([String: String].self, from: Data(stored.utf8))
+                else { continue }
+                values = decoded
+            } else {
+                values = submission.answers[part.id] ?? [:]
+            }
+            let fields = part.items.compactMap(\.field).reduce(into: [String]()) {
+                if !$0.contains($1) { $0.append($1) }
+            }
+            .compactMap { field in values[field].map { (field, $0) } }
+            let data = Covid19SoundsProtocol.document(
+                participant: account.username ?? "", completedAt: submission.completedAt, fields: fields,
+                locale: language, device: device, type: type)
+            let name = "\(folder)/\(jsonName)"
+            try? host.deleteMedia(name)  // written again for each try, with the participant id known now
+            let path = try host.createMediaFile(name)
+            try data.write(to: URL(fileURLWithPath: path))
+            documents.append(.init(name: jsonName, path: name))
+        }
+        let audio = recordings.map {
+            Covid19SoundsProtocol.Audio(
+                filename: ($0.path as NSString).lastPathComponent, path: $0.path, contentType: "audio/wav")
+        }
+        return Covid19SoundsProtocol.upload(
+            server, accessToken: accessToken, documents: documents, audio: audio, tag: tag)
+    }
+
+    /// An outcome from the outbox: the next step of the same try, success, or a failed try.
+    func handle(_ outcome: OutboxOutcome) -> Bool {
+        guard let tag = outcome.tag, tag.hasPrefix("survey:") else { return true }
+        let fields = tag.split(separator: ":").map(String.init)
+        guard fields.count == 3, let id = Int64(fields[1]), let store, let definition,
+            var submission = (try? store.submissions(definition.id))?.first(where: { $0.id == id })
+        else { return true }
+        let step = fields[2]
+        let ok = outcome.status == 200
+        do {
+            switch step {
+            case "create":
+                var account = try store.account(definition.id)
+                guard ok, let user = Covid19SoundsProtocol.createdUser(outcome.body) else {
+                    failTry(&submission, reason: reason(outcome))
+                    return true
+                }
+                account.username = user.username
+                account.password = user.password
+                try store.save(account)
+                submission.state = .registered
+                tryUpload(&submission)
+            case "token":
+                guard ok, let token = Covid19SoundsProtocol.token(outcome.body, receivedAt: now()) else {
+                    if (try? store.token(definition.id)) == nil {
+                        try store.save(
+                            SurveyStore.Token(
+                                accessToken: "", refreshToken: "", expiresAt: 0, forcePasswordGrant: true),
+                            for: definition.id)
+                    } else {
+                        try store.forcePasswordGrant(definition.id)
+                    }
+                    failTry(&submission, reason: reason(outcome))
+                    return true
+                }
+                try store.save(token, for: definition.id)
+                submission.state = .ready
+                tryUpload(&submission)
+            case "upload", "upload+initial":
+                guard ok else {
+                    if outcome.status == 401 || outcome.status == 403 { try? store.forcePasswordGrant(definition.id) }
+                    failTry(&submission, reason: reason(outcome))
+                    return true
+                }
+                if let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
+                    let length = object["received_data_length"]
+                {
+                    host.log(.info, "the server received \(length) bytes")
+                }
+                let recordings = (try? store.recordings(of: submission.id)) ?? []
+                try store.delivered(submission, sentInitial: step == "upload+initial")
+                if let folder = recordings.first.map({ ($0.path as NSString).deletingLastPathComponent }) {
+                    try? FileManager.default.removeItem(atPath: mediaPath(folder))
+                }
+                try? FileManager.default.removeItem(
+                    atPath: mediaPath("submissions/\(definition.id)-\(Int(submission.completedAt * 1000))"))
+                host.play(.success)
+                host.say(phrases.text("sent"))
+                settleIfDone()
+                host.onMain { [weak self] in self?.resumeUploads(atHostStart: false) }
+            default:
+                return true
+            }
+        } catch {
+            host.log(.error, "the upload's outcome could not be recorded: \(error)")
+            return false
+        }
+        return true
+    }
+
+    private func reason(_ outcome: OutboxOutcome) -> String {
+        outcome.error ?? "HTTP \(outcome.status)"
+    }
+
+    /// A failed try: the next one after the round's delay, or `failed` after the third.
+    func failTry(_ submission: inout SurveyStore.Submission, reason: String) {
+        guard let store else { return }
+        host.log(.warning, "upload try \(submission.attempts) failed: \(reason)")
+        submission.lastError = reason
+        submission.job = nil
+        if submission.attempts >= 3 {
+            submission.state = .failed
+            submission.attempts = 0
+            submission.nextRoundAt = nil
+            try? store.update(submission)
+            host.say(phrases.text("failed-three"))
+            settleIfDone()
+            return
+        }
+        let delays = retryDelays
+        let base = delays[min(max(submission.attempts - 1, 0), delays.count - 1)]
+        let delay = base * Double.random(in: 0.9...1.1)
+        submission.state = .failedRetryable
+        submission.nextRoundAt = now() + delay
+        try? store.update(submission)
+        if submission.attempts == 1 { host.say(phrases.text("will-send-later")) }
+        schedule(submission.id, after: delay)
+    }
+
+    private func schedule(_ id: Int64, after seconds: Double) {
+        if let earlier = retryTimers[id] { host.cancelTimer(earlier) }
+        retryTimers[id] = host.addTimer(milliseconds: UInt32(max(1, seconds * 1000)), repeating: false) {
+            [weak self] in
+            guard let self, let definition, let store else { return }
+            retryTimers[id] = nil
+            guard var submission = (try? store.submissions(definition.id))?.first(where: { $0.id == id }),
+                submission.state == .failedRetryable
+            else { return }
+            tryUpload(&submission)
+        }
+    }
+
+    /// Ends the feature after saving once nothing of this session is still being tried.
+    private func settleIfDone() {
+        guard finishWhenSettled, let definition, let store else { return }
+        let open = ((try? store.submissions(definition.id)) ?? []).contains {
+            [.queued, .creatingUser, .registered, .token, .ready, .uploading, .failedRetryable].contains($0.state)
+        }
+        if !open {
+            finishWhenSettled = false
+            host.finish()
+        }
+    }
+
+    // MARK: Menu verbs
+
+    func reportUploads() {
+        guard let definition, let store else { return }
+        let waiting = ((try? store.submissions(definition.id)) ?? []).filter { $0.state != .done && $0.state != .kept }
+        host.say(
+            waiting.isEmpty ? phrases.text("uploads-none") : phrases.text("uploads-some", ["count": "\(waiting.count)"])
+        )
+    }
+
+    /// "retry upload": a fresh round for every submission not being sent now.
+    func retryUploads() {
+        guard let definition, let store else { return }
+        for var submission in (try? store.submissions(definition.id)) ?? []
+        where [.failed, .failedRetryable, .queued].contains(submission.state) {
+            if let timer = retryTimers.removeValue(forKey: submission.id) { host.cancelTimer(timer) }
+            submission.attempts = 0
+            tryUpload(&submission)
+        }
+    }
+
+    /// Files no row refers to, left by a crash between linking and committing: removed at start.
+    func sweepOrphanFiles() {
+        guard let definition, let store else { return }
+        var referenced = Set(((try? store.draftRecordings(definition.id)) ?? []).map(\.path))
+        for submission in (try? store.submissions(definition.id)) ?? [] {
+            for recording in (try? store.recordings(of: submission.id)) ?? [] { referenced.insert(recording.path) }
+        }
+        let submissionFolders = Set(
+            referenced.filter { $0.hasPrefix("submissions/") }.map {
+                ($0 as NSString).deletingLastPathComponent
+            })
+        let drafts = "drafts/\(definition.id)"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: mediaPath(drafts))) ?? []
+        where !referenced.contains("\(drafts)/\(name)") {
+            try? FileManager.default.removeItem(atPath: mediaPath("\(drafts)/\(name)"))
+        }
+        let pending = Set(
+            ((try? store.submissions(definition.id)) ?? []).map {
+                "submissions/\(definition.id)-\(Int($0.completedAt * 1000))"
+            })
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: mediaPath("submissions"))) ?? []
+        where name.hasPrefix(definition.id + "-") {
+            let folder = "submissions/\(name)"
+            if !submissionFolders.contains(folder) && !pending.contains(folder) {
+                try? FileManager.default.removeItem(atPath: mediaPath(folder))
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+
+/// `assist survey …`: the survey plugin's verbs as host commands. Each starts the plugin `assist.survey` with
+/// the verb as its first argument (as `assist run survey VERB …` would); the plugin does the work.
+struct SurveyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "survey",
+        abstract: "Answer a survey, check a definition, export kept answers, and set up reminders.",
+        subcommands: [Start.self, Check.self, Export.self, Reminders.self, Remind.self, Forget.self],
+        defaultSubcommand: Start.self
+    )
+
+    static let pluginID = "assist.survey"
+
+    struct Start: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Answer the survey now (the default).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The survey's id (default: setting survey.definition, else covid19-sounds).")
+        var definition: String?
+
+        func run() throws {
+            try FeatureRun.run(global, id: pluginID, arguments: ["start"] + definitionArguments(definition))
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check survey definition files; each problem on its own line with the item and the fix.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Definition files (JSON).") var files: [String]
+
+        func run() throws { try FeatureRun.run(global, id: pluginID, arguments: ["check"] + files) }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the answers kept on this device: JSON lines, or CSV with --csv.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "CSV with a header line instead of JSON lines.") var csv = false
+        @Option(help: "The survey's id.") var definition: String?
+
+        func run() throws {
+            try FeatureRun.run(
+                global, id: pluginID, arguments: ["export"] + (csv ? ["--csv"] : []) + definitionArguments(definition))
+        }
+    }
+
+    struct Reminders: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Install (on) or remove (off) the systemd user timer that reminds the participant.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "on or off.") var state: String
+        @Option(help: "The survey's id.") var definition: String?
+
+        func validate() throws {
+            guard state == "on" || state == "off" else { throw ValidationError("Say on or off, not \(state).") }
+        }
+
+        func run() throws {
+            try FeatureRun.run(global, id: pluginID, arguments: ["reminders", state] + definitionArguments(definition))
+        }
+    }
+
+    struct Remind: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Speak the reminder when one is due (run by the timer); quiet otherwise.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The survey's id.") var definition: String?
+
+        func run() throws {
+            try FeatureRun.run(global, id: pluginID, arguments: ["remind"] + definitionArguments(definition))
+        }
+    }
+
+    struct Forget: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the account, tokens, drafts and kept answers of a survey from this device.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Confirm the deletion.") var yes = false
+        @Option(help: "The survey's id.") var definition: String?
+
+        func run() throws {
+            try FeatureRun.run(
+                global, id: pluginID, arguments: ["forget"] + (yes ? ["--yes"] : []) + definitionArguments(definition))
+        }
+    }
+}
+
+private func definitionArguments(_ definition: String?) -> [String] {
+    definition.map { ["--definition", $0] } ?? []
+}

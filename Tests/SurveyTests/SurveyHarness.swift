@@ -1,0 +1,171 @@
+import AssistCore
+import Foundation
+import HostTesting
+import Interaction
+import PluginHost
+import Testing
+
+/// The survey plugin as built (`libAssistSurvey.so`), installed in a folder of its own and run by a complete
+/// in-process host, with a WAV file as the microphone and the fake COVID-19 Sounds server.
+final class SurveyHarness {
+    let data: TemporaryDirectory
+    let plugins: TemporaryDirectory
+    let server: Covid19SoundsServer
+    let microphone: URL
+    private(set) var host: TestHost
+    let settings: SettingsStore
+
+    init(
+        data: TemporaryDirectory? = nil, server: Covid19SoundsServer? = nil, micSeconds: Double = 2.5,
+        micRate: Int = 44_100, configured: Bool = true, extra: [String: String] = [:]
+    ) throws {
+        self.data = try data ?? TemporaryDirectory("assist-survey-data")
+        plugins = try TemporaryDirectory("assist-survey-plugins")
+        let folder = plugins.url.appendingPathComponent("survey")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: BuildProducts.packageRoot.appendingPathComponent("Plugins/Survey/manifest.json"),
+            to: folder.appendingPathComponent("manifest.json"))
+        try FileManager.default.copyItem(
+            at: BuildProducts.directory.appendingPathComponent("libAssistSurvey.so"),
+            to: folder.appendingPathComponent("libAssistSurvey.so"))
+        self.server = try server ?? Covid19SoundsServer()
+        microphone = plugins.path("mic.wav")
+        try Self.noise(seconds: micSeconds, rate: micRate).write(to: microphone)
+        settings = SettingsStore()
+        var values = [
+            "survey.retry-seconds": "0.3,0.6", "survey.systemd-user-dir": plugins.path("systemd").path,
+            "outbox.retry-base-seconds": "0.2",
+        ]
+        if configured {
+            values["survey.server-url"] = self.server.baseURL + "/"
+            values["survey.client-id"] = self.server.clientID
+            values["survey.client-secret"] = self.server.clientSecret
+            values["survey.preauth-password"] = self.server.preauthPassword
+            values["survey.preauth-email"] = self.server.preauthEmail
+        }
+        for (key, value) in values.merging(extra, uniquingKeysWith: { $1 }) { settings.setDefault(key, .string(value)) }
+        host = try Self.makeHost(plugins: plugins, data: self.data, microphone: microphone, settings: settings)
+    }
+
+    private static func makeHost(
+        plugins: TemporaryDirectory, data: TemporaryDirectory, microphone: URL, settings: SettingsStore
+    ) throws -> TestHost {
+        try TestHost(
+            pluginDirectories: [plugins.url], sound: SoundServices(microphone: .wav(microphone)), dataDirectory: data,
+            settings: settings)
+    }
+
+    /// A new host on the same data, as after quitting (or a crash) and starting again.
+    func restart() throws {
+        host.features.stopAll()
+        host.settle(0.1)
+        host = try Self.makeHost(plugins: plugins, data: data, microphone: microphone, settings: settings)
+    }
+
+    /// Starts the survey with `arguments`.
+    func start(_ arguments: [String] = []) {
+        let host = self.host
+        let record = host.features.record(id: "assist.survey")
+        #expect(record != nil, "the survey plugin is discovered")
+        guard let record else { return }
+        host.run(until: { host.features.focused != nil }) { host.features.activate(record, arguments: arguments) }
+    }
+
+    var lines: [String] { host.output.lines }
+
+    /// Sends a key and lets the plugin react.
+    func key(_ key: Key) { host.input(.key(key)) }
+
+    func type(_ line: String) { host.input(.line(line)) }
+
+    /// Runs the loop until a printed line contains `text` (after `from` lines), or `timeout`.
+    @discardableResult
+    func waitFor(_ text: String, after from: Int = 0, timeout: Double = 10) -> Bool {
+        let output = host.output
+        return host.run(timeoutSeconds: timeout, until: { output.lines.dropFirst(from).contains { $0.contains(text) } })
+    }
+
+    @discardableResult
+    func waitUntil(timeout: Double = 10, _ condition: @escaping @Sendable () -> Bool) -> Bool {
+        host.run(timeoutSeconds: timeout, until: condition)
+    }
+
+    /// Answers a recording item: Space, wait for the take, Enter.
+    func record() {
+        let mark = lines.count
+        key(.space)
+        #expect(waitFor("Recorded", after: mark), "a take ends at the end of the microphone file")
+        key(.enter)
+    }
+
+    /// Goes through the whole COVID-19 Sounds survey; `initial` answers the once-only part too.
+    func answerEverything(initial: Bool, symptoms: [Int] = [3, 5], covid: Int = 1, covidFollowUp: Int = 1) {
+        if initial {
+            key(.character("y"))  // age gate
+            key(.character("2")); key(.enter)  // Female
+            key(.character("3")); key(.enter)  // 20-29
+            key(.character("3")); key(.enter)  // asthma
+            key(.character("1")); key(.enter)  // never smoked
+        }
+        for symptom in symptoms { key(.character(Character("\(symptom)"))) }
+        key(.enter)
+        key(.character(Character("\(covid)"))); key(.enter)
+        key(.character(Character("\(covidFollowUp)"))); key(.enter)
+        key(.character("1")); key(.enter)  // hospital: no
+        record()
+        record()
+        record()
+        let mark = lines.count
+        #expect(waitFor("latitude and longitude", after: max(0, mark - 3)))
+        type("52.2, 0.12")
+        #expect(waitFor("Your answers:", after: mark))
+        key(.enter)
+    }
+
+    /// Mono 16-bit noise at about −20 dBFS.
+    static func noise(seconds: Double, rate: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        let frames = Int(seconds * Double(rate))
+        var data = wavHeader(rate: rate, bytes: frames * 2)
+        var samples = [Int16](repeating: 0, count: frames)
+        for index in samples.indices { samples[index] = Int16.random(in: -3_300...3_300, using: &generator) }
+        samples.withUnsafeBufferPointer { data.append(Data(buffer: $0)) }
+        return data
+    }
+
+    static func wavHeader(rate: Int, bytes: Int) -> Data {
+        var data = Data("RIFF".utf8)
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        u32(36 + bytes)
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16)
+        data.append(contentsOf: Array("data".utf8))
+        u32(bytes)
+        return data
+    }
+
+    /// The WAV header's rate, channels, bits and data length.
+    static func wavFacts(_ data: Data) -> (rate: Int, channels: Int, bits: Int, dataBytes: Int)? {
+        guard data.count >= 44, data.prefix(4) == Data("RIFF".utf8), data[8..<12] == Data("WAVE".utf8) else {
+            return nil
+        }
+        func u32(_ at: Int) -> Int {
+            Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24
+        }
+        func u16(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
+        return (u32(24), u16(22), u16(34), u32(40))
+    }
+
+    /// Files under the plugin's media folder.
+    var mediaFiles: [String] {
+        let root = data.url.appendingPathComponent("plugins/assist.survey/media")
+        let names = FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []
+        return names.filter {
+            !$0.hasSuffix("/")
+                && (try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent($0).path)[.type]
+                    as? FileAttributeType) == .typeRegular
+        }
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// Whole survey sessions through the real plugin library, host services and outbox, against the fake
+/// COVID-19 Sounds server: what is asked, what is sent, what is kept and what is deleted.
+@Suite("survey sessions", .serialized)
+struct SurveySessionTests {
+    @Test func aWholeSessionSendsTheSpecsPartsAndDeletesTheFilesAfter200() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        #expect(survey.waitFor("This study is for people aged 16"))
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sent."), "the upload succeeds: \(survey.lines.suffix(5))")
+        let server = survey.server
+        #expect(server.calls.map(\.0) == [.createUser, .token, .upload])
+        let upload = try #require(server.uploads.first)
+        #expect(
+            upload.parts.map(\.name) == [
+                "daily.json", "initial.json", "audio_file_breathe.wav", "audio_file_cough.wav", "audio_file_read.wav",
+            ])
+        #expect(upload.parts.map(\.filename) == upload.parts.map(\.name))
+        #expect(upload.part("audio_file_cough.wav")?.contentType == "audio/wav")
+        let daily = try #require(upload.json("daily.json"))
+        #expect(daily["symptoms"] == "fever,drycough")
+        #expect(daily["covid"] == "neverThinkHadCOVIDNever")
+        #expect(daily["hospital"] == "no")
+        #expect(daily["breathe"] == "audio_file_breathe.wav" && daily["read"] == "audio_file_read.wav")
+        #expect(daily["location"] == "52.2,0.12,1000.0")
+        #expect(daily["type"] == "production-entry" && daily["locale"] == "en")
+        #expect(daily["participant_id"]?.count == 12)
+        #expect(daily["datetime"]?.range(of: #"^\d{10}\.\d{3}$"#, options: .regularExpression) != nil)
+        #expect(daily["device"]?.split(separator: ",", omittingEmptySubsequences: false).count == 3)
+        let initial = try #require(upload.json("initial.json"))
+        #expect(initial["user_sex"] == "Female" && initial["user_age"] == "20-29")
+        #expect(initial["medical_history"] == "asthma" && initial["smoking"] == "never")
+        #expect(initial["participant_id"] == daily["participant_id"])
+        // The document's keys keep the spec's order.
+        let text = String(decoding: upload.part("daily.json")!.data, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"participant_id":"#) && text.hasSuffix(#""type":"production-entry"}"#))
+        for name in ["audio_file_breathe.wav", "audio_file_cough.wav", "audio_file_read.wav"] {
+            let facts = try #require(SurveyHarness.wavFacts(upload.part(name)!.data), "\(name) is WAV")
+            #expect(facts.rate == 44_100 && facts.channels == 1 && facts.bits == 16)
+            #expect(abs(Double(facts.dataBytes) / 88_200 - 2.5) < 0.06, "\(name) lasts the 2.5 s the microphone gave")
+            #expect(upload.part(name)!.data.count == 44 + facts.dataBytes)
+        }
+        #expect(survey.mediaFiles.isEmpty, "audio and documents are deleted after HTTP 200: \(survey.mediaFiles)")
+    }
+
+    @Test func theInitialPartIsSentOnlyUntilItsFirstSuccess() throws {
+        let survey = try SurveyHarness(extra: ["survey.eligible-after-seconds": "0"])
+        survey.start()
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sent."))
+        try survey.restart()
+        survey.start()
+        let mark = 0
+        #expect(survey.waitFor("Which symptoms", after: mark), "the second session starts with the daily part")
+        survey.answerEverything(initial: false, symptoms: [1])
+        #expect(survey.waitFor("Sent.", after: mark))
+        let uploads = survey.server.uploads
+        #expect(uploads.count == 2)
+        #expect(uploads.last?.part("initial.json") == nil)
+        #expect(uploads.last?.json("daily.json")?["symptoms"] == "None")
+        #expect(survey.server.userCount == 1, "the account is created once")
+        #expect(survey.server.calls.filter { $0.0 == .token }.count == 1, "the token is reused while valid")
+    }
+
+    @Test func failuresAreRetriedAndTheThirdTrySucceedsWithOneUpload() throws {
+        let survey = try SurveyHarness()
+        survey.server.fail(.upload, [.status(500), .reset])
+        survey.start()
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sent.", timeout: 20), "\(survey.lines.suffix(4))")
+        #expect(survey.lines.filter { $0.contains("will be sent later") }.count == 1)
+        #expect(survey.server.uploads.count == 1)
+        #expect(survey.server.calls.filter { $0.0 == .upload }.count == 3)
+    }
+
+    @Test func threeFailuresKeepTheAnswersAndTheNextStartSendsThem() throws {
+        let survey = try SurveyHarness()
+        survey.server.fail(.upload, [.html, .status(500), .status(503)])
+        survey.start()
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sending failed three times", timeout: 20))
+        #expect(survey.server.uploads.isEmpty)
+        #expect(survey.mediaFiles.filter { $0.hasSuffix(".wav") }.count == 3, "the takes stay on disk")
+        try survey.restart()
+        let mark = survey.lines.count
+        survey.start()
+        #expect(survey.waitFor("Sent.", after: mark, timeout: 20))
+        #expect(survey.server.uploads.count == 1)
+        #expect(survey.server.uploads.first?.part("initial.json") != nil)
+    }
+
+    @Test func anExpiredTokenIsReplacedByAPasswordGrant() throws {
+        let survey = try SurveyHarness(extra: ["survey.eligible-after-seconds": "0"])
+        survey.start()
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sent."))
+        survey.server.expireAllTokens()
+        try survey.restart()
+        survey.start()
+        let mark = survey.lines.count
+        survey.answerEverything(initial: false)
+        #expect(survey.waitFor("Sent.", after: mark, timeout: 20))
+        let calls = survey.server.calls.map { "\($0.0.rawValue) \($0.1)" }
+        #expect(
+            calls.suffix(3) == ["/api/receive_file/ 401", "/auth/token/ 200", "/api/receive_file/ 200"], "\(calls)")
+    }
+
+    @Test func withoutServerSettingsTheAnswersAreKeptAndSaidSo() throws {
+        let survey = try SurveyHarness(configured: false)
+        survey.start()
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sending is not set up on this device; answers are kept."))
+        #expect(survey.server.calls.isEmpty)
+        #expect(survey.mediaFiles.filter { $0.hasSuffix(".wav") }.count == 3)
+    }
+
+    @Test func multiChoiceRulesBackspaceAndTheAgeGate() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.key(.character("y"))
+        survey.key(.character("1"))
+        survey.key(.enter)
+        survey.key(.character("2"))
+        survey.key(.enter)
+        // Medical history: nothing chosen is refused; an exclusive choice clears the others.
+        var mark = survey.lines.count
+        survey.key(.enter)
+        #expect(survey.waitFor("Choose at least one option.", after: mark))
+        survey.key(.character("3"))
+        survey.key(.character("4"))
+        mark = survey.lines.count
+        survey.key(.character("1"))
+        #expect(survey.waitFor("None, on. Other answers cleared.", after: mark))
+        mark = survey.lines.count
+        survey.key(.character("5"))
+        #expect(survey.waitFor("COPD or emphysema, on.", after: mark))
+        // Backspace goes back with the answer kept.
+        mark = survey.lines.count
+        survey.key(.backspace)
+        #expect(survey.waitFor("Question 3 of", after: mark))
+        #expect(survey.waitFor("Chosen: 16 to 19.", after: mark))
+        mark = survey.lines.count
+        survey.key(.enter)
+        #expect(survey.waitFor("Chosen: None, COPD or emphysema.", after: mark) == false)
+        #expect(survey.waitFor("Chosen: COPD or emphysema.", after: mark), "the answer is kept after going back")
+    }
+
+    @Test func decliningTheAgeGateKeepsNothing() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.key(.character("n"))
+        #expect(survey.waitFor("This study is for people over 16. Nothing was saved."))
+        #expect(survey.mediaFiles.isEmpty)
+        try survey.restart()
+        survey.start()
+        #expect(survey.waitFor("This study is for people aged 16"), "no draft is offered")
+        #expect(!survey.lines.contains { $0.contains("unfinished survey") })
+    }
+
+    @Test func anUnfinishedSurveyResumesAtTheSameQuestionWithItsTakes() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.key(.character("y"))
+        survey.key(.character("2")); survey.key(.enter)
+        survey.key(.character("3")); survey.key(.enter)
+        survey.key(.character("3")); survey.key(.enter)
+        survey.key(.character("1")); survey.key(.enter)
+        survey.key(.character("3")); survey.key(.enter)
+        survey.key(.character("4")); survey.key(.enter)
+        survey.key(.character("1")); survey.key(.enter)
+        survey.key(.character("1")); survey.key(.enter)
+        survey.record()
+        #expect(survey.waitFor("Cough three times"))
+        try survey.restart()
+        survey.start()
+        #expect(survey.waitFor("unfinished survey"))
+        survey.type("1")  // yes
+        #expect(survey.waitFor("Cough three times", after: survey.lines.count - 2))
+        survey.record()
+        survey.record()
+        survey.type("52.2,0.12,65")
+        #expect(survey.waitFor("Your answers:"))
+        survey.key(.enter)
+        #expect(survey.waitFor("Sent."))
+        let daily = try #require(survey.server.uploads.first?.json("daily.json"))
+        #expect(daily["symptoms"] == "fever" && daily["covid"] == "ptns" && daily["hospital"] == "no")
+        #expect(daily["location"] == "52.2,0.12,65.0")
+        #expect(survey.server.uploads.first?.part("audio_file_breathe.wav") != nil, "the take from before the restart")
+    }
+
+    @Test func aSilentMicrophoneIsWarnedAboutBeforeKeeping() throws {
+        let survey = try SurveyHarness()
+        try SurveyHarness.wavHeader(rate: 44_100, bytes: 88_200 * 2).appending(Data(count: 88_200 * 2))
+            .write(to: survey.microphone)
+        survey.start()
+        survey.key(.character("y"))
+        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
+            survey.key(.character(Character(choice)))
+            survey.key(.enter)
+        }
+        let mark = survey.lines.count
+        survey.key(.space)
+        #expect(survey.waitFor("This take sounds silent", after: mark))
+    }
+
+    @Test func aTakeShorterThanOneSecondIsRefused() throws {
+        let survey = try SurveyHarness(micSeconds: 0.6)
+        survey.start()
+        survey.key(.character("y"))
+        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
+            survey.key(.character(Character(choice)))
+            survey.key(.enter)
+        }
+        var mark = survey.lines.count
+        survey.key(.space)
+        #expect(survey.waitFor("Shorter than one second; please record again.", after: mark))
+        mark = survey.lines.count
+        survey.key(.enter)
+        #expect(survey.waitFor("Press Space to record first.", after: mark))
+    }
+
+    @Test func locationTextThatIsNotCoordinatesIsAskedAgain() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.key(.character("y"))
+        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
+            survey.key(.character(Character(choice)))
+            survey.key(.enter)
+        }
+        survey.record()
+        survey.record()
+        survey.record()
+        #expect(survey.waitFor("latitude and longitude"))
+        let mark = survey.lines.count
+        survey.type("north of here")
+        #expect(
+            survey.waitFor("Type latitude and longitude separated by a comma, or press Enter to skip.", after: mark))
+        survey.type("")
+        #expect(survey.waitFor("No location sent.", after: mark))
+    }
+}
+
+extension Data {
+    func appending(_ other: Data) -> Data { self + other }
+}
