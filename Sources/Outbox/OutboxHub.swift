@@ -97,10 +97,12 @@ package final class OutboxHub: @unchecked Sendable {
         let json =
             "{" + fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
         events?.publish(outcome.error == nil ? "assist.outbox.sent" : "assist.outbox.failed", json: json)
-        if outcome.error != nil || outcome.status == 401 || outcome.status == 403 {
-            onTrouble?(outcome.owner, outcome)
+        let trouble = outcome.error != nil || outcome.status == 401 || outcome.status == 403
+        loop.post { [self] in
+            // A plugin that listens tells its user itself (the survey retries a refused token on its own).
+            if trouble, handlers[outcome.owner] == nil { onTrouble?(outcome.owner, outcome) }
+            deliver(outcome)
         }
-        loop.post { [self] in deliver(outcome) }
     }
 
     /// Hands `outcome` to its plugin, if it listens, and forgets it when handled. Main loop.

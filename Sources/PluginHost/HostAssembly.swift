@@ -79,9 +79,6 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         // Names only: the records hold the plugins' contexts, which hold the hub, which holds this closure.
         let names = Dictionary(records.map { ($0.id, $0.manifest?.name ?? $0.id) }) { first, _ in first }
         hub.outbox.onTrouble = { owner, outcome in
-            // A job allowed one attempt belongs to a plugin that runs its own retries and tells the user
-            // itself (the survey's three tries per round); only refused credentials are the host's to say.
-            if outcome.error?.hasPrefix("gave up after 1 attempt:") == true { return }
             let name = names[owner] ?? owner
             let text =
                 outcome.error.map { phrases.text("outbox.gave-up", ["feature": name, "reason": $0]) }

@@ -10,6 +10,13 @@ public struct FlowState: Codable, Sendable, Equatable {
     /// The chosen option keys, the accepted recording's file name, or the location, per item id. Kept when
     /// going back, so an answer changed later starts from the earlier one.
     public var selections: [String: [String]] = [:]
+
+    public init(parts: [String], current: String, history: [String] = [], selections: [String: [String]] = [:]) {
+        self.parts = parts
+        self.current = current
+        self.history = history
+        self.selections = selections
+    }
 }
 
 /// The survey's navigation, free of sound and storage: items in order, follow-ups inserted where an option's

@@ -48,6 +48,7 @@
  *   assist/cues.h             assist.cues/1: earcons and guidance patterns
  *   assist/audio-in.h         assist.audio-in/1: the microphone as 16-bit PCM
  *   assist/outbox.h           assist.outbox/1: HTTP requests sent in the background, their outcomes
+ *   assist/playback.h         assist.playback/1: a plugin's own recordings played back
  * Services are reached with host->get_service(host, ASSIST_*_SERVICE) and each starts with struct_size.
  * Every function takes the plugin's `h` first, so the host knows the caller.
  */

@@ -58,8 +58,7 @@ typedef struct assist_outbox_request {
     size_t field_count;
     const assist_outbox_part *ASSIST_NULLABLE parts;
     size_t part_count;
-    /** Attempts before giving up (transport errors, 5xx, 429); 0 for the default, 8. With 1 the plugin runs
-        its own retries: the host does not announce that the job was given up. */
+    /** Attempts before giving up (transport errors, 5xx, 429); 0 for the default, 8. */
     uint32_t max_attempts;
     /** The plugin's own reference, handed back with the outcome (may be NULL). */
     const char *ASSIST_NULLABLE tag;
@@ -94,7 +93,8 @@ typedef struct assist_outbox_service {
     assist_status (*enqueue)(const assist_host *h, const assist_outbox_request *request, int64_t *ASSIST_NULLABLE job,
                              char *ASSIST_NULLABLE *err);
     /** Sets the outcome callback (NULL to stop receiving); outcomes waiting from earlier, also from before a
-        restart, are delivered after this call returns. `user` must live until the callback is replaced or
+        restart, are delivered after this call returns. While a callback is set, the plugin tells its user about
+        refused and given-up uploads itself; the host says them only for plugins that are not listening. `user` must live until the callback is replaced or
         set to NULL, or until the plugin stops. [main] */
     assist_status (*on_outcome)(const assist_host *h, assist_outbox_outcome_cb ASSIST_NULLABLE cb,
                                 void *ASSIST_NULLABLE user);

@@ -1,0 +1,92 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// `assist survey …` as an admin or a participant runs it: the real executable and plugin library.
+@Suite("assist survey", .serialized)
+struct SurveyCLITests {
+    @Test func checkListsEachProblemOnItsOwnLineAndFails() throws {
+        let folder = try TemporaryDirectory("assist-survey-check")
+        let bad = folder.path("bad.json")
+        try Data(
+            #"{"id":"t","version":1,"parts":[{"id":"p","items":[{"id":"a","type":"single","field":"f","text":"A?","options":[{"key":"x","then":"a2"}]},{"id":"b","type":"poll","text":"?"}]}]}"#
+                .utf8
+        ).write(to: bad)
+        let result = try ProcessRunner.run(
+            BuildProducts.assist, ["survey", "check", bad.path, "--no-speech", "--data-dir", folder.path("data").path])
+        #expect(result.status == 1)
+        #expect(
+            result.lines.contains(
+                "\(bad.path): Item a: option x names \"a2\" in then, but there is no follow-up item with that id; add one with \"follow_up\": true or fix the name."
+            ), "\(result.lines)")
+        #expect(result.lines.contains { $0.contains("Item b: the type \"poll\" is unknown") })
+        let good = BuildProducts.packageRoot.appendingPathComponent("share/assist/surveys/covid19-sounds.json").path
+        let ok = try ProcessRunner.run(
+            BuildProducts.assist, ["survey", "check", good, "--no-speech", "--data-dir", folder.path("data").path])
+        #expect(ok.status == 0)
+        #expect(ok.lines == ["\(good): the survey covid19-sounds, version 1, is valid."])
+    }
+
+    @Test func aKillNineMidSurveyResumesAtTheSameQuestion() throws {
+        let folder = try TemporaryDirectory("assist-survey-kill")
+        let mic = folder.path("mic.wav")
+        try SurveyHarness.noise(seconds: 1.5, rate: 44_100).write(to: mic)
+        let common = ["--no-speech", "--data-dir", folder.path("data").path, "--mic", "wav:\(mic.path)"]
+        // First run: the gate and three questions, then kill -9 while question 5 waits.
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = ["survey"] + common
+        let input = Pipe()
+        let output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let seen = Collected<String>()
+        output.fileHandleForReading.readabilityHandler = { handle in
+            _ = seen.append(String(decoding: handle.availableData, as: UTF8.self))
+        }
+        func waitFor(_ text: String) -> Bool {
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                if seen.values.joined().contains(text) { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        for line in ["yes", "2", "continue", "4", "continue", "3", "continue"] {
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            Thread.sleep(forTimeInterval: 0.15)
+        }
+        #expect(waitFor("Do you smoke?"), "\(seen.values.joined())")
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+
+        // Second run: the draft is offered, and continuing asks the same question with the answers kept.
+        let resumed = try ProcessRunner.run(
+            BuildProducts.assist, ["survey"] + common, input: "1\nquit\n", timeoutSeconds: 30)
+        let text = resumed.standardOutput
+        #expect(text.contains("You have an unfinished survey from"), "\(text)")
+        #expect(text.contains("Question 5 of 12. Do you smoke?"), "\(text)")
+        #expect(resumed.status == 0 && !resumed.signalled)
+        #expect(!text.contains("Question 4 of 12"), "answered questions are not asked again")
+    }
+
+    @Test func exportPrintsKeptSubmissionsAsCSV() throws {
+        let survey = try SurveyHarness(configured: false)
+        survey.start()
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sending is not set up"))
+        survey.host.features.stopAll()
+        let result = try ProcessRunner.run(
+            BuildProducts.assist, ["survey", "export", "--csv", "--no-speech", "--data-dir", survey.data.url.path])
+        #expect(result.status == 0)
+        let header = try #require(result.lines.first)
+        #expect(header.hasPrefix("submission,definition,version,completed_at,state,user_sex,user_age,medical_history"))
+        #expect(result.lines.count == 2)
+        #expect(
+            result.lines.last?.contains(",queued,Female,20-29,asthma,never,\"fever,drycough\",") == true,
+            "\(result.lines)")
+    }
+}
