@@ -14,8 +14,11 @@ package protocol AudioInput: AnyObject {
 package enum AudioInputSpec: Equatable, Sendable {
     case alsa(String)
     case wav(URL)
+    /// A WAV file delivered at its own pace, as a microphone would (`live:PATH`): reads block until the sound
+    /// has "happened", so a take can be stopped or killed halfway and a benchmark sees real timing.
+    case live(URL)
 
-    /// Reads `alsa`, `alsa:DEVICE` or `wav:PATH`; nil for anything else.
+    /// Reads `alsa`, `alsa:DEVICE`, `wav:PATH` or `live:PATH`; nil for anything else.
     package init?(_ option: String) {
         if option == "alsa" || option == "default" {
             self = .alsa("default")
@@ -23,6 +26,8 @@ package enum AudioInputSpec: Equatable, Sendable {
             self = .alsa(String(option.dropFirst(5)))
         } else if option.hasPrefix("wav:"), option.count > 4 {
             self = .wav(URL(fileURLWithPath: String(option.dropFirst(4))))
+        } else if option.hasPrefix("live:"), option.count > 5 {
+            self = .live(URL(fileURLWithPath: String(option.dropFirst(5))))
         } else {
             return nil
         }
@@ -33,6 +38,7 @@ package enum AudioInputSpec: Equatable, Sendable {
         switch self {
         case .alsa(let device): return try AlsaInput(deviceName: device, format: format)
         case .wav(let url): return try WavFileInput(url: url, format: format)
+        case .live(let url): return try WavFileInput(url: url, format: format, paced: true)
         }
     }
 }
@@ -43,18 +49,29 @@ package final class WavFileInput: AudioInput {
     package let name: String
     private let samples: [Int16]
     private var position = 0
+    private let paced: Bool
+    /// When the first read asked, for pacing.
+    private var started: Double?
 
-    /// Reads `url` whole and converts it to `format`.
-    package init(url: URL, format: AudioFormat) throws {
+    /// Reads `url` whole and converts it to `format`; `paced` delivers it no faster than it plays.
+    package init(url: URL, format: AudioFormat, paced: Bool = false) throws {
         let file = try WavFile.read(url)
         self.samples = AudioConverter.convert(file.samples, from: file.format, to: format)
         self.format = format
         self.name = "the file \(url.path)"
+        self.paced = paced
     }
 
     package func read(frames: Int) throws -> [Int16] {
         let end = min(samples.count, position + frames * format.channels)
         defer { position = end }
+        if paced {
+            let now = ProcessInfo.processInfo.systemUptime
+            let start = started ?? now
+            started = start
+            let due = start + Double(end / format.channels) / Double(format.sampleRateHz)
+            if due > now { Thread.sleep(forTimeInterval: due - now) }
+        }
         return Array(samples[position..<end])
     }
 }

@@ -43,7 +43,10 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Where sound goes: alsa[:DEVICE], wav:PATH (exactly what would be played) or null.")
     var audioOut: String?
 
-    @Option(help: "Where recordings come from: alsa[:DEVICE] or wav:PATH (a file played as the microphone).")
+    @Option(
+        help:
+            "Where recordings come from: alsa[:DEVICE], wav:PATH (a file played as the microphone, all at once) or live:PATH (the same file at its real pace)."
+    )
     var mic: String?
 
     @Option(help: "Where pictures come from: v4l2:/dev/videoN, image:PATH, dir:PATH, video:PATH or pattern.")

@@ -189,7 +189,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     private static func microphone(_ options: GlobalOptions) throws -> AudioInputSpec {
         guard let option = options.mic else { return .alsa("default") }
         guard let spec = AudioInputSpec(option) else {
-            throw CLIFailure(message: "--mic takes alsa, alsa:DEVICE or wav:PATH, not \(option).", exitCode: 64)
+            throw CLIFailure(
+                message: "--mic takes alsa, alsa:DEVICE, wav:PATH or live:PATH, not \(option).", exitCode: 64)
         }
         return spec
     }

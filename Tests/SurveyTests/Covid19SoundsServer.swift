@@ -40,12 +40,20 @@ final class Covid19SoundsServer: @unchecked Sendable {  // because: every mutabl
     private var _uploads: [Upload] = []
     private var _calls: [(Endpoint, Int)] = []
     private var _nonJSONReply = false
+    private var _uploadRate: Int?
+    private var _uploadsStarted = 0
     private(set) var http: LoopbackHTTPServer!
 
     init() throws {
         let router = Router()
-        http = try LoopbackHTTPServer(keptBodyBytes: 32 << 20) { _ in
-            .afterBody { request in router.server?.answer(request) ?? .answer(status: 500) }
+        http = try LoopbackHTTPServer(keptBodyBytes: 32 << 20) { head in
+            let decide = LoopbackHTTPServer.Reply.afterBody { request in
+                router.server?.answer(request) ?? .answer(status: 500)
+            }
+            guard head.path == Endpoint.upload.rawValue else { return decide }
+            router.server?.noteUploadStarted()
+            guard let rate = router.server?.uploadRate else { return decide }
+            return .readSlowly(bytesPerSecond: rate, then: decide)
         }
         router.server = self
     }
@@ -69,6 +77,13 @@ final class Covid19SoundsServer: @unchecked Sendable {  // because: every mutabl
     func fail(_ endpoint: Endpoint, _ faults: [Fault]) {
         lock.withLock { self.faults[endpoint, default: []] += faults }
     }
+    /// Uploads are read at about `bytesPerSecond` (nil: at full speed), so a test can kill the sender halfway.
+    func readUploadsSlowly(_ bytesPerSecond: Int?) { lock.withLock { _uploadRate = bytesPerSecond } }
+    var uploadRate: Int? { lock.withLock { _uploadRate } }
+    /// How many upload requests began to arrive, complete or not.
+    var uploadsStarted: Int { lock.withLock { _uploadsStarted } }
+    func noteUploadStarted() { lock.withLock { _uploadsStarted += 1 } }
+
     /// `receive_file` answers 200 with a body that is not JSON.
     func replyWithoutJSON() { lock.withLock { _nonJSONReply = true } }
     /// Every access token stops working (the server restarted its token store).

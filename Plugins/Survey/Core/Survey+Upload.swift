@@ -20,12 +20,17 @@ extension Survey {
 
     // MARK: Saving
 
+    /// The media folder of a submission: its takes and, while it is sent, its documents.
+    func submissionFolder(_ definitionID: String, completedAt: Double) -> String {
+        "submissions/\(definitionID)-\(Int(completedAt * 1000))"
+    }
+
     /// Saves the session as one submission before any network use: takes move (hard links first, so a crash
     /// at any point leaves either the draft or the submission whole), then one transaction.
     func submit() {
         guard let flow, let definition, let store else { return }
         let completedAt = now()
-        let folder = "submissions/\(definition.id)-\(Int(completedAt * 1000))"
+        let folder = submissionFolder(definition.id, completedAt: completedAt)
         var moved: [String: String] = [:]
         do {
             for take in try store.draftRecordings(definition.id) {
@@ -184,9 +189,7 @@ extension Survey {
     ) throws -> OutboxRequest {
         guard let definition, let store else { throw PluginStatus.invalid }
         let recordings = try store.recordings(of: submission.id)
-        let folder =
-            recordings.first.map { ($0.path as NSString).deletingLastPathComponent }
-            ?? "submissions/\(definition.id)-\(Int(submission.completedAt * 1000))"
+        let folder = submissionFolder(definition.id, completedAt: submission.completedAt)
         let device = Covid19SoundsProtocol.device()
         let type = testMode ? "testing-entry" : definition.entryType
         var documents: [Covid19SoundsProtocol.Document] = []
@@ -272,13 +275,9 @@ extension Survey {
                 {
                     host.log(.info, "the server received \(length) bytes")
                 }
-                let recordings = (try? store.recordings(of: submission.id)) ?? []
                 try store.delivered(submission, sentInitial: step == "upload+initial")
-                if let folder = recordings.first.map({ ($0.path as NSString).deletingLastPathComponent }) {
-                    try? FileManager.default.removeItem(atPath: mediaPath(folder))
-                }
                 try? FileManager.default.removeItem(
-                    atPath: mediaPath("submissions/\(definition.id)-\(Int(submission.completedAt * 1000))"))
+                    atPath: mediaPath(submissionFolder(definition.id, completedAt: submission.completedAt)))
                 host.play(.success)
                 host.say(phrases.text("sent"))
                 settleIfDone()
@@ -368,30 +367,24 @@ extension Survey {
         }
     }
 
-    /// Files no row refers to, left by a crash between linking and committing: removed at start.
+    /// Files no row refers to, left by a crash between linking and committing: draft takes without a row and
+    /// submission folders without a submission. Removed at start.
     func sweepOrphanFiles() {
         guard let definition, let store else { return }
-        var referenced = Set(((try? store.draftRecordings(definition.id)) ?? []).map(\.path))
-        for submission in (try? store.submissions(definition.id)) ?? [] {
-            for recording in (try? store.recordings(of: submission.id)) ?? [] { referenced.insert(recording.path) }
-        }
-        let submissionFolders = Set(
-            referenced.filter { $0.hasPrefix("submissions/") }.map {
-                ($0 as NSString).deletingLastPathComponent
-            })
+        let referenced = Set(((try? store.draftRecordings(definition.id)) ?? []).map(\.path))
         let drafts = "drafts/\(definition.id)"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: mediaPath(drafts))) ?? []
         where !referenced.contains("\(drafts)/\(name)") {
             try? FileManager.default.removeItem(atPath: mediaPath("\(drafts)/\(name)"))
         }
-        let pending = Set(
+        let kept = Set(
             ((try? store.submissions(definition.id)) ?? []).map {
-                "submissions/\(definition.id)-\(Int($0.completedAt * 1000))"
+                submissionFolder(definition.id, completedAt: $0.completedAt)
             })
         for name in (try? FileManager.default.contentsOfDirectory(atPath: mediaPath("submissions"))) ?? []
         where name.hasPrefix(definition.id + "-") {
             let folder = "submissions/\(name)"
-            if !submissionFolders.contains(folder) && !pending.contains(folder) {
+            if !kept.contains(folder) {
                 try? FileManager.default.removeItem(atPath: mediaPath(folder))
             }
         }

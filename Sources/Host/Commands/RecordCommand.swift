@@ -35,7 +35,8 @@ struct RecordCommand: ParsableCommand {
         let spec: AudioInputSpec
         if let option = global.mic {
             guard let parsed = AudioInputSpec(option) else {
-                throw CLIFailure(message: "--mic takes alsa, alsa:DEVICE or wav:PATH, not \(option).", exitCode: 64)
+                throw CLIFailure(
+                    message: "--mic takes alsa, alsa:DEVICE, wav:PATH or live:PATH, not \(option).", exitCode: 64)
             }
             spec = parsed
         } else {

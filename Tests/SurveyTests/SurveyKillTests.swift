@@ -1,0 +1,191 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// `assist survey` killed with SIGKILL at each stage (mid-take, after saving, mid-upload) loses no answer and
+/// sends nothing twice: the next run picks up where the files and rows say it was.
+@Suite("assist survey under kill -9", .serialized)
+struct SurveyKillTests {
+    /// A running `assist survey`, fed lines and read as it speaks.
+    final class Child {
+        let process = Process()
+        private let input = Pipe()
+        private let output = Pipe()
+        private let seen = Collected<String>()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+            process.arguments = arguments
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            let seen = self.seen
+            output.fileHandleForReading.readabilityHandler = { handle in
+                _ = seen.append(String(decoding: handle.availableData, as: UTF8.self))
+            }
+            try process.run()
+        }
+
+        var text: String { seen.values.joined() }
+
+        /// Waits until the output holds `needle` `count` times.
+        @discardableResult
+        func waitFor(_ needle: String, count: Int = 1, timeout: Double = 20) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if text.components(separatedBy: needle).count - 1 >= count { return true }
+                Thread.sleep(forTimeInterval: 0.03)
+            }
+            return false
+        }
+
+        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+        /// Sends `line` once the output has grown past what it was, so each line meets the question it answers.
+        func answer(_ line: String, expecting needle: String) {
+            let before = text.components(separatedBy: needle).count - 1
+            send(line)
+            #expect(waitFor(needle, count: before + 1), "after \(line): \(text.suffix(300))")
+        }
+
+        func kill9() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            output.fileHandleForReading.readabilityHandler = nil
+        }
+
+        func quit() {
+            send("quit")
+            process.waitUntilExit()
+            output.fileHandleForReading.readabilityHandler = nil
+        }
+    }
+
+    let folder: TemporaryDirectory
+    let server: Covid19SoundsServer
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-survey-kill9")
+        server = try Covid19SoundsServer()
+        try SurveyHarness.noise(seconds: 1.5, rate: 44_100).write(to: folder.path("short.wav"))
+        try SurveyHarness.noise(seconds: 12, rate: 44_100).write(to: folder.path("long.wav"))
+    }
+
+    /// Options for a run: the fake server (or a closed port), fast retries, a microphone.
+    func arguments(mic: String, serverURL: String? = nil) throws -> [String] {
+        let config = folder.path("config-\(UUID().uuidString).toml")
+        try """
+        [survey]
+        server-url = "\(serverURL ?? server.baseURL)"
+        client-id = "\(server.clientID)"
+        client-secret = "\(server.clientSecret)"
+        preauth-password = "\(server.preauthPassword)"
+        preauth-email = "\(server.preauthEmail)"
+        retry-seconds = "0.3,0.6"
+
+        [outbox]
+        retry-base-seconds = 0.2
+        """.write(to: config, atomically: true, encoding: .utf8)
+        return ["survey", "--no-speech", "--data-dir", folder.path("data").path, "--config", config.path, "--mic", mic]
+    }
+
+    /// From the age gate to the first recording.
+    func answerQuestions(_ child: Child) {
+        #expect(child.waitFor("Press Y for"))
+        child.answer("yes", expecting: "Question 2 of")
+        child.answer("2", expecting: "chosen")
+        child.answer("continue", expecting: "Question 3 of")
+        child.answer("3", expecting: "chosen")
+        child.answer("continue", expecting: "Question 4 of")
+        child.answer("3", expecting: ", on.")
+        child.answer("continue", expecting: "Question 5 of")
+        child.answer("1", expecting: "chosen")
+        child.answer("continue", expecting: "Question 6 of")
+        child.answer("3", expecting: ", on.")
+        child.answer("continue", expecting: "Question 7 of")
+        child.answer("4", expecting: "chosen")
+        child.answer("continue", expecting: "Question 8 of")
+        child.answer("1", expecting: "chosen")
+        child.answer("continue", expecting: "Question 9 of")
+    }
+
+    /// Records the takes still to do and saves.
+    func recordAndSave(_ child: Child, takes: Int) {
+        for _ in 0..<takes {
+            child.answer("record", expecting: "Recorded")
+            child.answer("continue", expecting: "Question")
+        }
+        #expect(child.waitFor("latitude and longitude"))
+        child.answer("52.2,0.12", expecting: "Your answers:")
+        child.answer("continue", expecting: "Your answers are saved.")
+    }
+
+    var mediaFiles: [String] {
+        let root = folder.path("data/plugins/assist.survey/media").path
+        let names = FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []
+        return names.filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder)
+                && !isFolder.boolValue
+        }
+    }
+
+    @Test func killedMidTakeResumesAtThatRecordingWithNoHalfTakeKept() throws {
+        let first = try Child(arguments(mic: "live:\(folder.path("long.wav").path)"))
+        answerQuestions(first)
+        first.send("record")
+        #expect(first.waitFor("Recording in 3, 2, 1."))
+        Thread.sleep(forTimeInterval: 1.5)  // a second and more into the take
+        first.kill9()
+        #expect(mediaFiles.count == 1, "the half take is on disk: \(mediaFiles)")
+
+        let second = try Child(arguments(mic: "wav:\(folder.path("short.wav").path)"))
+        #expect(second.waitFor("unfinished survey"))
+        second.answer("1", expecting: "Question 9 of")
+        #expect(!second.text.contains("is kept"), "no take was accepted")
+        #expect(mediaFiles.isEmpty, "the half take is swept: \(mediaFiles)")
+        recordAndSave(second, takes: 3)
+        #expect(second.waitFor("Sent."))
+        second.process.waitUntilExit()
+        #expect(server.uploads.count == 1)
+        #expect(server.uploads.first?.parts.count == 5)
+    }
+
+    @Test func killedAfterSavingSendsTheSubmissionOnceAtTheNextRun() throws {
+        // The first run cannot reach the server: it saves, fails a try, and is killed while waiting to retry.
+        let first = try Child(arguments(mic: "wav:\(folder.path("short.wav").path)", serverURL: "http://127.0.0.1:1"))
+        answerQuestions(first)
+        recordAndSave(first, takes: 3)
+        #expect(first.waitFor("will be sent later"))
+        first.kill9()
+        #expect(mediaFiles.filter { $0.hasSuffix(".wav") }.count == 3)
+
+        let second = try Child(arguments(mic: "wav:\(folder.path("short.wav").path)"))
+        #expect(second.waitFor("Sent."), "\(second.text)")
+        second.quit()
+        #expect(server.uploads.count == 1)
+        let upload = try #require(server.uploads.first)
+        #expect(upload.part("initial.json") != nil && upload.json("daily.json")?["symptoms"] == "fever")
+        #expect(mediaFiles.isEmpty)
+    }
+
+    @Test func killedMidUploadCompletesExactlyOnceAtTheNextRun() throws {
+        server.readUploadsSlowly(60_000)  // about 8 s for the three takes
+        let first = try Child(arguments(mic: "wav:\(folder.path("short.wav").path)"))
+        answerQuestions(first)
+        recordAndSave(first, takes: 3)
+        let deadline = Date().addingTimeInterval(20)
+        while server.uploadsStarted == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 1)
+        first.kill9()
+        #expect(server.uploads.isEmpty, "the first upload never completed")
+
+        server.readUploadsSlowly(nil)
+        let second = try Child(arguments(mic: "wav:\(folder.path("short.wav").path)"))
+        #expect(second.waitFor("Sent."), "\(second.text)")
+        second.quit()
+        #expect(server.uploads.count == 1, "sent once, whole")
+        #expect(server.calls.filter { $0.0 == .createUser }.count == 1)
+        #expect(mediaFiles.isEmpty)
+    }
+}
