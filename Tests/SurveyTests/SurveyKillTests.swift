@@ -65,7 +65,11 @@ struct SurveyKillTests {
     let server: Covid19SoundsServer
 
     init() throws {
-        folder = try TemporaryDirectory("assist-survey-kill9")
+        try self.init(folderOnly: TemporaryDirectory("assist-survey-kill9"))
+    }
+
+    init(folderOnly folder: TemporaryDirectory) throws {
+        self.folder = folder
         server = try Covid19SoundsServer()
         try SurveyHarness.noise(seconds: 1.5, rate: 44_100).write(to: folder.path("short.wav"))
         try SurveyHarness.noise(seconds: 12, rate: 44_100).write(to: folder.path("long.wav"))
@@ -187,5 +191,34 @@ struct SurveyKillTests {
         #expect(server.uploads.count == 1, "sent once, whole")
         #expect(server.calls.filter { $0.0 == .createUser }.count == 1)
         #expect(mediaFiles.isEmpty)
+    }
+}
+
+/// "Play recording" through the host's real mixer into `--audio-out wav:PATH`: the take is heard.
+@Suite("assist survey playback")
+struct SurveyPlaybackTests {
+    @Test func playingATakeBackSendsItToTheSoundOutput() throws {
+        let folder = try TemporaryDirectory("assist-survey-play")
+        // The take is a 3 kHz tone, easy to tell from speech and the earcons in the output.
+        let frames = 66_150
+        var take = SurveyHarness.wavHeader(rate: 44_100, bytes: frames * 2)
+        let samples = (0..<frames).map { Int16(8_000 * sin(2 * Double.pi * 3_000 * Double($0) / 44_100)) }
+        samples.withUnsafeBufferPointer { take.append(Data(buffer: $0)) }
+        try take.write(to: folder.path("mic.wav"))
+        let out = folder.path("out.wav")
+        let child = try SurveyKillTests.Child([
+            "survey", "--data-dir", folder.path("data").path, "--mic",
+            "wav:\(folder.path("mic.wav").path)", "--audio-out", "wav:\(out.path)",
+        ])
+        let kill = try SurveyKillTests(folderOnly: folder)
+        kill.answerQuestions(child)
+        child.answer("record", expecting: "Recorded")
+        child.send("play recording")
+        Thread.sleep(forTimeInterval: 2.5)
+        child.quit()
+        let sound = try SoundAnalysis(url: out)
+        let tone = sound.strength(ofHz: 3_000, channel: 0)
+        let beside = sound.strength(ofHz: 3_370, channel: 0)
+        #expect(tone > 10 * beside, "the take's 3 kHz tone is in the output (\(tone) against \(beside))")
     }
 }

@@ -242,6 +242,37 @@ struct SurveySessionTests {
         survey.type("")
         #expect(survey.waitFor("No location sent.", after: mark))
     }
+
+    @Test func aMicrophoneThatCannotBeOpenedIsSaidAndTheDraftKept() throws {
+        let survey = try SurveyHarness()
+        try FileManager.default.removeItem(at: survey.microphone)
+        survey.start()
+        survey.key(.character("y"))
+        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
+            survey.key(.character(Character(choice)))
+            survey.key(.enter)
+        }
+        let mark = survey.lines.count
+        survey.key(.space)
+        #expect(survey.waitFor("Microphone not available. Space to try again, Escape to stop for now.", after: mark))
+        try survey.restart()
+        survey.start()
+        #expect(survey.waitFor("unfinished survey"), "the answers so far are kept")
+    }
+
+    @Test func aFullQuotaStopsBeforeRecordingAndSaysSo() throws {
+        let survey = try SurveyHarness(extra: ["storage.quota-mb": "1"])
+        survey.start()
+        survey.key(.character("y"))
+        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
+            survey.key(.character(Character(choice)))
+            survey.key(.enter)
+        }
+        let mark = survey.lines.count
+        survey.key(.space)
+        #expect(survey.waitFor("Storage is full; recording stopped.", after: mark))
+        #expect(survey.mediaFiles.isEmpty)
+    }
 }
 
 extension Data {
