@@ -196,7 +196,9 @@ let package = Package(
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
             name: "AssistFuzz",
-            dependencies: ["PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore"],
+            dependencies: [
+                "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
+            ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
         // Tests.

@@ -6,6 +6,7 @@ import OCR
 import Outbox
 import PluginHost
 import ReadTextCore
+import SurveyCore
 
 /// Every parser of outside data, each a function of arbitrary bytes that must return without crashing,
 /// hanging or growing without bound. `make fuzz` runs each under libFuzzer (ASSIST_FUZZ_TARGET names it);
@@ -14,7 +15,7 @@ enum FuzzTargets {
     static let all: [String: @Sendable (Data) -> Void] = [
         "manifest": manifest, "config": config, "journal": journal, "outbox-job": outboxJob,
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
-        "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry,
+        "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -32,6 +33,25 @@ enum FuzzTargets {
     static func manifest(_ data: Data) {
         let url = writeScratch(data, name: "manifest.json")
         if case .success = Result(catching: { try PluginManifest.load(from: url) }) {} else {}
+    }
+
+    /// Survey definitions from research teams (`/etc/assist/surveys/*.json`): read, checked, and when valid,
+    /// walked through as a participant would (every option of every item chosen, then going back).
+    static func surveyDefinition(_ data: Data) {
+        guard case .valid(let definition) = DefinitionLoader.load(data) else { return }
+        guard var flow = SurveyFlow(definition: definition, parts: definition.parts.map(\.id)) else { return }
+        for _ in 0..<200 {
+            let item = flow.current
+            if item.kind == .multi { for index in item.options.indices { _ = flow.toggle(index) } }
+            if item.kind == .single { _ = flow.choose(item.options.count - 1) }
+            if item.kind == .recording || item.kind == .location || item.kind == .gate {
+                flow.setValue("x", for: item.id)
+            }
+            if case .asking = flow.advance() { continue }
+            break
+        }
+        _ = flow.answers
+        while flow.back() {}
     }
 
     /// `config.toml` files, then the host's check of the values found.
