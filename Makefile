@@ -98,6 +98,7 @@ bench: deps
 	bench/storage.sh
 	bench/outbox.sh
 	bench/find-object.sh
+	bench/survey.sh
 
 clean:
 	rm -rf .build

@@ -140,6 +140,14 @@ let package = Package(
             path: "bench/StorageBench"
         ),
         .executableTarget(
+            name: "SurveyBench",
+            dependencies: [
+                "PluginHost", "AssistCore", "Interaction", "Audio", "Speech", "Runtime", "HostTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/SurveyBench"
+        ),
+        .executableTarget(
             name: "CameraBench",
             dependencies: ["Camera", "HostTesting", .product(name: "Logging", package: "swift-log")],
             path: "bench/CameraBench"

@@ -12,6 +12,10 @@ final class Playback {
     var marks: [EspeakEngine.Mark] = []
     /// The character where the word now being heard starts, from the start of the text.
     var currentWordCharacter: Int
+    /// Leading silence dropped from the synthesis (espeak-ng starts most utterances with about 40 ms of it), so
+    /// speech is heard that much sooner; word marks move back by as much.
+    var trimmedLeading = 0
+    var soundStarted = false
     var synthesisStarted = false
     var synthesisDone = false
     var cancelled = false

@@ -8,6 +8,8 @@ import Logging
 /// "cancelled", and word-start callbacks come as each word begins to sound.
 // because: every mutable member is guarded by `condition`; the engine is used only on the speech thread
 package final class SpeechService: Speaker, @unchecked Sendable {
+    /// The most leading silence dropped from an utterance, in samples (200 ms at espeak-ng's 22 050 Hz).
+    static let leadingTrimLimit = 4_410
     /// How far synthesis may run ahead of playback, in samples (2 s), so a 100 kB text never fills memory.
     static let aheadSamples = 44_100
 
@@ -270,9 +272,28 @@ package final class SpeechService: Speaker, @unchecked Sendable {
             condition.unlock()
             return false
         }
-        current.samples.append(contentsOf: chunk)
-        current.synthesised += chunk.count
-        current.marks.append(contentsOf: marks)
+        var start = 0
+        if !current.soundStarted {
+            // Silence before the first sound is dropped (up to 200 ms; a few samples kept for a clean onset).
+            let limit = Self.leadingTrimLimit - current.trimmedLeading
+            if let onset = chunk.firstIndex(where: { abs(Int32($0)) > 64 }) {
+                start = min(max(0, onset - 32), limit)
+                current.soundStarted = true
+            } else {
+                start = min(chunk.count, limit)
+                if start < chunk.count { current.soundStarted = true }
+            }
+            current.trimmedLeading += start
+        }
+        current.samples.append(contentsOf: chunk[start...])
+        current.synthesised += chunk.count - start
+        let trimmed = current.trimmedLeading
+        current.marks.append(
+            contentsOf: marks.map { mark in
+                var moved = mark
+                moved.sample = max(0, mark.sample - trimmed)
+                return moved
+            })
         condition.unlock()
         mixer?.wake()
         condition.lock()

@@ -32,7 +32,9 @@ final class Recorder: @unchecked Sendable {
     private var closed = false
     private let ended = DispatchSemaphore(value: 0)
     private var result: Result?
-    /// Wall-clock seconds (monotonic) when the first samples were kept, for the benchmark.
+    /// Monotonic seconds when the microphone was opened, and when its first samples were kept, for the
+    /// `assist.survey.take` event (the benchmark reads them).
+    let openedAt = ProcessInfo.processInfo.systemUptime
     private(set) var firstSampleAt: Double?
 
     var rateHz: Int { writer.rateHz }
@@ -143,6 +145,7 @@ extension Survey {
             onDone: { [weak self] _, finished in
                 guard let self, finished, self.flow?.current.id == item.id, mode == .asking else { return }
                 host.play(.rise)
+                toneRequestedAt = ProcessInfo.processInfo.systemUptime
                 // The microphone opens as the start tone ends, so the tone is not in the take.
                 host.addTimer(milliseconds: 180, repeating: false) { [weak self] in
                     self?.openMicrophone(item: item, definition: definition, rate: rate)
@@ -177,9 +180,22 @@ extension Survey {
         host.publish("assist.voice.suspend", json: #"{"reason":"recording"}"#)
         recorder.start(host: host) { [weak self, weak recorder] result in
             recorder?.close()
+            if let self, let recorder { publishTake(recorder, result: result, item: item) }
             self?.takeEnded(result, item: item, name: name, rate: rate)
         }
         pendingName = name
+    }
+
+    /// `assist.survey.take`: the item, the take's length and, in monotonic seconds, when the start tone was
+    /// asked for, when the microphone opened and when its first samples were kept.
+    private func publishTake(_ recorder: Recorder, result: Recorder.Result, item: SurveyItem) {
+        var fields = [
+            "\"item\":\(Covid19SoundsProtocol.quoted(item.id))", "\"seconds\":\(result.seconds)",
+            "\"mic_opened_s\":\(recorder.openedAt)",
+        ]
+        if let tone = toneRequestedAt { fields.append("\"tone_requested_s\":\(tone)") }
+        if let first = recorder.firstSampleAt { fields.append("\"first_sample_s\":\(first)") }
+        host.publish("assist.survey.take", json: "{" + fields.joined(separator: ",") + "}")
     }
 
     private func takeEnded(_ result: Recorder.Result, item: SurveyItem, name: String, rate: Int) {

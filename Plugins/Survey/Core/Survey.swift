@@ -20,6 +20,8 @@ public final class Survey: PluginFeature {
     var recorder: Recorder?
     /// The media name of the take being recorded.
     var pendingName: String?
+    /// When the last start tone was asked for (monotonic seconds).
+    var toneRequestedAt: Double?
     /// A take just recorded, waiting to be kept, played or replaced.
     var pendingTake: PendingTake?
     var saidLanguageFallback = false
