@@ -34,6 +34,9 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     package var license: String?
     package var sha256: String?
     package var settingsNamespaces: [String]?
+    /// Arguments the shell starts this foreground feature with once, when the shell starts (the survey's
+    /// reminder: `["remind"]`). The feature must finish at once.
+    package var atShellStart: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, name, version, library, abi, description, services, devices, keywords, mode, languages, license
@@ -43,6 +46,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         case storageQuotaMb = "storage_quota_mb"
         case swiftToolchain = "swift_toolchain"
         case settingsNamespaces = "settings_namespaces"
+        case atShellStart = "at_shell_start"
     }
 
     /// True for background plugins (sensors), false for foreground features.

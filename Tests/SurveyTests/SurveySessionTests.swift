@@ -71,7 +71,8 @@ struct SurveySessionTests {
         survey.server.fail(.upload, [.status(500), .reset])
         survey.start()
         survey.answerEverything(initial: true)
-        #expect(survey.waitFor("Sent.", timeout: 20), "\(survey.lines.suffix(4))")
+        #expect(
+            survey.waitFor("Sent.", timeout: 20), "\(survey.lines.suffix(12)) calls: \(survey.server.calls)")
         #expect(survey.lines.filter { $0.contains("will be sent later") }.count == 1)
         #expect(survey.server.uploads.count == 1)
         #expect(survey.server.calls.filter { $0.0 == .upload }.count == 3)

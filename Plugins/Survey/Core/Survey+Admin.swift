@@ -127,15 +127,19 @@ extension Survey {
     func toggleReminders() { setReminders(!remindersInstalled) }
 
     /// `remind`: speaks the reminder when one is due (eligible, the last one old enough), else stays quiet.
+    /// Only participants are reminded: someone who has saved a survey here, or turned reminders on; a user who
+    /// never joined the study is not nagged because the plugin is installed.
     func remind(definitionID: String) throws(PluginError) {
         let definition = try loadDefinition(definitionID)
         let store = try openStore()
         var account = (try? store.account(definition.id)) ?? .init(definitionID: definition.id, uploadedInitial: false)
         let after = eligibleAfterSeconds(definition)
         let spacing = testMode ? 600 : definition.reminderSpacingSeconds
-        if Eligibility.reminderDue(
-            lastCompleted: account.lastCompleted, lastReminded: account.lastReminded, now: now(), after: after,
-            spacing: spacing)
+        let participates = account.lastCompleted != nil || remindersInstalled
+        if participates,
+            Eligibility.reminderDue(
+                lastCompleted: account.lastCompleted, lastReminded: account.lastReminded, now: now(), after: after,
+                spacing: spacing)
         {
             account.lastReminded = now()
             try? store.save(account)

@@ -21,9 +21,9 @@ struct ShellCommand: ParsableCommand {
             signals.forEach { $0.cancel() }
             session.shutdown()
         }
-        // The menu is set up before the first key is read, so early input is never lost.
-        session.loop.post { shell.start() }
-        session.startInput()
+        // The menu is set up before the first key is read, so early input is never lost (nor taken by a
+        // feature that runs at start).
+        session.loop.post { shell.start { session.startInput() } }
         session.loop.run()
     }
 }
@@ -33,6 +33,9 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
     private let session: HostSession
     private var menuRequest: UInt64?
     private var quitting = false
+    /// Features still to run once at start (`at_shell_start`), and what to do when they are done.
+    private var startHooks: [PluginRecord] = []
+    private var onReady: (() -> Void)?
 
     init(session: HostSession) {
         self.session = session
@@ -42,11 +45,13 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         session.features.records.filter { $0.isUsable && !($0.manifest?.isBackground ?? false) }
     }
 
-    func start() {
+    /// Welcomes the user, runs the features that speak at start one after the other, then opens the menu and
+    /// calls `ready` (which starts reading the keyboard).
+    func start(ready: @escaping () -> Void) {
         let features = session.features
         features.onFeatureEnded = { [weak self] _, _ in
             guard let self, !self.quitting, features.focused == nil else { return }
-            session.loop.post { self.showMenu() }
+            session.loop.post { self.runStartHooksOrShowMenu() }
         }
         session.dispatcher.onEndOfInput = { [weak self] in self?.quit() }
         session.dispatcher.launchKeywords = keywords()
@@ -57,7 +62,23 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         let count = foreground.count
         let welcome = count == 1 ? "shell.welcome-one" : "shell.welcome"
         session.announcer.say(session.phrases.text(welcome, ["count": String(count)]))
+        // Features that have something to say when Assist starts (a survey reminder) run once, before the menu.
+        startHooks = foreground.filter { $0.manifest?.atShellStart != nil }
+        onReady = ready
+        runStartHooksOrShowMenu()
+    }
+
+    /// The next start-up feature, or, when none is left, the menu and the keyboard.
+    private func runStartHooksOrShowMenu() {
+        while !startHooks.isEmpty {
+            let record = startHooks.removeFirst()
+            if session.features.activate(record, arguments: record.manifest?.atShellStart ?? []) { return }
+        }
         showMenu()
+        if let ready = onReady {
+            onReady = nil
+            ready()
+        }
     }
 
     func quit() {
