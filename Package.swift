@@ -196,7 +196,11 @@ let package = Package(
             linkerSettings: pluginExports
         ),
 
-        .target(name: "SurveyCore", dependencies: ["PluginKit"], path: "Plugins/Survey/Core"),
+        // AAC .m4a takes for the survey, with FFmpeg's own encoder (only when an admin asks for them).
+        .target(
+            name: "CAudioEncoder", path: "Plugins/Shared/CAudioEncoder",
+            linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "SurveyCore", dependencies: ["PluginKit", "CAudioEncoder"], path: "Plugins/Survey/Core"),
         .target(
             name: "SurveyPlugin", dependencies: ["SurveyCore"], path: "Plugins/Survey/Entry",
             linkerSettings: pluginExports),

@@ -274,6 +274,35 @@ struct SurveySessionTests {
         #expect(survey.waitFor("Storage is full; recording stopped.", after: mark))
         #expect(survey.mediaFiles.isEmpty)
     }
+
+    @Test func takesGoAsAACInM4AWhenTheAdminAsks() throws {
+        let survey = try SurveyHarness(extra: ["survey.audio-format": "m4a"])
+        survey.start()
+        survey.answerEverything(initial: true)
+        #expect(survey.waitFor("Sent."), "\(survey.lines.suffix(4))")
+        let upload = try #require(survey.server.uploads.first)
+        #expect(
+            upload.parts.map(\.name).suffix(3) == [
+                "audio_file_breathe.m4a", "audio_file_cough.m4a", "audio_file_read.m4a",
+            ])
+        #expect(upload.part("audio_file_cough.m4a")?.contentType == "audio/mp4")
+        #expect(upload.json("daily.json")?["cough"] == "audio_file_cough.m4a")
+        let data = try #require(upload.part("audio_file_read.m4a")?.data)
+        #expect(data.count > 1_000 && data.count < 88_200, "compressed: \(data.count) bytes for 2.5 s")
+        #expect(data.dropFirst(4).prefix(4) == Data("ftyp".utf8), "an ISO media file")
+        guard let ffprobe = ProcessRunner.which("ffprobe") else { return }
+        let file = survey.data.path("read.m4a")
+        try data.write(to: file)
+        let probe = try ProcessRunner.run(
+            ffprobe,
+            [
+                "-v", "error", "-show_entries", "stream=codec_name,sample_rate:format=duration", "-of", "default=nw=1",
+                file.path,
+            ])
+        #expect(probe.standardOutput.contains("codec_name=aac") && probe.standardOutput.contains("sample_rate=44100"))
+        let duration = probe.lines.first { $0.hasPrefix("duration=") }.flatMap { Double($0.dropFirst(9)) } ?? 0
+        #expect(abs(duration - 2.5) < 0.1, "\(probe.standardOutput)")
+    }
 }
 
 extension Data {

@@ -1,3 +1,4 @@
+import CAudioEncoder
 import Foundation
 import PluginKit
 
@@ -32,10 +33,20 @@ extension Survey {
         let completedAt = now()
         let folder = submissionFolder(definition.id, completedAt: completedAt)
         var moved: [String: String] = [:]
+        var answers = flow.answers
         do {
             for take in try store.draftRecordings(definition.id) {
-                let fileName = (definition.item(take.task)?.file ?? take.task) + ".wav"
-                let target = "\(folder)/\(fileName)"
+                let base = definition.item(take.task)?.file ?? take.task
+                if wantsM4A, let target = try encodeM4A(take, to: "\(folder)/\(base).m4a") {
+                    moved[take.task] = target
+                    if let item = definition.item(take.task), let field = item.field,
+                        let part = definition.part(of: item.id)?.id
+                    {
+                        answers[part]?[field] = "\(base).m4a"
+                    }
+                    continue
+                }
+                let target = "\(folder)/\(base).wav"
                 let targetPath = try host.createMediaFile(target)
                 unlink(targetPath)
                 guard link(mediaPath(take.path), targetPath) == 0 else { throw PluginStatus.io }
@@ -44,7 +55,7 @@ extension Survey {
             let initial = definition.parts.first(where: \.once)?.id
             let state: SurveyStore.State = definition.adapter == .none ? .kept : .queued
             _ = try store.submit(
-                definition: definition, answers: flow.answers, completedAt: completedAt,
+                definition: definition, answers: answers, completedAt: completedAt,
                 initialPart: flow.state.parts.contains(initial ?? "") ? initial : nil, movedTakes: moved, state: state)
         } catch {
             for (_, target) in moved { try? host.deleteMedia(target) }
@@ -64,6 +75,31 @@ extension Survey {
         }
         finishWhenSettled = true
         startUploads(atHostStart: false)
+    }
+
+    /// AAC takes, only when the admin sets `survey.audio-format = "m4a"` (spec §3.12).
+    var wantsM4A: Bool { host.setting("audio-format")?.lowercased() == "m4a" }
+
+    /// Encodes a draft take to AAC at 192 kbps in `target` (a media name); nil, after a log line, when FFmpeg
+    /// cannot, so the take goes as WAV.
+    private func encodeM4A(_ take: SurveyStore.Recording, to target: String) throws -> String? {
+        guard let data = FileManager.default.contents(atPath: mediaPath(take.path)), data.count > 44 else {
+            return nil
+        }
+        let path = try host.createMediaFile(target)
+        var reason = [CChar](repeating: 0, count: 200)
+        let status = data.dropFirst(44).withUnsafeBytes { bytes in
+            assist_encode_m4a(
+                bytes.bindMemory(to: Int16.self).baseAddress, (data.count - 44) / 2 / max(1, take.channels),
+                Int32(take.channels), Int32(take.sampleRate), 192_000, path, &reason, reason.count)
+        }
+        guard status == 0 else {
+            try? host.deleteMedia(target)
+            let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            host.log(.warning, "takes are sent as WAV: AAC encoding failed (\(text))")
+            return nil
+        }
+        return target
     }
 
     // MARK: The upload state machine
@@ -220,7 +256,8 @@ extension Survey {
         }
         let audio = recordings.map {
             Covid19SoundsProtocol.Audio(
-                filename: ($0.path as NSString).lastPathComponent, path: $0.path, contentType: "audio/wav")
+                filename: ($0.path as NSString).lastPathComponent, path: $0.path,
+                contentType: $0.path.hasSuffix(".m4a") ? "audio/mp4" : "audio/wav")
         }
         return Covid19SoundsProtocol.upload(
             server, accessToken: accessToken, documents: documents, audio: audio, tag: tag)

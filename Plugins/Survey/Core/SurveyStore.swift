@@ -267,8 +267,11 @@ public final class SurveyStore {
             try database.execute("SELECT last_insert_rowid()") { id = Int64($0[0]) ?? 0 }
             for (task, path) in movedTakes {
                 try database.execute(
-                    "UPDATE recording SET submission_id = ?, path = ? WHERE submission_id IS NULL AND definition_id = ? AND task = ?",
-                    [.integer(id), .text(path), .text(definition.id), .text(task)])
+                    "UPDATE recording SET submission_id = ?, path = ?, format = ? WHERE submission_id IS NULL AND definition_id = ? AND task = ?",
+                    [
+                        .integer(id), .text(path), .text((path as NSString).pathExtension), .text(definition.id),
+                        .text(task),
+                    ])
             }
             try database.execute("DELETE FROM draft WHERE definition_id = ?", [.text(definition.id)])
             return id
