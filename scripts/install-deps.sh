@@ -22,6 +22,8 @@ packages=(
   ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei
   # memory checks in CI (scripts/memcheck.sh): valgrind for the paths through uninstrumented libraries
   valgrind python3
+  # tests: natural voices (piper-tts from PyPI in a virtual environment, scripts/test-voices.sh)
+  python3-venv
 )
 
 # The outbox sends with libcurl; any of Debian's libcurl development packages will do (they exclude each other).

