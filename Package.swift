@@ -205,11 +205,15 @@ let package = Package(
             name: "SurveyPlugin", dependencies: ["SurveyCore"], path: "Plugins/Survey/Entry",
             linkerSettings: pluginExports),
 
+        // photo-sensor (AWARE photos): the watcher and the content sniffer so far; its entry comes with the rest.
+        .target(name: "PhotoSensorCore", dependencies: ["PluginKit"], path: "Plugins/PhotoSensor/Core"),
+
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
             name: "AssistFuzz",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
+                "PhotoSensorCore",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
@@ -232,6 +236,7 @@ let package = Package(
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
+        .testTarget(name: "PhotoSensorCoreTests", dependencies: ["PhotoSensorCore", "HostTesting"]),
         .testTarget(
             name: "SurveyTests", dependencies: ["SurveyCore", "PluginKit", "PluginHost", "Audio", "HostTesting"]),
         .testTarget(

@@ -4,6 +4,7 @@ import Foundation
 import Interaction
 import OCR
 import Outbox
+import PhotoSensorCore
 import PluginHost
 import ReadTextCore
 import SurveyCore
@@ -16,6 +17,7 @@ enum FuzzTargets {
         "manifest": manifest, "config": config, "journal": journal, "outbox-job": outboxJob,
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
+        "media-header": mediaHeader,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -33,6 +35,14 @@ enum FuzzTargets {
     static func manifest(_ data: Data) {
         let url = writeScratch(data, name: "manifest.json")
         if case .success = Result(catching: { try PluginManifest.load(from: url) }) {} else {}
+    }
+
+    /// What photo-sensor reads itself: a file's first bytes (the content sniffer) and the kernel's inotify
+    /// records, which it walks without trusting their lengths.
+    static func mediaHeader(_ data: Data) {
+        _ = MediaSniffer.sniff(data)
+        _ = MediaSniffer.classify(name: "x.jpg", header: data, includeAudio: true)
+        _ = InotifyEvents.parse(data)
     }
 
     /// Survey definitions from research teams (`/etc/assist/surveys/*.json`): read, checked, and when valid,

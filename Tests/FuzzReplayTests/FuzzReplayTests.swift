@@ -8,7 +8,7 @@ import Testing
 struct FuzzReplayTests {
     static let targets = [
         "manifest", "config", "journal", "outbox-job", "multipart", "elf", "keys", "phrases", "picture", "photo",
-        "plain-text", "page-geometry", "survey-definition",
+        "plain-text", "page-geometry", "survey-definition", "media-header",
     ]
 
     @Test(arguments: targets)

@@ -1,0 +1,279 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What happened in the watched folders, settled (photo-sensor spec §3.2–3.7): a path is reported once its
+/// events have been quiet for the debounce time.
+public enum FolderChange: Equatable, Sendable {
+    /// A file was written and closed, or moved in from outside the watched tree: possibly new media.
+    case arrived(String)
+    /// A file or folder moved within the watched tree: not new media, the index follows it.
+    case renamed(from: String, to: String)
+    /// The kernel's queue overflowed: changes were lost, a catch-up scan must find them.
+    case overflow
+    /// A watched folder was deleted or moved away.
+    case folderGone(String)
+}
+
+/// inotify over one or more folders (and, with `recursive`, every folder below them), on a thread of its own.
+/// Raw events become `FolderChange`s: writes and moves in are debounced per path, rename pairs are matched
+/// by cookie, new subfolders are watched at once and scanned (files may land before the watch exists), and
+/// symbolic links are never followed, so a link loop cannot trap the walk.
+public final class FolderWatcher: @unchecked Sendable {  // because: every mutable member is guarded by `lock`
+    public let folders: [String]
+    public let recursive: Bool
+    public let debounceSeconds: Double
+    private let handler: @Sendable ([FolderChange]) -> Void
+    private let lock = NSLock()
+    private var descriptor: Int32 = -1
+    private var paths: [Int32: String] = [:]
+    private var pending: [String: Double] = [:]
+    private var movedFrom: [UInt32: (path: String, at: Double, isFolder: Bool)] = [:]
+    private var queued: [FolderChange] = []
+    private var running = false
+    private var stopPipe: [Int32] = [-1, -1]
+    /// Folders that could not be watched (missing, unreadable, or the user's watch limit reached).
+    public private(set) var unwatched: [String: String] = [:]
+
+    /// Watches `folders`; `handler` gets settled changes in batches on the watcher's thread.
+    public init(
+        folders: [String], recursive: Bool, debounceSeconds: Double = 1,
+        handler: @escaping @Sendable ([FolderChange]) -> Void
+    ) {
+        self.folders = folders
+        self.recursive = recursive
+        self.debounceSeconds = debounceSeconds
+        self.handler = handler
+    }
+
+    deinit { stop() }
+
+    /// Opens inotify, adds the watches and starts the thread. Throws when inotify itself is unavailable.
+    public func start() throws {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            close(fd)
+            throw POSIXError(.EIO)
+        }
+        lock.withLock {
+            descriptor = fd
+            stopPipe = ends
+            running = true
+        }
+        for folder in folders { addWatch(folder, scanNew: false) }
+        let thread = Thread { [self] in loop() }
+        thread.name = "photo-sensor-watch"
+        thread.start()
+    }
+
+    /// Stops the thread and closes inotify. Any thread.
+    public func stop() {
+        let (fd, ends) = lock.withLock { () -> (Int32, [Int32]) in
+            guard running else { return (-1, [-1, -1]) }
+            running = false
+            return (descriptor, stopPipe)
+        }
+        guard fd >= 0 else { return }
+        var byte: UInt8 = 1
+        _ = write(ends[1], &byte, 1)
+    }
+
+    /// The folders being watched now.
+    public var watchedFolders: [String] { lock.withLock { Array(paths.values).sorted() } }
+
+    // MARK: Watches
+
+    private static let fileMask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE)
+    private static let folderMask = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+
+    /// Watches `folder` (and below it, when recursive); with `scanNew`, files already inside are reported as
+    /// arrived, for a folder that appeared while the sensor ran.
+    private func addWatch(_ folder: String, scanNew: Bool) {
+        let fd = lock.withLock { descriptor }
+        let wd = inotify_add_watch(fd, folder, Self.fileMask | Self.folderMask)
+        if wd < 0 {
+            let reason =
+                errno == ENOSPC
+                ? "the inotify watch limit (fs.inotify.max_user_watches) is reached"
+                : String(cString: strerror(errno))
+            lock.withLock { unwatched[folder] = reason }
+            return
+        }
+        lock.withLock {
+            paths[wd] = folder
+            unwatched[folder] = nil
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for name in names.sorted() {
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR && recursive {
+                addWatch(path, scanNew: scanNew)
+            } else if type == S_IFREG && scanNew {
+                touch(path)
+            }
+        }
+    }
+
+    private func touch(_ path: String) {
+        lock.withLock { pending[path] = ProcessInfo.processInfo.systemUptime }
+    }
+
+    // MARK: The thread
+
+    private func loop() {
+        let (fd, wake) = lock.withLock { (descriptor, stopPipe[0]) }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while lock.withLock({ running }) {
+            var polls = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
+            let timeout = nextTimeoutMilliseconds()
+            _ = poll(&polls, 2, timeout)
+            if polls[1].revents != 0 { break }
+            if polls[0].revents & Int16(POLLIN) != 0 {
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if count <= 0 { break }
+                    for event in InotifyEvents.parse(buffer.prefix(count)) { handle(event) }
+                }
+            }
+            flushSettled()
+        }
+        lock.withLock {
+            close(descriptor)
+            close(stopPipe[0])
+            close(stopPipe[1])
+            descriptor = -1
+            paths = [:]
+        }
+    }
+
+    /// Milliseconds until the next pending path settles, or -1 to wait for events only.
+    private func nextTimeoutMilliseconds() -> Int32 {
+        lock.withLock {
+            let deadlines = pending.values.map { $0 + debounceSeconds } + movedFrom.values.map { $0.at + 0.5 }
+            guard let first = deadlines.min() else { return queued.isEmpty ? -1 : 0 }
+            return Int32(max(0, (first - ProcessInfo.processInfo.systemUptime) * 1000).rounded(.up))
+        }
+    }
+
+    private func handle(_ event: InotifyEvents.Event) {
+        if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            lock.withLock { queued.append(.overflow) }
+            return
+        }
+        guard let folder = lock.withLock({ paths[event.wd] }) else { return }
+        let isFolder = event.mask & UInt32(IN_ISDIR) != 0
+        let path = event.name.isEmpty ? folder : folder + "/" + event.name
+        let now = ProcessInfo.processInfo.systemUptime
+        if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+            lock.withLock {
+                paths[event.wd] = nil
+                if folders.contains(folder) { queued.append(.folderGone(folder)) }
+            }
+            return
+        }
+        if event.mask & UInt32(IN_IGNORED) != 0 {
+            lock.withLock { _ = paths.removeValue(forKey: event.wd) }
+            return
+        }
+        if event.mask & UInt32(IN_MOVED_FROM) != 0 {
+            lock.withLock {
+                movedFrom[event.cookie] = (path, now, isFolder)
+                pending[path] = nil
+            }
+            return
+        }
+        if event.mask & UInt32(IN_MOVED_TO) != 0 {
+            let source = lock.withLock { movedFrom.removeValue(forKey: event.cookie) }
+            if let source {
+                lock.withLock { queued.append(.renamed(from: source.path, to: path)) }
+                if isFolder && recursive { retarget(from: source.path, to: path) }
+                return
+            }
+            if isFolder {
+                if recursive { addWatch(path, scanNew: true) }
+            } else {
+                touch(path)
+            }
+            return
+        }
+        if event.mask & UInt32(IN_CREATE) != 0 {
+            if isFolder && recursive { addWatch(path, scanNew: true) }
+            return
+        }
+        if event.mask & UInt32(IN_CLOSE_WRITE) != 0, !isFolder { touch(path) }
+    }
+
+    /// A watched folder renamed inside the tree: its watches keep their descriptors, only the paths change.
+    private func retarget(from old: String, to new: String) {
+        lock.withLock {
+            for (wd, path) in paths where path == old || path.hasPrefix(old + "/") {
+                paths[wd] = new + path.dropFirst(old.count)
+            }
+        }
+    }
+
+    /// Hands over the paths quiet for the debounce time, and moves out of the tree (a MOVED_FROM whose pair
+    /// never came) are forgotten.
+    private func flushSettled() {
+        let now = ProcessInfo.processInfo.systemUptime
+        let batch: [FolderChange] = lock.withLock {
+            var batch = queued
+            queued = []
+            let settled = pending.filter { now - $0.value >= debounceSeconds }.keys.sorted()
+            for path in settled {
+                pending[path] = nil
+                batch.append(.arrived(path))
+            }
+            movedFrom = movedFrom.filter { now - $0.value.at < 0.5 }
+            return batch
+        }
+        if !batch.isEmpty { handler(batch) }
+    }
+}
+
+/// The kernel's inotify records: `struct inotify_event` (wd, mask, cookie, len, then `len` bytes of name,
+/// NUL-padded), read from bytes without trusting `len`.
+public enum InotifyEvents {
+    public struct Event: Equatable, Sendable {
+        public var wd: Int32
+        public var mask: UInt32
+        public var cookie: UInt32
+        public var name: String
+
+        public init(wd: Int32, mask: UInt32, cookie: UInt32, name: String) {
+            self.wd = wd
+            self.mask = mask
+            self.cookie = cookie
+            self.name = name
+        }
+    }
+
+    public static func parse(_ bytes: some Collection<UInt8>) -> [Event] {
+        let data = Array(bytes)
+        var events: [Event] = []
+        var offset = 0
+        func u32(_ at: Int) -> UInt32 {
+            UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24
+        }
+        while offset + 16 <= data.count {
+            let length = Int(u32(offset + 12))
+            guard length <= data.count - offset - 16 else { break }
+            let nameBytes = data[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }
+            events.append(
+                Event(
+                    wd: Int32(bitPattern: u32(offset)), mask: u32(offset + 4), cookie: u32(offset + 8),
+                    name: String(decoding: nameBytes, as: UTF8.self)))
+            offset += 16 + length
+        }
+        return events
+    }
+}
