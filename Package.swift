@@ -206,7 +206,10 @@ let package = Package(
             linkerSettings: pluginExports),
 
         // photo-sensor (AWARE photos): the watcher and the content sniffer so far; its entry comes with the rest.
-        .target(name: "PhotoSensorCore", dependencies: ["PluginKit"], path: "Plugins/PhotoSensor/Core"),
+        .target(
+            name: "PhotoSensorCore",
+            dependencies: ["PluginKit", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/PhotoSensor/Core"),
 
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
@@ -236,7 +239,8 @@ let package = Package(
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
-        .testTarget(name: "PhotoSensorCoreTests", dependencies: ["PhotoSensorCore", "HostTesting"]),
+        .testTarget(
+            name: "PhotoSensorCoreTests", dependencies: ["PhotoSensorCore", "PluginKit", "PluginHost", "HostTesting"]),
         .testTarget(
             name: "SurveyTests", dependencies: ["SurveyCore", "PluginKit", "PluginHost", "Audio", "HostTesting"]),
         .testTarget(
