@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AssistReadText", type: .dynamic, targets: ["ReadTextPlugin"]),
         .library(name: "AssistFindObject", type: .dynamic, targets: ["FindObjectPlugin"]),
         .library(name: "AssistSurvey", type: .dynamic, targets: ["SurveyPlugin"]),
+        .library(name: "AssistPhotoSensor", type: .dynamic, targets: ["PhotoSensorPlugin"]),
         // FFmpeg behind a table, opened by the camera service only when a camera is first used.
         .library(name: "AssistMedia", type: .dynamic, targets: ["CFFmpegShims"]),
     ],
@@ -210,6 +211,9 @@ let package = Package(
             name: "PhotoSensorCore",
             dependencies: ["PluginKit", .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/PhotoSensor/Core"),
+        .target(
+            name: "PhotoSensorPlugin", dependencies: ["PhotoSensorCore"], path: "Plugins/PhotoSensor/Entry",
+            linkerSettings: pluginExports),
 
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(

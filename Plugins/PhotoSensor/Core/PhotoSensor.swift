@@ -1,0 +1,228 @@
+import Foundation
+import PluginAPI
+import PluginKit
+
+/// The photo sensor (AWARE photos port, spec photo-sensor.md), the first background plugin: it watches the
+/// configured folders while the host runs and records one `ios_photos` row per new photo, video or (with
+/// `includeAudio`) sound, never the media. Silent by default. Verbs (`assist run photo-sensor VERB`):
+/// `watch --once`, `status [--json]`, `label TEXT`, `start`, `stop`. Every method runs on [main] unless it
+/// says otherwise.
+public final class PhotoSensor: PluginFeature {
+    let host: PluginHostHandle
+    var configuration: SensorConfiguration
+    var store: SensorStore?
+    var indexer: MediaIndexer?
+    var watcher: FolderWatcher?
+    /// Indexing runs here, never on [main] and never in the watcher's thread.
+    let worker = WorkerThread(name: "photo-sensor-index")
+    var lastProblem: String?
+
+    public init(host: PluginHostHandle) {
+        self.host = host
+        self.configuration = SensorConfiguration { host.setting($0) }
+    }
+
+    deinit { worker.stop() }
+
+    public func start(arguments: [String]) throws(PluginError) {
+        try open()
+        switch arguments.first {
+        case nil:
+            // Started with the host: only when an admin or the user set it up; otherwise it leaves quietly.
+            guard host.setting("enabled", default: true), !configuration.watchDirectories.isEmpty else {
+                host.log(.info, "not set up (no watchDirectories in [photo-sensor]); not running")
+                host.finish()
+                return
+            }
+            try startWatching(announce: true)
+        case "start":
+            try? store?.setValue("running", for: "state")
+            host.publish(SensorEvents.start, json: "{}")
+            say("Photo sensor started; it watches while Assist runs.")
+            host.finish()
+        case "watch" where arguments.contains("--once"):
+            try watchOnce()
+        case "status":
+            say(status(json: arguments.contains("--json")))
+            host.finish()
+        case "label":
+            let text = arguments.dropFirst().joined(separator: " ")
+            try setLabel(text)
+            host.finish()
+        case "stop":
+            try? store?.setValue("stopped", for: "state")
+            host.publish(SensorEvents.stop, json: "{}")
+            say("Photo sensor stopped.")
+            host.finish()
+        case let other?:
+            throw PluginError(
+                "Unknown photo-sensor command \(other). Use start, stop, status, label TEXT or watch --once.")
+        }
+    }
+
+    public func stop() {
+        watcher?.stop()
+        watcher = nil
+    }
+
+    private func open() throws(PluginError) {
+        guard store == nil else { return }
+        do {
+            let store = try SensorStore(host: host)
+            self.store = store
+            indexer = try MediaIndexer(
+                store: store, includeAudio: configuration.includeAudio, label: try store.value("label") ?? "")
+        } catch {
+            throw PluginError("The photo sensor cannot open its database: \(error.message)")
+        }
+    }
+
+    private func say(_ text: String) { host.say(text) }
+
+    // MARK: Watching
+
+    /// Watches the folders; the first start ever indexes what is there as a baseline without rows.
+    private func startWatching(announce: Bool) throws(PluginError) {
+        guard let store, let indexer else { return }
+        if (try? store.value("state")) == "stopped", announce { return }
+        guard !configuration.watchDirectories.isEmpty else {
+            throw PluginError("The photo sensor has no folders to watch. Set watchDirectories in [photo-sensor].")
+        }
+        try? store.setValue("running", for: "state")
+        let folders = configuration.watchDirectories
+        let recursive = configuration.recursive
+        let target = WeakSensor(self)
+        let watcher = FolderWatcher(
+            folders: folders, recursive: recursive, debounceSeconds: configuration.debounceSeconds
+        ) { changes in
+            target.sensor?.worker.run { target.sensor?.index(changes) }
+        }
+        do { try watcher.start() } catch {
+            throw PluginError("The photo sensor cannot watch folders: inotify is not available.")
+        }
+        self.watcher = watcher
+        let baseline = (try? store.value("baseline")) == nil
+        worker.run { [weak self] in
+            guard let self else { return }
+            do {
+                _ = try indexer.catchUp(folders, recursive: recursive, baseline: baseline)
+                try store.setValue("done", for: "baseline")
+            } catch {
+                host.log(.error, "catch-up failed: \(error)")
+            }
+        }
+        host.publish(SensorEvents.start, json: "{}")
+        if announce && configuration.transparency {
+            let names = folders.map { ($0 as NSString).lastPathComponent }.joined(separator: " and ")
+            say("Photo sensor is on, watching \(names).")
+        }
+    }
+
+    /// Settled changes from the watcher, on the worker: rows written, events posted.
+    private func index(_ changes: [FolderChange]) {
+        guard let indexer else { return }
+        do {
+            let outcomes = try indexer.apply(
+                changes, folders: configuration.watchDirectories, recursive: configuration.recursive)
+            publish(outcomes)
+        } catch {
+            host.log(.error, "a change could not be recorded: \(error.message)")
+        }
+    }
+
+    /// One `ACTION_AWARE_PHOTO_TAKEN` per row, then one general event for the batch.
+    private func publish(_ outcomes: [MediaIndexer.Outcome]) {
+        var any = false
+        for case .recorded(let row) in outcomes {
+            any = true
+            host.publish(SensorEvents.photoTaken, json: Self.json(row))
+        }
+        if any { host.publish(SensorEvents.changed, json: "{}") }
+    }
+
+    /// `watch --once`: catches up (a baseline on the first run), records what is new, and finishes.
+    private func watchOnce() throws(PluginError) {
+        guard let indexer, let store else { return }
+        guard !configuration.watchDirectories.isEmpty else {
+            throw PluginError("The photo sensor has no folders to watch. Set watchDirectories in [photo-sensor].")
+        }
+        let baseline = (try? store.value("baseline")) == nil
+        do {
+            let outcomes = try indexer.catchUp(
+                configuration.watchDirectories, recursive: configuration.recursive, baseline: baseline)
+            try store.setValue("done", for: "baseline")
+            publish(outcomes)
+            let recorded = outcomes.filter { if case .recorded = $0 { true } else { false } }.count
+            host.print(
+                baseline
+                    ? "First run: \(outcomes.count) existing files indexed as the baseline; new ones are recorded from now on."
+                    : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
+        } catch {
+            throw PluginError("The catch-up failed: \(error.message)")
+        }
+        host.finish()
+    }
+
+    // MARK: Label and status
+
+    private func setLabel(_ text: String) throws(PluginError) {
+        do {
+            try store?.setValue(text, for: "label")
+        } catch {
+            throw PluginError(error.message)
+        }
+        worker.run { [indexer] in indexer?.label = text }  // the indexer lives on the worker
+        host.publish(SensorEvents.setLabel, json: #"{"label":\#(Self.quoted(text))}"#)
+        say(text.isEmpty ? "Label cleared." : "Label set to \(text).")
+    }
+
+    /// "Photo sensor running, watching 2 folders. 134 items recorded." and what is wrong, if anything.
+    func status(json: Bool) -> String {
+        let count = (try? store?.photoCount()) ?? 0
+        let state = (try? store?.value("state")) ?? nil
+        let running = state != "stopped"
+        let missing = configuration.watchDirectories.filter { !FileManager.default.fileExists(atPath: $0) }
+        if json {
+            let object: [String: Any] = [
+                "running": running, "folders": configuration.watchDirectories, "recorded": count,
+                "missing_folders": missing, "label": indexer?.label ?? "",
+                "recognition": configuration.performRecognition ? "unavailable" : "off",
+            ]
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let folders = configuration.watchDirectories.count
+        var parts = [
+            "Photo sensor \(running ? "running" : "stopped"), watching \(folders) folder\(folders == 1 ? "" : "s").",
+            "\(count) item\(count == 1 ? "" : "s") recorded.",
+        ]
+        for folder in missing { parts.append("Folder \(folder) is not available.") }
+        if configuration.performRecognition { parts.append("Recognition unavailable.") }
+        return parts.joined(separator: " ")
+    }
+
+    // MARK: JSON
+
+    static func quoted(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
+
+    /// A row as AWARE sends it: every column, `isFavorite` 0.
+    static func json(_ row: SensorStore.PhotoRow) -> String {
+        let fields: [(String, String)] = [
+            ("id", "\(row.id)"), ("timestamp", "\(row.timestamp)"), ("deviceId", quoted(row.deviceId)),
+            ("label", quoted(row.label)), ("localIdentifier", quoted(row.localIdentifier)),
+            ("mediaType", "\(row.mediaType)"), ("mediaWidth", "\(row.mediaWidth)"),
+            ("mediaHeight", "\(row.mediaHeight)"), ("creationTimestamp", "\(row.creationTimestamp)"),
+            ("duration", "\(row.duration)"), ("isFavorite", "0"), ("os", "\"Linux\""),
+            ("timezone", "\(row.timezone)"), ("jsonVersion", "1"),
+        ]
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+}
+
+/// Lets the watcher's thread reach the sensor without keeping it alive.
+private final class WeakSensor: @unchecked Sendable {  // because: the sensor is only used through its worker
+    weak var sensor: PhotoSensor?
+    init(_ sensor: PhotoSensor) { self.sensor = sensor }
+}
