@@ -16,6 +16,11 @@ public final class PhotoSensor: PluginFeature {
     /// Indexing runs here, never on [main] and never in the watcher's thread.
     let worker = WorkerThread(name: "photo-sensor-index")
     var lastProblem: String?
+    /// A sync run is going; its first failure, and how the last run ended.
+    var syncing = false
+    var runFailure: String?
+    var lastSync: (ok: Bool, error: String?)?
+    var onSyncEnded: (() -> Void)?
 
     public init(host: PluginHostHandle) {
         self.host = host
@@ -42,6 +47,20 @@ public final class PhotoSensor: PluginFeature {
             host.finish()
         case "watch" where arguments.contains("--once"):
             try watchOnce()
+        case "sync":
+            say("Syncing photos.")
+            host.publish(SensorEvents.sync, json: #"{"force":\#(arguments.contains("--force"))}"#)
+            onSyncEnded = { [weak self] in
+                guard let self else { return }
+                if let last = lastSync, !last.ok {
+                    say("Sync failed: \(last.error ?? "unknown reason").")
+                    host.finish(.io)
+                } else {
+                    say("Sync done.")
+                    host.finish()
+                }
+            }
+            startSync()
         case "status":
             say(status(json: arguments.contains("--json")))
             host.finish()
@@ -187,6 +206,7 @@ public final class PhotoSensor: PluginFeature {
                 "running": running, "folders": configuration.watchDirectories, "recorded": count,
                 "missing_folders": missing, "label": indexer?.label ?? "",
                 "recognition": configuration.performRecognition ? "unavailable" : "off",
+                "waiting_to_sync": (try? store?.pendingCount()) ?? 0,
             ]
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return String(decoding: data, as: UTF8.self)
@@ -194,7 +214,7 @@ public final class PhotoSensor: PluginFeature {
         let folders = configuration.watchDirectories.count
         var parts = [
             "Photo sensor \(running ? "running" : "stopped"), watching \(folders) folder\(folders == 1 ? "" : "s").",
-            "\(count) item\(count == 1 ? "" : "s") recorded.",
+            "\(count) item\(count == 1 ? "" : "s") recorded, \((try? store?.pendingCount()) ?? 0) waiting to sync.",
         ]
         for folder in missing { parts.append("Folder \(folder) is not available.") }
         if configuration.performRecognition { parts.append("Recognition unavailable.") }

@@ -206,4 +206,77 @@ public final class SensorStore {
         }
         return rows
     }
+
+    // MARK: Sync
+
+    /// The tables sent, in order, with their AWARE object types.
+    public static let syncedTables = [
+        ("ios_photos", "PhotosData"), ("ios_photos_recognition", "PhotosRecognitionData"),
+    ]
+
+    public func checkpoint(_ table: String) throws(PluginStatus) -> Int64 {
+        var id: Int64 = 0
+        try database.execute("SELECT last_uploaded_id FROM sync_state WHERE table_name = ?", [.text(table)]) {
+            id = Int64($0[0]) ?? 0
+        }
+        return id
+    }
+
+    /// Moves the checkpoint after a batch the server took; with `remove`, exactly the rows sent are deleted,
+    /// in the same transaction.
+    public func acknowledge(_ table: String, from first: Int64, through last: Int64, remove: Bool)
+        throws(PluginStatus)
+    {
+        guard Self.syncedTables.contains(where: { $0.0 == table }) else { throw PluginStatus.invalid }
+        try database.transaction { () throws(PluginStatus) in
+            try database.execute(
+                "INSERT OR REPLACE INTO sync_state VALUES (?, max(?, coalesce((SELECT last_uploaded_id FROM sync_state WHERE table_name = ?), 0)))",
+                [.text(table), .integer(last), .text(table)])
+            if remove {
+                try database.execute(
+                    "DELETE FROM \(table) WHERE id >= ? AND id <= ?", [.integer(first), .integer(last)])
+            }
+        }
+    }
+
+    /// Up to `limit` rows of `table` after `checkpoint`, ordered by id, each as the JSON object AWARE stores.
+    public func batch(_ table: String, after checkpoint: Int64, limit: Int) throws(PluginStatus)
+        -> [(id: Int64, json: String)]
+    {
+        guard Self.syncedTables.contains(where: { $0.0 == table }) else { throw PluginStatus.invalid }
+        var rows: [(Int64, String)] = []
+        let columns =
+            table == "ios_photos"
+            ? "id, timestamp, deviceId, label, localIdentifier, mediaType, mediaWidth, mediaHeight, creationTimestamp, duration, isFavorite, os, timezone, jsonVersion"
+            : "id, timestamp, deviceId, label, photoLocalIdentifier, recognitionLabel, confidence, recognitionType, os, timezone, jsonVersion"
+        let names = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let text: Set<String> = [
+            "deviceId", "label", "localIdentifier", "os", "photoLocalIdentifier", "recognitionLabel", "recognitionType",
+        ]
+        try database.execute(
+            "SELECT \(columns) FROM \(table) WHERE id > ? ORDER BY id LIMIT ?",
+            [.integer(checkpoint), .integer(Int64(limit))]
+        ) { row in
+            let fields = zip(names, row).map { name, value in
+                "\"\(name)\":" + (text.contains(name) ? Self.quoted(value) : (value.isEmpty ? "0" : value))
+            }
+            rows.append((Int64(row[0]) ?? 0, "{" + fields.joined(separator: ",") + "}"))
+        }
+        return rows
+    }
+
+    public func pendingCount() throws(PluginStatus) -> Int {
+        var total = 0
+        for (table, _) in Self.syncedTables {
+            let checkpoint = try checkpoint(table)
+            try database.execute("SELECT count(*) FROM \(table) WHERE id > ?", [.integer(checkpoint)]) {
+                total += Int($0[0]) ?? 0
+            }
+        }
+        return total
+    }
+
+    static func quoted(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
 }

@@ -1,0 +1,131 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// `assist run photo-sensor sync` against the loopback AWARE Micro: batches ordered by id after the
+/// checkpoint, every row exactly once across failures, restarts and `kill -9`, `removeAfterSync`.
+@Suite("photo-sensor sync", .serialized)
+struct PhotoSensorSyncTests {
+    let folder: TemporaryDirectory
+    let pictures: URL
+    let server: AwareMicroServer
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-photo-sync")
+        pictures = folder.path("Pictures")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        server = try AwareMicroServer()
+        try configure()
+    }
+
+    func configure(key: String? = nil, extra: String = "") throws {
+        try """
+        [photo-sensor]
+        watchDirectories = ["\(pictures.path)"]
+        serverUrl = "\(server.baseURL)"
+        studyNumber = "\(server.studyNumber)"
+        studyKey = "\(key ?? server.studyKey)"
+        batchSize = 3
+        \(extra)
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+    }
+
+    var options: [String] {
+        ["--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path]
+    }
+
+    func run(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(BuildProducts.assist, ["run", "photo-sensor"] + arguments + options, timeoutSeconds: 60)
+    }
+
+    /// `count` small JPEGs (their bytes say JPEG; the sensor never decodes them to record them), recorded.
+    func record(_ count: Int, from start: Int = 0) throws {
+        if !FileManager.default.fileExists(atPath: folder.path("data").path) {
+            _ = try run(["watch", "--once"])  // the baseline of an empty folder
+        }
+        for index in start..<(start + count) {
+            try Data([0xFF, 0xD8, 0xFF, 0xE0] + Array("photo \(index)".utf8)).write(
+                to: pictures.appendingPathComponent("p\(index).jpg"))
+        }
+        let watched = try run(["watch", "--once"])
+        #expect(watched.lines.last == "\(count) new item\(count == 1 ? "" : "s") recorded.", "\(watched.lines)")
+    }
+
+    @Test func rowsGoInBatchesOrderedByIdEachOnce() throws {
+        try record(7)
+        let sync = try run(["sync"])
+        #expect(sync.status == 0, "\(sync.lines)")
+        #expect(sync.lines.last == "Sync done.")
+        #expect(server.ids("ios_photos") == Array(1...7))
+        let row = try #require(server.rows("ios_photos").first)
+        #expect(row["os"] as? String == "Linux" && (row["isFavorite"] as? NSNumber)?.intValue == 0)
+        #expect((row["localIdentifier"] as? String)?.contains("#sha256:") == true)
+        #expect(row["timestamp"] is NSNumber && row["jsonVersion"] as? NSNumber == 1)
+        // Nothing new: nothing sent; new rows later: only they are sent.
+        _ = try run(["sync"])
+        try record(2, from: 7)
+        _ = try run(["sync"])
+        #expect(server.ids("ios_photos") == Array(1...9))
+        let status = try run(["status", "--json"])
+        #expect(status.standardOutput.contains(#""waiting_to_sync":0"#), "\(status.standardOutput)")
+    }
+
+    @Test func aRefusedKeyIsNamedAndNothingIsLost() throws {
+        try record(4)
+        try configure(key: "wrong")
+        let refused = try run(["sync"])
+        #expect(refused.status == 1)
+        #expect(refused.lines.last == "Sync failed: the server refused the study number or key.", "\(refused.lines)")
+        #expect(server.ids("ios_photos").isEmpty)
+        try configure()
+        _ = try run(["sync"])
+        #expect(server.ids("ios_photos") == [1, 2, 3, 4])
+    }
+
+    @Test func failuresMidTableKeepTheCheckpointAndHTMLCountsAsSuccess() throws {
+        try record(7)
+        server.fail([.html, .status(500)])  // batch 1 taken (HTML is success), batch 2 fails
+        let first = try run(["sync"])
+        #expect(first.status == 1)
+        #expect(server.ids("ios_photos").isEmpty, "the HTML answer stored nothing on this fake")
+        server.fail([.status404InBody])
+        let second = try run(["sync"])
+        #expect(second.status == 1, "a 200 with status 404 in its body is a failure")
+        _ = try run(["sync"])
+        #expect(server.ids("ios_photos") == [4, 5, 6, 7], "rows 1-3 went with the HTML answer; 4-7 once each")
+    }
+
+    @Test func removeAfterSyncDeletesExactlyTheRowsSent() throws {
+        try configure(extra: "removeAfterSync = true")
+        try record(5)
+        _ = try run(["sync"])
+        #expect(server.ids("ios_photos") == [1, 2, 3, 4, 5])
+        let status = try run(["status", "--json"])
+        #expect(status.standardOutput.contains(#""recorded":0"#), "\(status.standardOutput)")
+        try record(1, from: 5)
+        _ = try run(["sync"])
+        #expect(server.ids("ios_photos") == [1, 2, 3, 4, 5, 6], "ids are never reused")
+    }
+
+    @Test func aKillNineMidSyncLosesAndRepeatsNothing() throws {
+        try configure(extra: "batchSize = 1000")
+        try record(40)
+        server.readSlowly(2_000)  // the batch of 40 rows (about 16 kB) takes several seconds
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = ["run", "photo-sensor", "sync"] + options
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let deadline = Date().addingTimeInterval(15)
+        while server.requestsStarted == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 1)
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(server.ids("ios_photos").isEmpty, "the cut batch was never taken")
+        server.readSlowly(nil)
+        let again = try run(["sync"])
+        #expect(again.lines.last == "Sync done.", "\(again.lines)")
+        #expect(server.ids("ios_photos") == Array(1...40))
+    }
+}
