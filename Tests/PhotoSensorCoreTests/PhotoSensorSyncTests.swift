@@ -129,3 +129,42 @@ struct PhotoSensorSyncTests {
         #expect(server.ids("ios_photos") == Array(1...40))
     }
 }
+
+/// In the background of `assist shell`, rows go to the server every `syncInterval` by themselves.
+@Suite("photo-sensor automatic sync")
+struct PhotoSensorAutomaticSyncTests {
+    @Test func aPictureDroppedWhileTheShellRunsReachesTheServer() throws {
+        let folder = try TemporaryDirectory("assist-photo-auto")
+        let pictures = folder.path("Pictures")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        let server = try AwareMicroServer()
+        try """
+        [photo-sensor]
+        watchDirectories = ["\(pictures.path)"]
+        serverUrl = "\(server.baseURL)"
+        studyNumber = "\(server.studyNumber)"
+        studyKey = "\(server.studyKey)"
+        syncInterval = 0.02
+        debounceSeconds = 0.2
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = [
+            "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+        ]
+        let input = Pipe()
+        child.standardInput = input
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        Thread.sleep(forTimeInterval: 1)
+        try Data([0xFF, 0xD8, 0xFF, 0xE1, 1, 2, 3]).write(to: pictures.appendingPathComponent("new.jpg"))
+        let deadline = Date().addingTimeInterval(15)
+        while server.ids("ios_photos").isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        input.fileHandleForWriting.closeFile()
+        child.waitUntilExit()
+        #expect(server.ids("ios_photos") == [1])
+        #expect((server.rows("ios_photos").first?["localIdentifier"] as? String)?.contains("new.jpg#sha256:") == true)
+    }
+}

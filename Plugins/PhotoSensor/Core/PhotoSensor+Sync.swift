@@ -138,4 +138,22 @@ extension PhotoSensor {
         onSyncEnded?()
         onSyncEnded = nil
     }
+
+    /// Automatic runs while the sensor runs in the host: every `syncInterval` minutes, and after a failed run
+    /// `min(30 min, syncInterval × 2^failures)` with ±20 % jitter; a success resets the wait.
+    func scheduleAutomaticSync() {
+        guard configuration.canSync else { return }
+        let interval = configuration.syncInterval * 60
+        let wait =
+            failures == 0 ? interval : min(1_800, interval * pow(2, Double(failures))) * Double.random(in: 0.8...1.2)
+        host.addTimer(milliseconds: UInt32(max(50, wait * 1000)), repeating: false) { [weak self] in
+            guard let self else { return }
+            onSyncEnded = { [weak self] in
+                guard let self else { return }
+                failures = lastSync?.ok == true ? 0 : failures + 1
+                scheduleAutomaticSync()
+            }
+            startSync()
+        }
+    }
 }

@@ -21,6 +21,8 @@ public final class PhotoSensor: PluginFeature {
     var runFailure: String?
     var lastSync: (ok: Bool, error: String?)?
     var onSyncEnded: (() -> Void)?
+    /// Failed automatic runs in a row, for the back-off.
+    var failures = 0
 
     public init(host: PluginHostHandle) {
         self.host = host
@@ -131,6 +133,7 @@ public final class PhotoSensor: PluginFeature {
             }
         }
         host.publish(SensorEvents.start, json: "{}")
+        scheduleAutomaticSync()
         if announce && configuration.transparency {
             let names = folders.map { ($0 as NSString).lastPathComponent }.joined(separator: " and ")
             say("Photo sensor is on, watching \(names).")
