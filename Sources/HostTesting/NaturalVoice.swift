@@ -58,10 +58,12 @@ package enum NaturalVoice {
             WavFile(format: AudioFormat(sampleRateHz: rate, channels: 1), samples: []), gain: 1,
             noiseDecibels: noiseDecibels, padSeconds: seconds / 2)
     }
+}
 
+extension WavFile {
     /// The file as 16-bit PCM WAV.
-    package static func data(_ file: WavFile) -> Data {
-        let bytes = file.samples.count * 2
+    package var data: Data {
+        let bytes = samples.count * 2
         var data = Data("RIFF".utf8)
         func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
         func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
@@ -69,14 +71,14 @@ package enum NaturalVoice {
         data.append(contentsOf: Array("WAVEfmt ".utf8))
         u32(16)
         u16(1)
-        u16(file.format.channels)
-        u32(file.format.sampleRateHz)
-        u32(file.format.sampleRateHz * file.format.channels * 2)
-        u16(file.format.channels * 2)
+        u16(format.channels)
+        u32(format.sampleRateHz)
+        u32(format.sampleRateHz * format.channels * 2)
+        u16(format.channels * 2)
         u16(16)
         data.append(contentsOf: Array("data".utf8))
         u32(bytes)
-        file.samples.withUnsafeBufferPointer { data.append(Data(buffer: $0)) }
+        samples.withUnsafeBufferPointer { data.append(Data(buffer: $0)) }
         return data
     }
 }

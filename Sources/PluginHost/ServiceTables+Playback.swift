@@ -30,7 +30,7 @@ extension ServiceTables {
                 err?.pointee = strdup("\(url.lastPathComponent) is not a 16-bit PCM WAV file")
                 return ASSIST_E_INVALID
             }
-            context.hub.sound.speech?.cancel(owner: context.speechOwner)
+            _ = context.hub.sound.speech?.cancel(owner: context.speechOwner)
             context.hub.sound.clips?.play(clip, gain: gain)
             context.holdings.hold("playback") { [weak context] in context?.hub.sound.clips?.stop() }
             return ASSIST_OK

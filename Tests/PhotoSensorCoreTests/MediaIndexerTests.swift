@@ -123,7 +123,7 @@ struct MediaIndexerTests {
     @Test func emptyUnknownAndTruncatedFiles() throws {
         let indexer = try indexer()
         let empty = watched.path("empty.jpg").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         #expect(try indexer.process(empty) == .ignored)
         let text = watched.path("notes.jpg").path
         try Data("not a picture".utf8).write(to: URL(fileURLWithPath: text))

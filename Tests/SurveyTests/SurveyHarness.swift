@@ -1,4 +1,5 @@
 import AssistCore
+import Audio
 import Foundation
 import HostTesting
 import Interaction
@@ -123,27 +124,11 @@ final class SurveyHarness {
         key(.enter)
     }
 
-    /// Mono 16-bit noise at about −20 dBFS.
+    /// Mono 16-bit noise at about −20 dBFS, as WAV.
     static func noise(seconds: Double, rate: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
-        let frames = Int(seconds * Double(rate))
-        var data = wavHeader(rate: rate, bytes: frames * 2)
-        var samples = [Int16](repeating: 0, count: frames)
-        for index in samples.indices { samples[index] = Int16.random(in: -3_300...3_300, using: &generator) }
-        samples.withUnsafeBufferPointer { data.append(Data(buffer: $0)) }
-        return data
-    }
-
-    static func wavHeader(rate: Int, bytes: Int) -> Data {
-        var data = Data("RIFF".utf8)
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-        u32(36 + bytes)
-        data.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16)
-        data.append(contentsOf: Array("data".utf8))
-        u32(bytes)
-        return data
+        let samples = (0..<Int(seconds * Double(rate))).map { _ in Int16.random(in: -3_300...3_300, using: &generator) }
+        return WavFile(format: AudioFormat(sampleRateHz: rate, channels: 1), samples: samples).data
     }
 
     /// The WAV header's rate, channels, bits and data length.

@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 import HostTesting
 import Testing
@@ -200,10 +201,8 @@ struct SurveyPlaybackTests {
     @Test func playingATakeBackSendsItToTheSoundOutput() throws {
         let folder = try TemporaryDirectory("assist-survey-play")
         // The take is a 3 kHz tone, easy to tell from speech and the earcons in the output.
-        let frames = 66_150
-        var take = SurveyHarness.wavHeader(rate: 44_100, bytes: frames * 2)
-        let samples = (0..<frames).map { Int16(8_000 * sin(2 * Double.pi * 3_000 * Double($0) / 44_100)) }
-        samples.withUnsafeBufferPointer { take.append(Data(buffer: $0)) }
+        let signal = (0..<66_150).map { Int16(8_000 * sin(2 * Double.pi * 3_000 * Double($0) / 44_100)) }
+        let take = WavFile(format: AudioFormat(sampleRateHz: 44_100, channels: 1), samples: signal).data
         try take.write(to: folder.path("mic.wav"))
         let out = folder.path("out.wav")
         let child = try SurveyKillTests.Child([

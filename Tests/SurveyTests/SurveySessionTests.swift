@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 import HostTesting
 import Testing
@@ -195,8 +196,8 @@ struct SurveySessionTests {
 
     @Test func aSilentMicrophoneIsWarnedAboutBeforeKeeping() throws {
         let survey = try SurveyHarness()
-        try SurveyHarness.wavHeader(rate: 44_100, bytes: 88_200 * 2).appending(Data(count: 88_200 * 2))
-            .write(to: survey.microphone)
+        try WavFile(format: AudioFormat(sampleRateHz: 44_100, channels: 1), samples: Array(repeating: 0, count: 88_200))
+            .data.write(to: survey.microphone)
         survey.start()
         survey.key(.character("y"))
         for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
@@ -305,10 +306,6 @@ struct SurveySessionTests {
     }
 }
 
-extension Data {
-    func appending(_ other: Data) -> Data { self + other }
-}
-
 /// Takes of a natural voice (piper's Joe, rendered now) in a room with noise, as a participant records them:
 /// a good take passes without warnings, one too close to the microphone is called distorted, an empty room is
 /// called silent.
@@ -337,19 +334,19 @@ struct SurveyNaturalVoiceTests {
 
     @Test func aClearVoiceInAQuietRoomIsKeptWithoutWarnings() throws {
         let voice = try NaturalVoice.speak(Self.sentence)
-        let said = try readingTake(NaturalVoice.data(NaturalVoice.inRoom(voice, gain: 0.8, noiseDecibels: -50)))
+        let said = try readingTake(NaturalVoice.inRoom(voice, gain: 0.8, noiseDecibels: -50).data)
         #expect(said.contains { $0.hasPrefix("Recorded") }, "\(said)")
         #expect(!said.contains { $0.contains("silent") || $0.contains("too loud") }, "\(said)")
     }
 
     @Test func aVoiceTooCloseToTheMicrophoneIsCalledDistorted() throws {
         let voice = try NaturalVoice.speak(Self.sentence)
-        let said = try readingTake(NaturalVoice.data(NaturalVoice.inRoom(voice, gain: 12, noiseDecibels: -45)))
+        let said = try readingTake(NaturalVoice.inRoom(voice, gain: 12, noiseDecibels: -45).data)
         #expect(said.contains { $0.contains("too loud and distorted") }, "\(said)")
     }
 
     @Test func anEmptyQuietRoomIsCalledSilent() throws {
-        let said = try readingTake(NaturalVoice.data(NaturalVoice.quietRoom(seconds: 4, noiseDecibels: -65)))
+        let said = try readingTake(NaturalVoice.quietRoom(seconds: 4, noiseDecibels: -65).data)
         #expect(said.contains { $0.contains("This take sounds silent") }, "\(said)")
     }
 }

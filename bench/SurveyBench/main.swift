@@ -69,26 +69,10 @@ try FileManager.default.copyItem(
 
 /// 1.5 s of noise as the microphone.
 func micFile() throws -> URL {
-    let frames = 66_150
-    var data = Data("RIFF".utf8)
-    func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
-    func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-    u32(36 + frames * 2)
-    data.append(contentsOf: Array("WAVEfmt ".utf8))
-    u32(16)
-    u16(1)
-    u16(1)
-    u32(44_100)
-    u32(88_200)
-    u16(2)
-    u16(16)
-    data.append(contentsOf: Array("data".utf8))
-    u32(frames * 2)
     var generator = SystemRandomNumberGenerator()
-    let samples = (0..<frames).map { _ in Int16.random(in: -3_000...3_000, using: &generator) }
-    samples.withUnsafeBufferPointer { data.append(Data(buffer: $0)) }
+    let samples = (0..<66_150).map { _ in Int16.random(in: -3_000...3_000, using: &generator) }
     let url = work.path("mic.wav")
-    try data.write(to: url)
+    try WavFile(format: AudioFormat(sampleRateHz: 44_100, channels: 1), samples: samples).data.write(to: url)
     return url
 }
 let mic = try micFile()

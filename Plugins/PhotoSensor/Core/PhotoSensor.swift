@@ -194,7 +194,7 @@ public final class PhotoSensor: PluginFeature {
             throw PluginError(error.message)
         }
         worker.run { [indexer] in indexer?.label = text }  // the indexer lives on the worker
-        host.publish(SensorEvents.setLabel, json: #"{"label":\#(Self.quoted(text))}"#)
+        host.publish(SensorEvents.setLabel, json: #"{"label":\#(SensorStore.quoted(text))}"#)
         say(text.isEmpty ? "Label cleared." : "Label set to \(text).")
     }
 
@@ -226,15 +226,11 @@ public final class PhotoSensor: PluginFeature {
 
     // MARK: JSON
 
-    static func quoted(_ text: String) -> String {
-        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
-    }
-
     /// A row as AWARE sends it: every column, `isFavorite` 0.
     static func json(_ row: SensorStore.PhotoRow) -> String {
         let fields: [(String, String)] = [
-            ("id", "\(row.id)"), ("timestamp", "\(row.timestamp)"), ("deviceId", quoted(row.deviceId)),
-            ("label", quoted(row.label)), ("localIdentifier", quoted(row.localIdentifier)),
+            ("id", "\(row.id)"), ("timestamp", "\(row.timestamp)"), ("deviceId", SensorStore.quoted(row.deviceId)),
+            ("label", SensorStore.quoted(row.label)), ("localIdentifier", SensorStore.quoted(row.localIdentifier)),
             ("mediaType", "\(row.mediaType)"), ("mediaWidth", "\(row.mediaWidth)"),
             ("mediaHeight", "\(row.mediaHeight)"), ("creationTimestamp", "\(row.creationTimestamp)"),
             ("duration", "\(row.duration)"), ("isFavorite", "0"), ("os", "\"Linux\""),
