@@ -62,7 +62,10 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), let count, let store = try? context.hub.outbox.store(),
                 let jobs = try? store.jobs()
             else { return ASSIST_E_INVALID }
-            count.pointee = Int64(jobs.filter { $0.job.owner == context.id }.count)
+            // Jobs waiting or being sent, and outcomes not yet handled by the plugin: a plugin that starts new work
+            // only at 0 never races a finished job whose outcome is still on its way to it.
+            let outcomes = (try? store.outcomes(owner: context.id))?.count ?? 0
+            count.pointee = Int64(jobs.filter { $0.job.owner == context.id }.count + outcomes)
             return ASSIST_OK
         }
         return allocate(table)

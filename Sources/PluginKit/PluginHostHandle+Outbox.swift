@@ -156,7 +156,7 @@ extension PluginHostHandle {
         try PluginStatus.check(cancel(raw, job))
     }
 
-    /// How many of this plugin's jobs wait or are being sent. Any thread.
+    /// How many of this plugin's jobs wait, are being sent, or have an outcome not yet handled. Any thread.
     public func pendingUploads() throws(PluginStatus) -> Int {
         guard let pending = tables.outbox?.pointee.pending else { throw PluginStatus.unsupported }
         var count: Int64 = 0

@@ -6,7 +6,13 @@ import HostTesting
 /// whose rows lack a numeric `timestamp` refused with 500 rather than silently lost), the JSON route, 413
 /// above 50 MB, and faults on demand.
 final class AwareMicroServer: @unchecked Sendable {  // because: every mutable member is guarded by `lock`
-    enum Fault: Sendable { case status(Int), reset, html, status404InBody }
+    enum Fault: Sendable {
+        case status(Int), reset, html, status404InBody
+        /// Takes the batch (as AWARE Micro does, before it answers), then never answers.
+        case storeThenHang
+        /// Answered normally (a placeholder, so faults can start later).
+        case normal
+    }
 
     let studyNumber = "7"
     let studyKey = "k3y"
@@ -37,7 +43,10 @@ final class AwareMicroServer: @unchecked Sendable {  // because: every mutable m
     deinit { http.stop() }
 
     var baseURL: String { http.baseURL }
-    func fail(_ next: [Fault]) { lock.withLock { faults += next } }
+    /// The next requests fail in order; with `after`, that many requests are answered normally first.
+    func fail(_ next: [Fault], after: Int = 0) {
+        lock.withLock { faults += [Fault](repeating: .normal, count: after) + next }
+    }
     func readSlowly(_ bytesPerSecond: Int?) { lock.withLock { _slow = bytesPerSecond } }
     var slow: Int? { lock.withLock { _slow } }
     func noteStarted() { lock.withLock { _started += 1 } }
@@ -52,7 +61,7 @@ final class AwareMicroServer: @unchecked Sendable {  // because: every mutable m
         case .reset: return .reset(afterBodyBytes: nil)
         case .html: return .answer(status: 200, body: Data("<html>maintenance</html>".utf8))
         case .status404InBody: return .answer(status: 200, body: Data(#"{"status":404}"#.utf8))
-        case nil: break
+        case .storeThenHang, .normal, nil: break
         }
         if request.bodyLength > 50 << 20 { return .answer(status: 413) }
         let parts = request.path.split(separator: "/").map(String.init)
@@ -64,7 +73,9 @@ final class AwareMicroServer: @unchecked Sendable {  // because: every mutable m
             if parts[4] == "create_table" { return .answer(status: 200) }
             let form = Self.form(request.body)
             guard form["device_id"] != nil, let data = form["data"] else { return .answer(status: 500) }
-            return store(table: parts[3], json: data)
+            let reply = store(table: parts[3], json: data)
+            if case .storeThenHang = fault { return .hang }
+            return reply
         }
         // /api/<n>/<key>/insert/
         if parts.count == 4, parts[0] == "api", parts[3] == "insert", request.method == "POST" {

@@ -102,7 +102,8 @@ typedef struct assist_outbox_service {
     assist_status (*acknowledge)(const assist_host *h, int64_t job);
     /** Removes a job not yet being sent. ASSIST_E_NOT_FOUND when it is gone or being sent. [any] */
     assist_status (*cancel)(const assist_host *h, int64_t job);
-    /** How many of this plugin's jobs wait or are being sent. [any] */
+    /** How many of this plugin's jobs wait, are being sent, or have an outcome the plugin has not handled
+        yet. [any] */
     assist_status (*pending)(const assist_host *h, int64_t *count);
     void *reserved[8];
 } assist_outbox_service;
