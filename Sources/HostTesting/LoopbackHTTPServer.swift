@@ -20,6 +20,18 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
         package func header(_ name: String) -> String? {
             headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
+
+        /// The body's fields when it is `application/x-www-form-urlencoded` (`+` as space, %-escapes decoded).
+        package var formFields: [String: String] {
+            var fields: [String: String] = [:]
+            for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map {
+                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                }
+                if parts.count == 2 { fields[parts[0]] = parts[1] }
+            }
+            return fields
+        }
     }
 
     /// What to do with one request, decided from its head.

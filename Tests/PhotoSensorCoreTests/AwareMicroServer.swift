@@ -71,7 +71,7 @@ final class AwareMicroServer: @unchecked Sendable {  // because: every mutable m
                 return .answer(status: 401)
             }
             if parts[4] == "create_table" { return .answer(status: 200) }
-            let form = Self.form(request.body)
+            let form = request.formFields
             guard form["device_id"] != nil, let data = form["data"] else { return .answer(status: 500) }
             let reply = store(table: parts[3], json: data)
             if case .storeThenHang = fault { return .hang }
@@ -95,16 +95,5 @@ final class AwareMicroServer: @unchecked Sendable {  // because: every mutable m
         else { return .answer(status: 500) }
         lock.withLock { _rows[table, default: []] += rows }
         return .answer(status: 200)  // empty body, as the real server answers before it inserts
-    }
-
-    static func form(_ body: Data) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-            }
-            if parts.count == 2 { fields[parts[0]] = parts[1] }
-        }
-        return fields
     }
 }

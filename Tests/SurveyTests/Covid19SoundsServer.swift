@@ -123,7 +123,7 @@ final class Covid19SoundsServer: @unchecked Sendable {  // because: every mutabl
         case .createUser:
             guard request.method == "POST", request.header("Content-Type") == "application/x-www-form-urlencoded"
             else { return .answer(status: 400) }
-            let form = Self.form(request.body)
+            let form = request.formFields
             guard form["password"] == preauthPassword, form["email"] == preauthEmail,
                 let username = form["username"], username.count == 12,
                 username.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
@@ -181,17 +181,6 @@ final class Covid19SoundsServer: @unchecked Sendable {  // because: every mutabl
                 return json(["received_data_length": request.bodyLength])
             }
         }
-    }
-
-    static func form(_ body: Data) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-            }
-            if parts.count == 2 { fields[parts[0]] = parts[1] }
-        }
-        return fields
     }
 
     /// The parts of a multipart/form-data body, or nil when it is not one.

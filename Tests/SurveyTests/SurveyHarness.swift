@@ -104,6 +104,16 @@ final class SurveyHarness {
         key(.enter)
     }
 
+    /// From the age gate to the first recording: Female, 20-29, asthma, never smoked, fever, prefer not to say
+    /// about COVID-19, not in hospital.
+    func answerUpToTheRecordings() {
+        key(.character("y"))
+        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
+            key(.character(Character(choice)))
+            key(.enter)
+        }
+    }
+
     /// Goes through the whole COVID-19 Sounds survey; `initial` answers the once-only part too.
     func answerEverything(initial: Bool, symptoms: [Int] = [3, 5], covid: Int = 1, covidFollowUp: Int = 1) {
         if initial {

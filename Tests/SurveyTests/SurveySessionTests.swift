@@ -199,11 +199,7 @@ struct SurveySessionTests {
         try WavFile(format: AudioFormat(sampleRateHz: 44_100, channels: 1), samples: Array(repeating: 0, count: 88_200))
             .data.write(to: survey.microphone)
         survey.start()
-        survey.key(.character("y"))
-        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
-            survey.key(.character(Character(choice)))
-            survey.key(.enter)
-        }
+        survey.answerUpToTheRecordings()
         let mark = survey.lines.count
         survey.key(.space)
         #expect(survey.waitFor("This take sounds silent", after: mark))
@@ -212,11 +208,7 @@ struct SurveySessionTests {
     @Test func aTakeShorterThanOneSecondIsRefused() throws {
         let survey = try SurveyHarness(micSeconds: 0.6)
         survey.start()
-        survey.key(.character("y"))
-        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
-            survey.key(.character(Character(choice)))
-            survey.key(.enter)
-        }
+        survey.answerUpToTheRecordings()
         var mark = survey.lines.count
         survey.key(.space)
         #expect(survey.waitFor("Shorter than one second; please record again.", after: mark))
@@ -228,11 +220,7 @@ struct SurveySessionTests {
     @Test func locationTextThatIsNotCoordinatesIsAskedAgain() throws {
         let survey = try SurveyHarness()
         survey.start()
-        survey.key(.character("y"))
-        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
-            survey.key(.character(Character(choice)))
-            survey.key(.enter)
-        }
+        survey.answerUpToTheRecordings()
         survey.record()
         survey.record()
         survey.record()
@@ -249,11 +237,7 @@ struct SurveySessionTests {
         let survey = try SurveyHarness()
         try FileManager.default.removeItem(at: survey.microphone)
         survey.start()
-        survey.key(.character("y"))
-        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
-            survey.key(.character(Character(choice)))
-            survey.key(.enter)
-        }
+        survey.answerUpToTheRecordings()
         let mark = survey.lines.count
         survey.key(.space)
         #expect(survey.waitFor("Microphone not available. Space to try again, Escape to stop for now.", after: mark))
@@ -265,11 +249,7 @@ struct SurveySessionTests {
     @Test func aFullQuotaStopsBeforeRecordingAndSaysSo() throws {
         let survey = try SurveyHarness(extra: ["storage.quota-mb": "1"])
         survey.start()
-        survey.key(.character("y"))
-        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
-            survey.key(.character(Character(choice)))
-            survey.key(.enter)
-        }
+        survey.answerUpToTheRecordings()
         let mark = survey.lines.count
         survey.key(.space)
         #expect(survey.waitFor("Storage is full; recording stopped.", after: mark))
@@ -319,11 +299,7 @@ struct SurveyNaturalVoiceTests {
         let survey = try SurveyHarness()
         try take.write(to: survey.microphone)
         survey.start()
-        survey.key(.character("y"))
-        for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
-            survey.key(.character(Character(choice)))
-            survey.key(.enter)
-        }
+        survey.answerUpToTheRecordings()
         survey.record()
         survey.record()
         let mark = survey.lines.count
