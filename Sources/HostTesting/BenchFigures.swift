@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 
 /// Small measurements the benchmarks share: medians and the process's CPU time.
@@ -16,4 +17,26 @@ package enum BenchFigures {
             Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         )
     }
+}
+
+/// A sound "card" for benchmarks that notes when sound first reaches it (a sample above 64), paced like a
+/// device by sleeping `pauseMicroseconds` per period written.
+package final class FirstSoundSink: AudioSink, @unchecked Sendable {  // because: `heardAt` is guarded by `lock`
+    private let lock = NSLock()
+    private var heardAt: UInt64?
+    private let pauseMicroseconds: UInt32
+
+    package init(pauseMicroseconds: UInt32 = 2_000) { self.pauseMicroseconds = pauseMicroseconds }
+
+    package var name: String { "timing" }
+    package func reset() { lock.withLock { heardAt = nil } }
+    /// `DispatchTime` nanoseconds of the first sound since `reset`.
+    package var heard: UInt64? { lock.withLock { heardAt } }
+    package func write(_ samples: UnsafeBufferPointer<Int16>) throws {
+        if samples.contains(where: { abs(Int($0)) > 64 }) {
+            lock.withLock { if heardAt == nil { heardAt = DispatchTime.now().uptimeNanoseconds } }
+        }
+        usleep(pauseMicroseconds)
+    }
+    package func idle() {}
 }

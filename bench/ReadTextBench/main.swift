@@ -13,21 +13,6 @@ import OCR
 import ReadTextCore
 import Speech
 
-final class FirstSoundSink: AudioSink, @unchecked Sendable {  // because: `heardAt` is guarded by `lock`
-    private let lock = NSLock()
-    private var heardAt: UInt64?
-    var name: String { "timing" }
-    func reset() { lock.withLock { heardAt = nil } }
-    var heard: UInt64? { lock.withLock { heardAt } }
-    func write(_ samples: UnsafeBufferPointer<Int16>) throws {
-        if samples.contains(where: { abs(Int($0)) > 64 }) {
-            lock.withLock { if heardAt == nil { heardAt = DispatchTime.now().uptimeNanoseconds } }
-        }
-        usleep(2_000)
-    }
-    func idle() {}
-}
-
 func median(_ values: [Double]) -> Double { BenchFigures.median(values) }
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 

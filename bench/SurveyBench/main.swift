@@ -16,22 +16,6 @@ import PluginHost
 import Runtime
 import Speech
 
-/// Notes when sound first reaches the "sound card", paced like one (a period every 5.8 ms).
-final class TimingSink: AudioSink, @unchecked Sendable {  // because: `heardAt` is guarded by `lock`
-    private let lock = NSLock()
-    private var heardAt: UInt64?
-    var name: String { "timing" }
-    func reset() { lock.withLock { heardAt = nil } }
-    var heard: UInt64? { lock.withLock { heardAt } }
-    func write(_ samples: UnsafeBufferPointer<Int16>) throws {
-        if samples.contains(where: { abs(Int($0)) > 64 }) {
-            lock.withLock { if heardAt == nil { heardAt = DispatchTime.now().uptimeNanoseconds } }
-        }
-        usleep(5_000)
-    }
-    func idle() {}
-}
-
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 func milliseconds(_ from: UInt64, _ to: UInt64) -> Double { Double(to &- from) / 1e6 }
 func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -101,7 +85,7 @@ func assemble(speaker: Speaker?, sound: SoundServices, data: String) throws -> H
 }
 
 // 1 and 2: speech on, through the mixer to the timing sink.
-let sink = TimingSink()
+let sink = FirstSoundSink(pauseMicroseconds: 5_000)  // a period is 5.8 ms
 let mixer = AudioMixer(sink: sink) { _, failed in failed }
 guard let speech = SpeechService(mixer: mixer, logger: Logger(label: "bench")) else {
     print("espeak-ng could not start")
