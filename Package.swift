@@ -206,10 +206,14 @@ let package = Package(
             name: "SurveyPlugin", dependencies: ["SurveyCore"], path: "Plugins/Survey/Entry",
             linkerSettings: pluginExports),
 
-        // photo-sensor (AWARE photos): the watcher and the content sniffer so far; its entry comes with the rest.
+        // photo-sensor (AWARE photos): a background plugin that records new media in watched folders.
+        // Sizes, rotations, durations and EXIF of media files (FFmpeg, libexif, libheif opened on first use).
+        .target(
+            name: "CMediaInfo", path: "Plugins/Shared/CMediaInfo",
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
         .target(
             name: "PhotoSensorCore",
-            dependencies: ["PluginKit", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PluginKit", "CMediaInfo", .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/PhotoSensor/Core"),
         .target(
             name: "PhotoSensorPlugin", dependencies: ["PhotoSensorCore"], path: "Plugins/PhotoSensor/Entry",

@@ -48,9 +48,20 @@ package enum ProcessRunner {
         }
         let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
         while process.isRunning && Date() < deadline { usleep(2_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let timedOut = process.isRunning
+        if timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         group.wait()
+        // A child's sanitizer report or a kill for time would otherwise show only as a puzzling expectation:
+        // the test log carries them, where scripts/memcheck.sh looks for reports.
+        let report = collected.error
+        if timedOut {
+            FileHandle.standardError.write(
+                Data("ProcessRunner: \(executable) \(arguments) killed after \(timeoutSeconds) s\n".utf8))
+        }
+        if report.contains("WARNING: ThreadSanitizer") || report.contains("ERROR: AddressSanitizer") {
+            FileHandle.standardError.write(Data("ProcessRunner: \(executable) \(arguments):\n\(report)\n".utf8))
+        }
         return ProcessResult(
             status: process.terminationStatus, standardOutput: collected.output, standardError: collected.error,
             signalled: process.terminationReason == .uncaughtSignal

@@ -128,11 +128,46 @@ struct MediaIndexerTests {
         let text = watched.path("notes.jpg").path
         try Data("not a picture".utf8).write(to: URL(fileURLWithPath: text))
         #expect(try indexer.process(text) == .ignored)
-        // A JPEG cut short is still a JPEG by its bytes: recorded (its size comes later from its header).
+        // A JPEG cut short is still a JPEG by its bytes. Its header cannot be read: the watcher's first tries
+        // are told to come back (spec §3.6), the last one records it as 0×0 with the file's mtime.
         let whole = try Data(contentsOf: URL(fileURLWithPath: try jpeg("whole.jpg")))
         let cut = watched.path("cut.jpg").path
         try whole.prefix(40).write(to: URL(fileURLWithPath: cut))
-        if case .recorded = try indexer.process(cut) {} else { Issue.record("a truncated JPEG is still a photo") }
+        #expect(try indexer.process(cut, lastTry: false) == .busy(cut))
+        guard case .recorded(let row) = try indexer.process(cut, lastTry: true) else {
+            Issue.record("a truncated JPEG is still a photo")
+            return
+        }
+        var info = stat()
+        #expect(stat(cut, &info) == 0)
+        #expect(row.mediaWidth == 0 && row.mediaHeight == 0 && row.duration == 0)
+        #expect(row.creationTimestamp == Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000)
         #expect(try indexer.process(watched.path("never-there.jpg").path) == .vanished)
+    }
+
+    @Test func rowsCarryTheDisplayedSizeTheDateTakenAndTheDuration() throws {
+        let indexer = try indexer()
+        let photo = watched.path("upright.jpg").path
+        #expect(try ProcessRunner.run("/usr/bin/convert", ["-size", "400x300", "xc:green", photo]).status == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo)))
+        bytes.insert(contentsOf: ExifBlock.app1(orientation: 6, date: "2023:12:31 23:59:58", offset: "+00:00"), at: 2)
+        try Data(bytes).write(to: URL(fileURLWithPath: photo))
+        guard case .recorded(let row) = try indexer.process(photo) else {
+            Issue.record("not recorded")
+            return
+        }
+        #expect(row.mediaWidth == 300 && row.mediaHeight == 400, "orientation 6 turns it upright")
+        #expect(row.creationTimestamp == 1_704_067_198_000)
+        guard let ffmpeg = ProcessRunner.which("ffmpeg") else { return }
+        let clip = watched.path("clip.webm").path
+        let made = try ProcessRunner.run(
+            ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=1.5", clip])
+        try #require(made.status == 0, "\(made.standardError)")
+        guard case .recorded(let video) = try indexer.process(clip) else {
+            Issue.record("the clip is not recorded")
+            return
+        }
+        #expect(video.mediaType == 2 && video.mediaWidth == 96 && video.mediaHeight == 64)
+        #expect(abs(video.duration - 1.5) < 0.1, "\(video.duration)")
     }
 }

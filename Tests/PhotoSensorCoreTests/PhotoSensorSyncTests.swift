@@ -91,7 +91,11 @@ struct PhotoSensorSyncTests {
         server.fail([.status404InBody])
         let second = try run(["sync"])
         #expect(second.status == 1, "a 200 with status 404 in its body is a failure")
-        _ = try run(["sync"])
+        #expect(
+            second.lines.last == "Sync failed: the server answered 200 with status 404.",
+            "\(second.lines) \(second.standardError)")
+        let third = try run(["sync"])
+        #expect(third.lines.last == "Sync done.", "\(third.lines) \(third.standardError)")
         #expect(server.ids("ios_photos") == [4, 5, 6, 7], "rows 1-3 went with the HTML answer; 4-7 once each")
     }
 

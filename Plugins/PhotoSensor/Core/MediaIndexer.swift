@@ -27,8 +27,9 @@ public final class MediaIndexer {
         case ignored
         /// Gone before it could be read.
         case vanished
-        /// Changing while read (a writer that closes and reopens): try again later.
-        case busy
+        /// Changing while read (a writer that closes and reopens), or its header not readable yet: try again
+        /// in 2 s, at most 3 times (the last try records what it can).
+        case busy(String)
     }
 
     public init(store: SensorStore, includeAudio: Bool, label: String, now: @escaping () -> Date = Date.init)
@@ -48,8 +49,12 @@ public final class MediaIndexer {
         return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
-    /// Processes `path`; with `baseline`, a file not yet known is indexed without a row.
-    public func process(_ path: String, baseline: Bool = false) throws(PluginStatus) -> Outcome {
+    /// Processes `path`; with `baseline`, a file not yet known is indexed without a row. Unless it is the
+    /// `lastTry`, a header that cannot be read yet gives `.busy`; on the last try the row gets 0×0, duration 0
+    /// and the mtime (spec §7).
+    public func process(_ path: String, baseline: Bool = false, lastTry: Bool = true) throws(PluginStatus)
+        -> Outcome
+    {
         let name = (path as NSString).lastPathComponent
         guard MediaSniffer.isWorthLooking(atName: name) else { return .ignored }
         guard let before = Self.stamp(path) else {
@@ -61,16 +66,22 @@ public final class MediaIndexer {
         guard let handle = FileHandle(forReadingAtPath: path) else { return .vanished }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: MediaSniffer.headerBytes)) ?? Data()
-        guard let format = MediaSniffer.classify(name: name, header: header, includeAudio: includeAudio) else {
+        guard let sniffed = MediaSniffer.classify(name: name, header: header, includeAudio: true) else {
             return .ignored
         }
         var hasher = SHA256()
         hasher.update(data: header)
         while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        guard let after = Self.stamp(path), after == before else { return .busy }
+        guard let after = Self.stamp(path), after == before else { return .busy(path) }
+        // Details only for a row owed; an Ogg file is a video when it has a video stream, else a sound.
+        let owed = !baseline && known == nil
+        let details = owed || sniffed == .ogg ? MediaDetails.read(path, format: sniffed) : MediaDetails()
+        let kind: MediaKind = sniffed == .ogg && details.hasVideo ? .video : sniffed.kind
+        if kind == .audio && !includeAudio { return .ignored }
+        if owed && !details.readable && !lastTry { return .busy(path) }
         var file = SensorStore.SeenFile(
-            path: path, size: after.size, mtimeNs: after.mtimeNs, sha256: digest, mediaType: format.kind.rawValue,
+            path: path, size: after.size, mtimeNs: after.mtimeNs, sha256: digest, mediaType: kind.rawValue,
             recorded: true, recognitionDone: false)
         // `recorded` means no row is owed: a baseline file or an edit owes none.
         if baseline || known != nil {
@@ -81,8 +92,9 @@ public final class MediaIndexer {
         let time = now()
         let row = SensorStore.PhotoRow(
             timestamp: Int64(time.timeIntervalSince1970 * 1000), deviceId: deviceID, label: label,
-            localIdentifier: "\(path)#sha256:\(digest)", mediaType: format.kind.rawValue, mediaWidth: 0,
-            mediaHeight: 0, creationTimestamp: after.mtimeNs / 1_000_000, duration: 0,
+            localIdentifier: "\(path)#sha256:\(digest)", mediaType: kind.rawValue, mediaWidth: details.width,
+            mediaHeight: details.height, creationTimestamp: details.takenMs ?? after.mtimeNs / 1_000_000,
+            duration: details.duration,
             timezone: TimeZone.current.secondsFromGMT(for: time) / 3600)
         var saved = row
         saved.id = try store.record(row, file: file)
@@ -128,13 +140,13 @@ public final class MediaIndexer {
         for change in changes {
             switch change {
             case .arrived(let path):
-                outcomes.append(try process(path))
+                outcomes.append(try process(path, lastTry: false))
             case .renamed(let from, let to):
                 let knownBelow = try store.allSeen().contains { $0.path.hasPrefix(from + "/") }
                 if try store.seen(from) != nil || knownBelow {
                     try store.move(from: from, to: to)
                 } else if Self.stamp(to) != nil {
-                    outcomes.append(try process(to))
+                    outcomes.append(try process(to, lastTry: false))
                 } else {
                     outcomes += try catchUp([to], recursive: recursive, baseline: false)
                 }

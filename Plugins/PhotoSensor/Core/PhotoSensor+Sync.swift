@@ -96,7 +96,10 @@ extension PhotoSensor {
             let reason =
                 outcome.status == 401
                 ? "the server refused the study number or key"
-                : outcome.error ?? "the server answered \(outcome.status)"
+                : outcome.error
+                    ?? ((200..<300).contains(outcome.status)
+                        ? "the server answered \(outcome.status) with status 404"
+                        : "the server answered \(outcome.status)")
             tableDone(tableIndex, ok: false, error: reason)
             return true
         }

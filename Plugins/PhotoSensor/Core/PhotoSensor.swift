@@ -15,6 +15,9 @@ public final class PhotoSensor: PluginFeature {
     var watcher: FolderWatcher?
     /// Indexing runs here, never on [main] and never in the watcher's thread.
     let worker = WorkerThread(name: "photo-sensor-index")
+    /// Tries so far of files not ready yet (worker only), and the wait between tries (spec §3.6: 2 s).
+    var retries: [String: Int] = [:]
+    var retryDelay = 2.0
     var lastProblem: String?
     /// A sync run is going; its first failure, and how the last run ended.
     var syncing = false
@@ -140,15 +143,51 @@ public final class PhotoSensor: PluginFeature {
         }
     }
 
-    /// Settled changes from the watcher, on the worker: rows written, events posted.
+    /// Settled changes from the watcher, on the worker: rows written, events posted, files not ready yet
+    /// tried again.
     private func index(_ changes: [FolderChange]) {
         guard let indexer else { return }
         do {
             let outcomes = try indexer.apply(
                 changes, folders: configuration.watchDirectories, recursive: configuration.recursive)
             publish(outcomes)
+            retryLater(outcomes)
         } catch {
             host.log(.error, "a change could not be recorded: \(error.message)")
+        }
+    }
+
+    /// A file busy or unreadable is tried again 2 s later, 3 times at most; the third try records what it can.
+    /// On the worker.
+    private func retryLater(_ outcomes: [MediaIndexer.Outcome]) {
+        for case .busy(let path) in outcomes {
+            let attempt = (retries[path] ?? 0) + 1
+            guard attempt <= 3 else {
+                retries[path] = nil
+                host.log(.warning, "\(path) kept changing; it is looked at again at the next catch-up")
+                continue
+            }
+            retries[path] = attempt
+            let target = WeakSensor(self)
+            let wait = UInt32(retryDelay * 1000)
+            host.onMain {
+                target.sensor?.host.addTimer(milliseconds: wait, repeating: false) {
+                    target.sensor?.worker.run { target.sensor?.retry(path, attempt: attempt) }
+                }
+            }
+        }
+    }
+
+    private func retry(_ path: String, attempt: Int) {
+        guard let indexer else { return }
+        do {
+            let outcome = try indexer.process(path, lastTry: attempt >= 3)
+            if case .busy = outcome {} else { retries[path] = nil }
+            publish([outcome])
+            retryLater([outcome])
+        } catch {
+            retries[path] = nil
+            host.log(.error, "\(path) could not be recorded: \(error.message)")
         }
     }
 

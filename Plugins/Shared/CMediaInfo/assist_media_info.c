@@ -1,0 +1,254 @@
+#include "assist_media_info.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavformat/avformat.h>
+#include <libavformat/version.h>
+#include <libavutil/display.h>
+#include <libavutil/log.h>
+#include <libavutil/version.h>
+#include <libexif/exif-data.h>
+#include <libexif/exif-utils.h>
+#include <libheif/heif.h>
+
+/* Each library is opened the first time a file needs it, so loading the plugin (the host does at every
+   start) loads none of them. The headers are Debian 12's; the sonames follow them. */
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+    int loaded; /* 0 not tried, 1 ready, -1 unavailable */
+    int (*avformat_open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
+    int (*avformat_find_stream_info)(AVFormatContext *, AVDictionary **);
+    void (*avformat_close_input)(AVFormatContext **);
+    uint8_t *(*av_stream_get_side_data)(const AVStream *, enum AVPacketSideDataType, size_t *);
+    double (*av_display_rotation_get)(const int32_t *);
+    AVDictionaryEntry *(*av_dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
+    void (*av_log_set_level)(int);
+} ff;
+
+static struct {
+    int loaded;
+    ExifData *(*exif_data_new_from_file)(const char *);
+    ExifData *(*exif_data_new_from_data)(const unsigned char *, unsigned int);
+    void (*exif_data_unref)(ExifData *);
+    ExifByteOrder (*exif_data_get_byte_order)(ExifData *);
+    ExifEntry *(*exif_content_get_entry)(ExifContent *, ExifTag);
+    ExifShort (*exif_get_short)(const unsigned char *, ExifByteOrder);
+} ex;
+
+static struct {
+    int loaded;
+    struct heif_context *(*heif_context_alloc)(void);
+    void (*heif_context_free)(struct heif_context *);
+    struct heif_error (*heif_context_read_from_file)(struct heif_context *, const char *,
+                                                     const struct heif_reading_options *);
+    struct heif_error (*heif_context_get_primary_image_handle)(struct heif_context *, struct heif_image_handle **);
+    void (*heif_image_handle_release)(const struct heif_image_handle *);
+    int (*heif_image_handle_get_width)(const struct heif_image_handle *);
+    int (*heif_image_handle_get_height)(const struct heif_image_handle *);
+    int (*heif_image_handle_get_list_of_metadata_block_IDs)(const struct heif_image_handle *, const char *,
+                                                            heif_item_id *, int);
+    size_t (*heif_image_handle_get_metadata_size)(const struct heif_image_handle *, heif_item_id);
+    struct heif_error (*heif_image_handle_get_metadata)(const struct heif_image_handle *, heif_item_id, void *);
+} hf;
+
+#define LOAD(table, lib, name)                                                                                 \
+    if (ok) {                                                                                                  \
+        *(void **)(&table.name) = dlsym(lib, #name);                                                           \
+        ok = table.name != NULL;                                                                               \
+    }
+
+static int load_ffmpeg(void) {
+    pthread_mutex_lock(&load_lock);
+    if (ff.loaded == 0) {
+        void *util = dlopen("libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+        void *format = dlopen("libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+        int ok = util && format;
+        LOAD(ff, format, avformat_open_input)
+        LOAD(ff, format, avformat_find_stream_info)
+        LOAD(ff, format, avformat_close_input)
+        LOAD(ff, format, av_stream_get_side_data)
+        LOAD(ff, util, av_display_rotation_get)
+        LOAD(ff, util, av_dict_get)
+        LOAD(ff, util, av_log_set_level)
+        if (ok) ff.av_log_set_level(AV_LOG_QUIET); /* a damaged file is an answer here, not a message */
+        ff.loaded = ok ? 1 : -1;
+    }
+    int ready = ff.loaded == 1;
+    pthread_mutex_unlock(&load_lock);
+    return ready;
+}
+
+static int load_exif(void) {
+    pthread_mutex_lock(&load_lock);
+    if (ex.loaded == 0) {
+        void *lib = dlopen("libexif.so.12", RTLD_NOW | RTLD_LOCAL);
+        int ok = lib != NULL;
+        LOAD(ex, lib, exif_data_new_from_file)
+        LOAD(ex, lib, exif_data_new_from_data)
+        LOAD(ex, lib, exif_data_unref)
+        LOAD(ex, lib, exif_data_get_byte_order)
+        LOAD(ex, lib, exif_content_get_entry)
+        LOAD(ex, lib, exif_get_short)
+        ex.loaded = ok ? 1 : -1;
+    }
+    int ready = ex.loaded == 1;
+    pthread_mutex_unlock(&load_lock);
+    return ready;
+}
+
+static int load_heif(void) {
+    pthread_mutex_lock(&load_lock);
+    if (hf.loaded == 0) {
+        void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
+        int ok = lib != NULL;
+        LOAD(hf, lib, heif_context_alloc)
+        LOAD(hf, lib, heif_context_free)
+        LOAD(hf, lib, heif_context_read_from_file)
+        LOAD(hf, lib, heif_context_get_primary_image_handle)
+        LOAD(hf, lib, heif_image_handle_release)
+        LOAD(hf, lib, heif_image_handle_get_width)
+        LOAD(hf, lib, heif_image_handle_get_height)
+        LOAD(hf, lib, heif_image_handle_get_list_of_metadata_block_IDs)
+        LOAD(hf, lib, heif_image_handle_get_metadata_size)
+        LOAD(hf, lib, heif_image_handle_get_metadata)
+        hf.loaded = ok ? 1 : -1;
+    }
+    int ready = hf.loaded == 1;
+    pthread_mutex_unlock(&load_lock);
+    return ready;
+}
+#undef LOAD
+
+static int quarter_turns(double degrees) {
+    if (isnan(degrees)) return 0;
+    long turns = lround(degrees / 90.0) % 4;
+    return (int)((turns + 4) % 4) * 90;
+}
+
+int assist_media_probe(const char *path, assist_media_info *info) {
+    if (!path || !info) return ASSIST_MEDIA_INFO_UNREADABLE;
+    if (!load_ffmpeg()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    AVFormatContext *format = NULL;
+    if (ff.avformat_open_input(&format, path, NULL, NULL) < 0) return ASSIST_MEDIA_INFO_UNREADABLE;
+    if (ff.avformat_find_stream_info(format, NULL) < 0) {
+        ff.avformat_close_input(&format);
+        return ASSIST_MEDIA_INFO_UNREADABLE;
+    }
+    for (unsigned index = 0; index < format->nb_streams; index++) {
+        AVStream *stream = format->streams[index];
+        AVCodecParameters *codec = stream->codecpar;
+        if (codec->codec_type == AVMEDIA_TYPE_AUDIO) info->has_audio = 1;
+        /* A cover picture in a sound file is not a video. */
+        if (codec->codec_type != AVMEDIA_TYPE_VIDEO || (stream->disposition & AV_DISPOSITION_ATTACHED_PIC)) continue;
+        if (info->has_video) continue;
+        info->has_video = 1;
+        info->width = codec->width > 0 ? codec->width : 0;
+        info->height = codec->height > 0 ? codec->height : 0;
+        const int32_t *matrix = (const int32_t *)ff.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+        if (matrix) {
+            /* av_display_rotation_get gives the counter-clockwise angle; the clockwise one is its negation. */
+            info->rotation = quarter_turns(-ff.av_display_rotation_get(matrix));
+        } else {
+            AVDictionaryEntry *tag = ff.av_dict_get(stream->metadata, "rotate", NULL, 0);
+            if (tag && tag->value) info->rotation = quarter_turns(strtod(tag->value, NULL));
+        }
+    }
+    if (format->duration > 0 && format->duration != AV_NOPTS_VALUE)
+        info->duration = (double)format->duration / AV_TIME_BASE;
+    ff.avformat_close_input(&format);
+    return ASSIST_MEDIA_INFO_OK;
+}
+
+static void copy_ascii(ExifEntry *entry, char *out, size_t size) {
+    if (!entry || entry->format != EXIF_FORMAT_ASCII || !entry->data || size == 0) return;
+    size_t length = entry->size < size - 1 ? entry->size : size - 1;
+    memcpy(out, entry->data, length);
+    out[length] = 0;
+    out[strnlen(out, length)] = 0;
+}
+
+static void read_exif(ExifData *data, assist_media_info *info) {
+    ExifByteOrder order = ex.exif_data_get_byte_order(data);
+    ExifEntry *orientation = ex.exif_content_get_entry(data->ifd[EXIF_IFD_0], EXIF_TAG_ORIENTATION);
+    if (orientation && orientation->format == EXIF_FORMAT_SHORT && orientation->data && orientation->size >= 2) {
+        int value = ex.exif_get_short(orientation->data, order);
+        if (value >= 1 && value <= 8) info->exif_orientation = value;
+    }
+    copy_ascii(ex.exif_content_get_entry(data->ifd[EXIF_IFD_EXIF], EXIF_TAG_DATE_TIME_ORIGINAL), info->exif_date,
+               sizeof info->exif_date);
+    copy_ascii(ex.exif_content_get_entry(data->ifd[EXIF_IFD_EXIF], EXIF_TAG_OFFSET_TIME_ORIGINAL),
+               info->exif_offset, sizeof info->exif_offset);
+}
+
+int assist_media_exif(const char *path, assist_media_info *info) {
+    if (!path || !info) return ASSIST_MEDIA_INFO_UNREADABLE;
+    if (!load_exif()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    ExifData *data = ex.exif_data_new_from_file(path);
+    if (!data) return ASSIST_MEDIA_INFO_UNREADABLE;
+    read_exif(data, info);
+    ex.exif_data_unref(data);
+    return ASSIST_MEDIA_INFO_OK;
+}
+
+int assist_media_exif_block(const unsigned char *bytes, unsigned int size, assist_media_info *info) {
+    if (!bytes || !info || size == 0) return ASSIST_MEDIA_INFO_UNREADABLE;
+    if (!load_exif()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    /* libexif wants the block to start at "Exif\0\0" (or in a JPEG): a bare TIFF header gets that prefix. */
+    unsigned char *prefixed = NULL;
+    if (size >= 4 && size < (64u << 20) && (!memcmp(bytes, "II*\0", 4) || !memcmp(bytes, "MM\0*", 4))) {
+        prefixed = malloc(size + 6);
+        if (!prefixed) return ASSIST_MEDIA_INFO_UNREADABLE;
+        memcpy(prefixed, "Exif\0\0", 6);
+        memcpy(prefixed + 6, bytes, size);
+        bytes = prefixed;
+        size += 6;
+    }
+    ExifData *data = ex.exif_data_new_from_data(bytes, size);
+    free(prefixed);
+    if (!data) return ASSIST_MEDIA_INFO_UNREADABLE;
+    read_exif(data, info);
+    ex.exif_data_unref(data);
+    return ASSIST_MEDIA_INFO_OK;
+}
+
+int assist_media_heif(const char *path, assist_media_info *info) {
+    if (!path || !info) return ASSIST_MEDIA_INFO_UNREADABLE;
+    if (!load_heif()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    struct heif_context *context = hf.heif_context_alloc();
+    if (!context) return ASSIST_MEDIA_INFO_UNREADABLE;
+    struct heif_image_handle *handle = NULL;
+    int result = ASSIST_MEDIA_INFO_UNREADABLE;
+    if (hf.heif_context_read_from_file(context, path, NULL).code != heif_error_Ok) goto done;
+    if (hf.heif_context_get_primary_image_handle(context, &handle).code != heif_error_Ok || !handle) goto done;
+    info->width = hf.heif_image_handle_get_width(handle);
+    info->height = hf.heif_image_handle_get_height(handle);
+    result = ASSIST_MEDIA_INFO_OK;
+    heif_item_id block = 0;
+    if (hf.heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &block, 1) == 1) {
+        size_t size = hf.heif_image_handle_get_metadata_size(handle, block);
+        /* The block starts with a 4-byte offset to the TIFF header. */
+        if (size > 4 && size < (64u << 20)) {
+            unsigned char *bytes = malloc(size);
+            if (bytes && hf.heif_image_handle_get_metadata(handle, block, bytes).code == heif_error_Ok) {
+                uint32_t skip = (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 | (uint32_t)bytes[2] << 8 | bytes[3];
+                if (skip < size - 4) assist_media_exif_block(bytes + 4 + skip, (unsigned)(size - 4 - skip), info);
+            }
+            free(bytes);
+        }
+    }
+    /* libheif's size already has the image's own rotation (irot) applied: an EXIF orientation would turn it
+       twice, so only the EXIF date is kept. */
+    info->exif_orientation = 0;
+done:
+    if (handle) hf.heif_image_handle_release(handle);
+    hf.heif_context_free(context);
+    return result;
+}
