@@ -60,8 +60,11 @@ public struct MediaDetails: Equatable, Sendable {
             }
             return value
         }
-        for (index, separator) in [(4, ":"), (7, ":"), (10, " "), (13, ":"), (16, ":")]
-        where digits[index] != separator.utf8.first! {
+        for (index, separator) in [
+            (4, UInt8(ascii: ":")), (7, UInt8(ascii: ":")), (10, UInt8(ascii: " ")),
+            (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":")),
+        ]
+        where digits[index] != separator {
             return nil
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
@@ -84,9 +87,11 @@ public struct MediaDetails: Equatable, Sendable {
     static func offsetSeconds(_ text: String) -> Int? {
         let bytes = Array(text.utf8)
         guard bytes.count == 6, bytes[0] == 43 || bytes[0] == 45, bytes[3] == 58,
-            let hours = Int(String(decoding: bytes[1..<3], as: UTF8.self)),
-            let minutes = Int(String(decoding: bytes[4..<6], as: UTF8.self)), hours <= 14, minutes < 60
+            [1, 2, 4, 5].allSatisfy({ (48...57).contains(bytes[$0]) })
         else { return nil }
+        let hours = Int(bytes[1] - 48) * 10 + Int(bytes[2] - 48)
+        let minutes = Int(bytes[4] - 48) * 10 + Int(bytes[5] - 48)
+        guard hours <= 14, minutes < 60 else { return nil }
         return (bytes[0] == 45 ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
 
