@@ -224,7 +224,7 @@ let package = Package(
             name: "AssistFuzz",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
-                "PhotoSensorCore",
+                "PhotoSensorCore", "CMediaInfo",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 

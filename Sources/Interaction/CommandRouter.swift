@@ -156,6 +156,31 @@ package struct CommandRouter: Sendable {
         }
     }
 
+    /// A plugin's global command for `event` (a running background feature's "sync photos now"), or nil.
+    /// These come before an open menu or question, as launch keywords do.
+    package func resolveGlobal(_ event: InputEvent) -> RoutedCommand? {
+        let global = bindings.filter { $0.scope == .global && $0.owner != Self.hostOwner }
+        switch event {
+        case .key(let key):
+            return global.first { $0.key == key }.map { RoutedCommand(id: $0.id, owner: $0.owner) }
+        case .line(let text), .phrase(let text):
+            let words = Self.normalise(text)
+            guard !words.isEmpty else { return nil }
+            if let exact = global.first(where: { $0.phrases.contains(words) }) {
+                return RoutedCommand(id: exact.id, owner: exact.owner)
+            }
+            for binding in global {
+                for phrase in binding.phrases where words.hasPrefix(phrase + " ") {
+                    return RoutedCommand(
+                        id: binding.id, owner: binding.owner, argument: String(words.dropFirst(phrase.count + 1)))
+                }
+            }
+            return nil
+        case .endOfInput:
+            return nil
+        }
+    }
+
     /// Candidates in precedence order: the focused feature's, then global ones, then the host's.
     private func candidates(focused: String?) -> [CommandBinding] {
         let own = bindings.filter { $0.owner == focused && focused != nil }

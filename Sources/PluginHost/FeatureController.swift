@@ -145,12 +145,18 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         default:
             break
         }
-        guard let record = focused, let context = record.context, let instance = context.instance else {
+        // A global command goes to its owner wherever the focus is (a background feature's "sync photos now");
+        // the rest go to the focused feature.
+        let owner =
+            command.owner == CommandRouter.hostOwner || command.owner == focused?.id
+            ? focused : records.first { $0.id == command.owner && $0.context?.instance != nil }
+        guard let record = owner, let context = record.context, let instance = context.instance else {
             if command.id != "help" { announcer.say(phrases.text("host.no-feature")) }
             return
         }
         switch command.id {
-        case CommandRouter.pauseToggle, "pause", "resume":
+        case CommandRouter.pauseToggle, "pause",
+            "resume" where record === focused:
             let pause = command.id == "pause" || (command.id == CommandRouter.pauseToggle && !isPaused)
             guard pause != isPaused else { return }
             isPaused = pause

@@ -1,7 +1,7 @@
 import Interaction
 
-/// Decides where each input event goes, on the main loop: a launch keyword, then an open dialog, then the
-/// command table for the focused feature.
+/// Decides where each input event goes, on the main loop: a launch keyword or a plugin's global command,
+/// then an open dialog, then the command table for the focused feature.
 package final class InputDispatcher: @unchecked Sendable {  // because: used only on the main loop
     private let interaction: InteractionServices
     private let features: FeatureController
@@ -29,6 +29,10 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
         }
         if !interaction.dialogs.wantsLine, let id = keyword(in: event) {
             onLaunch(id)
+            return
+        }
+        if !interaction.dialogs.wantsLine, let command = interaction.router.resolveGlobal(event) {
+            features.handle(command)
             return
         }
         if interaction.dialogs.handle(event) { return }

@@ -68,6 +68,10 @@ extension ServiceTables {
             count.pointee = Int64(jobs.filter { $0.job.owner == context.id }.count + outcomes)
             return ASSIST_OK
         }
+        table.is_online = { _, name in
+            guard let name else { return false }
+            return Connectivity.isReachable(host: String(cString: name))
+        }
         return allocate(table)
     }()
 

@@ -164,6 +164,14 @@ extension PluginHostHandle {
         return Int(count)
     }
 
+    /// True when the network reaching `hostName` is up, as the outbox judges it (loopback always); true too
+    /// on a host too old to say, so work is never held back for ever. Wraps `assist_outbox_service.is_online`.
+    /// Any thread.
+    public func isOnline(_ hostName: String) -> Bool {
+        guard let check = tables.outbox?.pointee.is_online else { return true }
+        return check(raw, hostName)
+    }
+
 }
 
 /// C copies of strings that live until `free`.

@@ -115,14 +115,18 @@ public struct PluginHostHandle: @unchecked Sendable {
         return String(cString: text)
     }
 
-    /// Adds a command for the focused feature; it arrives at `PluginFeature.handle(command:argument:)` as
-    /// `id`. Throws `.busy` when the key or phrase is taken or reserved. Wraps
-    /// `assist_input_service.register_command`. [main]
+    /// Adds a command; it arrives at `PluginFeature.handle(command:argument:)` as `id`. A focused command
+    /// works while this feature has the focus; a global one from anywhere in the host, for as long as the
+    /// feature runs (a background feature's "sync photos now"). Throws `.busy` when the key or phrase is
+    /// taken or reserved. Wraps `assist_input_service.register_command`. [main]
     ///
     ///     try host.registerCommand(id: "save", label: "Save text", key: "ctrl+s", phrase: "save text")
-    public func registerCommand(id: String, label: String, key: String?, phrase: String?) throws(PluginStatus) {
+    public func registerCommand(id: String, label: String, key: String?, phrase: String?, global: Bool = false)
+        throws(PluginStatus)
+    {
         guard let register = tables.input?.pointee.register_command else { throw PluginStatus.unsupported }
-        try PluginStatus.check(register(raw, id, label, key, phrase, ASSIST_SCOPE_FOCUSED))
+        try PluginStatus.check(
+            register(raw, id, label, key, phrase, global ? ASSIST_SCOPE_GLOBAL : ASSIST_SCOPE_FOCUSED))
     }
 
     /// Copies `message` into host-allocated memory for an `*err` out-parameter. Wraps `assist_host.alloc`.

@@ -1,4 +1,5 @@
 import AssistCore
+import CMediaInfo
 import Camera
 import Foundation
 import Interaction
@@ -17,7 +18,7 @@ enum FuzzTargets {
         "manifest": manifest, "config": config, "journal": journal, "outbox-job": outboxJob,
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
-        "media-header": mediaHeader,
+        "media-header": mediaHeader, "media-details": mediaDetails,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -43,6 +44,21 @@ enum FuzzTargets {
         _ = MediaSniffer.sniff(data)
         _ = MediaSniffer.classify(name: "x.jpg", header: data, includeAudio: true)
         _ = InotifyEvents.parse(data)
+    }
+
+    /// What a media file says of itself: an EXIF block (through libexif and the fields read from it), EXIF date
+    /// and offset text, and the whole input as a file probed the way its bytes say (FFmpeg, libheif, libexif).
+    static func mediaDetails(_ data: Data) {
+        var info = assist_media_info()
+        data.withUnsafeBytes { raw in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return }
+            _ = assist_media_exif_block(base, UInt32(raw.count), &info)
+        }
+        let text = String(decoding: data.prefix(32), as: UTF8.self)
+        _ = MediaDetails.takenMs(date: text, offset: String(text.suffix(6)))
+        guard let format = MediaSniffer.sniff(data), data.count < 1 << 20 else { return }
+        let url = writeScratch(data, name: "media")
+        _ = MediaDetails.read(url.path, format: format)
     }
 
     /// Survey definitions from research teams (`/etc/assist/surveys/*.json`): read, checked, and when valid,

@@ -94,6 +94,90 @@ struct PhotoSensorCLITests {
         #expect(taken.first?.contains("live.jpg#sha256:") == true)
     }
 
+    @Test func exportWritesBothTablesAsCSVWithTheOriginalColumns() throws {
+        _ = try run(["run", "photo-sensor", "watch", "--once"])
+        _ = try run(["run", "photo-sensor", "label", #"room "B", north"#])
+        try picture("one.jpg")
+        try picture("two.jpg")
+        _ = try run(["run", "photo-sensor", "watch", "--once"])
+        let target = folder.path("export")
+        let exported = try run(["run", "photo-sensor", "export", target.path])
+        #expect(exported.status == 0, "\(exported.lines) \(exported.standardError)")
+        #expect(exported.lines.last == "Exported 2 photo rows and 0 recognition rows to \(target.path).")
+        let photos = try String(contentsOf: target.appendingPathComponent("ios_photos.csv"), encoding: .utf8)
+        let lines = photos.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(
+            lines.first
+                == "id,timestamp,deviceId,label,localIdentifier,mediaType,mediaWidth,mediaHeight,creationTimestamp,duration,isFavorite,os,timezone,jsonVersion"
+        )
+        #expect(lines.count == 3)
+        #expect(lines.dropFirst().allSatisfy { $0.contains(#","room ""B"", north","#) }, "\(lines)")
+        #expect(lines.dropFirst().allSatisfy { $0.contains(",20,10,") }, "the pictures' size: \(lines)")
+        let recognition = try String(
+            contentsOf: target.appendingPathComponent("ios_photos_recognition.csv"), encoding: .utf8)
+        #expect(recognition.hasPrefix("id,timestamp,deviceId,label,photoLocalIdentifier,recognitionLabel,"))
+        let mode =
+            try FileManager.default.attributesOfItem(
+                atPath: target.appendingPathComponent("ios_photos.csv").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // A folder that cannot be written: one sentence, exit status not 0.
+        let blocked = folder.path("blocked")
+        try Data().write(to: blocked)
+        let refused = try run(["run", "photo-sensor", "export", blocked.appendingPathComponent("x").path])
+        #expect(refused.status != 0)
+        #expect(
+            (refused.lines + refused.standardError.split(separator: "\n").map(String.init)).contains {
+                $0.contains("cannot be written. Choose a folder you can write to.")
+            }, "\(refused.lines) \(refused.standardError)")
+    }
+
+    /// The shell with a script of typed lines, each written after `pause` seconds; what it printed.
+    func shell(_ steps: [(line: String, pause: Double, then: (() throws -> Void)?)]) throws -> String {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = [
+            "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        for step in steps {
+            Thread.sleep(forTimeInterval: step.pause)
+            input.fileHandleForWriting.write(Data((step.line + "\n").utf8))
+            try step.then?()
+        }
+        input.fileHandleForWriting.closeFile()
+        child.waitUntilExit()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test func typedOrSpokenPhrasesReachTheRunningSensorFromTheMenu() throws {
+        _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
+        let said = try shell([
+            ("photo sensor label garden", 1.5, nil),
+            ("stop photo sensor", 0.3, { try self.picture("while-stopped.jpg") }),
+            ("photo sensor status", 1.0, nil),
+            ("start photo sensor", 0.3, nil),
+            ("photo sensor status", 1.5, nil),
+            ("quit", 0.3, nil),
+        ])
+        let lines = said.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Label set to garden."), "\(lines)")
+        #expect(lines.contains("Photo sensor stopped."), "\(lines)")
+        #expect(
+            lines.contains("Photo sensor stopped, watching 1 folder. 0 items recorded, 0 waiting to sync."),
+            "nothing is recorded while stopped: \(lines)")
+        #expect(lines.contains("Photo sensor started."), "\(lines)")
+        #expect(
+            lines.contains("Photo sensor running, watching 1 folder. 1 item recorded, 1 waiting to sync."),
+            "what arrived while stopped is caught up at start: \(lines)")
+        let events = try run(["events", "--prefix", "com.awareframework.ios.sensor.photos.ACTION"])
+        #expect(events.standardOutput.contains(#""label":"garden""#), "\(events.lines)")
+    }
+
     @Test func withoutFoldersItStaysQuietInTheShell() throws {
         try "".write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
         let shell = try run(["shell"], input: "5\n")

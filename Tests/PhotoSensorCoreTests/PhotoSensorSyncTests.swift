@@ -38,6 +38,12 @@ struct PhotoSensorSyncTests {
         try ProcessRunner.run(BuildProducts.assist, ["run", "photo-sensor"] + arguments + options, timeoutSeconds: 60)
     }
 
+    /// A sync that must succeed; what it printed and logged otherwise.
+    func sync() throws {
+        let result = try run(["sync"])
+        #expect(result.status == 0 && result.lines.last == "Sync done.", "\(result.lines) \(result.standardError)")
+    }
+
     /// `count` small JPEGs (their bytes say JPEG; the sensor never decodes them to record them), recorded.
     func record(_ count: Int, from start: Int = 0) throws {
         if !FileManager.default.fileExists(atPath: folder.path("data").path) {
@@ -53,18 +59,16 @@ struct PhotoSensorSyncTests {
 
     @Test func rowsGoInBatchesOrderedByIdEachOnce() throws {
         try record(7)
-        let sync = try run(["sync"])
-        #expect(sync.status == 0, "\(sync.lines)")
-        #expect(sync.lines.last == "Sync done.")
+        try sync()
         #expect(server.ids("ios_photos") == Array(1...7))
         let row = try #require(server.rows("ios_photos").first)
         #expect(row["os"] as? String == "Linux" && (row["isFavorite"] as? NSNumber)?.intValue == 0)
         #expect((row["localIdentifier"] as? String)?.contains("#sha256:") == true)
         #expect(row["timestamp"] is NSNumber && row["jsonVersion"] as? NSNumber == 1)
         // Nothing new: nothing sent; new rows later: only they are sent.
-        _ = try run(["sync"])
+        try sync()
         try record(2, from: 7)
-        _ = try run(["sync"])
+        try sync()
         #expect(server.ids("ios_photos") == Array(1...9))
         let status = try run(["status", "--json"])
         #expect(status.standardOutput.contains(#""waiting_to_sync":0"#), "\(status.standardOutput)")
@@ -78,7 +82,7 @@ struct PhotoSensorSyncTests {
         #expect(refused.lines.last == "Sync failed: the server refused the study number or key.", "\(refused.lines)")
         #expect(server.ids("ios_photos").isEmpty)
         try configure()
-        _ = try run(["sync"])
+        try sync()
         #expect(server.ids("ios_photos") == [1, 2, 3, 4])
     }
 
@@ -102,12 +106,12 @@ struct PhotoSensorSyncTests {
     @Test func removeAfterSyncDeletesExactlyTheRowsSent() throws {
         try configure(extra: "removeAfterSync = true")
         try record(5)
-        _ = try run(["sync"])
+        try sync()
         #expect(server.ids("ios_photos") == [1, 2, 3, 4, 5])
         let status = try run(["status", "--json"])
         #expect(status.standardOutput.contains(#""recorded":0"#), "\(status.standardOutput)")
         try record(1, from: 5)
-        _ = try run(["sync"])
+        try sync()
         #expect(server.ids("ios_photos") == [1, 2, 3, 4, 5, 6], "ids are never reused")
     }
 

@@ -144,13 +144,23 @@ extension PhotoSensor {
 
     /// Automatic runs while the sensor runs in the host: every `syncInterval` minutes, and after a failed run
     /// `min(30 min, syncInterval × 2^failures)` with ±20 % jitter; a success resets the wait.
+    /// A run is skipped while the sensor is stopped, offline (`onlyWhenOnline`) or, with
+    /// `batteryChargingOnly`, on battery; the timer goes on.
     func scheduleAutomaticSync() {
-        guard configuration.canSync else { return }
+        guard configuration.canSync, !automaticSyncScheduled else { return }
+        automaticSyncScheduled = true
         let interval = configuration.syncInterval * 60
         let wait =
             failures == 0 ? interval : min(1_800, interval * pow(2, Double(failures))) * Double.random(in: 0.8...1.2)
         host.addTimer(milliseconds: UInt32(max(50, wait * 1000)), repeating: false) { [weak self] in
             guard let self else { return }
+            automaticSyncScheduled = false
+            let stopped = (try? store?.value("state")) == "stopped"
+            if stopped || skipReason() != nil {
+                if !stopped, let reason = skipReason() { host.log(.info, "automatic sync skipped: \(reason)") }
+                scheduleAutomaticSync()
+                return
+            }
             onSyncEnded = { [weak self] in
                 guard let self else { return }
                 failures = lastSync?.ok == true ? 0 : failures + 1

@@ -24,8 +24,9 @@ public final class PhotoSensor: PluginFeature {
     var runFailure: String?
     var lastSync: (ok: Bool, error: String?)?
     var onSyncEnded: (() -> Void)?
-    /// Failed automatic runs in a row, for the back-off.
+    /// Failed automatic runs in a row, for the back-off; whether the next automatic run is scheduled.
     var failures = 0
+    var automaticSyncScheduled = false
 
     public init(host: PluginHostHandle) {
         self.host = host
@@ -45,16 +46,18 @@ public final class PhotoSensor: PluginFeature {
                 return
             }
             try startWatching(announce: true)
+            registerCommands()
+            listenToTheBus()
         case "start":
             try? store?.setValue("running", for: "state")
-            host.publish(SensorEvents.start, json: "{}")
+            host.publish(SensorEvents.start, json: "{\(Self.source)}")
             say("Photo sensor started; it watches while Assist runs.")
             host.finish()
         case "watch" where arguments.contains("--once"):
             try watchOnce()
         case "sync":
             say("Syncing photos.")
-            host.publish(SensorEvents.sync, json: #"{"force":\#(arguments.contains("--force"))}"#)
+            host.publish(SensorEvents.sync, json: #"{\#(Self.source),"force":\#(arguments.contains("--force"))}"#)
             onSyncEnded = { [weak self] in
                 guard let self else { return }
                 if let last = lastSync, !last.ok {
@@ -69,18 +72,22 @@ public final class PhotoSensor: PluginFeature {
         case "status":
             say(status(json: arguments.contains("--json")))
             host.finish()
+        case "export":
+            try export(to: arguments.dropFirst().first)
+            host.finish()
         case "label":
             let text = arguments.dropFirst().joined(separator: " ")
             try setLabel(text)
             host.finish()
         case "stop":
             try? store?.setValue("stopped", for: "state")
-            host.publish(SensorEvents.stop, json: "{}")
+            host.publish(SensorEvents.stop, json: "{\(Self.source)}")
             say("Photo sensor stopped.")
             host.finish()
         case let other?:
             throw PluginError(
-                "Unknown photo-sensor command \(other). Use start, stop, status, label TEXT or watch --once.")
+                "Unknown photo-sensor command \(other). Use start, stop, sync, status, label TEXT, export FOLDER or watch --once."
+            )
         }
     }
 
@@ -101,12 +108,12 @@ public final class PhotoSensor: PluginFeature {
         }
     }
 
-    private func say(_ text: String) { host.say(text) }
+    func say(_ text: String) { host.say(text) }
 
     // MARK: Watching
 
     /// Watches the folders; the first start ever indexes what is there as a baseline without rows.
-    private func startWatching(announce: Bool) throws(PluginError) {
+    func startWatching(announce: Bool) throws(PluginError) {
         guard let store, let indexer else { return }
         if (try? store.value("state")) == "stopped", announce { return }
         guard !configuration.watchDirectories.isEmpty else {
@@ -129,13 +136,14 @@ public final class PhotoSensor: PluginFeature {
         worker.run { [weak self] in
             guard let self else { return }
             do {
-                _ = try indexer.catchUp(folders, recursive: recursive, baseline: baseline)
+                let outcomes = try indexer.catchUp(folders, recursive: recursive, baseline: baseline)
                 try store.setValue("done", for: "baseline")
+                publish(outcomes)
             } catch {
                 host.log(.error, "catch-up failed: \(error)")
             }
         }
-        host.publish(SensorEvents.start, json: "{}")
+        host.publish(SensorEvents.start, json: "{\(Self.source)}")
         scheduleAutomaticSync()
         if announce && configuration.transparency {
             let names = folders.map { ($0 as NSString).lastPathComponent }.joined(separator: " and ")
@@ -224,17 +232,51 @@ public final class PhotoSensor: PluginFeature {
         host.finish()
     }
 
+    // MARK: Export
+
+    /// `export DIR`: both tables as CSV files in `DIR` (made if missing), written whole or not at all, 0600.
+    private func export(to folder: String?) throws(PluginError) {
+        guard let folder, !folder.isEmpty, let store else {
+            throw PluginError("Say where to export: assist run photo-sensor export FOLDER.")
+        }
+        let directory = URL(fileURLWithPath: (folder as NSString).expandingTildeInPath)
+        var counts: [Int] = []
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            for (table, _) in SensorStore.syncedTables {
+                let (text, rows) = try store.csv(table)
+                let target = directory.appendingPathComponent("\(table).csv")
+                let partial = directory.appendingPathComponent(".\(table).csv.partial")
+                guard
+                    FileManager.default.createFile(
+                        atPath: partial.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+                else { throw CocoaError(.fileWriteUnknown) }
+                if rename(partial.path, target.path) != 0 { throw CocoaError(.fileWriteUnknown) }
+                counts.append(rows)
+            }
+        } catch let error as PluginStatus {
+            throw PluginError("The export failed: the database could not be read (\(error.message)).")
+        } catch {
+            throw PluginError(
+                "The export failed: \(directory.path) cannot be written. Choose a folder you can write to.")
+        }
+        say(
+            "Exported \(counts[0]) photo row\(counts[0] == 1 ? "" : "s") and \(counts[1]) recognition row\(counts[1] == 1 ? "" : "s") to \(directory.path)."
+        )
+    }
+
     // MARK: Label and status
 
-    private func setLabel(_ text: String) throws(PluginError) {
+    func setLabel(_ text: String, quietly: Bool = false) throws(PluginError) {
         do {
             try store?.setValue(text, for: "label")
         } catch {
             throw PluginError(error.message)
         }
         worker.run { [indexer] in indexer?.label = text }  // the indexer lives on the worker
-        host.publish(SensorEvents.setLabel, json: #"{"label":\#(SensorStore.quoted(text))}"#)
-        say(text.isEmpty ? "Label cleared." : "Label set to \(text).")
+        host.publish(SensorEvents.setLabel, json: #"{\#(Self.source),"label":\#(SensorStore.quoted(text))}"#)
+        if !quietly { say(text.isEmpty ? "Label cleared." : "Label set to \(text).") }
     }
 
     /// "Photo sensor running, watching 2 folders. 134 items recorded." and what is wrong, if anything.

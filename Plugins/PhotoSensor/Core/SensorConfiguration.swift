@@ -13,6 +13,11 @@ public struct SensorConfiguration: Equatable, Sendable {
     /// Minutes between automatic syncs.
     public var syncInterval = 1.0
     public var onlyWhenOnline = true
+    /// Automatic runs only on mains power or while the battery charges.
+    public var batteryChargingOnly = false
+    /// Recognition: the smallest confidence kept, and the square the picture is scaled into.
+    public var recognitionMinConfidence = 0.5
+    public var recognitionImageSize = 640
     public var batchSize = 1000
     public var removeAfterSync = false
     /// Say at host start that the sensor is on and what it watches.
@@ -41,6 +46,11 @@ public struct SensorConfiguration: Equatable, Sendable {
         studyKey = lookup("studyKey").flatMap { $0.isEmpty ? nil : $0 }
         syncInterval = lookup("syncInterval").flatMap(Double.init).map { max(0.05, $0) } ?? syncInterval
         onlyWhenOnline = flag("onlyWhenOnline", true)
+        batteryChargingOnly = flag("batteryChargingOnly", false)
+        recognitionMinConfidence =
+            lookup("recognitionMinConfidence").flatMap(Double.init).map { min(max(0, $0), 1) } ?? 0.5
+        recognitionImageSize =
+            lookup("recognitionImageSize").flatMap(Int.init).map { min(max(64, $0), 4096) } ?? 640
         batchSize = lookup("batchSize").flatMap(Int.init).map { min(max(1, $0), 1000) } ?? batchSize
         removeAfterSync = flag("removeAfterSync", false)
         transparency = flag("transparency", true)

@@ -105,7 +105,11 @@ typedef struct assist_outbox_service {
     /** How many of this plugin's jobs wait, are being sent, or have an outcome the plugin has not handled
         yet. [any] */
     assist_status (*pending)(const assist_host *h, int64_t *count);
-    void *reserved[8];
+    /** True when the network that reaches `host_name` is up, as the outbox judges it before sending: loopback
+        always, anything else needs a default route off loopback. For plugins that skip work while offline.
+        Added after 1.0 in a reserved slot: NULL in hosts that lack it. [any] */
+    bool (*is_online)(const assist_host *h, const char *host_name);
+    void *reserved[7];
 } assist_outbox_service;
 
 #if defined(__clang__)

@@ -1,0 +1,158 @@
+import Foundation
+import PluginKit
+
+/// While the sensor runs in the host it takes commands from anywhere (spec §3.20, §6): typed or spoken
+/// phrases ("sync photos now"), and the AWARE command events other plugins post on the bus. Its own
+/// confirmations carry `"source":"assist.photo-sensor"`, which is how it tells them from commands.
+extension PhotoSensor {
+    static let source = #""source":"assist.photo-sensor""#
+    /// An event that asks for a sync of every AWARE sensor.
+    static let syncRequest = "AwareDBSyncRequest"
+
+    /// The phrases, as global commands of the running sensor.
+    func registerCommands() {
+        let commands: [(id: String, label: String, phrase: String)] = [
+            ("sensor-status", "Photo sensor status", "photo sensor status"),
+            ("sensor-start", "Start photo sensor", "start photo sensor"),
+            ("sensor-stop", "Stop photo sensor", "stop photo sensor"),
+            ("sensor-sync", "Sync photos now", "sync photos now"),
+            ("sensor-label", "Set the photo sensor's label", "photo sensor label"),
+        ]
+        for command in commands {
+            do {
+                try host.registerCommand(
+                    id: command.id, label: command.label, key: nil, phrase: command.phrase, global: true)
+            } catch {
+                host.log(.warning, "\"\(command.phrase)\" is taken by another feature")
+            }
+        }
+    }
+
+    public func handle(command: String, argument: String?) {
+        switch command {
+        case "sensor-status": say(status(json: false))
+        case "sensor-start": resumeWatching(announce: true)
+        case "sensor-stop": pauseWatching(announce: true)
+        case "sensor-sync": requestedSync(force: true, announce: true)
+        case "sensor-label":
+            guard let text = argument?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+                say("Say the label after the words photo sensor label, for example photo sensor label kitchen.")
+                return
+            }
+            try? setLabel(text)
+        default: break
+        }
+    }
+
+    /// The AWARE command events (and `AwareDBSyncRequest`) from other plugins.
+    func listenToTheBus() {
+        host.subscribeEvents(prefix: SensorEvents.prefix + ".") { [weak self] name, json in
+            self?.busEvent(name, json: json)
+        }
+        host.subscribeEvents(prefix: Self.syncRequest) { [weak self] name, _ in
+            guard name == Self.syncRequest else { return }
+            self?.requestedSync(force: false, announce: false)
+        }
+    }
+
+    private func busEvent(_ name: String, json: String) {
+        guard !json.contains(Self.source) else { return }  // our own confirmation
+        let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+        switch name {
+        case SensorEvents.start: resumeWatching(announce: false)
+        case SensorEvents.stop: pauseWatching(announce: false)
+        case SensorEvents.sync: requestedSync(force: (object?["force"] as? Bool) ?? false, announce: false)
+        case SensorEvents.setLabel:
+            guard let label = object?["label"] as? String else {
+                host.log(.warning, "\(name) without a \"label\" string is ignored")
+                return
+            }
+            try? setLabel(label, quietly: true)
+        default: break
+        }
+    }
+
+    /// Stops watching (the state is kept, so the next host start stays stopped) and confirms.
+    func pauseWatching(announce: Bool) {
+        watcher?.stop()
+        watcher = nil
+        try? store?.setValue("stopped", for: "state")
+        host.publish(SensorEvents.stop, json: "{\(Self.source)}")
+        if announce {
+            host.play(.fall)
+            say("Photo sensor stopped.")
+        }
+    }
+
+    /// Watches again; what arrived meanwhile is caught up.
+    func resumeWatching(announce: Bool) {
+        try? store?.setValue("running", for: "state")
+        if watcher == nil {
+            do { try startWatching(announce: false) } catch {
+                say(error.message)
+                return
+            }
+        }
+        if announce {
+            host.play(.rise)
+            say("Photo sensor started.")
+        }
+    }
+
+    /// A sync someone asked for: merged into a run already going; with `force`, the network and charger
+    /// checks are skipped. A user who asked hears how it ended (and the error earcon on failure).
+    func requestedSync(force: Bool, announce: Bool) {
+        host.publish(SensorEvents.sync, json: #"{\#(Self.source),"force":\#(force)}"#)
+        if !force, let reason = skipReason() {
+            host.log(.info, "sync skipped: \(reason)")
+            return
+        }
+        let earlier = onSyncEnded
+        onSyncEnded = { [weak self] in
+            earlier?()
+            guard let self, announce else { return }
+            if let last = lastSync, !last.ok {
+                host.play(.error)
+                say("Last sync failed: \(last.error ?? "unknown reason").")
+            } else {
+                say("Sync done.")
+            }
+        }
+        startSync()
+    }
+
+    /// Why an unforced run should wait (spec §3.24), or nil.
+    func skipReason() -> String? {
+        if configuration.onlyWhenOnline, let server = configuration.serverUrl,
+            let name = URLComponents(string: server)?.host, !host.isOnline(name)
+        {
+            return "no network"
+        }
+        if configuration.batteryChargingOnly, !PowerSupply.isCharging() {
+            return "not charging"
+        }
+        return nil
+    }
+}
+
+/// Whether the machine runs on mains power, from `/sys/class/power_supply` (a desktop without a battery is).
+enum PowerSupply {
+    static func isCharging(root: String = "/sys/class/power_supply") -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        var sawBattery = false
+        for name in names {
+            func read(_ file: String) -> String? {
+                (try? String(contentsOfFile: "\(root)/\(name)/\(file)", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            switch read("type") {
+            case "Mains", "USB": if read("online") == "1" { return true }
+            case "Battery":
+                sawBattery = true
+                if ["Charging", "Full"].contains(read("status") ?? "") { return true }
+            default: break
+            }
+        }
+        return !sawBattery
+    }
+}
