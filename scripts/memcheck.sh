@@ -20,7 +20,7 @@ summarise() {
 asan() {
   swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error:|Build complete" || return 1
   # Leaks are left to valgrind: the host keeps process-lifetime objects (threads, tables) until exit by design.
-  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 timeout 1200 swift test --skip-build --sanitize=address --scratch-path .build-asan \
+  ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 timeout 1200 swift test --skip-build --sanitize=address --scratch-path .build-asan \
     >.build-asan/test.log 2>&1
   local status=$?
   summarise .build-asan/test.log "ERROR: AddressSanitizer"
@@ -37,7 +37,7 @@ tsan() {
   # host says: the sanitizers leave those signals to the process (handle_segv=0, handle_abort=0), and Swift's
   # crash backtracer, which hangs trying to suspend a sanitized process's threads, is off.
   # TSan slows read-text's frame callback past the 20 ms the host allows it, which that camera test checks.
-  SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" timeout 1200 swift test --skip-build --sanitize=thread \
+  ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" timeout 1200 swift test --skip-build --sanitize=thread \
     --scratch-path .build-tsan --skip SpeechDispatcherTests --skip speechDispatcherIsUsedWhenConfigured \
     --skip theCameraPathWaitsForAsteadyPictureThenReads >.build-tsan/test.log 2>&1
   local status=$?

@@ -46,7 +46,7 @@ package enum ProcessRunner {
                 group.leave()
             }
         }
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds * timeScale)
         while process.isRunning && Date() < deadline { usleep(2_000) }
         let timedOut = process.isRunning
         if timedOut { kill(process.processIdentifier, SIGKILL) }
@@ -57,7 +57,7 @@ package enum ProcessRunner {
         let report = collected.error
         if timedOut {
             FileHandle.standardError.write(
-                Data("ProcessRunner: \(executable) \(arguments) killed after \(timeoutSeconds) s\n".utf8))
+                Data("ProcessRunner: \(executable) \(arguments) killed after \(timeoutSeconds * timeScale) s\n".utf8))
         }
         if report.contains("WARNING: ThreadSanitizer") || report.contains("ERROR: AddressSanitizer") {
             FileHandle.standardError.write(Data("ProcessRunner: \(executable) \(arguments):\n\(report)\n".utf8))
@@ -67,6 +67,15 @@ package enum ProcessRunner {
             signalled: process.terminationReason == .uncaughtSignal
         )
     }
+
+    /// How much longer than usual programs may take: `ASSIST_TEST_TIME_SCALE` (scripts/memcheck.sh sets 4, as
+    /// sanitizers slow every process 2–15 times and run them all at once on few cores).
+    package static let timeScale: Double = {
+        guard let text = ProcessInfo.processInfo.environment["ASSIST_TEST_TIME_SCALE"], let scale = Double(text),
+            scale >= 1
+        else { return 1 }
+        return min(scale, 20)
+    }()
 
     /// Searches PATH for `name`.
     package static func which(_ name: String) -> String? {

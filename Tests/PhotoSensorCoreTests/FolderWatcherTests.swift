@@ -134,4 +134,81 @@ struct FolderWatcherTests {
         try Data([1]).write(to: folder.path("ok.jpg"))
         #expect(changes.wait { changes.arrived == [folder.path("ok.jpg").path] })
     }
+
+    @Test func aFolderThatAppearsLaterIsWatchedAtTheNextTry() throws {
+        let folder = try TemporaryDirectory("assist-watch-later")
+        let later = folder.path("Camera").path
+        let changes = Changes()
+        let watcher = FolderWatcher(folders: [later], recursive: false, debounceSeconds: 0.1, retrySeconds: 0.3) {
+            changes.add($0)
+        }
+        try watcher.start()
+        defer { watcher.stop() }
+        #expect(watcher.unwatched[later] != nil)
+        try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: true)
+        try Data([7]).write(to: URL(fileURLWithPath: later + "/early.jpg"))
+        #expect(changes.wait { changes.arrived.contains(later + "/early.jpg") }, "what it held is reported")
+        #expect(watcher.unwatched.isEmpty)
+        try Data([8]).write(to: URL(fileURLWithPath: later + "/next.jpg"))
+        #expect(changes.wait { changes.arrived.contains(later + "/next.jpg") }, "and it is watched from then on")
+        // Deleted while watched: named, and watched again once it is back.
+        try FileManager.default.removeItem(atPath: later)
+        #expect(changes.wait { changes.all.contains(.folderGone(later)) })
+        #expect(watcher.unwatched[later] == "it was deleted or moved")
+        try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: true)
+        try Data([9]).write(to: URL(fileURLWithPath: later + "/back.jpg"))
+        #expect(changes.wait { changes.arrived.contains(later + "/back.jpg") })
+    }
+
+    @Test func theWatchLimitLeavesSubfoldersToPeriodicCatchUps() throws {
+        let folder = try TemporaryDirectory("assist-watch-limit")
+        for name in ["a", "b", "c"] {
+            try FileManager.default.createDirectory(at: folder.path(name), withIntermediateDirectories: true)
+        }
+        let changes = Changes()
+        let watcher = FolderWatcher(
+            folders: [folder.url.path], recursive: true, debounceSeconds: 0.1, retrySeconds: 0.2, rescanSeconds: 0.4,
+            maxWatches: 2
+        ) { changes.add($0) }
+        try watcher.start()
+        defer { watcher.stop() }
+        #expect(watcher.watchedFolders.count == 2)
+        #expect(watcher.unwatched.values.filter { $0 == FolderWatcher.limitReason }.count == 2)
+        #expect(
+            changes.wait { changes.all.filter { $0 == .overflow }.count >= 2 },
+            "a catch-up every rescan period covers the folders left out")
+    }
+
+    /// A queue of 16 events (`fs.inotify.max_queued_events`, set only while this watcher opens inotify, then put
+    /// back) overflows under a burst: the watcher says so, and the sensor turns that into a catch-up.
+    @Test func aBurstThatOverflowsATinyQueueIsReported() throws {
+        let setting = "/proc/sys/fs/inotify/max_queued_events"
+        guard let original = try? String(contentsOfFile: setting, encoding: .utf8),
+            FileManager.default.isWritableFile(atPath: setting)
+        else {
+            print("skipped: \(setting) cannot be changed here (needs root)")
+            return
+        }
+        let folder = try TemporaryDirectory("assist-watch-overflow")
+        let changes = Changes()
+        // The handler runs on the watcher's thread: a slow first batch stands for a busy machine, so the
+        // kernel's queue fills meanwhile.
+        let watcher = FolderWatcher(folders: [folder.url.path], recursive: false, debounceSeconds: 0.05) {
+            changes.add($0)
+            if changes.all.count == 1 { Thread.sleep(forTimeInterval: 1) }
+        }
+        try "16".write(toFile: setting, atomically: false, encoding: .utf8)
+        do {
+            try watcher.start()
+            try original.write(toFile: setting, atomically: false, encoding: .utf8)
+        } catch {
+            try? original.write(toFile: setting, atomically: false, encoding: .utf8)
+            throw error
+        }
+        defer { watcher.stop() }
+        try Data([1]).write(to: folder.path("first.jpg"))
+        #expect(changes.wait { !changes.all.isEmpty })
+        for index in 0..<200 { try Data([1]).write(to: folder.path("f\(index).jpg")) }
+        #expect(changes.wait { changes.all.contains(.overflow) }, "\(changes.all.count) changes, none an overflow")
+    }
 }

@@ -79,9 +79,12 @@ struct PhotoSensorBusTests {
         #expect(events(prefix + "ACTION_AWARE_PHOTO_TAKEN").count == 2, "caught up after the start event")
 
         host.hub.events.publish("AwareDBSyncRequest", json: "{}")
-        _ = host.run(timeoutSeconds: 10, until: { server.ids("ios_photos").count == 2 }) {}
+        let completion = prefix + "SENSOR_SYNC_COMPLETION"
+        _ = host.run(
+            timeoutSeconds: 10, until: { events(completion).contains { $0["tableName"] == nil } }
+        ) {}
         #expect(server.ids("ios_photos") == [1, 2])
-        let overall = events(prefix + "SENSOR_SYNC_COMPLETION").filter { $0["tableName"] == nil }
+        let overall = events(completion).filter { $0["tableName"] == nil }
         #expect(overall.last?["status"] as? Bool == true, "\(overall)")
         // Its own confirmations never started anything: one stop, one start, one sync each way.
         #expect(events(prefix + "SENSOR_STOP").count == 2 && events(prefix + "SENSOR_START").count == 3)

@@ -41,7 +41,7 @@ struct PhotoSensorCLITests {
         let first = try run(["run", "photo-sensor", "watch", "--once"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(
-            first.lines.last?.hasPrefix("First run: 1 existing files indexed as the baseline") == true, "\(first.lines)"
+            first.lines.last?.hasPrefix("First run: 1 existing file indexed as the baseline") == true, "\(first.lines)"
         )
         try picture("after.jpg")
         try FileManager.default.createDirectory(

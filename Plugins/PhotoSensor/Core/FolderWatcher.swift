@@ -34,19 +34,36 @@ public final class FolderWatcher: @unchecked Sendable {  // because: every mutab
     private var queued: [FolderChange] = []
     private var running = false
     private var stopPipe: [Int32] = [-1, -1]
-    /// Folders that could not be watched (missing, unreadable, or the user's watch limit reached).
-    public private(set) var unwatched: [String: String] = [:]
+    private var _unwatched: [String: String] = [:]
+    /// Seconds between tries to watch the folders that could not be (spec §7: 60), and between catch-up
+    /// scans while the watch limit leaves folders unwatched (300).
+    public let retrySeconds: Double
+    public let rescanSeconds: Double
+    /// For tests: acts as if the kernel's watch limit allowed only this many watches.
+    private let maxWatches: Int?
+    private var nextRetry = 0.0
+    private var nextRescan = 0.0
 
     /// Watches `folders`; `handler` gets settled changes in batches on the watcher's thread.
     public init(
-        folders: [String], recursive: Bool, debounceSeconds: Double = 1,
-        handler: @escaping @Sendable ([FolderChange]) -> Void
+        folders: [String], recursive: Bool, debounceSeconds: Double = 1, retrySeconds: Double = 60,
+        rescanSeconds: Double = 300, maxWatches: Int? = nil, handler: @escaping @Sendable ([FolderChange]) -> Void
     ) {
+        self.maxWatches = maxWatches
         self.folders = folders
         self.recursive = recursive
         self.debounceSeconds = debounceSeconds
+        self.retrySeconds = retrySeconds
+        self.rescanSeconds = rescanSeconds
         self.handler = handler
     }
+
+    /// Folders that could not be watched, with why: missing, unreadable, deleted or moved while watched, or
+    /// the user's watch limit reached. Any thread.
+    public var unwatched: [String: String] { lock.withLock { _unwatched } }
+
+    /// Why the inotify watch limit is named in status and log.
+    public static let limitReason = "the inotify watch limit (fs.inotify.max_user_watches) is reached"
 
     deinit { stop() }
 
@@ -93,19 +110,17 @@ public final class FolderWatcher: @unchecked Sendable {  // because: every mutab
     /// Watches `folder` (and below it, when recursive); with `scanNew`, files already inside are reported as
     /// arrived, for a folder that appeared while the sensor ran.
     private func addWatch(_ folder: String, scanNew: Bool) {
-        let fd = lock.withLock { descriptor }
-        let wd = inotify_add_watch(fd, folder, Self.fileMask | Self.folderMask)
+        let (fd, full) = lock.withLock { (descriptor, maxWatches.map { paths.count >= $0 } ?? false) }
+        let wd = full ? -1 : inotify_add_watch(fd, folder, Self.fileMask | Self.folderMask)
+        if full { errno = ENOSPC }
         if wd < 0 {
-            let reason =
-                errno == ENOSPC
-                ? "the inotify watch limit (fs.inotify.max_user_watches) is reached"
-                : String(cString: strerror(errno))
-            lock.withLock { unwatched[folder] = reason }
+            let reason = errno == ENOSPC ? Self.limitReason : String(cString: strerror(errno))
+            lock.withLock { _unwatched[folder] = reason }
             return
         }
         lock.withLock {
             paths[wd] = folder
-            unwatched[folder] = nil
+            _unwatched[folder] = nil
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         for name in names.sorted() {
@@ -144,6 +159,7 @@ public final class FolderWatcher: @unchecked Sendable {  // because: every mutab
                     for event in InotifyEvents.parse(buffer.prefix(count)) { handle(event) }
                 }
             }
+            retryUnwatched()
             flushSettled()
         }
         lock.withLock {
@@ -155,10 +171,49 @@ public final class FolderWatcher: @unchecked Sendable {  // because: every mutab
         }
     }
 
-    /// Milliseconds until the next pending path settles, or -1 to wait for events only.
+    /// Every `retrySeconds`, the folders not watched are tried again (what they hold is reported as arrived, so
+    /// the index decides what is new); every `rescanSeconds` while the watch limit leaves some out, a catch-up
+    /// (as after an overflow) covers them. On the watcher's thread.
+    private func retryUnwatched() {
+        let now = ProcessInfo.processInfo.systemUptime
+        let (retry, rescan): ([String], Bool) = lock.withLock {
+            guard !_unwatched.isEmpty else {
+                nextRetry = 0
+                nextRescan = 0
+                return ([], false)
+            }
+            if nextRetry == 0 { nextRetry = now + retrySeconds }
+            if nextRescan == 0 { nextRescan = now + rescanSeconds }
+            var retry: [String] = []
+            if now >= nextRetry {
+                retry = _unwatched.keys.sorted()
+                nextRetry = now + retrySeconds
+            }
+            let limited = _unwatched.values.contains(Self.limitReason)
+            let rescan = limited && now >= nextRescan
+            if rescan { nextRescan = now + rescanSeconds }
+            return (retry, rescan)
+        }
+        for folder in retry {
+            var info = stat()
+            guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            addWatch(folder, scanNew: true)
+        }
+        if rescan { lock.withLock { queued.append(.overflow) } }
+    }
+
+    /// Milliseconds until the next pending path settles or unwatched folders are tried again, or -1 to wait
+    /// for events only.
     private func nextTimeoutMilliseconds() -> Int32 {
         lock.withLock {
-            let deadlines = pending.values.map { $0 + debounceSeconds } + movedFrom.values.map { $0.at + 0.5 }
+            var deadlines = pending.values.map { $0 + debounceSeconds } + movedFrom.values.map { $0.at + 0.5 }
+            if !_unwatched.isEmpty {
+                let now = ProcessInfo.processInfo.systemUptime
+                deadlines.append(nextRetry == 0 ? now + retrySeconds : nextRetry)
+                if _unwatched.values.contains(Self.limitReason) {
+                    deadlines.append(nextRescan == 0 ? now + rescanSeconds : nextRescan)
+                }
+            }
             guard let first = deadlines.min() else { return queued.isEmpty ? -1 : 0 }
             return Int32(max(0, (first - ProcessInfo.processInfo.systemUptime) * 1000).rounded(.up))
         }
@@ -176,7 +231,10 @@ public final class FolderWatcher: @unchecked Sendable {  // because: every mutab
         if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
             lock.withLock {
                 paths[event.wd] = nil
-                if folders.contains(folder) { queued.append(.folderGone(folder)) }
+                if folders.contains(folder) {
+                    queued.append(.folderGone(folder))
+                    _unwatched[folder] = "it was deleted or moved"
+                }
             }
             return
         }

@@ -49,6 +49,9 @@ extension PhotoSensor {
             syncEnded()
             return
         }
+        // A batch from an earlier run (sent before a crash) drives the run when its outcome comes: counted
+        // before the handler is set, so that outcome and a first batch of this run are never both sent on.
+        let waiting = (try? host.pendingUploads()) ?? 0
         do {
             try host.onOutcome { [weak self] outcome in self?.handleSync(outcome) ?? false }
         } catch {
@@ -56,12 +59,9 @@ extension PhotoSensor {
             syncEnded()
             return
         }
-        // Waiting outcomes from an earlier run (a batch sent before a crash) come first.
         syncing = true
-        host.onMain { [weak self] in
-            guard let self else { return }
-            if ((try? host.pendingUploads()) ?? 0) > 0 { return }  // that batch's outcome drives the run
-            sendBatch(tableIndex: 0)
+        if waiting == 0 {
+            host.onMain { [weak self] in self?.sendBatch(tableIndex: 0) }
         }
     }
 

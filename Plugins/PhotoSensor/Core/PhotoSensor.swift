@@ -70,7 +70,8 @@ public final class PhotoSensor: PluginFeature {
             }
             startSync()
         case "status":
-            say(status(json: arguments.contains("--json")))
+            // JSON is for scripts: printed whole, never spoken.
+            if arguments.contains("--json") { host.print(status(json: true)) } else { say(status(json: false)) }
             host.finish()
         case "export":
             try export(to: arguments.dropFirst().first)
@@ -124,7 +125,8 @@ public final class PhotoSensor: PluginFeature {
         let recursive = configuration.recursive
         let target = WeakSensor(self)
         let watcher = FolderWatcher(
-            folders: folders, recursive: recursive, debounceSeconds: configuration.debounceSeconds
+            folders: folders, recursive: recursive, debounceSeconds: configuration.debounceSeconds,
+            retrySeconds: configuration.folderRetrySeconds
         ) { changes in
             target.sensor?.worker.run { target.sensor?.index(changes) }
         }
@@ -132,6 +134,12 @@ public final class PhotoSensor: PluginFeature {
             throw PluginError("The photo sensor cannot watch folders: inotify is not available.")
         }
         self.watcher = watcher
+        if watcher.unwatched.values.contains(FolderWatcher.limitReason) {
+            host.log(
+                .warning,
+                "some subfolders are not watched: \(FolderWatcher.limitReason); raise it with sysctl fs.inotify.max_user_watches=N. A catch-up every 5 minutes covers them meanwhile."
+            )
+        }
         let baseline = (try? store.value("baseline")) == nil
         worker.run { [weak self] in
             guard let self else { return }
@@ -224,7 +232,7 @@ public final class PhotoSensor: PluginFeature {
             let recorded = outcomes.filter { if case .recorded = $0 { true } else { false } }.count
             host.print(
                 baseline
-                    ? "First run: \(outcomes.count) existing files indexed as the baseline; new ones are recorded from now on."
+                    ? "First run: \(outcomes.count) existing file\(outcomes.count == 1 ? "" : "s") indexed as the baseline; new ones are recorded from now on."
                     : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
         } catch {
             throw PluginError("The catch-up failed: \(error.message)")
@@ -289,6 +297,8 @@ public final class PhotoSensor: PluginFeature {
             let object: [String: Any] = [
                 "running": running, "folders": configuration.watchDirectories, "recorded": count,
                 "missing_folders": missing, "label": indexer?.label ?? "",
+                "unwatched_subfolders": (watcher?.unwatched.values.filter { $0 == FolderWatcher.limitReason }.count)
+                    ?? 0,
                 "recognition": configuration.performRecognition ? "unavailable" : "off",
                 "waiting_to_sync": (try? store?.pendingCount()) ?? 0,
             ]
@@ -301,6 +311,9 @@ public final class PhotoSensor: PluginFeature {
             "\(count) item\(count == 1 ? "" : "s") recorded, \((try? store?.pendingCount()) ?? 0) waiting to sync.",
         ]
         for folder in missing { parts.append("Folder \(folder) is not available.") }
+        if watcher?.unwatched.values.contains(FolderWatcher.limitReason) == true {
+            parts.append("Some subfolders are not watched; they are scanned every 5 minutes.")
+        }
         if configuration.performRecognition { parts.append("Recognition unavailable.") }
         return parts.joined(separator: " ")
     }

@@ -24,6 +24,8 @@ public struct SensorConfiguration: Equatable, Sendable {
     public var transparency = true
     /// Seconds a path must be quiet before it is processed.
     public var debounceSeconds = 1.0
+    /// Seconds between tries to watch a folder that is missing or was deleted (spec §7: 60).
+    public var folderRetrySeconds = 60.0
 
     public init() {}
 
@@ -54,6 +56,8 @@ public struct SensorConfiguration: Equatable, Sendable {
         batchSize = lookup("batchSize").flatMap(Int.init).map { min(max(1, $0), 1000) } ?? batchSize
         removeAfterSync = flag("removeAfterSync", false)
         transparency = flag("transparency", true)
+        folderRetrySeconds =
+            lookup("folderRetrySeconds").flatMap(Double.init).map { max(0.1, $0) } ?? folderRetrySeconds
         debounceSeconds = lookup("debounceSeconds").flatMap(Double.init).map { max(0.05, $0) } ?? debounceSeconds
     }
 
