@@ -61,6 +61,8 @@ install:
 	install -m 0755 $(BUILD_DIR)/assist $(DESTDIR)$(PREFIX)/bin/assist
 	install -m 0755 $(BUILD_DIR)/libAssistMedia.so $(DESTDIR)$(PREFIX)/lib/assist/libAssistMedia.so
 	patchelf --set-rpath '$$ORIGIN/swift' $(DESTDIR)$(PREFIX)/lib/assist/libAssistMedia.so
+	install -m 0755 $(BUILD_DIR)/libAssistDetector.so $(DESTDIR)$(PREFIX)/lib/assist/libAssistDetector.so
+	patchelf --set-rpath '$$ORIGIN/swift' $(DESTDIR)$(PREFIX)/lib/assist/libAssistDetector.so
 	install -d $(DESTDIR)$(PREFIX)/include/assist/assist
 	install -m 0644 Sources/PluginAPI/include/assist_plugin.h $(DESTDIR)$(PREFIX)/include/assist/
 	install -m 0644 Sources/PluginAPI/include/assist/*.h $(DESTDIR)$(PREFIX)/include/assist/assist/

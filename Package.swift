@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AssistPhotoSensor", type: .dynamic, targets: ["PhotoSensorPlugin"]),
         // FFmpeg behind a table, opened by the camera service only when a camera is first used.
         .library(name: "AssistMedia", type: .dynamic, targets: ["CFFmpegShims"]),
+        .library(name: "AssistDetector", type: .dynamic, targets: ["CDetector"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -172,17 +173,21 @@ let package = Package(
         // The detector find-object and photo-sensor link (docs/detector.md).
         .target(
             name: "ObjectDetection",
-            dependencies: ["CDetector", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CDetectorAPI", .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/Shared/ObjectDetection"),
+        .target(
+            name: "CDetectorAPI", path: "Plugins/Shared/CDetectorAPI", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "FindObjectPlugin",
             dependencies: ["FindObjectCore"],
             path: "Plugins/FindObject/Entry",
             linkerSettings: pluginExports
         ),
-        // YOLO through OpenCV DNN (C++ behind a C header); Debian ships no opencv4.pc, hence the flags.
+        // YOLO through OpenCV DNN (C++ behind a C header), the library libAssistDetector.so that ObjectDetection
+        // opens on first use; Debian ships no opencv4.pc, hence the flags.
         .target(
             name: "CDetector",
+            dependencies: ["CDetectorAPI"],
             path: "Plugins/Shared/CDetector",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
             linkerSettings: [

@@ -8,6 +8,8 @@ import Foundation
 package final class PluginDatabase: @unchecked Sendable {
     /// Recursive: `transaction` holds it while its body runs the statements.
     private let lock = NSRecursiveLock()
+    /// Transactions begun through `begin` and not yet ended; only the thread holding `lock` touches it.
+    private var held = 0
     private let connection: SQLiteConnection
     /// The file.
     package let url: URL
@@ -69,10 +71,42 @@ package final class PluginDatabase: @unchecked Sendable {
         return try execute(sql, borrowing: borrowed, row: row)
     }
 
-    /// Starts a transaction that lasts until `commit` or `rollback`.
-    package func begin() throws(StorageError) { try script("BEGIN IMMEDIATE") }
-    package func commit() throws(StorageError) { try script("COMMIT") }
-    package func rollback() throws(StorageError) { try script("ROLLBACK") }
+    /// Starts a transaction that lasts until `commit` or `rollback` on the same thread. The calling thread holds
+    /// the connection meanwhile: another thread's statement waits rather than landing inside this transaction
+    /// (a plugin's indexing worker and its main thread share one handle).
+    package func begin() throws(StorageError) {
+        lock.lock()
+        do {
+            try connection.execute(script: "BEGIN IMMEDIATE")
+            held += 1
+        } catch {
+            lock.unlock()
+            throw error
+        }
+    }
+
+    /// Commits and lets other threads in again; a failed commit leaves the transaction open (and held) for a
+    /// rollback.
+    package func commit() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try connection.execute(script: "COMMIT")
+        release()
+    }
+
+    package func rollback() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { release() }
+        try connection.execute(script: "ROLLBACK")
+    }
+
+    /// Gives up the hold `begin` took, if this thread has one.
+    private func release() {
+        guard held > 0 else { return }
+        held -= 1
+        lock.unlock()
+    }
 
     /// Runs `body` in one transaction that no other thread's statement can join or interleave with: the
     /// connection stays locked until it commits, or rolls back when `body` throws.

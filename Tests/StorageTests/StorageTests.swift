@@ -70,6 +70,33 @@ struct PluginDatabaseTests {
         #expect(try rows("SELECT x FROM t") == [[.integer(2)]])
     }
 
+    /// A plugin's worker in a transaction and its main thread writing at the same moment on one handle: the
+    /// main thread's statement waits for the transaction's end instead of landing inside it (and being rolled
+    /// back with it), and its own transaction does not fail as nested.
+    @Test func anotherThreadNeverLandsInsideATransaction() throws {
+        try database.execute("CREATE TABLE t (x)")
+        try database.begin()
+        try database.execute("INSERT INTO t VALUES (1)")
+        let database = self.database
+        let done = Collected<String>()
+        Thread.detachNewThread {
+            do {
+                try database.begin()
+                try database.execute("INSERT INTO t VALUES (2)")
+                try database.commit()
+                done.append("ok")
+            } catch {
+                done.append("\(error)")
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(done.values.isEmpty, "the other thread waits while the transaction is open")
+        try database.rollback()
+        #expect(done.wait(count: 1, timeout: 5))
+        #expect(done.values == ["ok"])
+        #expect(try rows("SELECT x FROM t") == [[.integer(2)]], "the rollback took only its own row")
+    }
+
     @Test func migrationsRunOnceInOrder() throws {
         #expect(try database.migrate(to: 1, sql: "CREATE TABLE a (x); INSERT INTO a VALUES (1);"))
         #expect(try !database.migrate(to: 1, sql: "INSERT INTO a VALUES (99);"), "already at version 1")

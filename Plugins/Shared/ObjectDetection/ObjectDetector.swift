@@ -1,4 +1,4 @@
-internal import CDetector
+internal import CDetectorAPI
 import Foundation
 
 /// One object found in a picture, normalised (0…1, origin top left).
@@ -17,11 +17,13 @@ public struct Detection: Equatable, Sendable {
 /// on every call, 2 threads, warmed up when opened. One thread uses a detector at a time.
 ///
 /// A library each detecting plugin links (find-object, photo-sensor), not a host service: the host never
-/// loads OpenCV, plugins that do not detect pay nothing, and a plugin's frames reach its own detector without
-/// crossing the ABI. The cost: two plugins detecting at the same time hold two copies of the network (about
-/// 60 MB each); OpenCV's libraries themselves are shared. See docs/detector.md.
+/// loads OpenCV, and a plugin's frames reach its own detector without crossing the ABI. OpenCV itself sits in
+/// libAssistDetector.so, opened the first time a detector is made (`DetectorLibrary`), so a plugin that could
+/// detect but does not yet (photo-sensor with recognition off) loads none of it. Two plugins detecting at
+/// the same time hold two copies of the network (about 60 MB each). See docs/detector.md.
 public final class ObjectDetector {
     private let handle: OpaquePointer
+    private let library: assist_det_functions
     public let spec: ModelSpec
 
     /// Opens COCO's YOLOv4-tiny in `directory` (yolov4-tiny.cfg, .weights and coco.names).
@@ -31,9 +33,10 @@ public final class ObjectDetector {
 
     /// Opens the model `spec` describes (COCO's, or a custom one).
     public init(spec: ModelSpec, threads: Int = 2) throws(DetectionError) {
+        let library = try DetectorLibrary.functions()
         var reason: UnsafeMutablePointer<CChar>?
         guard
-            let handle = assist_det_open(spec.cfg, spec.weights, Int32(spec.inputSize), Int32(threads), &reason)
+            let handle = library.open(spec.cfg, spec.weights, Int32(spec.inputSize), Int32(threads), &reason)
         else {
             let cause = reason.map { String(cString: $0) } ?? "unknown"
             free(reason)
@@ -41,9 +44,10 @@ public final class ObjectDetector {
         }
         self.handle = handle
         self.spec = spec
+        self.library = library
     }
 
-    deinit { assist_det_close(handle) }
+    deinit { library.close(handle) }
 
     /// Finds objects in a BGR24 picture, best first; only `onlyClass` when given. Also returns the inference
     /// time in milliseconds.
@@ -52,7 +56,7 @@ public final class ObjectDetector {
     ) -> (detections: [Detection], milliseconds: Double) {
         var boxes = [assist_det_box](repeating: assist_det_box(), count: maximum)
         var milliseconds = 0.0
-        let count = assist_det_run(
+        let count = library.run(
             handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, spec.confidence,
             spec.overlap, Int32(onlyClass ?? -1), &boxes, Int32(maximum), &milliseconds)
         guard count > 0 else { return ([], milliseconds) }
@@ -72,5 +76,45 @@ public final class ObjectDetector {
             guard let base = bytes.baseAddress, bytes.count >= width * height * 3 else { return ([], 0) }
             return detect(bgr: base, width: width, height: height, stride: width * 3, onlyClass: onlyClass)
         }
+    }
+}
+
+/// libAssistDetector.so, opened once, the first time a detector is made, and never closed.
+enum DetectorLibrary {
+    static let loaded: Result<assist_det_functions, DetectionError> = load()
+
+    static func functions() throws(DetectionError) -> assist_det_functions { try loaded.get() }
+
+    /// `$ASSIST_DETECTOR_LIBRARY`, beside the executable (a build folder), then `../lib/assist` from it (an
+    /// installed prefix), as for the host's own media library.
+    static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let name = ASSIST_DETECTOR_LIBRARY
+        var paths = environment["ASSIST_DETECTOR_LIBRARY"].map { [$0] } ?? []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            paths.append(folder.appendingPathComponent(name).path)
+            paths.append(folder.deletingLastPathComponent().appendingPathComponent("lib/assist/\(name)").path)
+        }
+        return paths
+    }
+
+    private static func load() -> Result<assist_det_functions, DetectionError> {
+        var reasons: [String] = []
+        for path in candidates() where FileManager.default.fileExists(atPath: path) {
+            guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+                reasons.append(dlerror().map { String(cString: $0) } ?? "\(path) cannot be opened")
+                continue
+            }
+            var functions = assist_det_functions()
+            if assist_det_functions_from(handle, &functions) != 0 { return .success(functions) }
+            reasons.append("\(path) lacks the detector's functions")
+        }
+        let why =
+            reasons.isEmpty ? "not found in \(candidates().joined(separator: ", "))" : reasons.joined(separator: "; ")
+        return .failure(
+            DetectionError(
+                message:
+                    "Assist's object detector library \(ASSIST_DETECTOR_LIBRARY) is missing or broken (\(why)). Reinstall Assist."
+            ))
     }
 }

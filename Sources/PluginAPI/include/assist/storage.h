@@ -60,7 +60,9 @@ typedef struct assist_storage_service {
     assist_status (*exec)(const assist_host *h, assist_db *db, const char *sql,
                           const assist_value *ASSIST_NULLABLE params, int32_t count, assist_row_cb ASSIST_NULLABLE row,
                           void *ASSIST_NULLABLE user, int64_t *ASSIST_NULLABLE changes, char *ASSIST_NULLABLE *err);
-    /** A transaction across calls: begin, then commit or rollback. [any] */
+    /** A transaction across calls: begin, then commit or rollback, all on the same thread. That thread holds the
+        handle meanwhile: another thread's calls on it wait until the transaction ends, so they never land
+        inside it. [any] */
     assist_status (*begin)(const assist_host *h, assist_db *db);
     assist_status (*commit)(const assist_host *h, assist_db *db);   /* [any] */
     assist_status (*rollback)(const assist_host *h, assist_db *db); /* [any] */
