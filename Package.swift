@@ -218,7 +218,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
         .target(
             name: "PhotoSensorCore",
-            dependencies: ["PluginKit", "CMediaInfo", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "PluginKit", "CMediaInfo", "ObjectDetection", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Plugins/PhotoSensor/Core"),
         .target(
             name: "PhotoSensorPlugin", dependencies: ["PhotoSensorCore"], path: "Plugins/PhotoSensor/Entry",

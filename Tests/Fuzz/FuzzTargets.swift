@@ -59,6 +59,16 @@ enum FuzzTargets {
         guard let format = MediaSniffer.sniff(data), data.count < 1 << 20 else { return }
         let url = writeScratch(data, name: "media")
         _ = MediaDetails.read(url.path, format: format)
+        // Decoded for recognition, small, turned by an orientation the input chooses (1–8, or none).
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0
+        var height: Int32 = 0
+        let heif: Int32 = format == .heif || format == .avif ? 1 : 0
+        let orientation = Int32((data.last ?? 0) % 9)
+        if assist_media_decode_bgr(url.path, heif, 48, orientation, &pixels, &width, &height) == 0 {
+            precondition(pixels != nil && width > 0 && height > 0 && max(width, height) <= 48)
+            free(pixels)
+        }
     }
 
     /// Survey definitions from research teams (`/etc/assist/surveys/*.json`): read, checked, and when valid,

@@ -47,13 +47,13 @@ struct PhotoSensorSyncTests {
     /// `count` small JPEGs (their bytes say JPEG; the sensor never decodes them to record them), recorded.
     func record(_ count: Int, from start: Int = 0) throws {
         if !FileManager.default.fileExists(atPath: folder.path("data").path) {
-            _ = try run(["watch", "--once"])  // the baseline of an empty folder
+            _ = try run(["watch", "--once", "--no-sync"])  // the baseline of an empty folder
         }
         for index in start..<(start + count) {
             try Data([0xFF, 0xD8, 0xFF, 0xE0] + Array("photo \(index)".utf8)).write(
                 to: pictures.appendingPathComponent("p\(index).jpg"))
         }
-        let watched = try run(["watch", "--once"])
+        let watched = try run(["watch", "--once", "--no-sync"])
         #expect(watched.lines.last == "\(count) new item\(count == 1 ? "" : "s") recorded.", "\(watched.lines)")
     }
 

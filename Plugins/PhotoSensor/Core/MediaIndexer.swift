@@ -13,6 +13,8 @@ public final class MediaIndexer {
     public var includeAudio: Bool
     /// The sensor's label, applied to rows written from now on.
     public var label: String
+    /// Pictures recorded from now on are owed recognition (`performRecognition`).
+    public var recognition = false
     private let deviceID: String
     private let now: () -> Date
 
@@ -83,9 +85,10 @@ public final class MediaIndexer {
         var file = SensorStore.SeenFile(
             path: path, size: after.size, mtimeNs: after.mtimeNs, sha256: digest, mediaType: kind.rawValue,
             recorded: true, recognitionDone: false)
-        // `recorded` means no row is owed: a baseline file or an edit owes none.
+        // `recorded` means no row is owed: a baseline file or an edit owes none, and no recognition either.
+        file.recognitionDone = !(recognition && kind == .image)
         if baseline || known != nil {
-            if let known { file.recognitionDone = known.recognitionDone }
+            file.recognitionDone = known?.recognitionDone ?? true
             try store.index(file)
             return .indexed
         }

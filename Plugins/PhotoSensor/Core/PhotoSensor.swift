@@ -15,6 +15,10 @@ public final class PhotoSensor: PluginFeature {
     var watcher: FolderWatcher?
     /// Indexing runs here, never on [main] and never in the watcher's thread.
     let worker = WorkerThread(name: "photo-sensor-index")
+    /// Recognition's own worker and recognizer (nil when `performRecognition` is off), and why it cannot run.
+    let recognition = WorkerThread(name: "photo-sensor-recognize")
+    var recognizer: Recognizer?
+    var recognitionProblem: String?
     /// Tries so far of files not ready yet (worker only), and the wait between tries (spec §3.6: 2 s).
     var retries: [String: Int] = [:]
     var retryDelay = 2.0
@@ -33,7 +37,10 @@ public final class PhotoSensor: PluginFeature {
         self.configuration = SensorConfiguration { host.setting($0) }
     }
 
-    deinit { worker.stop() }
+    deinit {
+        worker.stop()
+        recognition.stop()
+    }
 
     public func start(arguments: [String]) throws(PluginError) {
         try open()
@@ -54,7 +61,7 @@ public final class PhotoSensor: PluginFeature {
             say("Photo sensor started; it watches while Assist runs.")
             host.finish()
         case "watch" where arguments.contains("--once"):
-            try watchOnce()
+            try watchOnce(sync: !arguments.contains("--no-sync"))
         case "sync":
             say("Syncing photos.")
             host.publish(SensorEvents.sync, json: #"{\#(Self.source),"force":\#(arguments.contains("--force"))}"#)
@@ -102,8 +109,11 @@ public final class PhotoSensor: PluginFeature {
         do {
             let store = try SensorStore(host: host)
             self.store = store
-            indexer = try MediaIndexer(
+            let indexer = try MediaIndexer(
                 store: store, includeAudio: configuration.includeAudio, label: try store.value("label") ?? "")
+            indexer.recognition = configuration.performRecognition
+            self.indexer = indexer
+            recognizer = makeRecognizer()
         } catch {
             throw PluginError("The photo sensor cannot open its database: \(error.message)")
         }
@@ -147,6 +157,7 @@ public final class PhotoSensor: PluginFeature {
                 let outcomes = try indexer.catchUp(folders, recursive: recursive, baseline: baseline)
                 try store.setValue("done", for: "baseline")
                 publish(outcomes)
+                recognizeOwed()  // what a restart left owed
             } catch {
                 host.log(.error, "catch-up failed: \(error)")
             }
@@ -214,11 +225,16 @@ public final class PhotoSensor: PluginFeature {
             any = true
             host.publish(SensorEvents.photoTaken, json: Self.json(row))
         }
-        if any { host.publish(SensorEvents.changed, json: "{}") }
+        if any {
+            host.publish(SensorEvents.changed, json: "{}")
+            if recognizer != nil { recognizeOwed() }
+        }
     }
 
     /// `watch --once`: catches up (a baseline on the first run), records what is new, and finishes.
-    private func watchOnce() throws(PluginError) {
+    /// Then recognises what is owed (with `performRecognition`), syncs when a server is set (unless `sync` is
+    /// false), and finishes.
+    private func watchOnce(sync: Bool) throws(PluginError) {
         guard let indexer, let store else { return }
         guard !configuration.watchDirectories.isEmpty else {
             throw PluginError("The photo sensor has no folders to watch. Set watchDirectories in [photo-sensor].")
@@ -237,7 +253,21 @@ public final class PhotoSensor: PluginFeature {
         } catch {
             throw PluginError("The catch-up failed: \(error.message)")
         }
-        host.finish()
+        recognizeOwed { [weak self] in
+            guard let self else { return }
+            guard sync, configuration.canSync else { return host.finish() }
+            onSyncEnded = { [weak self] in
+                guard let self else { return }
+                if let last = lastSync, !last.ok {
+                    say("Sync failed: \(last.error ?? "unknown reason").")
+                    host.finish(.io)
+                } else {
+                    say("Sync done.")
+                    host.finish()
+                }
+            }
+            startSync()
+        }
     }
 
     // MARK: Export
@@ -290,6 +320,8 @@ public final class PhotoSensor: PluginFeature {
     /// "Photo sensor running, watching 2 folders. 134 items recorded." and what is wrong, if anything.
     func status(json: Bool) -> String {
         let count = (try? store?.photoCount()) ?? 0
+        let stored = ((try? store?.value("recognition_problem")) ?? nil).flatMap { $0.isEmpty ? nil : $0 }
+        let recognitionProblem = self.recognitionProblem ?? stored
         let state = (try? store?.value("state")) ?? nil
         let running = state != "stopped"
         let missing = configuration.watchDirectories.filter { !FileManager.default.fileExists(atPath: $0) }
@@ -299,7 +331,9 @@ public final class PhotoSensor: PluginFeature {
                 "missing_folders": missing, "label": indexer?.label ?? "",
                 "unwatched_subfolders": (watcher?.unwatched.values.filter { $0 == FolderWatcher.limitReason }.count)
                     ?? 0,
-                "recognition": configuration.performRecognition ? "unavailable" : "off",
+                "recognition": !configuration.performRecognition
+                    ? "off" : recognitionProblem == nil ? "on" : "unavailable",
+                "recognized": (try? store?.recognitionCount()) ?? 0,
                 "waiting_to_sync": (try? store?.pendingCount()) ?? 0,
             ]
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
@@ -314,7 +348,9 @@ public final class PhotoSensor: PluginFeature {
         if watcher?.unwatched.values.contains(FolderWatcher.limitReason) == true {
             parts.append("Some subfolders are not watched; they are scanned every 5 minutes.")
         }
-        if configuration.performRecognition { parts.append("Recognition unavailable.") }
+        if configuration.performRecognition, let problem = recognitionProblem {
+            parts.append("Recognition unavailable: \(problem)")
+        }
         return parts.joined(separator: " ")
     }
 
@@ -335,7 +371,7 @@ public final class PhotoSensor: PluginFeature {
 }
 
 /// Lets the watcher's thread reach the sensor without keeping it alive.
-private final class WeakSensor: @unchecked Sendable {  // because: the sensor is only used through its worker
+final class WeakSensor: @unchecked Sendable {  // because: the sensor is only used through its worker
     weak var sensor: PhotoSensor?
     init(_ sensor: PhotoSensor) { self.sensor = sensor }
 }

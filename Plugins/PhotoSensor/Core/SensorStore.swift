@@ -186,6 +186,53 @@ public final class SensorStore {
         }
     }
 
+    // MARK: Recognition
+
+    /// Recorded pictures still owed recognition (spec §3.18), oldest first: what a restart resumes.
+    public func owedRecognition() throws(PluginStatus) -> [SeenFile] {
+        var found: [SeenFile] = []
+        try database.execute(
+            """
+            SELECT path, size, mtime_ns, sha256, media_type, recorded, recognition_done FROM seen_files
+            WHERE recognition_done = 0 AND recorded = 1 AND media_type = 1 ORDER BY rowid
+            """
+        ) { row in Self.seenFile(row).map { found.append($0) } }
+        return found
+    }
+
+    /// One `ios_photos_recognition` row per label and the picture marked done, in one transaction (no label:
+    /// only the mark). `labels` are (name, confidence).
+    public func recordRecognition(
+        of file: SeenFile, labels: [(String, Double)], deviceId: String, label: String, at time: Date
+    ) throws(PluginStatus) {
+        let timestamp = Int64(time.timeIntervalSince1970 * 1000)
+        let zone = TimeZone.current.secondsFromGMT(for: time) / 3600
+        try database.transaction { () throws(PluginStatus) in
+            for (name, confidence) in labels {
+                try database.execute(
+                    """
+                    INSERT INTO ios_photos_recognition (timestamp, deviceId, label, photoLocalIdentifier,
+                        recognitionLabel, confidence, recognitionType, os, timezone, jsonVersion)
+                    VALUES (?, ?, ?, ?, ?, ?, 'detection', 'Linux', ?, 1)
+                    """,
+                    [
+                        .integer(timestamp), .text(deviceId), .text(label),
+                        .text("\(file.path)#sha256:\(file.sha256)"), .text(name), .real(confidence),
+                        .integer(Int64(zone)),
+                    ])
+            }
+            try database.execute(
+                "UPDATE seen_files SET recognition_done = 1 WHERE path = ? AND sha256 = ?",
+                [.text(file.path), .text(file.sha256)])
+        }
+    }
+
+    public func recognitionCount() throws(PluginStatus) -> Int {
+        var count = 0
+        try database.execute("SELECT count(*) FROM ios_photos_recognition") { count = Int($0[0]) ?? 0 }
+        return count
+    }
+
     public func photoCount() throws(PluginStatus) -> Int {
         var count = 0
         try database.execute("SELECT count(*) FROM ios_photos") { count = Int($0[0]) ?? 0 }

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libswscale/swscale.h>
+#include <libavcodec/version.h>
+#include <libswscale/version.h>
 #include <libavformat/version.h>
 #include <libavutil/display.h>
 #include <libavutil/log.h>
@@ -31,6 +35,25 @@ static struct {
     double (*av_display_rotation_get)(const int32_t *);
     AVDictionaryEntry *(*av_dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
     void (*av_log_set_level)(int);
+    int (*av_find_best_stream)(AVFormatContext *, enum AVMediaType, int, int, const AVCodec **, int);
+    AVCodecContext *(*avcodec_alloc_context3)(const AVCodec *);
+    int (*avcodec_parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
+    int (*avcodec_open2)(AVCodecContext *, const AVCodec *, AVDictionary **);
+    void (*avcodec_free_context)(AVCodecContext **);
+    AVPacket *(*av_packet_alloc)(void);
+    void (*av_packet_free)(AVPacket **);
+    void (*av_packet_unref)(AVPacket *);
+    int (*av_read_frame)(AVFormatContext *, AVPacket *);
+    int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
+    int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
+    AVFrame *(*av_frame_alloc)(void);
+    void (*av_frame_free)(AVFrame **);
+    struct SwsContext *(*sws_getContext)(int, int, enum AVPixelFormat, int, int, enum AVPixelFormat, int, SwsFilter *,
+                                         SwsFilter *, const double *);
+    int (*sws_scale)(struct SwsContext *, const uint8_t *const[], const int[], int, int, uint8_t *const[],
+                     const int[]);
+    void (*sws_freeContext)(struct SwsContext *);
+    int decoding; /* 1 when the decoding functions (libavcodec, libswscale) are there too */
 } ff;
 
 static struct {
@@ -57,6 +80,11 @@ static struct {
                                                             heif_item_id *, int);
     size_t (*heif_image_handle_get_metadata_size)(const struct heif_image_handle *, heif_item_id);
     struct heif_error (*heif_image_handle_get_metadata)(const struct heif_image_handle *, heif_item_id, void *);
+    struct heif_error (*heif_decode_image)(const struct heif_image_handle *, struct heif_image **,
+                                           enum heif_colorspace, enum heif_chroma,
+                                           const struct heif_decoding_options *);
+    const uint8_t *(*heif_image_get_plane_readonly)(const struct heif_image *, enum heif_channel, int *);
+    void (*heif_image_release)(const struct heif_image *);
 } hf;
 
 #define LOAD(table, lib, name)                                                                                 \
@@ -80,6 +108,35 @@ static int load_ffmpeg(void) {
         LOAD(ff, util, av_log_set_level)
         if (ok) ff.av_log_set_level(AV_LOG_QUIET); /* a damaged file is an answer here, not a message */
         ff.loaded = ok ? 1 : -1;
+        if (ok) {
+            /* Decoding (recognition only) needs two more libraries; probing works without them. */
+            void *codec = dlopen("libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+            void *scale = dlopen("libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+            int more = codec && scale;
+#define MORE(lib, name)                                                                                        \
+    if (more) {                                                                                                \
+        *(void **)(&ff.name) = dlsym(lib, #name);                                                              \
+        more = ff.name != NULL;                                                                                \
+    }
+            MORE(format, av_find_best_stream)
+            MORE(codec, avcodec_alloc_context3)
+            MORE(codec, avcodec_parameters_to_context)
+            MORE(codec, avcodec_open2)
+            MORE(codec, avcodec_free_context)
+            MORE(codec, av_packet_alloc)
+            MORE(codec, av_packet_free)
+            MORE(codec, av_packet_unref)
+            MORE(format, av_read_frame)
+            MORE(codec, avcodec_send_packet)
+            MORE(codec, avcodec_receive_frame)
+            MORE(util, av_frame_alloc)
+            MORE(util, av_frame_free)
+            MORE(scale, sws_getContext)
+            MORE(scale, sws_scale)
+            MORE(scale, sws_freeContext)
+#undef MORE
+            ff.decoding = more;
+        }
     }
     int ready = ff.loaded == 1;
     pthread_mutex_unlock(&load_lock);
@@ -119,6 +176,9 @@ static int load_heif(void) {
         LOAD(hf, lib, heif_image_handle_get_list_of_metadata_block_IDs)
         LOAD(hf, lib, heif_image_handle_get_metadata_size)
         LOAD(hf, lib, heif_image_handle_get_metadata)
+        LOAD(hf, lib, heif_decode_image)
+        LOAD(hf, lib, heif_image_get_plane_readonly)
+        LOAD(hf, lib, heif_image_release)
         hf.loaded = ok ? 1 : -1;
     }
     int ready = hf.loaded == 1;
@@ -250,5 +310,139 @@ int assist_media_heif(const char *path, assist_media_info *info) {
 done:
     if (handle) hf.heif_image_handle_release(handle);
     hf.heif_context_free(context);
+    return result;
+}
+
+/* Scales `width`×`height` pixels of `format` into BGR24 no larger than `max_side` (aspect kept), then turns
+   them upright for EXIF `orientation`. */
+static int to_bgr(const uint8_t *const planes[], const int strides[], int width, int height, enum AVPixelFormat format,
+                  int max_side, int orientation, uint8_t **out, int *out_width, int *out_height) {
+    if (width <= 0 || height <= 0 || width > 65535 || height > 65535) return ASSIST_MEDIA_INFO_UNREADABLE;
+    double scale = 1.0;
+    int largest = width > height ? width : height;
+    if (max_side > 0 && largest > max_side) scale = (double)max_side / largest;
+    int w = (int)lround(width * scale), h = (int)lround(height * scale);
+    if (w < 1) w = 1;
+    if (h < 1) h = 1;
+    struct SwsContext *sws = ff.sws_getContext(width, height, format, w, h, AV_PIX_FMT_BGR24, SWS_AREA, NULL, NULL, NULL);
+    if (!sws) return ASSIST_MEDIA_INFO_UNREADABLE;
+    uint8_t *scaled = malloc((size_t)w * h * 3);
+    if (!scaled) {
+        ff.sws_freeContext(sws);
+        return ASSIST_MEDIA_INFO_UNREADABLE;
+    }
+    uint8_t *dst[4] = {scaled, NULL, NULL, NULL};
+    int dst_stride[4] = {w * 3, 0, 0, 0};
+    ff.sws_scale(sws, planes, strides, 0, height, dst, dst_stride);
+    ff.sws_freeContext(sws);
+    if (orientation < 2 || orientation > 8) {
+        *out = scaled;
+        *out_width = w;
+        *out_height = h;
+        return ASSIST_MEDIA_INFO_OK;
+    }
+    /* EXIF orientations: 2 mirror, 3 half turn, 4 flip, 5 transpose, 6 quarter turn clockwise, 7 transverse,
+       8 quarter turn anticlockwise. The displayed pixel (x, y) comes from the stored pixel computed below. */
+    int turned = orientation >= 5;
+    int ow = turned ? h : w, oh = turned ? w : h;
+    uint8_t *upright = malloc((size_t)ow * oh * 3);
+    if (!upright) {
+        free(scaled);
+        return ASSIST_MEDIA_INFO_UNREADABLE;
+    }
+    for (int y = 0; y < oh; y++) {
+        for (int x = 0; x < ow; x++) {
+            int sx, sy;
+            switch (orientation) {
+            case 2: sx = w - 1 - x; sy = y; break;
+            case 3: sx = w - 1 - x; sy = h - 1 - y; break;
+            case 4: sx = x; sy = h - 1 - y; break;
+            case 5: sx = y; sy = x; break;
+            case 6: sx = y; sy = h - 1 - x; break;
+            case 7: sx = w - 1 - y; sy = h - 1 - x; break;
+            default: sx = w - 1 - y; sy = x; break; /* 8 */
+            }
+            memcpy(upright + ((size_t)y * ow + x) * 3, scaled + ((size_t)sy * w + sx) * 3, 3);
+        }
+    }
+    free(scaled);
+    *out = upright;
+    *out_width = ow;
+    *out_height = oh;
+    return ASSIST_MEDIA_INFO_OK;
+}
+
+static int decode_heif(const char *path, int max_side, uint8_t **out, int *width, int *height) {
+    if (!load_heif()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    struct heif_context *context = hf.heif_context_alloc();
+    if (!context) return ASSIST_MEDIA_INFO_UNREADABLE;
+    struct heif_image_handle *handle = NULL;
+    struct heif_image *image = NULL;
+    int result = ASSIST_MEDIA_INFO_UNREADABLE;
+    if (hf.heif_context_read_from_file(context, path, NULL).code != heif_error_Ok) goto done;
+    if (hf.heif_context_get_primary_image_handle(context, &handle).code != heif_error_Ok || !handle) goto done;
+    /* libheif turns the picture by its own rotation (irot) while decoding. */
+    if (hf.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL).code !=
+        heif_error_Ok)
+        goto done;
+    int stride = 0;
+    const uint8_t *pixels = hf.heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+    if (!pixels) goto done;
+    const uint8_t *planes[4] = {pixels, NULL, NULL, NULL};
+    int strides[4] = {stride, 0, 0, 0};
+    result = to_bgr(planes, strides, hf.heif_image_handle_get_width(handle), hf.heif_image_handle_get_height(handle),
+                    AV_PIX_FMT_RGB24, max_side, 1, out, width, height);
+done:
+    if (image) hf.heif_image_release(image);
+    if (handle) hf.heif_image_handle_release(handle);
+    hf.heif_context_free(context);
+    return result;
+}
+
+int assist_media_decode_bgr(const char *path, int heif, int max_side, int orientation, uint8_t **out, int *width,
+                            int *height) {
+    if (!path || !out || !width || !height) return ASSIST_MEDIA_INFO_UNREADABLE;
+    *out = NULL;
+    if (heif) return decode_heif(path, max_side, out, width, height);
+    if (!load_ffmpeg() || !ff.decoding) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    AVFormatContext *format = NULL;
+    AVCodecContext *codec = NULL;
+    AVPacket *packet = NULL;
+    AVFrame *frame = NULL;
+    int result = ASSIST_MEDIA_INFO_UNREADABLE;
+    if (ff.avformat_open_input(&format, path, NULL, NULL) < 0) return result;
+    if (ff.avformat_find_stream_info(format, NULL) < 0) goto done;
+    const AVCodec *decoder = NULL;
+    int index = ff.av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+    if (index < 0 || !decoder) goto done;
+    codec = ff.avcodec_alloc_context3(decoder);
+    packet = ff.av_packet_alloc();
+    frame = ff.av_frame_alloc();
+    if (!codec || !packet || !frame) goto done;
+    if (ff.avcodec_parameters_to_context(codec, format->streams[index]->codecpar) < 0) goto done;
+    if (ff.avcodec_open2(codec, decoder, NULL) < 0) goto done;
+    int got = 0;
+    for (int reads = 0; !got && reads < 64; reads++) {
+        int status = ff.av_read_frame(format, packet);
+        if (status < 0) {
+            ff.avcodec_send_packet(codec, NULL); /* end: drain what the decoder holds */
+        } else if (packet->stream_index != index) {
+            ff.av_packet_unref(packet);
+            continue;
+        } else {
+            ff.avcodec_send_packet(codec, packet);
+            ff.av_packet_unref(packet);
+        }
+        got = ff.avcodec_receive_frame(codec, frame) == 0;
+        if (status < 0) break;
+    }
+    if (!got) goto done;
+    result = to_bgr((const uint8_t *const *)frame->data, frame->linesize, frame->width, frame->height,
+                    (enum AVPixelFormat)frame->format, max_side, orientation, out, width, height);
+done:
+    if (frame) ff.av_frame_free(&frame);
+    if (packet) ff.av_packet_free(&packet);
+    if (codec) ff.avcodec_free_context(&codec);
+    ff.avformat_close_input(&format);
     return result;
 }

@@ -85,11 +85,12 @@ enum DetectorLibrary {
 
     static func functions() throws(DetectionError) -> assist_det_functions { try loaded.get() }
 
-    /// `$ASSIST_DETECTOR_LIBRARY`, beside the executable (a build folder), then `../lib/assist` from it (an
-    /// installed prefix), as for the host's own media library.
+    /// `$ASSIST_DETECTOR_LIBRARY` alone when set (an admin's or a test's choice), else beside the executable (a
+    /// build folder), then `../lib/assist` from it (an installed prefix).
     static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         let name = ASSIST_DETECTOR_LIBRARY
-        var paths = environment["ASSIST_DETECTOR_LIBRARY"].map { [$0] } ?? []
+        if let chosen = environment["ASSIST_DETECTOR_LIBRARY"] { return [chosen] }
+        var paths: [String] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             let folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
             paths.append(folder.appendingPathComponent(name).path)

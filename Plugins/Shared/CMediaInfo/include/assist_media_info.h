@@ -53,6 +53,12 @@ int assist_media_heif(const char *path, assist_media_info *info);
 /** Parses an EXIF block (starting at "Exif\0\0" or at the TIFF header) from memory; for the fuzzer and HEIF. */
 int assist_media_exif_block(const unsigned char *data, unsigned int size, assist_media_info *info);
 
+/** Decodes the picture at `path` (`heif` 1: through libheif, else FFmpeg: JPEG, PNG, GIF, WebP, TIFF, BMP),
+    scales it to fit `max_side` pixels with its aspect kept, and turns it upright for EXIF `orientation` (1–8,
+    0 for none). On success `*out` is a malloc'ed BGR24 picture of `*width` × `*height` (free it). */
+int assist_media_decode_bgr(const char *path, int heif, int max_side, int orientation, uint8_t **out, int *width,
+                            int *height);
+
 #ifdef __cplusplus
 }
 #endif
