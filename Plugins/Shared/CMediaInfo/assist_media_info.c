@@ -326,15 +326,28 @@ static int to_bgr(const uint8_t *const planes[], const int strides[], int width,
     if (h < 1) h = 1;
     struct SwsContext *sws = ff.sws_getContext(width, height, format, w, h, AV_PIX_FMT_BGR24, SWS_AREA, NULL, NULL, NULL);
     if (!sws) return ASSIST_MEDIA_INFO_UNREADABLE;
+    /* swscale's vector code writes whole blocks: rows aligned to 64 bytes and a spare row's worth at the end,
+       then packed tight. */
+    int padded = (w * 3 + 63) & ~63;
+    uint8_t *wide = malloc((size_t)padded * (h + 1) + 64);
     uint8_t *scaled = malloc((size_t)w * h * 3);
-    if (!scaled) {
+    if (!wide || !scaled) {
+        free(wide);
+        free(scaled);
         ff.sws_freeContext(sws);
         return ASSIST_MEDIA_INFO_UNREADABLE;
     }
-    uint8_t *dst[4] = {scaled, NULL, NULL, NULL};
-    int dst_stride[4] = {w * 3, 0, 0, 0};
-    ff.sws_scale(sws, planes, strides, 0, height, dst, dst_stride);
+    uint8_t *dst[4] = {wide, NULL, NULL, NULL};
+    int dst_stride[4] = {padded, 0, 0, 0};
+    int rows = ff.sws_scale(sws, planes, strides, 0, height, dst, dst_stride);
     ff.sws_freeContext(sws);
+    if (rows != h) {
+        free(wide);
+        free(scaled);
+        return ASSIST_MEDIA_INFO_UNREADABLE;
+    }
+    for (int y = 0; y < h; y++) memcpy(scaled + (size_t)y * w * 3, wide + (size_t)y * padded, (size_t)w * 3);
+    free(wide);
     if (orientation < 2 || orientation > 8) {
         *out = scaled;
         *out_width = w;
