@@ -2,8 +2,9 @@ import CMediaInfo
 import Foundation
 
 /// What a row says about a file besides its identity (spec §3.12–3.14): the size as displayed, when it was
-/// taken, how long it plays. Read with libavformat (every still and moving format FFmpeg knows), libheif
-/// (HEIF/AVIF) and libexif (a JPEG's or HEIF's orientation and original date), each opened on first use.
+/// taken, how long it plays. Read with libjpeg (a JPEG's size from its header), libavformat (every other still
+/// and moving format FFmpeg knows), libheif (HEIF/AVIF) and libexif (a JPEG's or HEIF's orientation and
+/// original date), each opened on first use.
 public struct MediaDetails: Equatable, Sendable {
     public var width = 0
     public var height = 0
@@ -23,6 +24,12 @@ public struct MediaDetails: Equatable, Sendable {
         var info = assist_media_info()
         var details = MediaDetails()
         switch format {
+        case .jpeg:
+            // The size from the frame header (libjpeg decodes nothing for it), orientation and date from EXIF.
+            details.readable = assist_media_jpeg_size(path, &info) == ASSIST_MEDIA_INFO_OK
+            details.width = Int(info.width)
+            details.height = Int(info.height)
+            _ = assist_media_exif(path, &info)
         case .heif, .avif:
             details.readable = assist_media_heif(path, &info) == ASSIST_MEDIA_INFO_OK
             details.width = Int(info.width)
@@ -36,7 +43,6 @@ public struct MediaDetails: Equatable, Sendable {
                 details.height = Int(turned ? info.width : info.height)
             }
             if format.kind != .image { details.duration = max(0, info.duration.isFinite ? info.duration : 0) }
-            if format == .jpeg { _ = assist_media_exif(path, &info) }
         }
         if format.kind == .image {
             if (5...8).contains(info.exif_orientation) { swap(&details.width, &details.height) }

@@ -18,6 +18,9 @@
 #include <libexif/exif-data.h>
 #include <libexif/exif-utils.h>
 #include <libheif/heif.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <jpeglib.h>
 
 /* Each library is opened the first time a file needs it, so loading the plugin (the host does at every
    start) loads none of them. The headers are Debian 12's; the sonames follow them. */
@@ -457,5 +460,74 @@ done:
     if (packet) ff.av_packet_free(&packet);
     if (codec) ff.avcodec_free_context(&codec);
     ff.avformat_close_input(&format);
+    return result;
+}
+
+/* libjpeg(-turbo) reads a JPEG's size from its frame header without decoding a pixel: a camera's 12-megapixel
+   photo costs what its first kilobytes cost, where probing through FFmpeg decodes the whole picture. */
+static struct {
+    int loaded;
+    struct jpeg_error_mgr *(*jpeg_std_error)(struct jpeg_error_mgr *);
+    void (*jpeg_CreateDecompress)(j_decompress_ptr, int, size_t);
+    void (*jpeg_stdio_src)(j_decompress_ptr, FILE *);
+    int (*jpeg_read_header)(j_decompress_ptr, boolean);
+    void (*jpeg_destroy_decompress)(j_decompress_ptr);
+} jp;
+
+static int load_jpeg(void) {
+    pthread_mutex_lock(&load_lock);
+    if (jp.loaded == 0) {
+        void *lib = dlopen("libjpeg.so.62", RTLD_NOW | RTLD_LOCAL);
+        int ok = lib != NULL;
+#define JLOAD(name)                                                                                            \
+    if (ok) {                                                                                                  \
+        *(void **)(&jp.name) = dlsym(lib, #name);                                                              \
+        ok = jp.name != NULL;                                                                                  \
+    }
+        JLOAD(jpeg_std_error)
+        JLOAD(jpeg_CreateDecompress)
+        JLOAD(jpeg_stdio_src)
+        JLOAD(jpeg_read_header)
+        JLOAD(jpeg_destroy_decompress)
+#undef JLOAD
+        jp.loaded = ok ? 1 : -1;
+    }
+    int ready = jp.loaded == 1;
+    pthread_mutex_unlock(&load_lock);
+    return ready;
+}
+
+struct jpeg_failure {
+    struct jpeg_error_mgr manager;
+    jmp_buf back;
+};
+
+/* libjpeg's default ends the process on an error: this one comes back with the failure. */
+static void jpeg_failed(j_common_ptr info) { longjmp(((struct jpeg_failure *)info->err)->back, 1); }
+static void jpeg_quiet(j_common_ptr info, int level) { (void)info; (void)level; }
+
+int assist_media_jpeg_size(const char *path, assist_media_info *info) {
+    if (!path || !info) return ASSIST_MEDIA_INFO_UNREADABLE;
+    if (!load_jpeg()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    FILE *file = fopen(path, "rb");
+    if (!file) return ASSIST_MEDIA_INFO_UNREADABLE;
+    struct jpeg_decompress_struct decoder;
+    struct jpeg_failure failure;
+    decoder.err = jp.jpeg_std_error(&failure.manager);
+    failure.manager.error_exit = jpeg_failed;
+    failure.manager.emit_message = jpeg_quiet;
+    volatile int result = ASSIST_MEDIA_INFO_UNREADABLE;
+    if (setjmp(failure.back) == 0) {
+        jp.jpeg_CreateDecompress(&decoder, JPEG_LIB_VERSION, sizeof decoder);
+        jp.jpeg_stdio_src(&decoder, file);
+        if (jp.jpeg_read_header(&decoder, TRUE) == JPEG_HEADER_OK && decoder.image_width > 0 &&
+            decoder.image_height > 0) {
+            info->width = (int32_t)decoder.image_width;
+            info->height = (int32_t)decoder.image_height;
+            result = ASSIST_MEDIA_INFO_OK;
+        }
+    }
+    jp.jpeg_destroy_decompress(&decoder);
+    fclose(file);
     return result;
 }

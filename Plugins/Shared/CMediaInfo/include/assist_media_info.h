@@ -42,6 +42,9 @@ enum {
 /** Probes `path` with libavformat: size, rotation, duration and which streams it has. */
 int assist_media_probe(const char *path, assist_media_info *info);
 
+/** Reads a JPEG's size from its frame header with libjpeg, decoding nothing. */
+int assist_media_jpeg_size(const char *path, assist_media_info *info);
+
 /** Reads `path`'s EXIF block (JPEG) into `exif_orientation`, `exif_date` and `exif_offset`; fields it does not
     find are left as they are. */
 int assist_media_exif(const char *path, assist_media_info *info);
