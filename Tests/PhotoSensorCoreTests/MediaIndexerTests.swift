@@ -170,4 +170,42 @@ struct MediaIndexerTests {
         #expect(video.mediaType == 2 && video.mediaWidth == 96 && video.mediaHeight == 64)
         #expect(abs(video.duration - 1.5) < 0.1, "\(video.duration)")
     }
+
+    /// A camera app rewriting a picture in place while the sensor hashes it: the sensor must never keep a row
+    /// whose hash mixes the two contents. It says "busy" (and tries again later) or has one whole version.
+    @Test func aFileRewrittenWhileHashedGivesBusyOrOneWholeVersion() throws {
+        let indexer = try indexer()
+        let seed = try Data(contentsOf: URL(fileURLWithPath: try jpeg("seed.jpg")))
+        func content(_ fill: UInt8) -> Data { seed + Data(repeating: fill, count: 24 << 20) }
+        func digest(_ data: Data) throws -> String {
+            let path = folder.path("digest.bin")
+            try data.write(to: path)
+            return String(try ProcessRunner.run("/usr/bin/sha256sum", [path.path]).standardOutput.prefix(64))
+        }
+        let old = content(1)
+        let new = content(2)
+        let wholes = [try digest(old), try digest(new)]
+        var busy = 0
+        for round in 0..<4 {
+            let path = watched.path("rewritten-\(round).jpg").path
+            try old.write(to: URL(fileURLWithPath: path))
+            let writer = Thread {
+                usleep(UInt32(2_000 + round * 4_000))
+                guard let handle = FileHandle(forWritingAtPath: path) else { return }
+                handle.write(new)  // in place: same inode, new bytes, new mtime
+                try? handle.close()
+            }
+            writer.start()
+            let outcome = try indexer.process(path)
+            Thread.sleep(forTimeInterval: 0.3)
+            switch outcome {
+            case .busy: busy += 1
+            case .recorded(let row):
+                let hash = String(row.localIdentifier.split(separator: ":").last ?? "")
+                #expect(wholes.contains(hash), "round \(round): a hash of neither version")
+            default: Issue.record("round \(round): \(outcome)")
+            }
+        }
+        print("rewritten while hashed: \(busy) of 4 said busy")
+    }
 }
