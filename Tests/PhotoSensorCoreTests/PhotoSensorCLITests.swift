@@ -184,4 +184,38 @@ struct PhotoSensorCLITests {
         #expect(!shell.standardOutput.contains("Photo sensor"), "\(shell.standardOutput)")
         #expect(!shell.standardOutput.contains("no folders"), "\(shell.standardOutput)")
     }
+
+    /// The data folder on a full disk (a 2 MB tmpfs, filled): the picture stays unrecorded with one clear
+    /// sentence, nothing half-written, and the next run once there is room records it exactly once.
+    @Test func aFullDiskLeavesThePictureForTheNextRunAndSaysSo() throws {
+        let mountPoint = folder.path("small")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let mounted = try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path])
+        guard mounted.status == 0 else {
+            print("skipped: a small tmpfs cannot be mounted here (\(mounted.standardError.prefix(80)))")
+            return
+        }
+        defer { _ = try? ProcessRunner.run("/bin/umount", [mountPoint.path]) }
+        let data = mountPoint.appendingPathComponent("data").path
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.run(
+                BuildProducts.assist,
+                ["run", "photo-sensor"] + arguments + [
+                    "--no-speech", "--data-dir", data, "--config", folder.path("config.toml").path,
+                ])
+        }
+        _ = try run(["watch", "--once"])  // the baseline, while there is room
+        let filler = mountPoint.appendingPathComponent("filler")
+        _ = try ProcessRunner.run("/bin/dd", ["if=/dev/zero", "of=\(filler.path)", "bs=64k"])  // until full
+        try picture("on-full-disk.jpg")
+        let full = try run(["watch", "--once"])
+        #expect(full.status != 0, "\(full.lines)")
+        let said = full.lines + full.standardError.split(separator: "\n").map(String.init)
+        #expect(said.contains { $0.contains("the disk holding Assist's data is full. Free some space") }, "\(said)")
+        try FileManager.default.removeItem(at: filler)
+        let later = try run(["watch", "--once"])
+        #expect(later.lines.last == "1 new item recorded.", "\(later.lines) \(later.standardError)")
+        let again = try run(["watch", "--once"])
+        #expect(again.lines.last == "0 new items recorded.")
+    }
 }

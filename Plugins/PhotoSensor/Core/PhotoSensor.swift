@@ -115,11 +115,21 @@ public final class PhotoSensor: PluginFeature {
             self.indexer = indexer
             recognizer = makeRecognizer()
         } catch {
-            throw PluginError("The photo sensor cannot open its database: \(error.message)")
+            throw PluginError(fullDiskSentence() ?? "The photo sensor cannot open its database: \(error.message)")
         }
     }
 
     func say(_ text: String) { host.say(text) }
+
+    /// What to say when a write failed because the disk holding the data folder is full (under 256 KB free):
+    /// nothing is lost, the pictures wait for the next catch-up.
+    func fullDiskSentence() -> String? {
+        guard let data = host.dataDirectory else { return nil }
+        var info = statvfs()
+        guard statvfs(data, &info) == 0, UInt64(info.f_bavail) * UInt64(info.f_frsize) < 256 << 10 else { return nil }
+        return
+            "The photo sensor cannot record: the disk holding Assist's data is full. Free some space; nothing is lost, and new pictures are recorded at the next start."
+    }
 
     // MARK: Watching
 
@@ -251,7 +261,7 @@ public final class PhotoSensor: PluginFeature {
                     ? "First run: \(outcomes.count) existing file\(outcomes.count == 1 ? "" : "s") indexed as the baseline; new ones are recorded from now on."
                     : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
         } catch {
-            throw PluginError("The catch-up failed: \(error.message)")
+            throw PluginError(fullDiskSentence() ?? "The catch-up failed: \(error.message)")
         }
         recognizeOwed { [weak self] in
             guard let self else { return }
