@@ -106,24 +106,32 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
     /// Body bytes received so far, over all requests, including ones still arriving.
     package var bodyBytesReceived: Int { lock.withLock { bodyBytes } }
 
-    /// Closes the listener and every connection.
+    /// Closes the listener and every connection. The connections are shut down under the lock: a serving
+    /// thread removes its descriptor under the same lock before closing it, so a number shut down here is
+    /// still this server's. (Done outside the lock, a number closed meanwhile could already belong to another
+    /// test's socket in this process, a listener or an upload, which then failed for no reason of its own.)
     package func stop() {
-        let open: Set<Int32> = lock.withLock {
-            guard !stopped else { return [] }
+        lock.withLock {
+            guard !stopped else { return }
             stopped = true
-            return connections
+            shutdown(listener, Int32(SHUT_RDWR))
+            for descriptor in connections { shutdown(descriptor, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else {
-                if errno == EINTR { continue }
-                close(listener)
-                return
+                let error = errno
+                // Only `stop` ends the loop. Under a loaded test run accept also fails for a client that gave
+                // up (ECONNABORTED) or for a moment without descriptors (EMFILE): the server goes on serving.
+                if lock.withLock({ stopped }) {
+                    close(listener)
+                    return
+                }
+                if error != EINTR { Thread.sleep(forTimeInterval: 0.01) }
+                continue
             }
             let accepted = lock.withLock {
                 guard !stopped else { return false }

@@ -169,13 +169,13 @@ package struct CommandRouter: Sendable {
             if let exact = global.first(where: { $0.phrases.contains(words) }) {
                 return RoutedCommand(id: exact.id, owner: exact.owner)
             }
-            for binding in global {
-                for phrase in binding.phrases where words.hasPrefix(phrase + " ") {
-                    return RoutedCommand(
-                        id: binding.id, owner: binding.owner, argument: String(words.dropFirst(phrase.count + 1)))
-                }
+            // The longest phrase wins: "photo sensor label kitchen" is the label command, not "photo sensor".
+            let prefixed = global.flatMap { binding in
+                binding.phrases.filter { words.hasPrefix($0 + " ") }.map { (binding, $0) }
             }
-            return nil
+            guard let (binding, phrase) = prefixed.max(by: { $0.1.count < $1.1.count }) else { return nil }
+            return RoutedCommand(
+                id: binding.id, owner: binding.owner, argument: String(words.dropFirst(phrase.count + 1)))
         case .endOfInput:
             return nil
         }

@@ -38,12 +38,21 @@ extension DialogEngine {
             } else {
                 announcer.say(hint)
             }
+        case .key(.character(let char)) where char.isLetter:
+            // A choice written "S: status" is also picked by its letter.
+            if let index = Self.choiceIndex(forKey: char, in: choices) {
+                finish(status: .answered, index: index, yes: nil, text: nil)
+            } else {
+                announcer.say(hint)
+            }
         case .line(let text), .phrase(let text):
             let words = CommandRouter.normalise(text)
             if words.isEmpty, let chosen = highlighted ?? defaultIndex {
                 finish(status: .answered, index: chosen, yes: nil, text: nil)
             } else if let number = Int(words) {
                 pick(number, choices: choices)
+            } else if words.count == 1, let key = words.first, let index = Self.choiceIndex(forKey: key, in: choices) {
+                finish(status: .answered, index: index, yes: nil, text: nil)
             } else if let index = Self.choiceIndex(matching: words, in: choices) {
                 finish(status: .answered, index: index, yes: nil, text: nil)
             } else {
@@ -52,6 +61,12 @@ extension DialogEngine {
         default:
             announcer.say(hint)
         }
+    }
+
+    /// The choice written with `key` and a colon first ("S: status"), if any.
+    static func choiceIndex(forKey key: Character, in choices: [String]) -> Int? {
+        let prefix = String(key).lowercased() + ":"
+        return choices.firstIndex { $0.lowercased().hasPrefix(prefix) }
     }
 
     func handleConfirm(_ event: InputEvent, defaultYes: Bool) {

@@ -11,6 +11,8 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         let owner: String
         let request: DialogRequest
         let completion: (DialogAnswer) -> Void
+        /// Steps aside for any dialog opened while it waits (the shell's menu), and comes back after.
+        var yields = false
     }
 
     let announcer: Announcer
@@ -46,11 +48,28 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     }
 
     /// Queues a dialog for `owner`; `completion` runs once on the main loop. Returns its id.
+    /// With `yields`, the dialog steps aside for any dialog opened while it is shown and is asked again once
+    /// those are answered (the shell's menu under a background feature's question).
     @discardableResult
-    package func open(_ request: DialogRequest, owner: String, completion: @escaping (DialogAnswer) -> Void) -> UInt64 {
+    package func open(
+        _ request: DialogRequest, owner: String, yields: Bool = false,
+        completion: @escaping (DialogAnswer) -> Void
+    ) -> UInt64 {
         let id = nextID
         nextID += 1
-        queue.append(Pending(id: id, owner: owner, request: request, completion: completion))
+        var pending = Pending(id: id, owner: owner, request: request, completion: completion)
+        pending.yields = yields
+        if let shown = current, shown.yields {
+            // The waiting menu goes back to the front of the queue, unanswered; the new question is asked now.
+            if let timer { loop.cancelTimer(timer) }
+            timer = nil
+            current = nil
+            queue.insert(shown, at: 0)
+            queue.insert(pending, at: 0)
+            presentNext()
+            return id
+        }
+        queue.append(pending)
         if current == nil { presentNext() }
         return id
     }

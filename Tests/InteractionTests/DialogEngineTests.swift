@@ -30,6 +30,32 @@ struct DialogEngineTests {
         #expect(answers.all.map(\.index) == [1])
     }
 
+    @Test func aChoiceWrittenWithALetterIsPickedByThatKey() {
+        _ = open(.choice(prompt: "Photo sensor.", choices: ["S: status", "T: stop", "Y: sync now"], defaultIndex: nil))
+        #expect(engine.handle(.key(.character("y"))))
+        #expect(answers.all.map(\.index) == [2])
+        _ = open(.choice(prompt: "Again.", choices: ["S: status", "T: stop"], defaultIndex: nil))
+        _ = engine.handle(.line("T"))
+        _ = engine.handle(.key(.character("q")))  // no such letter: the hint, no answer
+        #expect(answers.all.map(\.index) == [2, 1])
+    }
+
+    /// The shell's menu steps aside for a question a background feature asks, and is asked again after.
+    @Test func aYieldingMenuStepsAsideAndComesBack() {
+        let answers = self.answers
+        _ = engine.open(
+            .choice(prompt: "Choose a feature.", choices: ["Clock", "Quit"], defaultIndex: nil),
+            owner: "host", yields: true
+        ) { answers.append($0) }
+        _ = open(.confirm(prompt: "Sync now?", defaultYes: false, timeoutMs: 0))
+        #expect(output.lines.last == "Sync now?" || output.lines.contains("Sync now?"))
+        _ = engine.handle(.key(.character("y")))
+        #expect(answers.all.map(\.yes) == [true], "the question was answered, the menu was not")
+        #expect(output.lines.filter { $0 == "Choose a feature." }.count == 2, "the menu is asked again")
+        _ = engine.handle(.key(.character("1")))
+        #expect(answers.all.map(\.index) == [nil, 0])
+    }
+
     @Test func digitsWaitWhenMoreThanNineChoices() {
         _ = open(.choice(prompt: "Which?", choices: (1...12).map { "Item \($0)" }, defaultIndex: nil))
         _ = engine.handle(.key(.character("1")))

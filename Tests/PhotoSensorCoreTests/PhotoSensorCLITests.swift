@@ -178,6 +178,22 @@ struct PhotoSensorCLITests {
         #expect(events.standardOutput.contains(#""label":"garden""#), "\(events.lines)")
     }
 
+    @Test func itsMenuWorksByKeysAndAnnouncesNewItemsWhenAsked() throws {
+        _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
+        let said = try shell([
+            ("photo sensor", 1.5, nil),
+            ("a", 0.3, nil),
+            ("photo sensor", 0.3, nil),
+            ("s", 0.3, { try self.picture("announced.jpg") }),
+            ("quit", 1.5, nil),
+        ])
+        let lines = said.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Photo sensor."), "\(lines)")
+        #expect(lines.contains("New items are announced."), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("Photo sensor running, watching 1 folder.") }, "\(lines)")
+        #expect(lines.contains("Photo recorded."), "\(lines)")
+    }
+
     @Test func withoutFoldersItStaysQuietInTheShell() throws {
         try "".write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
         let shell = try run(["shell"], input: "5\n")

@@ -88,15 +88,16 @@ public final class FolderWatcher: @unchecked Sendable {  // because: every mutab
     }
 
     /// Stops the thread and closes inotify. Any thread.
+    /// The wake byte is written under the lock, which the thread also holds to close the pipe: a descriptor
+    /// closed meanwhile (and perhaps reused by another file) is never written to.
     public func stop() {
-        let (fd, ends) = lock.withLock { () -> (Int32, [Int32]) in
-            guard running else { return (-1, [-1, -1]) }
+        lock.withLock {
+            guard running else { return }
             running = false
-            return (descriptor, stopPipe)
+            guard descriptor >= 0 else { return }
+            var byte: UInt8 = 1
+            _ = write(stopPipe[1], &byte, 1)
         }
-        guard fd >= 0 else { return }
-        var byte: UInt8 = 1
-        _ = write(ends[1], &byte, 1)
     }
 
     /// The folders being watched now.

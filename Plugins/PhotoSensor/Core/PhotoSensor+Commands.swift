@@ -17,6 +17,7 @@ extension PhotoSensor {
             ("sensor-stop", "Stop photo sensor", "stop photo sensor"),
             ("sensor-sync", "Sync photos now", "sync photos now"),
             ("sensor-label", "Set the photo sensor's label", "photo sensor label"),
+            ("sensor-menu", "Photo sensor menu", "photo sensor"),
         ]
         for command in commands {
             do {
@@ -34,6 +35,7 @@ extension PhotoSensor {
         case "sensor-start": resumeWatching(announce: true)
         case "sensor-stop": pauseWatching(announce: true)
         case "sensor-sync": requestedSync(force: true, announce: true)
+        case "sensor-menu": openMenu()
         case "sensor-label":
             guard let text = argument?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
                 say("Say the label after the words photo sensor label, for example photo sensor label kitchen.")
@@ -41,6 +43,44 @@ extension PhotoSensor {
             }
             try? setLabel(text)
         default: break
+        }
+    }
+
+    /// The sensor's menu by keys (spec §6): S status, T start or stop, Y sync now, L set label, A new-item
+    /// announcements on or off; numbers, arrows and the words work too.
+    func openMenu() {
+        let running = watcher != nil
+        let announcing = (try? store?.value("announce")) == "on"
+        let choices = [
+            "S: status", running ? "T: stop the sensor" : "T: start the sensor", "Y: sync now", "L: set the label",
+            announcing ? "A: stop announcing new items" : "A: announce new items",
+        ]
+        host.askChoice("Photo sensor.", choices: choices) { [weak self] index in
+            guard let self, let index else { return }
+            switch index {
+            case 0: say(status(json: false))
+            case 1: running ? pauseWatching(announce: true) : resumeWatching(announce: true)
+            case 2: requestedSync(force: true, announce: true)
+            case 3:
+                host.askText("Label for new photos, or empty to clear it.") { [weak self] text in
+                    guard let self, let text else { return }
+                    try? setLabel(text)
+                }
+            default:
+                try? store?.setValue(announcing ? "off" : "on", for: "announce")
+                say(announcing ? "New items are not announced." : "New items are announced.")
+            }
+        }
+    }
+
+    /// "Photo recorded", or with recognition "Photo: cup, laptop", after a soft earcon, when the user asked
+    /// for announcements.
+    func announceNewItem(kind: Int, labels: [String] = []) {
+        guard (try? store?.value("announce")) == "on" else { return }
+        let noun = kind == 1 ? "Photo" : kind == 2 ? "Video" : "Sound"
+        host.onMain { [host] in
+            host.play(.tap, gain: 0.5)
+            host.say(labels.isEmpty ? "\(noun) recorded." : "\(noun): \(labels.joined(separator: ", ")).")
         }
     }
 

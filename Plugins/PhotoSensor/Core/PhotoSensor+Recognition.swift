@@ -61,6 +61,7 @@ extension PhotoSensor {
                 return
             }
             setRecognitionProblem(nil)
+            announceNewItem(kind: 1, labels: labels.map(\.name))
             if !labels.isEmpty {
                 let names = labels.map { SensorStore.quoted($0.name) }.joined(separator: ",")
                 let identifier = SensorStore.quoted("\(file.path)#sha256:\(file.sha256)")

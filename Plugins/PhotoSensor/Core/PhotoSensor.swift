@@ -234,6 +234,8 @@ public final class PhotoSensor: PluginFeature {
         for case .recorded(let row) in outcomes {
             any = true
             host.publish(SensorEvents.photoTaken, json: Self.json(row))
+            // With recognition on, a picture is announced with its labels once they are known.
+            if recognizer == nil || row.mediaType != 1 { announceNewItem(kind: row.mediaType) }
         }
         if any {
             host.publish(SensorEvents.changed, json: "{}")

@@ -95,7 +95,7 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         let choices = records.map(\.name) + [session.phrases.text("shell.quit")]
         let prompt = session.phrases.text("shell.choose")
         menuRequest = session.hub.interaction.dialogs.open(
-            .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host"
+            .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host", yields: true
         ) { [weak self] answer in
             guard let self, menuRequest == answer.request else { return }
             menuRequest = nil

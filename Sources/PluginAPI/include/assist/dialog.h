@@ -55,7 +55,8 @@ typedef struct assist_dialog_service {
     /** Says `text` (spoken and printed) at `priority`. [any] */
     assist_status (*say)(const assist_host *h, const char *text, assist_priority priority);
     /** Asks a question with numbered choices; the user answers with a number, arrows and Enter, or the
-        choice's words. `default_index` (or -1 for none) is taken on a bare Enter. The answer reaches `cb`
+        choice's words. A choice that starts with a letter and a colon ("S: status") is also picked by
+        that letter's key. `default_index` (or -1 for none) is taken on a bare Enter. The answer reaches `cb`
         once, on [main]. `*request` (may be NULL) receives an id for cancel. `user` must live until `cb` has
         run (it runs exactly once, also when the dialog is cancelled or the plugin stops). [main] */
     assist_status (*ask_choice)(const assist_host *h, const char *prompt, const char *const *choices,
