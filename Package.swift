@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AssistFindObject", type: .dynamic, targets: ["FindObjectPlugin"]),
         .library(name: "AssistSurvey", type: .dynamic, targets: ["SurveyPlugin"]),
         .library(name: "AssistPhotoSensor", type: .dynamic, targets: ["PhotoSensorPlugin"]),
+        .library(name: "AssistCollectVideos", type: .dynamic, targets: ["CollectVideosPlugin"]),
         // FFmpeg behind a table, opened by the camera service only when a camera is first used.
         .library(name: "AssistMedia", type: .dynamic, targets: ["CFFmpegShims"]),
         .library(name: "AssistDetector", type: .dynamic, targets: ["CDetector"]),
@@ -27,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
     ],
     targets: [
         // The stable C ABI: the header plus one .c file (P14).
@@ -226,6 +228,15 @@ let package = Package(
             name: "PhotoSensorPlugin", dependencies: ["PhotoSensorCore"], path: "Plugins/PhotoSensor/Entry",
             linkerSettings: pluginExports),
 
+        // collect-videos (ORBIT Camera): consent, things and clips for the ORBIT Data server.
+        .target(
+            name: "CollectVideosCore",
+            dependencies: ["PluginKit", .product(name: "Ink", package: "Ink")],
+            path: "Plugins/CollectVideos/Core"),
+        .target(
+            name: "CollectVideosPlugin", dependencies: ["CollectVideosCore"], path: "Plugins/CollectVideos/Entry",
+            linkerSettings: pluginExports),
+
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
             name: "AssistFuzz",
@@ -253,6 +264,8 @@ let package = Package(
         ),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
+        .testTarget(
+            name: "CollectVideosTests", dependencies: ["CollectVideosCore", "PluginKit", "PluginHost", "HostTesting"]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
         .testTarget(
             name: "PhotoSensorCoreTests", dependencies: ["PhotoSensorCore", "PluginKit", "PluginHost", "HostTesting"]),

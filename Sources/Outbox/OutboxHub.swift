@@ -73,6 +73,38 @@ package final class OutboxHub: @unchecked Sendable {
         return id
     }
 
+    private var ephemeralID: Int64 = 0
+
+    /// Sends `request` once on a thread of its own, never storing it; the outcome (job id negative) goes to
+    /// `owner`'s handler on the main loop and is not kept. Main loop.
+    package func sendNow(owner: String, request: OutboxRequest) throws -> Int64 {
+        try HTTPSender.validate(request)
+        ephemeralID -= 1
+        let id = ephemeralID
+        let limits = configuration().limits
+        let thread = Thread { [weak self] in
+            var outcome = OutboxStore.Outcome(
+                jobID: id, owner: owner, status: nil, headers: [], body: Data(), error: nil, tag: request.tag,
+                truncated: false)
+            do {
+                let answer = try HTTPSender(limits: limits).send(request)
+                outcome.status = answer.status
+                outcome.headers = answer.headers
+                outcome.body = answer.body
+                outcome.truncated = answer.truncated
+            } catch let error as OutboxError {
+                outcome.error = error.message
+            } catch {
+                outcome.error = "\(error)"
+            }
+            let finished = outcome
+            self?.loop.post { [weak self] in _ = self?.handlers[owner]?(finished) }
+        }
+        thread.name = "outbox-now"
+        thread.start()
+        return id
+    }
+
     /// Waits until nothing is due or being sent; true when idle within `timeout` seconds.
     package func waitUntilIdle(timeout: Double) -> Bool {
         guard let worker = lock.withLock({ worker }) else { return true }

@@ -68,6 +68,26 @@ extension ServiceTables {
             count.pointee = Int64(jobs.filter { $0.job.owner == context.id }.count + outcomes)
             return ASSIST_OK
         }
+        table.send_now = { host, request, job, err in
+            guard let context = PluginContext.from(host), context.onMain("outbox.send_now"), let request else {
+                return ASSIST_E_INVALID
+            }
+            do {
+                guard let request = assist_outbox_request.read(request) else {
+                    throw OutboxError.badRequest("the request's struct_size is below ABI 1.0's")
+                }
+                let id = try context.hub.outbox.sendNow(
+                    owner: context.id, request: try outboxRequest(request, context: context))
+                job?.pointee = id
+                return ASSIST_OK
+            } catch let error as OutboxError {
+                err?.pointee = strdup(error.message)
+                return ASSIST_E_INVALID
+            } catch {
+                err?.pointee = strdup("The request cannot be sent: \(error).")
+                return ASSIST_E_INVALID
+            }
+        }
         table.is_online = { _, name in
             guard let name else { return false }
             return Connectivity.isReachable(host: String(cString: name))

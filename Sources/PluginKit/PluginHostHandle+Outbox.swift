@@ -67,6 +67,28 @@ extension PluginHostHandle {
     @discardableResult
     public func enqueue(_ request: OutboxRequest) throws(PluginStatus) -> Int64 {
         guard let enqueue = tables.outbox?.pointee.enqueue else { throw PluginStatus.unsupported }
+        return try submit(request, through: enqueue)
+    }
+
+    /// Sends `request` once, now, never storing it (for a body that must not reach disk, such as a
+    /// participant's name and email); its outcome reaches the `onOutcome` handler with a negative job id and
+    /// is not kept across restarts. Throws `.unsupported` on a host too old to offer it: never fall back to
+    /// `enqueue` for such a body. Wraps `assist_outbox_service.send_now`. [main]
+    ///
+    ///     let job = try host.sendNow(request)   // then wait for its outcome
+    public func sendNow(_ request: OutboxRequest) throws(PluginStatus) -> Int64 {
+        guard let send = tables.outbox?.pointee.send_now else { throw PluginStatus.unsupported }
+        return try submit(request, through: send)
+    }
+
+    private func submit(
+        _ request: OutboxRequest,
+        through enqueue:
+            @convention(c) (
+                UnsafePointer<assist_host>?, UnsafePointer<assist_outbox_request>?, UnsafeMutablePointer<Int64>?,
+                UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+            ) -> assist_status
+    ) throws(PluginStatus) -> Int64 {
         var strings = CStrings()
         defer { strings.free() }
         let headers = request.headers.map { strings.field($0.name, $0.value) }

@@ -109,7 +109,14 @@ typedef struct assist_outbox_service {
         always, anything else needs a default route off loopback. For plugins that skip work while offline.
         Added after 1.0 in a reserved slot: NULL in hosts that lack it. [any] */
     bool (*is_online)(const assist_host *h, const char *host_name);
-    void *reserved[7];
+    /** Sends `request` once, now, without storing it anywhere: for bodies that must never reach disk (a
+        participant's name and email). No retries, no Idempotency-Key; the outcome comes through `on_outcome`
+        like any other, with a negative job id, and is not kept across restarts (lost if the plugin is not
+        listening). ASSIST_E_INVALID for a malformed request. Added after 1.0 in a reserved slot: NULL in hosts
+        that lack it, and then such a request cannot be sent safely. [main] */
+    assist_status (*send_now)(const assist_host *h, const assist_outbox_request *request, int64_t *ASSIST_NULLABLE job,
+                              char **ASSIST_NULLABLE err);
+    void *reserved[6];
 } assist_outbox_service;
 
 #if defined(__clang__)

@@ -1,0 +1,306 @@
+import Foundation
+import PluginKit
+
+/// The ORBIT Data server's `phasetwo` API (spec §5): consent by `api/createparticipant/` (sent at once and
+/// never stored, as it carries the name and email), things by `api/thing/`, each request with the credential
+/// verbatim in `Authorization`. Every other request goes through the host outbox, which keeps it across
+/// restarts and retries transient failures.
+extension CollectVideos {
+    // MARK: Consent
+
+    /// `consent --name N --email E --agree-all`: the statements are printed, then sent.
+    func consent(_ arguments: [String]) throws(PluginError) {
+        if let problem = configuration.problem { throw PluginError(problem) }
+        guard credential() == nil else { throw PluginError("This device is already taking part in the study.") }
+        let text = StudyText(markdown: studyText("consent"))
+        let statements = text.statements
+        guard !statements.isEmpty else { throw PluginError("The consent text has no statements. Reinstall Assist.") }
+        for (index, statement) in statements.enumerated() { host.print("\(index + 1). \(statement)") }
+        guard arguments.contains("--agree-all") else {
+            throw PluginError("Agreeing is needed for every statement: add --agree-all, or use the consent menu.")
+        }
+        let name = Self.value(after: "--name", in: arguments) ?? ""
+        let email = Self.value(after: "--email", in: arguments) ?? ""
+        let problems = [Rules.nameProblem(name), Rules.emailProblem(email)].compactMap { $0 }
+        guard problems.isEmpty else { throw PluginError(problems.joined(separator: " ")) }
+        guard let base = configuration.serverURL, let app = configuration.appCredential else { return }
+        var request = OutboxRequest(method: "POST", url: base + "api/createparticipant/")
+        request.headers = [("Authorization", app), ("Accept", "application/json")]
+        let body: [String: String] = [
+            "name": name.trimmingCharacters(in: .whitespacesAndNewlines),
+            "email": email.trimmingCharacters(in: .whitespacesAndNewlines),
+        ]
+        request.body = .json((try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data())
+        request.tag = "consent"
+        consentFinished = { [weak self] outcome in self?.consentAnswered(outcome) }
+        do { consentJob = try host.sendNow(request) } catch {
+            throw PluginError("This Assist cannot send the consent without storing it. Update Assist.")
+        }
+        say("Sending your consent.")
+    }
+
+    private func consentAnswered(_ outcome: OutboxOutcome) {
+        let contact = configuration.contactLine
+        switch outcome.status {
+        case 201:
+            guard
+                let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
+                let credential = object["auth_credential"] as? String, credential.hasPrefix("Basic ")
+            else {
+                say("Unexpected reply from the server.\(contact)")
+                return host.finish(.io)
+            }
+            do { try storeCredential(credential) } catch {
+                say("The consent was received but could not be saved on this device: \(error.message)")
+                return host.finish(.io)
+            }
+            say("Consent received. You are now taking part in the ORBIT study.")
+            refreshParticipant()
+            host.finish()
+        case 400:
+            say(Self.fieldMessages(outcome.body) + " Correct it and send again.")
+            host.finish(.invalid)
+        case 403:
+            say("Server did not accept this device's setup.\(contact)")
+            host.finish(.permission)
+        case 0:
+            say("Could not reach the server.\(contact)")
+            host.finish(.io)
+        case let status:
+            say("Unexpected reply from the server (\(status)).\(contact)")
+            host.finish(.io)
+        }
+    }
+
+    /// A 400's field errors as sentences: "this field" becomes the field's name (spec §7).
+    static func fieldMessages(_ body: Data) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], !object.isEmpty else {
+            return "The server refused the details."
+        }
+        return object.keys.sorted().map { field in
+            let messages = (object[field] as? [String]) ?? [(object[field] as? String) ?? ""]
+            let name = field == "name" ? "the name" : field == "email" ? "the email address" : field
+            return messages.map { $0.replacingOccurrences(of: "this field", with: name) }.joined(separator: " ")
+        }.joined(separator: " ")
+    }
+
+    // MARK: The credential
+
+    private var credentialURL: URL? {
+        host.dataDirectory.map { URL(fileURLWithPath: $0).appendingPathComponent("credential") }
+    }
+
+    /// The participant's credential, verbatim, or nil before consent.
+    func credential() -> String? {
+        guard let url = credentialURL, let data = try? Data(contentsOf: url) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    /// Written whole (a temporary file renamed over it), mode 0600.
+    private func storeCredential(_ credential: String) throws(PluginStatus) {
+        guard let url = credentialURL else { throw PluginStatus.io }
+        let partial = url.appendingPathExtension("partial")
+        try? FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        guard
+            FileManager.default.createFile(
+                atPath: partial.path, contents: Data((credential + "\n").utf8), attributes: [.posixPermissions: 0o600]),
+            rename(partial.path, url.path) == 0
+        else { throw PluginStatus.io }
+    }
+
+    // MARK: Sending what waits
+
+    private func request(_ method: String, _ path: String, json: [String: Any]? = nil, tag: String) -> OutboxRequest? {
+        guard let base = configuration.serverURL, let credential = credential() else { return nil }
+        var request = OutboxRequest(method: method, url: base + path)
+        request.headers = [("Authorization", credential), ("Accept", "application/json")]
+        if let json { request.body = .json((try? JSONSerialization.data(withJSONObject: json)) ?? Data()) }
+        request.tag = tag
+        return request
+    }
+
+    /// Every waiting operation not yet handed to the outbox is handed over (a thing's create before anything
+    /// that needs its server id).
+    func pump() {
+        guard let store, credential() != nil else { return }
+        do {
+            for op in try store.pendingOps() where op.state == "pending" && op.job == nil {
+                var made: OutboxRequest?
+                switch op.op {
+                case "thing_create":
+                    guard let id = op.localID, let thing = try store.thing(id: id) else {
+                        try store.finish(op.id)
+                        continue
+                    }
+                    made = request("POST", "api/thing/", json: ["label_participant": thing.label], tag: "op:\(op.id)")
+                case "thing_rename":
+                    guard let id = op.localID, let thing = try store.thing(id: id), let path = op.remotePath else {
+                        try store.finish(op.id)
+                        continue
+                    }
+                    made = request("PATCH", path, json: ["label_participant": thing.label], tag: "op:\(op.id)")
+                case "thing_delete":
+                    guard let path = op.remotePath else { continue }
+                    made = request("DELETE", path, tag: "op:\(op.id)")
+                default:
+                    continue
+                }
+                guard let made else { continue }
+                try store.markSent(op.id, job: try host.enqueue(made))
+            }
+        } catch {
+            host.log(.error, "waiting changes could not be handed to the outbox: \(error)")
+        }
+    }
+
+    /// Outcomes: the consent, the participant, and waiting operations (`op:<id>`).
+    func handle(_ outcome: OutboxOutcome) -> Bool {
+        if outcome.tag == "consent" {
+            consentFinished?(outcome)
+            consentFinished = nil
+            return true
+        }
+        if outcome.tag == "participant" {
+            participantAnswered(outcome)
+            return true
+        }
+        guard let store, let tag = outcome.tag, tag.hasPrefix("op:"), let id = Int64(tag.dropFirst(3)),
+            let op = try? store.pendingOps().first(where: { $0.id == id })
+        else { return true }
+        do {
+            try apply(outcome, to: op, store: store)
+        } catch {
+            return false  // offered again at the next start
+        }
+        pump()
+        checkIdle()
+        return true
+    }
+
+    private func apply(_ outcome: OutboxOutcome, to op: OrbitStore.PendingOp, store: OrbitStore) throws(PluginStatus) {
+        let status = outcome.status
+        switch (op.op, status) {
+        case ("thing_create", 201):
+            guard let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
+                let orbitID = (object["id"] as? NSNumber)?.int64Value, let local = op.localID
+            else {
+                try store.setState(op.id, "pending", status: status, error: "Unexpected reply from the server.")
+                return
+            }
+            try store.setOrbitID(orbitID, forThing: local)
+            try store.finish(op.id)
+            // Renamed while the create was on its way: the server still has the old name.
+            if let thing = try store.thing(id: local), thing.label != (object["label_participant"] as? String) {
+                try store.rename(thing, to: thing.label)
+            }
+        case ("thing_rename", 200), ("thing_delete", 204), ("thing_delete", 404):
+            try store.finish(op.id)
+        case ("thing_rename", 404):
+            // The server lost it: the thing is created again (and its videos with it, later).
+            try store.finish(op.id)
+            if let local = op.localID {
+                try store.clearOrbitID(forThing: local)
+                try store.database.execute(
+                    "INSERT INTO pending_op (op, local_id) VALUES ('thing_create', ?)", [.integer(local)])
+                if let thing = try store.thing(id: local) { say("\(thing.label) will be sent again.") }
+            }
+        case (_, 400):
+            let message = Self.fieldMessages(outcome.body)
+            let label = op.localID.flatMap { try? store.thing(id: $0) }?.label ?? "a thing"
+            try store.setState(
+                op.id, "failed", status: 400, error: "Server refused the name \(label): \(message) Rename it to retry.")
+        case (_, 403):
+            try store.setState(op.id, "pending", status: 403, error: "The server refused access.")
+            refreshParticipant()
+        default:
+            // Given up by the outbox after its tries (network, 5xx): waits for the next sync.
+            try store.setState(op.id, "pending", status: outcome.status, error: outcome.error ?? "answered \(status)")
+        }
+    }
+
+    // MARK: Participant and sync
+
+    /// `GET api/participant/`: the study period (and whether access was withdrawn).
+    func refreshParticipant() {
+        guard let made = request("GET", "api/participant/", tag: "participant") else { return }
+        _ = try? host.enqueue(made)
+    }
+
+    private func participantAnswered(_ outcome: OutboxOutcome) {
+        if outcome.status == 200, let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any] {
+            try? store?.setPeriod(start: object["study_start"] as? String, end: object["study_end"] as? String)
+        } else if outcome.status == 403 {
+            say("Study access for this device was withdrawn.\(configuration.contactLine)")
+        }
+        checkIdle()
+    }
+
+    /// `sync [--wait S]`: sends what waits, asks for the study period, and returns when nothing is on its way
+    /// or the time is up.
+    func sync(waitSeconds: Double) {
+        if let problem = configuration.problem {
+            say(problem)
+            return host.finish(.unsupported)
+        }
+        guard credential() != nil else {
+            say("Give consent first: assist run collect-videos consent.")
+            return host.finish(.unsupported)
+        }
+        say("Sending.")
+        // Operations handed over before a crash go back to waiting; their outcomes, if any came, are applied.
+        if let store, let ops = try? store.pendingOps() {
+            for op in ops where op.state == "sent" && ((try? host.pendingUploads()) ?? 0) == 0 {
+                try? store.setState(op.id, "pending", status: nil, error: nil)
+            }
+        }
+        pump()
+        refreshParticipant()
+        onIdle = { [weak self] in self?.finishSync() }
+        host.addTimer(milliseconds: UInt32(max(1, waitSeconds) * 1000), repeating: false) { [weak self] in
+            self?.finishSync()
+        }
+        checkIdle()
+    }
+
+    private func finishSync() {
+        guard onIdle != nil else { return }
+        onIdle = nil
+        let waiting = ((try? store?.pendingOps()) ?? []) ?? []
+        let failed = waiting.filter { $0.state == "failed" }
+        for op in failed { say(op.lastError ?? "A change was refused.") }
+        if waiting.isEmpty {
+            say("Everything is sent.")
+            host.finish()
+        } else {
+            say(
+                "\(waiting.count) change\(waiting.count == 1 ? "" : "s") still waiting; they are sent in the background."
+            )
+            host.finish(failed.isEmpty ? .ok : .io)
+        }
+    }
+
+    /// Calls `onIdle` when the outbox has nothing of ours on its way.
+    func checkIdle() {
+        guard onIdle != nil else { return }
+        host.onMain { [weak self] in
+            guard let self, ((try? host.pendingUploads()) ?? 1) == 0 else { return }
+            let inFlight = ((try? store?.pendingOps()) ?? [])?.contains { $0.state == "sent" } ?? false
+            if !inFlight { finishSync() }
+        }
+    }
+
+    // MARK: Texts
+
+    /// A study text: the admin's copy in `/etc/assist/collect-videos/` first, else the one shipped.
+    func studyText(_ name: String) -> String {
+        var candidates = ["/etc/assist/collect-videos/\(name).md"]
+        if let share = host.shareDirectory { candidates.append(share + "/\(name).md") }
+        for path in candidates {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) { return text }
+        }
+        return ""
+    }
+}

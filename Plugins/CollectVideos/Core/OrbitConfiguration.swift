@@ -1,0 +1,33 @@
+import Foundation
+
+/// The admin's settings (`[collect-videos]`): the server's base URL (spec §3.1, e.g.
+/// `https://orbit.example.org/phasetwo/`), the app credential (a full `Basic …` string, a secret: never
+/// spoken, printed or logged) and the contact line for error messages.
+public struct OrbitConfiguration: Sendable {
+    public var serverURL: String?
+    public var appCredential: String?
+    public var contact: String?
+
+    public init(_ lookup: (String) -> String?) {
+        func text(_ key: String) -> String? {
+            lookup(key).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        serverURL = text("server-url").map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        appCredential = text("app-credential")
+        contact = text("contact")
+    }
+
+    /// What the admin must set, as one sentence; nil when set up.
+    public var problem: String? {
+        var missing: [String] = []
+        if serverURL == nil { missing.append("collect-videos.server-url") }
+        if appCredential == nil { missing.append("collect-videos.app-credential") }
+        if contact == nil { missing.append("collect-videos.contact") }
+        guard !missing.isEmpty else { return nil }
+        return
+            "Collect videos is not set up on this device: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") missing. Ask the study team or the person who set up this device."
+    }
+
+    /// The contact line, for sentences about trouble.
+    public var contactLine: String { contact.map { " Contact: \($0)." } ?? "" }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import PluginKit
+
+/// The plugin's database (spec §4) through the host's storage service: the participant's study period and
+/// upload state, things and their 7 video slots. Server writes go through the host outbox; what waits for a
+/// thing's server id is kept here (`pending_op`). Labels may identify a person: never logged.
+public final class OrbitStore {
+    let database: PluginDatabaseHandle
+
+    public struct Thing: Equatable, Sendable {
+        public var id: Int64
+        public var orbitID: Int64?
+        public var label: String
+        public var createdAt: Int64
+    }
+
+    public init(host: PluginHostHandle) throws(PluginStatus) {
+        database = try PluginDatabaseHandle(host: host, name: "orbit")
+        try database.migrate(
+            to: 1,
+            """
+            CREATE TABLE participant (id INTEGER PRIMARY KEY CHECK (id = 1), study_start TEXT, study_end TEXT,
+                last_poll_at INTEGER, upload_pause TEXT NOT NULL DEFAULT 'none');
+            CREATE TABLE thing (id INTEGER PRIMARY KEY AUTOINCREMENT, orbit_id INTEGER, label TEXT NOT NULL,
+                created_at INTEGER NOT NULL);
+            CREATE TABLE video (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                thing_id INTEGER NOT NULL REFERENCES thing(id) ON DELETE CASCADE, kind TEXT NOT NULL,
+                slot INTEGER NOT NULL, filename TEXT NOT NULL, location TEXT NOT NULL DEFAULT 'data',
+                recorded_at INTEGER NOT NULL, orbit_id INTEGER, validation TEXT NOT NULL DEFAULT '-',
+                state TEXT NOT NULL DEFAULT 'recording', UNIQUE (thing_id, kind, slot));
+            CREATE TABLE pending_op (id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, local_id INTEGER,
+                remote_path TEXT, state TEXT NOT NULL DEFAULT 'pending', job INTEGER, last_http_status INTEGER,
+                last_error TEXT);
+            """)
+    }
+
+    // MARK: Things
+
+    public func things() throws(PluginStatus) -> [Thing] {
+        var found: [Thing] = []
+        try database.execute("SELECT id, orbit_id, label, created_at FROM thing ORDER BY created_at DESC, id DESC") {
+            found.append(
+                Thing(id: Int64($0[0]) ?? 0, orbitID: Int64($0[1]), label: $0[2], createdAt: Int64($0[3]) ?? 0))
+        }
+        return found
+    }
+
+    public func thing(labelled label: String) throws(PluginStatus) -> Thing? {
+        let wanted = label.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        return try things().first { $0.label.lowercased() == wanted }
+    }
+
+    public func thing(id: Int64) throws(PluginStatus) -> Thing? { try things().first { $0.id == id } }
+
+    /// A new thing and its create request waiting, in one transaction.
+    public func addThing(_ label: String, at time: Date = Date()) throws(PluginStatus) -> Thing {
+        try database.transaction { () throws(PluginStatus) -> Thing in
+            try database.execute(
+                "INSERT INTO thing (label, created_at) VALUES (?, ?)",
+                [.text(label), .integer(Int64(time.timeIntervalSince1970 * 1000))])
+            var id: Int64 = 0
+            try database.execute("SELECT last_insert_rowid()") { id = Int64($0[0]) ?? 0 }
+            try database.execute("INSERT INTO pending_op (op, local_id) VALUES ('thing_create', ?)", [.integer(id)])
+            return Thing(id: id, orbitID: nil, label: label, createdAt: Int64(time.timeIntervalSince1970 * 1000))
+        }
+    }
+
+    /// A new label; a PATCH waits when the server has the thing (a create still waiting takes the new label).
+    public func rename(_ thing: Thing, to label: String) throws(PluginStatus) {
+        try database.transaction { () throws(PluginStatus) in
+            try database.execute("UPDATE thing SET label = ? WHERE id = ?", [.text(label), .integer(thing.id)])
+            if let orbitID = thing.orbitID {
+                try database.execute(
+                    "DELETE FROM pending_op WHERE op = 'thing_rename' AND local_id = ? AND job IS NULL",
+                    [.integer(thing.id)])
+                try database.execute(
+                    "INSERT INTO pending_op (op, local_id, remote_path) VALUES ('thing_rename', ?, ?)",
+                    [.integer(thing.id), .text("api/thing/\(orbitID)/")])
+            }
+        }
+    }
+
+    /// The thing, its videos and everything waiting for it go; a DELETE waits when the server has it.
+    public func delete(_ thing: Thing) throws(PluginStatus) -> [String] {
+        try database.transaction { () throws(PluginStatus) -> [String] in
+            var files: [String] = []
+            try database.execute("SELECT filename FROM video WHERE thing_id = ?", [.integer(thing.id)]) {
+                files.append($0[0])
+            }
+            try database.execute(
+                "DELETE FROM pending_op WHERE local_id = ? AND op LIKE 'thing_%' AND job IS NULL", [.integer(thing.id)])
+            try database.execute("DELETE FROM video WHERE thing_id = ?", [.integer(thing.id)])
+            try database.execute("DELETE FROM thing WHERE id = ?", [.integer(thing.id)])
+            if let orbitID = thing.orbitID {
+                try database.execute(
+                    "INSERT INTO pending_op (op, local_id, remote_path) VALUES ('thing_delete', NULL, ?)",
+                    [.text("api/thing/\(orbitID)/")])
+            }
+            return files
+        }
+    }
+
+    public func setOrbitID(_ orbitID: Int64, forThing id: Int64) throws(PluginStatus) {
+        try database.execute("UPDATE thing SET orbit_id = ? WHERE id = ?", [.integer(orbitID), .integer(id)])
+    }
+
+    public func clearOrbitID(forThing id: Int64) throws(PluginStatus) {
+        try database.execute("UPDATE thing SET orbit_id = NULL WHERE id = ?", [.integer(id)])
+    }
+
+    // MARK: Pending operations
+
+    public struct PendingOp: Equatable, Sendable {
+        public var id: Int64
+        public var op: String
+        public var localID: Int64?
+        public var remotePath: String?
+        public var state: String
+        public var job: Int64?
+        public var lastError: String?
+    }
+
+    public func pendingOps() throws(PluginStatus) -> [PendingOp] {
+        var found: [PendingOp] = []
+        try database.execute(
+            "SELECT id, op, local_id, remote_path, state, job, last_error FROM pending_op ORDER BY id"
+        ) { row in
+            found.append(
+                PendingOp(
+                    id: Int64(row[0]) ?? 0, op: row[1], localID: Int64(row[2]),
+                    remotePath: row[3].isEmpty ? nil : row[3],
+                    state: row[4], job: Int64(row[5]), lastError: row[6].isEmpty ? nil : row[6]))
+        }
+        return found
+    }
+
+    public func markSent(_ op: Int64, job: Int64) throws(PluginStatus) {
+        try database.execute(
+            "UPDATE pending_op SET job = ?, state = 'sent' WHERE id = ?", [.integer(job), .integer(op)])
+    }
+
+    public func finish(_ op: Int64) throws(PluginStatus) {
+        try database.execute("DELETE FROM pending_op WHERE id = ?", [.integer(op)])
+    }
+
+    /// Back to waiting (a new try later), or stopped with the server's words (`failed`, until the user acts).
+    public func setState(_ op: Int64, _ state: String, status: Int?, error: String?) throws(PluginStatus) {
+        try database.execute(
+            "UPDATE pending_op SET state = ?, job = NULL, last_http_status = ?, last_error = ? WHERE id = ?",
+            [.text(state), status.map { .integer(Int64($0)) } ?? .text(""), .text(error ?? ""), .integer(op)])
+    }
+
+    // MARK: Participant
+
+    public func setPeriod(start: String?, end: String?) throws(PluginStatus) {
+        try database.execute(
+            """
+            INSERT INTO participant (id, study_start, study_end, last_poll_at) VALUES (1, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET study_start = excluded.study_start, study_end = excluded.study_end,
+                last_poll_at = excluded.last_poll_at
+            """,
+            [.text(start ?? ""), .text(end ?? ""), .integer(Int64(Date().timeIntervalSince1970 * 1000))])
+    }
+
+    public func period() throws(PluginStatus) -> (start: String?, end: String?) {
+        var found: (String?, String?) = (nil, nil)
+        try database.execute("SELECT study_start, study_end FROM participant WHERE id = 1") {
+            found = ($0[0].isEmpty ? nil : $0[0], $0[1].isEmpty ? nil : $0[1])
+        }
+        return found
+    }
+}

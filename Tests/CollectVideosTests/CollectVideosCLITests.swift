@@ -1,0 +1,115 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// `assist run collect-videos …` through the real binary and plugin against the loopback ORBIT server.
+@Suite("assist run collect-videos", .serialized)
+struct CollectVideosCLITests {
+    let folder: TemporaryDirectory
+    let server: FakeOrbitServer
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-orbit")
+        server = try FakeOrbitServer()
+        try configure(credential: FakeOrbitServer.appCredential)
+    }
+
+    func configure(credential: String?, url: String? = nil) throws {
+        var text = "[collect-videos]\nserver-url = \"\(url ?? server.baseURL)\"\ncontact = \"orbit@example.org\"\n"
+        if let credential { text += "app-credential = \"\(credential)\"\n" }
+        text += "[outbox]\nretry-base-seconds = 0.1\n"
+        try text.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+    }
+
+    func run(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist,
+            ["run", "collect-videos"] + arguments + [
+                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+            ], timeoutSeconds: 60)
+    }
+
+    /// Everything a run printed, on either stream.
+    func all(_ result: ProcessResult) -> String { result.standardOutput + result.standardError }
+
+    var dataFiles: [URL] {
+        let walker = FileManager.default.enumerator(at: folder.path("data"), includingPropertiesForKeys: nil)
+        return (walker?.allObjects as? [URL] ?? []).filter { !$0.hasDirectoryPath }
+    }
+
+    func consent() throws {
+        let result = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+        #expect(result.status == 0, "\(result.lines) \(result.standardError)")
+        #expect(result.lines.last == "Consent received. You are now taking part in the ORBIT study.", "\(result.lines)")
+    }
+
+    @Test func consentKeepsOnlyTheCredentialAndNeverTheNameOrEmail() throws {
+        let refused = try run(["consent", "--name", "Ad", "--email", "ada at example", "--agree-all"])
+        #expect(refused.status != 0)
+        #expect(all(refused).contains("Name is too short. Email address is not valid."), "\(refused.standardError)")
+        #expect(server.calls.isEmpty, "nothing is sent while a field is wrong")
+        try consent()
+        let printed = try run(["status"])
+        #expect(printed.lines.last?.hasPrefix("You are taking part. 0 of 5 things.") == true, "\(printed.lines)")
+        let credential = folder.path("data/plugins/assist.collect-videos/credential")
+        let mode = try FileManager.default.attributesOfItem(atPath: credential.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try String(contentsOf: credential, encoding: .utf8).hasPrefix("Basic "))
+        #expect(server.participantEmails == ["ada@example.org"])
+        // Not in any file under the data folder: the outbox's database, the journal, logs, the plugin's own.
+        for file in dataFiles {
+            let bytes = try Data(contentsOf: file)
+            #expect(bytes.range(of: Data("ada@example.org".utf8)) == nil, "the email is in \(file.lastPathComponent)")
+            #expect(bytes.range(of: Data("Lovelace".utf8)) == nil, "the name is in \(file.lastPathComponent)")
+        }
+        let again = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+        #expect(all(again).contains("already taking part"))
+    }
+
+    @Test func thingsAreCreatedRenamedAndDeletedOnTheServer() throws {
+        try consent()
+        #expect(try run(["thing", "add", "Mug"]).lines.last == "Mug added. 1 of 5 things.")
+        let tooLong = try run(["thing", "add", String(repeating: "x", count: 51)])
+        #expect(tooLong.status != 0 && all(tooLong).contains("use at most 50 characters, it has 51"))
+        #expect(all(try run(["thing", "add", "ab"])).contains("too short"))
+        let synced = try run(["sync", "--wait", "20"])
+        #expect(synced.lines.last == "Everything is sent.", "\(synced.lines) \(synced.standardError)")
+        #expect(server.things.values.sorted() == ["Mug"])
+        _ = try run(["thing", "rename", "Mug", "Blue mug"])
+        #expect(try run(["sync", "--wait", "20"]).lines.last == "Everything is sent.")
+        #expect(server.things.values.sorted() == ["Blue mug"])
+        #expect(server.calls.contains { $0.hasPrefix("PATCH /phasetwo/api/thing/") })
+        let status = try run(["status", "--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        #expect((object["things"] as? [[String: Any]])?.first?["server_id"] as? Int == 1)
+        #expect(object["study_end"] as? String == "2026-12-31")
+        let unconfirmed = try run(["thing", "delete", "Blue", "mug"])
+        #expect(all(unconfirmed).contains("Add --yes to delete it."))
+        _ = try run(["thing", "delete", "Blue", "mug", "--yes"])
+        #expect(try run(["sync", "--wait", "20"]).lines.last == "Everything is sent.")
+        #expect(server.things.isEmpty)
+    }
+
+    @Test func badSetupsAndBadServersGetOneSentence() throws {
+        try configure(credential: nil)
+        let unconfigured = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+        #expect(all(unconfigured).contains("collect-videos.app-credential is missing. Ask the study team"))
+        try configure(credential: "Basic d3Jvbmc6d3Jvbmc=")
+        let wrong = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+        #expect(
+            wrong.lines.last == "Server did not accept this device's setup. Contact: orbit@example.org.",
+            "\(wrong.lines)")
+        try configure(credential: FakeOrbitServer.appCredential)
+        server.fail([.answer(status: 200, body: Data("<html>maintenance</html>".utf8))])
+        let html = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+        #expect(
+            html.lines.last == "Unexpected reply from the server (200). Contact: orbit@example.org.", "\(html.lines)")
+        try configure(credential: FakeOrbitServer.appCredential, url: "http://127.0.0.1:9/phasetwo/")
+        let unreachable = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+        #expect(
+            unreachable.lines.last == "Could not reach the server. Contact: orbit@example.org.", "\(unreachable.lines)")
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.path("data/plugins/assist.collect-videos/credential").path))
+    }
+}
