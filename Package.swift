@@ -230,8 +230,10 @@ let package = Package(
 
         // collect-videos (ORBIT Camera): consent, things and clips for the ORBIT Data server.
         .target(
+            name: "CVideoEncoder", path: "Plugins/Shared/CVideoEncoder", linkerSettings: [.linkedLibrary("dl")]),
+        .target(
             name: "CollectVideosCore",
-            dependencies: ["PluginKit", .product(name: "Ink", package: "Ink")],
+            dependencies: ["PluginKit", "CVideoEncoder", "CMediaInfo", .product(name: "Ink", package: "Ink")],
             path: "Plugins/CollectVideos/Core"),
         .target(
             name: "CollectVideosPlugin", dependencies: ["CollectVideosCore"], path: "Plugins/CollectVideos/Entry",

@@ -142,9 +142,31 @@ extension CollectVideos {
                         continue
                     }
                     made = request("PATCH", path, json: ["label_participant": thing.label], tag: "op:\(op.id)")
-                case "thing_delete":
+                case "thing_delete", "video_delete":
                     guard let path = op.remotePath else { continue }
                     made = request("DELETE", path, tag: "op:\(op.id)")
+                case "video_upload":
+                    guard let id = op.localID, let video = try store.video(id: id) else {
+                        try store.finish(op.id)
+                        continue
+                    }
+                    // Blocked until its thing has a server id; sent in the same pump that gives it one.
+                    guard let thing = try store.thing(id: video.thingID), let thingID = thing.orbitID,
+                        let folder = host.dataDirectory
+                    else { continue }
+                    // Only clips not yet uploaded are sent, and those are in the media folder.
+                    guard video.location == "data" else {
+                        try store.finish(op.id)
+                        continue
+                    }
+                    let root = folder + "/media"
+                    made = request("POST", "api/video/", tag: "op:\(op.id)")
+                    made?.body = .multipart([
+                        .field("thing", "\(thingID)"), .field("technique", video.kind),
+                        .file(
+                            "file", path: root + "/" + video.filename,
+                            filename: (video.filename as NSString).lastPathComponent, contentType: "video/mp4"),
+                    ])
                 default:
                     continue
                 }
@@ -165,6 +187,10 @@ extension CollectVideos {
         }
         if outcome.tag == "participant" {
             participantAnswered(outcome)
+            return true
+        }
+        if let tag = outcome.tag, tag.hasPrefix("videos:"), let page = Int(tag.dropFirst(7)) {
+            videosAnswered(outcome, page: page)
             return true
         }
         guard let store, let tag = outcome.tag, tag.hasPrefix("op:"), let id = Int64(tag.dropFirst(3)),
@@ -196,7 +222,19 @@ extension CollectVideos {
             if let thing = try store.thing(id: local), thing.label != (object["label_participant"] as? String) {
                 try store.rename(thing, to: thing.label)
             }
-        case ("thing_rename", 200), ("thing_delete", 204), ("thing_delete", 404):
+        case ("thing_rename", 200), ("thing_delete", 204), ("thing_delete", 404), ("video_delete", 204),
+            ("video_delete", 404):
+            try store.finish(op.id)
+        case ("video_upload", 201):
+            let object = (try? JSONSerialization.jsonObject(with: outcome.body)) as? [String: Any]
+            let orbitID = (object?["id"] as? NSNumber)?.int64Value ?? outcome.header("orbit-id").flatMap { Int64($0) }
+            guard let orbitID, let local = op.localID, let video = try store.video(id: local) else {
+                try store.setState(op.id, "pending", status: status, error: "Unexpected reply from the server.")
+                return
+            }
+            // Uploaded: the file moves to the cache, which the host may purge; the server keeps it.
+            if video.location == "data" { _ = try? host.moveMediaToCache(video.filename) }
+            try store.uploaded(video: local, orbitID: orbitID, validation: (object?["validation"] as? String) ?? "-")
             try store.finish(op.id)
         case ("thing_rename", 404):
             // The server lost it: the thing is created again (and its videos with it, later).
@@ -229,6 +267,30 @@ extension CollectVideos {
         _ = try? host.enqueue(made)
     }
 
+    /// Statuses (spec §3.26): every page of `GET api/video/`, needing only `id` and `validation`.
+    func pollStatuses(page: Int = 1) {
+        guard let made = request("GET", "api/video/?page=\(page)", tag: "videos:\(page)") else { return }
+        pollsInFlight += 1
+        _ = try? host.enqueue(made)
+    }
+
+    private func videosAnswered(_ outcome: OutboxOutcome, page: Int) {
+        pollsInFlight -= 1
+        defer { checkIdle() }
+        // A page past the end is 404 {"detail":"Invalid page."}: the list has ended.
+        guard outcome.status == 200,
+            let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
+            let results = object["results"] as? [[String: Any]]
+        else { return }
+        for result in results {
+            guard let id = (result["id"] as? NSNumber)?.int64Value, let validation = result["validation"] as? String,
+                ["-", "P", "I", "M", "C"].contains(validation)
+            else { continue }
+            try? store?.setValidation(validation, forOrbitVideo: id)
+        }
+        if let next = object["next"] as? String, !next.isEmpty, page < 1000 { pollStatuses(page: page + 1) }
+    }
+
     private func participantAnswered(_ outcome: OutboxOutcome) {
         if outcome.status == 200, let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any] {
             try? store?.setPeriod(start: object["study_start"] as? String, end: object["study_end"] as? String)
@@ -258,6 +320,7 @@ extension CollectVideos {
         }
         pump()
         refreshParticipant()
+        pollStatuses()
         onIdle = { [weak self] in self?.finishSync() }
         host.addTimer(milliseconds: UInt32(max(1, waitSeconds) * 1000), repeating: false) { [weak self] in
             self?.finishSync()
@@ -288,7 +351,7 @@ extension CollectVideos {
         host.onMain { [weak self] in
             guard let self, ((try? host.pendingUploads()) ?? 1) == 0 else { return }
             let inFlight = ((try? store?.pendingOps()) ?? [])?.contains { $0.state == "sent" } ?? false
-            if !inFlight { finishSync() }
+            if !inFlight && pollsInFlight == 0 { finishSync() }
         }
     }
 

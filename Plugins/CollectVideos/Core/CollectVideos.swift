@@ -12,6 +12,10 @@ public final class CollectVideos: PluginFeature {
     /// Runs once when the work a verb waits for is done.
     var onIdle: (() -> Void)?
     var consentJob: Int64?
+    /// Status pages asked for and not yet answered.
+    var pollsInFlight = 0
+    /// The recording in progress, if any.
+    var recording: RecordingState?
     var consentFinished: ((OutboxOutcome) -> Void)?
 
     public init(host: PluginHostHandle) {
@@ -24,11 +28,13 @@ public final class CollectVideos: PluginFeature {
             throw PluginError("Collect videos cannot open its database: \(error.message)")
         }
         try? host.onOutcome { [weak self] outcome in self?.handle(outcome) ?? false }
+        recoverUnfinishedRecording()
         switch (arguments.first, arguments.dropFirst().first) {
         case ("consent", _): try consent(Array(arguments.dropFirst()))
         case ("thing", "add"): try addThing(arguments.dropFirst(2).joined(separator: " "))
         case ("thing", "rename"): try renameThing(Array(arguments.dropFirst(2)))
         case ("thing", "delete"): try deleteThing(Array(arguments.dropFirst(2)))
+        case ("record", _): try record(Array(arguments.dropFirst()))
         case ("sync", _): sync(waitSeconds: Self.number(after: "--wait", in: arguments) ?? 60)
         case ("status", _):
             host.print(try status(json: arguments.contains("--json")))
@@ -47,6 +53,14 @@ public final class CollectVideos: PluginFeature {
     }
 
     func say(_ text: String) { host.say(text) }
+
+    public func stop() {
+        if recording != nil { stopRecording(reason: .user, finishing: false) }
+    }
+
+    public func handle(command: String, argument: String?) {
+        if command == "stop-recording" { stopRecording(reason: .user) }
+    }
 
     static func number(after flag: String, in arguments: [String]) -> Double? {
         guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
@@ -127,6 +141,38 @@ public final class CollectVideos: PluginFeature {
 
     // MARK: Status
 
+    /// "recorded 12 March 14:05, uploaded, checked and suitable, not yet published" (spec §6, §3.27).
+    static func describe(_ video: OrbitStore.Video, studyEnd: String?) -> String {
+        let date = Date(timeIntervalSince1970: Double(video.recordedAt) / 1000)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.dateFormat = "d MMMM HH:mm"
+        var parts = ["recorded \(formatter.string(from: date))"]
+        parts.append(video.orbitID == nil ? "waiting to upload" : "uploaded")
+        guard video.orbitID != nil else { return parts.joined(separator: ", ") }
+        switch video.validation {
+        case "C":
+            parts.append("checked and suitable")
+            parts.append(published(video.validation, studyEnd: studyEnd) ? "published" : "not yet published")
+        case "P": parts.append("rejected because it shows a person or something that identifies someone; re-record to publish")
+        case "I": parts.append("rejected as inappropriate; re-record to publish")
+        case "M": parts.append("rejected because the thing is missing from it; re-record to publish")
+        default: parts.append("not yet checked")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Published: checked and suitable, and at least 24 hours since the start of the study's last day (local).
+    static func published(_ validation: String, studyEnd: String?, now: Date = Date()) -> Bool {
+        guard validation == "C", let end = studyEnd else { return false }
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        parser.timeZone = .current
+        parser.dateFormat = "yyyy-MM-dd"
+        guard let start = parser.date(from: end) else { return false }
+        return now.timeIntervalSince(start) >= 24 * 3600
+    }
+
     func status(json: Bool) throws(PluginError) -> String {
         guard let store else { return "" }
         do {
@@ -137,7 +183,20 @@ public final class CollectVideos: PluginFeature {
                 let object: [String: Any] = [
                     "participant": credential() != nil,
                     "configured": configuration.problem == nil,
-                    "things": things.map { ["label": $0.label, "server_id": $0.orbitID as Any, "videos": 0] },
+                    "things": try things.map { thing -> [String: Any] in
+                        let videos = try store.videos(of: thing.id)
+                        return [
+                            "label": thing.label, "server_id": thing.orbitID as Any, "videos": videos.count,
+                            "slots": videos.map { video -> [String: Any] in
+                                [
+                                    "kind": video.kind, "slot": video.slot + 1, "server_id": video.orbitID as Any,
+                                    "validation": video.validation, "uploaded": video.orbitID != nil,
+                                    "published": Self.published(video.validation, studyEnd: period.end),
+                                    "status": Self.describe(video, studyEnd: period.end),
+                                ]
+                            },
+                        ]
+                    },
                     "waiting": waiting.count,
                     "failed": waiting.filter { $0.state == "failed" }.map { $0.lastError ?? "" },
                     "study_start": period.start as Any, "study_end": period.end as Any,
@@ -149,9 +208,19 @@ public final class CollectVideos: PluginFeature {
             if let problem = configuration.problem { parts.append(problem) }
             parts.append(
                 credential() == nil ? "You have not given consent on this device yet." : "You are taking part.")
-            parts.append(
-                "\(things.count) of 5 things\(things.isEmpty ? "." : ": " + things.map(\.label).joined(separator: ", ") + ".")"
-            )
+            parts.append("\(things.count) of 5 things.")
+            for thing in things {
+                let videos = try store.videos(of: thing.id)
+                let testing = 2 - videos.filter { $0.kind == "S" }.count
+                let training = 5 - videos.filter { $0.kind == "T" }.count
+                var line = "\(thing.label). \(videos.count) of 7 videos."
+                if testing + training > 0 { line += " Still to record: \(testing) testing, \(training) training." }
+                parts.append(line)
+                for video in videos {
+                    parts.append(
+                        "\(Self.kindName(video.kind).capitalized) video \(video.slot + 1) of \(video.kind == "S" ? 2 : 5), \(Self.describe(video, studyEnd: period.end)).")
+                }
+            }
             if !waiting.isEmpty {
                 parts.append("\(waiting.count) change\(waiting.count == 1 ? "" : "s") waiting to be sent.")
             }

@@ -28,6 +28,8 @@ public final class OrbitStore {
                 slot INTEGER NOT NULL, filename TEXT NOT NULL, location TEXT NOT NULL DEFAULT 'data',
                 recorded_at INTEGER NOT NULL, orbit_id INTEGER, validation TEXT NOT NULL DEFAULT '-',
                 state TEXT NOT NULL DEFAULT 'recording', UNIQUE (thing_id, kind, slot));
+            CREATE TABLE recording (id INTEGER PRIMARY KEY CHECK (id = 1), thing_id INTEGER NOT NULL,
+                kind TEXT NOT NULL, slot INTEGER NOT NULL, filename TEXT NOT NULL, started_at INTEGER NOT NULL);
             CREATE TABLE pending_op (id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, local_id INTEGER,
                 remote_path TEXT, state TEXT NOT NULL DEFAULT 'pending', job INTEGER, last_http_status INTEGER,
                 last_error TEXT);
@@ -89,6 +91,11 @@ public final class OrbitStore {
             }
             try database.execute(
                 "DELETE FROM pending_op WHERE local_id = ? AND op LIKE 'thing_%' AND job IS NULL", [.integer(thing.id)])
+            try database.execute(
+                """
+                DELETE FROM pending_op WHERE op = 'video_upload' AND job IS NULL
+                    AND local_id IN (SELECT id FROM video WHERE thing_id = ?)
+                """, [.integer(thing.id)])
             try database.execute("DELETE FROM video WHERE thing_id = ?", [.integer(thing.id)])
             try database.execute("DELETE FROM thing WHERE id = ?", [.integer(thing.id)])
             if let orbitID = thing.orbitID {
@@ -106,6 +113,113 @@ public final class OrbitStore {
 
     public func clearOrbitID(forThing id: Int64) throws(PluginStatus) {
         try database.execute("UPDATE thing SET orbit_id = NULL WHERE id = ?", [.integer(id)])
+    }
+
+    // MARK: Videos
+
+    public struct Video: Equatable, Sendable {
+        public var id: Int64
+        public var thingID: Int64
+        public var kind: String
+        public var slot: Int
+        public var filename: String
+        public var location: String
+        public var recordedAt: Int64
+        public var orbitID: Int64?
+        public var validation: String
+    }
+
+    public func videos(of thingID: Int64) throws(PluginStatus) -> [Video] {
+        var found: [Video] = []
+        try database.execute(
+            """
+            SELECT id, thing_id, kind, slot, filename, location, recorded_at, orbit_id, validation FROM video
+            WHERE thing_id = ? ORDER BY kind DESC, slot
+            """, [.integer(thingID)]
+        ) { row in
+            found.append(
+                Video(
+                    id: Int64(row[0]) ?? 0, thingID: Int64(row[1]) ?? 0, kind: row[2], slot: Int(row[3]) ?? 0,
+                    filename: row[4], location: row[5], recordedAt: Int64(row[6]) ?? 0, orbitID: Int64(row[7]),
+                    validation: row[8]))
+        }
+        return found
+    }
+
+    public func video(id: Int64) throws(PluginStatus) -> Video? {
+        var thing: Int64?
+        try database.execute("SELECT thing_id FROM video WHERE id = ?", [.integer(id)]) { thing = Int64($0[0]) }
+        guard let thing else { return nil }
+        return try videos(of: thing).first { $0.id == id }
+    }
+
+    /// A recording begins: kept here so a crash can be recovered at the next start.
+    public func beginRecording(thing: Int64, kind: String, slot: Int, filename: String) throws(PluginStatus) {
+        try database.execute(
+            "INSERT OR REPLACE INTO recording VALUES (1, ?, ?, ?, ?, ?)",
+            [
+                .integer(thing), .text(kind), .integer(Int64(slot)), .text(filename),
+                .integer(Int64(Date().timeIntervalSince1970 * 1000)),
+            ])
+    }
+
+    public func unfinishedRecording() throws(PluginStatus) -> (thing: Int64, kind: String, slot: Int, filename: String)? {
+        var found: (Int64, String, Int, String)?
+        try database.execute("SELECT thing_id, kind, slot, filename FROM recording WHERE id = 1") {
+            found = (Int64($0[0]) ?? 0, $0[1], Int($0[2]) ?? 0, $0[3])
+        }
+        return found
+    }
+
+    public func dropRecording() throws(PluginStatus) {
+        try database.execute("DELETE FROM recording")
+    }
+
+    /// The clip becomes the slot's video, in one transaction: an older clip there is replaced (its file name
+    /// returned for deletion, a DELETE queued when the server has it), the upload waits.
+    public func saveRecording(thing: Int64, kind: String, slot: Int, filename: String) throws(PluginStatus) -> String? {
+        try database.transaction { () throws(PluginStatus) -> String? in
+            var old: (file: String, orbit: Int64?, id: Int64)?
+            try database.execute(
+                "SELECT filename, orbit_id, id FROM video WHERE thing_id = ? AND kind = ? AND slot = ?",
+                [.integer(thing), .text(kind), .integer(Int64(slot))]
+            ) { old = ($0[0], Int64($0[1]), Int64($0[2]) ?? 0) }
+            if let old {
+                try database.execute("DELETE FROM video WHERE id = ?", [.integer(old.id)])
+                try database.execute(
+                    "DELETE FROM pending_op WHERE op = 'video_upload' AND local_id = ? AND job IS NULL",
+                    [.integer(old.id)])
+                if let orbit = old.orbit {
+                    try database.execute(
+                        "INSERT INTO pending_op (op, remote_path) VALUES ('video_delete', ?)",
+                        [.text("api/video/\(orbit)/")])
+                }
+            }
+            try database.execute(
+                """
+                INSERT INTO video (thing_id, kind, slot, filename, recorded_at, state) VALUES (?, ?, ?, ?, ?, 'ready')
+                """,
+                [
+                    .integer(thing), .text(kind), .integer(Int64(slot)), .text(filename),
+                    .integer(Int64(Date().timeIntervalSince1970 * 1000)),
+                ])
+            var id: Int64 = 0
+            try database.execute("SELECT last_insert_rowid()") { id = Int64($0[0]) ?? 0 }
+            try database.execute("INSERT INTO pending_op (op, local_id) VALUES ('video_upload', ?)", [.integer(id)])
+            try database.execute("DELETE FROM recording")
+            return old?.file
+        }
+    }
+
+    public func uploaded(video: Int64, orbitID: Int64, validation: String) throws(PluginStatus) {
+        try database.execute(
+            "UPDATE video SET orbit_id = ?, validation = ?, location = 'cache' WHERE id = ?",
+            [.integer(orbitID), .text(validation), .integer(video)])
+    }
+
+    public func setValidation(_ validation: String, forOrbitVideo orbitID: Int64) throws(PluginStatus) {
+        try database.execute(
+            "UPDATE video SET validation = ? WHERE orbit_id = ?", [.text(validation), .integer(orbitID)])
     }
 
     // MARK: Pending operations

@@ -1,0 +1,227 @@
+import CMediaInfo
+import CVideoEncoder
+import Foundation
+import PluginAPI
+import PluginKit
+
+/// Filming a slot (spec §3.15–3.20): frames from the host camera (already cropped to the centred square and
+/// at most 1080 a side by the camera service), H.264 in fragmented MP4, auto-stop at 20 s (testing) or 30 s
+/// (training), a pip every 5 s and a longer one at the desired length. A clip left by a crash is recovered at
+/// the next start when at least 1 s of it plays.
+extension CollectVideos {
+    static let slots = ["S": 2, "T": 5]
+    static func kindName(_ kind: String) -> String { kind == "S" ? "testing" : "training" }
+
+    /// `record LABEL --kind testing|training [--slot K] [--seconds S]`.
+    func record(_ arguments: [String]) throws(PluginError) {
+        guard let store else { return }
+        let kindWord = Self.value(after: "--kind", in: arguments) ?? ""
+        guard let kind = ["testing": "S", "training": "T"][kindWord] else {
+            throw PluginError("Say which kind of video: --kind testing or --kind training.")
+        }
+        var words: [String] = []
+        var skip = false
+        for word in arguments {
+            if skip { skip = false; continue }
+            if ["--kind", "--slot", "--seconds"].contains(word) { skip = true; continue }
+            words.append(word)
+        }
+        let label = words.joined(separator: " ")
+        let count = Self.slots[kind] ?? 0
+        do {
+            guard let thing = try store.thing(labelled: label) else { throw PluginError("There is no thing called \(label).") }
+            let filled = Set(try store.videos(of: thing.id).filter { $0.kind == kind }.map(\.slot))
+            var slot: Int
+            if let wanted = Self.number(after: "--slot", in: arguments) {
+                slot = Int(wanted) - 1
+                guard (0..<count).contains(slot) else {
+                    throw PluginError("\(thing.label) has \(Self.kindName(kind)) videos 1 to \(count).")
+                }
+            } else if let free = (0..<count).first(where: { !filled.contains($0) }) {
+                slot = free
+            } else {
+                throw PluginError(
+                    "All \(count) \(Self.kindName(kind)) videos of \(thing.label) are recorded. Add --slot to record one again.")
+            }
+            let seconds = Self.number(after: "--seconds", in: arguments) ?? (kind == "S" ? 20 : 30)
+            try startRecording(thing: thing, kind: kind, slot: slot, maxSeconds: min(max(1, seconds), kind == "S" ? 20 : 30))
+        } catch let error as PluginError {
+            throw error
+        } catch {
+            throw PluginError("Video recording is not available: \(error).")
+        }
+    }
+
+    private func startRecording(thing: OrbitStore.Thing, kind: String, slot: Int, maxSeconds: Double) throws {
+        guard let store else { return }
+        let filename = "videos/\(UUID().uuidString.lowercased()).mp4"
+        let path = try host.createMediaFile(filename)
+        try store.beginRecording(thing: thing.id, kind: kind, slot: slot, filename: filename)
+        let session = RecordingSession(path: path)
+        recording = RecordingState(
+            thing: thing, kind: kind, slot: slot, filename: filename, session: session, maxSeconds: maxSeconds)
+        do {
+            try host.subscribeCamera(fourcc: ASSIST_FOURCC_BGR24, maxWidth: 1080, maxHeight: 1080, square: true)
+        } catch {
+            recording = nil
+            try? store.dropRecording()
+            try? host.deleteMedia(filename)
+            throw PluginError("Camera not available.")
+        }
+        host.play(.rise)
+        // The first frame must come within 2 s; then pips every 5 s, the desired length, the end.
+        host.addTimer(milliseconds: 2000, repeating: false) { [weak self] in
+            guard let self, let state = recording, state.session.frames == 0 else { return }
+            stopRecording(reason: .noFrames)
+        }
+        let desired = kind == "S" ? 15.0 : 25.0
+        var second = 5.0
+        while second < maxSeconds {
+            let at = second
+            host.addTimer(milliseconds: UInt32(at * 1000), repeating: false) { [weak self] in
+                guard self?.recording != nil else { return }
+                self?.host.play(at == desired ? .stable : .tap, gain: at == desired ? 1 : 0.6)
+            }
+            second += 5
+        }
+        host.addTimer(milliseconds: UInt32(maxSeconds * 1000), repeating: false) { [weak self] in
+            self?.stopRecording(reason: .autoStop)
+        }
+    }
+
+    enum StopReason { case autoStop, user, noFrames, writeFailed }
+
+    /// A frame on the camera's thread: the first opens the file at its size, each is encoded.
+    public func handle(frame: UnsafePointer<assist_frame>) {
+        guard let session = recording?.session else { return }
+        if session.add(frame) == false {
+            host.onMain { [weak self] in self?.stopRecording(reason: .writeFailed) }
+        }
+    }
+
+    /// Saves what was recorded and says so; `finishing` ends the run (not when the host is stopping us).
+    func stopRecording(reason: StopReason, finishing: Bool = true) {
+        guard let state = recording, let store else { return }
+        recording = nil
+        host.unsubscribeCamera()
+        let seconds = state.session.finish()
+        host.play(.fall)
+        let what = "\(Self.kindName(state.kind).capitalized) video \(state.slot + 1) of \(Self.slots[state.kind] ?? 0)"
+        guard reason != .noFrames, seconds >= 1 else {
+            try? store.dropRecording()
+            try? host.deleteMedia(state.filename)
+            say(reason == .noFrames ? "Camera not available." : "Video recording is not available: nothing was recorded.")
+            if finishing { host.finish(.io) }
+            return
+        }
+        do {
+            if let old = try store.saveRecording(thing: state.thing.id, kind: state.kind, slot: state.slot, filename: state.filename) {
+                try? host.deleteMedia(old)
+                try? host.deleteMedia(old, inCache: true)
+            }
+        } catch {
+            say("The video could not be saved: \(error.message)")
+            if finishing { host.finish(.io) }
+            return
+        }
+        let whole = Int(seconds.rounded())
+        if reason == .writeFailed {
+            say("Storage full, stopped at \(whole) seconds. \(what) saved.")
+        } else {
+            say("Stopped at \(whole) seconds. \(what) saved.")
+        }
+        pump()
+        if finishing { host.finish() }
+    }
+
+    /// A clip a crash left behind: kept when at least 1 s of it plays ("Recovered Mug, training video 2"),
+    /// else removed. At every start.
+    func recoverUnfinishedRecording() {
+        guard let store, let left = try? store.unfinishedRecording(), let thing = try? store.thing(id: left.thing),
+            let folder = host.dataDirectory
+        else {
+            try? store?.dropRecording()
+            return
+        }
+        var info = assist_media_info()
+        let path = folder + "/media/" + left.filename
+        let plays = assist_media_probe(path, &info) == ASSIST_MEDIA_INFO_OK ? info.duration : 0
+        guard plays >= 1 else {
+            try? store.dropRecording()
+            try? host.deleteMedia(left.filename)
+            return
+        }
+        do {
+            if let old = try store.saveRecording(thing: left.thing, kind: left.kind, slot: left.slot, filename: left.filename) {
+                try? host.deleteMedia(old)
+            }
+            say("Recovered \(thing.label), \(Self.kindName(left.kind)) video \(left.slot + 1).")
+        } catch {
+            host.log(.error, "a recovered clip could not be saved: \(error.message)")
+        }
+    }
+
+}
+
+/// What a recording in progress needs on [main].
+struct RecordingState {
+    var thing: OrbitStore.Thing
+    var kind: String
+    var slot: Int
+    var filename: String
+    var session: RecordingSession
+    var maxSeconds: Double
+}
+
+/// The encoder and its counts, shared by the camera's thread (frames) and [main] (stop).
+final class RecordingSession: @unchecked Sendable {  // because: every member is guarded by `lock`
+    private let lock = NSLock()
+    private let path: String
+    private var writer: OpaquePointer?
+    private var first: UInt64?
+    private var last: UInt64 = 0
+    private var count = 0
+    private var failed = false
+    private var closed = false
+
+    init(path: String) { self.path = path }
+
+    var frames: Int { lock.withLock { count } }
+
+    /// Encodes one frame; false once writing failed.
+    func add(_ frame: UnsafePointer<assist_frame>) -> Bool {
+        lock.withLock {
+            guard !closed, !failed, let pixels = frame.pointee.plane.0 else { return !failed }
+            let width = Int(frame.pointee.width) & ~1
+            let height = Int(frame.pointee.height) & ~1
+            if writer == nil {
+                var reason = [CChar](repeating: 0, count: 128)
+                writer = assist_video_open(path, Int32(width), Int32(height), "veryfast", &reason, reason.count)
+                if writer == nil {
+                    failed = true
+                    return false
+                }
+            }
+            let stamp = frame.pointee.timestamp_ns
+            if first == nil { first = stamp }
+            if assist_video_add(writer, pixels, Int(frame.pointee.stride.0), Int64((stamp - (first ?? stamp)) / 1000)) < 0 {
+                failed = true
+                return false
+            }
+            last = stamp
+            count += 1
+            return true
+        }
+    }
+
+    /// Closes the file; the seconds recorded.
+    func finish() -> Double {
+        lock.withLock {
+            closed = true
+            if let writer { _ = assist_video_close(writer) }
+            writer = nil
+            guard let first, count > 1 else { return count == 1 ? 0.04 : 0 }
+            return Double(last - first) / 1e9
+        }
+    }
+}
