@@ -38,7 +38,8 @@ test: deps models test-photos voices
 	@mkdir -p .build && touch .build/test-started
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@scripts/orbit-server-for-tests.sh up
+	$(SWIFT) test --skip-build; status=$$?; scripts/orbit-server-for-tests.sh down; exit $$status
 	scripts/test-install.sh
 	@find "$${TMPDIR:-/tmp}" -maxdepth 1 -type d -empty -name 'TemporaryDirectory.*' -newer .build/test-started -delete
 

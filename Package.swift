@@ -267,7 +267,11 @@ let package = Package(
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(
-            name: "CollectVideosTests", dependencies: ["CollectVideosCore", "PluginKit", "PluginHost", "HostTesting"]),
+            name: "CollectVideosTests",
+            dependencies: [
+                "CollectVideosCore", "PluginKit", "PluginHost", "HostTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
         .testTarget(
             name: "PhotoSensorCoreTests", dependencies: ["PhotoSensorCore", "PluginKit", "PluginHost", "HostTesting"]),

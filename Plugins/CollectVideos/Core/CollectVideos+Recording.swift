@@ -29,7 +29,9 @@ extension CollectVideos {
         let label = words.joined(separator: " ")
         let count = Self.slots[kind] ?? 0
         do {
-            guard let thing = try store.thing(labelled: label) else { throw PluginError("There is no thing called \(label).") }
+            guard let thing = try store.thing(labelled: label) else {
+                throw PluginError("There is no thing called \(label).")
+            }
             let filled = Set(try store.videos(of: thing.id).filter { $0.kind == kind }.map(\.slot))
             var slot: Int
             if let wanted = Self.number(after: "--slot", in: arguments) {
@@ -41,10 +43,12 @@ extension CollectVideos {
                 slot = free
             } else {
                 throw PluginError(
-                    "All \(count) \(Self.kindName(kind)) videos of \(thing.label) are recorded. Add --slot to record one again.")
+                    "All \(count) \(Self.kindName(kind)) videos of \(thing.label) are recorded. Add --slot to record one again."
+                )
             }
             let seconds = Self.number(after: "--seconds", in: arguments) ?? (kind == "S" ? 20 : 30)
-            try startRecording(thing: thing, kind: kind, slot: slot, maxSeconds: min(max(1, seconds), kind == "S" ? 20 : 30))
+            try startRecording(
+                thing: thing, kind: kind, slot: slot, maxSeconds: min(max(1, seconds), kind == "S" ? 20 : 30))
         } catch let error as PluginError {
             throw error
         } catch {
@@ -110,12 +114,16 @@ extension CollectVideos {
         guard reason != .noFrames, seconds >= 1 else {
             try? store.dropRecording()
             try? host.deleteMedia(state.filename)
-            say(reason == .noFrames ? "Camera not available." : "Video recording is not available: nothing was recorded.")
+            say(
+                reason == .noFrames
+                    ? "Camera not available." : "Video recording is not available: nothing was recorded.")
             if finishing { host.finish(.io) }
             return
         }
         do {
-            if let old = try store.saveRecording(thing: state.thing.id, kind: state.kind, slot: state.slot, filename: state.filename) {
+            if let old = try store.saveRecording(
+                thing: state.thing.id, kind: state.kind, slot: state.slot, filename: state.filename)
+            {
                 try? host.deleteMedia(old)
                 try? host.deleteMedia(old, inCache: true)
             }
@@ -152,7 +160,9 @@ extension CollectVideos {
             return
         }
         do {
-            if let old = try store.saveRecording(thing: left.thing, kind: left.kind, slot: left.slot, filename: left.filename) {
+            if let old = try store.saveRecording(
+                thing: left.thing, kind: left.kind, slot: left.slot, filename: left.filename)
+            {
                 try? host.deleteMedia(old)
             }
             say("Recovered \(thing.label), \(Self.kindName(left.kind)) video \(left.slot + 1).")
@@ -204,7 +214,9 @@ final class RecordingSession: @unchecked Sendable {  // because: every member is
             }
             let stamp = frame.pointee.timestamp_ns
             if first == nil { first = stamp }
-            if assist_video_add(writer, pixels, Int(frame.pointee.stride.0), Int64((stamp - (first ?? stamp)) / 1000)) < 0 {
+            if assist_video_add(writer, pixels, Int(frame.pointee.stride.0), Int64((stamp - (first ?? stamp)) / 1000))
+                < 0
+            {
                 failed = true
                 return false
             }

@@ -154,7 +154,9 @@ public final class CollectVideos: PluginFeature {
         case "C":
             parts.append("checked and suitable")
             parts.append(published(video.validation, studyEnd: studyEnd) ? "published" : "not yet published")
-        case "P": parts.append("rejected because it shows a person or something that identifies someone; re-record to publish")
+        case "P":
+            parts.append(
+                "rejected because it shows a person or something that identifies someone; re-record to publish")
         case "I": parts.append("rejected as inappropriate; re-record to publish")
         case "M": parts.append("rejected because the thing is missing from it; re-record to publish")
         default: parts.append("not yet checked")
@@ -218,7 +220,8 @@ public final class CollectVideos: PluginFeature {
                 parts.append(line)
                 for video in videos {
                     parts.append(
-                        "\(Self.kindName(video.kind).capitalized) video \(video.slot + 1) of \(video.kind == "S" ? 2 : 5), \(Self.describe(video, studyEnd: period.end)).")
+                        "\(Self.kindName(video.kind).capitalized) video \(video.slot + 1) of \(video.kind == "S" ? 2 : 5), \(Self.describe(video, studyEnd: period.end))."
+                    )
                 }
             }
             if !waiting.isEmpty {

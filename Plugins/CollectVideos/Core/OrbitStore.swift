@@ -163,7 +163,8 @@ public final class OrbitStore {
             ])
     }
 
-    public func unfinishedRecording() throws(PluginStatus) -> (thing: Int64, kind: String, slot: Int, filename: String)? {
+    public func unfinishedRecording() throws(PluginStatus) -> (thing: Int64, kind: String, slot: Int, filename: String)?
+    {
         var found: (Int64, String, Int, String)?
         try database.execute("SELECT thing_id, kind, slot, filename FROM recording WHERE id = 1") {
             found = (Int64($0[0]) ?? 0, $0[1], Int($0[2]) ?? 0, $0[3])

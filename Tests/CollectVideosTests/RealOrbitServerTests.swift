@@ -1,0 +1,139 @@
+import Crypto
+import Foundation
+import HostTesting
+import Testing
+
+/// The whole flow against the real ORBIT Data server (tobyspark/orbit_data, `phasetwo`) that
+/// `scripts/orbit-server-for-tests.sh` starts on loopback for `make test`: consent, a thing, a clip filmed from
+/// the video camera source, its upload (checked by the server's own SHA-256), staff validation, status,
+/// rename, a `kill -9` mid-upload that leaves exactly one copy, delete. Skipped, saying why, without it.
+@Suite("collect-videos against the real ORBIT Data server", .serialized)
+struct RealOrbitServerTests {
+    /// ORBIT_URL, ORBIT_SCRIPT and ORBIT_RUN from the script, or nil.
+    static let server: [String: String]? = {
+        let file = BuildProducts.packageRoot.appendingPathComponent(".build/orbit-server.env")
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return nil }
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { values[parts[0]] = parts[1] }
+        }
+        return values["ORBIT_URL"] == nil ? nil : values
+    }()
+
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("assist-orbit-real") }
+
+    func orbit(_ arguments: [String]) throws -> [[String: Any]] {
+        guard let server = Self.server, let script = server["ORBIT_SCRIPT"] else { return [] }
+        let result = try ProcessRunner.run(
+            "/bin/bash", [script] + arguments, environment: ["ORBIT_RUN": server["ORBIT_RUN"] ?? ""],
+            timeoutSeconds: 120)
+        return result.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func run(_ arguments: [String], camera: String = "camera.mp4") throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist,
+            ["run", "collect-videos"] + arguments + [
+                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+                "--camera", "video:" + folder.path(camera).path,
+            ], timeoutSeconds: 120)
+    }
+
+    /// A camera's worth of frames: `pattern` is one of ffmpeg's test sources (other bytes, other clips; the
+    /// server keeps one copy of identical clips of a thing).
+    func camera(_ name: String, pattern: String) throws {
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "\(pattern)=size=1280x720:rate=30", "-t", "8", "-pix_fmt",
+                "yuv420p", folder.path(name).path,
+            ])
+        try #require(made.status == 0, "\(made.standardError)")
+    }
+
+    @Test func theWholeFlowWorksAgainstTheRealServer() throws {
+        guard let server = Self.server, let url = server["ORBIT_URL"] else {
+            print("skipped: the real ORBIT server is not running (scripts/orbit-server-for-tests.sh up)")
+            return
+        }
+        try """
+        [collect-videos]
+        server-url = "\(url)"
+        app-credential = "Basic b3JiaXRjYW1lcmE6YXBwLXNlY3JldA=="
+        contact = "orbit@example.org"
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        try camera("camera.mp4", pattern: "testsrc")
+        try camera("other.mp4", pattern: "testsrc2")
+        let email = "ada-\(UUID().uuidString.prefix(8))@example.org"
+        let consent = try run(["consent", "--name", "Ada Lovelace", "--email", email, "--agree-all"])
+        #expect(
+            consent.lines.last == "Consent received. You are now taking part in the ORBIT study.", "\(consent.lines)")
+        let label = "Mug \(UUID().uuidString.prefix(6))"
+        _ = try run(["thing", "add", label])
+        let recorded = try run(["record", label, "--kind", "testing", "--seconds", "3"])
+        #expect(recorded.lines.last == "Stopped at 3 seconds. Testing video 1 of 2 saved.", "\(recorded.lines)")
+        #expect(try run(["sync", "--wait", "60"]).lines.last == "Everything is sent.")
+
+        // What the server stored: our thing, one video, the very bytes we filmed.
+        let stored = try orbit(["status"])
+        let thing = try #require(
+            stored.first { $0["type"] as? String == "thing" && $0["label_participant"] as? String == label })
+        let thingID = try #require(thing["id"] as? Int)
+        let videos = stored.filter { $0["type"] as? String == "video" && $0["thing"] as? Int == thingID }
+        #expect(videos.count == 1 && videos.first?["technique"] as? String == "S")
+        let cached = try #require(
+            FileManager.default.enumerator(at: folder.path("data/cache"), includingPropertiesForKeys: nil)?
+                .allObjects.compactMap { $0 as? URL }.first { $0.pathExtension == "mp4" })
+        let digest = SHA256.hash(data: try Data(contentsOf: cached)).map { String(format: "%02x", $0) }.joined()
+        #expect(videos.first?["sha256_file"] as? String == digest, "the server has exactly the clip filmed")
+        let participant = try #require(
+            stored.first {
+                $0["type"] as? String == "participant" && ($0["pii"] as? [String: Any])?["email"] as? String == email
+            })
+        #expect(participant["in_study"] as? Bool == true)
+
+        // Staff checks it; the next sync says so.
+        let videoID = try #require(videos.first?["id"] as? Int)
+        _ = try orbit(["validate", "\(videoID)", "C"])
+        _ = try run(["sync", "--wait", "60"])
+        let status = try run(["status"])
+        #expect(status.lines.last?.contains("Testing video 1 of 2, recorded") == true, "\(status.lines)")
+        #expect(status.lines.last?.contains("uploaded, checked and suitable, not yet published") == true)
+
+        // Renamed on the server too.
+        _ = try run(["thing", "rename", label, label + " blue"])
+        _ = try run(["sync", "--wait", "60"])
+        #expect(
+            try orbit(["status"]).contains {
+                $0["type"] as? String == "thing" && $0["id"] as? Int == thingID
+                    && $0["label_participant"] as? String == label + " blue"
+            })
+
+        // A second clip, and a kill -9 while it is being sent: after the next sync the server has it once.
+        _ = try run(["record", label + " blue", "--kind", "testing", "--seconds", "3"], camera: "other.mp4")
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = [
+            "run", "collect-videos", "sync", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+            folder.path("config.toml").path,
+        ]
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        Thread.sleep(forTimeInterval: 0.4)
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(try run(["sync", "--wait", "60"]).lines.last == "Everything is sent.")
+        let after = try orbit(["status"]).filter { $0["type"] as? String == "video" && $0["thing"] as? Int == thingID }
+        #expect(after.count == 2, "\(after)")
+        #expect(Set(after.compactMap { $0["sha256_file"] as? String }).count == 2, "no clip twice")
+
+        // Deleted here and there.
+        _ = try run(["thing", "delete", label + " blue", "--yes"])
+        #expect(try run(["sync", "--wait", "60"]).lines.last == "Everything is sent.")
+        #expect(!(try orbit(["status"]).contains { $0["type"] as? String == "thing" && $0["id"] as? Int == thingID }))
+    }
+}
