@@ -301,3 +301,62 @@ private final class SocketReader {
         return true
     }
 }
+
+extension LoopbackHTTPServer {
+    /// One part of a multipart/form-data body.
+    package struct Part: Sendable {
+        package var name: String
+        package var filename: String?
+        package var contentType: String?
+        package var data: Data
+    }
+}
+
+extension LoopbackHTTPServer.Request {
+    /// The parts of a multipart/form-data body, or nil when it is not one.
+    package var multipartParts: [LoopbackHTTPServer.Part]? {
+        let request = self
+        guard let type = request.header("Content-Type"), type.hasPrefix("multipart/form-data"),
+            let range = type.range(of: "boundary=")
+        else { return nil }
+        let boundary = Data(
+            ("--" + type[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))).utf8)
+        let body = request.body
+        var parts: [LoopbackHTTPServer.Part] = []
+        var searchStart = body.startIndex
+        var starts: [Data.Index] = []
+        while let found = body.range(of: boundary, in: searchStart..<body.endIndex) {
+            starts.append(found.upperBound)
+            searchStart = found.upperBound
+        }
+        for (index, start) in starts.enumerated().dropLast() {
+            guard let end = body.range(of: boundary, in: start..<body.endIndex)?.lowerBound else { continue }
+            var chunk = body[start..<end]
+            guard let headEnd = chunk.range(of: Data("\r\n\r\n".utf8)) else { continue }
+            let head = String(decoding: chunk[chunk.startIndex..<headEnd.lowerBound], as: UTF8.self)
+            chunk = chunk[headEnd.upperBound...]
+            if chunk.suffix(2) == Data("\r\n".utf8) { chunk = chunk.dropLast(2) }
+            func attribute(_ name: String) -> String? {
+                guard let r = head.range(of: "\(name)=\"") else { return nil }
+                let rest = head[r.upperBound...]
+                return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+            }
+            let contentType = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
+                .map { $0.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces) }
+            parts.append(
+                LoopbackHTTPServer.Part(
+                    name: attribute(" name") ?? attribute("name") ?? "", filename: attribute("filename"),
+                    contentType: contentType, data: Data(chunk)))
+            _ = index
+        }
+        return parts
+    }
+
+    /// True when a multipart body ends with its closing `--boundary--` (a strict server refuses one that does
+    /// not).
+    package var multipartIsClosed: Bool {
+        guard let type = header("Content-Type"), let range = type.range(of: "boundary=") else { return false }
+        let closing = "--" + type[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) + "--"
+        return body.range(of: Data(closing.utf8)) != nil
+    }
+}

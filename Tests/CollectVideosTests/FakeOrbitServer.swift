@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HostTesting
 
@@ -12,6 +13,19 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
     private var nextThing = 1
     private var _calls: [String] = []
     private var _faults: [LoopbackHTTPServer.Reply] = []
+    struct Video: Sendable {
+        var id: Int
+        var thing: Int
+        var technique: String
+        var validation: String
+        var sha256: String
+        var owner: String
+    }
+    private var _videos: [Video] = []
+    /// Faults for video uploads only: the next uploads are read whole, stored, then the connection dropped.
+    private var _dropAfterUpload = 0
+    /// Refuse a multipart body without its closing `--boundary--` (the real server accepts it).
+    var strict = true
     var inPeriod = true
     private(set) var http: LoopbackHTTPServer!
 
@@ -32,6 +46,24 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
     var calls: [String] { lock.withLock { _calls } }
     var things: [Int: String] { lock.withLock { _things.mapValues(\.label) } }
     var participantEmails: [String] { lock.withLock { participants.values.map(\.email) } }
+    var videos: [Video] { lock.withLock { _videos } }
+    func validate(_ id: Int, _ code: String) {
+        lock.withLock { if let i = _videos.firstIndex(where: { $0.id == id }) { _videos[i].validation = code } }
+    }
+    func dropAfterUpload(_ count: Int) { lock.withLock { _dropAfterUpload = count } }
+    /// Newer videos of the same participant (on another thing), so that the first ones move to later pages.
+    func padVideos(_ count: Int) {
+        lock.withLock {
+            guard let owner = _videos.first?.owner else { return }
+            for _ in 0..<count {
+                let id = (_videos.map(\.id).max() ?? 0) + 1
+                _videos.append(
+                    Video(id: id, thing: 999, technique: "T", validation: "-", sha256: "\(id)", owner: owner))
+            }
+        }
+    }
+    /// Staff removes the participant's access (403 to everything, `participant/` included).
+    func deactivate() { lock.withLock { for key in participants.keys { participants[key]?.email = "deactivated" } } }
     /// The next answers, in order, whatever is asked.
     func fail(_ replies: [LoopbackHTTPServer.Reply]) { lock.withLock { _faults += replies } }
 
@@ -50,7 +82,8 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
         if let fault = lock.withLock({ _faults.isEmpty ? nil : _faults.removeFirst() }) { return fault }
         guard request.path.hasPrefix("/phasetwo/api/") else { return .answer(status: 404) }
         let path = String(request.path.dropFirst("/phasetwo/".count))
-        guard path.hasSuffix("/") else { return .answer(status: request.method == "POST" ? 500 : 301) }
+        let route = String(path.split(separator: "?", maxSplits: 1).first ?? "")
+        guard route.hasSuffix("/") else { return .answer(status: request.method == "POST" ? 500 : 301) }
         guard let auth = request.header("Authorization") else { return Self.notProvided }
         let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
         if path == "api/createparticipant/" && request.method == "POST" {
@@ -65,7 +98,7 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
             lock.withLock { participants[credential] = (name, email) }
             return Self.json(201, ["auth_credential": credential])
         }
-        guard lock.withLock({ participants[auth] != nil }) else {
+        guard lock.withLock({ participants[auth] != nil && participants[auth]?.email != "deactivated" }) else {
             return auth == Self.appCredential ? Self.forbidden : Self.invalid
         }
         if path == "api/participant/" && request.method == "GET" {
@@ -86,7 +119,18 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
             }
             return Self.json(201, ["id": id, "label_participant": label, "label_validated": ""])
         }
+        if path == "api/video/" && request.method == "POST" { return upload(request, auth: auth) }
+        if route == "api/video/" && request.method == "GET" { return videoPage(request, auth: auth) }
         let parts = path.split(separator: "/")
+        if parts.count == 3, parts[1] == "video", let id = Int(parts[2]), request.method == "DELETE" {
+            return lock.withLock {
+                guard let index = _videos.firstIndex(where: { $0.id == id && $0.owner == auth }) else {
+                    return Self.json(404, ["detail": "Not found."])
+                }
+                _videos.remove(at: index)
+                return .answer(status: 204)
+            }
+        }
         if parts.count == 3, parts[1] == "thing", let id = Int(parts[2]) {
             guard lock.withLock({ _things[id]?.owner == auth }) else { return Self.json(404, ["detail": "Not found."]) }
             switch request.method {
@@ -97,11 +141,74 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
                 lock.withLock { _things[id]?.label = label }
                 return Self.json(200, ["id": id, "label_participant": label, "label_validated": ""])
             case "DELETE":
-                lock.withLock { _things[id] = nil }
+                lock.withLock {
+                    _things[id] = nil
+                    _videos.removeAll { $0.thing == id }
+                }
                 return .answer(status: 204)
             default: return .answer(status: 405)
             }
         }
         return Self.json(404, ["detail": "Not found."])
+    }
+
+    /// `POST api/video/`: multipart `thing`, `technique`, `file`; per-thing SHA-256 de-duplication answers 201
+    /// with the existing video; `orbit-id` always in the header.
+    private func upload(_ request: LoopbackHTTPServer.Request, auth: String) -> LoopbackHTTPServer.Reply {
+        guard let parts = request.multipartParts else { return Self.json(400, ["file": ["No file was submitted."]]) }
+        if strict && !request.multipartIsClosed { return Self.json(400, ["detail": "Multipart form parse error."]) }
+        let field = { (name: String) in parts.first { $0.name == name } }
+        guard let file = field("file"), file.filename != nil, !file.data.isEmpty else {
+            return Self.json(400, ["file": ["No file was submitted."]])
+        }
+        let technique = field("technique").map { String(decoding: $0.data, as: UTF8.self) } ?? "N"
+        guard ["S", "T"].contains(technique) else {
+            return Self.json(400, ["technique": ["\"\(technique)\" is not a valid choice."]])
+        }
+        let thingText = field("thing").map { String(decoding: $0.data, as: UTF8.self) } ?? ""
+        guard let thing = Int(thingText), lock.withLock({ _things[thing] != nil }) else {
+            return Self.json(400, ["thing": ["Invalid pk \"\(thingText)\" - object does not exist."]])
+        }
+        let digest = SHA256.hash(data: file.data).map { String(format: "%02x", $0) }.joined()
+        let (video, drop): (Video, Bool) = lock.withLock {
+            if let existing = _videos.first(where: { $0.thing == thing && $0.sha256 == digest }) {
+                return (existing, false)
+            }
+            let made = Video(
+                id: (_videos.map(\.id).max() ?? 0) + 1, thing: thing, technique: technique, validation: "-",
+                sha256: digest, owner: auth)
+            _videos.append(made)
+            let drop = _dropAfterUpload > 0
+            if drop { _dropAfterUpload -= 1 }
+            return (made, drop)
+        }
+        if drop { return .reset(afterBodyBytes: nil) }
+        var reply = Self.json(
+            201, ["id": video.id, "thing": video.thing, "technique": video.technique, "validation": video.validation])
+        if case .answer(let status, var headers, let body) = reply {
+            headers["orbit-id"] = "\(video.id)"
+            reply = .answer(status: status, headers: headers, body: body)
+        }
+        return reply
+    }
+
+    /// `GET api/video/?page=n`: 10 a page, newest first, absolute `next`/`previous`, no `file`; past the end
+    /// 404 `{"detail":"Invalid page."}`.
+    private func videoPage(_ request: LoopbackHTTPServer.Request, auth: String) -> LoopbackHTTPServer.Reply {
+        let page = request.path.split(separator: "=").last.flatMap { Int($0) } ?? 1
+        let mine = lock.withLock { _videos.filter { $0.owner == auth }.reversed() }
+        let pages = max(1, (mine.count + 9) / 10)
+        guard page >= 1, page <= pages else { return Self.json(404, ["detail": "Invalid page."]) }
+        let slice = Array(mine).dropFirst((page - 1) * 10).prefix(10)
+        let base = http.baseURL + "/phasetwo/api/video/"
+        return Self.json(
+            200,
+            [
+                "count": mine.count, "next": page < pages ? base + "?page=\(page + 1)" as Any : NSNull(),
+                "previous": page > 1 ? base + "?page=\(page - 1)" as Any : NSNull(),
+                "results": slice.map {
+                    ["id": $0.id, "thing": $0.thing, "technique": $0.technique, "validation": $0.validation]
+                },
+            ])
     }
 }

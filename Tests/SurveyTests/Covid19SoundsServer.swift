@@ -11,12 +11,7 @@ final class Covid19SoundsServer: @unchecked Sendable {  // because: every mutabl
 
     enum Fault: Sendable { case status(Int), reset, html }
 
-    struct Part: Sendable {
-        var name: String
-        var filename: String?
-        var contentType: String?
-        var data: Data
-    }
+    typealias Part = LoopbackHTTPServer.Part
 
     struct Upload: Sendable {
         var parts: [Part]
@@ -184,40 +179,5 @@ final class Covid19SoundsServer: @unchecked Sendable {  // because: every mutabl
     }
 
     /// The parts of a multipart/form-data body, or nil when it is not one.
-    static func multipart(_ request: LoopbackHTTPServer.Request) -> [Part]? {
-        guard let type = request.header("Content-Type"), type.hasPrefix("multipart/form-data"),
-            let range = type.range(of: "boundary=")
-        else { return nil }
-        let boundary = Data(
-            ("--" + type[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))).utf8)
-        let body = request.body
-        var parts: [Part] = []
-        var searchStart = body.startIndex
-        var starts: [Data.Index] = []
-        while let found = body.range(of: boundary, in: searchStart..<body.endIndex) {
-            starts.append(found.upperBound)
-            searchStart = found.upperBound
-        }
-        for (index, start) in starts.enumerated().dropLast() {
-            guard let end = body.range(of: boundary, in: start..<body.endIndex)?.lowerBound else { continue }
-            var chunk = body[start..<end]
-            guard let headEnd = chunk.range(of: Data("\r\n\r\n".utf8)) else { continue }
-            let head = String(decoding: chunk[chunk.startIndex..<headEnd.lowerBound], as: UTF8.self)
-            chunk = chunk[headEnd.upperBound...]
-            if chunk.suffix(2) == Data("\r\n".utf8) { chunk = chunk.dropLast(2) }
-            func attribute(_ name: String) -> String? {
-                guard let r = head.range(of: "\(name)=\"") else { return nil }
-                let rest = head[r.upperBound...]
-                return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
-            }
-            let contentType = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
-                .map { $0.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces) }
-            parts.append(
-                Part(
-                    name: attribute(" name") ?? attribute("name") ?? "", filename: attribute("filename"),
-                    contentType: contentType, data: Data(chunk)))
-            _ = index
-        }
-        return parts
-    }
+    static func multipart(_ request: LoopbackHTTPServer.Request) -> [Part]? { request.multipartParts }
 }

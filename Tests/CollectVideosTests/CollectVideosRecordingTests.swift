@@ -1,0 +1,133 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// Filming and sending clips through the real binary, camera path and encoder, against the loopback ORBIT
+/// server: the order of uploads, a dropped connection, statuses over pages, a crash while filming, a camera
+/// that gives nothing, withdrawn access.
+@Suite("collect-videos recording and uploads", .serialized)
+struct CollectVideosRecordingTests {
+    let folder: TemporaryDirectory
+    let server: FakeOrbitServer
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-orbit-rec")
+        server = try FakeOrbitServer()
+        try """
+        [collect-videos]
+        server-url = "\(server.baseURL)"
+        app-credential = "\(FakeOrbitServer.appCredential)"
+        contact = "orbit@example.org"
+        [outbox]
+        retry-base-seconds = 0.1
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30", "-t", "12", "-pix_fmt",
+                "yuv420p", folder.path("camera.mp4").path,
+            ])
+        try #require(made.status == 0, "\(made.standardError)")
+    }
+
+    func arguments(_ verb: [String], camera: String? = nil) -> [String] {
+        ["run", "collect-videos"] + verb + [
+            "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+            "--camera", camera ?? "video:" + folder.path("camera.mp4").path,
+        ]
+    }
+
+    func run(_ verb: [String], camera: String? = nil) throws -> ProcessResult {
+        try ProcessRunner.run(BuildProducts.assist, arguments(verb, camera: camera), timeoutSeconds: 90)
+    }
+
+    func takePart(thing: String = "Mug", thenFail faults: [LoopbackHTTPServer.Reply] = []) throws {
+        let consent = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+        try #require(consent.status == 0, "\(consent.lines)")
+        server.fail(faults)
+        _ = try run(["thing", "add", thing])
+    }
+
+    var clips: [URL] {
+        let walker = FileManager.default.enumerator(at: folder.path("data"), includingPropertiesForKeys: nil)
+        return (walker?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "mp4" }
+    }
+
+    func duration(_ url: URL) throws -> Double {
+        let probe = try ProcessRunner.run(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", url.path])
+        return Double(probe.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    @Test func aClipWaitsForItsThingAndADroppedConnectionLeavesOneCopy() throws {
+        try takePart(thenFail: [.answer(status: 503)])  // the thing's first create fails: it and the clip wait
+        let recorded = try run(["record", "Mug", "--kind", "training", "--seconds", "2"])
+        #expect(recorded.lines.last == "Stopped at 2 seconds. Training video 1 of 5 saved.", "\(recorded.lines)")
+        let clip = try #require(clips.first)
+        #expect(try duration(clip) >= 1.9)
+        let probe = try ProcessRunner.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", clip.path])
+        #expect(
+            probe.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,480,480", "the centred square"
+        )
+        server.dropAfterUpload(1)  // the server keeps the clip, the answer never comes: sent again
+        let synced = try run(["sync", "--wait", "30"])
+        #expect(synced.lines.last == "Everything is sent.", "\(synced.lines) \(synced.standardError)")
+        #expect(server.videos.count == 1, "one copy: \(server.videos.map(\.id))")
+        let order = server.calls.filter {
+            $0.hasPrefix("POST /phasetwo/api/thing/") || $0.hasPrefix("POST /phasetwo/api/video/")
+        }
+        #expect(order.first == "POST /phasetwo/api/thing/" && order.last == "POST /phasetwo/api/video/", "\(order)")
+        #expect(clips.allSatisfy { $0.path.contains("/cache/") }, "after upload the clip is in the cache")
+        // Statuses over pages: ours is now the oldest of 12, on page 2.
+        server.padVideos(11)
+        server.validate(1, "C")
+        _ = try run(["sync", "--wait", "30"])
+        #expect(server.calls.contains("GET /phasetwo/api/video/?page=2"))
+        let status = try run(["status"])
+        #expect(status.lines.last?.contains("Training video 1 of 5, recorded") == true, "\(status.lines)")
+        #expect(status.lines.last?.contains("uploaded, checked and suitable, not yet published") == true)
+    }
+
+    @Test func aCrashWhileFilmingLeavesAPlayableClipThatIsRecovered() throws {
+        try takePart()
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = arguments(["record", "Mug", "--kind", "training"])
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        Thread.sleep(forTimeInterval: 4)
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        let left = try #require(clips.first)
+        let plays = try duration(left)
+        #expect(plays >= 1.5, "the fragments written before the kill play: \(plays) s")
+        let next = try run(["status"])
+        #expect(next.lines.contains("Recovered Mug, training video 1."), "\(next.lines)")
+        #expect(next.lines.last?.contains("Mug. 1 of 7 videos.") == true, "\(next.lines)")
+        #expect(try run(["sync", "--wait", "30"]).lines.last == "Everything is sent.")
+        #expect(server.videos.count == 1)
+    }
+
+    @Test func aCameraThatGivesNothingIsSaidAndNothingIsKept() throws {
+        try takePart()
+        let none = try run(["record", "Mug", "--kind", "testing"], camera: "v4l2:/dev/video-none")
+        #expect((none.standardOutput + none.standardError).contains("Camera not available."), "\(none.lines)")
+        #expect(clips.isEmpty)
+        #expect(try run(["status"]).lines.last?.contains("Mug. 0 of 7 videos.") == true)
+    }
+
+    @Test func withdrawnAccessIsSaidOnceWithTheContact() throws {
+        try takePart()
+        server.deactivate()
+        _ = try run(["thing", "add", "Keys"])
+        let synced = try run(["sync", "--wait", "10"])
+        #expect(
+            synced.lines.contains("Study access for this device was withdrawn. Contact: orbit@example.org."),
+            "\(synced.lines)")
+        let status = try run(["status", "--json"])
+        #expect(status.standardOutput.contains(#""waiting":1"#), "nothing is lost: \(status.standardOutput)")
+    }
+}
