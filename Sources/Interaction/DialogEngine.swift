@@ -32,6 +32,10 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         self.loop = loop
     }
 
+    /// Set when the input has ended (standard input closed): a dialog opened afterwards could never be
+    /// answered, so it is cancelled at once rather than left waiting for ever.
+    package var inputEnded = false
+
     /// True while a dialog waits for an answer.
     package var isActive: Bool { current != nil }
 
@@ -58,6 +62,11 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         let id = nextID
         nextID += 1
         var pending = Pending(id: id, owner: owner, request: request, completion: completion)
+        if inputEnded {
+            queue.append(pending)
+            loop.post { [self] in cancel(id) }
+            return id
+        }
         pending.yields = yields
         if let shown = current, shown.yields {
             // The waiting menu goes back to the front of the queue, unanswered; the new question is asked now.

@@ -23,6 +23,7 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
     package func dispatch(_ event: InputEvent) {
         defer { syncConsoleMode() }
         if case .endOfInput = event {
+            interaction.dialogs.inputEnded = true
             if interaction.dialogs.isActive { _ = interaction.dialogs.handle(.endOfInput) }
             onEndOfInput()
             return

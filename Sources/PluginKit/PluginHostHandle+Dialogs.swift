@@ -31,6 +31,31 @@ extension PluginHostHandle {
         }
     }
 
+    /// Asks a yes/no question; `answer` gets the answer (the safe `defaultYes` on Enter, on silence for
+    /// `timeoutMilliseconds` (0: wait) and on "cancel"), once on [main]. Wraps `assist_dialog_service.confirm`.
+    /// [main]
+    ///
+    ///     host.confirm("Delete Mug and its videos?", defaultYes: false, timeoutMilliseconds: 10_000) { yes in
+    ///         if yes { deleteMug() }
+    ///     }
+    public func confirm(
+        _ prompt: String, defaultYes: Bool = false, timeoutMilliseconds: UInt32 = 0,
+        _ answer: @escaping (Bool) -> Void
+    ) {
+        guard let confirm = tables.dialog?.pointee.confirm else {
+            answer(defaultYes)
+            return
+        }
+        let box = Unmanaged.passRetained(
+            DialogAnswerBox { result in answer(result.status == ASSIST_OK ? result.yes : defaultYes) })
+        if confirm(raw, prompt, defaultYes, timeoutMilliseconds, DialogAnswerBox.callback, box.toOpaque(), nil)
+            != ASSIST_OK
+        {
+            box.release()
+            answer(defaultYes)
+        }
+    }
+
     /// Asks for a line of text; `answer` gets it trimmed, or nil when cancelled, once on [main]. Wraps
     /// `assist_dialog_service.ask_text`. [main]
     public func askText(_ prompt: String, _ answer: @escaping (String?) -> Void) {

@@ -129,6 +129,11 @@ public struct PluginHostHandle: @unchecked Sendable {
             register(raw, id, label, key, phrase, global ? ASSIST_SCOPE_GLOBAL : ASSIST_SCOPE_FOCUSED))
     }
 
+    /// Removes a command this plugin added. Wraps `assist_input_service.unregister_command`. [main]
+    public func unregisterCommand(_ id: String) {
+        _ = tables.input?.pointee.unregister_command?(raw, id)
+    }
+
     /// Copies `message` into host-allocated memory for an `*err` out-parameter. Wraps `assist_host.alloc`.
     public func errorString(_ message: String) -> UnsafeMutablePointer<CChar>? {
         let bytes = Array(message.utf8CString)

@@ -9,13 +9,13 @@ extension CollectVideos {
     // MARK: Consent
 
     /// `consent --name N --email E --agree-all`: the statements are printed, then sent.
-    func consent(_ arguments: [String]) throws(PluginError) {
+    func consent(_ arguments: [String], quiet: Bool = false) throws(PluginError) {
         if let problem = configuration.problem { throw PluginError(problem) }
         guard credential() == nil else { throw PluginError("This device is already taking part in the study.") }
         let text = StudyText(markdown: studyText("consent"))
         let statements = text.statements
         guard !statements.isEmpty else { throw PluginError("The consent text has no statements. Reinstall Assist.") }
-        for (index, statement) in statements.enumerated() { host.print("\(index + 1). \(statement)") }
+        if !quiet { for (index, statement) in statements.enumerated() { host.print("\(index + 1). \(statement)") } }
         guard arguments.contains("--agree-all") else {
             throw PluginError("Agreeing is needed for every statement: add --agree-all, or use the consent menu.")
         }
@@ -56,19 +56,19 @@ extension CollectVideos {
             }
             say("Consent received. You are now taking part in the ORBIT study.")
             refreshParticipant()
-            host.finish()
+            if interactive { thingsMenu() } else { host.finish() }
         case 400:
             say(Self.fieldMessages(outcome.body) + " Correct it and send again.")
-            host.finish(.invalid)
+            if interactive { onboarding() } else { host.finish(.invalid) }
         case 403:
             say("Server did not accept this device's setup.\(contact)")
-            host.finish(.permission)
+            if interactive { onboarding() } else { host.finish(.permission) }
         case 0:
             say("Could not reach the server.\(contact)")
-            host.finish(.io)
+            if interactive { onboarding() } else { host.finish(.io) }
         case let status:
             say("Unexpected reply from the server (\(status)).\(contact)")
-            host.finish(.io)
+            if interactive { onboarding() } else { host.finish(.io) }
         }
     }
 

@@ -56,7 +56,7 @@ extension CollectVideos {
         }
     }
 
-    private func startRecording(thing: OrbitStore.Thing, kind: String, slot: Int, maxSeconds: Double) throws {
+    func startRecording(thing: OrbitStore.Thing, kind: String, slot: Int, maxSeconds: Double) throws {
         guard let store else { return }
         let filename = "videos/\(UUID().uuidString.lowercased()).mp4"
         let path = try host.createMediaFile(filename)
@@ -117,7 +117,7 @@ extension CollectVideos {
             say(
                 reason == .noFrames
                     ? "Camera not available." : "Video recording is not available: nothing was recorded.")
-            if finishing { host.finish(.io) }
+            if interactive { afterRecording(state.thing, finishing: finishing) } else if finishing { host.finish(.io) }
             return
         }
         do {
@@ -139,7 +139,13 @@ extension CollectVideos {
             say("Stopped at \(whole) seconds. \(what) saved.")
         }
         pump()
-        if finishing { host.finish() }
+        afterRecording(state.thing, finishing: finishing)
+    }
+
+    /// Back to the thing's slots in the menus, or the end of a command-line run.
+    private func afterRecording(_ thing: OrbitStore.Thing, finishing: Bool) {
+        host.unregisterCommand("stop-recording")
+        if interactive && finishing { thingMenu(thing) } else if finishing { host.finish() }
     }
 
     /// A clip a crash left behind: kept when at least 1 s of it plays ("Recovered Mug, training video 2"),

@@ -12,6 +12,8 @@ public final class CollectVideos: PluginFeature {
     /// Runs once when the work a verb waits for is done.
     var onIdle: (() -> Void)?
     var consentJob: Int64?
+    /// Menus by keys (no verb) rather than a command-line verb: where to go after consent or a recording.
+    var interactive = false
     /// Status pages asked for and not yet answered.
     var pollsInFlight = 0
     /// The recording in progress, if any.
@@ -39,15 +41,10 @@ public final class CollectVideos: PluginFeature {
         case ("status", _):
             host.print(try status(json: arguments.contains("--json")))
             host.finish()
-        case (nil, _):
-            say(try status(json: false))
-            say(
-                "The menus come in the next version. Use assist run collect-videos with consent, thing, sync or status."
-            )
-            host.finish()
+        case (nil, _): openMenus()
         case (let other?, _):
             throw PluginError(
-                "Unknown collect-videos command \(other). Use consent, thing add, thing rename, thing delete, sync or status."
+                "Unknown collect-videos command \(other). Use consent, thing add, thing rename, thing delete, record, sync or status."
             )
         }
     }

@@ -7,6 +7,8 @@ public struct OrbitConfiguration: Sendable {
     public var serverURL: String?
     public var appCredential: String?
     public var contact: String?
+    /// Clips end after this many seconds at most (an admin's or a test's cap under the 20/30 s of the spec).
+    public var recordSeconds: Double?
 
     public init(_ lookup: (String) -> String?) {
         func text(_ key: String) -> String? {
@@ -15,6 +17,7 @@ public struct OrbitConfiguration: Sendable {
         serverURL = text("server-url").map { $0.hasSuffix("/") ? $0 : $0 + "/" }
         appCredential = text("app-credential")
         contact = text("contact")
+        recordSeconds = text("record-seconds").flatMap(Double.init).map { max(1, $0) }
     }
 
     /// What the admin must set, as one sentence; nil when set up.

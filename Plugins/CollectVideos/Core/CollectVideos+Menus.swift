@@ -1,0 +1,212 @@
+import Foundation
+import PluginKit
+
+/// The participant's way in (spec §6): menus by keys, numbers or words, everything said and printed. Before
+/// consent: the information sheet and consent. After: things (A adds, U says what waits), a thing's seven
+/// slots (Enter records an empty one or reads a filled one, R renames, D deletes after a yes within 10 s).
+extension CollectVideos {
+    /// `assist run collect-videos` with no verb.
+    func openMenus() {
+        interactive = true
+        if let problem = configuration.problem {
+            say(problem)
+            return host.finish(.unsupported)
+        }
+        if credential() == nil {
+            say(StudyText(markdown: studyText("introduction")).pieces.map(\.text).joined(separator: " "))
+            onboarding()
+        } else {
+            let count = ((try? store?.things().count) ?? 0) ?? 0
+            if count < 5 { say("\(5 - count) more thing\(5 - count == 1 ? "" : "s") to go.") }
+            pump()
+            thingsMenu()
+        }
+    }
+
+    // MARK: Before consent
+
+    func onboarding() {
+        host.askChoice(
+            "Taking part in the ORBIT study.",
+            choices: ["I: read the information sheet", "C: give consent", "Q: leave"]
+        ) { [weak self] index in
+            guard let self else { return }
+            switch index {
+            case 0: read("information") { [weak self] in self?.onboarding() }
+            case 1: askConsent(Array(StudyText(markdown: studyText("consent")).statements.enumerated()))
+            default: host.finish()
+            }
+        }
+    }
+
+    /// Reads a study text as its outline, then `then`.
+    func read(_ name: String, then: @escaping () -> Void) {
+        for piece in StudyText(markdown: studyText(name)).pieces { say(piece.text) }
+        then()
+    }
+
+    /// Each statement read, then "Agree? Y or N"; a no ends it with why.
+    private func askConsent(_ left: [(offset: Int, element: String)]) {
+        guard let (index, statement) = left.first else { return askName() }
+        host.confirm("\(index + 1). \(statement) Agree? Y or N.", defaultYes: false) { [weak self] yes in
+            guard let self else { return }
+            if yes { return askConsent(Array(left.dropFirst())) }
+            say("Taking part needs your agreement to every statement. Nothing was sent.")
+            onboarding()
+        }
+    }
+
+    private func askName(_ problem: String? = nil) {
+        host.askText((problem.map { $0 + " " } ?? "") + "Your name, for the research team only.") { [weak self] name in
+            guard let self else { return }
+            guard let name else { return onboarding() }
+            if let problem = Rules.nameProblem(name) { return askName(problem) }
+            askEmail(name: name)
+        }
+    }
+
+    private func askEmail(name: String, problem: String? = nil) {
+        host.askText((problem.map { $0 + " " } ?? "") + "Your email address.") { [weak self] email in
+            guard let self else { return }
+            guard let email else { return onboarding() }
+            if let problem = Rules.emailProblem(email) { return askEmail(name: name, problem: problem) }
+            do throws(PluginError) {
+                try consent(["--name", name, "--email", email, "--agree-all"], quiet: true)
+            } catch {
+                say(error.message)
+                onboarding()
+            }
+        }
+    }
+
+    // MARK: After consent
+
+    func thingsMenu() {
+        guard let store, let things = try? store.things() else { return host.finish(.io) }
+        let lines = things.map { thing -> String in
+            let count = ((try? store.videos(of: thing.id).count) ?? 0) ?? 0
+            return "\(thing.label), \(count) of 7 videos"
+        }
+        host.askChoice(
+            "Your things, \(things.count) of 5.", choices: lines + ["A: add a thing", "U: upload status", "Q: leave"]
+        ) { [weak self] index in
+            guard let self, let index else { return self?.host.finish() ?? () }
+            if index < things.count { return thingMenu(things[index]) }
+            switch index - things.count {
+            case 0: askNewThing()
+            case 1:
+                let waiting = ((try? store.pendingOps().count) ?? 0) ?? 0
+                let period: (start: String?, end: String?) = (try? store.period()) ?? (nil, nil)
+                say(
+                    waiting == 0
+                        ? "Nothing waits to be sent."
+                        : "\(waiting) change\(waiting == 1 ? "" : "s") waiting to be sent.")
+                if let start = period.start, let end = period.end { say("The study runs from \(start) to \(end).") }
+                thingsMenu()
+            default: host.finish()
+            }
+        }
+    }
+
+    private func askNewThing(_ problem: String? = nil) {
+        host.askText((problem.map { $0 + " " } ?? "") + "Name of the thing, 3 to 50 characters.") { [weak self] text in
+            guard let self, let store else { return }
+            guard let text, !text.isEmpty else { return thingsMenu() }
+            if let problem = Rules.labelProblem(text) { return askNewThing(problem) }
+            do {
+                if try store.thing(labelled: text) != nil { return askNewThing("You already have \(text).") }
+                let thing = try store.addThing(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                say("\(thing.label) added.")
+                pump()
+                thingMenu(thing)
+            } catch {
+                say("The thing could not be saved: \(error).")
+                thingsMenu()
+            }
+        }
+    }
+
+    /// "Mug. 3 of 7 videos. Still to record: 1 testing, 3 training." then its slots.
+    func thingMenu(_ thing: OrbitStore.Thing) {
+        guard let store, let videos = try? store.videos(of: thing.id), let period = try? store.period() else {
+            return thingsMenu()
+        }
+        let testing = 2 - videos.filter { $0.kind == "S" }.count
+        let training = 5 - videos.filter { $0.kind == "T" }.count
+        var summary = "\(thing.label). \(videos.count) of 7 videos."
+        if testing + training > 0 { summary += " Still to record: \(testing) testing, \(training) training." }
+        var slots: [(kind: String, slot: Int, line: String, video: OrbitStore.Video?)] = []
+        for (kind, count) in [("S", 2), ("T", 5)] {
+            for slot in 0..<count {
+                let video = videos.first { $0.kind == kind && $0.slot == slot }
+                let name = "\(Self.kindName(kind).capitalized) video \(slot + 1) of \(count)"
+                slots.append(
+                    (kind, slot, "\(name), \(video.map { Self.describe($0, studyEnd: period.end) } ?? "empty")", video))
+            }
+        }
+        host.askChoice(
+            summary + " Escape goes back.", choices: slots.map(\.line) + ["R: rename", "D: delete"]
+        ) { [weak self] index in
+            guard let self, let index else { return self?.thingsMenu() ?? () }
+            if index < slots.count {
+                let chosen = slots[index]
+                if chosen.video == nil { return recordInteractively(thing, kind: chosen.kind, slot: chosen.slot) }
+                return host.confirm("\(chosen.line). Record it again? Y or N.", defaultYes: false) { [weak self] yes in
+                    if yes {
+                        self?.recordInteractively(thing, kind: chosen.kind, slot: chosen.slot)
+                    } else {
+                        self?.thingMenu(thing)
+                    }
+                }
+            }
+            switch index - slots.count {
+            case 0: askRename(thing)
+            case 1:
+                host.confirm(
+                    "Delete \(thing.label) and its \(videos.count) video\(videos.count == 1 ? "" : "s")? Y or N.",
+                    defaultYes: false, timeoutMilliseconds: 10_000
+                ) { [weak self] yes in
+                    guard let self else { return }
+                    guard yes else {
+                        say("Not deleted.")
+                        return thingMenu(thing)
+                    }
+                    if let files = try? store.delete(thing) { for file in files { try? host.deleteMedia(file) } }
+                    say("\(thing.label) deleted, with its videos.")
+                    pump()
+                    thingsMenu()
+                }
+            default: thingsMenu()
+            }
+        }
+    }
+
+    private func askRename(_ thing: OrbitStore.Thing, problem: String? = nil) {
+        host.askText((problem.map { $0 + " " } ?? "") + "New name for \(thing.label).") { [weak self] text in
+            guard let self, let store else { return }
+            guard let text, !text.isEmpty else { return thingMenu(thing) }
+            if let problem = Rules.labelProblem(text) { return askRename(thing, problem: problem) }
+            let label = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            try? store.rename(thing, to: label)
+            say("\(thing.label) is now called \(label).")
+            pump()
+            var renamed = thing
+            renamed.label = label
+            thingMenu(renamed)
+        }
+    }
+
+    private func recordInteractively(_ thing: OrbitStore.Thing, kind: String, slot: Int) {
+        let longest = kind == "S" ? 20.0 : 30.0
+        let seconds = min(longest, configuration.recordSeconds ?? longest)
+        say("Recording. Space or stop recording ends it.")
+        try? host.registerCommand(id: "stop-recording", label: "Stop recording", key: "space", phrase: "stop recording")
+        do {
+            try startRecording(thing: thing, kind: kind, slot: slot, maxSeconds: seconds)
+        } catch {
+            host.play(.error)
+            say((error as? PluginError)?.message ?? "Camera not available.")
+            thingMenu(thing)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// The participant's way in, by keys and typed words only, through the real binary: consent statement by
+/// statement, a thing added, a slot filmed, statuses read, a deletion that waits for a yes.
+@Suite("collect-videos menus", .serialized)
+struct CollectVideosMenuTests {
+    let folder: TemporaryDirectory
+    let server: FakeOrbitServer
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-orbit-menu")
+        server = try FakeOrbitServer()
+        try """
+        [collect-videos]
+        server-url = "\(server.baseURL)"
+        app-credential = "\(FakeOrbitServer.appCredential)"
+        contact = "orbit@example.org"
+        record-seconds = "2"
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x480:rate=30", "-t", "6", "-pix_fmt",
+                "yuv420p", folder.path("camera.mp4").path,
+            ])
+        try #require(made.status == 0)
+    }
+
+    /// Runs the plugin's menus with typed lines, each after `pause` seconds; what it printed.
+    func menus(_ steps: [(String, Double)]) throws -> [String] {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = [
+            "run", "collect-videos", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+            folder.path("config.toml").path, "--camera", "video:" + folder.path("camera.mp4").path,
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        for (line, pause) in steps {
+            Thread.sleep(forTimeInterval: pause)
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        }
+        input.fileHandleForWriting.closeFile()
+        let deadline = Date().addingTimeInterval(30)
+        while child.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!child.isRunning, "the menus end when the input does")
+        if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+        child.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    @Test func consentAThingAndAClipByKeysAlone() throws {
+        var steps: [(String, Double)] = [("c", 0.8)]
+        steps += Array(repeating: ("y", 0.3), count: 6)
+        steps += [("Grace Hopper", 0.3), ("grace@example", 0.3), ("grace@example.org", 0.3)]
+        steps += [("a", 1.5), ("ab", 0.3), ("Red cup", 0.3), ("1", 0.8), ("2", 3.5)]
+        steps += [("cancel", 3.5), ("1", 0.5), ("9", 0.5), ("n", 0.5), ("q", 0.5)]
+        let lines = try menus(steps)
+        #expect(
+            lines.contains(
+                "1. I have read the participant information sheet, or had it read to me, and I have had the chance to ask questions. Agree? Y or N."
+            ), "\(lines)")
+        #expect(
+            lines.contains("Email address is not valid. Your email address."), "validation says what is wrong: \(lines)"
+        )
+        #expect(lines.contains("Consent received. You are now taking part in the ORBIT study."))
+        #expect(
+            lines.contains(
+                "The name ab is too short: use at least 3 characters. Name of the thing, 3 to 50 characters."))
+        #expect(lines.contains("Red cup added."))
+        #expect(lines.contains("Stopped at 2 seconds. Testing video 1 of 2 saved."), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("1. Testing video 1 of 2, recorded") }, "the slot says it is filled")
+        #expect(lines.contains("Stopped at 2 seconds. Testing video 2 of 2 saved."), "the next slot by its number")
+        #expect(lines.contains("Delete Red cup and its 2 videos? Y or N."))
+        #expect(lines.contains("Not deleted."))
+        #expect(server.participantEmails == ["grace@example.org"])
+        #expect(server.things.values.sorted() == ["Red cup"], "\(server.calls)")
+    }
+
+    @Test func refusingAStatementSendsNothing() throws {
+        let lines = try menus([("c", 0.8), ("y", 0.3), ("n", 0.3), ("q", 0.5)])
+        #expect(lines.contains("Taking part needs your agreement to every statement. Nothing was sent."), "\(lines)")
+        #expect(server.calls.isEmpty)
+    }
+}
