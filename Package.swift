@@ -244,7 +244,7 @@ let package = Package(
             name: "AssistFuzz",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
-                "PhotoSensorCore", "CMediaInfo",
+                "PhotoSensorCore", "CMediaInfo", "CollectVideosCore",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 

@@ -1,6 +1,7 @@
 import AssistCore
 import CMediaInfo
 import Camera
+import CollectVideosCore
 import Foundation
 import Interaction
 import OCR
@@ -18,7 +19,7 @@ enum FuzzTargets {
         "manifest": manifest, "config": config, "journal": journal, "outbox-job": outboxJob,
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
-        "media-header": mediaHeader, "media-details": mediaDetails,
+        "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -69,6 +70,16 @@ enum FuzzTargets {
             precondition(pixels != nil && width > 0 && height > 0 && max(width, height) <= 48)
             free(pixels)
         }
+    }
+
+    /// collect-videos' study texts (an admin's markdown: metadata block, natural order, anchors, the outline
+    /// through Ink, the saved page) and a server's 400 body read as sentences.
+    static func studyText(_ data: Data) {
+        let text = StudyText(markdown: String(decoding: data, as: UTF8.self))
+        _ = text.statements
+        _ = text.page(title: "fuzz")
+        for piece in text.pieces { _ = StudyText.anchor(piece.text) }
+        _ = CollectVideos.fieldMessages(data)
     }
 
     /// Survey definitions from research teams (`/etc/assist/surveys/*.json`): read, checked, and when valid,

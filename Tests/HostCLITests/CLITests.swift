@@ -116,13 +116,13 @@ struct CLITests {
     }
 
     @Test func theShellSpeaksAMenuAndLaunchesByNumber() throws {
-        let result = try assist(["shell", "--no-speech"], input: "4\n")
+        let result = try assist(["shell", "--no-speech"], input: "5\n")
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.lines
-        #expect(lines.first == "Assist is ready. 4 features.")
+        #expect(lines.first == "Assist is ready. 5 features.")
         #expect(
-            lines.contains("1. Find object") && lines.contains("2. Read text") && lines.contains("3. Survey")
-                && lines.contains("4. Talking clock"))
+            lines.contains("1. Collect videos") && lines.contains("2. Find object") && lines.contains("3. Read text")
+                && lines.contains("4. Survey") && lines.contains("5. Talking clock"), "\(lines)")
         #expect(lines.contains("Starting Talking clock."))
         #expect(lines.contains { $0.hasPrefix("It is ") })
         #expect(lines.last == "Goodbye.")

@@ -196,7 +196,7 @@ struct PhotoSensorCLITests {
 
     @Test func withoutFoldersItStaysQuietInTheShell() throws {
         try "".write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
-        let shell = try run(["shell"], input: "5\n")
+        let shell = try run(["shell"], input: "quit\n")
         #expect(!shell.standardOutput.contains("Photo sensor"), "\(shell.standardOutput)")
         #expect(!shell.standardOutput.contains("no folders"), "\(shell.standardOutput)")
     }

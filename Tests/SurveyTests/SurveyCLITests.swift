@@ -97,7 +97,7 @@ struct ShellReminderTests {
     @Test func aDueParticipantHearsTheReminderOnceBeforeTheMenu() throws {
         let fresh = try TemporaryDirectory("assist-shell-remind-none")
         let none = try ProcessRunner.run(
-            BuildProducts.assist, ["shell", "--no-speech", "--data-dir", fresh.url.path], input: "5\n")
+            BuildProducts.assist, ["shell", "--no-speech", "--data-dir", fresh.url.path], input: "quit\n")
         #expect(!none.standardOutput.contains("Survey reminder"), "someone who never took part is not reminded")
 
         let survey = try SurveyHarness(configured: false, extra: ["survey.eligible-after-seconds": "0"])
@@ -108,13 +108,13 @@ struct ShellReminderTests {
         let config = survey.data.path("config.toml")
         try "[survey]\neligible-after-seconds = 0\n".write(to: config, atomically: true, encoding: .utf8)
         let arguments = ["shell", "--no-speech", "--data-dir", survey.data.url.path, "--config", config.path]
-        let first = try ProcessRunner.run(BuildProducts.assist, arguments, input: "5\n")
+        let first = try ProcessRunner.run(BuildProducts.assist, arguments, input: "quit\n")
         #expect(
             first.lines.prefix(3) == [
-                "Assist is ready. 4 features.", "Survey reminder: how are you today? Say start survey or press S.",
+                "Assist is ready. 5 features.", "Survey reminder: how are you today? Say start survey or press S.",
                 "Choose a feature.",
             ], "\(first.lines)")
-        let second = try ProcessRunner.run(BuildProducts.assist, arguments, input: "5\n")
+        let second = try ProcessRunner.run(BuildProducts.assist, arguments, input: "quit\n")
         #expect(!second.standardOutput.contains("Survey reminder"), "one reminder per 47 hours")
         #expect(second.lines.last == "Goodbye.")
     }

@@ -73,7 +73,7 @@ extension CollectVideos {
     }
 
     /// A 400's field errors as sentences: "this field" becomes the field's name (spec §7).
-    static func fieldMessages(_ body: Data) -> String {
+    public static func fieldMessages(_ body: Data) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], !object.isEmpty else {
             return "The server refused the details."
         }
