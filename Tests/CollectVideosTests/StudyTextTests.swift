@@ -59,6 +59,18 @@ struct StudyTextTests {
         #expect(text.html.contains(#"<h2 id="how-to-withdraw">How to withdraw</h2>"#), "\(text.html)")
     }
 
+    /// Ink 0.6.0 takes exponential time in unmatched `[` (the fuzzer's find): they reach it as entities, links
+    /// still work, and the outline shows the brackets.
+    @Test func strayBracketsAreQuickAndStillShown() {
+        let started = Date()
+        let text = StudyText(
+            markdown: "# Notes\n\n" + String(repeating: "[", count: 40) + " see [the sheet](#notes) [not a link]\n")
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(text.pieces.last?.text == String(repeating: "[", count: 40) + " see the sheet [not a link]")
+        #expect(text.pieces.last?.jumps == ["notes"])
+        #expect(text.html.contains(##"<a href="#notes">the sheet</a>"##), "\(text.html)")
+    }
+
     @Test func theSavedPageIsCompleteAndEscapesStatements() {
         let page = StudyText(markdown: "---\nC1: Fish & <chips>\n---\n# Sheet\n").page(title: "ORBIT information")
         #expect(page.hasPrefix("<!DOCTYPE html>"))
