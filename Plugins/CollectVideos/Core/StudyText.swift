@@ -169,7 +169,10 @@ public struct StudyText: Equatable, Sendable {
     /// Ink's inline parsing takes exponential time in unmatched `[` (20 of them: seconds; found by the fuzzer):
     /// a `[` that does not open a plain `[text](target)` on its line becomes the entity `&#91;`, which renders
     /// as the same character.
-    static func linksOnly(_ markdown: String) -> String {
+    static func linksOnly(_ source: String) -> String {
+        // Raw HTML is not part of a study text (and the saved page must carry none): every `<` is text. Ink's
+        // HTML reading is as slow on runs of `<` as its links are on `[`.
+        let markdown = source.replacingOccurrences(of: "<", with: "&lt;")
         guard markdown.contains("[") else { return markdown }
         return markdown.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             var out = ""
@@ -226,7 +229,7 @@ public struct StudyText: Equatable, Sendable {
         }
         text += rest
         for mark in ["**", "__", "`"] { text = text.replacingOccurrences(of: mark, with: "") }
-        text = text.replacingOccurrences(of: "&#91;", with: "[")
+        text = text.replacingOccurrences(of: "&#91;", with: "[").replacingOccurrences(of: "&lt;", with: "<")
         text = text.replacingOccurrences(of: "*", with: "")
         let words = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
         return (words, jumps)
