@@ -11,8 +11,8 @@ packages=(
   libasound2-dev alsa-utils sox
   libv4l-dev v4l-utils
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
-  # photo-sensor: EXIF orientation and dates, HEIF/AVIF sizes (opened on first use, like FFmpeg)
-  libexif-dev libheif-dev
+  # photo-sensor: JPEG sizes from the header, EXIF orientation and dates, HEIF/AVIF (opened on first use)
+  libjpeg-dev libexif-dev libheif-dev
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim
   # read-text: which way up a page is (orientation and script detection)
   tesseract-ocr-osd
