@@ -16,7 +16,7 @@ extension CollectVideos {
             say(StudyText(markdown: studyText("introduction")).pieces.map(\.text).joined(separator: " "))
             onboarding()
         } else {
-            let count = ((try? store?.things().count) ?? 0) ?? 0
+            let count = (try? store?.things().count) ?? 0
             if count < 5 { say("\(5 - count) more thing\(5 - count == 1 ? "" : "s") to go.") }
             pump()
             // Statuses at start, then every 30 minutes while the menus are open (spec §3.26).
@@ -88,7 +88,7 @@ extension CollectVideos {
     func thingsMenu() {
         guard let store, let things = try? store.things() else { return host.finish(.io) }
         let lines = things.map { thing -> String in
-            let count = ((try? store.videos(of: thing.id).count) ?? 0) ?? 0
+            let count = (try? store.videos(of: thing.id).count) ?? 0
             return "\(thing.label), \(count) of 7 videos"
         }
         host.askChoice(
@@ -99,7 +99,7 @@ extension CollectVideos {
             switch index - things.count {
             case 0: askNewThing()
             case 1:
-                let waiting = ((try? store.pendingOps().count) ?? 0) ?? 0
+                let waiting = (try? store.pendingOps().count) ?? 0
                 let period: (start: String?, end: String?) = (try? store.period()) ?? (nil, nil)
                 say(
                     waiting == 0

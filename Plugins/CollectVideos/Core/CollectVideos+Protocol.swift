@@ -331,7 +331,7 @@ extension CollectVideos {
     private func finishSync() {
         guard onIdle != nil else { return }
         onIdle = nil
-        let waiting = ((try? store?.pendingOps()) ?? []) ?? []
+        let waiting = (try? store?.pendingOps()) ?? []
         let failed = waiting.filter { $0.state == "failed" }
         for op in failed { say(op.lastError ?? "A change was refused.") }
         if waiting.isEmpty {

@@ -54,7 +54,7 @@ extension PhotoSensor {
             let label = (try? store.value("label")) ?? ""
             do {
                 try store.recordRecognition(
-                    of: file, labels: labels.map { ($0.name, $0.confidence) }, deviceId: deviceID, label: label ?? "",
+                    of: file, labels: labels.map { ($0.name, $0.confidence) }, deviceId: deviceID, label: label,
                     at: Date())
             } catch {
                 host.log(.error, "recognition of \(file.path) could not be saved: \(error.message)")
