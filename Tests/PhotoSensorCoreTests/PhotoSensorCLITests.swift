@@ -69,24 +69,11 @@ struct PhotoSensorCLITests {
 
     @Test func inTheShellItSaysItIsOnAndRecordsWhatArrivesWithItsAWAREEvent() throws {
         _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
-        child.arguments = [
-            "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        child.standardInput = input
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        Thread.sleep(forTimeInterval: 1.5)
-        try picture("live.jpg")
-        Thread.sleep(forTimeInterval: 1.5)
-        input.fileHandleForWriting.write(Data("quit\n".utf8))
-        input.fileHandleForWriting.closeFile()
-        child.waitUntilExit()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = try shell(
+            [("quit", 3.0, nil)],
+            before: {
+                Thread.sleep(forTimeInterval: 1.5); try self.picture("live.jpg")
+            })
         #expect(said.contains("Photo sensor is on, watching Pictures."), "\(said)")
         let events = try run(["events", "--prefix", "com.awareframework.ios.sensor.photos"])
         let taken = events.lines.filter { $0.contains("ACTION_AWARE_PHOTO_TAKEN") }
@@ -132,7 +119,9 @@ struct PhotoSensorCLITests {
     }
 
     /// The shell with a script of typed lines, each written after `pause` seconds; what it printed.
-    func shell(_ steps: [(line: String, pause: Double, then: (() throws -> Void)?)]) throws -> String {
+    func shell(
+        _ steps: [(line: String, pause: Double, then: (() throws -> Void)?)], before: (() throws -> Void)? = nil
+    ) throws -> String {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
         child.arguments = [
@@ -144,6 +133,7 @@ struct PhotoSensorCLITests {
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
         try child.run()
+        try before?()
         for step in steps {
             Thread.sleep(forTimeInterval: step.pause)
             input.fileHandleForWriting.write(Data((step.line + "\n").utf8))

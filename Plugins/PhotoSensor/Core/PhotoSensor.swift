@@ -65,17 +65,7 @@ public final class PhotoSensor: PluginFeature {
         case "sync":
             say("Syncing photos.")
             host.publish(SensorEvents.sync, json: #"{\#(Self.source),"force":\#(arguments.contains("--force"))}"#)
-            onSyncEnded = { [weak self] in
-                guard let self else { return }
-                if let last = lastSync, !last.ok {
-                    say("Sync failed: \(last.error ?? "unknown reason").")
-                    host.finish(.io)
-                } else {
-                    say("Sync done.")
-                    host.finish()
-                }
-            }
-            startSync()
+            syncThenFinish()
         case "status":
             // JSON is for scripts: printed whole, never spoken.
             if arguments.contains("--json") { host.print(status(json: true)) } else { say(status(json: false)) }
@@ -268,18 +258,23 @@ public final class PhotoSensor: PluginFeature {
         recognizeOwed { [weak self] in
             guard let self else { return }
             guard sync, configuration.canSync else { return host.finish() }
-            onSyncEnded = { [weak self] in
-                guard let self else { return }
-                if let last = lastSync, !last.ok {
-                    say("Sync failed: \(last.error ?? "unknown reason").")
-                    host.finish(.io)
-                } else {
-                    say("Sync done.")
-                    host.finish()
-                }
-            }
-            startSync()
+            syncThenFinish()
         }
+    }
+
+    /// A command-line run's sync: "Sync done." or why it failed (exit status 1), then the end of the run.
+    private func syncThenFinish() {
+        onSyncEnded = { [weak self] in
+            guard let self else { return }
+            if let last = lastSync, !last.ok {
+                say("Sync failed: \(last.error ?? "unknown reason").")
+                host.finish(.io)
+            } else {
+                say("Sync done.")
+                host.finish()
+            }
+        }
+        startSync()
     }
 
     // MARK: Export
