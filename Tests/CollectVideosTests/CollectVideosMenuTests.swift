@@ -12,20 +12,9 @@ struct CollectVideosMenuTests {
     init() throws {
         folder = try TemporaryDirectory("assist-orbit-menu")
         server = try FakeOrbitServer()
-        try """
-        [collect-videos]
-        server-url = "\(server.baseURL)"
-        app-credential = "\(FakeOrbitServer.appCredential)"
-        contact = "orbit@example.org"
-        record-seconds = "2"
-        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
-        let made = try ProcessRunner.run(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x480:rate=30", "-t", "6", "-pix_fmt",
-                "yuv420p", folder.path("camera.mp4").path,
-            ])
-        try #require(made.status == 0)
+        try OrbitFixtures.writeConfig(
+            to: folder.path("config.toml"), serverURL: server.baseURL, extra: "record-seconds = \"2\"")
+        try OrbitFixtures.camera(folder.path("camera.mp4"), seconds: 6)
     }
 
     /// Runs the plugin's menus with typed lines, each after `pause` seconds; what it printed.

@@ -13,21 +13,9 @@ struct CollectVideosRecordingTests {
     init() throws {
         folder = try TemporaryDirectory("assist-orbit-rec")
         server = try FakeOrbitServer()
-        try """
-        [collect-videos]
-        server-url = "\(server.baseURL)"
-        app-credential = "\(FakeOrbitServer.appCredential)"
-        contact = "orbit@example.org"
-        [outbox]
-        retry-base-seconds = 0.1
-        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
-        let made = try ProcessRunner.run(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30", "-t", "12", "-pix_fmt",
-                "yuv420p", folder.path("camera.mp4").path,
-            ])
-        try #require(made.status == 0, "\(made.standardError)")
+        try OrbitFixtures.writeConfig(
+            to: folder.path("config.toml"), serverURL: server.baseURL, extra: "[outbox]\nretry-base-seconds = 0.1")
+        try OrbitFixtures.camera(folder.path("camera.mp4"), pattern: "testsrc2", seconds: 12)
     }
 
     func arguments(_ verb: [String], camera: String? = nil) -> [String] {

@@ -42,31 +42,14 @@ struct RealOrbitServerTests {
             ], timeoutSeconds: 120)
     }
 
-    /// A camera's worth of frames: `pattern` is one of ffmpeg's test sources (other bytes, other clips; the
-    /// server keeps one copy of identical clips of a thing).
-    func camera(_ name: String, pattern: String) throws {
-        let made = try ProcessRunner.run(
-            "/usr/bin/ffmpeg",
-            [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "\(pattern)=size=1280x720:rate=30", "-t", "8", "-pix_fmt",
-                "yuv420p", folder.path(name).path,
-            ])
-        try #require(made.status == 0, "\(made.standardError)")
-    }
-
     @Test func theWholeFlowWorksAgainstTheRealServer() throws {
         guard let server = Self.server, let url = server["ORBIT_URL"] else {
             print("skipped: the real ORBIT server is not running (scripts/orbit-server-for-tests.sh up)")
             return
         }
-        try """
-        [collect-videos]
-        server-url = "\(url)"
-        app-credential = "Basic b3JiaXRjYW1lcmE6YXBwLXNlY3JldA=="
-        contact = "orbit@example.org"
-        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
-        try camera("camera.mp4", pattern: "testsrc")
-        try camera("other.mp4", pattern: "testsrc2")
+        try OrbitFixtures.writeConfig(to: folder.path("config.toml"), serverURL: url)
+        try OrbitFixtures.camera(folder.path("camera.mp4"), size: "1280x720")
+        try OrbitFixtures.camera(folder.path("other.mp4"), pattern: "testsrc2", size: "1280x720")
         let email = "ada-\(UUID().uuidString.prefix(8))@example.org"
         let consent = try run(["consent", "--name", "Ada Lovelace", "--email", email, "--agree-all"])
         #expect(

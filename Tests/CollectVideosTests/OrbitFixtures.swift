@@ -1,0 +1,29 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// What the collect-videos suites set up alike: an admin's configuration and a camera's worth of frames.
+enum OrbitFixtures {
+    /// `[collect-videos]` for `serverURL` with the app credential and the contact, then `extra` lines.
+    static func writeConfig(to url: URL, serverURL: String, extra: String = "") throws {
+        try """
+        [collect-videos]
+        server-url = "\(serverURL)"
+        app-credential = "\(FakeOrbitServer.appCredential)"
+        contact = "orbit@example.org"
+        \(extra)
+        """.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    /// `seconds` of ffmpeg's test `pattern` at 30 fps as a video file, for `--camera video:` (other patterns,
+    /// other bytes: the server keeps one copy of identical clips of a thing).
+    static func camera(_ url: URL, pattern: String = "testsrc", size: String = "640x480", seconds: Int = 8) throws {
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "\(pattern)=size=\(size):rate=30", "-t", "\(seconds)",
+                "-pix_fmt", "yuv420p", url.path,
+            ])
+        try #require(made.status == 0, "\(made.standardError)")
+    }
+}
