@@ -127,7 +127,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         // The commands' hooks may hold the session; they are done with.
         features.onFeatureEnded = nil
         dispatcher.onEndOfInput = {}
-        hub.outbox.stop()
+        // An exchange under way ends first (its answer stored): cut off, it would be sent again next time.
+        hub.outbox.stopAndFinishExchanges(timeout: 10)
         if console != nil { hub.events.publish("assist.host.stopping") }
         hub.camera?.shutdown()
         sound?.shutdown(drainSeconds: drainSeconds ?? (sound?.fallbackInUse == nil ? 10 : 2))

@@ -114,6 +114,16 @@ package final class OutboxHub: @unchecked Sendable {
     /// Stops the worker after its current exchange.
     package func stop() { lock.withLock { worker }?.stop() }
 
+    /// Stops the worker and waits up to `timeout` seconds for the exchanges under way to end, so that an
+    /// answer the server already gave is stored rather than lost (and the request sent twice). For a host
+    /// that is about to exit.
+    @discardableResult
+    package func stopAndFinishExchanges(timeout: Double) -> Bool {
+        guard let worker = lock.withLock({ worker }) else { return true }
+        worker.stop()
+        return worker.waitForExchanges(timeout: timeout)
+    }
+
     /// Sets `owner`'s callback and offers it every outcome waiting for it. Main loop.
     package func setHandler(owner: String, _ handler: Handler?) {
         handlers[owner] = handler

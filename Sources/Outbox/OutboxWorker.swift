@@ -99,6 +99,18 @@ package final class OutboxWorker: @unchecked Sendable {
         }
     }
 
+    /// After `stop`: waits until the exchanges under way have ended (their outcomes stored), or `timeout`
+    /// seconds pass. True when none is left. A request cut off by an exit is sent again at the next start,
+    /// which a server without idempotency (ORBIT's `POST api/thing/`) turns into a second record.
+    package func waitForExchanges(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition.withLock({ busy == 0 }) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return condition.withLock { busy == 0 }
+    }
+
     /// Waits until no job is due or being sent (later retries may still wait), or `timeout` seconds pass.
     /// Returns true when idle.
     package func waitUntilIdle(timeout: Double) -> Bool {
