@@ -68,6 +68,53 @@ package enum ProcessRunner {
         )
     }
 
+    /// One typed line for `typing`: written after `pause` seconds, then `then` runs (a file dropped, say).
+    package struct TypedLine {
+        package var line: String
+        package var pause: Double
+        package var then: (() throws -> Void)?
+        package init(_ line: String, after pause: Double, then: (() throws -> Void)? = nil) {
+            self.line = line
+            self.pause = pause
+            self.then = then
+        }
+    }
+
+    /// Runs `executable` with `lines` typed at a person's pace (the shell or a plugin's menus reading them as
+    /// they come), `before` first; closes standard input and waits up to `timeoutSeconds` for the program to
+    /// end on its own (it is killed after). Returns what it printed and whether it ended by itself.
+    package static func typing(
+        _ executable: String, _ arguments: [String], lines: [TypedLine], before: (() throws -> Void)? = nil,
+        timeoutSeconds: Double = 30
+    ) throws -> (output: String, endedByItself: Bool) {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: executable)
+        child.arguments = arguments
+        let input = Pipe()
+        let output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let collected = Collected<Data>()
+        let reader = Thread { collected.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        try before?()
+        for line in lines {
+            Thread.sleep(forTimeInterval: line.pause)
+            input.fileHandleForWriting.write(Data((line.line + "\n").utf8))
+            try line.then?()
+        }
+        input.fileHandleForWriting.closeFile()
+        let deadline = Date().addingTimeInterval(timeoutSeconds * timeScale)
+        while child.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let ended = !child.isRunning
+        if !ended { kill(child.processIdentifier, SIGKILL) }
+        child.waitUntilExit()
+        _ = collected.wait(count: 1, timeout: 10)
+        return (String(decoding: collected.values.first ?? Data(), as: UTF8.self), ended)
+    }
+
     /// How much longer than usual programs may take: `ASSIST_TEST_TIME_SCALE` (scripts/memcheck.sh sets 4, as
     /// sanitizers slow every process 2–15 times and run them all at once on few cores).
     package static let timeScale: Double = {

@@ -19,30 +19,14 @@ struct CollectVideosMenuTests {
 
     /// Runs the plugin's menus with typed lines, each after `pause` seconds; what it printed.
     func menus(_ steps: [(String, Double)]) throws -> [String] {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
-        child.arguments = [
-            "run", "collect-videos", "--no-speech", "--data-dir", folder.path("data").path, "--config",
-            folder.path("config.toml").path, "--camera", "video:" + folder.path("camera.mp4").path,
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        child.standardInput = input
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        for (line, pause) in steps {
-            Thread.sleep(forTimeInterval: pause)
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
-        }
-        input.fileHandleForWriting.closeFile()
-        let deadline = Date().addingTimeInterval(30)
-        while child.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(!child.isRunning, "the menus end when the input does")
-        if child.isRunning { kill(child.processIdentifier, SIGKILL) }
-        child.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return text.split(separator: "\n").map(String.init)
+        let run = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "run", "collect-videos", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("config.toml").path, "--camera", "video:" + folder.path("camera.mp4").path,
+            ], lines: steps.map { ProcessRunner.TypedLine($0.0, after: $0.1) })
+        #expect(run.endedByItself, "the menus end when the input does")
+        return run.output.split(separator: "\n").map(String.init)
     }
 
     @Test func consentAThingAndAClipByKeysAlone() throws {

@@ -122,26 +122,15 @@ struct PhotoSensorCLITests {
     func shell(
         _ steps: [(line: String, pause: Double, then: (() throws -> Void)?)], before: (() throws -> Void)? = nil
     ) throws -> String {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
-        child.arguments = [
-            "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        child.standardInput = input
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        try before?()
-        for step in steps {
-            Thread.sleep(forTimeInterval: step.pause)
-            input.fileHandleForWriting.write(Data((step.line + "\n").utf8))
-            try step.then?()
-        }
-        input.fileHandleForWriting.closeFile()
-        child.waitUntilExit()
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let run = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("config.toml").path,
+            ],
+            lines: steps.map { ProcessRunner.TypedLine($0.line, after: $0.pause, then: $0.then) }, before: before)
+        #expect(run.endedByItself, "the shell ends when its input does")
+        return run.output
     }
 
     @Test func typedOrSpokenPhrasesReachTheRunningSensorFromTheMenu() throws {
