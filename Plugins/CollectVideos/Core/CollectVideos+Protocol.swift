@@ -313,8 +313,9 @@ extension CollectVideos {
         }
         say("Sending.")
         // Operations handed over before a crash go back to waiting; their outcomes, if any came, are applied.
-        if let store, let ops = try? store.pendingOps() {
-            for op in ops where op.state == "sent" && ((try? host.pendingUploads()) ?? 0) == 0 {
+        // Only when the outbox holds nothing of ours (no job, no outcome on its way), asked once.
+        if let store, let ops = try? store.pendingOps(), ((try? host.pendingUploads()) ?? 0) == 0 {
+            for op in ops where op.state == "sent" {
                 try? store.setState(op.id, "pending", status: nil, error: nil)
             }
         }
