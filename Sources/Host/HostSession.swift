@@ -13,7 +13,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     let paths: AssistPaths
     let settings: SettingsStore
     let loop: MainLoop
-    let hub: ServiceHub
+    let services: HostServices
     let features: FeatureController
     let dispatcher: InputDispatcher
     let console: Console?
@@ -24,8 +24,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     let sound: SoundSystem?
     /// The speech engine, when speaking.
     var speech: (any SpeechEngine)? { sound?.speech }
-    var announcer: Announcer { hub.interaction.announcer }
-    var phrases: PhraseBook { hub.interaction.phrases }
+    var announcer: Announcer { services.interaction.announcer }
+    var phrases: PhraseBook { services.interaction.phrases }
 
     /// Sets up every service; `interactive` reads the keyboard. Sound starts only when `sounds` (by default when
     /// speaking) and speech only when `speaks` (by default for interactive sessions), so listing or checking
@@ -88,7 +88,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         configuration.console = console
         let assembly = try HostAssembly(configuration)
         loop = assembly.loop
-        hub = assembly.hub
+        services = assembly.services
         features = assembly.features
         dispatcher = assembly.dispatcher
         journal = assembly.journal
@@ -112,8 +112,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// Starts reading the keyboard; events are handled on the main loop.
     func startInput() {
-        hub.events.publish("assist.host.started", json: #"{"version":"\#(AssistVersion.current.description)"}"#)
-        hub.outbox.startIfJobsWait()
+        services.events.publish("assist.host.started", json: #"{"version":"\#(AssistVersion.current.description)"}"#)
+        services.outbox.startIfJobsWait()
         guard let console else { return }
         let loop = self.loop
         let dispatcher = self.dispatcher
@@ -128,9 +128,9 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         features.onFeatureEnded = nil
         dispatcher.onEndOfInput = {}
         // An exchange under way ends first (its answer stored): cut off, it would be sent again next time.
-        hub.outbox.stopAndFinishExchanges(timeout: 10)
-        if console != nil { hub.events.publish("assist.host.stopping") }
-        hub.camera?.shutdown()
+        services.outbox.stopAndFinishExchanges(timeout: 10)
+        if console != nil { services.events.publish("assist.host.stopping") }
+        services.camera?.shutdown()
         sound?.shutdown(drainSeconds: drainSeconds ?? (sound?.fallbackInUse == nil ? 10 : 2))
         if console != nil {
             // Events are delivered on the main loop; let the last ones reach the journal (no fixed wait).

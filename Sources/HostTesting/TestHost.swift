@@ -57,7 +57,7 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
     package let loop: MainLoop
     package let output = RecordingOutput()
     package let speaker = RecordingSpeaker()
-    package let hub: ServiceHub
+    package let services: HostServices
     package let features: FeatureController
     package let dispatcher: InputDispatcher
     package let dataDirectory: TemporaryDirectory
@@ -83,7 +83,7 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
         configuration.workerThreads = 1
         let assembly = try HostAssembly(configuration)
         loop = assembly.loop
-        hub = assembly.hub
+        services = assembly.services
         features = assembly.features
         dispatcher = assembly.dispatcher
     }

@@ -8,7 +8,7 @@ import PluginAPI
 ///
 /// Used only on the main loop.
 package final class FeatureController: SessionDelegate, @unchecked Sendable {  // because: used only on the main loop
-    private let hub: ServiceHub
+    private let services: HostServices
     /// Every plugin discovered, in search order.
     package private(set) var records: [PluginRecord]
     /// The foreground feature that has the focus, if any.
@@ -18,14 +18,14 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     /// Called when a feature ends: by `finish`, by the stop command or by a failure. Status 0 is success.
     package var onFeatureEnded: ((PluginRecord, Int32) -> Void)?
 
-    package init(hub: ServiceHub, records: [PluginRecord]) {
-        self.hub = hub
+    package init(services: HostServices, records: [PluginRecord]) {
+        self.services = services
         self.records = records
-        hub.sessionDelegate = self
+        services.sessionDelegate = self
     }
 
-    private var announcer: Announcer { hub.interaction.announcer }
-    private var phrases: PhraseBook { hub.interaction.phrases }
+    private var announcer: Announcer { services.interaction.announcer }
+    private var phrases: PhraseBook { services.interaction.phrases }
 
     /// The first record with `id`.
     package func record(id: String) -> PluginRecord? {
@@ -40,15 +40,15 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             return PluginRefusal(state: record.state, message: record.reason ?? "not available")
         }
         let context = PluginContext(
-            manifest: manifest, pluginDirectory: record.manifestURL.deletingLastPathComponent(), hub: hub)
+            manifest: manifest, pluginDirectory: record.manifestURL.deletingLastPathComponent(), servedBy: services)
         switch PluginLoader.open(record, host: context.host) {
         case .success(let entry):
             record.markLoaded(entry: entry, context: context)
-            hub.logger.info("loaded \(record.id) from \(record.libraryURL.path)")
+            services.logger.info("loaded \(record.id) from \(record.libraryURL.path)")
             return nil
         case .failure(let refusal):
             record.refuse(refusal)
-            hub.logger.warning("skipped \(record.id): \(refusal.message)")
+            services.logger.warning("skipped \(record.id): \(refusal.message)")
             return refusal
         }
     }
@@ -86,7 +86,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             focused = record
             isPaused = false
         }
-        hub.events.publish("assist.plugin.started", json: #"{"id":"\#(record.id)"}"#)
+        services.events.publish("assist.plugin.started", json: #"{"id":"\#(record.id)"}"#)
         let status = withCStrings(arguments) { argv in start(instance, Int32(arguments.count), argv, &error) }
         guard status == ASSIST_OK else {
             let reason = ServiceTables.takeError(error) ?? phrases.text("feature.start-failed", ["name": record.name])
@@ -114,7 +114,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
 
     private func teardown(_ record: PluginRecord, callStop: Bool) {
         guard let context = record.context, let instance = context.instance else { return }
-        hub.interaction.dialogs.cancelAll(owner: record.id)
+        context.services.dialogs.cancelAll()
         let table = context.table
         if callStop { table.stop?(instance) }
         // No frame may reach the instance once it is destroyed.
@@ -126,7 +126,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             focused = nil
             isPaused = false
         }
-        hub.events.publish("assist.plugin.stopped", json: #"{"id":"\#(record.id)"}"#)
+        services.events.publish("assist.plugin.stopped", json: #"{"id":"\#(record.id)"}"#)
     }
 
     /// Runs a routed command for the focused feature: the host's own (stop, help, repeat, pause toggle) or
@@ -160,12 +160,11 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             let pause = command.id == "pause" || (command.id == CommandRouter.pauseToggle && !isPaused)
             guard pause != isPaused else { return }
             isPaused = pause
-            let owner = context.speechOwner
             if pause {
                 context.table.pause?(instance)
-                _ = hub.sound.speech?.pause(owner: owner)
+                _ = context.services.speech.pause()
             } else {
-                hub.sound.speech?.resume(owner: owner)
+                context.services.speech.resume()
                 context.table.resume?(instance)
             }
             announcer.say(phrases.text(pause ? "host.paused" : "host.resumed"), priority: .important, remember: false)
@@ -184,7 +183,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".
     package func speakHelp() {
         announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]))
-        for entry in hub.interaction.router.help(for: focused?.id) {
+        for entry in services.interaction.router.help(for: focused?.id) {
             let keys = entry.keys.map { phrases.lookup("key.\($0.description)") ?? $0.description }
             var how = keys.joined(separator: ", ")
             if let phrase = entry.phrase {
@@ -194,8 +193,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         }
     }
 
-    package func featureFinished(_ context: PluginContext, status: Int32) {
-        guard let record = records.first(where: { $0.context === context }) else { return }
+    package func featureFinished(owner: String, status: Int32) {
+        guard let record = records.first(where: { $0.id == owner && $0.context?.instance != nil }) else { return }
         deactivate(record, status: status)
     }
 }

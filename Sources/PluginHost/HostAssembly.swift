@@ -48,7 +48,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
     package let phrases: PhraseBook
     package let announcer: Announcer
     package let interaction: InteractionServices
-    package let hub: ServiceHub
+    package let services: HostServices
     package let features: FeatureController
     package let dispatcher: InputDispatcher
     /// Events written to `<data>/events.jsonl` for `assist events --follow`.
@@ -67,26 +67,27 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             announcer: announcer, dialogs: DialogEngine(announcer: announcer, phrases: phrases, loop: loop),
             phrases: phrases, router: CommandRouter(labels: Self.labels(phrases)))
         let notices = CameraNotices(announcer: announcer, phrases: phrases)
-        hub = ServiceHub(
+        services = HostServices(
             loop: loop, workers: WorkerPool(threadCount: configuration.workerThreads), clock: SystemClock(),
             interaction: interaction, settings: configuration.settings, events: EventBus(loop: loop),
             paths: configuration.paths, logger: logger, sound: configuration.sound,
             camera: try configuration.camera { notices.announce($0) })
-        notices.events = hub.events
+        notices.events = services.events
         let records = PluginDiscovery.discover(
-            searchPath: configuration.searchPath, availableServices: ServiceHub.serviceIDs)
+            searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
         let (announcer, phrases, loop) = (self.announcer, self.phrases, self.loop)
-        // Names only: the records hold the plugins' contexts, which hold the hub, which holds this closure.
+        // Names only: the records hold the plugins' contexts, whose services hold the outbox, which holds this
+        // closure.
         let names = Dictionary(records.map { ($0.id, $0.manifest?.name ?? $0.id) }) { first, _ in first }
-        hub.outbox.onTrouble = { owner, outcome in
+        services.outbox.onTrouble = { owner, outcome in
             let name = names[owner] ?? owner
             let text =
                 outcome.error.map { phrases.text("outbox.gave-up", ["feature": name, "reason": $0]) }
                 ?? phrases.text("outbox.refused", ["feature": name, "status": "\(outcome.status ?? 0)"])
             loop.post { announcer.say(text, priority: .important) }
         }
-        journal = EventJournal(bus: hub.events, dataDirectory: configuration.paths.data)
-        features = FeatureController(hub: hub, records: records)
+        journal = EventJournal(bus: services.events, dataDirectory: configuration.paths.data)
+        features = FeatureController(services: services, records: records)
         dispatcher = InputDispatcher(interaction: interaction, features: features, console: configuration.console)
         for record in records where !record.isUsable {
             logger.warning("skipped \(record.id): \(record.reason ?? record.state.rawValue)")

@@ -2,10 +2,8 @@ import Camera
 import Foundation
 import PluginAPI
 
-/// A plugin's camera subscription and retained frames.
-// because: `subscription` is used on the main loop; `retained` and `slowCalls` are guarded by `lock`
-final class CameraState: @unchecked Sendable {
-    var subscription: UInt64?
+/// The frames a plugin retained, and the one it is being handed.
+final class CameraState: @unchecked Sendable {  // because: everything is guarded by `lock`
     let lock = NSLock()
     /// Retained frame headers, with the frame that keeps their memory alive and when they were retained.
     var retained: [UnsafeMutablePointer<assist_frame>: (Frame, UInt64)] = [:]
@@ -19,14 +17,9 @@ final class CameraState: @unchecked Sendable {
 extension PluginContext {
     /// Subscribes or changes the subscription; frames go to the instance's `on_frame` on the delivery thread.
     func subscribeCamera(_ request: SubscriptionRequest) throws {
-        guard let camera = hub.camera else { throw CameraError.missing("(none)", cause: "no camera service") }
-        if let id = cameraState.subscription {
-            camera.update(id, request)
-            return
-        }
-        cameraState.subscription = try camera.subscribe(owner: id, request: request) { [self] frame in
-            deliver(frame)
-        }
+        let wasSubscribed = services.camera.isSubscribed
+        try services.camera.subscribe(request) { [self] frame in deliver(frame) }
+        if wasSubscribed { return }
         // Kept after the plugin unsubscribes: frames it retained stay valid until it releases them or stops.
         holdings.hold("camera") { [weak self] in
             self?.endCameraSubscription()
@@ -37,10 +30,7 @@ extension PluginContext {
     /// Ends the subscription, waiting for an `on_frame` in progress. Retained frames stay valid until the
     /// plugin releases them, or until it is torn down. Main loop.
     func endCameraSubscription() {
-        if let subscription = cameraState.subscription {
-            cameraState.subscription = nil
-            hub.camera?.unsubscribe(subscription)
-        }
+        services.camera.unsubscribe()
     }
 
     /// Frees the frames a plugin never released; only once it is destroyed. Main loop.

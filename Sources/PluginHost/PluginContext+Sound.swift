@@ -19,20 +19,8 @@ extension PluginContext {
         _ request: SpeechRequest, onDone: assist_speech_done_cb?, onWord: assist_speech_word_cb?,
         user: UnsafeMutableRawPointer?, outID: UnsafeMutablePointer<UInt64>?
     ) -> assist_status {
-        if request.prints { hub.interaction.announcer.print(request.utterance.text) }
-        let loop = hub.loop
+        let loop = services.loop
         let target = UnsafeTransfer(value: (onDone, onWord, user))
-        guard let speech = hub.sound.speech else {
-            // Speech is off: the printed line is all there is, and the utterance is over at once.
-            let id = UInt64(hub.nextOwnerNumber()) | 1 << 63
-            outID?.pointee = id
-            if let onDone {
-                loop.post { [self] in
-                    if instance != nil { onDone(target.value.2, id, ASSIST_SPEECH_FINISHED) }
-                }
-            }
-            return ASSIST_OK
-        }
         var callbacks = SpeechCallbacks()
         if onDone != nil {
             callbacks.onDone = { [self] id, outcome in
@@ -52,14 +40,11 @@ extension PluginContext {
                 }
             }
         }
-        guard let id = speech.speak(request.utterance, callbacks: callbacks) else { return ASSIST_E_INVALID }
+        guard let id = services.speech.speak(request.utterance, prints: request.prints, callbacks: callbacks) else {
+            return ASSIST_E_INVALID
+        }
         outID?.pointee = id
         return ASSIST_OK
-    }
-
-    /// Stops one of this plugin's utterances; false when it is not known or not this plugin's.
-    func stopSpeech(_ id: UInt64) -> Bool {
-        hub.sound.speech?.stop(id: id, owner: speechOwner) ?? false
     }
 
     /// Closes the plugin's recording stream, if any.
@@ -86,7 +71,7 @@ extension ServiceTables {
             guard context.audioStream == nil else { return ASSIST_E_BUSY }
             do {
                 let format = AudioFormat(sampleRateHz: Int(rate), channels: Int(channels))
-                let stream = AudioStream(input: try context.hub.sound.microphone.open(format: format))
+                let stream = AudioStream(input: try context.services.microphone.open(format: format))
                 context.audioStream = stream
                 context.holdings.hold("microphone") { [weak context] in context?.closeAudioStream() }
                 out.pointee = OpaquePointer(Unmanaged.passUnretained(stream).toOpaque())
@@ -100,7 +85,7 @@ extension ServiceTables {
         }
         table.read = { host, pointer, buffer, frames, got in
             guard let context = PluginContext.from(host), let pointer, let buffer else { return ASSIST_E_INVALID }
-            guard !context.hub.loop.isOnLoop else {
+            guard !context.services.loop.isOnMain else {
                 context.misbehaving("audio-in.read blocks and must not be called on the main loop")
                 return ASSIST_E_INVALID
             }

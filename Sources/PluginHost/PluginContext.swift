@@ -10,8 +10,9 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     package let id: String
     /// Its manifest.
     package let manifest: PluginManifest
-    let hub: ServiceHub
-    let logger: Logger
+    /// What the plugin may ask of the host, bound to it; the C tables reach nothing else.
+    package let services: PluginServices
+    var logger: Logger { services.logger }
     /// The table passed to the plugin; lives as long as the process, like the library.
     package let host: UnsafeMutablePointer<assist_host>
     /// The running instance, between create and destroy.
@@ -20,34 +21,23 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     package var table = assist_plugin()
     /// What the plugin holds (timers, subscriptions, the microphone, the camera, ...), given back at stop.
     package let holdings = PluginHoldings()
-    /// Identifies this plugin to the speech service.
-    let speechOwner: Int
     /// The plugin's open microphone stream.
     var audioStream: AudioStream?
-    /// The plugin's camera subscription and the frames it retained.
+    /// The frames the plugin retained.
     let cameraState = CameraState()
-    /// The plugin's open databases.
+    /// The database handles handed to the plugin.
     let storageState = StorageState()
     private let strings: [String: UnsafeMutablePointer<CChar>]
 
-    /// Creates the context and its `assist_host` for `manifest`, with directories under the hub's paths.
-    package init(manifest: PluginManifest, pluginDirectory: URL, hub: ServiceHub) {
+    /// Creates the context and its `assist_host` for `manifest`, served by `services`.
+    package init(manifest: PluginManifest, services: PluginServices) {
         self.id = manifest.id
         self.manifest = manifest
-        self.hub = hub
-        self.speechOwner = hub.nextOwnerNumber()
-        var logger = hub.logger
-        logger[metadataKey: "plugin"] = .string(manifest.id)
-        self.logger = logger
-        let ownShare = pluginDirectory.appendingPathComponent("share")
-        let share =
-            FileManager.default.fileExists(atPath: ownShare.path)
-            ? ownShare : hub.paths.share.appendingPathComponent(manifest.shortName)
+        self.services = services
+        let folders = services.session.folders
         let values = [
-            "data": hub.paths.data.appendingPathComponent("plugins").appendingPathComponent(manifest.id).path,
-            "cache": hub.paths.cache.appendingPathComponent("plugins").appendingPathComponent(manifest.id).path,
-            "share": share.path,
-            "language": hub.interaction.phrases.language,
+            "data": folders.data.path, "cache": folders.cache.path, "share": folders.share.path,
+            "language": services.session.language,
         ]
         self.strings = values.mapValues(permanentCString)
         host = UnsafeMutablePointer<assist_host>.allocate(capacity: 1)
@@ -60,6 +50,11 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         host.pointee.get_service = ServiceTables.getService
         host.pointee.alloc = ServiceTables.alloc
         host.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// The context for `manifest` served in this process by `hub`, with the plugin's folder `pluginDirectory`.
+    package convenience init(manifest: PluginManifest, pluginDirectory: URL, servedBy hub: HostServices) {
+        self.init(manifest: manifest, services: hub.plugin(manifest, directory: pluginDirectory))
     }
 
     /// A C string owned by the context: "data", "cache", "share" or "language".
@@ -84,7 +79,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
 
     /// True on the main loop; otherwise logs a plugin-misbehaving line naming `call`.
     func onMain(_ call: String) -> Bool {
-        if hub.loop.isOnLoop { return true }
+        if services.loop.isOnMain { return true }
         logger.error("plugin-misbehaving: \(call) is [main] but was called from another thread; ignored")
         return false
     }
@@ -98,15 +93,7 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     /// run: its dialogs, commands, outbox handler and speech.
     package func releaseHoldings() {
         holdings.releaseAll()
-        hub.interaction.dialogs.cancelAll(owner: id)
-        hub.interaction.router.unregister(owner: id)
-        hub.outbox.forget(owner: id)
-        if let speech = hub.sound.speech {
-            speech.detach(owner: speechOwner)
-            // Speech left paused would start again later, out of context: drop it. The rest may finish.
-            if speech.isPaused(owner: speechOwner) { _ = speech.cancel(owner: speechOwner) }
-            speech.resume(owner: speechOwner)
-        }
+        services.releaseAll()
     }
 }
 

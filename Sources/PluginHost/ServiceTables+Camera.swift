@@ -31,7 +31,7 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("camera.unsubscribe") else {
                 return ASSIST_E_INVALID
             }
-            guard context.cameraState.subscription != nil else { return ASSIST_E_NOT_FOUND }
+            guard context.services.camera.isSubscribed else { return ASSIST_E_NOT_FOUND }
             context.endCameraSubscription()
             return ASSIST_OK
         }
@@ -47,7 +47,9 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), let name, let value, let minimum, let maximum else {
                 return ASSIST_E_INVALID
             }
-            guard let reading = context.hub.camera?.control(String(cString: name)) else { return ASSIST_E_UNSUPPORTED }
+            guard let reading = context.services.camera.control(String(cString: name)) else {
+                return ASSIST_E_UNSUPPORTED
+            }
             value.pointee = reading.value
             minimum.pointee = reading.minimum
             maximum.pointee = reading.maximum
@@ -55,8 +57,7 @@ extension ServiceTables {
         }
         table.stats = { host, out in
             guard let context = PluginContext.from(host), let out else { return ASSIST_E_INVALID }
-            guard let stats = context.hub.camera?.statistics().subscribers.first(where: { $0.0 == context.id })?.1
-            else { return ASSIST_E_NOT_FOUND }
+            guard let stats = context.services.camera.statistics() else { return ASSIST_E_NOT_FOUND }
             var result = assist_camera_stats()
             result.struct_size = UInt32(MemoryLayout<assist_camera_stats>.size)
             result.delivered = UInt64(stats.delivered)

@@ -8,8 +8,8 @@ extension ServiceTables {
     nonisolated(unsafe) static let clockTable: UnsafeMutablePointer<assist_clock_service> = {
         var table = assist_clock_service()
         table.struct_size = UInt32(MemoryLayout<assist_clock_service>.size)
-        table.now_ns = { host in PluginContext.from(host)?.hub.clock.nowNs() ?? 0 }
-        table.wall_ms = { host in PluginContext.from(host)?.hub.clock.wallMs() ?? 0 }
+        table.now_ns = { host in PluginContext.from(host)?.services.clock.nowNs() ?? 0 }
+        table.wall_ms = { host in PluginContext.from(host)?.services.clock.wallMs() ?? 0 }
         table.timer_add = { host, milliseconds, repeating, callback, user, timer in
             guard let context = PluginContext.from(host), context.onMain("clock.timer_add") else {
                 return ASSIST_E_INVALID
@@ -17,12 +17,12 @@ extension ServiceTables {
             guard let callback else { return ASSIST_E_INVALID }
             let target = UnsafeTransfer(value: (callback, user))
             let idBox = TimerIDBox()
-            let id = context.hub.loop.addTimer(milliseconds: milliseconds, repeating: repeating) {
+            let id = context.services.clock.addTimer(milliseconds: milliseconds, repeating: repeating) {
                 if !repeating { context.holdings.drop("timer \(idBox.id)") }
                 target.value.0(target.value.1, idBox.id)
             }
             idBox.id = id
-            context.holdings.hold("timer \(id)") { [weak context] in context?.hub.loop.cancelTimer(id) }
+            context.holdings.hold("timer \(id)") { [weak context] in context?.services.clock.cancelTimer(id) }
             timer?.pointee = id
             return ASSIST_OK
         }
@@ -31,7 +31,7 @@ extension ServiceTables {
                 return ASSIST_E_INVALID
             }
             guard context.holdings.drop("timer \(timer)") else { return ASSIST_E_NOT_FOUND }
-            context.hub.loop.cancelTimer(timer)
+            context.services.clock.cancelTimer(timer)
             return ASSIST_OK
         }
         return allocate(table)

@@ -14,7 +14,7 @@ extension ServiceTables {
                 return ASSIST_E_INVALID
             }
             let level = SpeechPriority(rawValue: priority) ?? .message
-            context.hub.interaction.announcer.say(String(cString: text), priority: level)
+            context.services.dialogs.say(String(cString: text), priority: level)
             return ASSIST_OK
         }
         table.ask_choice = { host, prompt, choices, count, defaultIndex, callback, user, request in
@@ -65,7 +65,7 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("dialog.cancel") else {
                 return ASSIST_E_INVALID
             }
-            return context.hub.interaction.dialogs.cancel(request) ? ASSIST_OK : ASSIST_E_NOT_FOUND
+            return context.services.dialogs.cancel(request) ? ASSIST_OK : ASSIST_E_NOT_FOUND
         }
         return allocate(table)
     }()
@@ -74,7 +74,7 @@ extension ServiceTables {
         _ dialog: DialogRequest, context: PluginContext, callback: assist_dialog_cb,
         user: UnsafeMutableRawPointer?, request: UnsafeMutablePointer<UInt64>?
     ) -> assist_status {
-        let id = context.hub.interaction.dialogs.open(dialog, owner: context.id) { answer in
+        let id = context.services.dialogs.open(dialog) { answer in
             var result = assist_dialog_result()
             result.struct_size = UInt32(MemoryLayout<assist_dialog_result>.size)
             result.request = answer.request

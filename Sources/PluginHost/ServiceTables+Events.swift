@@ -11,7 +11,7 @@ extension ServiceTables {
         table.publish = { host, name, json in
             guard let context = PluginContext.from(host), let name else { return ASSIST_E_INVALID }
             let payload = json.map { String(cString: $0) }
-            guard context.hub.events.publish(String(cString: name), json: payload) else {
+            guard context.services.events.publish(String(cString: name), json: payload) else {
                 context.misbehaving("events.publish: the payload of \(String(cString: name)) is not valid JSON")
                 return ASSIST_E_INVALID
             }
@@ -23,12 +23,12 @@ extension ServiceTables {
             }
             guard let prefix, let callback else { return ASSIST_E_INVALID }
             let target = UnsafeTransfer(value: (callback, user))
-            let id = context.hub.events.subscribe(prefix: String(cString: prefix)) { name, json in
+            let id = context.services.events.subscribe(prefix: String(cString: prefix)) { name, json in
                 name.withCString { namePointer in
                     json.withCString { jsonPointer in target.value.0(target.value.1, namePointer, jsonPointer) }
                 }
             }
-            context.holdings.hold("events \(id)") { [weak context] in context?.hub.events.unsubscribe(id) }
+            context.holdings.hold("events \(id)") { [weak context] in context?.services.events.unsubscribe(id) }
             subscription?.pointee = id
             return ASSIST_OK
         }
@@ -37,7 +37,7 @@ extension ServiceTables {
                 return ASSIST_E_INVALID
             }
             guard context.holdings.drop("events \(subscription)") else { return ASSIST_E_NOT_FOUND }
-            context.hub.events.unsubscribe(subscription)
+            context.services.events.unsubscribe(subscription)
             return ASSIST_OK
         }
         return allocate(table)

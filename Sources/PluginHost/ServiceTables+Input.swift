@@ -30,7 +30,7 @@ extension ServiceTables {
                 owner: context.id
             )
             do {
-                try context.hub.interaction.router.register(binding)
+                try context.services.commands.register(binding)
                 return ASSIST_OK
             } catch {
                 context.logger.warning("command \(binding.id) not registered: \(error)")
@@ -41,7 +41,7 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("input.unregister_command"), let id else {
                 return ASSIST_E_INVALID
             }
-            context.hub.interaction.router.unregister(owner: context.id, id: String(cString: id))
+            context.services.commands.unregister(String(cString: id))
             return ASSIST_OK
         }
         table.dictation_available = { _, _ in false }

@@ -18,7 +18,7 @@ extension ServiceTables {
                 }
                 let made = try outboxRequest(request, context: context)
                 let attempts = request.max_attempts == 0 ? 8 : Int(request.max_attempts)
-                let id = try context.hub.outbox.enqueue(owner: context.id, request: made, maxAttempts: attempts)
+                let id = try context.services.outbox.enqueue(made, maxAttempts: attempts)
                 job?.pointee = id
                 return ASSIST_OK
             } catch let error as OutboxError {
@@ -26,7 +26,7 @@ extension ServiceTables {
                 return error.code == .badRequest || error.code == .unreadableBody ? ASSIST_E_INVALID : ASSIST_E_IO
             } catch let error as StorageError {
                 err?.pointee = strdup(error.message)
-                context.sayIfUserMustAct(error)  // a full disk: the request was not stored
+                context.services.storage.sayIfUserMustAct(error)  // a full disk: the request was not stored
                 return error.code == .badPath ? ASSIST_E_PERMISSION : ASSIST_E_IO
             } catch {
                 err?.pointee = strdup("The outbox cannot store the request: \(error).")
@@ -38,34 +38,26 @@ extension ServiceTables {
                 return ASSIST_E_INVALID
             }
             guard let callback else {
-                context.hub.outbox.setHandler(owner: context.id, nil)
+                context.services.outbox.setHandler(nil)
                 return ASSIST_OK
             }
-            context.hub.outbox.setHandler(owner: context.id) { outcome in
+            context.services.outbox.setHandler { outcome in
                 deliverOutcome(outcome, to: callback, user: user)
             }
             return ASSIST_OK
         }
         table.acknowledge = { host, job in
-            guard let context = PluginContext.from(host), let store = try? context.hub.outbox.store() else {
-                return ASSIST_E_INVALID
-            }
-            return (try? store.acknowledge(job, owner: context.id)) == true ? ASSIST_OK : ASSIST_E_NOT_FOUND
+            guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
+            return context.services.outbox.acknowledge(job) ? ASSIST_OK : ASSIST_E_NOT_FOUND
         }
         table.cancel = { host, job in
-            guard let context = PluginContext.from(host), let store = try? context.hub.outbox.store() else {
-                return ASSIST_E_INVALID
-            }
-            return (try? store.cancel(job, owner: context.id)) == true ? ASSIST_OK : ASSIST_E_NOT_FOUND
+            guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
+            return context.services.outbox.cancel(job) ? ASSIST_OK : ASSIST_E_NOT_FOUND
         }
         table.pending = { host, count in
-            guard let context = PluginContext.from(host), let count, let store = try? context.hub.outbox.store(),
-                let jobs = try? store.jobs()
+            guard let context = PluginContext.from(host), let count, let pending = context.services.outbox.pending()
             else { return ASSIST_E_INVALID }
-            // Jobs waiting or being sent, and outcomes not yet handled by the plugin: a plugin that starts new work
-            // only at 0 never races a finished job whose outcome is still on its way to it.
-            let outcomes = (try? store.outcomes(owner: context.id))?.count ?? 0
-            count.pointee = Int64(jobs.filter { $0.job.owner == context.id }.count + outcomes)
+            count.pointee = Int64(pending)
             return ASSIST_OK
         }
         table.send_now = { host, request, job, err in
@@ -76,8 +68,7 @@ extension ServiceTables {
                 guard let request = assist_outbox_request.read(request) else {
                     throw OutboxError.badRequest("the request's struct_size is below ABI 1.0's")
                 }
-                let id = try context.hub.outbox.sendNow(
-                    owner: context.id, request: try outboxRequest(request, context: context))
+                let id = try context.services.outbox.sendNow(try outboxRequest(request, context: context))
                 job?.pointee = id
                 return ASSIST_OK
             } catch let error as OutboxError {
@@ -88,9 +79,9 @@ extension ServiceTables {
                 return ASSIST_E_INVALID
             }
         }
-        table.is_online = { _, name in
-            guard let name else { return false }
-            return Connectivity.isReachable(host: String(cString: name))
+        table.is_online = { host, name in
+            guard let context = PluginContext.from(host), let name else { return false }
+            return context.services.outbox.isOnline(String(cString: name))
         }
         return allocate(table)
     }()
@@ -143,7 +134,7 @@ extension ServiceTables {
         guard let name = part.name else { throw OutboxError.badRequest("part \(index + 1) has no name") }
         let text = { (pointer: UnsafePointer<CChar>?) in pointer.map { String(cString: $0) } }
         guard let path = text(part.path) else { return .field(String(cString: name), text(part.text) ?? "") }
-        let file = try context.mediaStore.fileToUpload(path)
+        let file = try context.services.storage.media.fileToUpload(path)
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw OutboxError.unreadableBody(path, cause: "it is missing")
         }

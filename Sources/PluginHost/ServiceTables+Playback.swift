@@ -18,7 +18,7 @@ extension ServiceTables {
             }
             let url: URL
             do {
-                url = try context.mediaStore.fileToUpload(String(cString: path))
+                url = try context.services.storage.media.fileToUpload(String(cString: path))
             } catch {
                 err?.pointee = strdup("the file is outside the plugin's media and cache folders")
                 return ASSIST_E_PERMISSION
@@ -30,17 +30,18 @@ extension ServiceTables {
                 err?.pointee = strdup("\(url.lastPathComponent) is not a 16-bit PCM WAV file")
                 return ASSIST_E_INVALID
             }
-            _ = context.hub.sound.speech?.cancel(owner: context.speechOwner)
-            context.hub.sound.clips?.play(clip, gain: gain)
-            context.holdings.hold("playback") { [weak context] in context?.hub.sound.clips?.stop() }
+            // A recording played back is heard alone: the plugin's own speech gives way.
+            context.services.speech.cancelAll()
+            context.services.playback.play(clip, gain: gain)
+            context.holdings.hold("playback") { [weak context] in context?.services.playback.stop() }
             return ASSIST_OK
         }
         table.stop = { host in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            context.hub.sound.clips?.stop()
+            context.services.playback.stop()
             return ASSIST_OK
         }
-        table.is_playing = { host in PluginContext.from(host)?.hub.sound.clips?.isPlaying ?? false }
+        table.is_playing = { host in PluginContext.from(host)?.services.playback.isPlaying ?? false }
         return allocate(table)
     }()
 }

@@ -53,8 +53,7 @@ extension ServiceTables {
         _ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, _ body: (SettingValue) -> assist_status
     ) -> assist_status {
         guard let context = PluginContext.from(host), let key else { return ASSIST_E_INVALID }
-        let name = SettingsStore.qualify(String(cString: key), namespaces: context.manifest.writableNamespaces)
-        guard let value = context.hub.settings.value(name) else { return ASSIST_E_NOT_FOUND }
+        guard let value = context.services.settings.value(String(cString: key)) else { return ASSIST_E_NOT_FOUND }
         return body(value)
     }
 
@@ -64,15 +63,13 @@ extension ServiceTables {
         guard let context = PluginContext.from(host), context.onMain("settings.set"), let key else {
             return ASSIST_E_INVALID
         }
-        let name = SettingsStore.qualify(String(cString: key), namespaces: context.manifest.writableNamespaces)
-        let namespace = name.split(separator: ".").first.map(String.init) ?? ""
-        guard context.manifest.writableNamespaces.contains(namespace) else {
-            context.misbehaving("settings.set: \(name) is outside the plugin's namespaces")
-            return ASSIST_E_PERMISSION
-        }
+        let name = String(cString: key)
         do {
-            try context.hub.settings.set(name, value)
+            try context.services.settings.set(name, value)
             return ASSIST_OK
+        } catch .outsideNamespace(let qualified) {
+            context.misbehaving("settings.set: \(qualified) is outside the plugin's namespaces")
+            return ASSIST_E_PERMISSION
         } catch .locked {
             return ASSIST_E_LOCKED
         } catch {

@@ -24,29 +24,28 @@ extension ServiceTables {
         }
         table.stop = { host, utterance in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            return context.stopSpeech(utterance) ? ASSIST_OK : ASSIST_E_NOT_FOUND
+            return context.services.speech.stop(utterance) ? ASSIST_OK : ASSIST_E_NOT_FOUND
         }
         table.cancel_mine = { host in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            _ = context.hub.sound.speech?.cancel(owner: context.speechOwner)
+            context.services.speech.cancelAll()
             return ASSIST_OK
         }
         table.pause = { host in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            guard let speech = context.hub.sound.speech else { return ASSIST_E_NOT_FOUND }
-            return speech.pause(owner: context.speechOwner) ? ASSIST_OK : ASSIST_E_NOT_FOUND
+            return context.services.speech.pause() ? ASSIST_OK : ASSIST_E_NOT_FOUND
         }
         table.resume = { host in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            context.hub.sound.speech?.resume(owner: context.speechOwner)
+            context.services.speech.resume()
             return ASSIST_OK
         }
-        table.is_speaking = { host in PluginContext.from(host)?.hub.sound.speech?.isSpeaking ?? false }
+        table.is_speaking = { host in PluginContext.from(host)?.services.speech.isSpeaking ?? false }
         table.print = { host, text in
             guard let context = PluginContext.from(host), let text else { return ASSIST_E_INVALID }
             let string = String(repairingUTF8CString: text)
             for line in string.split(separator: "\n", omittingEmptySubsequences: false) {
-                context.hub.interaction.announcer.print(String(line))
+                context.services.speech.print(String(line))
             }
             return ASSIST_OK
         }
@@ -65,7 +64,7 @@ extension ServiceTables {
                 return ASSIST_E_NOT_FOUND
             }
             guard gain.isFinite, pan.isFinite else { return ASSIST_E_INVALID }
-            context.hub.sound.cues?.play(earcon, gain: gain, pan: pan)
+            context.services.cues.play(earcon, gain: gain, pan: pan)
             return ASSIST_OK
         }
         table.guidance = { host, pattern, intensity, pan, pitch in
@@ -77,17 +76,17 @@ extension ServiceTables {
                 context.misbehaving("cues.guidance: pattern \(pattern) or a number is out of range")
                 return ASSIST_E_INVALID
             }
-            context.holdings.hold("guidance") { [weak context] in context?.hub.sound.cues?.stop() }
-            context.hub.sound.cues?.guidance(
+            context.holdings.hold("guidance") { [weak context] in context?.services.cues.stop() }
+            context.services.cues.guidance(
                 patterns[Int(pattern)], intensity: intensity, pan: pan, pitchHz: pitch > 0 ? pitch : nil)
             return ASSIST_OK
         }
         table.stop = { host in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            context.hub.sound.cues?.stop()
+            context.services.cues.stop()
             return ASSIST_OK
         }
-        table.enabled = { host in PluginContext.from(host)?.hub.sound.cues?.currentSettings.enabled ?? false }
+        table.enabled = { host in PluginContext.from(host)?.services.cues.enabled ?? false }
         return allocate(table)
     }()
 }
@@ -104,8 +103,8 @@ struct SpeechRequest {
             context.logger.debug("speech.speak: the text is empty")
             return nil
         }
-        var utterance = Utterance(
-            string, language: context.hub.interaction.phrases.language, owner: context.speechOwner)
+        // The owner is the speech service's to set: it is bound to the plugin.
+        var utterance = Utterance(string, language: context.services.session.language, owner: 0)
         var prints = true
         if let pointer = options {
             guard let options = assist_speech_options.read(pointer) else {

@@ -12,7 +12,7 @@ extension ServiceTables {
         table.open = { host, name, out, err in
             guard let context = PluginContext.from(host), let name, let out else { return ASSIST_E_INVALID }
             return storageCall(context, err) {
-                out.pointee = try context.openDatabase(String(cString: name)).pointer
+                out.pointee = try context.openDatabase(String(cString: name))
             }
         }
         table.exec = { host, pointer, sql, params, count, row, user, changes, err in
@@ -45,26 +45,26 @@ extension ServiceTables {
         table.media_create = { host, name, path, cap, err in
             guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
             return storageCall(context, err) {
-                try copyPath(try context.mediaStore.create(String(cString: name)), into: path, capacity: cap)
+                try copyPath(try context.services.storage.media.create(String(cString: name)), into: path, capacity: cap)
             }
         }
         table.media_reserve = { host, bytes, err in
             guard let context = PluginContext.from(host), bytes >= 0 else { return ASSIST_E_INVALID }
-            return storageCall(context, err) { try context.mediaStore.reserve(bytes) }
+            return storageCall(context, err) { try context.services.storage.media.reserve(bytes) }
         }
         table.media_to_cache = { host, name, path, cap, err in
             guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
             return storageCall(context, err) {
-                try copyPath(try context.mediaStore.moveToCache(String(cString: name)), into: path, capacity: cap)
+                try copyPath(try context.services.storage.media.moveToCache(String(cString: name)), into: path, capacity: cap)
             }
         }
         table.media_delete = { host, name, inCache in
             guard let context = PluginContext.from(host), let name else { return ASSIST_E_INVALID }
-            return storageCall(context, nil) { try context.mediaStore.delete(String(cString: name), inCache: inCache) }
+            return storageCall(context, nil) { try context.services.storage.media.delete(String(cString: name), inCache: inCache) }
         }
         table.media_usage = { host, used, quota in
             guard let context = PluginContext.from(host), let used, let quota else { return ASSIST_E_INVALID }
-            let store = context.mediaStore
+            let store = context.services.storage.media
             used.pointee = store.usage()
             quota.pointee = store.quotaBytes
             return ASSIST_OK
@@ -84,7 +84,7 @@ extension ServiceTables {
             let error = error as? StorageError ?? .io("Storage", cause: "\(error)")
             err?.pointee = strdup(error.message)
             context.logger.debug("storage: \(error.message)")
-            context.sayIfUserMustAct(error)
+            context.services.storage.sayIfUserMustAct(error)
             switch error.code {
             case .sql: return ASSIST_E_INVALID
             case .badPath: return ASSIST_E_PERMISSION

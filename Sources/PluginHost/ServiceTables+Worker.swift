@@ -11,13 +11,13 @@ extension ServiceTables {
         table.schedule = { host, function, user in
             guard let context = PluginContext.from(host), let function else { return ASSIST_E_INVALID }
             let target = UnsafeTransfer(value: (function, user))
-            context.hub.workers.schedule { target.value.0(target.value.1) }
+            context.services.loop.runOnWorker { target.value.0(target.value.1) }
             return ASSIST_OK
         }
         table.post_main = { host, function, user in
             guard let context = PluginContext.from(host), let function else { return ASSIST_E_INVALID }
             let target = UnsafeTransfer(value: (function, user))
-            context.hub.loop.post { target.value.0(target.value.1) }
+            context.services.loop.post { target.value.0(target.value.1) }
             return ASSIST_OK
         }
         return allocate(table)

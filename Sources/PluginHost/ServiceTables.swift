@@ -75,8 +75,7 @@ enum ServiceTables {
         table.struct_size = UInt32(MemoryLayout<assist_session_service>.size)
         table.finish = { host, status in
             guard let context = PluginContext.from(host), context.onMain("session.finish") else { return }
-            let hub = context.hub
-            hub.loop.post { hub.sessionDelegate?.featureFinished(context, status: status) }
+            context.services.session.finish(status: status)
         }
         table.language = { host in PluginContext.from(host)?.cString("language") }
         table.data_dir = { host in PluginContext.from(host)?.directory("data") }
@@ -90,7 +89,7 @@ enum ServiceTables {
     nonisolated(unsafe) static let threadCheckTable: UnsafeMutablePointer<assist_thread_check_service> = {
         var table = assist_thread_check_service()
         table.struct_size = UInt32(MemoryLayout<assist_thread_check_service>.size)
-        table.is_main = { host in PluginContext.from(host)?.hub.loop.isOnLoop ?? false }
+        table.is_main = { host in PluginContext.from(host)?.services.loop.isOnMain ?? false }
         table.is_frame = { _ in Thread.current.name?.hasPrefix("assist-camera") ?? false }
         return allocate(table)
     }()

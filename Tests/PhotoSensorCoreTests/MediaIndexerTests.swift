@@ -26,7 +26,7 @@ struct MediaIndexerTests {
             .write(to: manifestURL)
         host = try TestHost(pluginDirectories: [])
         let context = PluginContext(
-            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, hub: host.hub)
+            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, servedBy: host.services)
         kit = PluginHostHandle(UnsafePointer(context.host))
         contexts.append(context)
     }

@@ -37,7 +37,7 @@ struct PhotoSensorBusTests {
         let host = try TestHost(pluginDirectories: [plugins.url], settings: settings)
         self.host = host
         let seen = self.seen
-        _ = host.hub.events.subscribe(prefix: "") { name, json in seen.append((name, json)) }
+        _ = host.services.events.subscribe(prefix: "") { name, json in seen.append((name, json)) }
         let found = host.features.record(id: "assist.photo-sensor")
         try #require(found != nil)
         guard let record = found else { return }
@@ -60,7 +60,7 @@ struct PhotoSensorBusTests {
 
     @Test func labelStopStartAndSyncArriveAsEventsAndAreConfirmed() throws {
         let prefix = "com.awareframework.ios.sensor.photos."
-        host.hub.events.publish(prefix + "SET_LABEL", json: #"{"label":"ward 3"}"#)
+        host.services.events.publish(prefix + "SET_LABEL", json: #"{"label":"ward 3"}"#)
         host.settle(0.2)
         try picture("a.jpg")
         _ = host.run(timeoutSeconds: 10, until: { !events(prefix + "ACTION_AWARE_PHOTO_TAKEN").isEmpty }) {}
@@ -69,16 +69,16 @@ struct PhotoSensorBusTests {
             events(prefix + "SET_LABEL").contains { $0["source"] as? String == "assist.photo-sensor" },
             "the label is confirmed under the same name")
 
-        host.hub.events.publish(prefix + "SENSOR_STOP", json: "{}")
+        host.services.events.publish(prefix + "SENSOR_STOP", json: "{}")
         host.settle(0.3)
         try picture("b.jpg")
         host.settle(0.8)
         #expect(events(prefix + "ACTION_AWARE_PHOTO_TAKEN").count == 1, "nothing is recorded while stopped")
-        host.hub.events.publish(prefix + "SENSOR_START", json: "{}")
+        host.services.events.publish(prefix + "SENSOR_START", json: "{}")
         _ = host.run(timeoutSeconds: 10, until: { events(prefix + "ACTION_AWARE_PHOTO_TAKEN").count == 2 }) {}
         #expect(events(prefix + "ACTION_AWARE_PHOTO_TAKEN").count == 2, "caught up after the start event")
 
-        host.hub.events.publish("AwareDBSyncRequest", json: "{}")
+        host.services.events.publish("AwareDBSyncRequest", json: "{}")
         let completion = prefix + "SENSOR_SYNC_COMPLETION"
         _ = host.run(
             timeoutSeconds: 10, until: { events(completion).contains { $0["tableName"] == nil } }

@@ -11,17 +11,17 @@ struct HostAssemblyTests {
     @Test func anUploadGivenUpIsSpokenAndTheJournalIsWritten() throws {
         let host = try TestHost(pluginDirectories: [])
         // Port 9 on loopback refuses at once; one attempt, so the job is given up.
-        _ = try host.hub.outbox.store().enqueue(
+        _ = try host.services.outbox.store().enqueue(
             owner: "org.test.uploader", request: OutboxRequest(method: "GET", url: "http://127.0.0.1:9/"),
             maxAttempts: 1)
-        host.hub.outbox.startIfJobsWait()
-        defer { host.hub.outbox.stop() }
+        host.services.outbox.startIfJobsWait()
+        defer { host.services.outbox.stop() }
         let output = host.output
         let spoken = host.run(timeoutSeconds: 20, until: { output.lines.contains { $0.contains("could not be sent") } })
         #expect(spoken, "\(output.lines)")
         #expect(output.lines.contains { $0.hasPrefix("An upload from org.test.uploader could not be sent") })
 
-        host.hub.events.publish("org.test.ping", json: nil)
+        host.services.events.publish("org.test.ping", json: nil)
         host.settle(0.2)
         let journal = host.dataDirectory.path("events.jsonl")
         let text = try String(contentsOf: journal, encoding: .utf8)

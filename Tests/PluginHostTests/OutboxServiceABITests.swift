@@ -36,7 +36,7 @@ struct OutboxServiceABITests {
                 status: 201, headers: ["orbit-id": request.path.contains("thing") ? "7" : "8"], body: Data("{}".utf8))
         }
         let host = try TestHost(pluginDirectories: [root.url])
-        defer { host.hub.outbox.stop() }
+        defer { host.services.outbox.stop() }
         #expect(try activate(host, ["send", server.baseURL]))
         let lines = host.output.lines
         #expect(
@@ -51,7 +51,7 @@ struct OutboxServiceABITests {
         #expect(video.complete && video.body.range(of: clip) != nil, "the media file streamed whole")
         #expect(server.requests.first?.header("Authorization") == "Token hidden-from-logs")
         #expect(
-            try host.hub.outbox.store().outcomes(owner: "org.test.outbox").isEmpty, "handled outcomes are forgotten")
+            try host.services.outbox.store().outcomes(owner: "org.test.outbox").isEmpty, "handled outcomes are forgotten")
     }
 
     @Test func anOutcomeWaitsForItsPluginAcrossARestart() throws {
@@ -60,8 +60,8 @@ struct OutboxServiceABITests {
         do {
             let first = try TestHost(pluginDirectories: [root.url], dataDirectory: data)
             #expect(try activate(first, ["queue", server.baseURL]))
-            #expect(first.hub.outbox.waitUntilIdle(timeout: 10))
-            first.hub.outbox.stop()
+            #expect(first.services.outbox.waitUntilIdle(timeout: 10))
+            first.services.outbox.stop()
         }
         #expect(server.requests.count == 1)
         let second = try TestHost(pluginDirectories: [root.url], dataDirectory: data)

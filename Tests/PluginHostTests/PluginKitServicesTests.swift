@@ -21,7 +21,7 @@ struct PluginKitServicesTests {
         try JSONSerialization.data(withJSONObject: fields).write(to: manifestURL)
         host = try TestHost(pluginDirectories: [])
         context = PluginContext(
-            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, hub: host.hub)
+            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, servedBy: host.services)
         kit = PluginHostHandle(UnsafePointer(context.host))
     }
 
@@ -101,7 +101,7 @@ struct PluginKitServicesTests {
             dataDirectory: try TemporaryDirectory("assist-kit-mic"))
         let manifestURL = folder.path("manifest.json")
         let micContext = PluginContext(
-            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, hub: tested.hub)
+            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, servedBy: tested.services)
         let micKit = PluginHostHandle(UnsafePointer(micContext.host))
         let opened = Collected<AudioInputStream>()
         tested.run(timeoutSeconds: 2, until: { !opened.values.isEmpty }) {

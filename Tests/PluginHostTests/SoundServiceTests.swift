@@ -41,7 +41,7 @@ struct SoundServiceTests {
             _ = features.activate(plugin, arguments: [scenario])
         }
         host.settle(0.1)
-        host.hub.sound.speech?.drain(timeoutSeconds: 10)
+        host.services.sound.speech?.drain(timeoutSeconds: 10)
         mixer.waitUntilIdle(timeoutSeconds: 2)
     }
 

@@ -63,8 +63,8 @@ final class SurveyHarness {
         host.settle(0.1)
         // The old host's outbox must stop too: two hosts sending from one outbox.sqlite would let the old one
         // take a job of the new one and keep its outcome from the new plugin until the next start.
-        host.hub.outbox.stop()
-        _ = host.hub.outbox.waitUntilIdle(timeout: 5)
+        host.services.outbox.stop()
+        _ = host.services.outbox.waitUntilIdle(timeout: 5)
         host = try Self.makeHost(plugins: plugins, data: data, microphone: microphone, settings: settings)
     }
 

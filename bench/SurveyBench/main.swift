@@ -97,7 +97,7 @@ let assembly = try assemble(
     data: work.path("data-speech").path)
 let loop = assembly.loop
 let takes = Collected<String>()
-assembly.hub.events.subscribe(prefix: "assist.survey.take") { _, json in _ = takes.append(json) }
+assembly.services.events.subscribe(prefix: "assist.survey.take") { _, json in _ = takes.append(json) }
 guard let record = assembly.features.record(id: "assist.survey") else {
     print("the survey plugin was not found beside this benchmark (build AssistSurvey in release)")
     exit(1)
@@ -190,9 +190,9 @@ func wholeSession(_ index: Int) throws -> Double {
     let endings = Collected<Int>()
     session.features.onFeatureEnded = { _, _ in _ = endings.append(1) }
     let sent = Collected<Int>()
-    session.hub.events.subscribe(prefix: "assist.outbox.sent") { _, _ in _ = sent.append(1) }
+    session.services.events.subscribe(prefix: "assist.outbox.sent") { _, _ in _ = sent.append(1) }
     let taken = Collected<Int>()
-    session.hub.events.subscribe(prefix: "assist.survey.take") { _, _ in _ = taken.append(1) }
+    session.services.events.subscribe(prefix: "assist.survey.take") { _, _ in _ = taken.append(1) }
     for take in 0..<3 {
         session.loop.post { dispatcher.dispatch(.key(.space)) }
         _ = session.loop.run(until: { taken.values.count > take }, timeoutSeconds: 10)
@@ -205,7 +205,7 @@ func wholeSession(_ index: Int) throws -> Double {
     session.loop.post { dispatcher.dispatch(.key(.enter)) }
     _ = session.loop.run(until: { !endings.values.isEmpty }, timeoutSeconds: 30)
     let elapsed = milliseconds(start, now())
-    session.hub.outbox.stop()
+    session.services.outbox.stop()
     return !endings.values.isEmpty && sent.values.count == 3 ? elapsed : .nan
 }
 var sessions: [Double] = []

@@ -66,7 +66,7 @@ struct CameraTestCommand: ParsableCommand {
     func run() throws {
         let session = try HostSession(options: global, interactive: false, speaks: false)
         defer { session.shutdown() }
-        guard let camera = session.hub.camera else { return }
+        guard let camera = session.services.camera else { return }
         let request = try frames.request(maxFramesPerSecond: maxFps)
         let latencies = (0..<subscribers).map { _ in LatencyLog() }
         var ids: [UInt64] = []
@@ -141,7 +141,7 @@ struct CameraSnapshotCommand: ParsableCommand {
     func run() throws {
         let session = try HostSession(options: global, interactive: false, speaks: false)
         defer { session.shutdown() }
-        guard let camera = session.hub.camera else { return }
+        guard let camera = session.services.camera else { return }
         var request = try frames.request()
         if request.format == .yuyv || request.format == .bgr24 { request.format = .rgb24 }
         let box = SnapshotBox(skip: max(0, skip))

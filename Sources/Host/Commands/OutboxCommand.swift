@@ -18,7 +18,7 @@ struct OutboxCommand: ParsableCommand {
 
         func run() throws {
             let session = try HostSession(options: global, interactive: false, speaks: false)
-            let store = try session.hub.outbox.store()
+            let store = try session.services.outbox.store()
             let jobs = try store.jobs()
             let damaged = try store.unreadableJobs()
             let output = StandardOutput()
@@ -55,7 +55,7 @@ struct OutboxCommand: ParsableCommand {
 
         func run() throws {
             let session = try HostSession(options: global, interactive: false, speaks: false)
-            let outbox = session.hub.outbox
+            let outbox = session.services.outbox
             try outbox.start()
             let idle = outbox.waitUntilIdle(timeout: timeout)
             outbox.stop()

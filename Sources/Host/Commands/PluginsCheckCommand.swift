@@ -23,7 +23,7 @@ struct PluginsCheckCommand: ParsableCommand {
     func run() throws {
         let (manifestURL, libraryDirectory) = try Self.locate(path)
         let record = PluginDiscovery.inspect(
-            manifestURL: manifestURL, libraryDirectory: libraryDirectory, availableServices: ServiceHub.serviceIDs
+            manifestURL: manifestURL, libraryDirectory: libraryDirectory, availableServices: HostServices.serviceIDs
         )
         guard record.isUsable else {
             throw CLIFailure(message: "\(record.id): \(record.state.rawValue): \(record.reason ?? "refused")")

@@ -16,7 +16,7 @@ struct ProbeCommand: ParsableCommand {
         let session = try HostSession(options: global, interactive: false)
         let record = PluginDiscovery.inspect(
             manifestURL: URL(fileURLWithPath: manifest), libraryDirectory: URL(fileURLWithPath: libraryDirectory),
-            availableServices: ServiceHub.serviceIDs
+            availableServices: HostServices.serviceIDs
         )
         let started = DispatchTime.now().uptimeNanoseconds
         if let refusal = session.features.load(record) {

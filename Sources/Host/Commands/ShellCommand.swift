@@ -94,7 +94,7 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         let records = foreground
         let choices = records.map(\.name) + [session.phrases.text("shell.quit")]
         let prompt = session.phrases.text("shell.choose")
-        menuRequest = session.hub.interaction.dialogs.open(
+        menuRequest = session.services.interaction.dialogs.open(
             .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host", yields: true
         ) { [weak self] answer in
             guard let self, menuRequest == answer.request else { return }
@@ -115,7 +115,7 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         if let menuRequest {
             self.menuRequest = nil
             // Withdrawing the menu would quit; forget it first so its cancellation is ignored.
-            session.hub.interaction.dialogs.cancel(menuRequest)
+            session.services.interaction.dialogs.cancel(menuRequest)
         }
         launch(record)
     }

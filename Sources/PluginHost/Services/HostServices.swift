@@ -8,9 +8,10 @@ import Outbox
 import Runtime
 import Speech
 
-/// The host's shared services, as the C tables reach them. Built once by the host and passed in; each
-/// plugin's `PluginContext` points back to it.
-package final class ServiceHub: @unchecked Sendable {  // because: its members are immutable or synchronise themselves
+/// The host's shared services, built once by `HostAssembly`. Plugins never see this object: each gets a
+/// `PluginServices` bound to it (`plugin(_:directory:)`), and the host's own commands use the members
+/// directly (the shell's menu, `assist outbox`, the camera test).
+package final class HostServices: @unchecked Sendable {  // because: its members are immutable or synchronise themselves
     package let loop: MainLoop
     package let workers: WorkerPool
     package let clock: MonotonicClock
@@ -53,12 +54,46 @@ package final class ServiceHub: @unchecked Sendable {  // because: its members a
     private let ownerLock = NSLock()
     nonisolated(unsafe) private var lastOwner = 0
 
-    /// A new number identifying one plugin context as the owner of speech. Any thread.
+    /// A new number identifying one plugin as the owner of speech. Any thread.
     func nextOwnerNumber() -> Int {
         ownerLock.withLock {
             lastOwner += 1
             return lastOwner
         }
+    }
+
+    /// The services of the plugin `manifest` describes, served in this process. `directory` is the plugin's
+    /// folder: its own `share/` there wins over the host's `share/<short name>`.
+    package func plugin(_ manifest: PluginManifest, directory: URL) -> PluginServices {
+        var logger = logger
+        logger[metadataKey: "plugin"] = .string(manifest.id)
+        let ownShare = directory.appendingPathComponent("share")
+        let folders = PluginFolders(
+            data: paths.data.appendingPathComponent("plugins").appendingPathComponent(manifest.id),
+            cache: paths.cache.appendingPathComponent("plugins").appendingPathComponent(manifest.id),
+            share: FileManager.default.fileExists(atPath: ownShare.path)
+                ? ownShare : paths.share.appendingPathComponent(manifest.shortName))
+        let dialogs = LocalDialogs(owner: manifest.id, interaction: interaction, loop: loop)
+        return PluginServices(
+            logger: logger,
+            session: LocalSession(
+                hub: self, language: interaction.phrases.language, folders: folders, owner: manifest.id),
+            loop: LocalLoop(loop: loop, workers: workers),
+            clock: LocalClock(clock: clock, loop: loop),
+            dialogs: dialogs,
+            commands: LocalCommands(owner: manifest.id, interaction: interaction),
+            events: LocalEvents(bus: events),
+            settings: LocalSettings(store: settings, namespaces: manifest.writableNamespaces),
+            speech: LocalSpeech(
+                engine: sound.speech, owner: nextOwnerNumber(), announcer: interaction.announcer,
+                ids: { [weak self] in self?.nextOwnerNumber() ?? 0 }),
+            cues: LocalCues(player: sound.cues),
+            playback: LocalPlayback(player: sound.clips),
+            microphone: LocalMicrophone(spec: sound.microphone),
+            camera: LocalCamera(service: camera, owner: manifest.id),
+            storage: LocalStorage(
+                folders: folders, settings: settings, dialogs: dialogs, featureName: manifest.name),
+            outbox: LocalOutbox(hub: outbox, owner: manifest.id))
     }
 }
 
@@ -100,6 +135,7 @@ package final class InteractionServices: @unchecked Sendable {
 
 /// Told when a feature says it is done.
 package protocol SessionDelegate: AnyObject, Sendable {
-    /// `context`'s feature called `session.finish(status)`. Called on the main loop, after the plugin's call returned.
-    func featureFinished(_ context: PluginContext, status: Int32)
+    /// The plugin `owner`'s feature called `session.finish(status)`. Called on the main loop, after the
+    /// plugin's call returned.
+    func featureFinished(owner: String, status: Int32)
 }
