@@ -236,6 +236,15 @@ extension PluginHostHandle {
         else { return nil }
         return String(cString: text)
     }
+
+    /// The plugin's cache folder (created 0700): media moved there with `moveMediaToCache` may be purged when
+    /// space is needed. Wraps `cache_dir`. Any thread.
+    public var cacheDirectory: String? {
+        guard let session = tables.session,
+            let text = session.pointee.cache_dir?(raw)
+        else { return nil }
+        return String(cString: text)
+    }
 }
 
 extension PluginHostHandle {

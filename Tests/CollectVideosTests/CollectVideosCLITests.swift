@@ -83,7 +83,7 @@ struct CollectVideosCLITests {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
         #expect((object["things"] as? [[String: Any]])?.first?["server_id"] as? Int == 1)
-        #expect(object["study_end"] as? String == "2026-12-31")
+        #expect(object["study_end"] as? String == FakeOrbitServer.day(30))
         let unconfirmed = try run(["thing", "delete", "Blue", "mug"])
         #expect(all(unconfirmed).contains("Add --yes to delete it."))
         _ = try run(["thing", "delete", "Blue", "mug", "--yes"])

@@ -24,9 +24,38 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
     private var _videos: [Video] = []
     /// Faults for video uploads only: the next uploads are read whole, stored, then the connection dropped.
     private var _dropAfterUpload = 0
+    /// Thing creates that are stored, then answered with nothing (the connection dropped) or a cut-off body.
+    private var _lostCreateAnswers: [LostAnswer] = []
+    enum LostAnswer { case dropped, truncated }
     /// Refuse a multipart body without its closing `--boundary--` (the real server accepts it).
     var strict = true
-    var inPeriod = true
+    /// The participants' collection period (`YYYY-MM-DD`, inclusive), compared with today's local date as the
+    /// server does: outside it, things and videos answer 403 while `participant/` still answers 200.
+    private var _period = (FakeOrbitServer.day(-30), FakeOrbitServer.day(30))
+    var period: (start: String, end: String) {
+        get { lock.withLock { _period } }
+        set { lock.withLock { _period = newValue } }
+    }
+    /// Moves the period so that today is `daysFromStart` days after its start (negative: before it) and
+    /// `daysToEnd` days before its end (negative: after it).
+    func setPeriod(startInDays start: Int, endInDays end: Int) {
+        period = (Self.day(start), Self.day(end))
+    }
+    static func day(_ offset: Int) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: Date().addingTimeInterval(Double(offset) * 86_400))
+    }
+    private var inPeriod: Bool {
+        let today = Self.day(0)
+        let (start, end) = period
+        return start <= today && today <= end
+    }
+    /// The next thing creates are stored and their answers lost.
+    func loseCreateAnswers(_ answers: [LostAnswer]) { lock.withLock { _lostCreateAnswers += answers } }
+    /// Every thing of every participant with its label (for duplicate checks).
+    var thingLabels: [String] { lock.withLock { _things.keys.sorted().compactMap { _things[$0]?.label } } }
     private(set) var http: LoopbackHTTPServer!
 
     init() throws {
@@ -66,8 +95,13 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
     func deactivate() { lock.withLock { for key in participants.keys { participants[key]?.email = "deactivated" } } }
     /// The next answers, in order, whatever is asked.
     func fail(_ replies: [LoopbackHTTPServer.Reply]) { lock.withLock { _faults += replies } }
+    /// The next answers to requests that start with `call` ("GET /phasetwo/api/video/"), in order.
+    func failRoute(_ call: String, _ replies: [LoopbackHTTPServer.Reply]) {
+        lock.withLock { _routeFaults.append(contentsOf: replies.map { (call, $0) }) }
+    }
+    private var _routeFaults: [(String, LoopbackHTTPServer.Reply)] = []
 
-    private static func json(_ status: Int, _ object: Any) -> LoopbackHTTPServer.Reply {
+    static func json(_ status: Int, _ object: Any) -> LoopbackHTTPServer.Reply {
         .answer(
             status: status, headers: ["Content-Type": "application/json"],
             body: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
@@ -80,6 +114,13 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
     private func answer(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Reply {
         lock.withLock { _calls.append("\(request.method) \(request.path)") }
         if let fault = lock.withLock({ _faults.isEmpty ? nil : _faults.removeFirst() }) { return fault }
+        let call = "\(request.method) \(request.path)"
+        if let fault = lock.withLock({ () -> LoopbackHTTPServer.Reply? in
+            guard let index = _routeFaults.firstIndex(where: { call.hasPrefix($0.0) }) else { return nil }
+            return _routeFaults.remove(at: index).1
+        }) {
+            return fault
+        }
         guard request.path.hasPrefix("/phasetwo/api/") else { return .answer(status: 404) }
         let path = String(request.path.dropFirst("/phasetwo/".count))
         let route = String(path.split(separator: "?", maxSplits: 1).first ?? "")
@@ -102,7 +143,8 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
             return auth == Self.appCredential ? Self.forbidden : Self.invalid
         }
         if path == "api/participant/" && request.method == "GET" {
-            return Self.json(200, ["study_start": "2026-11-01", "study_end": "2026-12-31"])
+            let (start, end) = period
+            return Self.json(200, ["study_start": start, "study_end": end])
         }
         guard inPeriod else { return Self.forbidden }
         if path == "api/thing/" && request.method == "POST" {
@@ -112,13 +154,21 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
             if label.count > 50 {
                 return Self.json(400, ["label_participant": ["Ensure this field has no more than 50 characters."]])
             }
-            let id: Int = lock.withLock {
+            let (id, lost): (Int, LostAnswer?) = lock.withLock {
                 defer { nextThing += 1 }
                 _things[nextThing] = (label, auth)
-                return nextThing
+                return (nextThing, _lostCreateAnswers.isEmpty ? nil : _lostCreateAnswers.removeFirst())
             }
-            return Self.json(201, ["id": id, "label_participant": label, "label_validated": ""])
+            switch lost {
+            case .dropped: return .reset(afterBodyBytes: nil)
+            case .truncated:
+                return .answer(
+                    status: 201, headers: ["Content-Type": "application/json"],
+                    body: Data(#"{"id":\#(id),"label_partici"#.utf8))
+            case nil: return Self.json(201, ["id": id, "label_participant": label, "label_validated": ""])
+            }
         }
+        if route == "api/thing/" && request.method == "GET" { return thingPage(request, auth: auth) }
         if path == "api/video/" && request.method == "POST" { return upload(request, auth: auth) }
         if route == "api/video/" && request.method == "GET" { return videoPage(request, auth: auth) }
         let parts = path.split(separator: "/")
@@ -190,6 +240,24 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
             reply = .answer(status: status, headers: headers, body: body)
         }
         return reply
+    }
+
+    /// `GET api/thing/?page=n`: the participant's things, newest first, 10 a page, as the real server lists them.
+    private func thingPage(_ request: LoopbackHTTPServer.Request, auth: String) -> LoopbackHTTPServer.Reply {
+        let page = request.path.split(separator: "=").last.flatMap { Int($0) } ?? 1
+        let mine = lock.withLock { _things.filter { $0.value.owner == auth }.sorted { $0.key > $1.key } }
+        let pages = max(1, (mine.count + 9) / 10)
+        guard page >= 1, page <= pages else { return Self.json(404, ["detail": "Invalid page."]) }
+        let base = http.baseURL + "/phasetwo/api/thing/"
+        return Self.json(
+            200,
+            [
+                "count": mine.count, "next": page < pages ? base + "?page=\(page + 1)" as Any : NSNull(),
+                "previous": page > 1 ? base + "?page=\(page - 1)" as Any : NSNull(),
+                "results": mine.dropFirst((page - 1) * 10).prefix(10).map {
+                    ["id": $0.key, "label_participant": $0.value.label, "label_validated": ""]
+                },
+            ])
     }
 
     /// `GET api/video/?page=n`: 10 a page, newest first, absolute `next`/`previous`, no `file`; past the end

@@ -101,11 +101,11 @@ extension CollectVideos {
             case 1:
                 let waiting = (try? store.pendingOps().count) ?? 0
                 let period: (start: String?, end: String?) = (try? store.period()) ?? (nil, nil)
-                say(
-                    waiting == 0
-                        ? "Nothing waits to be sent."
-                        : "\(waiting) change\(waiting == 1 ? "" : "s") waiting to be sent.")
-                if let start = period.start, let end = period.end { say("The study runs from \(start) to \(end).") }
+                say(waiting == 0 ? "Nothing waits to be sent." : waitingSentence(waiting))
+                if let start = period.start, let end = period.end {
+                    say("The study runs from \(Self.spokenDate(start)) to \(Self.spokenDate(end)).")
+                }
+                if let statuses = statusesSentence() { say(statuses) }
                 thingsMenu()
             default: host.finish()
             }
@@ -145,7 +145,7 @@ extension CollectVideos {
                 let video = videos.first { $0.kind == kind && $0.slot == slot }
                 let name = "\(Self.kindName(kind).capitalized) video \(slot + 1) of \(count)"
                 slots.append(
-                    (kind, slot, "\(name), \(video.map { Self.describe($0, studyEnd: period.end) } ?? "empty")", video))
+                    (kind, slot, "\(name), \(video.map { describe($0, studyEnd: period.end) } ?? "empty")", video))
             }
         }
         host.askChoice(

@@ -11,7 +11,10 @@ extension CollectVideos {
     /// `consent --name N --email E --agree-all`: the statements are printed, then sent.
     func consent(_ arguments: [String], quiet: Bool = false) throws(PluginError) {
         if let problem = configuration.problem { throw PluginError(problem) }
-        guard credential() == nil else { throw PluginError("This device is already taking part in the study.") }
+        // After withdrawn access, consent may be given again: the new credential takes over and what waits is sent.
+        guard credential() == nil || (try? store?.uploadPause()) == "revoked" else {
+            throw PluginError("This device is already taking part in the study.")
+        }
         let text = StudyText(markdown: studyText("consent"))
         let statements = text.statements
         guard !statements.isEmpty else { throw PluginError("The consent text has no statements. Reinstall Assist.") }
@@ -54,7 +57,9 @@ extension CollectVideos {
                 say("The consent was received but could not be saved on this device: \(error.message)")
                 return host.finish(.io)
             }
+            try? store?.setUploadPause("none")
             say("Consent received. You are now taking part in the ORBIT study.")
+            pump()
             refreshParticipant()
             if interactive { thingsMenu() } else { host.finish() }
         case 400:
@@ -79,7 +84,11 @@ extension CollectVideos {
         }
         return object.keys.sorted().map { field in
             let messages = (object[field] as? [String]) ?? [(object[field] as? String) ?? ""]
-            let name = field == "name" ? "the name" : field == "email" ? "the email address" : field
+            let names = [
+                "name": "the name", "email": "the email address", "label_participant": "the name",
+                "technique": "the kind of video", "file": "the video file", "thing": "the thing",
+            ]
+            let name = names[field] ?? field
             return messages.map { $0.replacingOccurrences(of: "this field", with: name) }.joined(separator: " ")
         }.joined(separator: " ")
     }
@@ -125,7 +134,7 @@ extension CollectVideos {
     /// Every waiting operation not yet handed to the outbox is handed over (a thing's create before anything
     /// that needs its server id).
     func pump() {
-        guard let store, credential() != nil else { return }
+        guard let store, credential() != nil, uploadsAllowed(store) else { return }
         do {
             for op in try store.pendingOps() where op.state == "pending" && op.job == nil {
                 var made: OutboxRequest?
@@ -193,6 +202,10 @@ extension CollectVideos {
             videosAnswered(outcome, page: page)
             return true
         }
+        if let tag = outcome.tag, tag.hasPrefix("things:"), let page = Int(tag.dropFirst(7)) {
+            thingsAnswered(outcome, page: page)
+            return true
+        }
         guard let store, let tag = outcome.tag, tag.hasPrefix("op:"), let id = Int64(tag.dropFirst(3)),
             let op = try? store.pendingOps().first(where: { $0.id == id })
         else { return true }
@@ -213,7 +226,11 @@ extension CollectVideos {
             guard let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
                 let orbitID = (object["id"] as? NSNumber)?.int64Value, let local = op.localID
             else {
-                try store.setState(op.id, "pending", status: status, error: "Unexpected reply from the server.")
+                // Created, but the answer cannot be read (cut short, or not JSON): sending it again would make a
+                // second thing. The server's list of things says which is ours (`reconcile`).
+                try store.setState(op.id, "check", status: status, error: "Unexpected reply from the server.")
+                reconciled = false
+                if onIdle == nil { listThings() }  // a sync lists them once the rest is done
                 return
             }
             try store.setOrbitID(orbitID, forThing: local)
@@ -246,17 +263,72 @@ extension CollectVideos {
                 if let thing = try store.thing(id: local) { say("\(thing.label) will be sent again.") }
             }
         case (_, 400):
-            let message = Self.fieldMessages(outcome.body)
-            let label = op.localID.flatMap { try? store.thing(id: $0) }?.label ?? "a thing"
-            try store.setState(
-                op.id, "failed", status: 400, error: "Server refused the name \(label): \(message) Rename it to retry.")
+            // Permanent for this change: kept with the server's words, said, and tried again when the user acts.
+            let sentence = refusal(of: op, message: Self.fieldMessages(outcome.body), store: store)
+            try store.setState(op.id, "failed", status: 400, error: sentence)
+            if onIdle == nil { say(sentence) }  // a sync says what failed as it ends
         case (_, 403):
+            // Withdrawn, outside the period, or a passing refusal inside it: `participant/` tells which.
             try store.setState(op.id, "pending", status: 403, error: "The server refused access.")
             refreshParticipant()
         default:
             // Given up by the outbox after its tries (network, 5xx): waits for the next sync.
             try store.setState(op.id, "pending", status: outcome.status, error: outcome.error ?? "answered \(status)")
         }
+    }
+
+    /// What the user hears when the server refused `op` for good (spec §7).
+    private func refusal(of op: OrbitStore.PendingOp, message: String, store: OrbitStore) -> String {
+        if op.op == "video_upload", let id = op.localID, let video = try? store.video(id: id),
+            let thing = try? store.thing(id: video.thingID)
+        {
+            let count = Self.slots[video.kind] ?? 0
+            return
+                "The server refused \(Self.kindName(video.kind)) video \(video.slot + 1) of \(count) of \(thing.label): \(message) Re-record or delete it."
+        }
+        let label = op.localID.flatMap { try? store.thing(id: $0) }?.label ?? "a thing"
+        return "Server refused the name \(label): \(message) Rename it to retry."
+    }
+
+    /// False while uploads wait for the collection period or for new consent (spec §7). A period that has
+    /// begun since lets them go.
+    func uploadsAllowed(_ store: OrbitStore) -> Bool {
+        switch (try? store.uploadPause()) ?? "none" {
+        case "before_period":
+            guard let start = (try? store.period())?.start, Self.phase(start: start, end: nil) != .before else {
+                return false
+            }
+            try? store.setUploadPause("none")
+            return true
+        case "after_period", "revoked": return false
+        default: return true
+        }
+    }
+
+    enum StudyPhase { case before, during, after }
+
+    /// Where `today` (local) is against the study's dates, inclusive as the server compares them.
+    static func phase(start: String?, end: String?, today: Date = Date()) -> StudyPhase {
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        parser.timeZone = .current
+        parser.dateFormat = "yyyy-MM-dd"
+        let day = parser.string(from: today)
+        if let start, parser.date(from: start) != nil, day < start { return .before }
+        if let end, parser.date(from: end) != nil, day > end { return .after }
+        return .during
+    }
+
+    /// "25 November 2026" for a `YYYY-MM-DD` date.
+    static func spokenDate(_ text: String) -> String {
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        parser.dateFormat = "yyyy-MM-dd"
+        guard let date = parser.date(from: text) else { return text }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.dateFormat = "d MMMM yyyy"
+        return formatter.string(from: date)
     }
 
     // MARK: Participant and sync
@@ -277,27 +349,127 @@ extension CollectVideos {
     private func videosAnswered(_ outcome: OutboxOutcome, page: Int) {
         pollsInFlight -= 1
         defer { checkIdle() }
-        // A page past the end is 404 {"detail":"Invalid page."}: the list has ended.
+        // A page past the end is 404 {"detail":"Invalid page."}: the list has ended (it shrank meanwhile).
+        if outcome.status == 404 && page > 1 {
+            try? store?.statusesRead(ok: true)
+            return
+        }
         guard outcome.status == 200,
             let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
             let results = object["results"] as? [[String: Any]]
-        else { return }
+        else {
+            // The last values stay; "Statuses from <time>" says how old they are when asked.
+            try? store?.statusesRead(ok: false)
+            return
+        }
         for result in results {
+            if let thing = (result["thing"] as? NSNumber)?.int64Value { readingVideoThings.insert(thing) }
             guard let id = (result["id"] as? NSNumber)?.int64Value, let validation = result["validation"] as? String,
                 ["-", "P", "I", "M", "C"].contains(validation)
             else { continue }
             try? store?.setValidation(validation, forOrbitVideo: id)
         }
-        if let next = object["next"] as? String, !next.isEmpty, page < 1000 { pollStatuses(page: page + 1) }
+        if let next = object["next"] as? String, !next.isEmpty, page < 1000 {
+            pollStatuses(page: page + 1)
+        } else {
+            try? store?.statusesRead(ok: true)
+            serverVideoThings = readingVideoThings
+        }
     }
 
+    // MARK: Things made twice
+
+    /// `GET api/thing/`, every page, then `reconcile`.
+    func listThings(page: Int = 1) {
+        guard let made = request("GET", "api/thing/?page=\(page)", tag: "things:\(page)") else { return }
+        if page == 1 { serverThings = [] }
+        pollsInFlight += 1
+        _ = try? host.enqueue(made)
+    }
+
+    private func thingsAnswered(_ outcome: OutboxOutcome, page: Int) {
+        pollsInFlight -= 1
+        defer { checkIdle() }
+        guard outcome.status == 200,
+            let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
+            let results = object["results"] as? [[String: Any]]
+        else { return }  // compared at the next sync
+        for result in results {
+            if let id = (result["id"] as? NSNumber)?.int64Value, let label = result["label_participant"] as? String {
+                serverThings.append((id, label))
+            }
+        }
+        if let next = object["next"] as? String, !next.isEmpty, page < 1000 {
+            listThings(page: page + 1)
+        } else {
+            reconcile(serverThings)
+        }
+    }
+
+    /// The server's things against ours. ORBIT's `POST api/thing/` has no idempotency, so a create whose answer
+    /// was lost (a crash or a cut connection; the outbox then sends it again) or came unreadable can leave a
+    /// thing this device never learnt the id of. One with the label of a thing still waiting for its id is
+    /// taken as that thing's; one with the label of a thing that has another id, and no videos, is a second
+    /// copy and is deleted. Nothing is decided about a label whose create is still on its way.
+    func reconcile(_ server: [(id: Int64, label: String)]) {
+        guard let store, let things = try? store.things(), let ops = try? store.pendingOps() else { return }
+        reconciled = true
+        let inFlight = Set(ops.filter { $0.op == "thing_create" && $0.state == "sent" }.compactMap(\.localID))
+        let busyLabels = Set(things.filter { inFlight.contains($0.id) }.map(\.label))
+        let leaving = Set(ops.filter { $0.op == "thing_delete" }.compactMap(\.remotePath))
+        var claimed = Set(things.compactMap(\.orbitID))
+        for entry in server where leaving.contains("api/thing/\(entry.id)/") { claimed.insert(entry.id) }
+        for thing in things where thing.orbitID == nil && !inFlight.contains(thing.id) {
+            guard let match = server.first(where: { $0.label == thing.label && !claimed.contains($0.id) }) else {
+                continue
+            }
+            try? store.adopt(match.id, forThing: thing.id)
+            claimed.insert(match.id)
+            host.log(.info, "a thing's create had reached the server; its id was taken from the list")
+        }
+        // Creates that could not be confirmed and are not on the server are sent (again).
+        for op in ops where op.op == "thing_create" && op.state == "check" {
+            if let id = op.localID, (try? store.thing(id: id))?.orbitID == nil {
+                try? store.setState(op.id, "pending", status: nil, error: nil)
+            }
+        }
+        // Second copies, only with a whole status reading to show they have no videos.
+        if let withVideos = serverVideoThings {
+            let ours = Set(things.filter { $0.orbitID != nil }.map(\.label))
+            for entry in server
+            where !claimed.contains(entry.id) && !withVideos.contains(entry.id) && ours.contains(entry.label)
+                && !busyLabels.contains(entry.label)
+            {
+                try? store.queueDelete(ofServerThing: entry.id)
+                host.log(.info, "a thing created twice on the server is deleted")
+            }
+        }
+        pump()
+    }
+
+    /// The study period, and why uploads wait: each change said once (spec §7).
     private func participantAnswered(_ outcome: OutboxOutcome) {
+        defer { checkIdle() }
+        guard let store else { return }
+        let before = (try? store.uploadPause()) ?? "none"
         if outcome.status == 200, let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any] {
-            try? store?.setPeriod(start: object["study_start"] as? String, end: object["study_end"] as? String)
-        } else if outcome.status == 403 {
+            let (start, end) = (object["study_start"] as? String, object["study_end"] as? String)
+            try? store.setPeriod(start: start, end: end)
+            let pause: String
+            switch Self.phase(start: start, end: end) {
+            case .before: pause = "before_period"
+            case .after: pause = "after_period"
+            case .during: pause = "none"
+            }
+            guard pause != before else { return }
+            try? store.setUploadPause(pause)
+            if pause == "before_period", let start { say("Uploads start on \(Self.spokenDate(start)).") }
+            if pause == "after_period" { say("The collection period has ended. Your videos stay on this device.") }
+            if pause == "none" { pump() }
+        } else if outcome.status == 403, before != "revoked" {
+            try? store.setUploadPause("revoked")
             say("Study access for this device was withdrawn.\(configuration.contactLine)")
         }
-        checkIdle()
     }
 
     /// `sync [--wait S]`: sends what waits, asks for the study period, and returns when nothing is on its way
@@ -314,15 +486,23 @@ extension CollectVideos {
         say("Sending.")
         // Operations handed over before a crash go back to waiting; their outcomes, if any came, are applied.
         // Only when the outbox holds nothing of ours (no job, no outcome on its way), asked once.
+        // A create that may have reached the server is checked against its list of things first.
         if let store, let ops = try? store.pendingOps(), ((try? host.pendingUploads()) ?? 0) == 0 {
             for op in ops where op.state == "sent" {
-                try? store.setState(op.id, "pending", status: nil, error: nil)
+                try? store.setState(op.id, op.op == "thing_create" ? "check" : "pending", status: nil, error: nil)
             }
         }
         pump()
         refreshParticipant()
         pollStatuses()
-        onIdle = { [weak self] in self?.finishSync() }
+        // Once everything else is done, the server's things are compared with ours, then the sync ends.
+        onIdle = { [weak self] in
+            guard let self else { return }
+            if reconciled { return finishSync() }
+            reconciled = true
+            listThings()
+            checkIdle()
+        }
         host.addTimer(milliseconds: UInt32(max(1, waitSeconds) * 1000), repeating: false) { [weak self] in
             self?.finishSync()
         }
@@ -339,11 +519,32 @@ extension CollectVideos {
             say("Everything is sent.")
             host.finish()
         } else {
-            say(
-                "\(waiting.count) change\(waiting.count == 1 ? "" : "s") still waiting; they are sent in the background."
-            )
+            say(waitingSentence(waiting.count))
             host.finish(failed.isEmpty ? .ok : .io)
         }
+    }
+
+    /// "3 changes still waiting; ..." with why they wait.
+    func waitingSentence(_ count: Int) -> String {
+        let changes = "\(count) change\(count == 1 ? "" : "s")"
+        switch (try? store?.uploadPause()) ?? "none" {
+        case "after_period": return "\(changes) kept on this device: the collection period has ended."
+        case "revoked": return "\(changes) kept on this device until consent is given again."
+        case "before_period":
+            let start = ((try? store?.period())?.start).map(Self.spokenDate) ?? "the study's first day"
+            return "\(changes) waiting until uploads start on \(start)."
+        default: return "\(changes) still waiting; they are sent in the background."
+        }
+    }
+
+    /// "Statuses from 24 November 14:05." when the latest status reading failed (spec §7), else nil.
+    func statusesSentence() -> String? {
+        guard let statuses = try? store?.statuses(), statuses.failed else { return nil }
+        guard let at = statuses.at else { return "Statuses could not be read from the server yet." }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.dateFormat = "d MMMM HH:mm"
+        return "Statuses from \(formatter.string(from: Date(timeIntervalSince1970: Double(at) / 1000)))."
     }
 
     /// Calls `onIdle` when the outbox has nothing of ours on its way.
@@ -352,7 +553,7 @@ extension CollectVideos {
         host.onMain { [weak self] in
             guard let self, ((try? host.pendingUploads()) ?? 1) == 0 else { return }
             let inFlight = ((try? store?.pendingOps()) ?? [])?.contains { $0.state == "sent" } ?? false
-            if !inFlight && pollsInFlight == 0 { finishSync() }
+            if !inFlight && pollsInFlight == 0 { onIdle?() }
         }
     }
 

@@ -56,8 +56,28 @@ extension CollectVideos {
         }
     }
 
+    /// Room asked for before filming: libx264 at 1080 a side makes about 450 kB a second (bench/collect-videos.sh).
+    static let bytesPerSecond: Int64 = 600_000
+    /// Kept free while filming and let go before the clip is saved, so a disk filled meanwhile still has room
+    /// for the database to record the clip.
+    static let spareBytes = 256 * 1024
+
+    private var spareURL: URL? { host.dataDirectory.map { URL(fileURLWithPath: $0).appendingPathComponent("spare") } }
+
     func startRecording(thing: OrbitStore.Thing, kind: String, slot: Int, maxSeconds: Double) throws {
         guard let store else { return }
+        // Refused now rather than half-way: the disk (and the quota) must hold the longest clip.
+        do { try host.reserveMedia(bytes: Int64(maxSeconds) * Self.bytesPerSecond) } catch {
+            throw PluginError(
+                "Storage full: a \(Int(maxSeconds))-second video needs about \(Int(maxSeconds) * Int(Self.bytesPerSecond) / 1_000_000 + 1) MB. Free some space; nothing was recorded."
+            )
+        }
+        if let spareURL,
+            !FileManager.default.createFile(
+                atPath: spareURL.path, contents: Data(count: Self.spareBytes), attributes: [.posixPermissions: 0o600])
+        {
+            throw PluginError("Storage full. Free some space; nothing was recorded.")
+        }
         let filename = "videos/\(UUID().uuidString.lowercased()).mp4"
         let path = try host.createMediaFile(filename)
         try store.beginRecording(thing: thing.id, kind: kind, slot: slot, filename: filename)
@@ -70,6 +90,7 @@ extension CollectVideos {
             recording = nil
             try? store.dropRecording()
             try? host.deleteMedia(filename)
+            if let spareURL { try? FileManager.default.removeItem(at: spareURL) }
             throw PluginError("Camera not available.")
         }
         host.play(.rise)
@@ -91,9 +112,16 @@ extension CollectVideos {
         host.addTimer(milliseconds: UInt32(maxSeconds * 1000), repeating: false) { [weak self] in
             self?.stopRecording(reason: .autoStop)
         }
+        // A camera unplugged (or a source that ended) mid-recording: no frame for 2 s ends it, keeping the clip.
+        recording?.watchdog = host.addTimer(milliseconds: 500, repeating: true) { [weak self] in
+            guard let self, let state = recording, state.session.frames > 0,
+                state.session.secondsSinceLastFrame > 2
+            else { return }
+            stopRecording(reason: .cameraLost)
+        }
     }
 
-    enum StopReason { case autoStop, user, noFrames, writeFailed }
+    enum StopReason { case autoStop, user, noFrames, writeFailed, cameraLost }
 
     /// A frame on the camera's thread: the first opens the file at its size, each is encoded.
     public func handle(frame: UnsafePointer<assist_frame>) {
@@ -107,15 +135,17 @@ extension CollectVideos {
     func stopRecording(reason: StopReason, finishing: Bool = true) {
         guard let state = recording, let store else { return }
         recording = nil
+        if let watchdog = state.watchdog { host.cancelTimer(watchdog) }
         host.unsubscribeCamera()
         let seconds = state.session.finish()
+        if let spareURL { try? FileManager.default.removeItem(at: spareURL) }
         host.play(.fall)
         let what = "\(Self.kindName(state.kind).capitalized) video \(state.slot + 1) of \(Self.slots[state.kind] ?? 0)"
         guard reason != .noFrames, seconds >= 1 else {
             try? store.dropRecording()
             try? host.deleteMedia(state.filename)
             say(
-                reason == .noFrames
+                reason == .noFrames || reason == .cameraLost
                     ? "Camera not available." : "Video recording is not available: nothing was recorded.")
             if interactive { afterRecording(state.thing, finishing: finishing) } else if finishing { host.finish(.io) }
             return
@@ -135,6 +165,8 @@ extension CollectVideos {
         let whole = Int(seconds.rounded())
         if reason == .writeFailed {
             say("Storage full, stopped at \(whole) seconds. \(what) saved.")
+        } else if reason == .cameraLost {
+            say("Camera not available. Stopped at \(whole) seconds. \(what) saved.")
         } else {
             say("Stopped at \(whole) seconds. \(what) saved.")
         }
@@ -187,6 +219,8 @@ struct RecordingState {
     var filename: String
     var session: RecordingSession
     var maxSeconds: Double
+    /// The timer that notices frames stopping.
+    var watchdog: UInt64?
 }
 
 /// The encoder and its counts, shared by the camera's thread (frames) and [main] (stop).
@@ -202,7 +236,14 @@ final class RecordingSession: @unchecked Sendable {  // because: every member is
 
     init(path: String) { self.path = path }
 
+    private var lastArrival = DispatchTime.now().uptimeNanoseconds
+
     var frames: Int { lock.withLock { count } }
+
+    /// Seconds since the last frame arrived (since the start before the first).
+    var secondsSinceLastFrame: Double {
+        Double(DispatchTime.now().uptimeNanoseconds - lock.withLock { lastArrival }) / 1e9
+    }
 
     /// Encodes one frame; false once writing failed.
     func add(_ frame: UnsafePointer<assist_frame>) -> Bool {
@@ -227,6 +268,7 @@ final class RecordingSession: @unchecked Sendable {  // because: every member is
                 return false
             }
             last = stamp
+            lastArrival = DispatchTime.now().uptimeNanoseconds
             count += 1
             return true
         }

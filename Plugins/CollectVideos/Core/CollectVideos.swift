@@ -19,6 +19,14 @@ public final class CollectVideos: PluginFeature {
     /// The recording in progress, if any.
     var recording: RecordingState?
     var consentFinished: ((OutboxOutcome) -> Void)?
+    /// The server's things read so far by a listing in progress (`api/thing/`, every page).
+    var serverThings: [(id: Int64, label: String)] = []
+    /// Server things that have videos, from the latest complete status reading; nil until one completed.
+    var serverVideoThings: Set<Int64>?
+    /// Videos' things read so far by the status reading in progress.
+    var readingVideoThings: Set<Int64> = []
+    /// True once this run compared the server's things with ours.
+    var reconciled = false
 
     public init(host: PluginHostHandle) {
         self.host = host
@@ -139,7 +147,7 @@ public final class CollectVideos: PluginFeature {
     // MARK: Status
 
     /// "recorded 12 March 14:05, uploaded, checked and suitable, not yet published" (spec §6, §3.27).
-    static func describe(_ video: OrbitStore.Video, studyEnd: String?) -> String {
+    static func describe(_ video: OrbitStore.Video, studyEnd: String?, purged: Bool = false) -> String {
         let date = Date(timeIntervalSince1970: Double(video.recordedAt) / 1000)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_GB")
@@ -147,6 +155,7 @@ public final class CollectVideos: PluginFeature {
         var parts = ["recorded \(formatter.string(from: date))"]
         parts.append(video.orbitID == nil ? "waiting to upload" : "uploaded")
         guard video.orbitID != nil else { return parts.joined(separator: ", ") }
+        let purgedNote = purged ? ". This video is no longer on this device; the server has it" : ""
         switch video.validation {
         case "C":
             parts.append("checked and suitable")
@@ -158,7 +167,7 @@ public final class CollectVideos: PluginFeature {
         case "M": parts.append("rejected because the thing is missing from it; re-record to publish")
         default: parts.append("not yet checked")
         }
-        return parts.joined(separator: ", ")
+        return parts.joined(separator: ", ") + purgedNote
     }
 
     /// Published: checked and suitable, and at least 24 hours since the start of the study's last day (local).
@@ -170,6 +179,17 @@ public final class CollectVideos: PluginFeature {
         parser.dateFormat = "yyyy-MM-dd"
         guard let start = parser.date(from: end) else { return false }
         return now.timeIntervalSince(start) >= 24 * 3600
+    }
+
+    /// True when an uploaded clip's cached copy was purged (the server still has it).
+    func isPurged(_ video: OrbitStore.Video) -> Bool {
+        guard video.location == "cache", let cache = host.cacheDirectory else { return false }
+        return !FileManager.default.fileExists(atPath: cache + "/" + video.filename)
+    }
+
+    /// A slot's status in words.
+    func describe(_ video: OrbitStore.Video, studyEnd: String?) -> String {
+        Self.describe(video, studyEnd: studyEnd, purged: isPurged(video))
     }
 
     func status(json: Bool) throws(PluginError) -> String {
@@ -191,7 +211,8 @@ public final class CollectVideos: PluginFeature {
                                     "kind": video.kind, "slot": video.slot + 1, "server_id": video.orbitID as Any,
                                     "validation": video.validation, "uploaded": video.orbitID != nil,
                                     "published": Self.published(video.validation, studyEnd: period.end),
-                                    "status": Self.describe(video, studyEnd: period.end),
+                                    "status": describe(video, studyEnd: period.end),
+                                    "on_device": !isPurged(video),
                                 ]
                             },
                         ]
@@ -199,6 +220,8 @@ public final class CollectVideos: PluginFeature {
                     "waiting": waiting.count,
                     "failed": waiting.filter { $0.state == "failed" }.map { $0.lastError ?? "" },
                     "study_start": period.start as Any, "study_end": period.end as Any,
+                    "upload_pause": try store.uploadPause(),
+                    "statuses_failed": try store.statuses().failed,
                 ]
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 return String(decoding: data, as: UTF8.self)
@@ -217,13 +240,12 @@ public final class CollectVideos: PluginFeature {
                 parts.append(line)
                 for video in videos {
                     parts.append(
-                        "\(Self.kindName(video.kind).capitalized) video \(video.slot + 1) of \(video.kind == "S" ? 2 : 5), \(Self.describe(video, studyEnd: period.end))."
+                        "\(Self.kindName(video.kind).capitalized) video \(video.slot + 1) of \(video.kind == "S" ? 2 : 5), \(describe(video, studyEnd: period.end))."
                     )
                 }
             }
-            if !waiting.isEmpty {
-                parts.append("\(waiting.count) change\(waiting.count == 1 ? "" : "s") waiting to be sent.")
-            }
+            if !waiting.isEmpty { parts.append(waitingSentence(waiting.count)) }
+            if let statuses = statusesSentence() { parts.append(statuses) }
             for failed in waiting where failed.state == "failed" { parts.append(failed.lastError ?? "") }
             return parts.joined(separator: " ")
         } catch {

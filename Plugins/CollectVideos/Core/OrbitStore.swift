@@ -34,6 +34,13 @@ public final class OrbitStore {
                 remote_path TEXT, state TEXT NOT NULL DEFAULT 'pending', job INTEGER, last_http_status INTEGER,
                 last_error TEXT);
             """)
+        // Version 2: when statuses were last read whole, and whether the latest try failed (spec §7).
+        try database.migrate(
+            to: 2,
+            """
+            ALTER TABLE participant ADD COLUMN statuses_at INTEGER;
+            ALTER TABLE participant ADD COLUMN statuses_failed INTEGER NOT NULL DEFAULT 0;
+            """)
     }
 
     // MARK: Things
@@ -71,6 +78,12 @@ public final class OrbitStore {
     public func rename(_ thing: Thing, to label: String) throws(PluginStatus) {
         try database.transaction { () throws(PluginStatus) in
             try database.execute("UPDATE thing SET label = ? WHERE id = ?", [.text(label), .integer(thing.id)])
+            // A create the server refused (400) is tried again under the new name.
+            try database.execute(
+                """
+                UPDATE pending_op SET state = 'pending', last_error = NULL, last_http_status = NULL
+                WHERE op = 'thing_create' AND local_id = ? AND state = 'failed'
+                """, [.integer(thing.id)])
             if let orbitID = thing.orbitID {
                 try database.execute(
                     "DELETE FROM pending_op WHERE op = 'thing_rename' AND local_id = ? AND job IS NULL",
@@ -109,6 +122,26 @@ public final class OrbitStore {
 
     public func setOrbitID(_ orbitID: Int64, forThing id: Int64) throws(PluginStatus) {
         try database.execute("UPDATE thing SET orbit_id = ? WHERE id = ?", [.integer(orbitID), .integer(id)])
+    }
+
+    /// The server already has this thing (a create whose answer never came, or came unreadable): its id is
+    /// taken and the create is done.
+    public func adopt(_ orbitID: Int64, forThing id: Int64) throws(PluginStatus) {
+        try database.transaction { () throws(PluginStatus) in
+            try database.execute("UPDATE thing SET orbit_id = ? WHERE id = ?", [.integer(orbitID), .integer(id)])
+            try database.execute(
+                "DELETE FROM pending_op WHERE op = 'thing_create' AND local_id = ? AND job IS NULL", [.integer(id)])
+        }
+    }
+
+    /// A server thing this device made twice: its DELETE waits, once.
+    public func queueDelete(ofServerThing orbitID: Int64) throws(PluginStatus) {
+        let path = "api/thing/\(orbitID)/"
+        var queued = false
+        try database.execute("SELECT 1 FROM pending_op WHERE remote_path = ?", [.text(path)]) { _ in queued = true }
+        if queued { return }
+        try database.execute(
+            "INSERT INTO pending_op (op, local_id, remote_path) VALUES ('thing_delete', NULL, ?)", [.text(path)])
     }
 
     public func clearOrbitID(forThing id: Int64) throws(PluginStatus) {
@@ -275,6 +308,42 @@ public final class OrbitStore {
                 last_poll_at = excluded.last_poll_at
             """,
             [.text(start ?? ""), .text(end ?? ""), .integer(Int64(Date().timeIntervalSince1970 * 1000))])
+    }
+
+    /// Why uploads wait (spec §4): `none`, `revoked`, `before_period` or `after_period`.
+    public func uploadPause() throws(PluginStatus) -> String {
+        var found = "none"
+        try database.execute("SELECT upload_pause FROM participant WHERE id = 1") { found = $0[0] }
+        return found
+    }
+
+    public func setUploadPause(_ pause: String) throws(PluginStatus) {
+        try database.execute(
+            """
+            INSERT INTO participant (id, upload_pause) VALUES (1, ?)
+            ON CONFLICT(id) DO UPDATE SET upload_pause = excluded.upload_pause
+            """, [.text(pause)])
+    }
+
+    /// Statuses were read (every page, `ok`) or the try failed; the last whole reading's time is kept.
+    public func statusesRead(ok: Bool, at time: Date = Date()) throws(PluginStatus) {
+        let now = Int64(time.timeIntervalSince1970 * 1000)
+        try database.execute(
+            """
+            INSERT INTO participant (id, statuses_at, statuses_failed)
+                VALUES (1, CASE WHEN ?2 = 0 THEN ?1 END, ?2)
+            ON CONFLICT(id) DO UPDATE SET statuses_failed = excluded.statuses_failed,
+                statuses_at = CASE WHEN excluded.statuses_failed = 0 THEN excluded.statuses_at ELSE statuses_at END
+            """, [.integer(now), .integer(ok ? 0 : 1)])
+    }
+
+    /// When statuses were last read whole (ms since 1970, nil never), and whether the latest try failed.
+    public func statuses() throws(PluginStatus) -> (at: Int64?, failed: Bool) {
+        var found: (Int64?, Bool) = (nil, false)
+        try database.execute("SELECT statuses_at, statuses_failed FROM participant WHERE id = 1") {
+            found = (Int64($0[0]), $0[1] == "1")
+        }
+        return found
     }
 
     public func period() throws(PluginStatus) -> (start: String?, end: String?) {
