@@ -45,7 +45,8 @@ extension ServiceTables {
         table.media_create = { host, name, path, cap, err in
             guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
             return storageCall(context, err) {
-                try copyPath(try context.services.storage.media.create(String(cString: name)), into: path, capacity: cap)
+                try copyPath(
+                    try context.services.storage.media.create(String(cString: name)), into: path, capacity: cap)
             }
         }
         table.media_reserve = { host, bytes, err in
@@ -55,12 +56,15 @@ extension ServiceTables {
         table.media_to_cache = { host, name, path, cap, err in
             guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
             return storageCall(context, err) {
-                try copyPath(try context.services.storage.media.moveToCache(String(cString: name)), into: path, capacity: cap)
+                try copyPath(
+                    try context.services.storage.media.moveToCache(String(cString: name)), into: path, capacity: cap)
             }
         }
         table.media_delete = { host, name, inCache in
             guard let context = PluginContext.from(host), let name else { return ASSIST_E_INVALID }
-            return storageCall(context, nil) { try context.services.storage.media.delete(String(cString: name), inCache: inCache) }
+            return storageCall(context, nil) {
+                try context.services.storage.media.delete(String(cString: name), inCache: inCache)
+            }
         }
         table.media_usage = { host, used, quota in
             guard let context = PluginContext.from(host), let used, let quota else { return ASSIST_E_INVALID }

@@ -184,7 +184,8 @@ struct CollectVideosFailureTests {
         _ = try run(["thing", "add", "Mug"])
         try OrbitFixtures.camera(folder.path("short.mp4"), pattern: "testsrc", seconds: 3)
         let cut = try run(
-            ["record", "Mug", "--kind", "training", "--seconds", "15"], camera: "video:" + folder.path("short.mp4").path)
+            ["record", "Mug", "--kind", "training", "--seconds", "15"], camera: "video:" + folder.path("short.mp4").path
+        )
         let last = cut.lines.last ?? ""
         #expect(last.hasPrefix("Camera not available. Stopped at "), "\(cut.lines)")
         #expect(last.hasSuffix(" seconds. Training video 1 of 5 saved."), "\(cut.lines)")

@@ -51,7 +51,8 @@ struct OutboxServiceABITests {
         #expect(video.complete && video.body.range(of: clip) != nil, "the media file streamed whole")
         #expect(server.requests.first?.header("Authorization") == "Token hidden-from-logs")
         #expect(
-            try host.services.outbox.store().outcomes(owner: "org.test.outbox").isEmpty, "handled outcomes are forgotten")
+            try host.services.outbox.store().outcomes(owner: "org.test.outbox").isEmpty,
+            "handled outcomes are forgotten")
     }
 
     @Test func anOutcomeWaitsForItsPluginAcrossARestart() throws {

@@ -101,7 +101,8 @@ struct PluginKitServicesTests {
             dataDirectory: try TemporaryDirectory("assist-kit-mic"))
         let manifestURL = folder.path("manifest.json")
         let micContext = PluginContext(
-            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, servedBy: tested.services)
+            manifest: try PluginManifest.load(from: manifestURL), pluginDirectory: folder.url, servedBy: tested.services
+        )
         let micKit = PluginHostHandle(UnsafePointer(micContext.host))
         let opened = Collected<AudioInputStream>()
         tested.run(timeoutSeconds: 2, until: { !opened.values.isEmpty }) {
