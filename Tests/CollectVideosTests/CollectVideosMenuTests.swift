@@ -17,14 +17,16 @@ struct CollectVideosMenuTests {
         try OrbitFixtures.camera(folder.path("camera.mp4"), seconds: 6)
     }
 
-    /// Runs the plugin's menus with typed lines, each after `pause` seconds; what it printed.
-    func menus(_ steps: [(String, Double)]) throws -> [String] {
+    /// Runs the plugin's menus with typed lines, each after `pause` seconds; what it printed. With `paced`,
+    /// speech is heard (into a WAV file, at the pace of playback) rather than only printed.
+    func menus(_ steps: [(String, Double)], paced: Bool = false) throws -> [String] {
+        let speech = paced ? ["--audio-out", "wav:" + folder.path("speech.wav").path] : ["--no-speech"]
         let run = try ProcessRunner.typing(
             BuildProducts.assist,
-            [
-                "run", "collect-videos", "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                folder.path("config.toml").path, "--camera", "video:" + folder.path("camera.mp4").path,
-            ], lines: steps.map { ProcessRunner.TypedLine($0.0, after: $0.1) })
+            ["run", "collect-videos"] + speech + [
+                "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path, "--camera",
+                "video:" + folder.path("camera.mp4").path,
+            ], lines: steps.map { ProcessRunner.TypedLine($0.0, after: $0.1) }, timeoutSeconds: 60)
         #expect(run.endedByItself, "the menus end when the input does")
         return run.output.split(separator: "\n").map(String.init)
     }
@@ -34,7 +36,8 @@ struct CollectVideosMenuTests {
         steps += Array(repeating: ("y", 0.3), count: 6)
         steps += [("Grace Hopper", 0.3), ("grace@example", 0.3), ("grace@example.org", 0.3)]
         steps += [("a", 1.5), ("ab", 0.3), ("Red cup", 0.3), ("1", 0.8), ("2", 3.5)]
-        steps += [("cancel", 3.5), ("1", 0.5), ("9", 0.5), ("n", 0.5), ("q", 0.5)]
+        steps += [("cancel", 3.5), ("1", 0.5), ("o", 0.5), ("d", 0.5), ("n", 0.5), ("n", 0.5), ("cancel", 3.5)]
+        steps += [("1", 0.5), ("9", 0.5), ("v", 0.5), ("q", 0.5)]
         let lines = try menus(steps)
         #expect(
             lines.contains(
@@ -53,6 +56,10 @@ struct CollectVideosMenuTests {
         #expect(lines.contains("Stopped at 2 seconds. Testing video 2 of 2 saved."), "the next slot by its number")
         #expect(lines.contains("Delete Red cup and its 2 videos? Y or N."))
         #expect(lines.contains("Not deleted."))
+        #expect(
+            lines.contains("Stopped at 2 seconds. Training video 1 of 5 saved."),
+            "N films the next empty slot: \(lines)")
+        #expect(lines.contains { $0.hasPrefix("Testing video 2 of 2, recorded") }, "V reads every slot: \(lines)")
         #expect(server.participantEmails == ["grace@example.org"])
         #expect(server.things.values.sorted() == ["Red cup"], "\(server.calls)")
     }
@@ -60,6 +67,32 @@ struct CollectVideosMenuTests {
     @Test func refusingAStatementSendsNothing() throws {
         let lines = try menus([("c", 0.8), ("y", 0.3), ("n", 0.3), ("q", 0.5)])
         #expect(lines.contains("Taking part needs your agreement to every statement. Nothing was sent."), "\(lines)")
+        #expect(server.calls.isEmpty)
+    }
+
+    /// The information sheet read by ear: by heading, a link followed, saved as a web page (asked before it
+    /// replaces a file), then back to the menu.
+    @Test func theInformationSheetIsReadByHeadingAndSavedAsAWebPage() throws {
+        let page = folder.path("sheet.html")
+        let lines = try menus(
+            [
+                ("i", 1.0), ("next heading", 2.0), ("next heading", 1.0), ("next paragraph", 1.0),
+                ("follow link", 1.5), ("save", 1.0),
+                (page.path, 0.5), ("back", 1.0), ("s", 1.0), (page.path, 0.5), ("n", 0.5), ("q", 0.5),
+            ], paced: true)
+        #expect(lines.contains("Heading: What the study is for"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("Heading: What you will do") }, "\(lines)")
+        let link = try #require(lines.firstIndex { $0.hasSuffix("Enter follows the link.") }, "\(lines)")
+        #expect(lines[link...].contains("Heading: Recording videos"), "the link jumps to its heading: \(lines)")
+        #expect(lines.contains("Saved to \(page.path)."), "\(lines)")
+        let saved = try String(contentsOf: page, encoding: .utf8)
+        #expect(saved.hasPrefix("<!DOCTYPE html>") && saved.contains("<title>ORBIT participant information</title>"))
+        #expect(saved.contains(#"id="recording-videos""#))
+        let mode = try FileManager.default.attributesOfItem(atPath: page.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(lines.contains("Back."))
+        #expect(lines.contains("\(page.path) exists. Replace it? Y or N."), "\(lines)")
+        #expect(lines.contains("Not saved."))
         #expect(server.calls.isEmpty)
     }
 }

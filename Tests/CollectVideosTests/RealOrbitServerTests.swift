@@ -119,4 +119,39 @@ struct RealOrbitServerTests {
         #expect(try run(["sync", "--wait", "60"]).lines.last == "Everything is sent.")
         #expect(!(try orbit(["status"]).contains { $0["type"] as? String == "thing" && $0["id"] as? Int == thingID }))
     }
+
+    /// Staff end the participant's collection period: the real server then refuses things (403) while
+    /// `participant/` still answers; the plugin says so once and keeps everything.
+    @Test func afterThePeriodTheRealServerRefusesAndTheUserHearsItOnce() throws {
+        guard let server = Self.server, let url = server["ORBIT_URL"] else {
+            print("skipped: the real ORBIT server is not running (scripts/orbit-server-for-tests.sh up)")
+            return
+        }
+        try OrbitFixtures.writeConfig(to: folder.path("config.toml"), serverURL: url)
+        let email = "grace-\(UUID().uuidString.prefix(8))@example.org"
+        let consent = try run(["consent", "--name", "Grace Hopper", "--email", email, "--agree-all"])
+        try #require(consent.status == 0, "\(consent.lines)")
+        let participant = try #require(
+            try orbit(["status"]).first {
+                $0["type"] as? String == "participant" && ($0["pii"] as? [String: Any])?["email"] as? String == email
+            })
+        let id = try #require(participant["id"] as? Int)
+        let expired = try ProcessRunner.run(
+            BuildProducts.packageRoot.appendingPathComponent("scripts/orbit-server-for-tests.sh").path,
+            ["expire", "\(id)"], environment: ["ORBIT_RUN": server["ORBIT_RUN"] ?? ""], timeoutSeconds: 120)
+        try #require(expired.status == 0, "\(expired.standardError)")
+        let label = "Keys \(UUID().uuidString.prefix(6))"
+        _ = try run(["thing", "add", label])
+        let synced = try run(["sync", "--wait", "60"])
+        #expect(
+            synced.lines.contains("The collection period has ended. Your videos stay on this device."),
+            "\(synced.lines)")
+        #expect(synced.lines.last == "1 change kept on this device: the collection period has ended.")
+        let again = try run(["sync", "--wait", "60"])
+        #expect(!again.lines.contains { $0.hasPrefix("The collection period has ended.") }, "said once")
+        #expect(
+            !(try orbit(["status"]).contains {
+                $0["type"] as? String == "thing" && $0["label_participant"] as? String == label
+            }))
+    }
 }

@@ -32,21 +32,22 @@ extension CollectVideos {
     func onboarding() {
         host.askChoice(
             "Taking part in the ORBIT study.",
-            choices: ["I: read the information sheet", "C: give consent", "Q: leave"]
+            choices: [
+                "I: read the information sheet", "C: give consent", "S: save the information sheet as a web page",
+                "Q: leave",
+            ]
         ) { [weak self] index in
             guard let self else { return }
             switch index {
             case 0: read("information") { [weak self] in self?.onboarding() }
             case 1: askConsent(Array(StudyText(markdown: studyText("consent")).statements.enumerated()))
+            case 2:
+                askSavePath("information", title: Self.titles["information"] ?? "") { [weak self] in
+                    self?.onboarding()
+                }
             default: host.finish()
             }
         }
-    }
-
-    /// Reads a study text as its outline, then `then`.
-    func read(_ name: String, then: @escaping () -> Void) {
-        for piece in StudyText(markdown: studyText(name)).pieces { say(piece.text) }
-        then()
     }
 
     /// Each statement read, then "Agree? Y or N"; a no ends it with why.
@@ -91,13 +92,14 @@ extension CollectVideos {
             let count = (try? store.videos(of: thing.id).count) ?? 0
             return "\(thing.label), \(count) of 7 videos"
         }
-        host.askChoice(
-            "Your things, \(things.count) of 5.", choices: lines + ["A: add a thing", "U: upload status", "Q: leave"]
-        ) { [weak self] index in
+        // At most 9 choices (5 things and 4 more), so that one digit answers at once.
+        let extra = ["A: add a thing", "U: upload status", "T: texts and help", "Q: leave"]
+        host.askChoice("Your things, \(things.count) of 5.", choices: lines + extra) { [weak self] index in
             guard let self, let index else { return self?.host.finish() ?? () }
             if index < things.count { return thingMenu(things[index]) }
             switch index - things.count {
             case 0: askNewThing()
+            case 2: textsMenu()
             case 1:
                 let waiting = (try? store.pendingOps().count) ?? 0
                 let period: (start: String?, end: String?) = (try? store.period()) ?? (nil, nil)
@@ -109,6 +111,19 @@ extension CollectVideos {
                 thingsMenu()
             default: host.finish()
             }
+        }
+    }
+
+    /// The study's texts, read by ear.
+    private func textsMenu() {
+        host.askChoice(
+            "Texts.",
+            choices: ["I: introduction", "H: how to film your things", "W: the information sheet", "B: back"]
+        ) { [weak self] index in
+            guard let self else { return }
+            let names = ["introduction", "recording-help", "information"]
+            guard let index, names.indices.contains(index) else { return thingsMenu() }
+            read(names[index]) { [weak self] in self?.textsMenu() }
         }
     }
 
@@ -148,10 +163,23 @@ extension CollectVideos {
                     (kind, slot, "\(name), \(video.map { describe($0, studyEnd: period.end) } ?? "empty")", video))
             }
         }
-        host.askChoice(
-            summary + " Escape goes back.", choices: slots.map(\.line) + ["R: rename", "D: delete"]
-        ) { [weak self] index in
+        let next = Self.nextEmptySlot(in: slots.map { ($0.kind, $0.slot, $0.video != nil) }, after: lastSlot[thing.id])
+        // 7 slots and 2 more: one digit answers at once.
+        let extra = ["N: record video in the next empty slot", "O: options: rename, delete, status"]
+        host.askChoice(summary + " Escape goes back.", choices: slots.map(\.line) + extra) { [weak self] index in
             guard let self, let index else { return self?.thingsMenu() ?? () }
+            if index == slots.count {
+                guard let next else {
+                    say("All 7 videos of \(thing.label) are recorded. Choose one to record it again.")
+                    return thingMenu(thing)
+                }
+                lastSlot[thing.id] = next
+                return recordInteractively(thing, kind: slots[next].kind, slot: slots[next].slot)
+            }
+            if index == slots.count + 1 {
+                return thingOptions(thing, summary: summary, slots: slots.map(\.line), videoCount: videos.count)
+            }
+            lastSlot[thing.id] = index
             if index < slots.count {
                 let chosen = slots[index]
                 if chosen.video == nil { return recordInteractively(thing, kind: chosen.kind, slot: chosen.slot) }
@@ -163,11 +191,24 @@ extension CollectVideos {
                     }
                 }
             }
-            switch index - slots.count {
+        }
+    }
+
+    /// Rename, delete (after a yes within 10 s) and the thing's whole status.
+    private func thingOptions(_ thing: OrbitStore.Thing, summary: String, slots: [String], videoCount: Int) {
+        host.askChoice(
+            "\(thing.label): options.", choices: ["R: rename", "D: delete", "V: video status", "B: back"]
+        ) { [weak self] index in
+            guard let self, let store else { return }
+            switch index {
             case 0: askRename(thing)
+            case 2:
+                say(summary)
+                for slot in slots { say(slot + ".") }
+                thingMenu(thing)
             case 1:
                 host.confirm(
-                    "Delete \(thing.label) and its \(videos.count) video\(videos.count == 1 ? "" : "s")? Y or N.",
+                    "Delete \(thing.label) and its \(videoCount) video\(videoCount == 1 ? "" : "s")? Y or N.",
                     defaultYes: false, timeoutMilliseconds: 10_000
                 ) { [weak self] yes in
                     guard let self else { return }
@@ -180,9 +221,17 @@ extension CollectVideos {
                     pump()
                     thingsMenu()
                 }
-            default: thingsMenu()
+            default: thingMenu(thing)
             }
         }
+    }
+
+    /// The first empty slot after `after` (wrapping round), as an index into the slot list; nil when all are
+    /// filled.
+    static func nextEmptySlot(in slots: [(kind: String, slot: Int, filled: Bool)], after: Int?) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        let start = ((after ?? -1) + 1) % slots.count
+        return (0..<slots.count).map { (start + $0) % slots.count }.first { !slots[$0].filled }
     }
 
     private func askRename(_ thing: OrbitStore.Thing, problem: String? = nil) {

@@ -27,6 +27,10 @@ public final class CollectVideos: PluginFeature {
     var readingVideoThings: Set<Int64> = []
     /// True once this run compared the server's things with ours.
     var reconciled = false
+    /// The study text being read, if any.
+    var reader: TextReader?
+    /// The slot last chosen in each thing's menu, so N moves on from it (spec §6).
+    var lastSlot: [Int64: Int] = [:]
 
     public init(host: PluginHostHandle) {
         self.host = host
@@ -64,7 +68,8 @@ public final class CollectVideos: PluginFeature {
     }
 
     public func handle(command: String, argument: String?) {
-        if command == "stop-recording" { stopRecording(reason: .user) }
+        if command == "stop-recording" { return stopRecording(reason: .user) }
+        _ = handleReader(command)
     }
 
     static func number(after flag: String, in arguments: [String]) -> Double? {
