@@ -55,11 +55,24 @@ extension DialogEngine {
                 finish(status: .answered, index: index, yes: nil, text: nil)
             } else if let index = Self.choiceIndex(matching: words, in: choices) {
                 finish(status: .answered, index: index, yes: nil, text: nil)
+            } else if let step = Self.step(words) {
+                // By voice as by arrows: "next", "previous", "next slot", "previous thing".
+                handleChoice(.key(step), choices: choices, defaultIndex: defaultIndex)
             } else {
                 narrow(to: words, typed: text, choices: choices)
             }
         default:
             announcer.say(hint)
+        }
+    }
+
+    /// Down for "next …", Up for "previous …" (or "back …"), as whole first words; nil otherwise.
+    static func step(_ words: String) -> Key? {
+        let first = words.split(separator: " ").first.map(String.init) ?? ""
+        switch first {
+        case "next", "down": return .down
+        case "previous", "up": return .up
+        default: return nil
         }
     }
 

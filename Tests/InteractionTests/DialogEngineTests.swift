@@ -73,6 +73,19 @@ struct DialogEngineTests {
         #expect(answers.all.map(\.index) == [1])
     }
 
+    /// Voice has no arrows: "next …" and "previous …" move like Down and Up unless they name a choice.
+    @Test func nextAndPreviousWordsMoveLikeArrows() {
+        _ = open(.choice(prompt: "Mug.", choices: ["Slot 1", "Slot 2", "Next steps"], defaultIndex: nil))
+        _ = engine.handle(.phrase("next slot"))
+        #expect(output.lines.last == "Slot 1, 1 of 3")
+        _ = engine.handle(.phrase("next slot"))
+        _ = engine.handle(.phrase("previous slot"))
+        #expect(output.lines.last == "Slot 1, 1 of 3")
+        #expect(answers.all.isEmpty)
+        _ = engine.handle(.phrase("next steps"))
+        #expect(answers.all.map(\.index) == [2], "a choice the words name wins")
+    }
+
     @Test func wordsAndOutOfRange() {
         _ = open(.choice(prompt: "Which?", choices: ["Green tea", "Coffee"], defaultIndex: nil))
         _ = engine.handle(.line("9"))

@@ -165,7 +165,7 @@ extension CollectVideos {
         }
         let next = Self.nextEmptySlot(in: slots.map { ($0.kind, $0.slot, $0.video != nil) }, after: lastSlot[thing.id])
         // 7 slots and 2 more: one digit answers at once.
-        let extra = ["N: record video in the next empty slot", "O: options: rename, delete, status"]
+        let extra = ["N: record video in the next empty slot", "O: options: rename, delete, video status"]
         host.askChoice(summary + " Escape goes back.", choices: slots.map(\.line) + extra) { [weak self] index in
             guard let self, let index else { return self?.thingsMenu() ?? () }
             if index == slots.count {
@@ -197,7 +197,7 @@ extension CollectVideos {
     /// Rename, delete (after a yes within 10 s) and the thing's whole status.
     private func thingOptions(_ thing: OrbitStore.Thing, summary: String, slots: [String], videoCount: Int) {
         host.askChoice(
-            "\(thing.label): options.", choices: ["R: rename", "D: delete", "V: video status", "B: back"]
+            "\(thing.label): options.", choices: ["E: rename", "D: delete", "V: video status", "B: back"]
         ) { [weak self] index in
             guard let self, let store else { return }
             switch index {
