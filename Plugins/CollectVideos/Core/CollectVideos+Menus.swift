@@ -19,10 +19,14 @@ extension CollectVideos {
             let count = (try? store?.things().count) ?? 0
             if count < 5 { say("\(5 - count) more thing\(5 - count == 1 ? "" : "s") to go.") }
             pump()
-            // Statuses at start, then every 30 minutes while the menus are open (spec §3.26).
+            // Statuses at start, then every `poll-minutes` (30) while the menus are open (spec §3.26).
             refreshParticipant()
             pollStatuses()
-            host.addTimer(milliseconds: 1_800_000, repeating: true) { [weak self] in self?.pollStatuses() }
+            let interval = UInt32(configuration.pollMinutes * 60_000)
+            host.addTimer(milliseconds: interval, repeating: true) { [weak self] in
+                self?.refreshParticipant()
+                self?.pollStatuses()
+            }
             thingsMenu()
         }
     }

@@ -9,6 +9,8 @@ public struct OrbitConfiguration: Sendable {
     public var contact: String?
     /// Clips end after this many seconds at most (an admin's or a test's cap under the 20/30 s of the spec).
     public var recordSeconds: Double?
+    /// Minutes between status readings while the menus are open (`poll-minutes`, spec §3.26; default 30).
+    public var pollMinutes: Double = 30
 
     public init(_ lookup: (String) -> String?) {
         func text(_ key: String) -> String? {
@@ -18,6 +20,7 @@ public struct OrbitConfiguration: Sendable {
         appCredential = text("app-credential")
         contact = text("contact")
         recordSeconds = text("record-seconds").flatMap(Double.init).map { max(1, $0) }
+        if let minutes = text("poll-minutes").flatMap(Double.init), minutes >= 1 { pollMinutes = min(minutes, 24 * 60) }
     }
 
     /// What the admin must set, as one sentence; nil when set up.
