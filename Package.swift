@@ -38,6 +38,8 @@ let package = Package(
         // espeak-ng and libcurl are opened on first use (dlopen), so commands that never speak or upload do not
         // load the 60-odd libraries they bring.
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
+        // pocketsphinx, opened on first use like espeak-ng: only a command that listens loads it.
+        .target(name: "CPocketSphinx", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),
         .target(name: "CV4L2Shims", linkerSettings: [.linkedLibrary("v4l2")]),
         .target(name: "CMediaAPI"),
@@ -67,6 +69,8 @@ let package = Package(
         .systemLibrary(
             name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]
         ),
+        // Voice commands: keyphrase spotting over the microphone (docs/voice.md).
+        .target(name: "Voice", dependencies: ["CPocketSphinx", "Audio"]),
         .target(
             name: "Speech",
             dependencies: [
@@ -95,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox",
+                "PluginHost", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox", "Voice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -266,6 +270,7 @@ let package = Package(
         ),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
+        .testTarget(name: "VoiceTests", dependencies: ["Voice", "HostTesting"]),
         .testTarget(
             name: "CollectVideosTests",
             dependencies: [

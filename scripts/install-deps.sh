@@ -26,6 +26,8 @@ packages=(
   valgrind python3
   # tests: natural voices (piper-tts from PyPI in a virtual environment, scripts/test-voices.sh)
   python3-venv
+  # voice commands: keyphrase spotting (opened on first use) and the English model; the benchmark's baseline
+  libpocketsphinx-dev pocketsphinx-en-us pocketsphinx
 )
 
 # The outbox sends with libcurl; any of Debian's libcurl development packages will do (they exclude each other).

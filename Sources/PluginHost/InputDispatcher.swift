@@ -12,6 +12,9 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
     package var launchKeywords: [String: String] = [:]
     /// Called for a launch keyword.
     package var onLaunch: (String) -> Void = { _ in }
+    /// The push-to-talk key (voice commands), taken before anything else but a text dialog, and its action.
+    package var listenKey: Key?
+    package var onListenKey: () -> Void = {}
 
     package init(interaction: InteractionServices, features: FeatureController, console: Console?) {
         self.interaction = interaction
@@ -26,6 +29,10 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             interaction.dialogs.inputEnded = true
             if interaction.dialogs.isActive { _ = interaction.dialogs.handle(.endOfInput) }
             onEndOfInput()
+            return
+        }
+        if !interaction.dialogs.wantsLine, let listenKey, case .key(let key) = event, key == listenKey {
+            onListenKey()
             return
         }
         if !interaction.dialogs.wantsLine, let id = keyword(in: event) {

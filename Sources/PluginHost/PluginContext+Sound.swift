@@ -3,6 +3,16 @@ import Foundation
 import PluginAPI
 import Speech
 
+/// Whether a plugin records from the microphone: voice listening steps aside meanwhile (a survey's takes).
+package enum PluginMicrophone {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var open = 0
+
+    package static var inUse: Bool { lock.withLock { open > 0 } }
+    static func began() { lock.withLock { open += 1 } }
+    static func ended() { lock.withLock { open = max(0, open - 1) } }
+}
+
 /// A plugin's open recording stream: the `assist_audio_stream *` handed out points at one of these.
 final class AudioStream: @unchecked Sendable {  // because: `input` is used under `lock` only
     let input: AudioInput
@@ -51,6 +61,7 @@ extension PluginContext {
     func closeAudioStream() {
         guard let stream = audioStream else { return }
         stream.lock.withLock { audioStream = nil }
+        PluginMicrophone.ended()
     }
 }
 
@@ -73,6 +84,7 @@ extension ServiceTables {
                 let format = AudioFormat(sampleRateHz: Int(rate), channels: Int(channels))
                 let stream = AudioStream(input: try context.services.microphone.open(format: format))
                 context.audioStream = stream
+                PluginMicrophone.began()
                 context.holdings.hold("microphone") { [weak context] in context?.closeAudioStream() }
                 out.pointee = OpaquePointer(Unmanaged.passUnretained(stream).toOpaque())
                 return ASSIST_OK

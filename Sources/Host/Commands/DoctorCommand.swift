@@ -2,7 +2,9 @@ import ArgumentParser
 import AssistCore
 import Audio
 import Foundation
+import Interaction
 import PluginHost
+import Voice
 
 /// `assist doctor`: checks every dependency and device and says how to fix what is missing.
 struct DoctorCommand: ParsableCommand {
@@ -16,7 +18,9 @@ struct DoctorCommand: ParsableCommand {
 
     func run() throws {
         let session = try HostSession(options: global, interactive: false)
-        let checks = HealthChecks(paths: session.paths, records: session.features.records)
+        var checks = HealthChecks(paths: session.paths, records: session.features.records)
+        checks.language = session.phrases.language
+        checks.voiceMode = session.settings.value("voice.mode")?.description ?? "push-to-talk"
         var broken = false
         for result in checks.all() {
             print(result.line)
@@ -49,12 +53,58 @@ struct HealthResult {
 struct HealthChecks {
     let paths: AssistPaths
     let records: [PluginRecord]
+    var language = "en"
+    var voiceMode = "push-to-talk"
     private let files = FileManager.default
+
+    init(paths: AssistPaths, records: [PluginRecord]) {
+        self.paths = paths
+        self.records = records
+    }
 
     func all() -> [HealthResult] {
         [host(), shareData(), dataDirectory()] + plugins() + [
             cameras(), audio(), speech(), tesseract(), models(), ompLimit(),
+        ] + voice()
+    }
+
+    /// The voice model for the session's language, and every plugin keyword it can and cannot hear.
+    func voice() -> [HealthResult] {
+        let model: VoiceModel
+        switch VoiceModel.find(language: language, data: paths.data, share: paths.share) {
+        case .success(let found): model = found
+        case .failure(let error):
+            return [
+                HealthResult(
+                    level: .warning, subject: "voice", detail: error.description,
+                    fix: language == "en" ? "sudo apt-get install pocketsphinx-en-us libpocketsphinx3" : "docs/voice.md"
+                )
+            ]
+        }
+        let phrases = VoicePhrases.phrases(
+            records: records, router: CommandRouter(), language: language, everything: true, includeHost: false)
+        let spotter: KeywordSpotter
+        do { spotter = try KeywordSpotter(model: model, phrases: phrases.map { KeyPhrase($0) }) } catch {
+            return [
+                HealthResult(
+                    level: .warning, subject: "voice", detail: error.description,
+                    fix: "sudo apt-get install libpocketsphinx3 pocketsphinx-en-us")
+            ]
+        }
+        var results = [
+            HealthResult(
+                level: .ok, subject: "voice",
+                detail:
+                    "pocketsphinx \(language) model, \(spotter.phrases.count) feature phrases, voice.mode \(voiceMode)")
         ]
+        for (phrase, word) in spotter.unknown {
+            results.append(
+                HealthResult(
+                    level: .warning, subject: "voice",
+                    detail: "the voice command “\(phrase)” cannot be heard: “\(word)” is not in the voice dictionary",
+                    fix: "change the plugin's keyword, or add the word to the model's dictionary (docs/voice.md)"))
+        }
+        return results
     }
 
     func host() -> HealthResult {

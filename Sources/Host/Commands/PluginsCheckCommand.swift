@@ -2,6 +2,7 @@ import ArgumentParser
 import AssistCore
 import Foundation
 import PluginHost
+import Voice
 
 /// `assist plugins check PATH`: validates a plugin without activating it. The library is opened in a
 /// child process with a deadline, so a crash in its code is a result, not an abort.
@@ -34,11 +35,33 @@ struct PluginsCheckCommand: ParsableCommand {
         switch outcome {
         case .passed(let line):
             print(line)
+            for warning in Self.voiceWarnings(record) { print(warning) }
         case .failed(let line):
             throw CLIFailure(message: line)
         case .crashed(let line):
             throw CLIFailure(message: "\(record.id): crashed: \(line)", exitCode: 2)
         }
+    }
+
+    /// A line for each of the plugin's keywords that voice cannot hear, naming the missing word (English, or
+    /// a language whose model is installed). Warnings: typed phrases still work.
+    static func voiceWarnings(_ record: PluginRecord) -> [String] {
+        let paths = AssistPaths.resolve(dataDir: nil, shareDir: nil)
+        let keywords = record.manifest?.keywords ?? []
+        var lines: [String] = []
+        for language in Set(keywords.map { $0.lang ?? "en" }).sorted() {
+            guard case .success(let model) = VoiceModel.find(language: language, data: paths.data, share: paths.share)
+            else { continue }
+            let phrases = keywords.filter { ($0.lang ?? "en") == language }.map { KeyPhrase($0.phrase) }
+            let spotter = try? KeywordSpotter(model: model, phrases: phrases)
+            let unknown = spotter?.unknown ?? phrases.map { ($0.text, $0.words.first ?? "") }
+            for (phrase, word) in unknown {
+                lines.append(
+                    "warning: \(record.id): the voice command “\(phrase)” cannot be heard: “\(word)” is not in the \(language) voice dictionary"
+                )
+            }
+        }
+        return lines
     }
 
     /// Accepts a folder holding manifest.json, the manifest itself, or a library with a manifest beside it.

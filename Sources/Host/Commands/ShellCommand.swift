@@ -24,6 +24,16 @@ struct ShellCommand: ParsableCommand {
         // The menu is set up before the first key is read, so early input is never lost (nor taken by a
         // feature that runs at start).
         session.loop.post { shell.start { session.startInput() } }
+        // Voice commands, as voice.mode says; the phrases follow the focused feature.
+        let voice = VoiceSessionBox()
+        session.loop.post {
+            voice.session = VoiceSession.start(session: session, microphone: global.mic)
+            guard voice.session != nil else { return }
+            session.loop.addTimer(milliseconds: 500, repeating: true) {
+                voice.session?.focusChanged(to: session.features.focused?.id)
+            }
+        }
+        defer { voice.session?.stop() }
         session.loop.run()
     }
 }
@@ -138,4 +148,9 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         }
         return table
     }
+}
+
+/// The voice session, made on the main loop once the shell has started.
+final class VoiceSessionBox: @unchecked Sendable {  // because: set and read on the main loop
+    var session: VoiceSession?
 }

@@ -1,0 +1,309 @@
+#include "assist_pocketsphinx.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Debian's runtime package's sonames (libpocketsphinx3, libsphinxbase3). */
+#define PS_LIBRARY "libpocketsphinx.so.3"
+#define SB_LIBRARY "libsphinxbase.so.3"
+
+/* The few types and calls used, as pocketsphinx.h, ps_search.h, cmd_ln.h and err.h declare them. */
+typedef struct cmd_ln_s cmd_ln_t;
+typedef struct arg_s arg_t;
+typedef struct ps_decoder_s ps_decoder_t;
+typedef struct ps_seg_s ps_seg_t;
+
+static struct {
+    const arg_t *(*args)(void);
+    cmd_ln_t *(*cmd_ln_init)(cmd_ln_t *, const arg_t *, int, ...);
+    int (*cmd_ln_free_r)(cmd_ln_t *);
+    void (*err_set_logfp)(FILE *);
+    ps_decoder_t *(*init)(cmd_ln_t *);
+    int (*free)(ps_decoder_t *);
+    int (*set_kws)(ps_decoder_t *, const char *, const char *);
+    int (*set_jsgf_string)(ps_decoder_t *, const char *, const char *);
+    int (*set_search)(ps_decoder_t *, const char *);
+    int (*start_utt)(ps_decoder_t *);
+    int (*end_utt)(ps_decoder_t *);
+    int (*process_raw)(ps_decoder_t *, const int16_t *, size_t, int, int);
+    const char *(*get_hyp)(ps_decoder_t *, int32_t *);
+    unsigned char (*get_in_speech)(ps_decoder_t *);
+    ps_seg_t *(*seg_iter)(ps_decoder_t *);
+    ps_seg_t *(*seg_next)(ps_seg_t *);
+    void (*seg_frames)(ps_seg_t *, int *, int *);
+    void (*seg_free)(ps_seg_t *);
+    char *(*lookup_word)(ps_decoder_t *, const char *);
+    int (*add_word)(ps_decoder_t *, const char *, const char *, int);
+    const char *(*seg_word)(ps_seg_t *);
+    int32_t (*seg_prob)(ps_seg_t *, int32_t *, int32_t *, int32_t *);
+    int loaded;
+    char error[256];
+} lib;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void *symbol(void *handle, const char *library, const char *name, int *missing) {
+    void *found = dlsym(handle, name);
+    if (found == NULL && !*missing) {
+        snprintf(lib.error, sizeof lib.error, "%s has no %s", library, name);
+        *missing = 1;
+    }
+    return found;
+}
+
+static void load(void) {
+    void *base = dlopen(SB_LIBRARY, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+    void *ps = base ? dlopen(PS_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) : NULL;
+    if (ps == NULL) {
+        const char *why = dlerror();
+        snprintf(lib.error, sizeof lib.error, "%s",
+                 why ? why : PS_LIBRARY " cannot be opened (install libpocketsphinx3 and pocketsphinx-en-us)");
+        return;
+    }
+    int missing = 0;
+    *(void **)&lib.cmd_ln_init = symbol(base, SB_LIBRARY, "cmd_ln_init", &missing);
+    *(void **)&lib.cmd_ln_free_r = symbol(base, SB_LIBRARY, "cmd_ln_free_r", &missing);
+    *(void **)&lib.err_set_logfp = symbol(base, SB_LIBRARY, "err_set_logfp", &missing);
+    *(void **)&lib.args = symbol(ps, PS_LIBRARY, "ps_args", &missing);
+    *(void **)&lib.init = symbol(ps, PS_LIBRARY, "ps_init", &missing);
+    *(void **)&lib.free = symbol(ps, PS_LIBRARY, "ps_free", &missing);
+    *(void **)&lib.set_kws = symbol(ps, PS_LIBRARY, "ps_set_kws", &missing);
+    *(void **)&lib.set_jsgf_string = symbol(ps, PS_LIBRARY, "ps_set_jsgf_string", &missing);
+    *(void **)&lib.set_search = symbol(ps, PS_LIBRARY, "ps_set_search", &missing);
+    *(void **)&lib.start_utt = symbol(ps, PS_LIBRARY, "ps_start_utt", &missing);
+    *(void **)&lib.end_utt = symbol(ps, PS_LIBRARY, "ps_end_utt", &missing);
+    *(void **)&lib.process_raw = symbol(ps, PS_LIBRARY, "ps_process_raw", &missing);
+    *(void **)&lib.get_hyp = symbol(ps, PS_LIBRARY, "ps_get_hyp", &missing);
+    *(void **)&lib.get_in_speech = symbol(ps, PS_LIBRARY, "ps_get_in_speech", &missing);
+    *(void **)&lib.seg_iter = symbol(ps, PS_LIBRARY, "ps_seg_iter", &missing);
+    *(void **)&lib.seg_next = symbol(ps, PS_LIBRARY, "ps_seg_next", &missing);
+    *(void **)&lib.seg_frames = symbol(ps, PS_LIBRARY, "ps_seg_frames", &missing);
+    *(void **)&lib.seg_free = symbol(ps, PS_LIBRARY, "ps_seg_free", &missing);
+    *(void **)&lib.lookup_word = symbol(ps, PS_LIBRARY, "ps_lookup_word", &missing);
+    *(void **)&lib.add_word = symbol(ps, PS_LIBRARY, "ps_add_word", &missing);
+    *(void **)&lib.seg_word = symbol(ps, PS_LIBRARY, "ps_seg_word", &missing);
+    *(void **)&lib.seg_prob = symbol(ps, PS_LIBRARY, "ps_seg_prob", &missing);
+    lib.loaded = !missing;
+    /* pocketsphinx logs every step to stderr: silence it (the host says what matters). */
+    if (lib.loaded) lib.err_set_logfp(NULL);
+}
+
+#define MAX_PENDING 16
+
+struct assist_spotter {
+    cmd_ln_t *config;
+    ps_decoder_t *decoder;
+    int grammar;         /* decoding whole utterances against a grammar rather than spotting */
+    int was_in_speech;   /* grammar mode: speech had started in this utterance */
+    int64_t utt_start;   /* frames fed before the current utterance began */
+    int64_t fed_samples; /* all samples fed */
+    int reported;        /* keyphrase mode: segments of this utterance already reported, */
+    struct {             /* as their first and last frames and a hash of the phrase */
+        int sf, ef;
+        unsigned hash;
+    } seen[256];
+    int pending;         /* results waiting to be read, oldest first */
+    struct {
+        char phrase[256];
+        int64_t start_frame, end_frame;
+        int32_t score;
+    } results[MAX_PENDING];
+};
+
+static void copy(char *to, size_t size, const char *from) {
+    if (to == NULL || size == 0) return;
+    snprintf(to, size, "%s", from ? from : "");
+}
+
+assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const char *kws_file, char *error,
+                                    size_t error_size) {
+    pthread_once(&once, load);
+    if (!lib.loaded) {
+        copy(error, error_size, lib.error);
+        return NULL;
+    }
+    cmd_ln_t *config = lib.cmd_ln_init(NULL, lib.args(), 1, "-hmm", hmm, "-dict", dict, "-kws", kws_file,
+                                       "-samprate", "16000", NULL);
+    if (config == NULL) {
+        copy(error, error_size, "the voice model's settings were refused (check the model folder)");
+        return NULL;
+    }
+    ps_decoder_t *decoder = lib.init(config);
+    if (decoder == NULL) {
+        lib.cmd_ln_free_r(config);
+        copy(error, error_size, "the voice model or the phrase list cannot be loaded (a word missing from the dictionary?)");
+        return NULL;
+    }
+    assist_spotter *spotter = calloc(1, sizeof *spotter);
+    if (spotter == NULL) {
+        lib.free(decoder);
+        lib.cmd_ln_free_r(config);
+        copy(error, error_size, "out of memory");
+        return NULL;
+    }
+    spotter->config = config;
+    spotter->decoder = decoder;
+    lib.start_utt(decoder);
+    return spotter;
+}
+
+static int restart(assist_spotter *spotter) {
+    lib.end_utt(spotter->decoder);
+    spotter->utt_start = spotter->fed_samples / 160;
+    spotter->was_in_speech = 0;
+    spotter->reported = 0;
+    return lib.start_utt(spotter->decoder);
+}
+
+static unsigned hash(const char *text) {
+    unsigned value = 2166136261u;
+    for (; text && *text; text++) value = (value ^ (unsigned char)*text) * 16777619u;
+    return value;
+}
+
+/* True the first time a segment is met in this utterance (the list is not in a stable order). */
+static int first_time(assist_spotter *spotter, int sf, int ef, const char *word) {
+    unsigned h = hash(word);
+    for (int i = 0; i < spotter->reported; i++) {
+        if (spotter->seen[i].sf == sf && spotter->seen[i].ef == ef && spotter->seen[i].hash == h) return 0;
+    }
+    if (spotter->reported < (int)(sizeof spotter->seen / sizeof spotter->seen[0])) {
+        spotter->seen[spotter->reported].sf = sf;
+        spotter->seen[spotter->reported].ef = ef;
+        spotter->seen[spotter->reported].hash = h;
+        spotter->reported++;
+    }
+    return 1;
+}
+
+static void push(assist_spotter *spotter, const char *phrase, int64_t start, int64_t end, int32_t score) {
+    if (spotter->pending == MAX_PENDING) {
+        memmove(&spotter->results[0], &spotter->results[1], sizeof spotter->results[0] * (MAX_PENDING - 1));
+        spotter->pending--;
+    }
+    copy(spotter->results[spotter->pending].phrase, sizeof spotter->results[0].phrase, phrase);
+    spotter->results[spotter->pending].start_frame = start;
+    spotter->results[spotter->pending].end_frame = end;
+    spotter->results[spotter->pending].score = score;
+    spotter->pending++;
+}
+
+int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file) {
+    if (spotter == NULL || kws_file == NULL) return -1;
+    lib.end_utt(spotter->decoder);
+    if (lib.set_kws(spotter->decoder, "keyphrases", kws_file) < 0) return -1;
+    if (lib.set_search(spotter->decoder, "keyphrases") < 0) return -1;
+    spotter->grammar = 0;
+    spotter->pending = 0;
+    spotter->reported = 0;
+    spotter->utt_start = spotter->fed_samples / 160;
+    return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
+}
+
+int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf) {
+    if (spotter == NULL || jsgf == NULL) return -1;
+    lib.end_utt(spotter->decoder);
+    if (lib.set_jsgf_string(spotter->decoder, "grammar", jsgf) < 0) return -1;
+    if (lib.set_search(spotter->decoder, "grammar") < 0) return -1;
+    spotter->grammar = 1;
+    spotter->pending = 0;
+    spotter->reported = 0;
+    spotter->was_in_speech = 0;
+    spotter->utt_start = spotter->fed_samples / 160;
+    return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
+}
+
+/* Keyphrase mode: each segment is one phrase spotted; those not yet reported are queued. The utterance goes
+ * on (a longer phrase that begins with a shorter one can still complete) and is restarted after 20 s without
+ * a new phrase, to keep the search small. */
+static int take_spotted(assist_spotter *spotter) {
+    int32_t score = 0;
+    const char *hyp = lib.get_hyp(spotter->decoder, &score);
+    int found = 0;
+    if (hyp != NULL && hyp[0] != '\0') {
+        for (ps_seg_t *seg = lib.seg_iter(spotter->decoder); seg != NULL; seg = lib.seg_next(seg)) {
+            int sf = 0, ef = 0;
+            lib.seg_frames(seg, &sf, &ef);
+            const char *word = lib.seg_word(seg);
+            if (!first_time(spotter, sf, ef, word)) continue;
+            int32_t ascr = 0, lscr = 0, lback = 0;
+            lib.seg_prob(seg, &ascr, &lscr, &lback);
+            push(spotter, word, spotter->utt_start + sf, spotter->utt_start + ef, ascr);
+            found++;
+        }
+    }
+    int64_t frames = spotter->fed_samples / 160 - spotter->utt_start;
+    if (found == 0 && (frames > 2000 || spotter->reported > 200)) restart(spotter);
+    return found;
+}
+
+/* Grammar mode: the whole utterance's words. */
+static int take_utterance(assist_spotter *spotter) {
+    int32_t score = 0;
+    const char *hyp = lib.get_hyp(spotter->decoder, &score);
+    if (hyp == NULL || hyp[0] == '\0') return 0;
+    int first = -1, last = -1;
+    for (ps_seg_t *seg = lib.seg_iter(spotter->decoder); seg != NULL; seg = lib.seg_next(seg)) {
+        int sf = 0, ef = 0;
+        lib.seg_frames(seg, &sf, &ef);
+        if (first < 0) first = sf;
+        last = ef;
+    }
+    push(spotter, hyp, spotter->utt_start + (first < 0 ? 0 : first), spotter->utt_start + (last < 0 ? 0 : last),
+         score);
+    return 1;
+}
+
+int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t count) {
+    if (spotter == NULL || (samples == NULL && count > 0)) return -1;
+    if (lib.process_raw(spotter->decoder, samples, count, 0, 0) < 0) return -1;
+    spotter->fed_samples += (int64_t)count;
+    if (!spotter->grammar) return take_spotted(spotter) > 0 ? 1 : 0;
+    unsigned char in_speech = lib.get_in_speech(spotter->decoder);
+    if (in_speech) spotter->was_in_speech = 1;
+    if (!in_speech && spotter->was_in_speech) {
+        lib.end_utt(spotter->decoder);
+        int found = take_utterance(spotter);
+        spotter->utt_start = spotter->fed_samples / 160;
+        spotter->was_in_speech = 0;
+        lib.start_utt(spotter->decoder);
+        return found;
+    }
+    return 0;
+}
+
+int assist_spotter_result(assist_spotter *spotter, char *phrase, size_t phrase_size, int64_t *start_frame,
+                          int64_t *end_frame, int32_t *score) {
+    if (spotter == NULL || spotter->pending == 0) return -1;
+    copy(phrase, phrase_size, spotter->results[0].phrase);
+    if (start_frame) *start_frame = spotter->results[0].start_frame;
+    if (end_frame) *end_frame = spotter->results[0].end_frame;
+    if (score) *score = spotter->results[0].score;
+    memmove(&spotter->results[0], &spotter->results[1], sizeof spotter->results[0] * (MAX_PENDING - 1));
+    spotter->pending--;
+    return 0;
+}
+
+int assist_spotter_add_word(assist_spotter *spotter, const char *word, const char *phones) {
+    if (spotter == NULL || word == NULL || phones == NULL) return -1;
+    return lib.add_word(spotter->decoder, word, phones, 1) < 0 ? -1 : 0;
+}
+
+int assist_spotter_knows(assist_spotter *spotter, const char *word) {
+    if (spotter == NULL || word == NULL) return -1;
+    char *phones = lib.lookup_word(spotter->decoder, word);
+    if (phones == NULL) return 0;
+    free(phones);
+    return 1;
+}
+
+void assist_spotter_close(assist_spotter *spotter) {
+    if (spotter == NULL) return;
+    lib.end_utt(spotter->decoder);
+    lib.free(spotter->decoder);
+    lib.cmd_ln_free_r(spotter->config);
+    free(spotter);
+}

@@ -1,0 +1,40 @@
+/* Keyword spotting with Debian's pocketsphinx (0.8+5prealpha), opened with dlopen on first use so that
+ * commands which never listen do not load it. One spotter is used by one thread at a time. */
+#ifndef ASSIST_POCKETSPHINX_H
+#define ASSIST_POCKETSPHINX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct assist_spotter assist_spotter;
+
+/* Opens a spotter on the acoustic model folder `hmm` and pronunciation dictionary `dict`, searching for the
+ * keyphrases of `kws_file` (one "phrase /threshold/" a line). NULL with a sentence in `error` when the library,
+ * the model or the list cannot be used. */
+assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const char *kws_file, char *error,
+                                    size_t error_size);
+
+/* Switches to the keyphrases of `kws_file` (or, with `jsgf`, to a JSGF grammar given as text, decoded as whole
+ * utterances). 0 on success. */
+int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file);
+int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf);
+
+/* Feeds 16 kHz mono samples. Returns 1 when phrases were spotted in them (read each with
+ * assist_spotter_result), 0 when not, -1 on error. In grammar mode a result comes when speech ends. */
+int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t count);
+
+/* The oldest phrase spotted and not yet read, its first and last 10 ms frame counted from the first sample
+ * ever fed, and its score (a log probability; larger is surer). 0 when there was one, -1 when none waits. */
+int assist_spotter_result(assist_spotter *spotter, char *phrase, size_t phrase_size, int64_t *start_frame,
+                          int64_t *end_frame, int32_t *score);
+
+/* Adds `word` with `phones` (space-separated, as the dictionary writes them) for the searches set after it. 0 on
+ * success. */
+int assist_spotter_add_word(assist_spotter *spotter, const char *word, const char *phones);
+
+/* 1 when `word` is in the dictionary, 0 when not, -1 when the spotter cannot tell. */
+int assist_spotter_knows(assist_spotter *spotter, const char *word);
+
+void assist_spotter_close(assist_spotter *spotter);
+
+#endif

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Audio
+import Foundation
+import PluginHost
+import Voice
+
+/// `assist listen [--mic wav:PATH] [--json]`: listens always, whatever `voice.mode` says, and prints each voice
+/// command heard, until Ctrl+C or the end of a WAV input. For admins checking a microphone and for tests.
+struct ListenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Print each voice command heard from the microphone (or --mic wav:PATH) until Ctrl+C or its end.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "One JSON object a line: phrase, start_ms, end_ms, score.")
+    var json = false
+
+    @Option(name: .customLong("phrase"), help: "Listen for this phrase instead of the features' (repeatable).")
+    var phrases: [String] = []
+
+    func run() throws {
+        let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
+        let language = session.phrases.language
+        let voiceFolder = session.paths.share.appendingPathComponent("voice")
+        let model: VoiceModel
+        switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {
+        case .success(let found): model = found
+        case .failure(let error): throw CLIFailure(message: error.description, exitCode: 69)
+        }
+        let wanted =
+            phrases.isEmpty
+            ? VoicePhrases.phrases(
+                records: session.features.records, router: session.services.interaction.router, language: language,
+                everything: true)
+            : phrases
+        let thresholds = VoiceThresholds.read(VoiceThresholds.file(in: voiceFolder, language: language))
+        let spotter: KeywordSpotter
+        do { spotter = try KeywordSpotter(model: model, phrases: thresholds.apply(to: wanted)) } catch {
+            throw CLIFailure(message: error.description, exitCode: 69)
+        }
+        for line in VoicePhrases.unknownWordLines(spotter) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        let spec: AudioInputSpec
+        if let option = global.mic {
+            guard let parsed = AudioInputSpec(option) else {
+                throw CLIFailure(
+                    message: "--mic takes alsa, alsa:DEVICE, wav:PATH or live:PATH, not \(option).", exitCode: 64)
+            }
+            spec = parsed
+        } else {
+            spec = .alsa("default")
+        }
+        let input: AudioInput
+        do { input = try spec.open(format: VoiceListener.format) } catch {
+            let why = (error as? AudioError)?.message ?? "\(error)"
+            throw CLIFailure(
+                message: "The microphone cannot be opened: \(why) Typed and key commands still work.", exitCode: 74)
+        }
+        if !json {
+            print("Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.")
+        }
+        let stopped = StopFlag()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { stopped.set() }
+        source.resume()
+        var level = SoundLevel()
+        while !stopped.isSet {
+            let chunk: [Int16]
+            do { chunk = try input.read(frames: VoiceListener.chunkFrames) } catch {
+                throw CLIFailure(
+                    message: "The microphone stopped: \((error as? AudioError)?.message ?? "\(error)")", exitCode: 74)
+            }
+            let ended = chunk.isEmpty
+            if let warning = level.add(chunk) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
+            // At the end, half a second of silence lets a phrase said last finish, then what is held is sure.
+            let heard =
+                ended ? spotter.feed([Int16](repeating: 0, count: 8_000)) + spotter.flush() : spotter.feed(chunk)
+            for heard in heard {
+                let line = json ? heard.json : "Heard “\(heard.phrase)” at \(Double(heard.startMs) / 1000) s."
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+            if ended { break }
+        }
+    }
+}
+
+/// Set from a signal handler's queue, read by the listening loop.
+final class StopFlag: @unchecked Sendable {  // because: `value` is guarded by `lock`
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}

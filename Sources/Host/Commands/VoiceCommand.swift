@@ -1,0 +1,152 @@
+import ArgumentParser
+import Audio
+import Foundation
+import Voice
+
+/// `assist voice tune DIR`: chooses each phrase's threshold from labelled recordings.
+struct VoiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voice", abstract: "Voice commands: tune the phrases' thresholds from recordings.",
+        subcommands: [VoiceTuneCommand.self])
+}
+
+/// Reads `DIR/<phrase>/*.wav` (the phrase with `_` or spaces between words; positives) and `DIR/negatives/*.wav`
+/// (speech that is no command), decodes all of it once per threshold from 1e-1 (strict) to 1e-40, and keeps for each
+/// phrase the threshold with the best recall whose false alarms stay within 1 per 10 minutes of negatives.
+struct VoiceTuneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tune", abstract: "Choose each phrase's threshold from folders of labelled WAV files.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "A folder with one subfolder of WAVs per phrase and a negatives/ subfolder.")
+    var folder: String
+
+    @Option(help: "Where to write the thresholds (default: <data folder>/voice/thresholds-<lang>.txt).")
+    var output: String?
+
+    /// From strict (short words want these) to lenient (long phrases).
+    static let levels: [Double] = [1e-1, 1e-3, 1e-5, 1e-10, 1e-15, 1e-20, 1e-25, 1e-30, 1e-35, 1e-40]
+
+    func run() throws {
+        let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
+        let language = session.phrases.language
+        let model: VoiceModel
+        switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {
+        case .success(let found): model = found
+        case .failure(let error): throw CLIFailure(message: error.description, exitCode: 69)
+        }
+        let root = URL(fileURLWithPath: folder)
+        let set = try TuningSet.read(root)
+        guard !set.positives.isEmpty else {
+            throw CLIFailure(message: "\(folder) has no phrase folders with WAV files in them.", exitCode: 66)
+        }
+        let phrases = set.positives.keys.sorted()
+        print(
+            "Tuning \(phrases.count) phrases on \(set.positives.values.map(\.count).reduce(0, +)) recordings and \(String(format: "%.1f", set.negativeSeconds / 60)) minutes of other speech."
+        )
+        var results: [String: [Double: (hits: Int, falseAlarms: Int)]] = [:]
+        for level in Self.levels {
+            let spotter: KeywordSpotter
+            do {
+                spotter = try KeywordSpotter(
+                    model: model, phrases: phrases.map { KeyPhrase($0, threshold: level) })
+            } catch {
+                throw CLIFailure(message: error.description, exitCode: 69)
+            }
+            for line in VoicePhrases.unknownWordLines(spotter) where level == Self.levels[0] { print(line) }
+            var hits: [String: Int] = [:]
+            var falseAlarms: [String: Int] = [:]
+            for (phrase, files) in set.positives {
+                for file in files {
+                    let heard = Set(try Self.decode(file, with: spotter).map(\.phrase))
+                    if heard.contains(phrase) { hits[phrase, default: 0] += 1 }
+                    for other in heard where other != phrase { falseAlarms[other, default: 0] += 1 }
+                }
+            }
+            for file in set.negatives {
+                for heard in try Self.decode(file, with: spotter) { falseAlarms[heard.phrase, default: 0] += 1 }
+            }
+            for phrase in phrases {
+                results[phrase, default: [:]][level] = (hits[phrase] ?? 0, falseAlarms[phrase] ?? 0)
+            }
+        }
+        // 1 false alarm per 10 minutes of negatives, shared among the phrases.
+        let allowed = Int(set.negativeSeconds / 600 / Double(phrases.count))
+        var chosen = VoiceThresholds()
+        for phrase in phrases {
+            let total = set.positives[phrase]?.count ?? 0
+            let fitting = Self.levels.filter { (results[phrase]?[$0]?.falseAlarms ?? .max) <= allowed }
+            // Best recall; among equals the strictest (largest) threshold. None within the budget: the strictest.
+            let best = fitting.max { a, b in
+                let (ha, hb) = (results[phrase]?[a]?.hits ?? 0, results[phrase]?[b]?.hits ?? 0)
+                return ha != hb ? ha < hb : a < b
+            }
+            // None within the budget: the strictest, which errs towards silence.
+            let level = best ?? Self.levels[0]
+            chosen.values[phrase] = level
+            let figures = results[phrase]?[level] ?? (0, 0)
+            print(
+                "\(phrase): \(String(format: "%.0e", level)), recall \(figures.hits) of \(total), \(figures.falseAlarms) false alarm\(figures.falseAlarms == 1 ? "" : "s")"
+            )
+        }
+        let target =
+            output.map { URL(fileURLWithPath: $0) }
+            ?? VoiceThresholds.file(in: session.paths.data.appendingPathComponent("voice"), language: language)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        let partial = target.appendingPathExtension("partial")
+        let text = chosen.text(heading: "assist voice tune \(root.lastPathComponent): thresholds for \(language)")
+        guard FileManager.default.createFile(atPath: partial.path, contents: Data(text.utf8)),
+            rename(partial.path, target.path) == 0
+        else { throw CLIFailure(message: "\(target.path) cannot be written.", exitCode: 73) }
+        print("Wrote \(target.path).")
+    }
+
+    /// Everything heard in one file.
+    static func decode(_ file: URL, with spotter: KeywordSpotter) throws -> [Detection] {
+        let input = try WavFileInput(url: file, format: VoiceListener.format)
+        var heard: [Detection] = []
+        while true {
+            let chunk = try input.read(frames: VoiceListener.chunkFrames)
+            if chunk.isEmpty { break }
+            heard += spotter.feed(chunk)
+        }
+        // Silence after the file, so a phrase at its very end is finished, then what is held.
+        heard += spotter.feed([Int16](repeating: 0, count: VoiceListener.format.sampleRateHz / 2))
+        return heard + spotter.flush()
+    }
+}
+
+/// A tuning folder's files: positives by phrase, negatives, and how long the negatives last.
+struct TuningSet {
+    var positives: [String: [URL]] = [:]
+    var negatives: [URL] = []
+    var negativeSeconds = 0.0
+
+    static func read(_ root: URL) throws -> TuningSet {
+        var set = TuningSet()
+        let files = FileManager.default
+        guard let folders = try? files.contentsOfDirectory(at: root, includingPropertiesForKeys: nil) else {
+            throw CLIFailure(message: "\(root.path) cannot be read.", exitCode: 66)
+        }
+        for folder in folders.sorted(by: { $0.path < $1.path }) where folder.hasDirectoryPath {
+            let wavs = ((try? files.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
+                .filter { $0.pathExtension.lowercased() == "wav" }.sorted { $0.path < $1.path }
+            if folder.lastPathComponent == "negatives" {
+                set.negatives = wavs
+                for wav in wavs {
+                    if let file = try? WavFile.read(wav) {
+                        set.negativeSeconds +=
+                            Double(file.samples.count) / Double(file.format.sampleRateHz * file.format.channels)
+                    }
+                }
+            } else if !wavs.isEmpty {
+                let phrase = KeyPhrase.normalise(folder.lastPathComponent.replacingOccurrences(of: "_", with: " "))
+                set.positives[phrase] = wavs
+            }
+        }
+        return set
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Interaction
+import PluginHost
+import Voice
+
+/// What voice listens for: each usable plugin's keywords in the session's language (its global ones always,
+/// its focused ones while it has the focus) and the host's own commands (next, pause, stop, ...).
+enum VoicePhrases {
+    /// The phrases for `language` when `focused` (a plugin id) has the focus; with `everything`, every
+    /// plugin's focused keywords too (for `assist listen` and tuning).
+    static func phrases(
+        records: [PluginRecord], router: CommandRouter, language: String, focused: String? = nil,
+        everything: Bool = false, includeHost: Bool = true
+    ) -> [String] {
+        var found: [String] = []
+        for record in records where record.isUsable {
+            for keyword in record.manifest?.keywords ?? [] where (keyword.lang ?? "en") == language {
+                let global = (keyword.scope ?? "focused") == "global"
+                if global || everything || record.id == focused { found.append(keyword.phrase) }
+            }
+        }
+        for binding in router.allBindings where includeHost && binding.owner == CommandRouter.hostOwner {
+            // "n", "h", "?" are keys and "prev" an abbreviation: not words to hear.
+            found += binding.phrases.filter { $0.count > 2 && $0 != "prev" }
+        }
+        var seen = Set<String>()
+        return found.map(KeyPhrase.normalise).filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// Lines naming each phrase that cannot be heard and its missing word.
+    static func unknownWordLines(_ spotter: KeywordSpotter) -> [String] {
+        spotter.unknown.map {
+            "The voice command “\($0.phrase)” cannot be heard: “\($0.word)” is not in the voice dictionary."
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Audio
+import Foundation
+import Interaction
+import PluginHost
+import Voice
+
+/// Voice commands in an interactive session (docs/voice.md): the microphone is read on a thread of its own in
+/// 100 ms chunks and what is heard is handed to the dispatcher as a spoken phrase, after an earcon and an echo
+/// in words ("Heard: read text."), so it goes where a typed phrase would.
+///
+/// `voice.mode`: `off`; `push-to-talk` (the default: nothing is heard until the `voice.key` key, F4, is
+/// tapped, then for 5 s); `wake-word` (`voice.wake-phrase`, "assist", then a command within 5 s); `always`.
+/// Listening stops while the host speaks (so it never hears itself) unless `voice.headphones` is true, and
+/// while a plugin records from the microphone.
+final class VoiceSession: @unchecked Sendable {  // because: the state shared with the thread is under `lock`
+    enum Mode: String, CaseIterable { case off, pushToTalk = "push-to-talk", wakeWord = "wake-word", always }
+
+    static let windowMs = 5_000
+
+    let mode: Mode
+    private let session: HostSession
+    private let model: VoiceModel
+    private let wakePhrase: String
+    private let headphones: Bool
+    private let microphone: AudioInputSpec
+    private let thresholds: VoiceThresholds
+    private let lock = NSLock()
+    private var running = true
+    /// Listening until this audio time (ms), in push-to-talk and after the wake phrase.
+    private var openUntilMs = 0
+    private var heardMs = 0
+    private var focused: String?
+    /// The phrases to listen for from the next chunk on, when they changed (made on the main loop).
+    private var pendingPhrases: [KeyPhrase]?
+
+    private init(
+        session: HostSession, mode: Mode, model: VoiceModel, wakePhrase: String, headphones: Bool,
+        microphone: AudioInputSpec
+    ) {
+        self.session = session
+        self.mode = mode
+        self.model = model
+        self.wakePhrase = KeyPhrase.normalise(wakePhrase)
+        self.headphones = headphones
+        self.microphone = microphone
+        thresholds = VoiceThresholds.read(
+            VoiceThresholds.file(in: session.paths.data.appendingPathComponent("voice"), language: model.language)
+        )
+        .merged(
+            over: VoiceThresholds.read(
+                VoiceThresholds.file(
+                    in: session.paths.share.appendingPathComponent("voice"), language: model.language)))
+    }
+
+    /// Starts listening as the settings say; nil when voice is off or cannot work (said once, in words that
+    /// say what to do; typed and key commands go on as before). Main loop.
+    static func start(session: HostSession, microphone: String?) -> VoiceSession? {
+        let settings = session.settings
+        let modeText = settings.value("voice.mode")?.description ?? Mode.pushToTalk.rawValue
+        guard let mode = Mode(rawValue: modeText) else {
+            session.announcer.say(
+                "voice.mode \(modeText) is not known: use off, push-to-talk, wake-word or always. Voice is off.")
+            return nil
+        }
+        guard mode != .off else { return nil }
+        let language = session.phrases.language
+        let model: VoiceModel
+        switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {
+        case .success(let found): model = found
+        case .failure(let error):
+            session.announcer.say(error.description)
+            return nil
+        }
+        let spec = microphone.flatMap(AudioInputSpec.init) ?? .alsa("default")
+        let voice = VoiceSession(
+            session: session, mode: mode, model: model,
+            wakePhrase: settings.value("voice.wake-phrase")?.description ?? "assist",
+            headphones: settings.value("voice.headphones")?.flag ?? false, microphone: spec)
+        if mode == .pushToTalk {
+            let keyName = settings.value("voice.key")?.description ?? "f4"
+            session.dispatcher.listenKey = Key(name: keyName) ?? .function(4)
+            session.dispatcher.onListenKey = { [weak voice] in voice?.openWindow() }
+        }
+        voice.focusChanged(to: nil, force: true)
+        let thread = Thread { voice.listen() }
+        thread.name = "assist-voice"
+        thread.start()
+        return voice
+    }
+
+    func stop() { lock.withLock { running = false } }
+
+    /// The focused feature changed: its focused phrases are listened for instead. Main loop.
+    func focusChanged(to id: String?, force: Bool = false) {
+        guard force || lock.withLock({ focused != id }) else { return }
+        var texts = VoicePhrases.phrases(
+            records: session.features.records, router: session.services.interaction.router,
+            language: model.language, focused: id)
+        if mode == .wakeWord { texts.append(wakePhrase) }
+        let phrases = thresholds.apply(to: texts)
+        lock.withLock {
+            focused = id
+            pendingPhrases = phrases
+        }
+    }
+
+    /// Push-to-talk: listens for the next 5 s. Main loop.
+    func openWindow() {
+        lock.withLock { openUntilMs = heardMs + Self.windowMs }
+        session.services.sound.cues?.play(.listen)
+    }
+
+    private var isRunning: Bool { lock.withLock { running } }
+
+    /// The thread: opens the microphone and the recogniser, then feeds one to the other.
+    private func listen() {
+        var spotter: KeywordSpotter?
+        var input: AudioInput?
+        var level = SoundLevel()
+        var saidTrouble = false
+        let silence = [Int16](repeating: 0, count: VoiceListener.chunkFrames)
+        while isRunning {
+            // A plugin recording has the microphone; it is opened again afterwards.
+            if PluginMicrophone.inUse {
+                input = nil
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
+            }
+            if input == nil {
+                do { input = try microphone.open(format: VoiceListener.format) } catch {
+                    if !saidTrouble {
+                        saidTrouble = true
+                        let why = (error as? AudioError)?.message ?? "\(error)"
+                        say("Voice commands cannot hear: \(why) Typed and key commands still work.")
+                    }
+                    Thread.sleep(forTimeInterval: 2)
+                    continue
+                }
+            }
+            if let update = phraseUpdate() {
+                do {
+                    if let spotter {
+                        try spotter.setPhrases(update)
+                    } else {
+                        spotter = try KeywordSpotter(model: model, phrases: update)
+                    }
+                } catch {
+                    say(error.description)
+                    return
+                }
+            }
+            guard let input, let spotter else { continue }
+            let chunk: [Int16]
+            do { chunk = try input.read(frames: VoiceListener.chunkFrames) } catch {
+                say(
+                    "The microphone stopped: \((error as? AudioError)?.message ?? "\(error)") Typed and key commands still work."
+                )
+                return
+            }
+            if chunk.isEmpty {
+                // The end of a WAV file standing in for the microphone.
+                for heard in spotter.feed(silence) + spotter.flush() { accept(heard) }
+                return
+            }
+            if let warning = level.add(chunk) { say(warning) }
+            // While the host speaks its own voice is not listened to: silence goes in instead, keeping time.
+            let speaking = !headphones && (session.speech?.isSpeaking ?? false)
+            for heard in spotter.feed(speaking ? silence : chunk) { accept(heard) }
+            lock.withLock { heardMs += chunk.count * 1000 / VoiceListener.format.sampleRateHz }
+        }
+    }
+
+    /// The phrases to listen for, when they changed.
+    private func phraseUpdate() -> [KeyPhrase]? {
+        lock.withLock {
+            defer { pendingPhrases = nil }
+            return pendingPhrases
+        }
+    }
+
+    /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it.
+    private func accept(_ heard: Detection) {
+        let now = lock.withLock { heardMs }
+        if mode == .wakeWord && heard.phrase == wakePhrase {
+            lock.withLock { openUntilMs = now + Self.windowMs }
+            session.services.sound.cues?.play(.listen)
+            return
+        }
+        let open = lock.withLock { mode == .always || heard.startMs <= openUntilMs }
+        guard open else { return }
+        if mode != .always { lock.withLock { openUntilMs = 0 } }
+        let dispatcher = session.dispatcher
+        let announcer = session.announcer
+        let cues = session.services.sound.cues
+        let phrase = heard.phrase
+        session.loop.post {
+            cues?.play(.tap)
+            announcer.say("Heard: \(phrase).", priority: .important, remember: false)
+            dispatcher.dispatch(.phrase(phrase))
+        }
+    }
+
+    private func say(_ text: String) {
+        let announcer = session.announcer
+        session.loop.post { announcer.say(text, priority: .important) }
+    }
+}

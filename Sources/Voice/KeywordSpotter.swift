@@ -1,0 +1,285 @@
+import CPocketSphinx
+import Foundation
+
+/// A phrase to listen for and how sure the recogniser must be: pocketsphinx's keyphrase threshold, a
+/// probability such as 1e-20 (smaller hears more, and more falsely; `assist voice tune` chooses it).
+package struct KeyPhrase: Equatable, Sendable {
+    package var text: String
+    package var threshold: Double
+
+    package init(_ text: String, threshold: Double = KeyPhrase.defaultThreshold) {
+        self.text = KeyPhrase.normalise(text)
+        self.threshold = threshold
+    }
+
+    package static let defaultThreshold = 1e-20
+
+    /// Lower case, letters and apostrophes only, single spaces: the form the dictionary knows.
+    package static func normalise(_ text: String) -> String {
+        let kept = text.lowercased().map { $0.isLetter || $0 == "'" ? $0 : " " }
+        return String(kept).split(separator: " ").joined(separator: " ")
+    }
+
+    package var words: [String] { text.split(separator: " ").map(String.init) }
+}
+
+/// A phrase heard: what, when (ms from the first sample listened to) and how sure (a log score, larger is
+/// surer).
+package struct Detection: Equatable, Sendable {
+    package var phrase: String
+    package var startMs: Int
+    package var endMs: Int
+    package var score: Int
+
+    /// One JSON object, as `assist listen --json` prints it.
+    package var json: String {
+        let escaped = phrase.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return #"{"phrase":"\#(escaped)","start_ms":\#(startMs),"end_ms":\#(endMs),"score":\#(score)}"#
+    }
+}
+
+/// pocketsphinx in keyphrase-spotting mode over 16 kHz mono: fed in chunks, it reports each phrase heard.
+/// It can switch to a JSGF grammar for a command's argument (a closed list), decoded per utterance. One
+/// thread at a time.
+///
+/// Three things the recogniser does not do by itself are done here. pocketsphinx's keyphrase search starts
+/// afresh after each phrase it spots, so a phrase that begins like another ("read this", "read text") would
+/// cut the other off: phrases that share a word are listened for by separate searches over the same sound
+/// (`groups`). A word with several pronunciations ("read" is R EH D first, R IY D second) is listened for in
+/// each. And a phrase found inside a longer one ("time" in "what time is it") is held for `holdMs` and
+/// dropped when the longer phrase is heard over it.
+package final class KeywordSpotter {
+    /// One search per group of phrases that share no word; the first also looks words up.
+    private var spotters: [OpaquePointer]
+    private var spotter: OpaquePointer { spotters[0] }
+    private let folder: URL
+    package let model: VoiceModel
+    /// The phrases listened for, and those left out because a word is not in the dictionary.
+    package private(set) var phrases: [KeyPhrase] = []
+    package private(set) var unknown: [(phrase: String, word: String)] = []
+    /// How long a phrase that is part of a longer one waits for it.
+    package static let holdMs = 1_000
+    /// The spoken form listened for (a variant) → the phrase it stands for.
+    private var variants: [String: String] = [:]
+    /// Words added with their second and later pronunciations: "read" → ["read__2"].
+    private var alternates: [String: [String]] = [:]
+    /// Phrases that lie inside a longer one, and detections of them waiting to see whether it follows.
+    private var shortPhrases: Set<String> = []
+    private var held: [Detection] = []
+    /// What was reported in the last 2 s, so that another spoken form of the same phrase is not reported again.
+    private var recent: [Detection] = []
+    /// Audio fed so far, in ms.
+    private var fedMs = 0
+
+    /// Opens the recogniser on `model` listening for `phrases`; phrases with a word the dictionary lacks are
+    /// left out (and listed in `unknown`).
+    package init(model: VoiceModel, phrases: [KeyPhrase]) throws(VoiceError) {
+        self.model = model
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("assist-voice-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A one-phrase list first, to look words up; then the real list.
+        let probe = folder.appendingPathComponent("probe.kws")
+        try? "yes /1e-10/\n".write(to: probe, atomically: false, encoding: .utf8)
+        var error = [CChar](repeating: 0, count: 256)
+        guard
+            let opened = assist_spotter_open(
+                model.acousticModel.path, model.dictionary.path, probe.path, &error, error.count)
+        else {
+            try? FileManager.default.removeItem(at: folder)
+            throw .library(String(cChars: error))
+        }
+        spotters = [opened]
+        try setPhrases(phrases)
+    }
+
+    deinit {
+        spotters.forEach { assist_spotter_close($0) }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Phrases split so that no two in a group share a word, longest first (a handful of groups for the
+    /// shipped commands).
+    static func groups(_ phrases: [KeyPhrase]) -> [[KeyPhrase]] {
+        var groups: [[KeyPhrase]] = []
+        for phrase in phrases.sorted(by: { $0.words.count > $1.words.count }) {
+            let words = Set(phrase.words)
+            if let index = groups.firstIndex(where: { group in group.allSatisfy { words.isDisjoint(with: $0.words) } })
+            {
+                groups[index].append(phrase)
+            } else {
+                groups.append([phrase])
+            }
+        }
+        return groups
+    }
+
+    /// True when the dictionary has `word`.
+    package func knows(_ word: String) -> Bool { assist_spotter_knows(spotter, word.lowercased()) == 1 }
+
+    /// Listens for `phrases` from now on (a feature took the focus, a wake word was heard).
+    package func setPhrases(_ wanted: [KeyPhrase]) throws(VoiceError) {
+        var kept: [KeyPhrase] = []
+        var missing: [(String, String)] = []
+        for phrase in wanted where !phrase.text.isEmpty && !kept.contains(where: { $0.text == phrase.text }) {
+            if let word = phrase.words.first(where: { !knows($0) }) {
+                missing.append((phrase.text, word))
+            } else {
+                kept.append(phrase)
+            }
+        }
+        guard !kept.isEmpty else {
+            unknown = missing
+            throw .noPhrases
+        }
+        addAlternates(for: Set(kept.flatMap(\.words)))
+        variants = [:]
+        let groups = Self.groups(kept)
+        for (index, group) in groups.enumerated() {
+            var lines = ""
+            for phrase in group {
+                for variant in spokenForms(phrase.words) {
+                    variants[variant] = phrase.text
+                    lines += "\(variant) /\(String(format: "%.0e", phrase.threshold))/\n"
+                }
+            }
+            let list = folder.appendingPathComponent("phrases-\(index).kws")
+            do { try lines.write(to: list, atomically: false, encoding: .utf8) } catch {
+                throw .library("the phrase list cannot be written to \(folder.path)")
+            }
+            if index == spotters.count {
+                var error = [CChar](repeating: 0, count: 256)
+                guard
+                    let opened = assist_spotter_open(
+                        model.acousticModel.path, model.dictionary.path, list.path, &error, error.count)
+                else { throw .library(String(cChars: error)) }
+                spotters.append(opened)
+                copyAlternates(to: opened)
+            }
+            guard assist_spotter_set_keyphrases(spotters[index], list.path) == 0 else {
+                throw .library("the phrase list was refused")
+            }
+        }
+        // Searches left over from a longer list listen for nothing.
+        while spotters.count > max(1, groups.count) { assist_spotter_close(spotters.removeLast()) }
+        let texts = kept.map(\.text)
+        shortPhrases = Set(texts.filter { short in texts.contains { $0 != short && Self.contains($0, short) } })
+        phrases = kept
+        unknown = missing
+        held = []
+    }
+
+    /// True when `long`'s words hold `short`'s as a run ("what time is it" holds "time").
+    static func contains(_ long: String, _ short: String) -> Bool {
+        " \(long) ".contains(" \(short) ")
+    }
+
+    /// Every way of saying `words` the dictionary knows (at most 8).
+    private func spokenForms(_ words: [String]) -> [String] {
+        var forms = [[String]()]
+        for word in words {
+            let choices = [word] + (alternates[word] ?? [])
+            forms = forms.flatMap { form in choices.map { form + [$0] } }
+            if forms.count > 8 { forms = Array(forms.prefix(8)) }
+        }
+        return forms.map { $0.joined(separator: " ") }
+    }
+
+    /// Adds each of `words`' second and later pronunciations as a word of its own ("read__2").
+    private func addAlternates(for words: Set<String>) {
+        let wanted = words.filter { alternates[$0] == nil }
+        guard !wanted.isEmpty, let text = try? String(contentsOf: model.dictionary, encoding: .utf8) else { return }
+        for word in wanted { alternates[word] = [] }
+        for line in text.split(separator: "\n") {
+            guard let open = line.firstIndex(of: "("), let space = line.firstIndex(of: " "), open < space else {
+                continue
+            }
+            let word = String(line[..<open])
+            guard wanted.contains(word) else { continue }
+            let number = line[line.index(after: open)..<space].filter(\.isNumber)
+            let phones = line[space...].trimmingCharacters(in: .whitespaces)
+            let name = "\(word)__\(number)"
+            guard assist_spotter_add_word(spotter, name, phones) == 0 else { continue }
+            alternates[word, default: []].append(name)
+            pronunciations[name] = phones
+            for other in spotters.dropFirst() { _ = assist_spotter_add_word(other, name, phones) }
+        }
+    }
+
+    /// Alternate pronunciations added so far, for a search opened later.
+    private var pronunciations: [String: String] = [:]
+
+    private func copyAlternates(to other: OpaquePointer) {
+        for (name, phones) in pronunciations { _ = assist_spotter_add_word(other, name, phones) }
+    }
+
+    /// Decodes whole utterances against `choices` (one of them per utterance) until `setPhrases` again; the
+    /// first search decodes, the others pause.
+    package func listenForOneOf(_ choices: [String]) throws(VoiceError) {
+        while spotters.count > 1 { assist_spotter_close(spotters.removeLast()) }
+        let known = choices.map(KeyPhrase.normalise).filter { choice in
+            !choice.isEmpty && choice.split(separator: " ").allSatisfy { knows(String($0)) }
+        }
+        guard !known.isEmpty else { throw .noPhrases }
+        let grammar = "#JSGF V1.0;\ngrammar choices;\npublic <choice> = " + known.joined(separator: " | ") + ";\n"
+        guard assist_spotter_set_grammar(spotter, grammar) == 0 else {
+            throw .library("the list of choices was refused")
+        }
+        held = []
+    }
+
+    /// Feeds 16 kHz mono samples; what was heard in them (and phrases held before that are now sure).
+    package func feed(_ samples: [Int16]) -> [Detection] {
+        fedMs += samples.count * 1000 / VoiceListener.format.sampleRateHz
+        var heard: [Detection] = []
+        for search in spotters {
+            let found = samples.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
+            guard found == 1 else { continue }
+            var phrase = [CChar](repeating: 0, count: 256)
+            var start: Int64 = 0
+            var end: Int64 = 0
+            var score: Int32 = 0
+            while assist_spotter_result(search, &phrase, phrase.count, &start, &end, &score) == 0 {
+                let text = KeyPhrase.normalise(String(cChars: phrase).replacingOccurrences(of: "__", with: " "))
+                let said = variants[String(cChars: phrase)] ?? variants[text] ?? text
+                heard.append(Detection(phrase: said, startMs: Int(start) * 10, endMs: Int(end) * 10, score: Int(score)))
+            }
+        }
+        return settle(heard)
+    }
+
+    /// What is still held, as the input ends.
+    package func flush() -> [Detection] {
+        defer { held = [] }
+        return held
+    }
+
+    /// Holds phrases that lie inside longer ones; drops them when a longer one is heard over them. A phrase
+    /// heard again over itself (another of its spoken forms) counts once.
+    private func settle(_ heard: [Detection]) -> [Detection] {
+        var out: [Detection] = []
+        for detection in heard {
+            let again = (recent + held + out).contains {
+                $0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs
+            }
+            if again { continue }
+            held.removeAll { short in
+                Self.contains(detection.phrase, short.phrase) && detection.phrase != short.phrase
+                    && detection.startMs <= short.endMs && short.startMs <= detection.endMs
+            }
+            if shortPhrases.contains(detection.phrase) { held.append(detection) } else { out.append(detection) }
+        }
+        let due = held.filter { $0.endMs + Self.holdMs <= fedMs }
+        held.removeAll { $0.endMs + Self.holdMs <= fedMs }
+        let sure = (due + out).sorted { $0.endMs < $1.endMs }
+        recent = (recent + sure).filter { $0.endMs + 2_000 > fedMs }
+        return sure
+    }
+}
+
+extension String {
+    /// The text of a NUL-terminated C buffer filled by a C call.
+    init(cChars buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+    }
+}

