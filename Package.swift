@@ -270,7 +270,7 @@ let package = Package(
         ),
         .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
-        .testTarget(name: "VoiceTests", dependencies: ["Voice", "HostTesting"]),
+        .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
         .testTarget(
             name: "CollectVideosTests",
             dependencies: [

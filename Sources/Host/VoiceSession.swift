@@ -26,9 +26,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     private let thresholds: VoiceThresholds
     private let lock = NSLock()
     private var running = true
-    /// Listening until this audio time (ms), in push-to-talk and after the wake phrase.
-    private var openUntilMs = 0
-    private var heardMs = 0
+    /// Listening until this moment (monotonic seconds), in push-to-talk and after the wake phrase.
+    private var openUntil = 0.0
     private var focused: String?
     /// The phrases to listen for from the next chunk on, when they changed (made on the main loop).
     private var pendingPhrases: [KeyPhrase]?
@@ -68,7 +67,16 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {
         case .success(let found): model = found
         case .failure(let error):
-            session.announcer.say(error.description)
+            // Said once on this device (a marker in the data folder), not at every start.
+            let marker = session.paths.data.appendingPathComponent("voice/no-model-\(language)")
+            if !FileManager.default.fileExists(atPath: marker.path) {
+                session.announcer.say(error.description)
+                try? FileManager.default.createDirectory(
+                    at: marker.deletingLastPathComponent(), withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+                _ = FileManager.default.createFile(
+                    atPath: marker.path, contents: Data(), attributes: [.posixPermissions: 0o600])
+            }
             return nil
         }
         let spec = microphone.flatMap(AudioInputSpec.init) ?? .alsa("default")
@@ -106,8 +114,16 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// Push-to-talk: listens for the next 5 s. Main loop.
     func openWindow() {
-        lock.withLock { openUntilMs = heardMs + Self.windowMs }
+        lock.withLock { openUntil = Self.now + Double(Self.windowMs) / 1000 }
         session.services.sound.cues?.play(.listen)
+    }
+
+    private static var now: Double { ProcessInfo.processInfo.systemUptime }
+
+    /// In push-to-talk the microphone is open only while the window is (and a moment after, for a phrase
+    /// being finished); the other modes keep it open.
+    private var wantsMicrophone: Bool {
+        mode != .pushToTalk || lock.withLock { Self.now < openUntil + 1.5 }
     }
 
     private var isRunning: Bool { lock.withLock { running } }
@@ -121,9 +137,10 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         let silence = [Int16](repeating: 0, count: VoiceListener.chunkFrames)
         while isRunning {
             // A plugin recording has the microphone; it is opened again afterwards.
-            if PluginMicrophone.inUse {
+            if PluginMicrophone.inUse || !wantsMicrophone {
+                if input != nil, let spotter { for heard in spotter.feed(silence) + spotter.flush() { accept(heard) } }
                 input = nil
-                Thread.sleep(forTimeInterval: 0.1)
+                Thread.sleep(forTimeInterval: 0.05)
                 continue
             }
             if input == nil {
@@ -166,7 +183,6 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             // While the host speaks its own voice is not listened to: silence goes in instead, keeping time.
             let speaking = !headphones && (session.speech?.isSpeaking ?? false)
             for heard in spotter.feed(speaking ? silence : chunk) { accept(heard) }
-            lock.withLock { heardMs += chunk.count * 1000 / VoiceListener.format.sampleRateHz }
         }
     }
 
@@ -180,15 +196,15 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it.
     private func accept(_ heard: Detection) {
-        let now = lock.withLock { heardMs }
         if mode == .wakeWord && heard.phrase == wakePhrase {
-            lock.withLock { openUntilMs = now + Self.windowMs }
+            lock.withLock { openUntil = Self.now + Double(Self.windowMs) / 1000 }
             session.services.sound.cues?.play(.listen)
             return
         }
-        let open = lock.withLock { mode == .always || heard.startMs <= openUntilMs }
+        // A phrase held to see whether a longer one follows arrives up to a second after its end.
+        let open = lock.withLock { mode == .always || Self.now <= openUntil + 1.2 }
         guard open else { return }
-        if mode != .always { lock.withLock { openUntilMs = 0 } }
+        if mode != .always { lock.withLock { openUntil = 0 } }
         let dispatcher = session.dispatcher
         let announcer = session.announcer
         let cues = session.services.sound.cues

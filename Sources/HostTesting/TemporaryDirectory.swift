@@ -29,3 +29,22 @@ package final class TemporaryDirectory: @unchecked Sendable {  // because: immut
         return target
     }
 }
+
+/// A small tmpfs for tests of a full disk, mounted inside a test folder; nil (with the reason printed) where
+/// this machine cannot mount one (not root, or in a container without the capability).
+package final class SmallDisk {
+    package let url: URL
+
+    package init?(at url: URL, megabytes: Int) throws {
+        self.url = url
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let mounted = try ProcessRunner.run(
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", url.path])
+        guard mounted.status == 0 else {
+            print("skipped: a small tmpfs cannot be mounted here (\(mounted.standardError.prefix(80)))")
+            return nil
+        }
+    }
+
+    deinit { _ = try? ProcessRunner.run("/bin/umount", [url.path]) }
+}

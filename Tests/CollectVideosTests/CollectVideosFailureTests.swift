@@ -199,14 +199,9 @@ struct CollectVideosFailureTests {
     /// The data folder on a small tmpfs: too little room is refused before filming; a disk that fills while
     /// filming stops the clip, which is kept and plays.
     @Test func aDiskThatFillsStopsTheClipAndKeepsIt() throws {
-        let mountPoint = folder.path("small")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let mounted = try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", mountPoint.path])
-        guard mounted.status == 0 else {
-            print("skipped: a small tmpfs cannot be mounted here (\(mounted.standardError.prefix(80)))")
-            return
-        }
-        defer { _ = try? ProcessRunner.run("/bin/umount", [mountPoint.path]) }
+        guard let disk = try SmallDisk(at: folder.path("small"), megabytes: 24) else { return }
+        let mountPoint = disk.url
+        defer { withExtendedLifetime(disk) {} }  // mounted until the test ends
         let data = mountPoint.appendingPathComponent("data").path
         try takePart(data: data)
         _ = try run(["thing", "add", "Mug"], data: data)

@@ -183,14 +183,9 @@ struct PhotoSensorCLITests {
     /// The data folder on a full disk (a 2 MB tmpfs, filled): the picture stays unrecorded with one clear
     /// sentence, nothing half-written, and the next run once there is room records it exactly once.
     @Test func aFullDiskLeavesThePictureForTheNextRunAndSaysSo() throws {
-        let mountPoint = folder.path("small")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let mounted = try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path])
-        guard mounted.status == 0 else {
-            print("skipped: a small tmpfs cannot be mounted here (\(mounted.standardError.prefix(80)))")
-            return
-        }
-        defer { _ = try? ProcessRunner.run("/bin/umount", [mountPoint.path]) }
+        guard let disk = try SmallDisk(at: folder.path("small"), megabytes: 2) else { return }
+        let mountPoint = disk.url
+        defer { withExtendedLifetime(disk) {} }  // mounted until the test ends
         let data = mountPoint.appendingPathComponent("data").path
         func run(_ arguments: [String]) throws -> ProcessResult {
             try ProcessRunner.run(

@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 import HostTesting
 import Testing
@@ -136,5 +137,30 @@ struct VoiceListenTests {
         let quiet = try listen(["--mic", "wav:" + silent.path])
         #expect(quiet.status == 0)
         #expect(quiet.standardError.contains("The microphone gives only silence"), "\(quiet.standardError)")
+    }
+
+    /// The shell with `voice.mode = "always"` and a natural voice at a microphone's pace: the clock's question
+    /// is heard, echoed, and answered as if it had been typed; then a typed "quit" ends the shell.
+    @Test func theShellActsOnAQuestionHeardLikeATypedOne() throws {
+        let voice: WavFile
+        do { voice = try NaturalVoice.speak("What time is it?") } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let said = folder.path("said.wav")
+        try NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 1).data.write(to: said)
+        try "[voice]\nmode = \"always\"\n".write(to: folder.path("config.toml"), atomically: false, encoding: .utf8)
+        let run = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("config.toml").path, "--mic", "live:" + said.path,
+            ], lines: [ProcessRunner.TypedLine("quit", after: 6)], timeoutSeconds: 40)
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Heard: what time is it."), "\(lines)")
+        let heard = try #require(lines.firstIndex(of: "Heard: what time is it."))
+        #expect(
+            lines[heard...].contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil },
+            "the clock answers: \(lines)")
     }
 }

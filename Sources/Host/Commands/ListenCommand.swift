@@ -40,16 +40,7 @@ struct ListenCommand: ParsableCommand {
             throw CLIFailure(message: error.description, exitCode: 69)
         }
         for line in VoicePhrases.unknownWordLines(spotter) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
-        let spec: AudioInputSpec
-        if let option = global.mic {
-            guard let parsed = AudioInputSpec(option) else {
-                throw CLIFailure(
-                    message: "--mic takes alsa, alsa:DEVICE, wav:PATH or live:PATH, not \(option).", exitCode: 64)
-            }
-            spec = parsed
-        } else {
-            spec = .alsa("default")
-        }
+        let spec = try global.microphone()
         let input: AudioInput
         do { input = try spec.open(format: VoiceListener.format) } catch {
             let why = (error as? AudioError)?.message ?? "\(error)"

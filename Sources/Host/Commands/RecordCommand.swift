@@ -32,16 +32,7 @@ struct RecordCommand: ParsableCommand {
     }
 
     func run() throws {
-        let spec: AudioInputSpec
-        if let option = global.mic {
-            guard let parsed = AudioInputSpec(option) else {
-                throw CLIFailure(
-                    message: "--mic takes alsa, alsa:DEVICE, wav:PATH or live:PATH, not \(option).", exitCode: 64)
-            }
-            spec = parsed
-        } else {
-            spec = .alsa("default")
-        }
+        let spec = try global.microphone()
         let format = AudioFormat(sampleRateHz: rate, channels: channels)
         let url = URL(fileURLWithPath: output)
         do {
@@ -65,5 +56,17 @@ struct RecordCommand: ParsableCommand {
         } catch let error as AudioError {
             throw CLIFailure(message: error.message)
         }
+    }
+}
+
+extension GlobalOptions {
+    /// Where `--mic` points (ALSA's default device without it); a bad value is a usage error.
+    func microphone() throws -> AudioInputSpec {
+        guard let option = mic else { return .alsa("default") }
+        guard let parsed = AudioInputSpec(option) else {
+            throw CLIFailure(
+                message: "--mic takes alsa, alsa:DEVICE, wav:PATH or live:PATH, not \(option).", exitCode: 64)
+        }
+        return parsed
     }
 }

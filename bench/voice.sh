@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Voice command figures (issue 20): a natural-voice set (scripts/voice-set.py: RENDERINGS per phrase with noise,
+# 100 everyday sentences) played as one stream, commands among sentences with a second between, then:
+#  - recall per phrase and overall, false alarms per 10 minutes of sentences, CPU per second of sound, for
+#    `assist listen` with the shipped thresholds, beside pocketsphinx_continuous given the same keyphrase list
+#    and thresholds (the baseline, one search, no alternate pronunciations);
+#  - latency from the end of a phrase to its line, with the stream paced as a microphone (`--mic live:`), over
+#    the first LATENCY_SECONDS of it: p50 and p95.
+# Needs `make voices`. CONFIG=debug for a quicker build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+config=${CONFIG:-release}
+renderings=${RENDERINGS:-10}
+latency_seconds=${LATENCY_SECONDS:-90}
+[ -x .build/voices/bin/python ] || { echo "Run make voices first."; exit 1; }
+swift build -c "$config" --product assist >/dev/null
+assist=".build/$config/assist"
+work=$(mktemp -d /tmp/assist-voice-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+phrases=("read text" "find object" "find text" "collect videos" "start survey" "what time is it"
+  "sync photos now" "photo sensor status" "next" "previous" "pause" "repeat" "stop" "help")
+.build/voices/bin/python scripts/voice-set.py "$work/set" --renderings "$renderings" "${phrases[@]}"
+python3 - "$work" <<'PY'
+import json, os, subprocess, sys
+work = sys.argv[1]
+root = os.path.join(work, "set")
+positives = sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
+                   for f in sorted(os.listdir(os.path.join(root, d))))
+negatives = [("", os.path.join(root, "negatives", f)) for f in sorted(os.listdir(os.path.join(root, "negatives")))]
+mixed = []
+for index, item in enumerate(positives):
+    mixed.append(item)
+    if index < len(negatives):
+        mixed.append(negatives[index])
+mixed += negatives[len(positives):]
+gap = os.path.join(work, "gap.wav")
+subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", "1"], check=True)
+spans, parts, at = [], [], 0
+for label, path in mixed:
+    length = int(float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) * 1000)
+    spans.append((label, at, at + length))
+    at += length + 1000
+    parts += [path, gap]
+subprocess.run(["sox"] + parts + [os.path.join(work, "stream.wav")], check=True)
+json.dump(spans, open(os.path.join(work, "spans.json"), "w"))
+PY
+# The same list for both: each phrase at its shipped threshold.
+python3 - "$work" "${phrases[@]}" <<'PY'
+import sys
+work, phrases = sys.argv[1], sys.argv[2:]
+table = {}
+for line in open("share/assist/voice/thresholds-en.txt"):
+    if line.startswith("#") or "\t" not in line:
+        continue
+    phrase, value = line.rstrip("\n").split("\t")
+    table[phrase] = value
+with open(f"{work}/list.kws", "w") as out:
+    for phrase in phrases:
+        out.write(f"{phrase} /{table.get(phrase, '1e-20')}/\n")
+PY
+phrase_args=()
+for phrase in "${phrases[@]}"; do phrase_args+=(--phrase "$phrase"); done
+/usr/bin/time -f "%U %S" -o "$work/assist.time" "$assist" listen --mic "wav:$work/stream.wav" --json \
+  --data-dir "$work/data" "${phrase_args[@]}" >"$work/assist.jsonl" 2>/dev/null
+model=/usr/share/pocketsphinx/model/en-us
+/usr/bin/time -f "%U %S" -o "$work/baseline.time" pocketsphinx_continuous -infile "$work/stream.wav" \
+  -kws "$work/list.kws" -hmm "$model/en-us" -dict "$model/cmudict-en-us.dict" -time yes -logfn /dev/null \
+  >"$work/baseline.txt" 2>/dev/null || true
+# Latency: the first part of the stream, paced as a microphone.
+sox "$work/stream.wav" "$work/head.wav" trim 0 "$latency_seconds"
+python3 - "$work" "$assist" "${phrase_args[@]}" <<'PY'
+import json, subprocess, sys, time
+work, assist, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+process = subprocess.Popen([assist, "listen", "--mic", f"live:{work}/head.wav", "--json", "--data-dir",
+                            f"{work}/data"] + rest, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+# The pacing starts at the first read, about when the process is ready: its first line of sound is t=0.
+start = time.monotonic()
+latencies = []
+for line in process.stdout:
+    arrived = (time.monotonic() - start) * 1000
+    try:
+        latencies.append(arrived - json.loads(line)["end_ms"])
+    except (ValueError, KeyError):
+        pass
+process.wait()
+json.dump(latencies, open(f"{work}/latency.json", "w"))
+PY
+python3 - "$work" <<'PY'
+import json, re, sys
+work = sys.argv[1]
+spans = json.load(open(f"{work}/spans.json"))
+
+def score(heard):
+    per, total, hits, alarms = {}, 0, 0, 0
+    for label, start, end in spans:
+        inside = [phrase for phrase, middle in heard if start <= middle <= end]
+        if label:
+            total += 1
+            got = label in inside
+            hits += got
+            per.setdefault(label, [0, 0])
+            per[label][0] += got
+            per[label][1] += 1
+        alarms += sum(1 for phrase in inside if phrase != label)
+    return per, hits, total, alarms
+
+assist = []
+for line in open(f"{work}/assist.jsonl"):
+    item = json.loads(line)
+    assist.append((item["phrase"], (item["start_ms"] + item["end_ms"]) // 2))
+baseline = []
+words = {}
+for line in open(f"{work}/baseline.txt"):
+    parts = line.split()
+    if len(parts) >= 4 and re.match(r"^-?[0-9.]+$", parts[-3] or ""):
+        baseline.append((" ".join(parts[:-3]).strip(), int((float(parts[-3]) + float(parts[-2])) * 500)))
+negative_minutes = sum(end - start for label, start, end in spans if not label) / 60000
+seconds = spans[-1][2] / 1000
+for name, heard, timing in (("assist listen", assist, "assist.time"), ("pocketsphinx_continuous", baseline, "baseline.time")):
+    per, hits, total, alarms = score(heard)
+    user, system = map(float, open(f"{work}/{timing}").read().split()[:2])
+    print(f"{name}: recall {hits}/{total} = {100 * hits / max(total, 1):.1f} %, "
+          f"false alarms {alarms} = {alarms / max(negative_minutes, 0.01) * 10:.2f} per 10 min of speech, "
+          f"CPU {(user + system) / seconds * 100:.2f} % of a core")
+    print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
+latencies = sorted(json.load(open(f"{work}/latency.json")))
+if latencies:
+    p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+    print(f"latency, end of phrase to its line (paced, {len(latencies)} lines): p50 {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms")
+PY
