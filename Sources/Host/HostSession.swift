@@ -20,6 +20,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     let logger: Logger
     /// Events written for `assist events --follow`.
     private(set) var journal: EventJournal?
+    /// The mark of a session that runs features, once `watchForCrashes` set it.
+    private(set) var crashGuard: CrashGuard?
     /// Sound output (speech and cues), when the command makes sound.
     let sound: SoundSystem?
     /// The speech engine, when speaking.
@@ -122,7 +124,29 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// Stops every plugin and puts the terminal back. Queued speech may finish first, up to `drainSeconds`
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
+    /// Marks this process as running features (`<data>/sessions/<pid>.json`, naming the focused one) and
+    /// returns how earlier sessions that ended unexpectedly ended; `shutdown` removes the mark.
+    func watchForCrashes() -> [CrashGuard.Crash] {
+        let guardian = CrashGuard(data: paths.data)
+        let crashes = guardian.collectCrashes()
+        guardian.begin()
+        features.onFocusChanged = { id in guardian.focus(id) }
+        crashGuard = guardian
+        return crashes
+    }
+
+    /// The sentence for an earlier session that ended unexpectedly.
+    func crashNote(_ crash: CrashGuard.Crash) -> String {
+        guard let id = crash.plugin else { return phrases.text("host.crashed") }
+        let name = features.record(id: id)?.name ?? id
+        if crash.disabled {
+            return phrases.text("host.crashed-disabled", ["name": name, "id": id])
+        }
+        return phrases.text("host.crashed-in", ["name": name])
+    }
+
     func shutdown(drainSeconds: Double? = nil) {
+        crashGuard?.end()
         features.stopAll()
         // The commands' hooks may hold the session; they are done with.
         features.onFeatureEnded = nil

@@ -17,6 +17,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     package private(set) var isPaused = false
     /// Called when a feature ends: by `finish`, by the stop command or by a failure. Status 0 is success.
     package var onFeatureEnded: ((PluginRecord, Int32) -> Void)?
+    /// Called with the focused feature's id whenever the focus changes (nil: none), before its code runs.
+    package var onFocusChanged: ((String?) -> Void)?
 
     package init(services: HostServices, records: [PluginRecord]) {
         self.services = services
@@ -85,6 +87,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         if isForeground {
             focused = record
             isPaused = false
+            onFocusChanged?(record.id)
         }
         services.events.publish("assist.plugin.started", json: #"{"id":"\#(record.id)"}"#)
         let status = withCStrings(arguments) { argv in start(instance, Int32(arguments.count), argv, &error) }
@@ -125,6 +128,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         if focused === record {
             focused = nil
             isPaused = false
+            onFocusChanged?(nil)
         }
         services.events.publish("assist.plugin.stopped", json: #"{"id":"\#(record.id)"}"#)
     }

@@ -75,6 +75,11 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         notices.events = services.events
         let records = PluginDiscovery.discover(
             searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
+        // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID`.
+        let disabled = CrashGuard(data: configuration.paths.data).disabledPlugins()
+        for record in records where record.isUsable {
+            if let reason = disabled[record.id] { record.refuse(.disabled(reason)) }
+        }
         let (announcer, phrases, loop) = (self.announcer, self.phrases, self.loop)
         // Names only: the records hold the plugins' contexts, whose services hold the outbox, which holds this
         // closure.

@@ -9,6 +9,11 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
 
     package var description: String { message }
 
+    /// Turned off on this device (it crashed Assist, or safe mode); `reason` says how to turn it on again.
+    package static func disabled(_ reason: String) -> Self {
+        Self(state: .disabled, message: reason)
+    }
+
     package static func manifestMissing(_ path: String) -> Self {
         Self(
             state: .failedInit,

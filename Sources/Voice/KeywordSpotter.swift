@@ -2,7 +2,7 @@ import CPocketSphinx
 import Foundation
 
 /// A phrase to listen for and how sure the recogniser must be: pocketsphinx's keyphrase threshold, a
-/// probability such as 1e-20 (smaller hears more, and more falsely; `assist voice tune` chooses it).
+/// probability such as 1e-20 (measured here: smaller asks more of the sound; `assist voice tune` chooses it).
 package struct KeyPhrase: Equatable, Sendable {
     package var text: String
     package var threshold: Double

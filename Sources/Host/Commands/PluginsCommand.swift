@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistCore
 import Foundation
 import PluginHost
 
@@ -7,7 +8,9 @@ struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
         abstract: "List, describe and check plugins.",
-        subcommands: [PluginsListCommand.self, PluginsInfoCommand.self, PluginsCheckCommand.self],
+        subcommands: [
+            PluginsListCommand.self, PluginsInfoCommand.self, PluginsCheckCommand.self, PluginsResetCommand.self,
+        ],
         defaultSubcommand: PluginsListCommand.self
     )
 }
@@ -97,4 +100,24 @@ struct PluginsInfoCommand: ParsableCommand {
     }
 
     private func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
+}
+
+/// `assist plugins reset ID`: turns a plugin that crashed Assist on again and forgets its crashes.
+struct PluginsResetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset", abstract: "Turn on again a plugin that was turned off because it crashed Assist.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The plugin's id.")
+    var id: String
+
+    func run() throws {
+        let paths = AssistPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)
+        if CrashGuard(data: paths.data).reset(id) {
+            print("\(id) is turned on again.")
+        } else {
+            print("\(id) was not turned off; its crash history is cleared.")
+        }
+    }
 }

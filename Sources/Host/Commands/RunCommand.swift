@@ -39,6 +39,7 @@ struct RunCommand: ParsableCommand {
 enum FeatureRun {
     static func run(_ global: GlobalOptions, id: String, arguments featureArguments: [String]) throws {
         let session = try HostSession(options: global, interactive: true)
+        for crash in session.watchForCrashes() { session.announcer.say(session.crashNote(crash), priority: .important) }
         let record = try PluginLookup.find(id, in: session)
         let state = RunState()
         session.features.onFeatureEnded = { [loop = session.loop] endedRecord, status in

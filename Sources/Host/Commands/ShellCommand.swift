@@ -16,6 +16,7 @@ struct ShellCommand: ParsableCommand {
     func run() throws {
         let session = try HostSession(options: global, interactive: true)
         let shell = ShellMenu(session: session)
+        shell.crashes = session.watchForCrashes()
         let signals = session.handleSignals { shell.quit() }
         defer {
             signals.forEach { $0.cancel() }
@@ -46,6 +47,8 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
     /// Features still to run once at start (`at_shell_start`), and what to do when they are done.
     private var startHooks: [PluginRecord] = []
     private var onReady: (() -> Void)?
+    /// Earlier sessions that ended unexpectedly, said (and safe mode offered) before the welcome.
+    var crashes: [CrashGuard.Crash] = []
 
     init(session: HostSession) {
         self.session = session
@@ -58,6 +61,7 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
     /// Welcomes the user, runs the features that speak at start one after the other, then opens the menu and
     /// calls `ready` (which starts reading the keyboard).
     func start(ready: @escaping () -> Void) {
+        guard crashes.isEmpty else { return offerSafeMode(then: ready) }
         let features = session.features
         features.onFeatureEnded = { [weak self] _, _ in
             guard let self, !self.quitting, features.focused == nil else { return }
@@ -76,6 +80,30 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         startHooks = foreground.filter { $0.manifest?.atShellStart != nil }
         onReady = ready
         runStartHooksOrShowMenu()
+    }
+
+    /// After an unexpected end: says which feature was open, and offers to start with Assist's own features
+    /// only when others are installed (yes by Enter: the crash may come again). Then starts as usual.
+    private func offerSafeMode(then ready: @escaping () -> Void) {
+        let crashes = self.crashes
+        self.crashes = []
+        for crash in crashes { session.announcer.say(session.crashNote(crash), priority: .important) }
+        let others = session.features.records.filter { $0.isUsable && !$0.id.hasPrefix("assist.") }
+        guard !others.isEmpty, !quitting else { return start(ready: ready) }
+        session.dispatcher.syncConsoleMode()
+        _ = session.services.interaction.dialogs.open(
+            .confirm(prompt: session.phrases.text("host.safe-mode-offer"), defaultYes: true, timeoutMs: 0),
+            owner: "host"
+        ) { [weak self] answer in
+            guard let self else { return }
+            if answer.status == .answered && answer.yes == true {
+                for record in others { record.refuse(.disabled(session.phrases.text("host.safe-mode-reason"))) }
+                session.announcer.say(session.phrases.text("host.safe-mode-on"))
+            }
+            // The keyboard is already read (it gave the answer).
+            session.loop.post { self.start(ready: {}) }
+        }
+        ready()
     }
 
     /// The next start-up feature, or, when none is left, the menu and the keyboard.

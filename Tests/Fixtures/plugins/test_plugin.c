@@ -7,6 +7,7 @@
  *   -DCREATE_FAILS                                        create returns NULL with an error string
  *   -DNO_ENTRY                                            the entry symbol is not exported
  *   -DENTRY_SIZE=n                                        the struct_size the entry claims
+ *   -DSTART_CRASHES                                       start dereferences NULL (kills an in-process host)
  * By default it asks a numbered question when started, says the answer, and finishes.
  */
 #include "assist_plugin.h"
@@ -54,6 +55,12 @@ static void on_answer(void *user, const assist_dialog_result *r) {
 
 static assist_status start(assist_plugin *p, int32_t argc, const char *const *argv, char **err) {
     state *s = p->plugin_data;
+#ifdef START_CRASHES
+    {
+        volatile int *nothing = NULL;
+        *nothing = 1;
+    }
+#endif
     if (argc > 0 && strcmp(argv[0], "--fail") == 0) {
         const char *text = "The test plugin was told to fail.";
         *err = s->host->alloc(s->host, strlen(text) + 1);

@@ -1,0 +1,146 @@
+import AssistCore
+import Foundation
+
+/// What a plugin that crashes the host (in process) leaves for the next start (issue 17): each running
+/// `assist` keeps `<data>/sessions/<pid>.json` naming the feature that has the focus, and removes it when it
+/// ends cleanly. A file whose process is gone means that session ended unexpectedly: the next start records a
+/// crash of the plugin it names (`<data>/crashes.jsonl`), says so, and may offer safe mode; a plugin that
+/// crashed Assist twice within a day is disabled (`<data>/disabled-plugins.json`) until `assist plugins reset
+/// ID`. Files 0600 in folders 0700, written whole.
+package final class CrashGuard: @unchecked Sendable {  // because: `focused` is written on the main loop only
+    /// Crashes of one plugin, within `window` seconds, that disable it.
+    package static let crashesToDisable = 2
+    package static let window: TimeInterval = 24 * 3600
+
+    /// An unexpected end found at start.
+    package struct Crash: Equatable, Sendable {
+        /// The plugin that had the focus, or nil when none had.
+        package var plugin: String?
+        /// True when this crash disabled it.
+        package var disabled: Bool
+    }
+
+    private let data: URL
+    private let sessionFile: URL
+    private var focused: String?
+
+    package init(data: URL) {
+        self.data = data
+        sessionFile = data.appendingPathComponent("sessions/\(getpid()).json")
+    }
+
+    private var disabledFile: URL { data.appendingPathComponent("disabled-plugins.json") }
+    private var crashesFile: URL { data.appendingPathComponent("crashes.jsonl") }
+
+    /// Sessions of processes that are gone, each recorded as a crash; the marks are removed. Call once at
+    /// start, before `begin`.
+    package func collectCrashes(now: Date = Date()) -> [Crash] {
+        let folder = data.appendingPathComponent("sessions")
+        let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        var crashes: [Crash] = []
+        for file in files where file.pathExtension == "json" {
+            guard let pid = Int32(file.deletingPathExtension().lastPathComponent), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let object = (try? Data(contentsOf: file)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+            let plugin = (object as? [String: Any])?["plugin"] as? String
+            try? FileManager.default.removeItem(at: file)
+            crashes.append(Crash(plugin: plugin, disabled: plugin.map { record($0, at: now) } ?? false))
+        }
+        return crashes
+    }
+
+    /// Appends the crash; true when it is the one that disables the plugin.
+    private func record(_ plugin: String, at time: Date) -> Bool {
+        let line = try? JSONSerialization.data(
+            withJSONObject: ["plugin": plugin, "at": time.timeIntervalSince1970, "how": "the host ended unexpectedly"],
+            options: [.sortedKeys])
+        if let line {
+            try? AssistPaths.ensurePrivateDirectory(data)
+            if !FileManager.default.fileExists(atPath: crashesFile.path) {
+                _ = FileManager.default.createFile(
+                    atPath: crashesFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            if let handle = try? FileHandle(forWritingTo: crashesFile) {
+                _ = try? handle.seekToEnd()
+                try? handle.write(contentsOf: line + Data("\n".utf8))
+                try? handle.close()
+            }
+        }
+        let recent = crashes(of: plugin).filter { time.timeIntervalSince1970 - $0 < Self.window }
+        guard recent.count >= Self.crashesToDisable else { return false }
+        var disabled = disabledPlugins()
+        disabled[plugin] =
+            "it stopped Assist unexpectedly \(recent.count) times within a day; run assist plugins reset \(plugin) to enable it again"
+        write(disabled)
+        return true
+    }
+
+    /// When `plugin` crashed the host (seconds since 1970), oldest first.
+    package func crashes(of plugin: String) -> [TimeInterval] {
+        guard let text = try? String(contentsOf: crashesFile, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["plugin"] as? String == plugin
+            else { return nil }
+            return object["at"] as? TimeInterval
+        }
+    }
+
+    /// Disabled plugins and why.
+    package func disabledPlugins() -> [String: String] {
+        guard let data = try? Data(contentsOf: disabledFile),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: String]
+        else { return [:] }
+        return object
+    }
+
+    /// Enables `plugin` again and forgets its crashes; false when it was not disabled.
+    @discardableResult
+    package func reset(_ plugin: String) -> Bool {
+        var disabled = disabledPlugins()
+        let was = disabled.removeValue(forKey: plugin) != nil
+        write(disabled)
+        if let text = try? String(contentsOf: crashesFile, encoding: .utf8) {
+            let kept = text.split(separator: "\n").filter { line in
+                ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["plugin"] as? String
+                    != plugin
+            }
+            try? writeWhole(Data((kept.map { $0 + "\n" }.joined()).utf8), to: crashesFile)
+        }
+        return was
+    }
+
+    /// This process runs: its mark names no feature yet.
+    package func begin() { focus(nil) }
+
+    /// The feature `plugin` has the focus (nil: none). Main loop.
+    package func focus(_ plugin: String?) {
+        focused = plugin
+        var object: [String: Any] = ["pid": Int(getpid()), "since": Date().timeIntervalSince1970]
+        if let plugin { object["plugin"] = plugin }
+        guard let bytes = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        try? AssistPaths.ensurePrivateDirectory(sessionFile.deletingLastPathComponent())
+        try? writeWhole(bytes, to: sessionFile)
+    }
+
+    /// A clean end: the mark goes.
+    package func end() { try? FileManager.default.removeItem(at: sessionFile) }
+
+    private func write(_ disabled: [String: String]) {
+        guard let bytes = try? JSONSerialization.data(withJSONObject: disabled, options: [.sortedKeys, .prettyPrinted])
+        else { return }
+        try? AssistPaths.ensurePrivateDirectory(data)
+        try? writeWhole(bytes, to: disabledFile)
+    }
+
+    /// Written beside and renamed over, mode 0600: never half a file.
+    private func writeWhole(_ bytes: Data, to url: URL) throws {
+        let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
+        guard
+            FileManager.default.createFile(
+                atPath: partial.path, contents: bytes, attributes: [.posixPermissions: 0o600]),
+            rename(partial.path, url.path) == 0
+        else { throw CocoaError(.fileWriteUnknown) }
+    }
+}
