@@ -126,7 +126,7 @@ assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const cha
         return NULL;
     }
     cmd_ln_t *config = lib.cmd_ln_init(NULL, lib.args(), 1, "-hmm", hmm, "-dict", dict, "-kws", kws_file,
-                                       "-samprate", "16000", NULL);
+                                       "-samprate", "16000", "-remove_silence", "no", NULL);
     if (config == NULL) {
         copy(error, error_size, "the voice model's settings were refused (check the model folder)");
         return NULL;
@@ -231,12 +231,16 @@ static int take_spotted(assist_spotter *spotter) {
             if (!first_time(spotter, sf, ef, word)) continue;
             int32_t ascr = 0, lscr = 0, lback = 0;
             lib.seg_prob(seg, &ascr, &lscr, &lback);
-            push(spotter, word, spotter->utt_start + sf, spotter->utt_start + ef, ascr);
+            /* Measured: keyphrase segments count frames from the decoder's first, across utterances. */
+            push(spotter, word, sf, ef, ascr);
             found++;
         }
     }
+    /* A search that spotted a phrase starts afresh (it would not spot the same phrase again in this
+     * utterance); phrases that share words are in other searches, so none is cut off. A long utterance is
+     * restarted too, to keep the search small. */
     int64_t frames = spotter->fed_samples / 160 - spotter->utt_start;
-    if (found == 0 && (frames > 2000 || spotter->reported > 200)) restart(spotter);
+    if (found > 0 || frames > 3000) restart(spotter);
     return found;
 }
 
@@ -261,8 +265,22 @@ int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t 
     if (spotter == NULL || (samples == NULL && count > 0)) return -1;
     if (lib.process_raw(spotter->decoder, samples, count, 0, 0) < 0) return -1;
     spotter->fed_samples += (int64_t)count;
-    if (!spotter->grammar) return take_spotted(spotter) > 0 ? 1 : 0;
     unsigned char in_speech = lib.get_in_speech(spotter->decoder);
+    if (!spotter->grammar) {
+        int found = take_spotted(spotter);
+        /* As pocketsphinx_continuous does: each stretch of speech is an utterance of its own, so the search
+         * starts clean after a pause (phrases already spotted in it are not reported again). */
+        if (in_speech) spotter->was_in_speech = 1;
+        if (!in_speech && spotter->was_in_speech) {
+            lib.end_utt(spotter->decoder);
+            found += take_spotted(spotter);
+            spotter->utt_start = spotter->fed_samples / 160;
+            spotter->was_in_speech = 0;
+            spotter->reported = 0;
+            lib.start_utt(spotter->decoder);
+        }
+        return found > 0 ? 1 : 0;
+    }
     if (in_speech) spotter->was_in_speech = 1;
     if (!in_speech && spotter->was_in_speech) {
         lib.end_utt(spotter->decoder);

@@ -5,12 +5,15 @@ import Voice
 
 /// What voice listens for: each usable plugin's keywords in the session's language (its global ones always,
 /// its focused ones while it has the focus) and the host's own commands (next, pause, stop, ...).
+/// One-word phrases ("next", "stop", "time") come up in any talk: they are listened for only inside a
+/// push-to-talk or wake-word window, never always (measured: dozens of false alarms in 4 minutes of
+/// everyday sentences at any threshold that still hears them).
 enum VoicePhrases {
     /// The phrases for `language` when `focused` (a plugin id) has the focus; with `everything`, every
     /// plugin's focused keywords too (for `assist listen` and tuning).
     static func phrases(
         records: [PluginRecord], router: CommandRouter, language: String, focused: String? = nil,
-        everything: Bool = false, includeHost: Bool = true
+        everything: Bool = false, includeHost: Bool = true, singleWords: Bool = true
     ) -> [String] {
         var found: [String] = []
         for record in records where record.isUsable {
@@ -24,7 +27,9 @@ enum VoicePhrases {
             found += binding.phrases.filter { $0.count > 2 && $0 != "prev" }
         }
         var seen = Set<String>()
-        return found.map(KeyPhrase.normalise).filter { !$0.isEmpty && seen.insert($0).inserted }
+        return found.map(KeyPhrase.normalise).filter { phrase in
+            !phrase.isEmpty && (singleWords || phrase.contains(" ")) && seen.insert(phrase).inserted
+        }
     }
 
     /// Lines naming each phrase that cannot be heard and its missing word.

@@ -103,7 +103,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         guard force || lock.withLock({ focused != id }) else { return }
         var texts = VoicePhrases.phrases(
             records: session.features.records, router: session.services.interaction.router,
-            language: model.language, focused: id)
+            language: model.language, focused: id, singleWords: mode != .always)
         if mode == .wakeWord { texts.append(wakePhrase) }
         let phrases = thresholds.apply(to: texts)
         lock.withLock {
@@ -134,7 +134,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         var input: AudioInput?
         var level = SoundLevel()
         var saidTrouble = false
-        let silence = [Int16](repeating: 0, count: VoiceListener.chunkFrames)
+        let silence = VoiceListener.quietRoom
         while isRunning {
             // A plugin recording has the microphone; it is opened again afterwards.
             if PluginMicrophone.inUse || !wantsMicrophone {

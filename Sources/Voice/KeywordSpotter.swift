@@ -254,12 +254,13 @@ package final class KeywordSpotter {
         return held
     }
 
-    /// Holds phrases that lie inside longer ones; drops them when a longer one is heard over them. A phrase
-    /// heard again over itself (another of its spoken forms) counts once.
+    /// Every phrase waits `rivalMs` for a rival: another phrase heard over most of the same sound ("start
+    /// photo sensor" and "stop photo sensor"), of which the one the sound fits better, per frame, is kept.
+    /// A phrase that lies inside a longer one waits `holdMs` and is dropped when the longer one is heard over
+    /// it. Another spoken form of a phrase already heard counts once.
     private func settle(_ heard: [Detection]) -> [Detection] {
-        var out: [Detection] = []
         for detection in heard {
-            let again = (recent + held + out).contains {
+            let again = (recent + held).contains {
                 $0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs
             }
             if again { continue }
@@ -267,13 +268,40 @@ package final class KeywordSpotter {
                 Self.contains(detection.phrase, short.phrase) && detection.phrase != short.phrase
                     && detection.startMs <= short.endMs && short.startMs <= detection.endMs
             }
-            if shortPhrases.contains(detection.phrase) { held.append(detection) } else { out.append(detection) }
+            if held.contains(where: { Self.contains($0.phrase, detection.phrase) && Self.overlap($0, detection) > 0 }) {
+                continue
+            }
+            if let rival = held.firstIndex(where: { Self.overlap($0, detection) > 0.5 }) {
+                if Self.fit(detection) > Self.fit(held[rival]) { held[rival] = detection }
+                continue
+            }
+            held.append(detection)
         }
-        let due = held.filter { $0.endMs + Self.holdMs <= fedMs }
-        held.removeAll { $0.endMs + Self.holdMs <= fedMs }
-        let sure = (due + out).sorted { $0.endMs < $1.endMs }
+        let due = held.filter { $0.endMs + wait(for: $0) <= fedMs }
+        held.removeAll { $0.endMs + wait(for: $0) <= fedMs }
+        let sure = due.sorted { $0.endMs < $1.endMs }
         recent = (recent + sure).filter { $0.endMs + 2_000 > fedMs }
         return sure
+    }
+
+    /// How long a phrase is held before it is sure.
+    private func wait(for detection: Detection) -> Int {
+        shortPhrases.contains(detection.phrase) ? Self.holdMs : Self.rivalMs
+    }
+
+    /// How long any phrase waits for a rival.
+    package static let rivalMs = 300
+
+    /// The share of the shorter of two detections that the other covers.
+    static func overlap(_ a: Detection, _ b: Detection) -> Double {
+        let shared = min(a.endMs, b.endMs) - max(a.startMs, b.startMs)
+        let shorter = max(1, min(a.endMs - a.startMs, b.endMs - b.startMs))
+        return Double(max(0, shared)) / Double(shorter)
+    }
+
+    /// The acoustic score per 10 ms frame: larger is a better fit.
+    static func fit(_ detection: Detection) -> Double {
+        Double(detection.score) / Double(max(1, (detection.endMs - detection.startMs) / 10))
     }
 }
 

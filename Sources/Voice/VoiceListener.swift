@@ -33,4 +33,11 @@ package struct SoundLevel {
 package enum VoiceListener {
     package static let format = AudioFormat(sampleRateHz: 16_000, channels: 1)
     package static let chunkFrames = 1_600
+
+    /// A chunk of a quiet room (noise a few steps either side of zero), fed while the host speaks or at the
+    /// end of a file: digital silence, which no microphone gives, upsets pocketsphinx's normalisation.
+    package static let quietRoom: [Int16] = {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<chunkFrames).map { _ in Int16.random(in: -6...6, using: &generator) }
+    }()
 }

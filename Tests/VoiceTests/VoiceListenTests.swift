@@ -38,8 +38,10 @@ struct VoiceListenTests {
     /// One stream of every file with a second of quiet between, and where each file lies in it (ms).
     func stream(_ files: [(label: String, url: URL)]) throws -> (URL, [(label: String, from: Int, to: Int)]) {
         let gap = folder.path("gap.wav")
+        // A quiet room between recordings, never digital silence (no microphone gives it).
         _ = try ProcessRunner.run(
-            "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "trim", "0", "1"])
+            "/usr/bin/sox",
+            ["-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "synth", "1", "pinknoise", "vol", "0.002"])
         var parts: [String] = []
         var spans: [(String, Int, Int)] = []
         var at = 0

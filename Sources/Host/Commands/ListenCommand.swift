@@ -16,7 +16,9 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "One JSON object a line: phrase, start_ms, end_ms, score.")
     var json = false
 
-    @Option(name: .customLong("phrase"), help: "Listen for this phrase instead of the features' (repeatable).")
+    @Option(
+        name: .customLong("phrase"),
+        help: "Listen for this phrase instead of the features' phrases of two or more words (repeatable).")
     var phrases: [String] = []
 
     func run() throws {
@@ -32,9 +34,11 @@ struct ListenCommand: ParsableCommand {
             phrases.isEmpty
             ? VoicePhrases.phrases(
                 records: session.features.records, router: session.services.interaction.router, language: language,
-                everything: true)
+                everything: true, singleWords: false)
             : phrases
-        let thresholds = VoiceThresholds.read(VoiceThresholds.file(in: voiceFolder, language: language))
+        let thresholds = VoiceThresholds.read(
+            VoiceThresholds.file(in: session.paths.data.appendingPathComponent("voice"), language: language)
+        ).merged(over: VoiceThresholds.read(VoiceThresholds.file(in: voiceFolder, language: language)))
         let spotter: KeywordSpotter
         do { spotter = try KeywordSpotter(model: model, phrases: thresholds.apply(to: wanted)) } catch {
             throw CLIFailure(message: error.description, exitCode: 69)
@@ -66,7 +70,9 @@ struct ListenCommand: ParsableCommand {
             if let warning = level.add(chunk) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
             // At the end, half a second of silence lets a phrase said last finish, then what is held is sure.
             let heard =
-                ended ? spotter.feed([Int16](repeating: 0, count: 8_000)) + spotter.flush() : spotter.feed(chunk)
+                ended
+                ? spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom) + spotter.flush()
+                : spotter.feed(chunk)
             for heard in heard {
                 let line = json ? heard.json : "Heard “\(heard.phrase)” at \(Double(heard.startMs) / 1000) s."
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -115,7 +115,7 @@ struct VoiceTuneCommand: ParsableCommand {
             heard += spotter.feed(chunk)
         }
         // Silence after the file, so a phrase at its very end is finished, then what is held.
-        heard += spotter.feed([Int16](repeating: 0, count: VoiceListener.format.sampleRateHz / 2))
+        heard += spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom + VoiceListener.quietRoom)
         return heard + spotter.flush()
     }
 }
