@@ -20,7 +20,11 @@ summarise() {
 asan() {
   swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error:|Build complete" || return 1
   # Leaks are left to valgrind: the host keeps process-lifetime objects (threads, tables) until exit by design.
+  # To keep CI under 30 minutes on 2 cores: collect-videos' failure table (protocol logic through spawned
+  # processes, whose recording and upload paths the other collect-videos suites check here) and the natural-voice
+  # listening run (its time is pocketsphinx's, which is not instrumented) run in the plain lane only.
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 timeout 1200 swift test --skip-build --sanitize=address --scratch-path .build-asan \
+    --skip CollectVideosFailureTests --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot \
     >.build-asan/test.log 2>&1
   local status=$?
   summarise .build-asan/test.log "ERROR: AddressSanitizer"
@@ -44,7 +48,8 @@ tsan() {
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" timeout 1200 swift test --skip-build --sanitize=thread \
     --scratch-path .build-tsan --skip SpeechDispatcherTests --skip speechDispatcherIsUsedWhenConfigured \
     --skip theCameraPathWaitsForAsteadyPictureThenReads --skip FindObjectCLITests --skip SurveyNaturalVoiceTests \
-    --skip CollectVideosMenuTests --skip CollectVideosFailureTests >.build-tsan/test.log 2>&1
+    --skip CollectVideosMenuTests --skip CollectVideosFailureTests \
+    --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot >.build-tsan/test.log 2>&1
   local status=$?
   summarise .build-tsan/test.log "WARNING: ThreadSanitizer"
   return $status
