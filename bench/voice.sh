@@ -76,8 +76,9 @@ python3 - "$work" "$assist" "${phrase_args[@]}" <<'PY'
 import json, subprocess, sys, time
 work, assist, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
 process = subprocess.Popen([assist, "listen", "--mic", f"live:{work}/head.wav", "--json", "--data-dir",
-                            f"{work}/data"] + rest, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-# The pacing starts at the first read, about when the process is ready: its first line of sound is t=0.
+                            f"{work}/data"] + rest, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+# The sound is paced from the first read, just after the "Listening for ..." line: that is t = 0.
+process.stderr.readline()
 start = time.monotonic()
 latencies = []
 for line in process.stdout:

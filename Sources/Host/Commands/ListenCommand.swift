@@ -51,9 +51,9 @@ struct ListenCommand: ParsableCommand {
             throw CLIFailure(
                 message: "The microphone cannot be opened: \(why) Typed and key commands still work.", exitCode: 74)
         }
-        if !json {
-            print("Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.")
-        }
+        // With --json the line goes to standard error, so that standard output is JSON alone.
+        let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
+        (json ? FileHandle.standardError : FileHandle.standardOutput).write(Data(ready.utf8))
         let stopped = StopFlag()
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
