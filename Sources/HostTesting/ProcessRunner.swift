@@ -100,9 +100,13 @@ package enum ProcessRunner {
         let reader = Thread { collected.append(output.fileHandleForReading.readDataToEndOfFile()) }
         reader.start()
         try before?()
+        // A program that ended early (a feature that refused to start) must fail its test, not kill the test
+        // process with SIGPIPE when the next line is typed.
+        signal(SIGPIPE, SIG_IGN)
         for line in lines {
             Thread.sleep(forTimeInterval: line.pause)
-            input.fileHandleForWriting.write(Data((line.line + "\n").utf8))
+            guard child.isRunning else { break }
+            try? input.fileHandleForWriting.write(contentsOf: Data((line.line + "\n").utf8))
             try line.then?()
         }
         input.fileHandleForWriting.closeFile()
