@@ -318,6 +318,16 @@ int assist_spotter_knows(assist_spotter *spotter, const char *word) {
     return 1;
 }
 
+int assist_spotter_phone_count(assist_spotter *spotter, const char *word) {
+    if (spotter == NULL || word == NULL) return 0;
+    char *phones = lib.lookup_word(spotter->decoder, word);
+    if (phones == NULL) return 0;
+    int count = phones[0] != '\0';
+    for (const char *c = phones; *c; c++) count += *c == ' ';
+    free(phones);
+    return count;
+}
+
 void assist_spotter_close(assist_spotter *spotter) {
     if (spotter == NULL) return;
     lib.end_utt(spotter->decoder);

@@ -156,10 +156,12 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             }
             if let update = phraseUpdate() {
                 do {
+                    // At any time only phrases too long to come up in everyday talk; in a window, all.
+                    let minimum = mode == .always ? KeywordSpotter.alwaysMinimumPhones : 0
                     if let spotter {
-                        try spotter.setPhrases(update)
+                        try spotter.setPhrases(update, minimumPhones: minimum)
                     } else {
-                        spotter = try KeywordSpotter(model: model, phrases: update)
+                        spotter = try KeywordSpotter(model: model, phrases: update, minimumPhones: minimum)
                     }
                 } catch {
                     say(error.description)

@@ -57,6 +57,8 @@ package final class KeywordSpotter {
     /// The phrases listened for, and those left out because a word is not in the dictionary.
     package private(set) var phrases: [KeyPhrase] = []
     package private(set) var unknown: [(phrase: String, word: String)] = []
+    /// Phrases left out because they are too short to be heard at any time.
+    package private(set) var tooShort: [String] = []
     /// How long a phrase that is part of a longer one waits for it.
     package static let holdMs = 1_000
     /// The spoken form listened for (a variant) → the phrase it stands for.
@@ -73,7 +75,7 @@ package final class KeywordSpotter {
 
     /// Opens the recogniser on `model` listening for `phrases`; phrases with a word the dictionary lacks are
     /// left out (and listed in `unknown`).
-    package init(model: VoiceModel, phrases: [KeyPhrase]) throws(VoiceError) {
+    package init(model: VoiceModel, phrases: [KeyPhrase], minimumPhones: Int = 0) throws(VoiceError) {
         self.model = model
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("assist-voice-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(
@@ -90,7 +92,7 @@ package final class KeywordSpotter {
             throw .library(String(cChars: error))
         }
         spotters = [opened]
-        try setPhrases(phrases)
+        try setPhrases(phrases, minimumPhones: minimumPhones)
     }
 
     deinit {
@@ -117,13 +119,27 @@ package final class KeywordSpotter {
     /// True when the dictionary has `word`.
     package func knows(_ word: String) -> Bool { assist_spotter_knows(spotter, word.lowercased()) == 1 }
 
-    /// Listens for `phrases` from now on (a feature took the focus, a wake word was heard).
-    package func setPhrases(_ wanted: [KeyPhrase]) throws(VoiceError) {
+    /// How many phones `phrase` has (first pronunciations): short phrases of common words ("read this", 6)
+    /// are heard in everyday talk.
+    package func phoneCount(_ phrase: String) -> Int {
+        KeyPhrase(phrase).words.map { Int(assist_spotter_phone_count(spotter, $0)) }.reduce(0, +)
+    }
+
+    /// The fewest phones a phrase heard at any time must have (measured: "read this", 6 phones, was heard
+    /// in sentences at every threshold that still heard it; "read text", 8, was not).
+    package static let alwaysMinimumPhones = 7
+
+    /// Listens for `phrases` from now on (a feature took the focus, a wake word was heard); those with fewer
+    /// than `minimumPhones` phones are left out (`tooShort`).
+    package func setPhrases(_ wanted: [KeyPhrase], minimumPhones: Int = 0) throws(VoiceError) {
         var kept: [KeyPhrase] = []
         var missing: [(String, String)] = []
+        var short: [String] = []
         for phrase in wanted where !phrase.text.isEmpty && !kept.contains(where: { $0.text == phrase.text }) {
             if let word = phrase.words.first(where: { !knows($0) }) {
                 missing.append((phrase.text, word))
+            } else if phoneCount(phrase.text) < minimumPhones {
+                short.append(phrase.text)
             } else {
                 kept.append(phrase)
             }
@@ -166,6 +182,7 @@ package final class KeywordSpotter {
         shortPhrases = Set(texts.filter { short in texts.contains { $0 != short && Self.contains($0, short) } })
         phrases = kept
         unknown = missing
+        tooShort = short
         held = []
     }
 

@@ -35,6 +35,9 @@ int assist_spotter_add_word(assist_spotter *spotter, const char *word, const cha
 /* 1 when `word` is in the dictionary, 0 when not, -1 when the spotter cannot tell. */
 int assist_spotter_knows(assist_spotter *spotter, const char *word);
 
+/* How many phones the dictionary gives `word` (its first pronunciation); 0 when it lacks the word. */
+int assist_spotter_phone_count(assist_spotter *spotter, const char *word);
+
 void assist_spotter_close(assist_spotter *spotter);
 
 #endif

@@ -40,7 +40,11 @@ struct ListenCommand: ParsableCommand {
             VoiceThresholds.file(in: session.paths.data.appendingPathComponent("voice"), language: language)
         ).merged(over: VoiceThresholds.read(VoiceThresholds.file(in: voiceFolder, language: language)))
         let spotter: KeywordSpotter
-        do { spotter = try KeywordSpotter(model: model, phrases: thresholds.apply(to: wanted)) } catch {
+        // The features' phrases as `always` hears them; phrases named with --phrase, whatever their length.
+        let minimum = phrases.isEmpty ? KeywordSpotter.alwaysMinimumPhones : 0
+        do {
+            spotter = try KeywordSpotter(model: model, phrases: thresholds.apply(to: wanted), minimumPhones: minimum)
+        } catch {
             throw CLIFailure(message: error.description, exitCode: 69)
         }
         for line in VoicePhrases.unknownWordLines(spotter) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
