@@ -157,7 +157,7 @@ struct VoiceListenTests {
             [
                 "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
                 folder.path("config.toml").path, "--mic", "live:" + said.path,
-            ], lines: [ProcessRunner.TypedLine("quit", after: 6)], timeoutSeconds: 40)
+            ], lines: [ProcessRunner.TypedLine("quit", after: 6 * ProcessRunner.timeScale)], timeoutSeconds: 40)
         let lines = run.output.split(separator: "\n").map(String.init)
         #expect(lines.contains("Heard: what time is it."), "\(lines)")
         let heard = try #require(lines.firstIndex(of: "Heard: what time is it."))
