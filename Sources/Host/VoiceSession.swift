@@ -42,13 +42,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         self.wakePhrase = KeyPhrase.normalise(wakePhrase)
         self.headphones = headphones
         self.microphone = microphone
-        thresholds = VoiceThresholds.read(
-            VoiceThresholds.file(in: session.paths.data.appendingPathComponent("voice"), language: model.language)
-        )
-        .merged(
-            over: VoiceThresholds.read(
-                VoiceThresholds.file(
-                    in: session.paths.share.appendingPathComponent("voice"), language: model.language)))
+        thresholds = VoiceThresholds.load(
+            data: session.paths.data, share: session.paths.share, language: model.language)
     }
 
     /// Starts listening as the settings say; nil when voice is off or cannot work (said once, in words that

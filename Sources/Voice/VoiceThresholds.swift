@@ -14,6 +14,13 @@ package struct VoiceThresholds: Equatable, Sendable {
         folder.appendingPathComponent("thresholds-\(language).txt")
     }
 
+    /// The thresholds in force for `language`: a user's tuning (`<data>/voice/`) over the shipped file
+    /// (`<share>/voice/`), phrase by phrase.
+    package static func load(data: URL, share: URL, language: String) -> VoiceThresholds {
+        read(file(in: data.appendingPathComponent("voice"), language: language))
+            .merged(over: read(file(in: share.appendingPathComponent("voice"), language: language)))
+    }
+
     /// Reads `url`; missing or unreadable lines are skipped (an empty table when the file is missing).
     package static func read(_ url: URL) -> VoiceThresholds {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return VoiceThresholds() }

@@ -24,7 +24,6 @@ struct ListenCommand: ParsableCommand {
     func run() throws {
         let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
         let language = session.phrases.language
-        let voiceFolder = session.paths.share.appendingPathComponent("voice")
         let model: VoiceModel
         switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {
         case .success(let found): model = found
@@ -36,9 +35,7 @@ struct ListenCommand: ParsableCommand {
                 records: session.features.records, router: session.services.interaction.router, language: language,
                 everything: true, singleWords: false)
             : phrases
-        let thresholds = VoiceThresholds.read(
-            VoiceThresholds.file(in: session.paths.data.appendingPathComponent("voice"), language: language)
-        ).merged(over: VoiceThresholds.read(VoiceThresholds.file(in: voiceFolder, language: language)))
+        let thresholds = VoiceThresholds.load(data: session.paths.data, share: session.paths.share, language: language)
         let spotter: KeywordSpotter
         // The features' phrases as `always` hears them; phrases named with --phrase, whatever their length.
         let minimum = phrases.isEmpty ? KeywordSpotter.alwaysMinimumPhones : 0
