@@ -32,6 +32,18 @@ enum VoicePhrases {
         }
     }
 
+    /// A session for a command that listens (no speech, no sound out) and the voice model of its language;
+    /// without a model, the sentence saying why (exit 69).
+    static func openSession(_ global: GlobalOptions) throws -> (HostSession, VoiceModel) {
+        let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
+        switch VoiceModel.find(
+            language: session.phrases.language, data: session.paths.data, share: session.paths.share)
+        {
+        case .success(let model): return (session, model)
+        case .failure(let error): throw CLIFailure(message: error.description, exitCode: 69)
+        }
+    }
+
     /// Lines naming each phrase that cannot be heard and its missing word.
     static func unknownWordLines(_ spotter: KeywordSpotter) -> [String] {
         spotter.unknown.map {

@@ -22,13 +22,8 @@ struct ListenCommand: ParsableCommand {
     var phrases: [String] = []
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
-        let language = session.phrases.language
-        let model: VoiceModel
-        switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {
-        case .success(let found): model = found
-        case .failure(let error): throw CLIFailure(message: error.description, exitCode: 69)
-        }
+        let (session, model) = try VoicePhrases.openSession(global)
+        let language = model.language
         let wanted =
             phrases.isEmpty
             ? VoicePhrases.phrases(

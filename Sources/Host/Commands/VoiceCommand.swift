@@ -30,13 +30,8 @@ struct VoiceTuneCommand: ParsableCommand {
     static let levels: [Double] = [1e-1, 1e-5, 1e-10, 1e-20, 1e-30, 1e-40, 1e-50, 1e-60, 1e-80]
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
-        let language = session.phrases.language
-        let model: VoiceModel
-        switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {
-        case .success(let found): model = found
-        case .failure(let error): throw CLIFailure(message: error.description, exitCode: 69)
-        }
+        let (session, model) = try VoicePhrases.openSession(global)
+        let language = model.language
         let root = URL(fileURLWithPath: folder)
         let set = try TuningSet.read(root)
         guard !set.positives.isEmpty else {
