@@ -31,7 +31,8 @@ run: deps models
 	$(SWIFT) build -c $(CONFIG)
 	$(BUILD_DIR)/assist shell
 
-# Every test: the Swift suites, then the installed layout with the C example built through pkg-config.
+# Every test: the Swift suites (in two processes at once: scripts/test-halves.sh), then the installed layout
+# with the C example built through pkg-config.
 # SwiftPM itself leaves an empty /tmp/TemporaryDirectory.* per `swift build` or `swift test` (Assist leaves
 # none): those made during the run are removed at its end.
 test: deps models test-photos voices
@@ -39,7 +40,8 @@ test: deps models test-photos voices
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
 	@scripts/orbit-server-for-tests.sh up
-	$(SWIFT) test --skip-build; status=$$?; scripts/orbit-server-for-tests.sh down; exit $$status
+	scripts/test-halves.sh .build '^(HostCLITests|FuzzReplayTests|VoiceTests|SurveyTests)\.'; status=$$?; \
+	  scripts/orbit-server-for-tests.sh down; exit $$status
 	scripts/test-install.sh
 	@find "$${TMPDIR:-/tmp}" -maxdepth 1 -type d -empty -name 'TemporaryDirectory.*' -newer .build/test-started -delete
 

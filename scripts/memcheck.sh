@@ -23,9 +23,9 @@ asan() {
   # To keep CI under 30 minutes on 2 cores: collect-videos' failure table (protocol logic through spawned
   # processes, whose recording and upload paths the other collect-videos suites check here) and the natural-voice
   # listening run (its time is pocketsphinx's, which is not instrumented) run in the plain lane only.
-  ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 timeout 1200 swift test --skip-build --sanitize=address --scratch-path .build-asan \
-    --skip CollectVideosFailureTests --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot \
-    >.build-asan/test.log 2>&1
+  ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
+    scripts/test-halves.sh .build-asan '^(HostCLITests|FuzzReplayTests|VoiceTests)\.' --sanitize=address \
+    --skip CollectVideosFailureTests --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot
   local status=$?
   summarise .build-asan/test.log "ERROR: AddressSanitizer"
   return $status
@@ -40,16 +40,17 @@ tsan() {
   # In both sanitizer lanes the tests crash plugins on purpose (a helper's SIGSEGV, abort) and check what the
   # host says: the sanitizers leave those signals to the process (handle_segv=0, handle_abort=0), and Swift's
   # crash backtracer, which hangs trying to suspend a sanitized process's threads, is off.
-  # TSan slows read-text's frame callback past the 20 ms the host allows it, which that camera test checks.
-  # To keep CI under 30 minutes on 2 cores, the longest chains of spawned processes run in the plain and ASan
-  # lanes only: find-object's command-line suite (the detector's threads are still checked in-process here),
-  # the natural-voice takes and collect-videos' menus and failure table (its recording and upload suites stay
-  # in this lane).
-  ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" timeout 1200 swift test --skip-build --sanitize=thread \
-    --scratch-path .build-tsan --skip SpeechDispatcherTests --skip speechDispatcherIsUsedWhenConfigured \
-    --skip theCameraPathWaitsForAsteadyPictureThenReads --skip FindObjectCLITests --skip SurveyNaturalVoiceTests \
+  # To keep CI under 30 minutes on 2 cores, this lane looks for races in process: the plugin host, services
+  # and plugins driven through TestHost with their real threads. The command-line suites (HostCLITests:
+  # every test there spawns the host, which the ASan lane runs instrumented) and the fuzz corpus (parsers
+  # on one thread) run in the plain and ASan lanes only, and so do the longest chains of spawned processes
+  # elsewhere: the natural-voice takes and collect-videos' menus and failure table (its recording and upload
+  # suites stay in this lane). assist listen, spawned by VoiceTests, is the one host run checked here.
+  ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" \
+    scripts/test-halves.sh .build-tsan '^(SurveyTests|VoiceTests)\.' --sanitize=thread --skip '^(HostCLITests|FuzzReplayTests)\.' \
+    --skip SpeechDispatcherTests --skip SurveyNaturalVoiceTests \
     --skip CollectVideosMenuTests --skip CollectVideosFailureTests \
-    --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot >.build-tsan/test.log 2>&1
+    --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot
   local status=$?
   summarise .build-tsan/test.log "WARNING: ThreadSanitizer"
   return $status
@@ -77,20 +78,27 @@ valgrind_lane() {
   local port
   port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/server.log" | head -1)
   local status=0 name
+  # valgrind runs a process's threads one at a time: two runs at once keep both cores busy.
   run() {
     name=$1; shift
     if "${vg[@]}" --log-file="$work/$name.valgrind" "$@" >"$work/$name.out" 2>&1 </dev/null; then
-      echo "valgrind: $name: clean"
+      echo "valgrind: $name: clean" >"$work/$name.result"
     else
-      echo "valgrind: $name: FOUND ERRORS (exit $?):"; head -n 40 "$work/$name.valgrind"; status=1
+      { echo "valgrind: $name: FOUND ERRORS (exit $?):"; head -n 40 "$work/$name.valgrind"; } >"$work/$name.result"
     fi
   }
-  run snapshot-picture "${assist[@]}" --camera image:share/assist/camera/sample.jpg camera snapshot "$work/s1.ppm"
+  run snapshot-picture "${assist[@]}" --camera image:share/assist/camera/sample.jpg camera snapshot "$work/s1.ppm" &
+  local pair=$!
   run snapshot-folder "${assist[@]}" --camera "dir:$work/frames" camera test --seconds 1
-  run snapshot-video "${assist[@]}" --camera "video:$work/clip.mp4" camera test --seconds 1
+  wait $pair
+  run snapshot-video "${assist[@]}" --camera "video:$work/clip.mp4" camera test --seconds 1 &
+  pair=$!
   run read-text "${assist[@]}" run read-text --image "$work/page.png" --exit-at-end
-  run clock "${assist[@]}" run assist.clock
+  wait $pair
+  run clock "${assist[@]}" run assist.clock &
+  pair=$!
   run say "$bin/assist" --data-dir "$work/data" say --audio-out "wav:$work/say.wav" Checking memory.
+  wait $pair
   run record "${assist[@]}" --mic "wav:$work/tone.wav" record 1 "$work/rec.wav"
   "$bin/assist" --data-dir "$work/data" outbox >/dev/null
   python3 - "$work/data/outbox.sqlite" "$port" <<'PY'
@@ -104,6 +112,10 @@ db.commit()
 PY
   run outbox "${assist[@]}" outbox send --timeout 60
   kill "$server" 2>/dev/null
+  for name in snapshot-picture snapshot-folder snapshot-video read-text clock say record outbox; do
+    cat "$work/$name.result"
+    grep -q ": clean$" "$work/$name.result" || status=1
+  done
   return $status
 }
 

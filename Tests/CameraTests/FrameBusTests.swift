@@ -40,18 +40,24 @@ struct FrameBusTests {
         Thread.sleep(forTimeInterval: 2)
         let stats = camera.statistics()
         for id in ids { camera.unsubscribe(id) }
+        // The camera gives about 60 frames in 2 s (fewer on a loaded machine, as in the sanitizer lanes, whose
+        // test processes share the cores): the fast subscribers take every one.
         let fast = stats.subscribers.prefix(4).map(\.1)
         for counters in fast {
-            #expect(counters.delivered >= 50 && counters.dropped <= 2 && counters.converted == 0)
+            #expect(
+                counters.offered >= 30 && counters.delivered + 2 >= counters.offered && counters.dropped <= 2
+                    && counters.converted == 0, "\(counters)")
         }
+        let given = fast.map(\.delivered).min() ?? 0
+        // About 10 a second; the rest of what the camera gave is dropped.
         let slow = stats.subscribers[4].1
-        #expect(slow.delivered <= 22 && slow.dropped >= 35, "about 10 of 30 a second: \(slow)")
+        #expect(slow.delivered <= 22 && slow.dropped + 24 >= given, "about 10 of \(given) taken: \(slow)")
         #expect(slow.offered - slow.delivered - slow.dropped <= 2, "one frame in its hands, at most one waiting")
         #expect(
             logs[4].sequences == logs[4].sequences.sorted() && Set(logs[4].sequences).count == logs[4].sequences.count)
         let first = logs[0].storageBySequence
         let shared = logs[1].storageBySequence.filter { first[$0.key] == $0.value }
-        #expect(shared.count >= 50, "the same memory reached both subscribers: no copy")
+        #expect(shared.count + 4 >= given, "the same memory reached both subscribers: no copy")
     }
 
     @Test func formatsAreConvertedAndTheRateIsLimited() throws {
