@@ -27,7 +27,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
     ],
     targets: [
@@ -55,6 +54,9 @@ let package = Package(
         .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
+        // SHA-256 from OpenSSL's libcrypto (model checksums, photo-sensor's content hashes).
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "Digest", dependencies: ["CLibCrypto"]),
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "Outbox",
@@ -179,7 +181,7 @@ let package = Package(
         // The detector find-object and photo-sensor link (docs/detector.md).
         .target(
             name: "ObjectDetection",
-            dependencies: ["CDetectorAPI", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CDetectorAPI", "Digest"],
             path: "Plugins/Shared/ObjectDetection"),
         .target(
             name: "CDetectorAPI", path: "Plugins/Shared/CDetectorAPI", linkerSettings: [.linkedLibrary("dl")]),
@@ -225,7 +227,7 @@ let package = Package(
         .target(
             name: "PhotoSensorCore",
             dependencies: [
-                "PluginKit", "CMediaInfo", "ObjectDetection", .product(name: "Crypto", package: "swift-crypto"),
+                "PluginKit", "CMediaInfo", "ObjectDetection", "Digest",
             ],
             path: "Plugins/PhotoSensor/Core"),
         .target(
@@ -275,11 +277,12 @@ let package = Package(
             name: "CollectVideosTests",
             dependencies: [
                 "CollectVideosCore", "PluginKit", "PluginHost", "HostTesting",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Digest",
             ]),
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
         .testTarget(
-            name: "PhotoSensorCoreTests", dependencies: ["PhotoSensorCore", "PluginKit", "PluginHost", "HostTesting"]),
+            name: "PhotoSensorCoreTests",
+            dependencies: ["PhotoSensorCore", "PluginKit", "PluginHost", "HostTesting", "Digest"]),
         .testTarget(
             name: "SurveyTests", dependencies: ["SurveyCore", "PluginKit", "PluginHost", "Audio", "HostTesting"]),
         .testTarget(

@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   build-essential pkg-config patchelf binutils file
   libsqlite3-dev
+  # SHA-256 (model checksums, photo-sensor content hashes) from OpenSSL's libcrypto
+  libssl-dev
   espeak-ng espeak-ng-data libespeak-ng-dev
   libspeechd-dev speech-dispatcher speech-dispatcher-espeak-ng
   libasound2-dev alsa-utils sox

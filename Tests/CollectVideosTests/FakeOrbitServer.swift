@@ -1,4 +1,4 @@
-import Crypto
+import Digest
 import Foundation
 import HostTesting
 
@@ -219,7 +219,7 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
         guard let thing = Int(thingText), lock.withLock({ _things[thing] != nil }) else {
             return Self.json(400, ["thing": ["Invalid pk \"\(thingText)\" - object does not exist."]])
         }
-        let digest = SHA256.hash(data: file.data).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256Digest.hex(of: file.data)
         let (video, drop): (Video, Bool) = lock.withLock {
             if let existing = _videos.first(where: { $0.thing == thing && $0.sha256 == digest }) {
                 return (existing, false)

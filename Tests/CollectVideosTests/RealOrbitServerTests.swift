@@ -1,4 +1,4 @@
-import Crypto
+import Digest
 import Foundation
 import HostTesting
 import Testing
@@ -70,7 +70,7 @@ struct RealOrbitServerTests {
         let cached = try #require(
             FileManager.default.enumerator(at: folder.path("data/cache"), includingPropertiesForKeys: nil)?
                 .allObjects.compactMap { $0 as? URL }.first { $0.pathExtension == "mp4" })
-        let digest = SHA256.hash(data: try Data(contentsOf: cached)).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256Digest.hex(of: try Data(contentsOf: cached))
         #expect(videos.first?["sha256_file"] as? String == digest, "the server has exactly the clip filmed")
         let participant = try #require(
             stored.first {

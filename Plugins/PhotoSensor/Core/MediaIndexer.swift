@@ -1,4 +1,4 @@
-import Crypto
+import Digest
 import Foundation
 import PluginKit
 
@@ -71,10 +71,10 @@ public final class MediaIndexer {
         guard let sniffed = MediaSniffer.classify(name: name, header: header, includeAudio: true) else {
             return .ignored
         }
-        var hasher = SHA256()
+        var hasher = SHA256Digest()
         hasher.update(data: header)
         while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256Digest.hexadecimal(hasher.finalize())
         guard let after = Self.stamp(path), after == before else { return .busy(path) }
         // Details only for a row owed; an Ogg file is a video when it has a video stream, else a sound.
         let owed = !baseline && known == nil

@@ -1,4 +1,4 @@
-import Crypto
+import Digest
 import Foundation
 
 /// Why the detector cannot be used: a sentence for the user and what to do.
@@ -53,7 +53,7 @@ public enum ModelFiles {
     /// The SHA-256 of the file at `path` in lower-case hex; nil when it cannot be read.
     static func sha256(of path: String) -> String? {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return SHA256Digest.hex(of: data)
     }
 
     /// The first folder holding all three files with the right sizes and hashes; `cache` (a file in the
