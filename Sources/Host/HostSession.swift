@@ -22,6 +22,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     private(set) var journal: EventJournal?
     /// The mark of a session that runs features, once `watchForCrashes` set it.
     private(set) var crashGuard: CrashGuard?
+    /// systemd's notifications, when a unit started the host with `Type=notify` (`NOTIFY_SOCKET`).
+    let notifier: ServiceNotifier?
     /// Sound output (speech and cues), when the command makes sound.
     let sound: SoundSystem?
     /// The speech engine, when speaking.
@@ -43,6 +45,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
         // Tesseract's libgomp reads this only when it loads, so it must be set before any plugin is opened.
         setenv("OMP_THREAD_LIMIT", "1", 0)
+        // Read (and taken out of the environment) before anything is started that could inherit it.
+        notifier = ServiceNotifier.fromEnvironment()
 
         paths = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
         // Private from the start (recordings, answers, speech), and tightened once where an older version was not.
@@ -110,12 +114,42 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         if let file = sound?.fallbackInUse {
             announcer.say(phrases.text("audio.no-sound-card", ["path": file.path]), remember: false)
         }
+        features.onFocusChanged = { [weak self] id in self?.focusChanged(to: id) }
+        // The watchdog is pinged from the main loop itself: a loop that stops turning stops the pings, and
+        // systemd restarts the host (WatchdogSec= in the unit).
+        if let notifier, let interval = notifier.watchdogInterval {
+            loop.addTimer(milliseconds: UInt32(max(0.01, min(interval, 3600)) * 1000), repeating: true) {
+                notifier.watchdog()
+            }
+        }
+    }
+
+    /// Tells systemd the host is up (once): from the main loop's first turn, so a question asked before the
+    /// menu (safe mode after a crash) never runs into the unit's start timeout.
+    func notifyReady() {
+        guard let notifier, !readySent else { return }
+        readySent = true
+        notifier.ready(status: "Ready.")
+        notifier.watchdog()
+    }
+    private var readySent = false
+
+    /// The focused feature changed: the crash mark names it, and systemd's status says it.
+    private func focusChanged(to id: String?) {
+        crashGuard?.focus(id)
+        guard let notifier else { return }
+        if let id, let record = features.record(id: id) {
+            notifier.status("Running \(record.name).")
+        } else {
+            notifier.status("Ready.")
+        }
     }
 
     /// Starts reading the keyboard; events are handled on the main loop.
     func startInput() {
         services.events.publish("assist.host.started", json: #"{"version":"\#(AssistVersion.current.description)"}"#)
         services.outbox.startIfJobsWait()
+        notifyReady()
         guard let console else { return }
         let loop = self.loop
         let dispatcher = self.dispatcher
@@ -130,7 +164,6 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         let guardian = CrashGuard(data: paths.data)
         let crashes = guardian.collectCrashes()
         guardian.begin()
-        features.onFocusChanged = { id in guardian.focus(id) }
         crashGuard = guardian
         return crashes
     }
@@ -146,6 +179,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     }
 
     func shutdown(drainSeconds: Double? = nil) {
+        notifier?.stopping(status: "Stopping.")
         crashGuard?.end()
         features.stopAll()
         // The commands' hooks may hold the session; they are done with.

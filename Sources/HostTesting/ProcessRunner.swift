@@ -85,11 +85,14 @@ package enum ProcessRunner {
     /// end on its own (it is killed after). Returns what it printed and whether it ended by itself.
     package static func typing(
         _ executable: String, _ arguments: [String], lines: [TypedLine], before: (() throws -> Void)? = nil,
-        timeoutSeconds: Double = 30
+        environment: [String: String]? = nil, timeoutSeconds: Double = 30
     ) throws -> (output: String, endedByItself: Bool) {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: executable)
         child.arguments = arguments
+        if let environment {
+            child.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let input = Pipe()
         let output = Pipe()
         child.standardInput = input

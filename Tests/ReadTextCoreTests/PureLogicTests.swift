@@ -12,6 +12,29 @@ func line(_ text: String, _ minX: Double, _ minY: Double, _ maxX: Double, _ maxY
 
 @Suite("read-text: stability, sharpness, selection, veto")
 struct CaptureLogicTests {
+    @Test func theThumbnailIsTheMeanOfSixteenSamplesACell() {
+        // An odd size with a stride past the width: each cell is the mean of a 4×4 grid spread over its area.
+        let (width, height, stride) = (333, 241, 340)
+        var generator = SystemRandomNumberGenerator()
+        let luma = (0..<(stride * height)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let thumbnail = luma.withUnsafeBufferPointer {
+            StabilityDetector.thumbnail(luma: $0.baseAddress!, width: width, height: height, stride: stride)
+        }
+        var expected = [UInt8]()
+        for y in 0..<60 {
+            for x in 0..<80 {
+                var sum = 0
+                for sy in 0..<4 {
+                    for sx in 0..<4 {
+                        sum += Int(luma[(y * 4 + sy) * height / 240 * stride + (x * 4 + sx) * width / 320])
+                    }
+                }
+                expected.append(UInt8(sum / 16))
+            }
+        }
+        #expect(thumbnail == expected)
+    }
+
     @Test func stabilityNeedsFourQuietPairsAndSettledControls() {
         var detector = StabilityDetector()
         detector.rearm(at: 0)

@@ -45,14 +45,29 @@ public struct StabilityDetector: Sendable {
         let (w, h) = (80, 60)
         var out = [UInt8](repeating: 0, count: w * h)
         guard width >= w, height >= h else { return out }
-        for y in 0..<h {
-            for x in 0..<w {
-                var sum = 0
-                for sy in 0..<4 {
-                    let row = (y * 4 + sy) * height / (h * 4)
-                    for sx in 0..<4 { sum += Int(luma[row * stride + (x * 4 + sx) * width / (w * 4)]) }
+        // Where the samples are, worked out once a frame (320 columns, 240 rows), so the loop below only adds.
+        let columns = (0..<(w * 4)).map { $0 * width / (w * 4) }
+        let rows = (0..<(h * 4)).map { $0 * height / (h * 4) * stride }
+        columns.withUnsafeBufferPointer { columns in
+            rows.withUnsafeBufferPointer { rows in
+                out.withUnsafeMutableBufferPointer { out in
+                    var cell = 0
+                    for y in 0..<h {
+                        let first = y * 4
+                        for x in 0..<w {
+                            var sum = 0
+                            let left = x * 4
+                            for sy in first..<(first + 4) {
+                                let line = luma + rows[sy]
+                                sum &+=
+                                    Int(line[columns[left]]) &+ Int(line[columns[left + 1]])
+                                    &+ Int(line[columns[left + 2]]) &+ Int(line[columns[left + 3]])
+                            }
+                            out[cell] = UInt8(truncatingIfNeeded: sum >> 4)
+                            cell += 1
+                        }
+                    }
                 }
-                out[y * w + x] = UInt8(sum / 16)
             }
         }
         return out

@@ -24,7 +24,10 @@ struct ShellCommand: ParsableCommand {
         }
         // The menu is set up before the first key is read, so early input is never lost (nor taken by a
         // feature that runs at start).
-        session.loop.post { shell.start { session.startInput() } }
+        session.loop.post {
+            session.notifyReady()
+            shell.start { session.startInput() }
+        }
         // Voice commands, as voice.mode says; the phrases follow the focused feature.
         let voice = VoiceSessionBox()
         session.loop.post {

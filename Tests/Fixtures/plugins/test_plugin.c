@@ -8,8 +8,13 @@
  *   -DNO_ENTRY                                            the entry symbol is not exported
  *   -DENTRY_SIZE=n                                        the struct_size the entry claims
  *   -DSTART_CRASHES                                       start dereferences NULL (kills an in-process host)
+ *   -DSTART_BLOCKS_MS=n                                   start sleeps n ms on the main thread (a hung plugin)
  * By default it asks a numbered question when started, says the answer, and finishes.
  */
+#ifdef START_BLOCKS_MS
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <time.h>
+#endif
 #include "assist_plugin.h"
 
 #include <stdio.h>
@@ -55,6 +60,13 @@ static void on_answer(void *user, const assist_dialog_result *r) {
 
 static assist_status start(assist_plugin *p, int32_t argc, const char *const *argv, char **err) {
     state *s = p->plugin_data;
+#ifdef START_BLOCKS_MS
+    {
+        struct timespec pause = {START_BLOCKS_MS / 1000, (START_BLOCKS_MS % 1000) * 1000000L};
+        while (nanosleep(&pause, &pause) != 0) {
+        }
+    }
+#endif
 #ifdef START_CRASHES
     {
         volatile int *nothing = NULL;
