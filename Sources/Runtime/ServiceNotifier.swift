@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Outside systemd (no `NOTIFY_SOCKET`) there is no notifier and nothing is sent. The variables are taken out
 /// of the environment once read, so the programs the host starts (helpers, ffmpeg) never speak for it.
-package final class ServiceNotifier: @unchecked Sendable {  // because: the socket and address never change; sendto is thread-safe
+package final class ServiceNotifier: @unchecked Sendable {  // because: fixed after init; sendto is thread-safe
     /// How often to send `WATCHDOG=1`: half the `WATCHDOG_USEC` systemd gives, as sd_watchdog_enabled(3)
     /// advises; nil when no watchdog is asked for (or it is meant for another process).
     package let watchdogInterval: Double?
