@@ -14,35 +14,42 @@ scratch=$1 first=$2
 shift 2
 limit=${TEST_HALF_TIMEOUT:-1200}
 cd "$(dirname "$0")/.."
+
+# half N: runs half N (1: the tests matching FIRST_HALF, 2: the others) into its log; its status.
 # --ignore-lock: both halves only read the build folder (--skip-build).
-timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" --filter "$first" \
-  >"$scratch/test-1.log" 2>&1 &
-pid=$!
-timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" --skip "$first" \
-  >"$scratch/test-2.log" 2>&1
-second=$?
-wait "$pid"
-first_status=$?
+half() {
+  local n=$1 pick=(--filter "$first")
+  shift
+  [ "$n" -eq 2 ] && pick=(--skip "$first")
+  timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" "${pick[@]}" \
+    >"$scratch/test-$n.log" 2>&1
+}
 # A half that ends with status 0 must also have printed its summary. Once in the ASan lane a half ended with
 # status 0 and its log stopped short of any result (not reproduced since): such a half is run again, alone,
 # and fails if it still gives no summary, so a half is never counted as passed on its status alone.
 summarised() { grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$scratch/test-$1.log"; }
-if [ "$first_status" -eq 0 ] && ! summarised 1; then
-  echo "half 1 ended without its summary; running it again"
-  timeout "$limit" swift test --skip-build --scratch-path "$scratch" "$@" --filter "$first" >"$scratch/test-1.log" 2>&1
-  first_status=$?
-  summarised 1 || first_status=1
-fi
-if [ "$second" -eq 0 ] && ! summarised 2; then
-  echo "half 2 ended without its summary; running it again"
-  timeout "$limit" swift test --skip-build --scratch-path "$scratch" "$@" --skip "$first" >"$scratch/test-2.log" 2>&1
-  second=$?
-  summarised 2 || second=1
-fi
-cat "$scratch/test-1.log" "$scratch/test-2.log" >"$scratch/test.log"
-for half in 1 2; do
-  log=$scratch/test-$half.log
-  grep -E "^✘ Test .*(recorded an issue|failed after)" "$log" | cut -c1-400 | head -n 40
-  echo "half $half: $(grep -E "Test run with|error:" "$log" | tail -n 1)"
+
+half 1 "$@" &
+pid=$!
+half 2 "$@"
+status[2]=$?
+wait "$pid"
+status[1]=$?
+for n in 1 2; do
+  if [ "${status[$n]}" -eq 0 ] && ! summarised "$n"; then
+    echo "half $n ended without its summary; running it again"
+    half "$n" "$@"
+    status[$n]=$?
+    summarised "$n" || status[$n]=1
+  fi
 done
-[ "$first_status" -eq 0 ] && [ "$second" -eq 0 ] || { echo "Failures above; whole logs: $scratch/test-1.log and $scratch/test-2.log"; exit 1; }
+cat "$scratch/test-1.log" "$scratch/test-2.log" >"$scratch/test.log"
+for n in 1 2; do
+  log=$scratch/test-$n.log
+  grep -E "^✘ Test .*(recorded an issue|failed after)" "$log" | cut -c1-400 | head -n 40
+  echo "half $n: $(grep -E "Test run with|error:" "$log" | tail -n 1)"
+done
+[ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] || {
+  echo "Failures above; whole logs: $scratch/test-1.log and $scratch/test-2.log"
+  exit 1
+}
