@@ -270,7 +270,7 @@ let package = Package(
             name: "OutboxTests",
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage"]),
+        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
         .testTarget(

@@ -11,19 +11,15 @@ package final class ServiceNotifier: @unchecked Sendable {  // because: fixed af
     /// advises; nil when no watchdog is asked for (or it is meant for another process).
     package let watchdogInterval: Double?
     private let descriptor: Int32
-    private var address: sockaddr_un
-    private let addressLength: socklen_t
+    private let address: UnixSocketAddress
 
     /// The notifier for `environment` (the process's by default), or nil when there is no usable
-    /// `NOTIFY_SOCKET`: the path must be absolute or abstract (`@name`) and fit a socket address.
+    /// `NOTIFY_SOCKET`: the path must be absolute or abstract (`@name`) and fit a socket address. The three
+    /// variables are taken out of the process's environment either way.
     package static func fromEnvironment(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment, clearing: Bool = true
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> ServiceNotifier? {
-        defer {
-            if clearing {
-                for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) }
-            }
-        }
+        defer { for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) } }
         guard let path = environment["NOTIFY_SOCKET"], path.hasPrefix("/") || path.hasPrefix("@") else {
             return nil
         }
@@ -37,23 +33,11 @@ package final class ServiceNotifier: @unchecked Sendable {  // because: fixed af
 
     /// A notifier writing to `socketPath` (`@` first for an abstract socket); nil when it cannot be used.
     package init?(socketPath: String, watchdogInterval: Double? = nil) {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(socketPath.utf8)
-        let abstract = bytes.first == UInt8(ascii: "@")
-        if abstract { bytes[0] = 0 }
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        // A path needs room for its NUL; an abstract name is its bytes exactly.
-        guard !bytes.isEmpty, bytes.count < capacity || (abstract && bytes.count <= capacity) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1)
+        guard let address = UnixSocketAddress(socketPath) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         self.descriptor = descriptor
         self.address = address
-        self.addressLength = socklen_t(length)
         self.watchdogInterval = watchdogInterval
     }
 
@@ -65,14 +49,9 @@ package final class ServiceNotifier: @unchecked Sendable {  // because: fixed af
         // A status line is one line: a newline inside would start a key of its own.
         let text = lines.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n")
         let data = Array(text.utf8)
-        var target = address
-        let sent = withUnsafePointer(to: &target) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                data.withUnsafeBytes { buffer in
-                    sendto(
-                        descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), socketAddress,
-                        addressLength)
-                }
+        let sent = address.withSockaddr { socketAddress, length in
+            data.withUnsafeBytes { buffer in
+                sendto(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), socketAddress, length)
             }
         }
         return sent == data.count
@@ -89,4 +68,34 @@ package final class ServiceNotifier: @unchecked Sendable {  // because: fixed af
 
     /// The service is ending on purpose (not a failure to restart from).
     package func stopping(status: String) { send(["STOPPING=1", "STATUS=\(status)"]) }
+}
+
+/// An `AF_UNIX` socket address for a path, or for an abstract name written `@name`.
+package struct UnixSocketAddress: Sendable {
+    private let storage: sockaddr_un
+    private let length: socklen_t
+
+    /// nil when `path` is empty or does not fit (a path needs room for its NUL; an abstract name is its
+    /// bytes exactly).
+    package init?(_ path: String) {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity || (abstract && bytes.count <= capacity) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        storage = address
+        length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
+    }
+
+    /// Calls `body` with the address as a `sockaddr` and its length, for `bind`, `connect` or `sendto`.
+    package func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+        withUnsafePointer(to: storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HostTesting
+import Runtime
 import Testing
 
 /// The host under systemd with `Type=notify` and `WatchdogSec=`: what it writes to `NOTIFY_SOCKET`, read
@@ -64,6 +65,16 @@ struct ServiceNotifyTests {
         #expect(received.first?.lines.contains("READY=1") == true)
     }
 
+    @Test func anAbstractSocketIsReachedAndANameTooLongIsRefused() throws {
+        let name = "@assist-notify-\(UUID().uuidString)"
+        let listener = try NotifyListener(path: name)
+        let notifier = try #require(ServiceNotifier(socketPath: name))
+        #expect(notifier.send(["STATUS=two\nlines"]))
+        #expect(listener.finish().map(\.lines) == [["STATUS=two lines"]], "a newline inside a value is a space")
+        #expect(ServiceNotifier(socketPath: "/" + String(repeating: "x", count: 108)) == nil)
+        #expect(ServiceNotifier(socketPath: "@" + String(repeating: "x", count: 107)) != nil)
+    }
+
     @Test func noSocketMeansNothingIsSentAndChildrenInheritNothing() throws {
         // Without NOTIFY_SOCKET the host runs as ever (and sends nowhere); with one it takes the variables
         // out of its environment, so the programs it starts cannot speak for it.
@@ -94,21 +105,10 @@ final class NotifyListener: @unchecked Sendable {  // because: `received` is gua
 
     init(path: String) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard descriptor >= 0, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard descriptor >= 0, let address = UnixSocketAddress(path) else {
             throw CocoaError(.fileWriteInvalidFileName)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0 else { throw CocoaError(.fileWriteNoPermission) }
+        guard address.withSockaddr({ bind(descriptor, $0, $1) }) == 0 else { throw CocoaError(.fileWriteNoPermission) }
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let thread = Thread { [self] in read() }
