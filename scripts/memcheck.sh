@@ -10,11 +10,9 @@ cd "$(dirname "$0")/.."
 lanes=${1:-"asan tsan valgrind"}
 failed=()
 
-# The failures and sanitizer reports of a suite's log, then its last lines.
+# The sanitizer reports in a suite's log (scripts/test-halves.sh has printed its failures and summaries).
 summarise() {
-  grep -E "^✘ Test .*recorded an issue|$2" "$1" | cut -c1-300 | head -n 40
   grep -E -A 12 "$2" "$1" | head -n 80
-  tail -n 2 "$1"
 }
 
 asan() {
