@@ -72,10 +72,17 @@ package enum ProcessRunner {
     package struct TypedLine {
         package var line: String
         package var pause: Double
+        /// When set, the line is typed as soon as what the program printed so far satisfies it (`pause` is
+        /// then the longest wait), so a slow machine waits longer and a fast one no longer than needed.
+        package var once: (@Sendable (String) -> Bool)?
         package var then: (() throws -> Void)?
-        package init(_ line: String, after pause: Double, then: (() throws -> Void)? = nil) {
+        package init(
+            _ line: String, after pause: Double, once: (@Sendable (String) -> Bool)? = nil,
+            then: (() throws -> Void)? = nil
+        ) {
             self.line = line
             self.pause = pause
+            self.once = once
             self.then = then
         }
     }
@@ -99,15 +106,25 @@ package enum ProcessRunner {
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
         try child.run()
+        // Read as it comes, so a typed line can wait for what is printed; the last value is the end of output.
         let collected = Collected<Data>()
-        let reader = Thread { collected.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        let reader = Thread {
+            while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty { collected.append(chunk) }
+            collected.append(Data())
+        }
         reader.start()
+        let printed = { String(decoding: collected.values.reduce(Data(), +), as: UTF8.self) }
         try before?()
         // A program that ended early (a feature that refused to start) must fail its test, not kill the test
         // process with SIGPIPE when the next line is typed.
         signal(SIGPIPE, SIG_IGN)
         for line in lines {
-            Thread.sleep(forTimeInterval: line.pause)
+            if let once = line.once {
+                let deadline = Date().addingTimeInterval(line.pause)
+                while Date() < deadline, child.isRunning, !once(printed()) { Thread.sleep(forTimeInterval: 0.1) }
+            } else {
+                Thread.sleep(forTimeInterval: line.pause)
+            }
             guard child.isRunning else { break }
             try? input.fileHandleForWriting.write(contentsOf: Data((line.line + "\n").utf8))
             try line.then?()
@@ -118,8 +135,9 @@ package enum ProcessRunner {
         let ended = !child.isRunning
         if !ended { kill(child.processIdentifier, SIGKILL) }
         child.waitUntilExit()
-        _ = collected.wait(count: 1, timeout: 10)
-        return (String(decoding: collected.values.first ?? Data(), as: UTF8.self), ended)
+        let deadlineForOutput = Date().addingTimeInterval(10)
+        while collected.values.last?.isEmpty != true, Date() < deadlineForOutput { Thread.sleep(forTimeInterval: 0.01) }
+        return (printed(), ended)
     }
 
     /// How much longer than usual programs may take: `ASSIST_TEST_TIME_SCALE` (scripts/memcheck.sh sets 4, as

@@ -86,7 +86,13 @@ struct CollectVideosRecordingTests {
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()
-        Thread.sleep(forTimeInterval: 4)
+        // Killed once two seconds of fragments are on disk (a loaded or sanitized machine starts the camera
+        // and the encoder later than an idle one), or after a minute at most.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && child.isRunning {
+            Thread.sleep(forTimeInterval: 0.5)
+            if let clip = clips.first, (try? duration(clip)) ?? 0 >= 2 { break }
+        }
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         let left = try #require(clips.first)
