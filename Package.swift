@@ -54,9 +54,12 @@ let package = Package(
         .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
-        // SHA-256 from OpenSSL's libcrypto (model checksums, photo-sensor's content hashes).
+        // SHA-256 from OpenSSL's libcrypto (model checksums, photo-sensor's content hashes, the kiosk's allowed
+        // libraries) and the kiosk's salted PIN hash.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Digest", dependencies: ["CLibCrypto"]),
+        // The kiosk's set-up, PIN and admin gesture (docs/kiosk.md).
+        .target(name: "Kiosk", dependencies: ["AssistCore", "Digest", "Interaction"]),
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "Outbox",
@@ -102,7 +105,7 @@ let package = Package(
             name: "Host",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox", "Voice",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Digest", "Kiosk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -68,7 +68,21 @@ package enum SettingsSchema {
         "outbox.retry-base-seconds": .number(0.001...86_400),
         "outbox.stall-seconds": .wholeNumber(1...86_400),
         "outbox.connect-seconds": .number(0.1...600),
+        "storage.quota-mb": .wholeNumber(1...100_000_000),
+        "voice.mode": .oneOf(["push-to-talk", "wake-word", "always", "off"]),
+        "voice.headphones": .flag,
+        "voice.key": .text,
+        "voice.wake-phrase": .text,
         "admin.locked": .list,
+        // The kiosk's (docs/kiosk.md); `kiosk.features.ID` entries are read by `KioskConfig`.
+        "kiosk.start": .text,
+        "kiosk.menu": .flag,
+        "kiosk.voice": .flag,
+        "kiosk.quiet-hours": .text,
+        "kiosk.pin-file": .text,
+        "kiosk.admin-key": .text,
+        "kiosk.admin-presses": .wholeNumber(3...10),
+        "kiosk.admin-seconds": .number(1...10),
     ]
 
     /// One line per entry whose value the host cannot use: the file, the line, the key, what it is and what

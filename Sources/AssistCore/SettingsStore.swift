@@ -58,10 +58,12 @@ package enum SettingsError: Error, Equatable, Sendable {
     case permission(String)
 }
 
-/// Settings in layers: built-in defaults, then the system file (`/etc/assist/config.toml`), the user file
-/// (`~/.config/assist/config.toml`), `--config`, then values set at run time (kept in `settings.toml` and,
-/// for credentials, `secrets.toml`; see `SettingsFiles`). The system file's
-/// `[admin] locked = ["find-object.auto-pause"]` locks keys: later layers and plugins cannot change them.
+/// Settings in layers: built-in defaults, then the system file (`/etc/assist/config.toml`) and its drop-ins
+/// (`/etc/assist/conf.d/*.toml`, in name order), the user file (`~/.config/assist/config.toml`), `--config`,
+/// then values set at run time (kept in `settings.toml` and, for credentials, `secrets.toml`; see
+/// `SettingsFiles`). The admin layers' `[admin] locked = ["find-object.auto-pause"]` locks keys: later layers
+/// and plugins cannot change them. `[kiosk]` keys are read from admin layers only and never set at run time,
+/// so nobody at the kiosk can widen it.
 package final class SettingsStore: @unchecked Sendable {  // because: `values` and `locked` are guarded by `lock`
     private let lock = NSLock()
     private var values: [String: SettingValue] = [:]
@@ -80,16 +82,34 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
         package var warnings: [String] = []
     }
 
-    /// Loads the standard files plus an optional explicit one; one line per file that failed to parse, and
-    /// one per host setting of the wrong kind (`SettingsSchema`).
+    /// The system folder: `/etc/assist`, or `ASSIST_SYSCONFDIR` (tests, and packages built for another prefix).
+    package static func systemFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        URL(fileURLWithPath: environment["ASSIST_SYSCONFDIR"] ?? "/etc/assist")
+    }
+
+    /// The admin files in the order they apply: `config.toml`, then `conf.d/*.toml` by name.
+    package static func adminFiles(in folder: URL) -> [String] {
+        let dropIns = folder.appendingPathComponent("conf.d")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dropIns.path)) ?? []
+        return [folder.appendingPathComponent("config.toml").path]
+            + names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map {
+                dropIns.appendingPathComponent($0).path
+            }
+    }
+
+    /// Loads the standard files plus an optional explicit one (an admin layer when `explicitIsAdmin`: the
+    /// kiosk's `--config`, which only its unit file names); one line per file that failed to parse, and one
+    /// per host setting of the wrong kind (`SettingsSchema`).
     package func loadStandardFiles(
-        explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+        explicit: String?, explicitIsAdmin: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> LoadReport {
         var report = LoadReport()
         let home = environment["HOME"] ?? NSHomeDirectory()
         let userConfig = (environment["XDG_CONFIG_HOME"] ?? "\(home)/.config") + "/assist/config.toml"
         let files: [(String, Bool)] =
-            [("/etc/assist/config.toml", true), (userConfig, false)] + (explicit.map { [($0, false)] } ?? [])
+            Self.adminFiles(in: Self.systemFolder(environment: environment)).map { ($0, true) }
+            + [(userConfig, false)] + (explicit.map { [($0, explicitIsAdmin)] } ?? [])
         for (path, isAdmin) in files {
             guard FileManager.default.fileExists(atPath: path) || path == explicit else { continue }
             let data: Data
@@ -127,7 +147,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
                 locked.formUnion(keys)
                 continue
             }
-            if !admin && locked.contains(key) { continue }
+            if !admin && (locked.contains(key) || Self.isAdminOnly(key)) { continue }
             values[key] = value
         }
     }
@@ -146,18 +166,24 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
         return values[key]
     }
 
-    /// True when the admin locked `key`.
+    /// True when the admin locked `key` (every `kiosk.` key is).
     package func isLocked(_ key: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return locked.contains(key)
+        return locked.contains(key) || Self.isAdminOnly(key)
     }
+
+    /// The keys the admin layers alone may give: the kiosk's.
+    package static func isAdminOnly(_ key: String) -> Bool { key.hasPrefix("kiosk.") || key.hasPrefix("admin.") }
+
+    /// The keys the admin locked, sorted.
+    package var lockedKeys: [String] { lock.withLock { locked.sorted() } }
 
     /// Sets `key` at run time unless it is locked; kept in the settings (or secrets) file when attached.
     package func set(_ key: String, _ value: SettingValue) throws(SettingsError) {
         lock.lock()
         defer { lock.unlock() }
-        guard !locked.contains(key) else { throw .locked(key) }
+        guard !locked.contains(key), !Self.isAdminOnly(key) else { throw .locked(key) }
         values[key] = value
         runtime[key] = value
         guard let files else { return }
@@ -177,7 +203,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     package func restore(_ entries: [String: SettingValue]) {
         lock.lock()
         defer { lock.unlock() }
-        for (key, value) in entries where !locked.contains(key) {
+        for (key, value) in entries where !locked.contains(key) && !Self.isAdminOnly(key) {
             values[key] = value
             runtime[key] = value
         }

@@ -15,7 +15,7 @@ struct Assist: ParsableCommand {
             ShellCommand.self, RunCommand.self, SayCommand.self, CueCommand.self, RecordCommand.self,
             CameraCommand.self, EventsCommand.self, OutboxCommand.self,
             PluginsCommand.self, DoctorCommand.self, SetupCommand.self,
-            ProbeCommand.self, SurveyCommand.self, ListenCommand.self, VoiceCommand.self,
+            ProbeCommand.self, SurveyCommand.self, ListenCommand.self, VoiceCommand.self, KioskCommand.self,
         ]
     )
 }

@@ -3,6 +3,7 @@ import Audio
 import Camera
 import Foundation
 import Interaction
+import Kiosk
 import Logging
 import PluginHost
 import Runtime
@@ -24,6 +25,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     private(set) var crashGuard: CrashGuard?
     /// systemd's notifications, when a unit started the host with `Type=notify` (`NOTIFY_SOCKET`).
     let notifier: ServiceNotifier?
+    /// The kiosk's set-up, for `assist kiosk`.
+    let kiosk: KioskConfig?
     /// Sound output (speech and cues), when the command makes sound.
     let sound: SoundSystem?
     /// The speech engine, when speaking.
@@ -36,11 +39,12 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// plugins never opens the sound card, starts espeak-ng or touches the WAV file.
     init(
         options: GlobalOptions, interactive: Bool, speaks: Bool? = nil, sounds: Bool? = nil, speechRate: Int? = nil,
-        voice: String? = nil
+        voice: String? = nil, kiosk kioskMode: Bool = false
     ) throws {
         Self.bootstrapLogging(verbose: options.verbose)
         var logger = Logger(label: "assist")
-        logger.logLevel = options.verbose ? .debug : .warning
+        // The journal keeps notices too (the kiosk's admin events); a terminal shows warnings and worse.
+        logger.logLevel = options.verbose ? .debug : Self.toJournal ? .notice : .warning
         self.logger = logger
 
         // Tesseract's libgomp reads this only when it loads, so it must be set before any plugin is opened.
@@ -56,13 +60,15 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             }
         }
         settings = SettingsStore()
-        let loaded = settings.loadStandardFiles(explicit: options.config)
+        // The kiosk's --config is the admin's: only its unit file names it.
+        let loaded = settings.loadStandardFiles(explicit: options.config, explicitIsAdmin: kioskMode)
         if let problem = loaded.errors.first {
             throw CLIFailure(message: "The config file cannot be read: \(problem).")
         }
         for problem in settings.keep(in: SettingsFiles.standard()) {
             logger.warning("saved settings ignored: \(problem)")
         }
+        kiosk = kioskMode ? KioskConfig(settings: settings) : nil
         let language = Self.language(option: options.lang, settings: settings)
         let target = try AudioTarget.parse(options.audioOut)
         let speaking = (speaks ?? interactive) && !options.noSpeech
@@ -90,8 +96,9 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         configuration.camera = { notices in
             try Self.camera(options, settings: settings, paths: paths, logger: logger, notices: notices)
         }
-        console = interactive ? Console() : nil
+        console = interactive ? Console(signalKeysAsKeys: kioskMode) : nil
         configuration.console = console
+        if let kiosk { configuration.admit = { id, library in kiosk.refusal(id: id, library: library) } }
         let assembly = try HostAssembly(configuration)
         loop = assembly.loop
         services = assembly.services
@@ -199,9 +206,12 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         loop.discardPending()
     }
 
-    /// Ends the main loop on SIGINT or SIGTERM, so features stop cleanly and the terminal is restored.
-    func handleSignals(_ onSignal: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
+    /// Ends the main loop on SIGINT or SIGTERM (or `numbers`), so features stop cleanly and the terminal is
+    /// restored.
+    func handleSignals(
+        _ numbers: [Int32] = [SIGINT, SIGTERM], _ onSignal: @escaping @Sendable () -> Void
+    ) -> [DispatchSourceSignal] {
+        numbers.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             let loop = self.loop
@@ -265,11 +275,17 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     }
 
     nonisolated(unsafe) private static var loggingReady = false
+    /// True when log lines go to systemd's journal.
+    nonisolated(unsafe) private static var toJournal = false
 
     private static func bootstrapLogging(verbose: Bool) {
         guard !loggingReady else { return }
         loggingReady = true
+        // Under systemd, with standard error going to the journal, lines go to it with their fields.
+        let journal = JournalSocket.fromEnvironment()
+        toJournal = journal != nil
         LoggingSystem.bootstrap { label in
+            if let journal { return JournalLogHandler(label: label, level: verbose ? .debug : .notice, sink: journal) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .warning
             return handler

@@ -56,7 +56,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
                 "voice.mode \(modeText) is not known: use off, push-to-talk, wake-word or always. Voice is off.")
             return nil
         }
-        guard mode != .off else { return nil }
+        // A kiosk with kiosk.voice = false has none.
+        guard mode != .off, session.kiosk?.voice != false else { return nil }
         let language = session.phrases.language
         let model: VoiceModel
         switch VoiceModel.find(language: language, data: session.paths.data, share: session.paths.share) {

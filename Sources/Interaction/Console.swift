@@ -20,11 +20,18 @@ package final class Console: @unchecked Sendable {
 
     /// True when standard input is a terminal.
     package let isTerminal: Bool
+    /// Ctrl+C, Ctrl+Z and Ctrl+\ arrive as keys instead of signals (the kiosk answers them itself).
+    private let signalKeysAsKeys: Bool
 
-    /// Creates a console over `fileDescriptor`; `echo` writes raw text for typed-line echo.
-    package init(fileDescriptor: Int32 = 0, echo: @escaping @Sendable (String) -> Void = Console.writeRaw) {
+    /// Creates a console over `fileDescriptor`; `echo` writes raw text for typed-line echo. With
+    /// `signalKeysAsKeys` the terminal sends no signals for Ctrl+C, Ctrl+Z or Ctrl+\: they are keys.
+    package init(
+        fileDescriptor: Int32 = 0, signalKeysAsKeys: Bool = false,
+        echo: @escaping @Sendable (String) -> Void = Console.writeRaw
+    ) {
         self.input = fileDescriptor
         self.echo = echo
+        self.signalKeysAsKeys = signalKeysAsKeys
         self.isTerminal = isatty(fileDescriptor) == 1
     }
 
@@ -71,6 +78,7 @@ package final class Console: @unchecked Sendable {
         guard tcgetattr(input, &settings) == 0 else { return }
         savedTerminal = settings
         settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        if signalKeysAsKeys { settings.c_lflag &= ~tcflag_t(ISIG | IEXTEN) }
         settings.c_iflag &= ~tcflag_t(IXON | ICRNL)
         withUnsafeMutableBytes(of: &settings.c_cc) { bytes in
             bytes[Int(VMIN)] = 1

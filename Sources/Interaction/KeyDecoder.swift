@@ -50,6 +50,8 @@ package struct KeyDecoder: Sendable {
             return (.space, 1)
         case 0x01...0x1A:
             return (.control(Character(Unicode.Scalar(first + 0x60))), 1)
+        case 0x1C:
+            return (.control("\\"), 1)
         case 0x00...0x1F:
             return (nil, 1)
         default:

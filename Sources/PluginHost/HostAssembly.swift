@@ -29,6 +29,9 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         package var workerThreads = 2
         /// The keyboard, for interactive sessions.
         package var console: Console?
+        /// Why a discovered plugin (id, library) may not be used here, or nil: the kiosk's allowlist. Asked
+        /// before any library is opened.
+        package var admit: (@Sendable (String, URL) -> String?)?
 
         package init(
             paths: AssistPaths, settings: SettingsStore, language: String, output: LineOutput, speaker: Speaker?,
@@ -77,8 +80,14 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
         // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID`.
         let disabled = CrashGuard(data: configuration.paths.data).disabledPlugins()
+        var notAdmitted = Set<String>()
         for record in records where record.isUsable {
-            if let reason = disabled[record.id] { record.refuse(.disabled(reason)) }
+            if let reason = disabled[record.id] {
+                record.refuse(.disabled(reason))
+            } else if let reason = configuration.admit?(record.id, record.libraryURL) {
+                record.refuse(.disabled(reason))
+                notAdmitted.insert(record.id)
+            }
         }
         let (announcer, phrases, loop) = (self.announcer, self.phrases, self.loop)
         // Names only: the records hold the plugins' contexts, whose services hold the outbox, which holds this
@@ -94,8 +103,10 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         journal = EventJournal(bus: services.events, dataDirectory: configuration.paths.data)
         features = FeatureController(services: services, records: records)
         dispatcher = InputDispatcher(interaction: interaction, features: features, console: configuration.console)
+        // What the admin left out is as meant: a notice (in the journal), not a warning on the user's screen.
         for record in records where !record.isUsable {
-            logger.warning("skipped \(record.id): \(record.reason ?? record.state.rawValue)")
+            let line: Logger.Message = "skipped \(record.id): \(record.reason ?? record.state.rawValue)"
+            if notAdmitted.contains(record.id) { logger.notice(line) } else { logger.warning(line) }
         }
     }
 

@@ -15,6 +15,8 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
     /// The push-to-talk key (voice commands), taken before anything else but a text dialog, and its action.
     package var listenKey: Key?
     package var onListenKey: () -> Void = {}
+    /// Sees every event first (the kiosk: its admin gesture, PIN entry and refused escapes); true takes it.
+    package var intercept: ((InputEvent) -> Bool)?
 
     package init(interaction: InteractionServices, features: FeatureController, console: Console?) {
         self.interaction = interaction
@@ -25,6 +27,7 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
     /// Handles one event. Call on the main loop.
     package func dispatch(_ event: InputEvent) {
         defer { syncConsoleMode() }
+        if let intercept, intercept(event) { return }
         if case .endOfInput = event {
             interaction.dialogs.inputEnded = true
             if interaction.dialogs.isActive { _ = interaction.dialogs.handle(.endOfInput) }

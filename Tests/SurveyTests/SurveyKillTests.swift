@@ -213,7 +213,8 @@ struct SurveyPlaybackTests {
         kill.answerQuestions(child)
         child.answer("record", expecting: "Recorded")
         child.send("play recording")
-        Thread.sleep(forTimeInterval: 2.5)
+        // The 1.5 s take plays in real time; a sanitized, loaded machine starts it later.
+        Thread.sleep(forTimeInterval: 2.5 * ProcessRunner.timeScale)
         child.quit()
         let sound = try SoundAnalysis(url: out)
         let tone = sound.strength(ofHz: 3_000, channel: 0)

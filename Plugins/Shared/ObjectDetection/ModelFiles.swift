@@ -52,8 +52,7 @@ public enum ModelFiles {
 
     /// The SHA-256 of the file at `path` in lower-case hex; nil when it cannot be read.
     static func sha256(of path: String) -> String? {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
-        return SHA256Digest.hex(of: data)
+        SHA256Digest.hex(ofFileAt: URL(fileURLWithPath: path))
     }
 
     /// The first folder holding all three files with the right sizes and hashes; `cache` (a file in the

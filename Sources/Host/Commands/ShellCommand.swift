@@ -15,30 +15,7 @@ struct ShellCommand: ParsableCommand {
 
     func run() throws {
         let session = try HostSession(options: global, interactive: true)
-        let shell = ShellMenu(session: session)
-        shell.crashes = session.watchForCrashes()
-        let signals = session.handleSignals { shell.quit() }
-        defer {
-            signals.forEach { $0.cancel() }
-            session.shutdown()
-        }
-        // The menu is set up before the first key is read, so early input is never lost (nor taken by a
-        // feature that runs at start).
-        session.loop.post {
-            session.notifyReady()
-            shell.start { session.startInput() }
-        }
-        // Voice commands, as voice.mode says; the phrases follow the focused feature.
-        let voice = VoiceSessionBox()
-        session.loop.post {
-            voice.session = VoiceSession.start(session: session, microphone: global.mic)
-            guard voice.session != nil else { return }
-            session.loop.addTimer(milliseconds: 500, repeating: true) {
-                voice.session?.focusChanged(to: session.features.focused?.id)
-            }
-        }
-        defer { voice.session?.stop() }
-        session.loop.run()
+        ShellMenu.run(session: session, microphone: global.mic)
     }
 }
 
@@ -52,13 +29,54 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
     private var onReady: (() -> Void)?
     /// Earlier sessions that ended unexpectedly, said (and safe mode offered) before the welcome.
     var crashes: [CrashGuard.Crash] = []
+    /// The kiosk's rules, in `assist kiosk`.
+    let kiosk: KioskShell?
 
-    init(session: HostSession) {
+    init(session: HostSession, kiosk: KioskShell? = nil) {
         self.session = session
+        self.kiosk = kiosk
+    }
+
+    /// Runs the shell (`kiosk`: by its rules) until it is quit, on this thread's main loop.
+    static func run(session: HostSession, microphone: String?, kiosk: KioskShell? = nil) {
+        let shell = ShellMenu(session: session, kiosk: kiosk)
+        shell.crashes = session.watchForCrashes()
+        // A kiosk ends only by its admin or by systemd (SIGTERM); the terminal's signal keys are keys there.
+        if kiosk != nil { [SIGINT, SIGQUIT, SIGTSTP, SIGHUP].forEach { signal($0, SIG_IGN) } }
+        let signals = session.handleSignals(kiosk == nil ? [SIGINT, SIGTERM] : [SIGTERM]) {
+            kiosk?.leave(.service)
+            shell.quit()
+        }
+        if let kiosk {
+            kiosk.onLeave = { shell.quit() }
+            session.dispatcher.intercept = { kiosk.intercept($0) }
+        }
+        defer {
+            signals.forEach { $0.cancel() }
+            session.shutdown()
+        }
+        // The menu is set up before the first key is read, so early input is never lost (nor taken by a
+        // feature that runs at start).
+        session.loop.post {
+            session.notifyReady()
+            shell.start { session.startInput() }
+        }
+        // Voice commands, as voice.mode says; the phrases follow the focused feature.
+        let voice = VoiceSessionBox()
+        session.loop.post {
+            voice.session = VoiceSession.start(session: session, microphone: microphone)
+            guard voice.session != nil else { return }
+            session.loop.addTimer(milliseconds: 500, repeating: true) {
+                voice.session?.focusChanged(to: session.features.focused?.id)
+            }
+        }
+        defer { voice.session?.stop() }
+        session.loop.run()
     }
 
     private var foreground: [PluginRecord] {
-        session.features.records.filter { $0.isUsable && !($0.manifest?.isBackground ?? false) }
+        let records = session.features.records.filter { $0.isUsable && !($0.manifest?.isBackground ?? false) }
+        return kiosk?.offered(records) ?? records
     }
 
     /// Welcomes the user, runs the features that speak at start one after the other, then opens the menu and
@@ -79,8 +97,9 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         let count = foreground.count
         let welcome = count == 1 ? "shell.welcome-one" : "shell.welcome"
         session.announcer.say(session.phrases.text(welcome, ["count": String(count)]))
-        // Features that have something to say when Assist starts (a survey reminder) run once, before the menu.
-        startHooks = foreground.filter { $0.manifest?.atShellStart != nil }
+        // Features that have something to say when Assist starts (a survey reminder) run once, before the menu;
+        // not in a kiosk's quiet hours.
+        startHooks = kiosk?.isQuiet == true ? [] : foreground.filter { $0.manifest?.atShellStart != nil }
         onReady = ready
         runStartHooksOrShowMenu()
     }
@@ -115,7 +134,19 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
             let record = startHooks.removeFirst()
             if session.features.activate(record, arguments: record.manifest?.atShellStart ?? []) { return }
         }
+        // A kiosk's own feature: started by itself once, and after each end when there is no menu.
+        if !quitting, session.features.focused == nil, let id = kiosk?.featureToStart(),
+            let record = session.features.record(id: id), record.isUsable, session.features.activate(record)
+        {
+            readyOnce()
+            return
+        }
         showMenu()
+        readyOnce()
+    }
+
+    /// Starts reading the keyboard, the first time only.
+    private func readyOnce() {
         if let ready = onReady {
             onReady = nil
             ready()
@@ -124,7 +155,17 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
 
     func quit() {
         guard !quitting else { return }
+        // A kiosk is left only by its admin (or stopped by systemd).
+        if let kiosk, kiosk.ending == nil {
+            kiosk.refuseEscape()
+            return
+        }
         quitting = true
+        if let menuRequest {
+            // Its cancellation finds the shell quitting.
+            self.menuRequest = nil
+            session.services.interaction.dialogs.cancel(menuRequest)
+        }
         session.announcer.say(session.phrases.text("shell.goodbye"), priority: .important)
         session.features.stopAll()
         session.loop.stop()
@@ -133,7 +174,7 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
     private func showMenu() {
         guard !quitting, session.features.focused == nil, menuRequest == nil else { return }
         let records = foreground
-        let choices = records.map(\.name) + [session.phrases.text("shell.quit")]
+        let choices = records.map(\.name) + (kiosk == nil ? [session.phrases.text("shell.quit")] : [])
         let prompt = session.phrases.text("shell.choose")
         menuRequest = session.services.interaction.dialogs.open(
             .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host", yields: true
@@ -146,6 +187,8 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
                 launch(records[index])
             case .cancelled, .timedOut:
                 quit()
+                // A kiosk's menu comes back (quit refused to leave).
+                if kiosk?.ending == nil, kiosk != nil { session.loop.post { self.showMenu() } }
             }
         }
         session.dispatcher.syncConsoleMode()

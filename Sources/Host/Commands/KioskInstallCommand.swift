@@ -1,0 +1,145 @@
+import ArgumentParser
+import AssistCore
+import Foundation
+import Kiosk
+
+/// `assist kiosk install`: writes the kiosk's systemd units, makes its user, and enables it on a terminal.
+struct KioskInstallCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "install",
+        abstract: "Install the kiosk as a systemd service on a terminal (as root).",
+        discussion: """
+            Writes assist-kiosk@.service and assist-kiosk-failed@.service, makes the user if missing (a system \
+            user in the audio and video groups), then enables and starts assist-kiosk@TTY.service. With \
+            --unit-dir the units are only written there.
+            """)
+
+    @Option(help: "The user the kiosk runs as (made if missing; added to the audio and video groups).")
+    var user = "assist"
+    @Option(help: "The terminal the kiosk takes over.")
+    var tty = "tty1"
+    @Option(help: "A config.toml for the kiosk (default: /etc/assist/config.toml and conf.d only).")
+    var config: String?
+    @Option(help: "Write the unit files here and do nothing else (default: /etc/systemd/system, then enable).")
+    var unitDir: String?
+
+    func validate() throws {
+        guard tty.range(of: #"^tty[0-9]{1,2}$"#, options: .regularExpression) != nil else {
+            throw ValidationError("--tty takes a console terminal like tty1, not \(tty).")
+        }
+        guard user.range(of: #"^[a-z_][a-z0-9_-]{0,31}$"#, options: .regularExpression) != nil else {
+            throw ValidationError("--user takes a user name like assist, not \(user).")
+        }
+    }
+
+    func run() throws {
+        let folder = URL(fileURLWithPath: unitDir ?? "/etc/systemd/system")
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let settings = SettingsStore()
+        _ = settings.loadStandardFiles(explicit: config, explicitIsAdmin: true)
+        let pinFile = KioskConfig(settings: settings).pinFile.path
+        let configPath = config.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let units = [
+            (
+                KioskUnits.name,
+                KioskUnits.kiosk(executable: executable, user: user, config: configPath, pinFile: pinFile)
+            ),
+            (KioskUnits.failedName, KioskUnits.failed(executable: executable, user: user)),
+        ]
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for (name, text) in units {
+                let url = folder.appendingPathComponent(name)
+                try Data(text.utf8).write(to: url, options: .atomic)
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+                print("Wrote \(url.path).")
+            }
+        } catch {
+            throw CLIFailure(
+                message:
+                    "The unit files cannot be written to \(folder.path): \(error.localizedDescription). Run it as root."
+            )
+        }
+        let instance = "assist-kiosk@\(tty).service"
+        guard unitDir == nil else {
+            print("Enable it with: systemctl daemon-reload && systemctl enable --now \(instance)")
+            return
+        }
+        try makeUser()
+        for arguments in [["daemon-reload"], ["enable", "--now", instance]] {
+            let status = SystemCommand.run("/usr/bin/systemctl", arguments)
+            guard status == 0 else {
+                throw CLIFailure(
+                    message:
+                        "systemctl \(arguments.joined(separator: " ")) failed (status \(status)); the units are written. Check that systemd runs here."
+                )
+            }
+        }
+        print("The kiosk runs on \(tty) as \(user). assist kiosk check says whether its set-up is complete.")
+    }
+
+    /// Makes `user` a system user with a home when missing, and puts it in the audio and video groups.
+    private func makeUser() throws {
+        if getpwnam(user) == nil {
+            let status = SystemCommand.run(
+                "/usr/sbin/useradd",
+                [
+                    "--system", "--create-home", "--home-dir", "/var/lib/\(user)", "--shell", "/usr/sbin/nologin",
+                    "--groups", "audio,video", user,
+                ])
+            guard status == 0 else {
+                throw CLIFailure(message: "The user \(user) could not be made (useradd status \(status)).")
+            }
+            print("Made the system user \(user), in the audio and video groups.")
+        } else {
+            let status = SystemCommand.run("/usr/sbin/usermod", ["--append", "--groups", "audio,video", user])
+            guard status == 0 else {
+                throw CLIFailure(
+                    message: "\(user) could not be added to the audio and video groups (usermod status \(status)).")
+            }
+        }
+    }
+}
+
+/// `assist kiosk uninstall`: stops the kiosk and removes its units (the user and the data stay).
+struct KioskUninstallCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uninstall",
+        abstract: "Stop the kiosk and remove its systemd units (as root); the user and its data stay.")
+
+    @Option(help: "Remove the unit files from here only (default: /etc/systemd/system, after disabling).")
+    var unitDir: String?
+
+    func run() throws {
+        let folder = URL(fileURLWithPath: unitDir ?? "/etc/systemd/system")
+        if unitDir == nil {
+            // Every instance, whichever terminal it took.
+            _ = SystemCommand.run("/usr/bin/systemctl", ["disable", "--now", "assist-kiosk@*.service"])
+        }
+        var removed = 0
+        for name in [KioskUnits.name, KioskUnits.failedName] {
+            let url = folder.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            do { try FileManager.default.removeItem(at: url) } catch {
+                throw CLIFailure(
+                    message: "\(url.path) cannot be removed: \(error.localizedDescription). Run it as root.")
+            }
+            print("Removed \(url.path).")
+            removed += 1
+        }
+        if unitDir == nil { _ = SystemCommand.run("/usr/bin/systemctl", ["daemon-reload"]) }
+        if removed == 0 { print("No kiosk units were installed in \(folder.path).") }
+    }
+}
+
+/// Runs a system program, its output passed through; its exit status (127 when it cannot start).
+enum SystemCommand {
+    static func run(_ path: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        do { try process.run() } catch { return 127 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,276 @@
+import AssistCore
+import Digest
+import Foundation
+import Interaction
+import Kiosk
+import PluginHost
+
+/// The shell's kiosk rules (`assist kiosk`), on the main loop. Every key, line and phrase passes here first:
+/// the keys and words that would leave are answered "This device is in kiosk mode", the admin gesture opens
+/// the PIN prompt (a tap per digit, nothing shown or spoken), and a right PIN opens the admin menu. Wrong PINs
+/// wait 1, 2, 4 … 60 s, kept across restarts.
+final class KioskShell: @unchecked Sendable {  // because: used only on the main loop
+    let config: KioskConfig
+    private let session: HostSession
+    private var gesture: AdminGesture
+    private var pin: PasswordHash
+    private let backoffFile: URL
+    private var backoff: PINBackoff
+    private var typed: String?
+    private var typedTimer: UInt64?
+    private var adminMenu: UInt64?
+    /// How long the PIN prompt waits for the next digit.
+    static let pinIdleSeconds = 20
+
+    /// How the kiosk ends, once the admin chose: nil while it runs.
+    enum Ending { case stop, restart, service }
+    private(set) var ending: Ending?
+    /// Asked to end the shell (the admin stopped or restarted the kiosk).
+    var onLeave: () -> Void = {}
+    /// When the kiosk started: the start feature is started by itself once, outside quiet hours.
+    private var startedOnce = false
+    private var relaunches: [Double] = []
+
+    init(session: HostSession, config: KioskConfig, pin: PasswordHash) {
+        self.session = session
+        self.config = config
+        self.pin = pin
+        gesture = AdminGesture(key: config.adminKey, presses: config.adminPresses, seconds: config.adminSeconds)
+        backoffFile = session.paths.data.appendingPathComponent("kiosk-backoff.json")
+        backoff = PINBackoff.load(from: backoffFile)
+    }
+
+    private var phrases: PhraseBook { session.phrases }
+    private var announcer: Announcer { session.announcer }
+    private static var now: Double { Date().timeIntervalSince1970 }
+
+    /// True in the admin's quiet hours: nothing starts by itself.
+    var isQuiet: Bool { config.quietHours?.contains(Date()) ?? false }
+
+    /// The feature to start now by itself, if any: `kiosk.start` once at start, and again whenever it ends
+    /// when there is no menu (three quick ends in a minute give the menu instead); never in quiet hours.
+    func featureToStart() -> String? {
+        guard let start = config.start, !isQuiet, ending == nil else { return nil }
+        if !startedOnce {
+            startedOnce = true
+            return start
+        }
+        guard !config.showsMenu else { return nil }
+        let now = Self.now
+        relaunches = relaunches.filter { now - $0 < 60 } + [now]
+        return relaunches.count <= 3 ? start : nil
+    }
+
+    /// The features the menu offers: all allowed, or only the start feature when there is no menu.
+    func offered(_ records: [PluginRecord]) -> [PluginRecord] {
+        guard !config.showsMenu, let start = config.start else { return records }
+        return records.filter { $0.id == start }
+    }
+
+    /// The phrase `key` with a number of seconds (`key-one` for exactly one).
+    private func seconds(_ key: String, _ count: Int) -> String {
+        count == 1 ? phrases.text(key + "-one") : phrases.text(key, ["seconds": String(count)])
+    }
+
+    /// "This device is in kiosk mode."
+    func refuseEscape() {
+        announcer.say(phrases.text("kiosk.refused"), priority: .important, remember: false)
+    }
+
+    /// Every input event first; true when the kiosk took it.
+    func intercept(_ event: InputEvent) -> Bool {
+        if typed != nil { return takePIN(event) }
+        if adminMenu != nil { return false }
+        switch event {
+        case .key(let key):
+            if key == config.adminKey {
+                if gesture.press(key, at: ProcessInfo.processInfo.systemUptime) { askForPIN() }
+                return true
+            }
+            _ = gesture.press(key, at: ProcessInfo.processInfo.systemUptime)
+            if Self.escapeKeys.contains(key) {
+                refuseEscape()
+                return true
+            }
+            return false
+        case .line(let text), .phrase(let text):
+            guard session.features.focused == nil, Self.leaveWords.contains(CommandRouter.normalise(text)) else {
+                return false
+            }
+            refuseEscape()
+            return true
+        case .endOfInput:
+            // The terminal is gone (a hang-up): the kiosk goes on (voice, uploads) until systemd stops it.
+            return true
+        }
+    }
+
+    /// Ctrl+C, Ctrl+Z, Ctrl+\ and Ctrl+D: a terminal's ways out.
+    static let escapeKeys: Set<Key> = [.control("c"), .control("z"), .control("\\"), .control("d")]
+    /// Words that leave the shell elsewhere.
+    static let leaveWords: Set<String> = ["quit", "exit", "q", "logout", "goodbye", "quit assist", "exit assist"]
+
+    // MARK: The PIN
+
+    private func askForPIN() {
+        let wait = backoff.remaining(at: Self.now)
+        if wait > 0 {
+            announcer.say(seconds("kiosk.pin-wait", wait), priority: .important)
+            return
+        }
+        typed = ""
+        session.services.sound.cues?.play(.listen)
+        announcer.say(phrases.text("kiosk.pin-prompt"), priority: .important, remember: false)
+        restartPINTimer()
+    }
+
+    private func restartPINTimer() {
+        if let typedTimer { session.loop.cancelTimer(typedTimer) }
+        typedTimer = session.loop.addTimer(milliseconds: UInt32(Self.pinIdleSeconds * 1000), repeating: false) {
+            [weak self] in
+            guard let self, typed != nil else { return }
+            typed = nil
+            announcer.say(phrases.text("kiosk.pin-cancelled"), remember: false)
+        }
+    }
+
+    private func takePIN(_ event: InputEvent) -> Bool {
+        guard var digits = typed else { return false }
+        restartPINTimer()
+        switch event {
+        case .key(.character(let char)) where char.isASCII && char.isNumber:
+            guard digits.count < 32 else { return true }
+            digits.append(char)
+            typed = digits
+            session.services.sound.cues?.play(.tap, gain: 0.6)
+        case .key(.backspace):
+            if !digits.isEmpty { digits.removeLast() }
+            typed = digits
+        case .key(.enter):
+            check(digits)
+        case .line(let text):
+            // A line at a time where the input is not a terminal: the line is the PIN.
+            check(text.trimmingCharacters(in: .whitespaces))
+        case .key(.escape):
+            endPIN()
+            announcer.say(phrases.text("kiosk.pin-cancelled"), remember: false)
+        default:
+            break  // nothing else counts while the PIN is typed, and nothing is said of it
+        }
+        return true
+    }
+
+    private func endPIN() {
+        typed = nil
+        if let typedTimer { session.loop.cancelTimer(typedTimer) }
+        typedTimer = nil
+    }
+
+    private func check(_ digits: String) {
+        endPIN()
+        // A PIN changed with `assist kiosk set-pin` counts from the next try.
+        if case .success(let current) = KioskPIN.load(
+            from: config.pinFile, environment: ProcessInfo.processInfo.environment)
+        {
+            pin = current
+        }
+        let now = Self.now
+        if backoff.remaining(at: now) > 0 {
+            announcer.say(seconds("kiosk.pin-wait", backoff.remaining(at: now)))
+            return
+        }
+        if !digits.isEmpty && pin.matches(digits) {
+            backoff = PINBackoff()
+            backoff.save(to: backoffFile)
+            session.logger.notice("kiosk: the admin PIN was given")
+            session.services.sound.cues?.play(.success)
+            openAdminMenu()
+        } else {
+            let wait = Int(backoff.fail(at: now))
+            backoff.save(to: backoffFile)
+            session.logger.warning("kiosk: a wrong admin PIN (\(backoff.failures) in a row)")
+            session.services.sound.cues?.play(.error)
+            announcer.say(seconds("kiosk.pin-wrong", wait), priority: .important)
+        }
+    }
+
+    // MARK: The admin menu
+
+    private func openAdminMenu() {
+        let choices = [
+            "kiosk.admin-back", "kiosk.admin-uploads", "kiosk.admin-doctor", "kiosk.admin-restart",
+            "kiosk.admin-stop",
+        ].map { phrases.text($0) }
+        adminMenu = session.services.interaction.dialogs.open(
+            .choice(prompt: phrases.text("kiosk.admin-menu"), choices: choices, defaultIndex: 0), owner: "host"
+        ) { [weak self] answer in
+            guard let self else { return }
+            adminMenu = nil
+            switch answer.status == .answered ? answer.index : 0 {
+            case 1: sayUploads()
+            case 2: runDoctor()
+            case 3: leave(.restart, phrases.text("kiosk.restarting"))
+            case 4: leave(.stop, phrases.text("kiosk.stopping"))
+            default: announcer.say(phrases.text("kiosk.back"), remember: false)
+            }
+        }
+        session.dispatcher.syncConsoleMode()
+    }
+
+    private func sayUploads() {
+        do {
+            let jobs = try session.services.outbox.store().jobs()
+            if jobs.isEmpty {
+                announcer.say(phrases.text("kiosk.uploads-none"))
+            } else {
+                let owners = Dictionary(grouping: jobs, by: \.job.owner).sorted { $0.key < $1.key }.map {
+                    "\($0.value.count) for \(session.features.record(id: $0.key)?.name ?? $0.key)"
+                }
+                announcer.say(
+                    phrases.text(
+                        "kiosk.uploads", ["count": String(jobs.count), "owners": owners.joined(separator: ", ")]))
+            }
+        } catch {
+            announcer.say(phrases.text("kiosk.uploads-unreadable", ["reason": "\(error)"]))
+        }
+        openAdminMenu()
+    }
+
+    /// `assist doctor`'s checks, on a worker (they open devices), each line said.
+    private func runDoctor() {
+        announcer.say(phrases.text("kiosk.doctor-running"), remember: false)
+        var checks = HealthChecks(paths: session.paths, records: session.features.records)
+        checks.language = phrases.language
+        checks.voiceMode = session.settings.value("voice.mode")?.description ?? "push-to-talk"
+        let ready = checks
+        let lines = LockedLines()
+        let loop = session.loop
+        Thread.detachNewThread {
+            lines.set(ready.all().map(\.line))
+            loop.post { self.sayDoctor(lines.get()) }
+        }
+    }
+
+    private func sayDoctor(_ lines: [String]) {
+        for line in lines { announcer.say(line) }
+        openAdminMenu()
+    }
+
+    /// The admin stops or restarts the kiosk; systemd's stop (SIGTERM) ends it as `.service`.
+    func leave(_ how: Ending, _ sentence: String? = nil) {
+        guard ending == nil else { return }
+        ending = how
+        session.logger.notice(
+            "kiosk: \(how == .stop ? "stopped" : how == .restart ? "restarted" : "ended") by the admin")
+        if let sentence { announcer.say(sentence, priority: .important) }
+        onLeave()
+    }
+}
+
+/// Lines made on a worker, read on the main loop.
+private final class LockedLines: @unchecked Sendable {  // because: `lines` is guarded by `lock`
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func set(_ new: [String]) { lock.withLock { lines = new } }
+    func get() -> [String] { lock.withLock { lines } }
+}

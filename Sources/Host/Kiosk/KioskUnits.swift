@@ -1,0 +1,103 @@
+import Foundation
+
+/// The systemd units of a kiosk (`assist kiosk install` writes them, `uninstall` removes them):
+/// `assist-kiosk@.service`, one instance per terminal (`assist-kiosk@tty1.service`), and
+/// `assist-kiosk-failed@.service`, which says "Assist keeps failing" when the start limit is hit instead of
+/// a restart loop.
+enum KioskUnits {
+    static let name = "assist-kiosk@.service"
+    static let failedName = "assist-kiosk-failed@.service"
+    /// Five failed starts within five minutes end the restarts.
+    static let startLimitBurst = 5
+    static let startLimitSeconds = 300
+    /// systemd restarts a kiosk whose main loop has not turned for this long.
+    static let watchdogSeconds = 10
+
+    /// The kiosk's unit, running `executable` as `user`.
+    static func kiosk(executable: String, user: String, config: String?, pinFile: String) -> String {
+        let configOption = config.map { " --config \(quoted($0))" } ?? ""
+        return """
+            # Written by `assist kiosk install`; `assist kiosk uninstall` removes it. See man assist and
+            # /usr/share/doc/assist/kiosk.md. One instance per terminal: assist-kiosk@tty1.service.
+            [Unit]
+            Description=Assist kiosk on %I
+            Documentation=man:assist(1)
+            After=systemd-user-sessions.service plymouth-quit-wait.service sound.target
+            After=getty@%i.service
+            Conflicts=getty@%i.service
+            StartLimitIntervalSec=\(startLimitSeconds)
+            StartLimitBurst=\(startLimitBurst)
+            OnFailure=assist-kiosk-failed@%i.service
+            # Stopped on purpose (the admin menu, or systemctl stop): the terminal's login comes back.
+            OnSuccess=getty@%i.service
+
+            [Service]
+            Type=notify
+            NotifyAccess=main
+            ExecStart=\(quoted(executable)) kiosk\(configOption)
+            User=\(user)
+            SupplementaryGroups=audio video
+            WorkingDirectory=~
+            LoadCredential=kiosk-pin:\(pinFile)
+            WatchdogSec=\(watchdogSeconds)
+            TimeoutStartSec=30
+            TimeoutStopSec=20
+            Restart=always
+            RestartSec=500ms
+            # 3: stopped from the admin menu.
+            SuccessExitStatus=3
+            RestartPreventExitStatus=3
+            TTYPath=/dev/%I
+            TTYReset=yes
+            TTYVHangup=yes
+            TTYVTDisallocate=yes
+            StandardInput=tty-force
+            StandardOutput=tty
+            StandardError=journal
+            SyslogIdentifier=assist
+            UtmpIdentifier=%I
+            UtmpMode=user
+            NoNewPrivileges=yes
+            PrivateTmp=yes
+            ProtectSystem=full
+            ProtectKernelTunables=yes
+            ProtectControlGroups=yes
+            RestrictSUIDSGID=yes
+
+            [Install]
+            WantedBy=multi-user.target
+            DefaultInstance=tty1
+
+            """
+    }
+
+    /// Says on the kiosk's terminal, and logs, that the kiosk keeps failing; then gives the terminal its login.
+    static func failed(executable: String, user: String) -> String {
+        """
+        # Written by `assist kiosk install`: started when assist-kiosk@%i.service hits its start limit.
+        [Unit]
+        Description=Tell that the Assist kiosk on %I keeps failing
+        Documentation=man:assist(1)
+        OnSuccess=getty@%i.service
+        OnFailure=getty@%i.service
+
+        [Service]
+        Type=oneshot
+        ExecStart=\(quoted(executable)) kiosk failed --instance %I
+        User=\(user)
+        SupplementaryGroups=audio
+        TTYPath=/dev/%I
+        StandardInput=null
+        StandardOutput=tty
+        StandardError=journal
+        SyslogIdentifier=assist
+        TimeoutStartSec=60
+
+        """
+    }
+
+    /// A path as systemd reads it in ExecStart= (quoted when it has a space).
+    static func quoted(_ text: String) -> String {
+        text.contains(" ") ? "\"\(text.replacingOccurrences(of: "\"", with: "\\\""))\"" : text
+    }
+}
