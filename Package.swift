@@ -273,7 +273,8 @@ let package = Package(
             name: "OutboxTests",
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime"]),
+        .testTarget(
+            name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime", "Kiosk", "Digest"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
         .testTarget(

@@ -88,11 +88,12 @@ package enum ProcessRunner {
     }
 
     /// Runs `executable` with `lines` typed at a person's pace (the shell or a plugin's menus reading them as
-    /// they come), `before` first; closes standard input and waits up to `timeoutSeconds` for the program to
-    /// end on its own (it is killed after). Returns what it printed and whether it ended by itself.
+    /// they come), `before` first; closes standard input (and sends `stopSignal`, for a program that outlives
+    /// its input, like the kiosk) and waits up to `timeoutSeconds` for the program to end on its own (it is
+    /// killed after). Returns what it printed and whether it ended by itself.
     package static func typing(
         _ executable: String, _ arguments: [String], lines: [TypedLine], before: (() throws -> Void)? = nil,
-        environment: [String: String]? = nil, timeoutSeconds: Double = 30
+        environment: [String: String]? = nil, timeoutSeconds: Double = 30, stopSignal: Int32? = nil
     ) throws -> (output: String, endedByItself: Bool) {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: executable)
@@ -130,6 +131,7 @@ package enum ProcessRunner {
             try line.then?()
         }
         input.fileHandleForWriting.closeFile()
+        if let stopSignal, child.isRunning { kill(child.processIdentifier, stopSignal) }
         let deadline = Date().addingTimeInterval(timeoutSeconds * timeScale)
         while child.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let ended = !child.isRunning

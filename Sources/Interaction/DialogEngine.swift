@@ -78,7 +78,13 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
             presentNext()
             return id
         }
-        queue.append(pending)
+        // A menu waiting to be asked again (it yielded) keeps stepping aside: a new question goes before it,
+        // even one asked from the completion of the question it yielded to.
+        if !yields, let waiting = queue.firstIndex(where: \.yields) {
+            queue.insert(pending, at: waiting)
+        } else {
+            queue.append(pending)
+        }
         if current == nil { presentNext() }
         return id
     }

@@ -9,6 +9,7 @@
  *   -DENTRY_SIZE=n                                        the struct_size the entry claims
  *   -DSTART_CRASHES                                       start dereferences NULL (kills an in-process host)
  *   -DSTART_BLOCKS_MS=n                                   start sleeps n ms on the main thread (a hung plugin)
+ *   -DLOADED_MARKER="path"                                creates the file `path` as the library is loaded
  * By default it asks a numbered question when started, says the answer, and finishes.
  */
 #ifdef START_BLOCKS_MS
@@ -23,6 +24,14 @@
 
 #ifndef PLUGIN_ID
 #define PLUGIN_ID "org.test.plugin"
+#endif
+
+#ifdef LOADED_MARKER
+/* Runs when the library is opened, before any entry point: proof that a refused library was never opened. */
+__attribute__((constructor)) static void mark_loaded(void) {
+    FILE *marker = fopen(LOADED_MARKER, "w");
+    if (marker) fclose(marker);
+}
 #endif
 #ifndef PLUGIN_VERSION
 #define PLUGIN_VERSION "1.0.0"

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A program run on a pseudo-terminal of its own, as on a console: it is started as the leader of a new
+/// session and opens the terminal as its controlling one, so Ctrl+C, Ctrl+Z and Ctrl+\\ typed here signal it
+/// as they would on tty1 (unless it turns them into keys). Bytes are typed into the terminal; what it prints
+/// is collected as it comes.
+package final class PseudoTerminal: @unchecked Sendable {  // because: `printed` is guarded by `lock`
+    private let master: Int32
+    package let processIdentifier: pid_t
+    private let lock = NSLock()
+    private var printed = Data()
+    private var status: Int32?
+    private var reader: Thread?
+
+    /// TIOCSPTLCK and TIOCGPTN (linux/asm-generic/ioctls.h).
+    private static let setLock = UInt(0x4004_5431)
+    private static let getNumber = UInt(0x8004_5430)
+    /// glibc's POSIX_SPAWN_SETSID (spawn.h, with _GNU_SOURCE).
+    private static let spawnSetSID: Int16 = 0x80
+
+    /// F12, as a Linux console and xterm send it.
+    package static let f12 = Array("\u{1B}[24~".utf8)
+
+    /// Starts `executable` with `arguments` (and `environment` added) on a new terminal.
+    package init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        // posix_openpt(3) by hand (Glibc's module leaves it out): the multiplexer, unlocked, and its number.
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard master >= 0, ioctl(master, Self.setLock, &unlock) == 0, ioctl(master, Self.getNumber, &number) == 0
+        else { throw CocoaError(.fileReadNoPermission) }
+        let slave = "/dev/pts/\(number)"
+        // The child: a new session (setsid), whose first terminal opened becomes its controlling one.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Self.spawnSetSID)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        let all = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = all.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw CocoaError(.executableLoad) }
+        processIdentifier = pid
+        let thread = Thread { [self] in readAll() }
+        reader = thread
+        thread.start()
+    }
+
+    deinit {
+        if isRunning {
+            kill(processIdentifier, SIGKILL)
+            _ = waitForExit(timeout: 5)
+        }
+        close(master)
+    }
+
+    private func readAll() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(master, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            // EIO once the program and every holder of the terminal are gone.
+            guard count > 0 else { return }
+            lock.withLock { printed.append(contentsOf: buffer.prefix(count)) }
+        }
+    }
+
+    /// True until the program has ended (and been reaped).
+    package var isRunning: Bool {
+        lock.withLock {
+            if status != nil { return false }
+            var raw: Int32 = 0
+            guard waitpid(processIdentifier, &raw, WNOHANG) == processIdentifier else { return true }
+            // WIFEXITED: the low 7 bits are 0; then the status is the next byte. A signal gives 128 + it.
+            status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            return false
+        }
+    }
+
+    /// Everything printed so far, with the terminal's CR LF made LF.
+    package var text: String {
+        String(decoding: lock.withLock { printed }, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    /// The printed lines so far.
+    package var lines: [String] { text.split(separator: "\n").map(String.init) }
+
+    /// Types `bytes` (keys as the terminal sends them).
+    package func type(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    package func type(_ text: String) { type(Array(text.utf8)) }
+
+    /// Waits until `needle` has been printed `count` times in all; false after `timeout` seconds (scaled by
+    /// `ASSIST_TEST_TIME_SCALE`).
+    @discardableResult
+    package func waitFor(_ needle: String, count: Int = 1, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout * ProcessRunner.timeScale)
+        while Date() < deadline {
+            if occurrences(of: needle) >= count { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    /// How many times `needle` has been printed.
+    package func occurrences(of needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    /// Waits up to `timeout` seconds for the program to end; its exit status (128 + the signal that ended it),
+    /// or nil if it still ran (it is killed then).
+    package func waitForExit(timeout: Double = 20) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout * ProcessRunner.timeScale)
+        while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        guard !isRunning else {
+            kill(processIdentifier, SIGKILL)
+            while isRunning { Thread.sleep(forTimeInterval: 0.01) }
+            return nil
+        }
+        return lock.withLock { status }
+    }
+}
