@@ -274,7 +274,8 @@ let package = Package(
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
-            name: "HostCLITests", dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime", "Kiosk", "Digest"]),
+            name: "HostCLITests",
+            dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime", "Kiosk", "Digest"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
         .testTarget(
