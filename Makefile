@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models test-photos voices build run test test-fast install bench clean example fuzz memcheck abi-compat
+.PHONY: deps models test-photos voices build run test test-fast install deb bench clean example fuzz memcheck abi-compat
 
 deps:
 	@scripts/install-deps.sh
@@ -43,6 +43,7 @@ test: deps models test-photos voices
 	scripts/test-halves.sh .build '^(HostCLITests|FuzzReplayTests|VoiceTests|SurveyTests)\.'; status=$$?; \
 	  scripts/orbit-server-for-tests.sh down; exit $$status
 	scripts/test-install.sh
+	scripts/test-deb.sh
 	@find "$${TMPDIR:-/tmp}" -maxdepth 1 -type d -empty -name 'TemporaryDirectory.*' -newer .build/test-started -delete
 
 # The in-process lane while working (about a third of the time): every suite but those that spawn the built
@@ -55,6 +56,13 @@ test-fast: deps models test-photos voices
 # 1.1 plugins on both hosts (scripts/abi-compat.sh).
 abi-compat: deps
 	scripts/abi-compat.sh
+
+# The Debian package, .build/deb/assist_<version>_amd64.deb (scripts/make-deb.sh): a release build unless
+# CONFIG is given (`make test` packages and installs its debug build: scripts/test-deb.sh).
+DEB_CONFIG = $(if $(filter command line environment,$(origin CONFIG)),$(CONFIG),release)
+deb: deps
+	$(SWIFT) build -c $(DEB_CONFIG)
+	CONFIG=$(DEB_CONFIG) scripts/make-deb.sh .build/deb
 
 # Installs the host, first-party plugins, the header, the pkg-config file and share data (FHS layout).
 install:

@@ -28,6 +28,9 @@ packages=(
   valgrind python3
   # tests: natural voices (piper-tts from PyPI in a virtual environment, scripts/test-voices.sh)
   python3-venv
+  # the kiosk's units (systemd-analyze verify) and the Debian package (make deb: dpkg-deb, dpkg-shlibdeps,
+  # lintian; man pages)
+  systemd dpkg-dev lintian man-db
   # voice commands: keyphrase spotting (opened on first use) and the English model; the benchmark's baseline
   libpocketsphinx-dev pocketsphinx-en-us pocketsphinx
 )

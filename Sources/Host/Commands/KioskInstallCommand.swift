@@ -22,6 +22,8 @@ struct KioskInstallCommand: ParsableCommand {
     var config: String?
     @Option(help: "Write the unit files here and do nothing else (default: /etc/systemd/system, then enable).")
     var unitDir: String?
+    @Option(help: "The assist the units start (default: this one; packages give /usr/bin/assist).")
+    var executable: String?
 
     func validate() throws {
         guard tty.range(of: #"^tty[0-9]{1,2}$"#, options: .regularExpression) != nil else {
@@ -34,7 +36,7 @@ struct KioskInstallCommand: ParsableCommand {
 
     func run() throws {
         let folder = URL(fileURLWithPath: unitDir ?? "/etc/systemd/system")
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let executable = self.executable ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let settings = SettingsStore()
         _ = settings.loadStandardFiles(explicit: config, explicitIsAdmin: true)
         let pinFile = KioskConfig(settings: settings).pinFile.path
