@@ -8,6 +8,7 @@ import Interaction
 // Everything the host and its plugins create is theirs alone unless they say otherwise: recordings, answers,
 // databases and the speech log must never be readable by other users (doctor warns about them).
 umask(0o077)
+CrashExit.installOnTerminal()
 do {
     var command = try Assist.parseAsRoot(GlobalArguments.normalized(Array(CommandLine.arguments.dropFirst())))
     try command.run()

@@ -311,6 +311,22 @@ struct KioskTerminalTests {
         #expect(received.last?.lines.first == "STOPPING=1")
     }
 
+    @Test func aCrashOnATerminalEndsAtOnceAndIsSaidAtTheNextStart() throws {
+        let kiosk = try clockKiosk()
+        let screen = try kiosk.terminal()
+        #expect(screen.waitFor("Press a number from 1 to 1"), "\(screen.text)")
+        kill(screen.processIdentifier, SIGSEGV)
+        // Swift's backtracer would ask "Press space to interact" on a terminal and then hang: the host ends
+        // instead, with the signal, so systemd restarts it at once.
+        #expect(screen.waitForExit(timeout: 5) == 128 + SIGSEGV, "\(screen.text.suffix(400))")
+        #expect(screen.text.contains("assist: crashed; it ends now"))
+        #expect(!screen.text.contains("Press space to interact"))
+        let again = try kiosk.terminal()
+        #expect(again.waitFor("Assist stopped unexpectedly last time"), "\(again.text)")
+        kill(again.processIdentifier, SIGTERM)
+        #expect(again.waitForExit() == 0)
+    }
+
     @Test func theAdminGestureAndPINLeadToTheAdminMenuAndWrongPINsWaitLonger() throws {
         let kiosk = try clockKiosk()
         let screen = try kiosk.terminal()
