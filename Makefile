@@ -116,6 +116,7 @@ bench: deps
 	bench/outbox.sh
 	bench/find-object.sh
 	bench/survey.sh
+	bench/kiosk.sh
 
 clean:
 	rm -rf .build

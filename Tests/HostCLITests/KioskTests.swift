@@ -176,6 +176,55 @@ struct KioskSetUpTests {
         #expect(FileManager.default.fileExists(atPath: marker.path))
     }
 
+    /// The kiosk through a pipe: `lines` typed, then systemd's stop.
+    func pipeRun(_ kiosk: KioskFixture, _ lines: [String]) throws -> String {
+        try ProcessRunner.typing(
+            BuildProducts.assist,
+            ["kiosk", "--no-speech", "--data-dir", kiosk.data.path, "--plugin-dir", kiosk.plugins.path],
+            lines: lines.map { ProcessRunner.TypedLine($0, after: 1.5 * ProcessRunner.timeScale) },
+            environment: kiosk.environment, timeoutSeconds: 10, stopSignal: SIGTERM
+        ).output
+    }
+
+    @Test func quietHoursStartNothingAndWithoutAMenuTheStartFeatureComesBack() throws {
+        let kiosk = try KioskFixture()
+        try kiosk.setPIN("2468")
+        let clock = try kiosk.hash("assist.clock")
+        // Quiet from half an hour ago to an hour from now (the device's time zone, as the kiosk reads it).
+        let format = DateFormatter()
+        format.dateFormat = "HH:mm"
+        let now = Date()
+        let hours = "\(format.string(from: now - 1800))-\(format.string(from: now + 3600))"
+        try kiosk.configure(["assist.clock": clock], "[kiosk]\nstart = \"assist.clock\"\nquiet-hours = \"\(hours)\"\n")
+        let quiet = try pipeRun(kiosk, ["r"])
+        #expect(
+            quiet.contains("Quiet hours until \(format.string(from: now + 3600)): nothing starts by itself."),
+            "\(quiet)")
+        #expect(!quiet.contains("It is "), "neither the start feature nor the clock's start-up line: \(quiet)")
+        #expect(quiet.contains("1. Talking clock"))
+
+        // No menu: the start feature, and again each time it ends (three quick ends in a minute give the menu).
+        try kiosk.configure(["assist.clock": clock], "[kiosk]\nstart = \"assist.clock\"\nmenu = false\n")
+        let kept = try pipeRun(kiosk, ["r", "r"])
+        #expect(kept.components(separatedBy: "It is ").count - 1 >= 3, "\(kept)")
+        #expect(!kept.contains("Quiet hours"))
+    }
+
+    @Test func theStartLimitEndsInASentenceNotALoop() throws {
+        // What assist-kiosk-failed@tty1.service runs when the kiosk's unit hits its start limit.
+        let kiosk = try KioskFixture()
+        let result = try ProcessRunner.run(
+            BuildProducts.assist,
+            ["kiosk", "failed", "--instance", "tty1", "--no-speech", "--data-dir", kiosk.data.path],
+            environment: kiosk.environment)
+        #expect(result.status == 0)
+        #expect(
+            result.lines.first?.hasPrefix(
+                "Assist keeps failing: it stopped 5 times within 5 minutes and will not be started again") == true,
+            "\(result.lines)")
+        #expect(result.standardError.contains("journalctl -u assist-kiosk@tty1"), "and the log says where to look")
+    }
+
     @Test func theUnitsPassSystemdsVerifyAndUninstallRemovesThem() throws {
         let analyze = "/usr/bin/systemd-analyze"
         guard FileManager.default.isExecutableFile(atPath: analyze) else {
