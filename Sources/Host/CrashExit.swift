@@ -6,12 +6,13 @@ import Foundation
 /// wait for nothing. So where standard input or output is a terminal, the fatal signals get a handler that
 /// writes one line to standard error and ends the process with the same signal (so the crash mark, the exit
 /// status and core dumps stay as they were). Elsewhere (pipes, files, the journal) the backtracer runs as
-/// usual and prints its backtrace. `SWIFT_BACKTRACE` set by hand leaves everything to the backtracer.
+/// usual and prints its backtrace. A non-empty `SWIFT_BACKTRACE` leaves everything to the backtracer.
 enum CrashExit {
     static let signals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 
     static func installOnTerminal() {
-        guard ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] == nil, isatty(0) == 1 || isatty(1) == 1 else {
+        guard (ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] ?? "").isEmpty, isatty(0) == 1 || isatty(1) == 1
+        else {
             return
         }
         for number in signals {
