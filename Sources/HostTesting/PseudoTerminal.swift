@@ -10,6 +10,7 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
     private let lock = NSLock()
     private var printed = Data()
     private var status: Int32?
+    private var readerDone = false
     private var reader: Thread?
 
     /// TIOCSPTLCK and TIOCGPTN (linux/asm-generic/ioctls.h).
@@ -68,7 +69,10 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
             let count = read(master, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             // EIO once the program and every holder of the terminal are gone.
-            guard count > 0 else { return }
+            guard count > 0 else {
+                lock.withLock { readerDone = true }
+                return
+            }
             lock.withLock { printed.append(contentsOf: buffer.prefix(count)) }
         }
     }
@@ -115,8 +119,8 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
     /// How many times `needle` has been printed.
     package func occurrences(of needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
-    /// Waits up to `timeout` seconds for the program to end; its exit status (128 + the signal that ended it),
-    /// or nil if it still ran (it is killed then).
+    /// Waits up to `timeout` seconds for the program to end, and for what it printed last to be read; its exit
+    /// status (128 + the signal that ended it), or nil if it still ran (it is killed then).
     package func waitForExit(timeout: Double = 20) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout * ProcessRunner.timeScale)
         while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
@@ -125,6 +129,9 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
             while isRunning { Thread.sleep(forTimeInterval: 0.01) }
             return nil
         }
+        // What it wrote last is still in the terminal until the reader has drained it.
+        let drained = Date().addingTimeInterval(2)
+        while !lock.withLock({ readerDone }) && Date() < drained { Thread.sleep(forTimeInterval: 0.01) }
         return lock.withLock { status }
     }
 }
