@@ -46,15 +46,7 @@ package struct SettingsFiles: Sendable {
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteNoPermission) }
-        guard rename(temporary.path, url.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown)
-        }
+        try PrivateFile.write(Data(text.utf8), to: url)
     }
 
     package static func literal(_ value: SettingValue) -> String {

@@ -1,3 +1,4 @@
+import AssistCore
 import Digest
 import Foundation
 import Interaction
@@ -76,15 +77,7 @@ package enum KioskPIN {
         let folder = file.deletingLastPathComponent()
         try FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(getpid())")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path, contents: Data((hash.line + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteNoPermission) }
-        guard rename(temporary.path, file.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown)
-        }
+        try PrivateFile.write(Data((hash.line + "\n").utf8), to: file)
     }
 }
 
@@ -122,12 +115,7 @@ package struct PINBackoff: Codable, Equatable, Sendable {
 
     package func save(to file: URL) {
         guard let data = try? JSONEncoder().encode(self) else { return }
-        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).tmp")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else { return }
-        _ = rename(temporary.path, file.path)
+        try? PrivateFile.write(data, to: file)
     }
 }
 
