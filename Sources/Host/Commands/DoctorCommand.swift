@@ -18,9 +18,7 @@ struct DoctorCommand: ParsableCommand {
 
     func run() throws {
         let session = try HostSession(options: global, interactive: false)
-        var checks = HealthChecks(paths: session.paths, records: session.features.records)
-        checks.language = session.phrases.language
-        checks.voiceMode = session.settings.value("voice.mode")?.description ?? "push-to-talk"
+        let checks = HealthChecks(session: session)
         var broken = false
         for result in checks.all() {
             print(result.line)
@@ -60,6 +58,14 @@ struct HealthChecks {
     init(paths: AssistPaths, records: [PluginRecord]) {
         self.paths = paths
         self.records = records
+    }
+
+    /// The checks for `session`: its folders, plugins, language and voice mode (`assist doctor`, and the
+    /// kiosk's admin menu).
+    init(session: HostSession) {
+        self.init(paths: session.paths, records: session.features.records)
+        language = session.phrases.language
+        voiceMode = session.settings.value("voice.mode")?.description ?? "push-to-talk"
     }
 
     func all() -> [HealthResult] {

@@ -239,10 +239,7 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
     /// `assist doctor`'s checks, on a worker (they open devices), each line said.
     private func runDoctor() {
         announcer.say(phrases.text("kiosk.doctor-running"), remember: false)
-        var checks = HealthChecks(paths: session.paths, records: session.features.records)
-        checks.language = phrases.language
-        checks.voiceMode = session.settings.value("voice.mode")?.description ?? "push-to-talk"
-        let ready = checks
+        let ready = HealthChecks(session: session)
         let lines = LockedLines()
         let loop = session.loop
         Thread.detachNewThread {
