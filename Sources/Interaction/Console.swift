@@ -41,12 +41,21 @@ package final class Console: @unchecked Sendable {
         defer { lock.unlock() }
         guard !started else { return }
         started = true
-        if isTerminal { enterKeyMode() }
+        if isTerminal, savedTerminal == nil { enterKeyMode() }
         let thread = Thread { [self] in
             if isTerminal { readTerminal(handler) } else { readLines(handler) }
         }
         thread.name = "assist-console"
         thread.start()
+    }
+
+    /// Takes the terminal's keys now, before reading starts: what is typed meanwhile waits in the terminal's
+    /// queue for `start`, instead of being echoed or, for Ctrl+C in a kiosk, taken by the line discipline as a
+    /// signal nobody answers. `restore` gives the terminal back. Any thread.
+    package func claimKeys() {
+        lock.lock()
+        defer { lock.unlock() }
+        if isTerminal, savedTerminal == nil { enterKeyMode() }
     }
 
     /// Asks for whole lines (a text dialog) or single keys; `echo` is false for secrets. Any thread.

@@ -43,6 +43,8 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         shell.crashes = session.watchForCrashes()
         // A kiosk ends only by its admin or by systemd (SIGTERM); the terminal's signal keys are keys there.
         if kiosk != nil { [SIGINT, SIGQUIT, SIGTSTP, SIGHUP].forEach { signal($0, SIG_IGN) } }
+        // Keys typed while the welcome is said wait for the menu (shutdown gives the terminal back).
+        session.console?.claimKeys()
         let signals = session.handleSignals(kiosk == nil ? [SIGINT, SIGTERM] : [SIGTERM]) {
             kiosk?.leave(.service)
             shell.quit()
