@@ -58,6 +58,9 @@ let package = Package(
         // libraries) and the kiosk's salted PIN hash.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Digest", dependencies: ["CLibCrypto"]),
+        // Plugin packages (docs/plugin-packages.md): one file per plugin, read as hostile input with libarchive.
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .target(name: "PluginPackage", dependencies: ["CArchive", "Digest"]),
         // The kiosk's set-up, PIN and admin gesture (docs/kiosk.md).
         .target(name: "Kiosk", dependencies: ["AssistCore", "Digest", "Interaction"]),
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("dl")]),
@@ -105,7 +108,7 @@ let package = Package(
             name: "Host",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox", "Voice",
-                "Digest", "Kiosk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Digest", "Kiosk", "PluginPackage", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

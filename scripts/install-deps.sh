@@ -8,6 +8,8 @@ packages=(
   libsqlite3-dev
   # SHA-256 (model checksums, photo-sensor content hashes) from OpenSSL's libcrypto
   libssl-dev
+  # plugin packages (.assist-plugin): written and read with libarchive
+  libarchive-dev
   espeak-ng espeak-ng-data libespeak-ng-dev
   libspeechd-dev speech-dispatcher speech-dispatcher-espeak-ng
   libasound2-dev alsa-utils sox

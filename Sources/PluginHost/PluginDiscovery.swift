@@ -54,16 +54,22 @@ package enum PluginDiscovery {
     }
 
     /// The library file exists, is an ELF shared object, and matches the host's class and architecture.
-    static func checkLibrary(_ library: URL) -> PluginRefusal? {
+    package static func checkLibrary(_ library: URL) -> PluginRefusal? {
         guard FileManager.default.fileExists(atPath: library.path) else { return .libraryMissing(library.path) }
-        switch ELFInspector.header(of: library.path) {
+        return checkHeader(ELFInspector.header(of: library.path), path: library.path)
+    }
+
+    /// An ELF shared object of the host's class and architecture (`header` read from a file or a package).
+    package static func checkHeader(_ header: Result<ELFInspector.Header, ELFInspector.ELFProblem>, path: String)
+        -> PluginRefusal?
+    {
+        switch header {
         case .failure(let problem):
-            return .notELF(library.path, problem.text)
+            return .notELF(path, problem.text)
         case .success(let header):
             if let host = ELFInspector.host, header.machine != host.machine || header.is64Bit != host.is64Bit {
                 let pluginArch = ELFInspector.machineName(header.machine) + (header.is64Bit ? "" : " (32-bit)")
-                return .wrongArchitecture(
-                    library.path, plugin: pluginArch, host: ELFInspector.machineName(host.machine))
+                return .wrongArchitecture(path, plugin: pluginArch, host: ELFInspector.machineName(host.machine))
             }
         }
         return nil

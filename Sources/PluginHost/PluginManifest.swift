@@ -32,6 +32,8 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     package var languages: [String]?
     package var swiftToolchain: String?
     package var license: String?
+    /// Who made it, as the install question names them ("Example Ltd").
+    package var author: String?
     package var sha256: String?
     package var settingsNamespaces: [String]?
     /// Arguments the shell starts this foreground feature with once, when the shell starts (the survey's
@@ -40,7 +42,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, name, version, library, abi, description, services, devices, keywords, mode, languages, license
-        case sha256
+        case sha256, author
         case minHost = "min_host"
         case lastTestedHost = "last_tested_host"
         case storageQuotaMb = "storage_quota_mb"
@@ -71,18 +73,24 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         } catch {
             throw .manifestMissing(url.path)
         }
+        return try decode(data, path: url.path)
+    }
+
+    /// Reads and checks a manifest's bytes (from a package, before anything is unpacked); `path` names it in
+    /// the error.
+    package static func decode(_ data: Data, path: String) throws(PluginRefusal) -> PluginManifest {
         let manifest: PluginManifest
         do {
             manifest = try JSONDecoder().decode(PluginManifest.self, from: data)
         } catch let DecodingError.keyNotFound(key, _) {
-            throw .manifestInvalid(url.path, "the field \"\(key.stringValue)\" is missing")
+            throw .manifestInvalid(path, "the field \"\(key.stringValue)\" is missing")
         } catch let DecodingError.typeMismatch(_, context) {
             let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw .manifestInvalid(url.path, "the field \"\(field)\" has the wrong type")
+            throw .manifestInvalid(path, "the field \"\(field)\" has the wrong type")
         } catch {
-            throw .manifestInvalid(url.path, "it is not valid JSON")
+            throw .manifestInvalid(path, "it is not valid JSON")
         }
-        try manifest.validate(path: url.path)
+        try manifest.validate(path: path)
         return manifest
     }
 

@@ -28,9 +28,8 @@ package struct PluginSearchPath: Sendable {
         let prefix = paths.executable.deletingLastPathComponent().deletingLastPathComponent()
         add(.installed(prefix.appendingPathComponent("lib/assist/plugins")))
         add(.installed(URL(fileURLWithPath: "/usr/lib/assist/plugins")))
-        add(.installed(URL(fileURLWithPath: "/usr/local/lib/assist/plugins")))
-        let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory())
-        add(.installed(home.appendingPathComponent(".local/lib/assist/plugins")))
+        add(.installed(systemFolder(environment: environment)))
+        add(.installed(userFolder(environment: environment)))
         for dir in (environment["ASSIST_PLUGIN_PATH"] ?? "").split(separator: ":") where !dir.isEmpty {
             add(classify(URL(fileURLWithPath: String(dir))))
         }
@@ -44,6 +43,38 @@ package struct PluginSearchPath: Sendable {
                     libraries: paths.executable.deletingLastPathComponent()))
         }
         return PluginSearchPath(entries: entries)
+    }
+
+    /// Where `assist plugins install --system` puts plugins, for every user: /usr/local/lib/assist/plugins
+    /// (`ASSIST_SYSTEM_PLUGIN_DIR` stands in for it, for tests and packagers).
+    package static func systemFolder(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        URL(fileURLWithPath: environment["ASSIST_SYSTEM_PLUGIN_DIR"] ?? "/usr/local/lib/assist/plugins")
+    }
+
+    /// Where `assist plugins install` puts plugins for this user: ~/.local/lib/assist/plugins.
+    package static func userFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/lib/assist/plugins")
+    }
+
+    /// Where a plugin found at `manifest` came from, as `plugins list` says it: "first-party" (Assist's own, from
+    /// its installation or build folder), "system" (/usr/local), "user" (~/.local) or "path" (`--plugin-dir`,
+    /// `ASSIST_PLUGIN_PATH`).
+    package static func origin(
+        of manifest: URL, id: String, paths: AssistPaths,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        let folder = manifest.deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.path
+        if folder == userFolder(environment: environment).standardizedFileURL.path { return "user" }
+        if folder == systemFolder(environment: environment).standardizedFileURL.path { return "system" }
+        let prefix = paths.executable.deletingLastPathComponent().deletingLastPathComponent()
+        let own = [prefix.appendingPathComponent("lib/assist/plugins").path, "/usr/lib/assist/plugins"]
+        if own.contains(folder) { return id.hasPrefix("assist.") ? "first-party" : "system" }
+        if let root = paths.developmentRoot, folder == root.appendingPathComponent("Plugins").path {
+            return "first-party"
+        }
+        return "path"
     }
 
     /// A build folder given with `--plugin-dir .build/debug` becomes a development entry; anything else is installed.
@@ -63,7 +94,8 @@ package struct PluginSearchPath: Sendable {
             switch entry {
             case .installed(let dir):
                 guard let names = try? files.contentsOfDirectory(atPath: dir.path) else { continue }
-                for name in names.sorted() {
+                // Dot-folders are an install or removal under way (`assist plugins install`), never a plugin.
+                for name in names.sorted() where !name.hasPrefix(".") {
                     let pluginDir = dir.appendingPathComponent(name)
                     let manifest = pluginDir.appendingPathComponent("manifest.json")
                     if files.fileExists(atPath: manifest.path) {

@@ -104,10 +104,11 @@ struct CLITests {
         )
         let listed = try assist(["plugins", "list", "--plugin-dir", plugins.url.path])
         #expect(listed.status == 0)
+        let abi2 = try #require(listed.lines.first { $0.hasPrefix("org.test.abi2 ") }, "\(listed.lines)")
         #expect(
-            listed.lines.contains(
-                "org.test.abi2 1.0.0, Test org.test.abi2, incompatible: plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h"
-            ))
+            abi2.hasPrefix(
+                "org.test.abi2 1.0.0, Test org.test.abi2, incompatible: plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h; path, SHA-256 "
+            ), "\(abi2)")
         let ran = try assist(["run", "--no-speech", "--plugin-dir", plugins.url.path, "assist.clock"])
         #expect(ran.status == 0)
         let refused = try assist(["run", "--no-speech", "--plugin-dir", plugins.url.path, "org.test.abi2"])

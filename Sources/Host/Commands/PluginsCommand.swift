@@ -1,5 +1,6 @@
 import ArgumentParser
 import AssistCore
+import Digest
 import Foundation
 import PluginHost
 
@@ -7,15 +8,17 @@ import PluginHost
 struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "List, describe and check plugins.",
+        abstract: "List, describe, check, pack, install and remove plugins.",
         subcommands: [
             PluginsListCommand.self, PluginsInfoCommand.self, PluginsCheckCommand.self, PluginsResetCommand.self,
+            PluginsPackCommand.self, PluginsInstallCommand.self, PluginsUpdateCommand.self, PluginsRemoveCommand.self,
         ],
         defaultSubcommand: PluginsListCommand.self
     )
 }
 
-/// `assist plugins list [--json]`: every plugin found, its state and why. Reads manifests only.
+/// `assist plugins list [--json]`: every plugin found, its state and why, where it came from and its library's
+/// SHA-256 (what a kiosk's allowlist names). Reads manifests and hashes libraries; opens none.
 struct PluginsListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List plugins and their states.")
 
@@ -28,7 +31,7 @@ struct PluginsListCommand: ParsableCommand {
         let session = try HostSession(options: global, interactive: false)
         let records = session.features.records
         if json {
-            let rows = records.map(PluginSummary.init)
+            let rows = records.map { PluginSummary($0, paths: session.paths) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(rows), as: UTF8.self))
@@ -38,10 +41,13 @@ struct PluginsListCommand: ParsableCommand {
             print("No plugins found. Install some, or pass --plugin-dir.")
             return
         }
+        // The hash last: a screen reader can stop before it.
         for record in records {
             let version = record.manifest.map { " \($0.version)" } ?? ""
             let reason = record.reason.map { ": \($0)" } ?? ""
-            print("\(record.id)\(version), \(record.name), \(record.state.rawValue)\(reason)")
+            let origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: session.paths)
+            let hash = SHA256Digest.hex(ofFileAt: record.libraryURL).map { ", SHA-256 \($0)" } ?? ""
+            print("\(record.id)\(version), \(record.name), \(record.state.rawValue)\(reason); \(origin)\(hash)")
         }
     }
 }
@@ -56,8 +62,12 @@ struct PluginSummary: Encodable {
     var mode: String?
     var library: String
     var manifest: String
+    /// first-party, system, user or path.
+    var origin: String
+    /// The library's SHA-256, when it can be read.
+    var sha256: String?
 
-    init(_ record: PluginRecord) {
+    init(_ record: PluginRecord, paths: AssistPaths) {
         id = record.id
         name = record.name
         version = record.manifest?.version
@@ -66,6 +76,8 @@ struct PluginSummary: Encodable {
         mode = record.manifest?.mode ?? (record.manifest == nil ? nil : "foreground")
         library = record.libraryURL.path
         manifest = record.manifestURL.path
+        origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths)
+        sha256 = SHA256Digest.hex(ofFileAt: record.libraryURL)
     }
 }
 

@@ -1,0 +1,82 @@
+import Foundation
+
+/// What a package may hold at most. Plugins are a library, a manifest and a few sounds or models: the limits
+/// are far above any real plugin and far below what would fill a disk.
+package struct PackageLimits: Sendable {
+    /// Files and folders, together.
+    package var entries = 2_000
+    /// All files, unpacked.
+    package var bytes: Int64 = 512 << 20
+    /// manifest.json and SHA256SUMS, each.
+    package var textBytes = 1 << 20
+    /// Characters in one path, and folders in one path.
+    package var pathLength = 240
+    package var depth = 12
+
+    package init() {}
+
+    package static let standard = PackageLimits()
+}
+
+/// Why a package was refused: each is one sentence saying what is wrong and what to do.
+package enum PackageProblem: Error, Equatable, CustomStringConvertible {
+    /// Not an archive at all, or not readable.
+    case unreadable(String)
+    /// An archive that ends early or is corrupt.
+    case damaged(String)
+    /// An entry whose name would leave the plugin's folder (`..`, an absolute name).
+    case unsafePath(String)
+    /// A symbolic or hard link.
+    case link(String)
+    /// A device, a pipe or another special file.
+    case special(String)
+    /// The same name twice (a later entry would replace an earlier, checked one).
+    case duplicate(String)
+    case tooManyEntries(Int)
+    case tooBig(Int64)
+    case noManifest
+    case noChecksums
+    case checksumMismatch(String)
+    case unlisted(String)
+    case missing(String)
+    /// The file changed between the check and the unpacking.
+    case changed(String)
+    /// The unpacked copy could not be written.
+    case cannotWrite(String)
+
+    package var description: String {
+        switch self {
+        case .unreadable(let detail):
+            return "The package cannot be read (\(detail)); check that it is an .assist-plugin file."
+        case .damaged(let detail):
+            return "The package is damaged or incomplete (\(detail)); download it again."
+        case .unsafePath(let name):
+            return "The package is refused: its entry “\(name)” would be written outside the plugin's folder."
+        case .link(let name):
+            return "The package is refused: “\(name)” is a link, and a package may hold only files and folders."
+        case .special(let name):
+            return
+                "The package is refused: “\(name)” is a device or another special file, and a package may hold only files and folders."
+        case .duplicate(let name):
+            return "The package is refused: it holds “\(name)” twice."
+        case .tooManyEntries(let limit):
+            return "The package is refused: it holds more than \(limit) files and folders."
+        case .tooBig(let limit):
+            return "The package is refused: it unpacks to more than \(limit >> 20) MB."
+        case .noManifest:
+            return "The package has no manifest.json at its top; make it with assist plugins pack."
+        case .noChecksums:
+            return "The package has no SHA256SUMS at its top; make it with assist plugins pack."
+        case .checksumMismatch(let name):
+            return "The package is damaged: “\(name)” does not match its SHA-256 in SHA256SUMS; download it again."
+        case .unlisted(let name):
+            return "The package is refused: “\(name)” has no SHA-256 in SHA256SUMS."
+        case .missing(let name):
+            return "The package is damaged: SHA256SUMS lists “\(name)”, which it does not hold; download it again."
+        case .changed(let name):
+            return "The package changed while it was being installed (“\(name)”); install it again."
+        case .cannotWrite(let detail):
+            return "The plugin cannot be unpacked: \(detail)."
+        }
+    }
+}
