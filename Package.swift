@@ -59,8 +59,9 @@ let package = Package(
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Digest", dependencies: ["CLibCrypto"]),
         // Plugin packages (docs/plugin-packages.md): one file per plugin, read as hostile input with libarchive.
-        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
-        .target(name: "PluginPackage", dependencies: ["CArchive", "Digest"]),
+        // libarchive is opened on first use (it brings some thirty libraries with it).
+        .target(name: "CArchiveShims", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "PluginPackage", dependencies: ["CArchiveShims", "Digest"]),
         // The kiosk's set-up, PIN and admin gesture (docs/kiosk.md).
         .target(name: "Kiosk", dependencies: ["AssistCore", "Digest", "Interaction"]),
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("dl")]),
@@ -256,7 +257,7 @@ let package = Package(
             name: "AssistFuzz",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
-                "PhotoSensorCore", "CMediaInfo", "CollectVideosCore",
+                "PhotoSensorCore", "CMediaInfo", "CollectVideosCore", "PluginPackage",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 

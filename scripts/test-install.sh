@@ -12,26 +12,40 @@ make -s install PREFIX="$prefix" CONFIG=debug >/dev/null
 readelf -d "$prefix/bin/assist" | grep -q 'RUNPATH.*\$ORIGIN/../lib/assist/swift' || fail "assist has no \$ORIGIN RUNPATH"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig" ASSIST_PLUGINKIT="$prefix/share/assist/swift/AssistPluginKit"
 pkg-config --exists assist-plugin || fail "assist-plugin.pc is not found"
-make -s -C examples/c-hello clean libhello.so install PLUGIN_DIR="$home/.local/lib/assist/plugins/org.example.hello" >/dev/null
+# Both examples ship as packages, installed by the installed host into this user's plugin folder.
+packages=$(mktemp -d /tmp/assist-packages.XXXXXX)
+trap 'rm -rf "$prefix" "$home" "$packages"' EXIT
+make -s -C examples/c-hello clean libhello.so >/dev/null
 nm -D --defined-only examples/c-hello/libhello.so | awk '{print $3}' | grep -qx assist_plugin_entry || fail "entry not exported"
 [ "$(nm -D --defined-only examples/c-hello/libhello.so | wc -l)" -eq 1 ] || fail "the example exports more than its entry"
+HOME=$home "$prefix/bin/assist" plugins pack examples/c-hello --output "$packages" >/dev/null || fail "pack c-hello"
 make -s -C examples/c-hello clean >/dev/null
 
 # The Swift template, built as a third party would: its own package, the installed header and PluginKit, the
 # same toolchain.
 swift build -c debug --package-path examples/swift-template --scratch-path "$prefix/.build-greeter" >/dev/null 2>&1 \
   || swift build -c debug --package-path examples/swift-template --scratch-path "$prefix/.build-greeter"
-greeter="$home/.local/lib/assist/plugins/org.example.greeter"
-install -d "$greeter"
-install -m 0644 examples/swift-template/manifest.json "$greeter/"
-install -m 0755 "$prefix/.build-greeter/debug/libGreeter.so" "$greeter/"
-[ "$(nm -D --defined-only "$greeter/libGreeter.so" | grep -c ' T ')" -eq 1 ] || fail "the Swift template exports more than its entry"
+[ "$(nm -D --defined-only "$prefix/.build-greeter/debug/libGreeter.so" | grep -c ' T ')" -eq 1 ] \
+  || fail "the Swift template exports more than its entry"
+HOME=$home "$prefix/bin/assist" plugins pack examples/swift-template --library "$prefix/.build-greeter/debug/libGreeter.so" \
+  --output "$packages" >/dev/null || fail "pack the Swift template"
 
 cd "$home"
 export HOME="$home" ASSIST_DATA_DIR="$home/data"
+out=$("$prefix/bin/assist" plugins install --no-speech "$packages/org.example.hello-1.0.0.assist-plugin" <<<y) \
+  || fail "install c-hello: $out"
+echo "$out" | grep -qx 'Install Hello 1.0.0 by Example Ltd for you? It asks for no camera, microphone or network. Y or N.' \
+  || fail "install did not ask: $out"
+echo "$out" | grep -q '^Installed in ' || fail "install did not say how long it took: $out"
+"$prefix/bin/assist" plugins install --no-speech --yes "$packages/org.example.greeter-1.0.0.assist-plugin" >/dev/null \
+  || fail "install the Swift template"
+greeter="$home/.local/lib/assist/plugins/org.example.greeter"
 list=$("$prefix/bin/assist" plugins list)
-echo "$list" | grep -q '^assist.clock 1.0.0, Talking clock, available$' || fail "installed clock not listed: $list"
-echo "$list" | grep -q '^org.example.hello 1.0.0, Hello, available$' || fail "example not listed: $list"
+echo "$list" | grep -q '^assist.clock 1.0.0, Talking clock, available; first-party, SHA-256 [0-9a-f]\{64\}$' \
+  || fail "installed clock not listed: $list"
+echo "$list" | grep -q "^org.example.hello 1.0.0, Hello, available; user, SHA-256 $(sha256sum < "$home/.local/lib/assist/plugins/org.example.hello/libhello.so" | cut -c1-64)\$" \
+  || fail "example not listed: $list"
+echo "$list" | grep -q '^org.example.greeter 1.0.0, Greeter, available; user' || fail "Swift template not listed: $list"
 "$prefix/bin/assist" plugins check "$home/.local/lib/assist/plugins/org.example.hello" | grep -q 'passes the checks' || fail "check"
 out=$(printf 'y\n' | "$prefix/bin/assist" run --no-speech org.example.hello)
 echo "$out" | grep -q '^Hello from a plugin written in C.$' || fail "hello did not greet: $out"
@@ -49,4 +63,6 @@ out=$(PIP_NO_INDEX=1 "$prefix/bin/assist" setup models) || fail "setup models: $
 mkdir -p "$home/frames" && cp /usr/share/darknet/data/dog.jpg "$home/frames/"
 out=$("$prefix/bin/assist" run --no-speech --camera "dir:$home/frames" find-object dog) || fail "find-object: $out"
 echo "$out" | grep -q '^Looking for object: dog$' || fail "installed find-object did not start: $out"
-echo "install: 13 passed, 0 failed"
+out=$("$prefix/bin/assist" plugins remove --no-speech org.example.greeter <<<y) || fail "remove: $out"
+[ ! -e "$greeter" ] || fail "the Swift template was not removed"
+echo "install: 17 passed, 0 failed"

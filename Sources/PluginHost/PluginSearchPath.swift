@@ -55,7 +55,8 @@ package struct PluginSearchPath: Sendable {
 
     /// Where `assist plugins install` puts plugins for this user: ~/.local/lib/assist/plugins.
     package static func userFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/lib/assist/plugins")
+        URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(
+            ".local/lib/assist/plugins")
     }
 
     /// Where a plugin found at `manifest` came from, as `plugins list` says it: "first-party" (Assist's own, from

@@ -1,4 +1,4 @@
-import CArchive
+import CArchiveShims
 import Digest
 import Foundation
 
@@ -112,9 +112,10 @@ package enum PluginArchive {
             return FileSink(
                 keepBytes: 0,
                 write: { (bytes: UnsafeRawBufferPointer) throws(PackageProblem) in
+                    guard let base = bytes.baseAddress else { return }
                     var offset = 0
                     while offset < bytes.count {
-                        let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                        let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
                         if count < 0 && errno == EINTR { continue }
                         guard count > 0 else {
                             throw .cannotWrite("\(target.path): \(String(cString: strerror(errno)))")
@@ -160,14 +161,17 @@ package enum PluginArchive {
             }
             sums += "\(hex)  \(path)\n"
         }
+        let lib = try library()
         let temporary = output.deletingLastPathComponent()
             .appendingPathComponent(".\(output.lastPathComponent).\(getpid()).partial")
-        guard let archive = archive_write_new() else { throw .cannotWrite("libarchive could not start") }
-        defer { archive_write_free(archive) }
-        archive_write_add_filter_gzip(archive)
-        archive_write_set_format_pax_restricted(archive)
-        _ = archive_write_set_options(archive, "gzip:!timestamp")
-        guard archive_write_open_filename(archive, temporary.path) == ARCHIVE_OK else {
+        guard let archive = lib.write_new() else { throw .cannotWrite("libarchive could not start") }
+        defer { _ = lib.write_free(archive) }
+        guard lib.write_add_filter_gzip(archive) == ARCHIVE_OK,
+            lib.write_set_format_pax_restricted(archive) == ARCHIVE_OK
+        else { throw .cannotWrite(errorText(archive)) }
+        // Without the time in the gzip header: the same input gives the same package.
+        _ = lib.write_set_options(archive, "gzip:!timestamp")
+        guard lib.write_open_filename(archive, temporary.path) == ARCHIVE_OK else {
             throw .cannotWrite("\(temporary.path): \(errorText(archive))")
         }
         var ordered: [(String, Data?, URL?)] = []
@@ -186,9 +190,9 @@ package enum PluginArchive {
                 } else {
                     throw PackageProblem.cannotWrite("\(path) cannot be read")
                 }
-                try add(path, data, mode: path == executable ? 0o755 : 0o644, to: archive)
+                try add(path, data, mode: path == executable ? 0o755 : 0o644, to: archive, lib: lib)
             }
-            guard archive_write_close(archive) == ARCHIVE_OK else {
+            guard lib.write_close(archive) == ARCHIVE_OK else {
                 throw PackageProblem.cannotWrite("\(temporary.path): \(errorText(archive))")
             }
             guard rename(temporary.path, output.path) == 0 else {
@@ -203,20 +207,22 @@ package enum PluginArchive {
         }
     }
 
-    private static func add(_ path: String, _ data: Data, mode: mode_t, to archive: OpaquePointer) throws {
-        guard let entry = archive_entry_new() else { throw PackageProblem.cannotWrite("libarchive could not start") }
-        defer { archive_entry_free(entry) }
-        archive_entry_set_pathname(entry, path)
-        archive_entry_set_size(entry, la_int64_t(data.count))
-        archive_entry_set_filetype(entry, FileType.regular)
-        archive_entry_set_perm(entry, mode)
-        archive_entry_set_mtime(entry, time_t(sourceDateEpoch), 0)
-        archive_entry_set_uid(entry, 0)
-        archive_entry_set_gid(entry, 0)
-        guard archive_write_header(archive, entry) == ARCHIVE_OK else {
+    private static func add(
+        _ path: String, _ data: Data, mode: mode_t, to archive: OpaquePointer, lib: assist_archive_api
+    ) throws {
+        guard let entry = lib.entry_new() else { throw PackageProblem.cannotWrite("libarchive could not start") }
+        defer { lib.entry_free(entry) }
+        lib.entry_set_pathname(entry, path)
+        lib.entry_set_size(entry, la_int64_t(data.count))
+        lib.entry_set_filetype(entry, FileType.regular)
+        lib.entry_set_perm(entry, mode)
+        lib.entry_set_mtime(entry, time_t(sourceDateEpoch), 0)
+        lib.entry_set_uid(entry, 0)
+        lib.entry_set_gid(entry, 0)
+        guard lib.write_header(archive, entry) == ARCHIVE_OK else {
             throw PackageProblem.cannotWrite("\(path): \(errorText(archive))")
         }
-        let wrote = data.withUnsafeBytes { archive_write_data(archive, $0.baseAddress, $0.count) }
+        let wrote = data.withUnsafeBytes { lib.write_data(archive, $0.baseAddress, $0.count) }
         guard wrote == data.count else { throw PackageProblem.cannotWrite("\(path): \(errorText(archive))") }
     }
 
@@ -287,20 +293,26 @@ package enum PluginArchive {
     static func walk(
         _ url: URL, limits: PackageLimits, visit: (Entry) throws(PackageProblem) -> FileSink?
     ) throws(PackageProblem) {
-        guard let archive = archive_read_new() else { throw .unreadable("libarchive could not start") }
-        defer { archive_read_free(archive) }
+        let lib = try library()
+        guard let archive = lib.read_new() else { throw .unreadable("libarchive could not start") }
+        defer { _ = lib.read_free(archive) }
         // gzip, xz or none; tar or zip. No filter that runs an outside program.
-        archive_read_support_filter_gzip(archive)
-        archive_read_support_filter_xz(archive)
-        archive_read_support_format_tar(archive)
-        archive_read_support_format_zip(archive)
+        // xz only where libarchive does it itself (ARCHIVE_WARN would mean an outside xz program).
+        _ = lib.read_support_filter_xz(archive)
+        let ready = [
+            lib.read_support_filter_gzip(archive), lib.read_support_format_tar(archive),
+            lib.read_support_format_zip(archive),
+        ]
+        guard ready.allSatisfy({ $0 == ARCHIVE_OK }) else { throw .unreadable(errorText(archive)) }
         // A compressed stream or an archive format was recognised: what fails after that is damage, not a
         // file of another kind.
         func failure() -> PackageProblem {
             looksLikeArchive(url) ? .damaged(errorText(archive)) : .unreadable(errorText(archive))
         }
-        guard archive_read_open_filename(archive, url.path, 64 << 10) == ARCHIVE_OK else {
-            if !FileManager.default.isReadableFile(atPath: url.path) { throw .unreadable("\(url.path) cannot be opened") }
+        guard lib.read_open_filename(archive, url.path, 64 << 10) == ARCHIVE_OK else {
+            if !FileManager.default.isReadableFile(atPath: url.path) {
+                throw .unreadable("\(url.path) cannot be opened")
+            }
             throw failure()
         }
         var seen: Set<String> = []
@@ -309,18 +321,18 @@ package enum PluginArchive {
         defer { buffer.deallocate() }
         while true {
             var header: OpaquePointer?
-            let status = archive_read_next_header(archive, &header)
+            let status = lib.read_next_header(archive, &header)
             if status == ARCHIVE_EOF { break }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let header else {
                 throw seen.isEmpty ? failure() : .damaged(errorText(archive))
             }
-            let raw = archive_entry_pathname(header).map { String(cString: $0) } ?? ""
+            let raw = lib.entry_pathname(header).map { String(cString: $0) } ?? ""
             guard let path = clean(raw, limits: limits) else { throw .unsafePath(raw) }
             if path.isEmpty { continue }  // the folder itself ("./")
-            if archive_entry_hardlink(header) != nil || archive_entry_symlink(header) != nil {
+            if lib.entry_hardlink(header) != nil || lib.entry_symlink(header) != nil {
                 throw .link(path)
             }
-            let type = archive_entry_filetype(header) & FileType.mask
+            let type = lib.entry_filetype(header) & FileType.mask
             if type == FileType.link { throw .link(path) }
             guard type == FileType.regular || type == FileType.directory else { throw .special(path) }
             guard seen.insert(path).inserted else { throw .duplicate(path) }
@@ -328,7 +340,7 @@ package enum PluginArchive {
             guard let sink = try visit(Entry(path: path, isFile: type == FileType.regular)) else { continue }
             do {
                 while true {
-                    let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
+                    let count = lib.read_data(archive, buffer.baseAddress, buffer.count)
                     if count == 0 { break }
                     guard count > 0 else { throw PackageProblem.damaged(errorText(archive)) }
                     total += Int64(count)
@@ -376,6 +388,16 @@ package enum PluginArchive {
     }
 
     private static func errorText(_ archive: OpaquePointer) -> String {
-        archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        guard let lib = assist_archive() else { return "unknown error" }
+        return lib.pointee.error_string(archive).map { String(cString: $0) } ?? "unknown error"
+    }
+
+    /// libarchive's table, opened on first use.
+    private static func library() throws(PackageProblem) -> assist_archive_api {
+        guard let table = assist_archive() else {
+            let why = assist_archive_load_error().map { String(cString: $0) } ?? "unknown"
+            throw .unreadable("libarchive cannot be opened: \(why); install Debian's libarchive13")
+        }
+        return table.pointee
     }
 }

@@ -8,6 +8,7 @@ import OCR
 import Outbox
 import PhotoSensorCore
 import PluginHost
+import PluginPackage
 import ReadTextCore
 import SurveyCore
 
@@ -19,7 +20,7 @@ enum FuzzTargets {
         "manifest": manifest, "config": config, "journal": journal, "outbox-job": outboxJob,
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
-        "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText,
+        "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText, "package": package,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -37,6 +38,17 @@ enum FuzzTargets {
     static func manifest(_ data: Data) {
         let url = writeScratch(data, name: "manifest.json")
         if case .success = Result(catching: { try PluginManifest.load(from: url) }) {} else {}
+    }
+
+    /// A plugin package (`assist plugins install`): read through, and unpacked when it passes, into a folder
+    /// that is removed again.
+    static func package(_ data: Data) {
+        let url = writeScratch(data, name: "fuzz.assist-plugin")
+        guard let contents = try? PluginArchive.inspect(url) else { return }
+        let folder = scratch.appendingPathComponent("unpacked")
+        try? FileManager.default.removeItem(at: folder)
+        try? PluginArchive.unpack(url, into: folder, expecting: contents, executable: "libx.so")
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// What photo-sensor reads itself: a file's first bytes (the content sniffer) and the kernel's inotify

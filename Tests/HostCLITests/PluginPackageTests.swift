@@ -20,7 +20,10 @@ final class PackageFixture {
     }
 
     var environment: [String: String] {
-        ["HOME": home.url.path, "ASSIST_SYSTEM_PLUGIN_DIR": systemFolder.path, "XDG_CONFIG_HOME": home.path("config").path]
+        [
+            "HOME": home.url.path, "ASSIST_SYSTEM_PLUGIN_DIR": systemFolder.path,
+            "XDG_CONFIG_HOME": home.path("config").path,
+        ]
     }
 
     func assist(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
@@ -82,7 +85,8 @@ final class PackageFixture {
         for root in [userFolder, systemFolder, home.url] {
             let walker = FileManager.default.enumerator(atPath: root.path)
             while let name = walker?.nextObject() as? String {
-                if !name.hasPrefix("data") && !name.hasPrefix("packages") && !name.hasPrefix("src") && !name.hasPrefix("config")
+                if !name.hasPrefix("data") && !name.hasPrefix("packages") && !name.hasPrefix("src")
+                    && !name.hasPrefix("config")
                 {
                     names.append("\(root.lastPathComponent)/\(name)")
                 }
@@ -176,7 +180,9 @@ struct PluginPackageTests {
         // Remove, keeping the data; then again without.
         let kept = try fixture.assist(["plugins", "remove", "counter", "--keep-data"], input: "y\n")
         #expect(kept.lines.first == "Remove Counter 1.0.0? Y or N.")
-        #expect(kept.lines.contains("Counter 1.0.0 is removed; what it saved is kept in \(saved.deletingLastPathComponent().path)."))
+        #expect(
+            kept.lines.contains(
+                "Counter 1.0.0 is removed; what it saved is kept in \(saved.deletingLastPathComponent().path)."))
         #expect(!FileManager.default.fileExists(atPath: fixture.installed.path))
         #expect(FileManager.default.fileExists(atPath: saved.path))
         #expect(try fixture.listed() == nil)
@@ -197,7 +203,8 @@ struct PluginPackageTests {
         try #require(geteuid() == 0, "the tests run as root, as CI does")
         let system = try fixture.assist(["plugins", "install", package.path, "--system", "--yes"])
         #expect(system.status == 0, "\(system.standardError)")
-        #expect(system.lines.contains("Counter 1.0.0 is installed for every user. To start it, run: assist run counter."))
+        #expect(
+            system.lines.contains("Counter 1.0.0 is installed for every user. To start it, run: assist run counter."))
         #expect(try fixture.listed()?.contains("available; system, SHA-256 ") == true)
         let again = try fixture.assist(["plugins", "install", package.path], input: "y\n")
         #expect(again.status == 1)
@@ -221,31 +228,55 @@ struct PluginPackageTests {
         let base = fixture.entries(of: try fixture.plugin(version: "1.1.0", share: false))
 
         var cases: [(String, URL, String)] = [
-            ("a path out of the folder", try fixture.hostile("escape", base + [["name": "../../escaped.so", "data": "x"]]),
-             "would be written outside the plugin's folder"),
-            ("an absolute path", try fixture.hostile("absolute", base + [["name": "/tmp/assist-absolute", "data": "x"]]),
-             "would be written outside the plugin's folder"),
-            ("a symbolic link to /etc/passwd",
-             try fixture.hostile("symlink", base + [["name": "share/passwd", "type": "symlink", "target": "/etc/passwd"]]),
-             "“share/passwd” is a link"),
-            ("a hard link",
-             try fixture.hostile("hardlink", base + [["name": "share/m", "type": "hardlink", "target": "manifest.json"]]),
-             "“share/m” is a link"),
-            ("a device file", try fixture.hostile("device", base + [["name": "share/null", "type": "chardev"]]),
-             "is a device or another special file"),
-            ("a compression bomb",
-             try fixture.hostile("bomb", base + [["name": "share/zeros", "zeros": 600_000_000]], options: ["level": 9]),
-             "it unpacks to more than 512 MB"),
-            ("too many files",
-             try fixture.hostile("many", base + (0..<2_100).map { ["name": "share/f\($0)", "data": ""] }),
-             "it holds more than 2000 files and folders"),
-            ("a file listed with another hash",
-             try fixture.hostile("sums", base, options: ["sums_text": String(repeating: "0", count: 64) + "  libtest.so\n"]),
-             "does not match its SHA-256 in SHA256SUMS"),
+            (
+                "a path out of the folder",
+                try fixture.hostile("escape", base + [["name": "../../escaped.so", "data": "x"]]),
+                "would be written outside the plugin's folder"
+            ),
+            (
+                "an absolute path",
+                try fixture.hostile("absolute", base + [["name": "/tmp/assist-absolute", "data": "x"]]),
+                "would be written outside the plugin's folder"
+            ),
+            (
+                "a symbolic link to /etc/passwd",
+                try fixture.hostile(
+                    "symlink", base + [["name": "share/passwd", "type": "symlink", "target": "/etc/passwd"]]),
+                "“share/passwd” is a link"
+            ),
+            (
+                "a hard link",
+                try fixture.hostile(
+                    "hardlink", base + [["name": "share/m", "type": "hardlink", "target": "manifest.json"]]),
+                "“share/m” is a link"
+            ),
+            (
+                "a device file", try fixture.hostile("device", base + [["name": "share/null", "type": "chardev"]]),
+                "is a device or another special file"
+            ),
+            (
+                "a compression bomb",
+                try fixture.hostile(
+                    "bomb", base + [["name": "share/zeros", "zeros": 600_000_000]], options: ["level": 9]),
+                "it unpacks to more than 512 MB"
+            ),
+            (
+                "too many files",
+                try fixture.hostile("many", base + (0..<2_100).map { ["name": "share/f\($0)", "data": ""] }),
+                "it holds more than 2000 files and folders"
+            ),
+            (
+                "a file listed with another hash",
+                try fixture.hostile(
+                    "sums", base, options: ["sums_text": String(repeating: "0", count: 64) + "  libtest.so\n"]),
+                "does not match its SHA-256 in SHA256SUMS"
+            ),
             ("no SHA256SUMS", try fixture.hostile("nosums", base, options: ["sums": false]), "has no SHA256SUMS"),
-            ("a file SHA256SUMS leaves out",
-             try fixture.hostile("unlisted", base + [["name": "share/extra", "data": "x", "unlisted": true]]),
-             "“share/extra” has no SHA-256 in SHA256SUMS"),
+            (
+                "a file SHA256SUMS leaves out",
+                try fixture.hostile("unlisted", base + [["name": "share/extra", "data": "x", "unlisted": true]]),
+                "“share/extra” has no SHA-256 in SHA256SUMS"
+            ),
         ]
         // Broken, not hostile: an HTML page saved instead of the package, and a download cut in half.
         let html = fixture.home.path("packages/page.assist-plugin")
@@ -275,7 +306,9 @@ struct PluginPackageTests {
             let errors = result.standardError.split(separator: "\n")
             #expect(errors.count == 1 && errors[0].contains(expected), "\(what): \(result.standardError)")
             #expect(fixture.snapshot() == before, "\(what) wrote something")
-            #expect(!FileManager.default.fileExists(atPath: fixture.home.url.deletingLastPathComponent().appendingPathComponent("escaped.so").path))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: fixture.home.url.deletingLastPathComponent().appendingPathComponent("escaped.so").path))
         }
         #expect(!FileManager.default.fileExists(atPath: "/tmp/assist-absolute"))
         #expect(SHA256Digest.hex(ofFileAt: fixture.installed.appendingPathComponent("libtest.so")) == hashBefore)
@@ -289,7 +322,8 @@ struct PluginPackageTests {
         try FileManager.default.createSymbolicLink(
             at: folder.appendingPathComponent("share/passwd"), withDestinationURL: URL(fileURLWithPath: "/etc/passwd"))
         let linked = try fixture.assist(["plugins", "pack", folder.path])
-        #expect(linked.status == 1 && linked.standardError.contains("share/passwd is a link"), "\(linked.standardError)")
+        #expect(
+            linked.status == 1 && linked.standardError.contains("share/passwd is a link"), "\(linked.standardError)")
         let empty = fixture.home.path("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         let none = try fixture.assist(["plugins", "pack", empty.path])

@@ -38,7 +38,8 @@ struct PluginsPackCommand: ParsableCommand {
             throw CLIFailure(message: PluginInstaller.sentence(PluginRefusal.libraryMissing(libraryURL.path).message))
         }
         if case .failure(let problem) = ELFInspector.header(of: libraryURL.path) {
-            throw CLIFailure(message: PluginInstaller.sentence(PluginRefusal.notELF(libraryURL.path, problem.text).message))
+            throw CLIFailure(
+                message: PluginInstaller.sentence(PluginRefusal.notELF(libraryURL.path, problem.text).message))
         }
         var files = [PluginArchive.manifestName: manifestURL, manifest.library: libraryURL]
         for (path, url) in try Self.shareFiles(in: root) { files[path] = url }
@@ -65,12 +66,15 @@ struct PluginsPackCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: share.path) else { return [] }
         var found: [(String, URL)] = []
         let keys: [URLResourceKey] = [.isSymbolicLinkKey, .isRegularFileKey, .isDirectoryKey]
-        guard let walker = FileManager.default.enumerator(at: share, includingPropertiesForKeys: keys) else { return [] }
+        guard let walker = FileManager.default.enumerator(at: share, includingPropertiesForKeys: keys) else {
+            return []
+        }
         for case let url as URL in walker {
             let values = try url.resourceValues(forKeys: Set(keys))
             let path = "share/" + url.standardizedFileURL.path.dropFirst(share.standardizedFileURL.path.count + 1)
             if values.isSymbolicLink == true {
-                throw CLIFailure(message: "\(path) is a link; a package holds only files and folders, so copy the file there.")
+                throw CLIFailure(
+                    message: "\(path) is a link; a package holds only files and folders, so copy the file there.")
             }
             if values.isRegularFile == true { found.append((path, url)) }
         }
@@ -92,7 +96,8 @@ struct PackageCommandOptions: ParsableArguments {
     /// error, and the exit code is non-zero.
     func run(_ work: (PluginInstaller) throws(InstallRefusal) -> String) throws {
         let session = try HostSession(options: global, interactive: false, speaks: !global.noSpeech)
-        let errors = Announcer(output: StandardErrorOutput(), speaker: session.speech, language: session.announcer.language)
+        let errors = Announcer(
+            output: StandardErrorOutput(), speaker: session.speech, language: session.announcer.language)
         let outcome: Result<String, InstallRefusal>
         if system && geteuid() != 0 {
             outcome = .failure(

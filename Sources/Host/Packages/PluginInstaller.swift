@@ -138,7 +138,8 @@ struct PluginInstaller {
                 "Update \(manifest.name) from \(old.version) to \(manifest.version)\(by)? \(asks) Its data is kept. Y or N."
         }
         if newVersion == oldVersion {
-            return "\(manifest.name) \(manifest.version) is already installed. Install it again? Its data is kept. Y or N."
+            return
+                "\(manifest.name) \(manifest.version) is already installed. Install it again? Its data is kept. Y or N."
         }
         return
             "\(manifest.name) \(old.version) is installed. Go back to the older \(manifest.version)? Its data is kept, but the older version may not read what the newer one saved. Y or N."
@@ -150,11 +151,9 @@ struct PluginInstaller {
         var things = (manifest.devices ?? []).map { "the \($0)" }
         let services = manifest.requiredServices + (manifest.services?.optional ?? [])
         if services.contains(where: { $0.hasPrefix("assist.outbox/") }) { things.append("the network") }
-        switch things.count {
-        case 0: return "It asks for no camera, microphone or network."
-        case 1: return "It asks for \(things[0])."
-        default: return "It asks for \(things.dropLast().joined(separator: ", ")) and \(things.last!)."
-        }
+        guard let last = things.popLast() else { return "It asks for no camera, microphone or network." }
+        return things.isEmpty ? "It asks for \(last)." : "It asks for \(things.joined(separator: ", ")) and \(last)."
+
     }
 
     // MARK: Steps
@@ -165,7 +164,8 @@ struct PluginInstaller {
             try FileManager.default.createDirectory(
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         } catch {
-            throw InstallRefusal(message: "The plugin folder \(folder.path) cannot be made: \(error.localizedDescription).")
+            throw InstallRefusal(
+                message: "The plugin folder \(folder.path) cannot be made: \(error.localizedDescription).")
         }
         let descriptor = open(folder.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -173,7 +173,8 @@ struct PluginInstaller {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw InstallRefusal(message: "Another plugin install or removal is under way here; try again when it ends.")
+            throw InstallRefusal(
+                message: "Another plugin install or removal is under way here; try again when it ends.")
         }
         return descriptor
     }
@@ -209,7 +210,8 @@ struct PluginInstaller {
         case .failed(let line):
             throw InstallRefusal(message: "\(title) was not installed: it fails its check: \(Self.plain(line)).")
         case .crashed(let line):
-            throw InstallRefusal(message: "\(title) was not installed: it crashed when it was loaded, \(Self.plain(line)).")
+            throw InstallRefusal(
+                message: "\(title) was not installed: it crashed when it was loaded, \(Self.plain(line)).")
         }
     }
 
@@ -221,7 +223,8 @@ struct PluginInstaller {
             // A file system without the exchange: the old copy steps aside first, and comes back on failure.
             let aside = folder.appendingPathComponent(".old-\(target.lastPathComponent)-\(getpid())")
             guard rename(target.path, aside.path) == 0 else {
-                throw InstallRefusal(message: "The installed copy in \(target.path) cannot be replaced: \(Self.errnoText).")
+                throw InstallRefusal(
+                    message: "The installed copy in \(target.path) cannot be replaced: \(Self.errnoText).")
             }
             guard rename(staging.path, target.path) == 0 else {
                 let text = Self.errnoText
@@ -236,7 +239,8 @@ struct PluginInstaller {
         }
     }
 
-    private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) ->
+    private typealias RenameAt2 =
+        @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) ->
         Int32
 
     /// Swaps two paths atomically (Linux 3.15+, glibc 2.28+); false when the call or the file system lacks it.
@@ -267,7 +271,10 @@ struct PluginInstaller {
                 origin == "system"
                 ? (geteuid() == 0 ? "run assist plugins remove \(record.id) --system" : "run it as root with --system")
                 : "run assist plugins remove \(record.id) as that user"
-            throw InstallRefusal(message: "\(record.name) is installed \(origin == "system" ? "for every user" : "for one user") at \(place.path); to remove it, \(how).")
+            throw InstallRefusal(
+                message:
+                    "\(record.name) is installed \(origin == "system" ? "for every user" : "for one user") at \(place.path); to remove it, \(how)."
+            )
         case "user", "system":
             break
         default:
