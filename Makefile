@@ -117,6 +117,7 @@ bench: deps
 	bench/find-object.sh
 	bench/survey.sh
 	bench/kiosk.sh
+	bench/plugin-install.sh
 
 clean:
 	rm -rf .build
