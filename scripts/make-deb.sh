@@ -51,9 +51,9 @@ printf 'Source: assist\n\nPackage: assist\nArchitecture: amd64\n' >"$stage/debia
 mapfile -t objects < <(find "$root/usr" -type f \( -name '*.so' -o -path '*/bin/*' \))
 depends=$(cd "$stage" && dpkg-shlibdeps -O -l"$root/usr/lib/assist/swift" -l"$root/usr/lib/assist" \
   --ignore-missing-info "${objects[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-# Opened with dlopen on first use, so not seen above: speech, uploads, voice commands; and the programs and
-# data the features call on.
-for package in libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 tesseract-ocr-eng tesseract-ocr-osd; do
+# Opened with dlopen on first use, so not seen above: speech, uploads, voice commands, plugin packages; and
+# the programs and data the features call on.
+for package in libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libarchive13 tesseract-ocr-eng tesseract-ocr-osd; do
   [[ ", $depends," == *", $package "* || ", $depends," == *", $package,"* ]] || depends="$depends, $package"
 done
 recommends="alsa-utils, ffmpeg, tesseract-ocr-rus, tesseract-ocr-chi-sim, pocketsphinx-en-us, python3"

@@ -40,6 +40,13 @@ echo "$doctor" | grep -q '^ok: data: /usr/share/assist$' || fail "doctor did not
 text=$(timeout 120 /usr/bin/assist run --no-speech read-text --image /usr/share/assist/camera/sample.jpg --exit-at-end) \
   || fail "read-text failed: $text"
 echo "$text" | grep -q '^Assist sample page$' || fail "the installed read-text did not read the sample page: $text"
+# Plugin packages through the installed libarchive (opened on first use): the clock packed, then refused,
+# since assist.* ids are Assist's own.
+HOME=$home /usr/bin/assist plugins pack /usr/lib/assist/plugins/assist.clock --output "$home" >/dev/null \
+  || fail "plugins pack failed"
+refused=$(HOME=$home /usr/bin/assist plugins install --no-speech --yes "$home"/assist.clock-*.assist-plugin 2>&1) \
+  && fail "an assist.* package was installed: $refused"
+echo "$refused" | grep -q 'belong to Assist' || fail "plugins install did not read the package: $refused"
 check=$(ASSIST_SYSCONFDIR="$home/etc" /usr/bin/assist kiosk check 2>/dev/null || true)
 echo "$check" | grep -q 'no admin PIN is set' || fail "kiosk check: $check"
 cd /
@@ -47,4 +54,4 @@ cd /
 DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q assist >"$out/remove.log" 2>&1 || fail "remove: $(tail -5 "$out/remove.log")"
 for path in "${files[@]}"; do [ ! -e "$path" ] || fail "$path is left after removal"; done
 [ ! -e /usr/lib/assist ] && [ ! -e /usr/share/assist ] || fail "folders are left after removal"
-echo "deb: passed (lintian, apt install, doctor, clock, read-text, kiosk check, apt remove --purge)"
+echo "deb: passed (lintian, apt install, doctor, clock, read-text, plugin package, kiosk check, apt remove --purge)"
