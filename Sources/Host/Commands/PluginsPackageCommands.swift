@@ -136,6 +136,17 @@ struct PackageCommandOptions: ParsableArguments {
     }
 }
 
+/// The package install and update read, and how long its library may take to load in the check.
+struct PackageFileArguments: ParsableArguments {
+    @Argument(help: "The package file.")
+    var package: String
+
+    @Option(help: "Seconds the plugin's library may take to load in the check.")
+    var timeout: Double = 10
+
+    var url: URL { URL(fileURLWithPath: package) }
+}
+
 /// `assist plugins install FILE`: checks a package, asks, and installs it for this user (or `--system`).
 struct PluginsInstallCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -147,16 +158,12 @@ struct PluginsInstallCommand: ParsableCommand {
 
     @OptionGroup var options: PackageCommandOptions
 
-    @Argument(help: "The package file.")
-    var package: String
-
-    @Option(help: "Seconds the plugin's library may take to load in the check.")
-    var timeout: Double = 10
+    @OptionGroup var file: PackageFileArguments
 
     func run() throws {
         let started = Date()
         try options.run { (installer: PluginInstaller) throws(InstallRefusal) -> String in
-            let line = try installer.install(URL(fileURLWithPath: package), intent: .install, timeout: timeout)
+            let line = try installer.install(file.url, intent: .install, timeout: file.timeout)
             print(String(format: "Installed in %.2f s.", Date().timeIntervalSince(started)))
             return line
         }
@@ -170,15 +177,11 @@ struct PluginsUpdateCommand: ParsableCommand {
 
     @OptionGroup var options: PackageCommandOptions
 
-    @Argument(help: "The package file.")
-    var package: String
-
-    @Option(help: "Seconds the plugin's library may take to load in the check.")
-    var timeout: Double = 10
+    @OptionGroup var file: PackageFileArguments
 
     func run() throws {
         try options.run { (installer: PluginInstaller) throws(InstallRefusal) -> String in
-            try installer.install(URL(fileURLWithPath: package), intent: .update, timeout: timeout)
+            try installer.install(file.url, intent: .update, timeout: file.timeout)
         }
     }
 }
