@@ -34,6 +34,7 @@ let package = Package(
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
         // The ABI's one rule for reading versioned structs, used by the host and by PluginKit alike.
         .target(name: "PluginABI", dependencies: ["PluginAPI"]),
+        .target(name: "CPluginBridge", dependencies: ["PluginAPI"], linkerSettings: [.linkedLibrary("dl")]),
         // espeak-ng and libcurl are opened on first use (dlopen), so commands that never speak or upload do not
         // load the 60-odd libraries they bring.
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
@@ -99,8 +100,8 @@ let package = Package(
         .target(
             name: "PluginHost",
             dependencies: [
-                "PluginAPI", "PluginABI", "Runtime", "AssistCore", "Interaction", "Audio", "Speech", "Camera",
-                "Storage",
+                "PluginAPI", "PluginABI", "CPluginBridge", "Runtime", "AssistCore", "Interaction", "Audio", "Speech",
+                "Camera", "Storage",
                 "Outbox",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -108,7 +109,8 @@ let package = Package(
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera", "Outbox", "Voice",
+                "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera",
+                "Outbox", "Voice",
                 "Digest", "Kiosk", "PluginPackage", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -74,6 +74,11 @@ package enum SettingsSchema {
         "voice.key": .text,
         "voice.wake-phrase": .text,
         "admin.locked": .list,
+        // Where plugins run (docs/plugin-isolation.md): ids forced into a helper process ("*" for all), ids
+        // forced into the host's process, and how long the host waits for a helper that says nothing.
+        "plugins.isolated": .list,
+        "plugins.in-process": .list,
+        "plugins.helper-timeout-ms": .wholeNumber(100...600_000),
         // The kiosk's (docs/kiosk.md); `kiosk.features.ID` entries are read by `KioskConfig`.
         "kiosk.start": .text,
         "kiosk.menu": .flag,

@@ -99,6 +99,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         console = interactive ? Console(signalKeysAsKeys: kioskMode) : nil
         configuration.console = console
         if let kiosk { configuration.admit = { id, library in kiosk.refusal(id: id, library: library) } }
+        configuration.helperExecutable = paths.executable
         let assembly = try HostAssembly(configuration)
         loop = assembly.loop
         services = assembly.services

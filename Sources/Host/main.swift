@@ -1,5 +1,6 @@
 import ArgumentParser
 import AssistCore
+import CPluginBridge
 import Foundation
 import Interaction
 
@@ -8,6 +9,12 @@ import Interaction
 // Everything the host and its plugins create is theirs alone unless they say otherwise: recordings, answers,
 // databases and the speech log must never be readable by other users (doctor warns about them).
 umask(0o077)
+// A plugin's helper process (issue 17): no command line, no terminal handling, straight to the plugin.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "_plugin-helper",
+    let fd = Int32(CommandLine.arguments[2])
+{
+    exit(assist_bridge_helper_main(fd))
+}
 CrashExit.installOnTerminal()
 do {
     var command = try Assist.parseAsRoot(GlobalArguments.normalized(Array(CommandLine.arguments.dropFirst())))

@@ -50,11 +50,27 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
         return crashes
     }
 
-    /// Appends the crash; true when it is the one that disables the plugin.
-    private func record(_ plugin: String, at time: Date) -> Bool {
+    /// Crashes of a plugin's helper process (issue 17) within `helperWindow` seconds that disable it.
+    package static let helperCrashesToDisable = 3
+    package static let helperWindow: TimeInterval = 10 * 60
+
+    /// Records that `plugin`'s helper process ended unexpectedly (`how`: "crashed in start (SIGSEGV)");
+    /// returns the reason it is now disabled, or nil.
+    package func recordHelperCrash(_ plugin: String, how: String, at time: Date = Date()) -> String? {
+        append(plugin, how: how, at: time)
+        let recent = crashes(of: plugin).filter { time.timeIntervalSince1970 - $0 < Self.helperWindow }
+        guard recent.count >= Self.helperCrashesToDisable else { return nil }
+        var disabled = disabledPlugins()
+        let reason =
+            "it stopped unexpectedly \(recent.count) times within \(Int(Self.helperWindow / 60)) minutes, last \(how); run assist plugins reset \(plugin) to enable it again"
+        disabled[plugin] = reason
+        write(disabled)
+        return reason
+    }
+
+    private func append(_ plugin: String, how: String, at time: Date) {
         let line = try? JSONSerialization.data(
-            withJSONObject: ["plugin": plugin, "at": time.timeIntervalSince1970, "how": "the host ended unexpectedly"],
-            options: [.sortedKeys])
+            withJSONObject: ["plugin": plugin, "at": time.timeIntervalSince1970, "how": how], options: [.sortedKeys])
         if let line {
             try? AssistPaths.ensurePrivateDirectory(data)
             if !FileManager.default.fileExists(atPath: crashesFile.path) {
@@ -67,6 +83,11 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
                 try? handle.close()
             }
         }
+    }
+
+    /// Appends the crash; true when it is the one that disables the plugin.
+    private func record(_ plugin: String, at time: Date) -> Bool {
+        append(plugin, how: "the host ended unexpectedly", at: time)
         let recent = crashes(of: plugin).filter { time.timeIntervalSince1970 - $0 < Self.window }
         guard recent.count >= Self.crashesToDisable else { return false }
         var disabled = disabledPlugins()

@@ -43,6 +43,32 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         }
         let context = PluginContext(
             manifest: manifest, pluginDirectory: record.manifestURL.deletingLastPathComponent(), servedBy: services)
+        if record.isolated, let executable = services.helperExecutable {
+            let loop = services.loop
+            let watch = HelperWatch()
+            record.helperWatch = watch
+            let result = PluginLoader.openIsolated(
+                record, host: context.host, executable: executable,
+                timeoutMilliseconds: Int(services.settings.value("plugins.helper-timeout-ms")?.integer ?? 5000),
+                watch: watch
+            ) { [weak self] how, expected in
+                guard !expected, let controller = self else { return }
+                loop.post { controller.helperEnded(record, watch: watch, how: how) }
+            }
+            switch result {
+            case .success(let (entry, helper)):
+                record.markLoaded(entry: entry, context: context)
+                record.helper = helper
+                services.logger.info(
+                    "loaded \(record.id) in helper process \(helper.pid) from \(record.libraryURL.path)")
+                return nil
+            case .failure(let refusal):
+                // A helper that died while loading is told by `helperEnded`; the record stays available.
+                if refusal.state != .crashed { record.refuse(refusal) }
+                services.logger.warning("skipped \(record.id): \(refusal.message)")
+                return refusal
+            }
+        }
         switch PluginLoader.open(record, host: context.host) {
         case .success(let entry):
             record.markLoaded(entry: entry, context: context)
@@ -60,6 +86,10 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     @discardableResult
     package func activate(_ record: PluginRecord, arguments: [String] = []) -> Bool {
         if let refusal = load(record) {
+            if refusal.state == .crashed {
+                endNow(record)
+                return false
+            }
             announcer.say(
                 phrases.text("feature.unavailable", ["name": record.name, "reason": refusal.message]),
                 priority: .important)
@@ -72,6 +102,10 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
 
         var error: UnsafeMutablePointer<CChar>?
         guard let instance = create(context.host, &error) else {
+            if let helper = record.helper, !helper.isAlive {
+                endNow(record)
+                return false
+            }
             let reason = ServiceTables.takeError(error) ?? phrases.text("feature.create-failed", ["name": record.name])
             record.refuse(.createFailed(reason))
             announcer.say(reason, priority: .important)
@@ -93,8 +127,10 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         let status = withCStrings(arguments) { argv in start(instance, Int32(arguments.count), argv, &error) }
         guard status == ASSIST_OK else {
             let reason = ServiceTables.takeError(error) ?? phrases.text("feature.start-failed", ["name": record.name])
-            announcer.say(reason, priority: .important)
+            let crashed = !(record.helper?.isAlive ?? true)
+            if !crashed { announcer.say(reason, priority: .important) }
             teardown(record, callStop: false)
+            if crashed { endNow(record) }
             onFeatureEnded?(record, status)
             return false
         }
@@ -120,11 +156,18 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         context.services.dialogs.cancelAll()
         let table = context.table
         if callStop { table.stop?(instance) }
+        let helperDied = record.helper.map { !$0.isAlive } ?? false
         // No frame may reach the instance once it is destroyed.
         context.endCameraSubscription()
         context.instance = nil
         table.destroy?(instance)
         context.releaseHoldings()
+        // A helper process serves one instance: it leaves with it, and the next start loads the plugin again.
+        if let helper = record.helper {
+            helper.close()
+            record.markUnloaded()
+        }
+        if helperDied { endNow(record) }
         if focused === record {
             focused = nil
             isPaused = false
@@ -171,6 +214,10 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
                 context.services.speech.resume()
                 context.table.resume?(instance)
             }
+            if let helper = record.helper, !helper.isAlive {
+                endNow(record)
+                return
+            }
             announcer.say(phrases.text(pause ? "host.paused" : "host.resumed"), priority: .important, remember: false)
         default:
             guard let onCommand = context.table.on_command else { return }
@@ -181,6 +228,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
                     onCommand(instance, name, nil)
                 }
             }
+            if let helper = record.helper, !helper.isAlive { endNow(record) }
         }
     }
 
@@ -195,6 +243,44 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             }
             announcer.say("\(entry.label): \(how)", priority: .message, remember: false)
         }
+    }
+
+    /// Records of helper crashes, and the plugins they turned off.
+    private lazy var crashGuard = CrashGuard(data: services.paths.data)
+
+    /// `record`'s helper process ended unexpectedly (`how`: "crashed in start (SIGSEGV)"): the host keeps
+    /// running, closes the feature without calling into it, says so, records the crash and, after
+    /// `CrashGuard.helperCrashesToDisable` within `CrashGuard.helperWindow`, turns the plugin off. Main loop.
+    func helperEnded(_ record: PluginRecord, watch: HelperWatch, how: String) {
+        guard !watch.handled else { return }
+        watch.handled = true
+        services.logger.error("plugin-crashed: \(record.id): its helper process \(how)")
+        let wasRunning = record.context?.instance != nil
+        record.context?.abandonDatabases()
+        // The stand-in answers every call at once now: dialogs, timers and speech are given back as usual.
+        if wasRunning { teardown(record, callStop: false) }
+        record.markUnloaded()
+        announcer.say(phrases.text("plugin.helper-died", ["name": record.name]), priority: .important)
+        let json = try? JSONSerialization.data(withJSONObject: ["id": record.id, "how": how], options: [.sortedKeys])
+        services.events.publish("assist.plugin.crashed", json: json.flatMap { String(data: $0, encoding: .utf8) })
+        if let reason = crashGuard.recordHelperCrash(record.id, how: how) {
+            record.refuse(.disabled(reason))
+            announcer.say(
+                phrases.text(
+                    "plugin.helper-disabled",
+                    [
+                        "name": record.name, "id": record.id, "count": "\(CrashGuard.helperCrashesToDisable)",
+                        "minutes": "\(Int(CrashGuard.helperWindow / 60))",
+                    ]), priority: .important)
+        }
+        if wasRunning { onFeatureEnded?(record, ASSIST_E_INTERNAL) }
+    }
+
+    /// Tells the end of `record`'s helper, seen by a call that failed, at once rather than when the death
+    /// handler's report arrives (`assist run` may have ended by then). Main loop.
+    private func endNow(_ record: PluginRecord) {
+        guard let watch = record.helperWatch, !watch.handled, let helper = watch.helper else { return }
+        helperEnded(record, watch: watch, how: helper.waitForEnd() ?? "stopped answering")
     }
 
     package func featureFinished(owner: String, status: Int32) {

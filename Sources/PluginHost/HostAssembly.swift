@@ -32,6 +32,8 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         /// Why a discovered plugin (id, library) may not be used here, or nil: the kiosk's allowlist. Asked
         /// before any library is opened.
         package var admit: (@Sendable (String, URL) -> String?)?
+        /// The `assist` executable for plugins' helper processes; nil runs every plugin in process.
+        package var helperExecutable: URL?
 
         package init(
             paths: AssistPaths, settings: SettingsStore, language: String, output: LineOutput, speaker: Speaker?,
@@ -76,6 +78,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             paths: configuration.paths, logger: logger, sound: configuration.sound,
             camera: try configuration.camera { notices.announce($0) })
         notices.events = services.events
+        services.helperExecutable = configuration.helperExecutable
         let records = PluginDiscovery.discover(
             searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
         // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID`.
@@ -87,6 +90,12 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             } else if let reason = configuration.admit?(record.id, record.libraryURL) {
                 record.refuse(.disabled(reason))
                 notAdmitted.insert(record.id)
+            }
+        }
+        if configuration.helperExecutable != nil {
+            for record in records {
+                record.isolated = Self.runsInHelper(
+                    record, settings: configuration.settings, paths: configuration.paths)
             }
         }
         let (announcer, phrases, loop) = (self.announcer, self.phrases, self.loop)
@@ -108,6 +117,22 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             let line: Logger.Message = "skipped \(record.id): \(record.reason ?? record.state.rawValue)"
             if notAdmitted.contains(record.id) { logger.notice(line) } else { logger.warning(line) }
         }
+    }
+
+    /// Where `record` runs (docs/plugin-isolation.md): the admin's `plugins.isolated` and `plugins.in-process`
+    /// lists first ("*" in the first takes every plugin), then third-party plugins in a helper process and
+    /// Assist's own in process, unless the manifest asks for `"isolation": "process"`.
+    package static func runsInHelper(_ record: PluginRecord, settings: SettingsStore, paths: AssistPaths) -> Bool {
+        func list(_ key: String) -> [String] {
+            if case .list(let items) = settings.value(key) { return items }
+            return settings.value(key).map { $0.description.split(separator: ",").map(String.init) } ?? []
+        }
+        let isolated = list("plugins.isolated")
+        if isolated.contains(record.id) { return true }
+        if list("plugins.in-process").contains(record.id) { return false }
+        if isolated.contains("*") { return true }
+        if record.manifest?.isolation == "process" { return true }
+        return PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths) != "first-party"
     }
 
     /// The words of the host's own commands in the session's language, for help and the command list.

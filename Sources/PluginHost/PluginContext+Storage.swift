@@ -18,6 +18,13 @@ extension PluginContext {
         return pointer
     }
 
+    /// Rolls back what the plugin left half-done in its databases; they are not used again (a new load opens
+    /// new handles). For a plugin whose helper process died.
+    func abandonDatabases() {
+        let databases = storageState.lock.withLock { Array(storageState.handles.values) }
+        databases.forEach { $0.abandon() }
+    }
+
     /// The database behind a plugin's `assist_db *`, if it is one of this plugin's.
     func database(_ pointer: OpaquePointer?) -> PluginDatabase? {
         guard let pointer else { return nil }

@@ -40,6 +40,47 @@ package enum PluginLoader {
         return .success(entry)
     }
 
+    /// Starts a helper process for `record` (`executable _plugin-helper`), which opens the library there;
+    /// validates the entry it read against the manifest and calls `init` through it. A helper that dies on the
+    /// way gives a refusal in state `.crashed` (the death handler tells the rest).
+    static func openIsolated(
+        _ record: PluginRecord, host: UnsafePointer<assist_host>, executable: URL, timeoutMilliseconds: Int,
+        watch: HelperWatch, onDeath: @escaping @Sendable (String, Bool) -> Void
+    ) -> Result<(assist_entry, PluginHelper), PluginRefusal> {
+        guard let manifest = record.manifest else {
+            return .failure(.manifestMissing(record.manifestURL.path))
+        }
+        if let refusal = PluginDiscovery.checkLibrary(record.libraryURL) { return .failure(refusal) }
+        let helper: PluginHelper
+        switch PluginHelper.spawn(
+            executable: executable, library: record.libraryURL, host: host, timeoutMilliseconds: timeoutMilliseconds,
+            onDeath: onDeath)
+        {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let started): helper = started
+        }
+        watch.helper = helper
+        let entry: assist_entry
+        switch copyEntry(helper.entry) {
+        case .failure(let refusal):
+            helper.close()
+            return .failure(refusal)
+        case .success(let copied): entry = copied
+        }
+        if let refusal = validate(entry, manifest: manifest) {
+            helper.close()
+            return .failure(refusal)
+        }
+        guard let initialise = entry.`init`, initialise(host) else {
+            guard helper.isAlive else {
+                return .failure(PluginRefusal(state: .crashed, message: "its helper process ended in init"))
+            }
+            helper.close()
+            return .failure(.initFailed(manifest.id))
+        }
+        return .success((entry, helper))
+    }
+
     /// Reads the plugin's table by the ABI's one rule (`VersionedStruct.read`): a larger table from a newer
     /// 1.x header is read as far as this host knows it; only one smaller than ABI 1.0's is refused.
     static func copyEntry(_ raw: UnsafePointer<assist_entry>) -> Result<assist_entry, PluginRefusal> {

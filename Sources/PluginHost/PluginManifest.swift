@@ -39,10 +39,13 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     /// Arguments the shell starts this foreground feature with once, when the shell starts (the survey's
     /// reminder: `["remind"]`). The feature must finish at once.
     package var atShellStart: [String]?
+    /// "process" asks to run in a helper process of its own even when Assist would run it in process
+    /// (docs/plugin-isolation.md); third-party plugins always do, unless the admin says otherwise.
+    package var isolation: String?
 
     enum CodingKeys: String, CodingKey {
         case id, name, version, library, abi, description, services, devices, keywords, mode, languages, license
-        case sha256, author
+        case sha256, author, isolation
         case minHost = "min_host"
         case lastTestedHost = "last_tested_host"
         case storageQuotaMb = "storage_quota_mb"
@@ -125,6 +128,9 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         }
         if let mode, mode != "foreground", mode != "background" {
             throw .manifestInvalid(path, "mode must be foreground or background, not \"\(mode)\"")
+        }
+        if let isolation, isolation != "process", isolation != "in-process" {
+            throw .manifestInvalid(path, "isolation must be process or in-process, not \"\(isolation)\"")
         }
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {

@@ -19,6 +19,12 @@ package final class PluginRecord: @unchecked Sendable {  // because: mutated onl
     package internal(set) var entry: assist_entry?
     /// The context the host gave the plugin, once loaded.
     package internal(set) var context: PluginContext?
+    /// True when the plugin runs in a helper process of its own (docs/plugin-isolation.md).
+    package internal(set) var isolated = false
+    /// Its helper process while loaded, when isolated.
+    package internal(set) var helper: PluginHelper?
+    /// The last helper process started for it, and whether its end was told; kept after it ends.
+    var helperWatch: HelperWatch?
 
     init(manifest: PluginManifest?, manifestURL: URL, libraryURL: URL, id: String) {
         self.manifest = manifest
@@ -38,6 +44,13 @@ package final class PluginRecord: @unchecked Sendable {  // because: mutated onl
     package func refuse(_ refusal: PluginRefusal) {
         state = refusal.state
         reason = refusal.message
+    }
+
+    /// Back to available: the helper process ended, so the next start loads it again.
+    func markUnloaded() {
+        entry = nil
+        helper = nil
+        if state == .loaded { state = .available }
     }
 
     func markLoaded(entry: assist_entry, context: PluginContext) {

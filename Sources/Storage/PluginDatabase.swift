@@ -101,6 +101,23 @@ package final class PluginDatabase: @unchecked Sendable {
         try connection.execute(script: "ROLLBACK")
     }
 
+    /// The plugin that used this handle is gone (its helper process died, issue 17): a transaction it left
+    /// open is rolled back, so what it committed stays and nothing half-done does. The handle is not used
+    /// again. When another thread still holds the connection (it began the transaction for the plugin and will
+    /// never end it), the rollback goes to SQLite directly: its connections are serialised.
+    package func abandon() {
+        if lock.try() {
+            defer { lock.unlock() }
+            if held > 0 { try? connection.execute(script: "ROLLBACK") }
+            while held > 0 {
+                held -= 1
+                lock.unlock()
+            }
+        } else {
+            try? connection.execute(script: "ROLLBACK")
+        }
+    }
+
     /// Gives up the hold `begin` took, if this thread has one.
     private func release() {
         guard held > 0 else { return }

@@ -2,8 +2,9 @@ import Foundation
 import HostTesting
 import Testing
 
-/// A third-party plugin that dereferences NULL in `start` takes an in-process host down with it (the helper
-/// process of issue 17 is not built yet). What the next start does about it, through the real shell: it says
+/// A plugin that dereferences NULL in `start` takes an in-process host down with it (the admin put it in
+/// process with `plugins.in-process`; by default a third-party plugin runs in a helper process, see
+/// HelperProcessTests). What the next start does about it, through the real shell: it says
 /// which feature was open, offers safe mode (yes hides the plugin for that session), and a second crash
 /// within a day turns the plugin off until `assist plugins reset`.
 @Suite("A plugin that crashes the host", .serialized)
@@ -17,6 +18,12 @@ struct CrashGuardCLITests {
         try CPluginBuilder(root: plugins.url).build(
             folder: "crash", defines: ["START_CRASHES", #"PLUGIN_ID="org.example.crash""#],
             manifest: CPluginBuilder.manifest(id: "org.example.crash"))
+        // A third-party plugin runs in a helper process unless the admin says otherwise: this is what an
+        // in-process crash does.
+        let config = data.url.appendingPathComponent("assist")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try #"plugins.in-process = ["org.example.crash"]"#.write(
+            to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
     }
 
     func shell(_ input: String) throws -> ProcessResult {

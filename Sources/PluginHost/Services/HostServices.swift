@@ -26,6 +26,9 @@ package final class HostServices: @unchecked Sendable {  // because: its members
     package let camera: CameraService?
     /// The HTTP outbox, opened when first used.
     package let outbox: OutboxHub
+    /// The `assist` executable that runs plugins' helper processes; nil runs every plugin in process (the
+    /// in-process tests, whose executable is the test runner).
+    package var helperExecutable: URL?
     /// Receives `session.finish` calls; set by the feature controller.
     package weak var sessionDelegate: SessionDelegate?
 

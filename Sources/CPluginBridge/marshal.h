@@ -1,0 +1,24 @@
+/* The ABI's structs on the wire, both ways (wire.h). Decoded structs point into the message they came from;
+   arrays are malloc'd and freed with the matching free_* function. */
+#ifndef ASSIST_BRIDGE_MARSHAL_H
+#define ASSIST_BRIDGE_MARSHAL_H
+
+#include "assist_plugin.h"
+#include "wire.h"
+
+void put_values(bmsg *m, const assist_value *values, int32_t count);
+/* NULL (and *count -1) when the message is malformed; an empty array is a valid non-NULL pointer. */
+assist_value *get_values(bmsg *m, int32_t *count);
+
+void put_fields(bmsg *m, const assist_http_field *fields, size_t count);
+assist_http_field *get_fields(bmsg *m, size_t *count);
+
+void put_outbox_request(bmsg *m, const assist_outbox_request *r);
+/* Fills `r`; its arrays are malloc'd: free_outbox_request. False for a malformed message. */
+bool get_outbox_request(bmsg *m, assist_outbox_request *r);
+void free_outbox_request(assist_outbox_request *r);
+
+void put_outcome(bmsg *m, const assist_outbox_outcome *o);
+bool get_outcome(bmsg *m, assist_outbox_outcome *o);
+
+#endif

@@ -1,0 +1,166 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// Third-party plugins run in a helper process of their own (issue 17). Real plugins, built here from
+/// Tests/Fixtures/plugins/misbehave_plugin.c, crash, hang, exit, abort, break the protocol and fork in each
+/// entry point; the real `assist` survives each one, says "<name> stopped unexpectedly and was closed.",
+/// records how, and leaves the plugin's data consistent.
+@Suite("Plugins in helper processes", .serialized)
+struct HelperProcessTests {
+    let data: TemporaryDirectory
+    let plugins: TemporaryDirectory
+
+    init() throws {
+        data = try TemporaryDirectory("assist-helper-data")
+        plugins = try TemporaryDirectory("assist-helper-plugins")
+        // A hung plugin is ended after 1 s instead of 5, to keep the suite short.
+        let config = data.url.appendingPathComponent("assist")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "plugins.helper-timeout-ms = 1000\n".write(
+            to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+    }
+
+    /// Builds the misbehaving plugin with `define` as `org.example.<name>`; returns its id.
+    @discardableResult
+    func build(_ define: String, name: String, extra: [String] = []) throws -> String {
+        let id = "org.example.\(name)"
+        try CPluginBuilder(root: plugins.url).build(
+            folder: name, defines: [define, #"PLUGIN_ID="\#(id)""#] + extra,
+            manifest: CPluginBuilder.manifest(
+                id: id,
+                extra: [
+                    "name": "Misbehave \(name)",
+                    "services": ["required": ["assist.dialog/1", "assist.storage/1", "assist.clock/1"]],
+                ]),
+            source: "misbehave_plugin.c")
+        return id
+    }
+
+    func assist(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist,
+            arguments + ["--no-speech", "--data-dir", data.url.path, "--plugin-dir", plugins.url.path], input: input,
+            environment: ["XDG_CONFIG_HOME": data.url.path], timeoutSeconds: 60)
+    }
+
+    /// The crashes recorded for `id` (`<data>/crashes.jsonl`), as their "how".
+    func recorded(_ id: String) throws -> [String] {
+        let text = (try? String(contentsOf: data.url.appendingPathComponent("crashes.jsonl"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["plugin"] as? String == id
+            else { return nil }
+            return object["how"] as? String
+        }
+    }
+
+    static let misbehaviours: [(define: String, how: String)] = [
+        ("CRASH_IN_CREATE", "crashed in create (SIGSEGV)"),
+        ("CRASH_IN_START", "crashed in start (SIGSEGV)"),
+        ("CRASH_ON_ITS_OWN", "crashed in a timer callback (SIGSEGV)"),
+        ("EXIT_IN_START", "exited with status 3 in start"),
+        ("ABORT_IN_START", "crashed in start (SIGABRT)"),
+        ("HANG_IN_START", "did not answer within 1000 ms in start"),
+        ("GARBAGE_IN_START", "sent something that is not the helper protocol in start"),
+        ("HUGE_IN_START", "sent a message over 64 MB in start"),
+        ("CLOSE_IN_START", "did not answer within 1000 ms in start"),
+    ]
+
+    @Test(arguments: misbehaviours.map(\.define))
+    func theHostSurvivesSaysItAndRecordsHow(_ define: String) throws {
+        let how = try #require(Self.misbehaviours.first { $0.define == define }?.how)
+        let name = define.lowercased().replacingOccurrences(of: "_", with: "-")
+        let id = try build(define, name: name)
+        let run = try assist(["run", id])
+        #expect(run.lines.contains("Misbehave \(name) stopped unexpectedly and was closed."), "\(run.lines)")
+        #expect(run.status == 1, "the host ends on its own, as after any failed feature: \(run.standardError)")
+        #expect(run.standardError.contains("its helper process \(how)"), "\(run.standardError)")
+        #expect(try recorded(id) == [how])
+        #expect(!run.standardError.contains("Fatal error"), "the host itself never crashes")
+    }
+
+    @Test func crashesInACommandAndInStopReturnToTheMenuAndThreeTurnThePluginOff() throws {
+        let command = try build("CRASH_IN_COMMAND", name: "command")
+        let stop = try build("CRASH_IN_STOP", name: "stop")
+        let menu = try assist(["shell"])
+        func number(_ name: String) throws -> String {
+            let line = try #require(menu.lines.first { $0.hasSuffix(". Misbehave \(name)") }, "\(menu.lines)")
+            return String(line.prefix { $0 != "." })
+        }
+        // Started, then "next" crashes it; the menu comes back and the same feature is chosen again, twice.
+        let choose = try number("command")
+        let count: @Sendable (String, String) -> Int = { text, line in
+            text.components(separatedBy: line + "\n").count - 1
+        }
+        var typed: [ProcessRunner.TypedLine] = []
+        for round in 1...3 {
+            typed.append(.init(choose, after: 20, once: { count($0, "Choose a feature.") >= round }))
+            typed.append(.init("next", after: 20, once: { count($0, "Misbehave started.") >= round }))
+        }
+        typed.append(.init("", after: 20, once: { count($0, "Choose a feature.") >= 4 }))
+        let (output, ended) = try ProcessRunner.typing(
+            BuildProducts.assist,
+            ["shell", "--no-speech", "--data-dir", data.url.path, "--plugin-dir", plugins.url.path], lines: typed,
+            environment: ["XDG_CONFIG_HOME": data.url.path])
+        #expect(ended)
+        let shell = (lines: output.split(separator: "\n").map(String.init), status: Int32(0))
+        let said = shell.lines.filter { $0 == "Misbehave command stopped unexpectedly and was closed." }
+        #expect(said.count == 3, "\(shell.lines)")
+        #expect(shell.lines.filter { $0 == "Choose a feature." }.count >= 4, "the menu after each crash")
+        #expect(
+            shell.lines.contains(
+                "Misbehave command stopped unexpectedly 3 times in 10 minutes and is turned off; the command assist plugins reset \(command) turns it on again."
+            ), "\(shell.lines)")
+        #expect(shell.status == 0)
+        #expect(try recorded(command) == Array(repeating: "crashed in on_command (SIGSEGV)", count: 3))
+
+        let list = try assist(["plugins", "list"])
+        let line = try #require(list.lines.first { $0.hasPrefix(command + " ") })
+        #expect(line.contains("disabled") && line.contains("stopped unexpectedly 3 times"), "\(line)")
+        #expect(try assist(["plugins", "reset", command]).status == 0)
+        let after = try #require(try assist(["plugins", "list"]).lines.first { $0.hasPrefix(command + " ") })
+        #expect(after.contains("available"), "\(after)")
+
+        // Stopping with "q" crashes the other one in stop: said, recorded, and the shell goes on.
+        let stopping = try assist(["shell"], input: "\(try number("stop"))\nq\n")
+        #expect(stopping.lines.contains("Misbehave stop stopped unexpectedly and was closed."), "\(stopping.lines)")
+        #expect(try recorded(stop) == ["crashed in stop (SIGSEGV)"])
+        #expect(stopping.status == 0)
+    }
+
+    @Test func whatItCommittedStaysAndWhatItLeftHalfDoneIsRolledBack() throws {
+        let id = try build("HALF_WRITTEN", name: "notes")
+        let crashed = try assist(["run", id])
+        #expect(crashed.lines.contains("Misbehave notes stopped unexpectedly and was closed."), "\(crashed.lines)")
+        // The same plugin, rebuilt to read its table back.
+        try build("REPORT_ROWS", name: "notes")
+        let read = try assist(["run", id])
+        #expect(read.status == 0, "\(read.standardError)")
+        #expect(read.lines.filter { $0.hasPrefix("Row: ") } == ["Row: kept."], "\(read.lines)")
+    }
+
+    @Test func whatItForkedEndsWithIt() throws {
+        let pidFile = data.url.appendingPathComponent("child.pid")
+        let id = try build("FORK_IN_START", name: "fork", extra: [#"PID_FILE="\#(pidFile.path)""#])
+        let run = try assist(["run", id])
+        #expect(run.standardError.contains("its helper process crashed in start (SIGSEGV)"), "\(run.standardError)")
+        let text = try String(contentsOf: pidFile, encoding: .utf8)
+        let child = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Gone, or a zombie waiting for init to reap it (what a container's init may never do): not running.
+        let stat = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)) ?? ""
+        let state = stat.split(separator: ")").last?.split(separator: " ").first ?? "gone"
+        #expect(state == "gone" || state == "Z", "the forked child \(child) was ended with its helper: \(state)")
+    }
+
+    @Test func aCallFromTheWrongThreadIsServedThereAndThePluginGoesOn() throws {
+        let id = try build("WRONG_THREAD", name: "thread")
+        let menu = try assist(["shell"]).lines
+        let line = try #require(menu.first { $0.hasSuffix(". Misbehave thread") }, "\(menu)")
+        let shell = try assist(["shell"], input: String(line.prefix { $0 != "." }) + "\n")
+        #expect(shell.lines.contains("Said from the wrong thread."), "\(shell.lines)")
+        #expect(shell.lines.contains("Still here."), "\(shell.lines)")
+        #expect(shell.status == 0)
+        #expect(try recorded(id).isEmpty)
+    }
+}
