@@ -63,11 +63,12 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
     package let dataDirectory: TemporaryDirectory
 
     /// Discovers plugins in `pluginDirectories` (installed layout) and builds the services through
-    /// `HostAssembly`, as `assist` does, with output and speech recorded.
+    /// `HostAssembly`, as `assist` does, with output and speech recorded; `inHelperProcesses` runs them as
+    /// `assist` runs third-party plugins, each in a helper process (issue 17).
     package init(
         pluginDirectories: [URL], language: String = "en", sound: SoundServices = SoundServices(),
         camera: CameraService? = nil, dataDirectory: TemporaryDirectory? = nil,
-        settings: SettingsStore = SettingsStore()
+        settings: SettingsStore = SettingsStore(), inHelperProcesses: Bool = false
     ) throws {
         self.dataDirectory = try dataDirectory ?? TemporaryDirectory("assist-data")
         let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
@@ -81,6 +82,8 @@ package final class TestHost: @unchecked Sendable {  // because: driven from one
         configuration.sound = sound
         configuration.camera = { _ in camera }
         configuration.workerThreads = 1
+        // The plugins found (all third-party here) then run in helper processes of the built `assist`.
+        if inHelperProcesses { configuration.helperExecutable = URL(fileURLWithPath: BuildProducts.assist) }
         let assembly = try HostAssembly(configuration)
         loop = assembly.loop
         services = assembly.services

@@ -8,7 +8,9 @@ import Testing
 /// A C plugin drives assist.camera/1 against the synthetic pattern source.
 @Suite("Camera service through the ABI")
 struct CameraServiceABITests {
-    @Test func aPluginGetsConvertedFramesRetainsWithinItsBudgetAndZooms() throws {
+    /// In process, and in a helper process where frames travel in shared memory: the plugin cannot tell.
+    @Test(arguments: [false, true])
+    func aPluginGetsConvertedFramesRetainsWithinItsBudgetAndZooms(inHelper: Bool) throws {
         let root = try TemporaryDirectory("assist-camera-abi")
         let manifest = CPluginBuilder.manifest(
             id: "org.test.camera", extra: ["services": ["required": ["assist.camera/1"]]])
@@ -16,7 +18,7 @@ struct CameraServiceABITests {
         let camera = CameraService(
             spec: .pattern, framesPerSecond: 30, sample: root.path("none.jpg"), logger: Logger(label: "test"),
             onNotice: { _ in })
-        let host = try TestHost(pluginDirectories: [root.url], camera: camera)
+        let host = try TestHost(pluginDirectories: [root.url], camera: camera, inHelperProcesses: inHelper)
         let features = host.features
         let plugin = try #require(features.record(id: "org.test.camera"))
         let ended = EndRecorder()

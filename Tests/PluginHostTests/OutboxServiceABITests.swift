@@ -30,12 +30,14 @@ struct OutboxServiceABITests {
         }
     }
 
-    @Test func aPluginUploadsItsFilesAndHearsTheOutcomes() throws {
+    /// In process, and in a helper process (requests and outcomes cross the socket).
+    @Test(arguments: [false, true])
+    func aPluginUploadsItsFilesAndHearsTheOutcomes(inHelper: Bool) throws {
         let server = try LoopbackHTTPServer { request in
             .answer(
                 status: 201, headers: ["orbit-id": request.path.contains("thing") ? "7" : "8"], body: Data("{}".utf8))
         }
-        let host = try TestHost(pluginDirectories: [root.url])
+        let host = try TestHost(pluginDirectories: [root.url], inHelperProcesses: inHelper)
         defer { host.services.outbox.stop() }
         #expect(try activate(host, ["send", server.baseURL]))
         let lines = host.output.lines

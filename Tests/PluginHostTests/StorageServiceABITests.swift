@@ -7,12 +7,12 @@ import Testing
 @Suite("Storage service through the ABI")
 struct StorageServiceABITests {
     /// Builds the C fixture, runs it once with `arguments` until it ends, and returns the host.
-    func runStoragePlugin(_ arguments: [String] = []) throws -> TestHost {
+    func runStoragePlugin(_ arguments: [String] = [], inHelper: Bool = false) throws -> TestHost {
         let root = try TemporaryDirectory("assist-storage-abi")
         let manifest = CPluginBuilder.manifest(
             id: "org.test.storage", extra: ["services": ["required": ["assist.storage/1"]]])
         try CPluginBuilder(root: root.url).build(folder: "storage", manifest: manifest, source: "storage_plugin.c")
-        let host = try TestHost(pluginDirectories: [root.url])
+        let host = try TestHost(pluginDirectories: [root.url], inHelperProcesses: inHelper)
         let features = host.features
         let plugin = try #require(features.record(id: "org.test.storage"))
         let ended = EndRecorder()
@@ -23,8 +23,10 @@ struct StorageServiceABITests {
         return host
     }
 
-    @Test func aPluginStoresReadsAndKeepsItsFilesInItsFolder() throws {
-        let host = try runStoragePlugin()
+    /// In process, and in a helper process (rows and parameters cross the socket): the plugin cannot tell.
+    @Test(arguments: [false, true])
+    func aPluginStoresReadsAndKeepsItsFilesInItsFolder(inHelper: Bool) throws {
+        let host = try runStoragePlugin(inHelper: inHelper)
         let lines = host.output.lines
         #expect(lines.contains("Inserted 1; rows: id=1 label=кружка weight=0.25 photo=(type 4, 3 bytes)"), "\(lines)")
         #expect(
