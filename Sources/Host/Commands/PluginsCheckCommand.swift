@@ -4,13 +4,18 @@ import Foundation
 import PluginHost
 import Voice
 
-/// `assist plugins check PATH`: validates a plugin without activating it. The library is opened in a
-/// child process with a deadline, so a crash in its code is a result, not an abort.
+/// `assist plugins check PATH`: validates a plugin, then runs it. The library is first opened in a child
+/// process with a deadline, so a crash in its code is a result, not an abort; then `PluginValidator` runs it
+/// for real in a helper process, twice over, with time limits (`--no-run` skips that).
 struct PluginsCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check a plugin folder, manifest or library without starting it.",
-        discussion: "Exit codes: 0 it passes; 1 it fails a check; 2 it crashed or hung while loading."
+        abstract: "Check a plugin folder, manifest or library, then run it in a helper process.",
+        discussion: """
+            It starts the plugin with no arguments and with odd ones, sends every command, pauses, resumes, \
+            stops and destroys it, twice, against Assist's services in a scratch folder. Each failure is one \
+            line. Exit codes: 0 it passes; 1 it fails a check; 2 it crashed or hung.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -18,8 +23,14 @@ struct PluginsCheckCommand: ParsableCommand {
     @Argument(help: "A plugin folder, its manifest.json, or its library.")
     var path: String
 
-    @Option(help: "Seconds the library may take to load and initialise.")
+    @Option(help: "Seconds the library may take to load and initialise, and each call may take when it runs.")
     var timeout: Double = 10
+
+    @Flag(help: "Only load and initialise it; do not run it.")
+    var noRun = false
+
+    @Flag(help: "Print the result as one JSON object (for a third party's CI).")
+    var json = false
 
     func run() throws {
         let (manifestURL, libraryDirectory) = try Self.locate(path)
@@ -32,15 +43,63 @@ struct PluginsCheckCommand: ParsableCommand {
         let outcome = try ChildProbe.run(
             arguments: ["_probe", manifestURL.path, libraryDirectory.path] + global.passThrough, timeoutSeconds: timeout
         )
+        var report = Report(id: record.id, passed: false, loaded: nil, steps: [], warnings: Self.voiceWarnings(record))
         switch outcome {
         case .passed(let line):
-            print(line)
-            for warning in Self.voiceWarnings(record) { print(warning) }
+            report.loaded = line
+            if !json {
+                print(line)
+                for warning in report.warnings { print(warning) }
+            }
         case .failed(let line):
+            if json { try Self.printJSON(report, failure: line) }
             throw CLIFailure(message: line)
         case .crashed(let line):
+            if json { try Self.printJSON(report, failure: "crashed: \(line)") }
             throw CLIFailure(message: "\(record.id): crashed: \(line)", exitCode: 2)
         }
+        guard !noRun else {
+            report.passed = true
+            if json { try Self.printJSON(report, failure: nil) }
+            return
+        }
+        report.steps = try PluginValidator(
+            manifest: manifestURL, libraryDirectory: libraryDirectory, timeoutSeconds: timeout
+        ).run()
+        let failed = report.steps.first { !$0.ok }
+        report.passed = failed == nil
+        if json {
+            try Self.printJSON(report, failure: failed.map { "\($0.detail ?? "failed") in \($0.step)" })
+        } else {
+            for step in report.steps where step.ok && step.detail != nil {
+                print("\(record.id): \(step.step): \(step.detail ?? "")")
+            }
+        }
+        if let failed {
+            throw CLIFailure(
+                message: "\(record.id): fails at \(failed.step): \(failed.detail ?? "failed")", exitCode: 2)
+        }
+        if !json {
+            print("\(record.id): ran in a helper process: \(report.steps.count) steps, no crash or hang.")
+        }
+    }
+
+    /// What `--json` prints.
+    struct Report: Encodable {
+        var id: String
+        var passed: Bool
+        var loaded: String?
+        var steps: [PluginValidator.Step]
+        var warnings: [String]
+        var failure: String?
+    }
+
+    static func printJSON(_ report: Report, failure: String?) throws {
+        var report = report
+        report.failure = failure
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        Swift.print(String(decoding: try encoder.encode(report), as: UTF8.self))
     }
 
     /// A line for each of the plugin's keywords that voice cannot hear, naming the missing word (English, or

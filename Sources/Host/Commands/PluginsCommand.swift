@@ -66,6 +66,8 @@ struct PluginSummary: Encodable {
     var origin: String
     /// The library's SHA-256, when it can be read.
     var sha256: String?
+    /// "process" (a helper process of its own) or "in-process" (docs/plugin-isolation.md).
+    var isolation: String
 
     init(_ record: PluginRecord, paths: AssistPaths) {
         id = record.id
@@ -78,6 +80,7 @@ struct PluginSummary: Encodable {
         manifest = record.manifestURL.path
         origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths)
         sha256 = SHA256Digest.hex(ofFileAt: record.libraryURL)
+        isolation = record.isolated ? "process" : "in-process"
     }
 }
 
@@ -106,6 +109,13 @@ struct PluginsInfoCommand: ParsableCommand {
             lines.append("Keywords: \(list(keywords))")
             if let license = manifest.license { lines.append("License: \(license)") }
         }
+        lines.append(
+            "Runs: "
+                + (record.isolated
+                    ? "in a helper process of its own; a crash there closes only this feature"
+                    : "in Assist's own process"))
+        let crashes = CrashGuard(data: session.paths.data).crashes(of: record.id).count
+        if crashes > 0 { lines.append("Crashes recorded: \(crashes); assist plugins reset \(record.id) forgets them") }
         lines.append("Library: \(record.libraryURL.path)")
         lines.append("Manifest: \(record.manifestURL.path)")
         lines.forEach { print($0) }
