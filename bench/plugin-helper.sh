@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 17's figures, release build, the same plugin (bench/helper/bench_plugin.c) in process and in a helper
+# process in the same run: service-call round trips (settings get, storage exec of one row, speak), capture
+# to on_frame latency at 1080p 30 fps (one subscriber), CPU for the frames, helper start-up and memory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-9}
+swift build -c release --product assist >/dev/null
+assist=$PWD/.build/release/assist
+work=$(mktemp -d /tmp/assist-helper-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/plugins/bench" "$work/cfg/assist"
+cc -std=c99 -O2 -fPIC -shared -fvisibility=hidden -I Sources/PluginAPI/include bench/helper/bench_plugin.c \
+  -o "$work/plugins/bench/libbench.so"
+cat >"$work/plugins/bench/manifest.json" <<JSON
+{"id": "org.example.bench", "name": "Bench", "version": "1.0.0", "library": "libbench.so", "abi": "1.0",
+ "min_host": "1.0.0", "last_tested_host": "1.0.0", "mode": "foreground",
+ "services": {"required": ["assist.dialog/1", "assist.storage/1", "assist.speech/1", "assist.camera/1"]}}
+JSON
+ffmpeg -loglevel error -y -f lavfi -i testsrc=size=1920x1080:rate=30 -t 6 -pix_fmt yuv420p "$work/clip.mp4"
+
+# $1: process or in-process; the rest: assist arguments.
+run() {
+  local where=$1
+  shift
+  if [ "$where" = in-process ]; then echo 'plugins.in-process = ["org.example.bench"]' >"$work/cfg/assist/config.toml"
+  else : >"$work/cfg/assist/config.toml"; fi
+  XDG_CONFIG_HOME="$work/cfg" /usr/bin/time -o "$work/time-$where" -f '%U %S' "$assist" run --no-speech --data-dir "$work/data-$where" --plugin-dir "$work/plugins" "$@"
+}
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+median() { sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}'; }
+
+echo "plugin in process vs in a helper process, release build, $(nproc) cores"
+for where in in-process process; do
+  run "$where" org.example.bench calls | grep '^calls' | sed "s/^/$where: /"
+done
+for where in in-process process; do
+  run "$where" --camera "video:$work/clip.mp4" org.example.bench frames | grep '^frames' | sed "s/^/$where: /"
+  awk -v w="$where" '{printf "%s: CPU for the 90 frames and start-up %.2f s (user+system, both processes)\n", w, $1 + $2}' \
+    "$work/time-$where"
+done
+declare -A starts
+for where in in-process process; do
+  times=()
+  for _ in $(seq "$RUNS"); do
+    start=$(now_us); run "$where" org.example.bench noop >/dev/null; times+=($(( $(now_us) - start )))
+  done
+  starts[$where]=$(printf '%s\n' "${times[@]}" | median)
+done
+awk -v a="${starts[in-process]}" -v b="${starts[process]}" 'BEGIN {
+  printf "assist run of a plugin that finishes at once, median: in process %.1f ms, in a helper %.1f ms; helper start-up %.1f ms (goal <= 50)\n", a / 1000, b / 1000, (b - a) / 1000 }'
