@@ -259,7 +259,7 @@ let package = Package(
             name: "AssistFuzz",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
-                "PhotoSensorCore", "CMediaInfo", "CollectVideosCore", "PluginPackage",
+                "PhotoSensorCore", "CMediaInfo", "CollectVideosCore", "PluginPackage", "CPluginBridge",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 

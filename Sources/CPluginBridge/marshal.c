@@ -181,3 +181,54 @@ bool get_outcome(bmsg *m, assist_outbox_outcome *o) {
     }
     return true;
 }
+
+/* For the fuzz target "helper-protocol": one message of arbitrary bytes (its own header, padded to 16
+   bytes), read with the decoder its operation selects, as the host and the helper read what the other
+   side sent. Everything decoded is freed; nothing is called. */
+void assist_bridge_fuzz_decode(const uint8_t *data, size_t size) {
+    bmsg *m = bmsg_new(BRIDGE_REQUEST, 0);
+    uint8_t header[BRIDGE_HEADER] = {0};
+    memcpy(header, data, size < BRIDGE_HEADER ? size : BRIDGE_HEADER);
+    memcpy(m->data, header, BRIDGE_HEADER);
+    m->size = BRIDGE_HEADER;
+    if (size > BRIDGE_HEADER) {
+        for (size_t i = BRIDGE_HEADER; i < size; i++) put_raw_byte(m, data[i]);
+    }
+    switch (bmsg_op(m) % 6) {
+    case 0: {
+        int32_t count = 0;
+        free(get_values(m, &count));
+        break;
+    }
+    case 1: {
+        assist_outbox_request r;
+        if (get_outbox_request(m, &r)) free_outbox_request(&r);
+        break;
+    }
+    case 2: {
+        assist_outbox_outcome o;
+        if (get_outcome(m, &o) && o.header_count > 0) free((void *)o.headers);
+        break;
+    }
+    case 3: {
+        size_t count = 0;
+        free(get_fields(m, &count));
+        break;
+    }
+    case 4: { /* a storage row: names, then values of the same count */
+        uint32_t count = get_u32(m);
+        for (uint32_t i = 0; i < count && !m->bad; i++) (void)get_str(m);
+        int32_t values = 0;
+        free(get_values(m, &values));
+        break;
+    }
+    default: /* a dialog result */
+        (void)get_u32(m);
+        (void)get_u32(m);
+        (void)get_bool(m);
+        (void)get_str(m);
+        (void)get_u64(m);
+        break;
+    }
+    bmsg_free(m);
+}

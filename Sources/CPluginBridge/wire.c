@@ -59,6 +59,8 @@ static void put_raw(bmsg *m, const void *p, size_t n) {
     m->size += n;
 }
 
+void put_raw_byte(bmsg *m, uint8_t b) { put_raw(m, &b, 1); }
+
 void put_u32(bmsg *m, uint32_t v) {
     uint8_t b[4];
     wr32(b, v);
@@ -393,7 +395,10 @@ int bchan_start(bchan *c, int fd, uint32_t first_lane, bchan_handler handle, voi
     c->handle = handle;
     c->on_dead = on_dead;
     c->user = user;
-    return pthread_create(&c->reader, NULL, reader_thread, c);
+    /* Never joined: it ends with the connection, and the helper ends with _exit. */
+    int rc = pthread_create(&c->reader, NULL, reader_thread, c);
+    if (rc == 0) pthread_detach(c->reader);
+    return rc;
 }
 
 static void deadline_after(struct timespec *t, int ms) {

@@ -41,6 +41,7 @@ uint32_t bmsg_lane(const bmsg *m);
 uint32_t bmsg_type(const bmsg *m);
 uint32_t bmsg_op(const bmsg *m);
 
+void put_raw_byte(bmsg *m, uint8_t b);
 void put_u32(bmsg *m, uint32_t v);
 void put_u64(bmsg *m, uint64_t v);
 void put_i64(bmsg *m, int64_t v);

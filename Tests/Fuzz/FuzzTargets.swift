@@ -1,5 +1,6 @@
 import AssistCore
 import CMediaInfo
+import CPluginBridge
 import Camera
 import CollectVideosCore
 import Foundation
@@ -21,6 +22,7 @@ enum FuzzTargets {
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
         "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText, "package": package,
+        "helper-protocol": helperProtocol,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -38,6 +40,15 @@ enum FuzzTargets {
     static func manifest(_ data: Data) {
         let url = writeScratch(data, name: "manifest.json")
         if case .success = Result(catching: { try PluginManifest.load(from: url) }) {} else {}
+    }
+
+    /// A message on a plugin helper's socket (docs/plugin-isolation.md), read as the host or the helper reads
+    /// what the other side sent: storage values and rows, outbox requests and outcomes, HTTP fields, dialog
+    /// results.
+    static func helperProtocol(_ data: Data) {
+        data.withUnsafeBytes { bytes in
+            assist_bridge_fuzz_decode(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
+        }
     }
 
     /// A plugin package (`assist plugins install`): read through, and unpacked when it passes, into a folder

@@ -51,6 +51,9 @@ void assist_bridge_close(assist_bridge *bridge, int32_t wait_ms);
     handler hears it), false when it is still running. */
 bool assist_bridge_wait_end(assist_bridge *bridge, int32_t wait_ms, char *out, size_t cap);
 
+/** The fuzz target "helper-protocol": decodes one message of arbitrary bytes as the other side's. */
+void assist_bridge_fuzz_decode(const uint8_t *data, size_t size);
+
 /** The helper process's main: serves the host on descriptor `fd`. Returns the exit status. */
 int assist_bridge_helper_main(int fd);
 

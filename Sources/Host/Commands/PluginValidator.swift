@@ -99,7 +99,9 @@ struct PluginValidator {
         func step(_ name: String, _ body: @escaping @Sendable () -> String?) -> Bool {
             let loop = assembly.loop
             let box = StepBox()
-            loop.post { box.detail = body() ?? ""; box.done = true }
+            loop.post {
+                box.detail = body() ?? ""; box.done = true
+            }
             _ = loop.run(until: { box.done }, timeoutSeconds: 120)
             // Timers, posted tasks and callbacks it set off, for a moment.
             _ = loop.run(until: { false }, timeoutSeconds: 0.3)
@@ -129,10 +131,13 @@ struct PluginValidator {
             for id in own + host {
                 guard !ended, record.context?.instance != nil else { return }
                 let owner = own.contains(id) ? record.id : CommandRouter.hostOwner
-                guard step("command \(id)" + suffix, { [self] in
-                    features.handle(RoutedCommand(id: id, owner: owner))
-                    return nil
-                })
+                guard
+                    step(
+                        "command \(id)" + suffix,
+                        { [self] in
+                            features.handle(RoutedCommand(id: id, owner: owner))
+                            return nil
+                        })
                 else { return }
             }
         }

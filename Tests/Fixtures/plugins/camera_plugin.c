@@ -69,6 +69,10 @@ static void report(void *user, uint64_t timer) {
     (void)timer;
     memset(&stats, 0, sizeof stats);
     stats.struct_size = sizeof stats;
+    /* Counted before asking: frames keep coming until unsubscribe returns. */
+    pthread_mutex_lock(&s->lock);
+    int seen = s->frames;
+    pthread_mutex_unlock(&s->lock);
     assist_status status = s->camera->stats(s->host, &stats);
     s->camera->unsubscribe(s->host);
     pthread_mutex_lock(&s->lock);
@@ -76,7 +80,7 @@ static void report(void *user, uint64_t timer) {
              "Frames %s, wrong %d, out of order %d, widths %d then %d, retained %d, refused %d, stats %s %s.",
              s->frames > 10 ? "many" : "few", s->wrong_format, s->out_of_order, s->first_width, s->last_width,
              s->retained, s->refused, assist_status_name(status),
-             stats.delivered >= (uint64_t)s->frames && stats.converted > 0 ? "counted" : "wrong");
+             stats.delivered >= (uint64_t)seen && stats.converted > 0 ? "counted" : "wrong");
     pthread_mutex_unlock(&s->lock);
     s->dialog->say(s->host, line, ASSIST_PRIORITY_MESSAGE);
     s->session->finish(s->host, ASSIST_OK);
