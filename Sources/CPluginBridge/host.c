@@ -1110,6 +1110,31 @@ static void *watcher(void *arg) {
     return NULL;
 }
 
+/* Every 2 s the helper is asked to answer on a lane of its own, served by a thread of its own: a helper that
+   cannot answer within the time limit (stopped, deadlocked in its allocator) is ended even when no call of
+   the host's is waiting on it. */
+static void *pinger(void *arg) {
+    assist_bridge *b = arg;
+    for (;;) {
+        struct timespec pause = {2, 0};
+        while (nanosleep(&pause, &pause) != 0) {}
+        if (bchan_is_dead(&b->chan)) break;
+        bmsg *reply = bchan_call(&b->chan, bmsg_new(BRIDGE_REQUEST, OP_PING), -1);
+        if (reply == NULL) {
+            /* A helper that ended otherwise is described by how it ended, not by this ping. */
+            pthread_mutex_lock(&b->chan.lock);
+            bool silent = strncmp(b->chan.why, "it did not answer", 17) == 0;
+            pthread_mutex_unlock(&b->chan.lock);
+            pthread_mutex_lock(&b->lock);
+            if (silent && b->died_in == NULL && b->busy == 0) b->died_in = "a ping";
+            pthread_mutex_unlock(&b->lock);
+            break;
+        }
+        bmsg_free(reply);
+    }
+    return NULL;
+}
+
 /* The socket closed or broke: a helper still running then (it closed the socket, or broke the protocol, or
    hung) is ended; the watcher reports. */
 static void channel_dead(bchan *c) {
@@ -1263,6 +1288,8 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     pthread_t thread;
     pthread_create(&thread, NULL, watcher, b);
     pthread_detach(thread);
+    pthread_t ping;
+    if (pthread_create(&ping, NULL, pinger, b) == 0) pthread_detach(ping);
 
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_OPEN);
     put_u32(m, BRIDGE_PROTOCOL);

@@ -163,4 +163,44 @@ struct HelperProcessTests {
         #expect(shell.status == 0)
         #expect(try recorded(id).isEmpty)
     }
+
+    /// The helpers started for this suite's data folder (their environment names it).
+    func helpers() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap(Int32.init).filter { pid in
+            let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            let environment = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))) ?? Data()
+            return command.range(of: Data("_plugin-helper".utf8)) != nil
+                && environment.range(of: Data("XDG_CONFIG_HOME=\(data.url.path)\0".utf8)) != nil
+        }
+    }
+
+    @Test func aHelperThatStopsAnsweringWhileIdleIsEndedByThePing() throws {
+        let id = try build("NONE", name: "idle")
+        let menu = try assist(["shell"]).lines
+        let line = try #require(menu.first { $0.hasSuffix(". Misbehave idle") }, "\(menu)")
+        let stopped = Box()
+        let (output, ended) = try ProcessRunner.typing(
+            BuildProducts.assist,
+            ["shell", "--no-speech", "--data-dir", data.url.path, "--plugin-dir", plugins.url.path],
+            lines: [
+                .init(String(line.prefix { $0 != "." }), after: 20, once: { $0.contains("Choose a feature.") }),
+                // Frozen once it has started and is waiting for the user: no call of the host's is open.
+                .init(
+                    "", after: 20, once: { $0.contains("Misbehave started.") },
+                    then: { stopped.pids = helpers().map { kill($0, SIGSTOP) == 0 ? $0 : -1 } }),
+                .init(
+                    "", after: 30,
+                    once: { $0.contains("Misbehave idle stopped unexpectedly and was closed.") }),
+            ], environment: ["XDG_CONFIG_HOME": data.url.path])
+        #expect(stopped.pids.count == 1 && stopped.pids.allSatisfy { $0 > 0 }, "one helper frozen: \(stopped.pids)")
+        #expect(output.contains("Misbehave idle stopped unexpectedly and was closed.\n"), "\(output)")
+        #expect(ended)
+        #expect(try recorded(id) == ["did not answer within 1000 ms in a ping"])
+        #expect(helpers().isEmpty, "the frozen helper was killed")
+    }
+}
+
+private final class Box: @unchecked Sendable {  // because: written by the typing thread, read after it ends
+    var pids: [Int32] = []
 }
