@@ -82,7 +82,10 @@ struct CLITests {
         let good = try builder.build(folder: "good", manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
         let passed = try assist(["plugins", "check", good.path])
         #expect(passed.status == 0, "\(passed.standardError)")
-        #expect(passed.standardOutput == "org.test.plugin 1.0.0: passes the checks\n")
+        #expect(
+            passed.standardOutput
+                == "org.test.plugin 1.0.0: passes the checks\norg.test.plugin: ran in a helper process: 22 steps, no crash or hang.\n"
+        )
 
         let failing = try builder.build(
             folder: "initfail", defines: ["INIT_FAILS"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))

@@ -23,7 +23,7 @@ struct HelperProcessTests {
 
     /// Builds the misbehaving plugin with `define` as `org.example.<name>`; returns its id.
     @discardableResult
-    func build(_ define: String, name: String, extra: [String] = []) throws -> String {
+    func build(_ define: String, name: String, extra: [String] = [], services: [String] = []) throws -> String {
         let id = "org.example.\(name)"
         try CPluginBuilder(root: plugins.url).build(
             folder: name, defines: [define, #"PLUGIN_ID="\#(id)""#] + extra,
@@ -31,7 +31,9 @@ struct HelperProcessTests {
                 id: id,
                 extra: [
                     "name": "Misbehave \(name)",
-                    "services": ["required": ["assist.dialog/1", "assist.storage/1", "assist.clock/1"]],
+                    "services": [
+                        "required": ["assist.dialog/1", "assist.storage/1", "assist.clock/1"] + services
+                    ],
                 ]),
             source: "misbehave_plugin.c")
         return id
@@ -162,6 +164,17 @@ struct HelperProcessTests {
         #expect(shell.lines.contains("Still here."), "\(shell.lines)")
         #expect(shell.status == 0)
         #expect(try recorded(id).isEmpty)
+    }
+
+    @Test func framesItRetainsAndNeverReleasesAreGivenBackWhenItStops() throws {
+        let id = try build("LEAK_FRAMES", name: "frames", services: ["assist.camera/1"])
+        let run = try assist(["run", "--camera", "pattern", id])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.lines.contains("Holding 4 frames, 26 refused."), "the budget of 4, across processes: \(run.lines)")
+        #expect(run.standardError.contains("plugin-misbehaving: camera: 4 retained frame(s) were never released"))
+        #expect(try recorded(id).isEmpty)
+        // Again: nothing it held the first time is still held.
+        #expect(try assist(["run", "--camera", "pattern", id]).lines.contains("Holding 4 frames, 26 refused."))
     }
 
     /// The helpers started for this suite's data folder (their environment names it).

@@ -104,7 +104,7 @@ struct PluginValidator {
             }
             _ = loop.run(until: { box.done }, timeoutSeconds: 120)
             // Timers, posted tasks and callbacks it set off, for a moment.
-            _ = loop.run(until: { false }, timeoutSeconds: 0.3)
+            _ = loop.run(until: { false }, timeoutSeconds: 0.15)
             if let crash {
                 steps.append(Step(step: name, ok: false, detail: crash))
                 return false

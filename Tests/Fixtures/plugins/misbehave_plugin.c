@@ -12,6 +12,8 @@
  *   -DWRONG_THREAD         start calls the [main] dialog.say from a thread of its own, then goes on
  *   -DHALF_WRITTEN         start writes a row, begins a transaction, writes another, and crashes
  *   -DREPORT_ROWS          start says the rows of its table and finishes
+ *   -DLEAK_FRAMES          retains every camera frame and releases none; after 30 frames says how many it
+ *                          holds and how many were refused, and finishes
  * Without a misbehaviour it says "Misbehave started." and waits; "crash" as a command does nothing then.
  */
 #define _GNU_SOURCE
@@ -34,6 +36,8 @@ typedef struct state {
     const assist_session_service *session;
     const assist_clock_service *clock;
     const assist_storage_service *storage;
+    const assist_camera_service *camera;
+    int frames, held, refused;
 } state;
 
 static void crash(void) {
@@ -77,6 +81,26 @@ static void table_rows(state *s, bool half) {
     s->storage->exec(s->host, db, "SELECT text FROM notes ORDER BY rowid", NULL, 0, print_row, s, NULL, NULL);
 }
 
+static void on_frame(assist_plugin *p, const assist_frame *f) {
+    state *s = p->plugin_data;
+    if (s->frames >= 30) return;
+    if (s->camera->retain(s->host, f) != NULL) s->held++;
+    else s->refused++;
+    s->frames++;
+}
+
+/* On the main thread (finish is [main]): once 30 frames came, says what it holds and finishes. */
+static void count_frames(void *user, uint64_t timer) {
+    state *s = user;
+    (void)timer;
+    if (s->frames < 30 || s->held < 0) return;
+    char line[100];
+    snprintf(line, sizeof line, "Holding %d frames, %d refused.", s->held, s->refused);
+    s->held = -1;
+    say(s, line);
+    s->session->finish(s->host, ASSIST_OK);
+}
+
 static assist_status start(assist_plugin *p, int32_t argc, const char *const *argv, char **err) {
     state *s = p->plugin_data;
     (void)argc;
@@ -85,6 +109,7 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
     (void)on_timer; /* each misbehaviour uses some of these */
     (void)wrong_thread;
     (void)table_rows;
+    (void)count_frames;
     say(s, "Misbehave started.");
 #ifdef CRASH_IN_START
     crash();
@@ -146,6 +171,16 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
     table_rows(s, false);
     s->session->finish(s->host, ASSIST_OK);
 #endif
+#ifdef LEAK_FRAMES
+    {
+        assist_camera_request r;
+        memset(&r, 0, sizeof r);
+        r.struct_size = sizeof r;
+        r.fourcc = ASSIST_FOURCC_GRAY8;
+        s->clock->timer_add(s->host, 50, true, count_frames, s, NULL);
+        return s->camera->subscribe(s->host, &r, err);
+    }
+#endif
     return ASSIST_OK;
 }
 
@@ -193,11 +228,13 @@ static assist_plugin *create(const assist_host *h, char **err) {
     s->session = h->get_service(h, ASSIST_SESSION_SERVICE);
     s->clock = h->get_service(h, ASSIST_CLOCK_SERVICE);
     s->storage = h->get_service(h, ASSIST_STORAGE_SERVICE);
+    s->camera = h->get_service(h, ASSIST_CAMERA_SERVICE);
     p->struct_size = sizeof *p;
     p->plugin_data = s;
     p->start = start;
     p->stop = stop;
     p->on_command = on_command;
+    p->on_frame = on_frame;
     p->destroy = destroy;
     return p;
 }
