@@ -30,6 +30,7 @@ struct FuzzReplayTests {
             BuildProducts.directory.appendingPathComponent("AssistFuzz").path, [],
             environment: ["ASSIST_FUZZ_TARGET": "nonsense"])
         #expect(result.status == 64)
-        #expect(result.standardError.hasPrefix("Set ASSIST_FUZZ_TARGET to one of: config, elf, helper-protocol, journal,"))
+        #expect(
+            result.standardError.hasPrefix("Set ASSIST_FUZZ_TARGET to one of: config, elf, helper-protocol, journal,"))
     }
 }
