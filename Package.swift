@@ -34,7 +34,9 @@ let package = Package(
         .target(name: "PluginAPI", path: "Sources/PluginAPI"),
         // The ABI's one rule for reading versioned structs, used by the host and by PluginKit alike.
         .target(name: "PluginABI", dependencies: ["PluginAPI"]),
-        .target(name: "CPluginBridge", dependencies: ["PluginAPI"], linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSharedFrames"),
+        .target(
+            name: "CPluginBridge", dependencies: ["PluginAPI", "CSharedFrames"], linkerSettings: [.linkedLibrary("dl")]),
         // espeak-ng and libcurl are opened on first use (dlopen), so commands that never speak or upload do not
         // load the 60-odd libraries they bring.
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
@@ -73,7 +75,7 @@ let package = Package(
             ]),
         .target(
             name: "Camera",
-            dependencies: ["CV4L2Shims", "CMediaAPI", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CV4L2Shims", "CMediaAPI", "CSharedFrames", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Audio", dependencies: ["CALSA"]),
         .systemLibrary(

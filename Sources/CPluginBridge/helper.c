@@ -628,6 +628,8 @@ typedef struct {
 } mapped_area;
 
 static mapped_area areas[8];
+/* The host's shared frame arena, area number 100, mapped once. */
+static mapped_area arena;
 
 typedef struct held {
     assist_frame frame; /* first: the plugin holds &frame */
@@ -864,24 +866,25 @@ static void put_plugin_error(bmsg *rep, char *err) {
 static void serve_frame(bmsg *req) {
     uint32_t which = get_u32(req);
     uint64_t size = get_u64(req);
-    if (which >= 8) {
+    if (which >= 8 && which != 100) {
         req->bad = true;
         return;
     }
+    mapped_area *area = which == 100 ? &arena : &areas[which];
     if (req->fd >= 0) {
-        if (areas[which].map != NULL) {
-            munmap((void *)areas[which].map, areas[which].size);
-            close(areas[which].fd);
+        if (area->map != NULL) {
+            munmap((void *)area->map, area->size);
+            close(area->fd);
         }
         void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, req->fd, 0);
         if (map == MAP_FAILED) {
             req->bad = true;
             return;
         }
-        areas[which] = (mapped_area){.fd = req->fd, .map = map, .size = size};
+        *area = (mapped_area){.fd = req->fd, .map = map, .size = size};
         req->fd = -1; /* kept */
     }
-    if (areas[which].map == NULL || areas[which].size < size) {
+    if (area->map == NULL || area->size < size) {
         req->bad = true;
         return;
     }
@@ -899,13 +902,14 @@ static void serve_frame(bmsg *req) {
     for (uint32_t i = 0; i < f.plane_count; i++) {
         f.stride[i] = get_u32(req);
         uint64_t offset = get_u64(req);
-        if (offset + (uint64_t)f.stride[i] * f.height > areas[which].size) {
+        uint64_t span = plane_span(f.fourcc, f.width, f.height, f.stride[i]);
+        if (span == 0 || offset > area->size || span > area->size - offset) {
             req->bad = true;
             return;
         }
-        f.plane[i] = areas[which].map + offset;
+        f.plane[i] = area->map + offset;
     }
-    f.fd = areas[which].fd;
+    f.fd = area->fd;
     f.timestamp_ns = get_u64(req);
     f.seq = get_u64(req);
     if (req->bad || instance == NULL || table.on_frame == NULL) return;

@@ -2,6 +2,7 @@
    instance, and serves the helper's service calls with the real tables (assist_bridge.h). */
 #define _GNU_SOURCE
 #include "assist_bridge.h"
+#include "assist_shared_frames.h"
 #include "marshal.h"
 #include "ops.h"
 #include "wire.h"
@@ -34,6 +35,10 @@ static const char *const service_ids[SVC_COUNT] = {
 };
 
 #define AREAS 8
+/* The area number of the shared frame arena (assist_shared_frames.h): frames there are sent as offsets. */
+#define ARENA_AREA 100u
+/* How large the arena is made when the first helper starts: a dozen 1080p BGR frames and their conversions. */
+#define ARENA_BYTES (96u << 20)
 
 typedef struct {
     int fd;
@@ -72,6 +77,7 @@ struct assist_bridge {
     area areas[AREAS];
     const assist_frame *current_frame;
     int current_area;
+    bool arena_sent; /* the helper has the arena's descriptor */
     retained_frame retained[16];
 };
 
@@ -289,7 +295,7 @@ static void serve_camera(assist_bridge *b, uint32_t op, bmsg *req, bmsg *rep) {
             } else {
                 b->retained[slot].token = (uint64_t)(uintptr_t)kept;
                 b->retained[slot].area = (int)which;
-                b->areas[which].holds++;
+                if (which < AREAS) b->areas[which].holds++; /* the arena's frames are kept by the host's retain */
                 pthread_mutex_unlock(&b->lock);
             }
         }
@@ -302,7 +308,7 @@ static void serve_camera(assist_bridge *b, uint32_t op, bmsg *req, bmsg *rep) {
     for (int i = 0; i < 16; i++)
         if (token != 0 && b->retained[i].token == token) found = i;
     if (found >= 0) {
-        b->areas[b->retained[found].area].holds--;
+        if (b->retained[found].area < AREAS) b->areas[b->retained[found].area].holds--;
         b->retained[found].token = 0;
     }
     pthread_mutex_unlock(&b->lock);
@@ -946,11 +952,44 @@ static void p_frame(assist_plugin *p, const assist_frame *f) {
     if (!assist_struct_copy(&fr, sizeof fr, f, ASSIST_SIZE_THROUGH(assist_frame, seq)) || fr.plane_count > 3) return;
     size_t sizes[3] = {0}, total = 0;
     for (uint32_t i = 0; i < fr.plane_count; i++) {
-        uint32_t rows = fr.height;
-        sizes[i] = (size_t)fr.stride[i] * rows;
-        total += sizes[i];
+        sizes[i] = (size_t)plane_span(fr.fourcc, fr.width, fr.height, fr.stride[i]);
+        if (sizes[i] == 0 || fr.plane[i] == NULL) return;
+        total += (sizes[i] + 63) & ~(size_t)63;
     }
     if (total == 0) return;
+    /* A frame already in the shared arena goes as offsets: no copy. */
+    uint64_t offsets[3] = {0}, arena_size = 0;
+    int arena_fd = -1;
+    bool shared = true;
+    for (uint32_t i = 0; i < fr.plane_count && shared; i++)
+        shared = assist_shared_frames_locate(fr.plane[i], sizes[i], &offsets[i], &arena_fd, &arena_size);
+    if (shared) {
+        pthread_mutex_lock(&b->lock);
+        int send_fd = b->arena_sent ? -1 : arena_fd;
+        b->arena_sent = true;
+        b->current_frame = f;
+        b->current_area = (int)ARENA_AREA;
+        pthread_mutex_unlock(&b->lock);
+        bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_FRAME);
+        put_u32(m, ARENA_AREA);
+        put_u64(m, arena_size);
+        put_u32(m, fr.fourcc);
+        put_u32(m, fr.width);
+        put_u32(m, fr.height);
+        put_u32(m, fr.plane_count);
+        for (uint32_t i = 0; i < fr.plane_count; i++) {
+            put_u32(m, fr.stride[i]);
+            put_u64(m, offsets[i]);
+        }
+        put_u64(m, fr.timestamp_ns);
+        put_u64(m, fr.seq);
+        bmsg_free(call_plugin(b, m, "on_frame", send_fd));
+        pthread_mutex_lock(&b->lock);
+        b->current_frame = NULL;
+        b->current_area = -1;
+        pthread_mutex_unlock(&b->lock);
+        return;
+    }
     pthread_mutex_lock(&b->lock);
     int which = -1;
     for (int i = 0; i < AREAS && which < 0; i++)
@@ -1002,7 +1041,7 @@ static void p_frame(assist_plugin *p, const assist_frame *f) {
         memcpy(a->map + offset, fr.plane[i], sizes[i]);
         put_u32(m, fr.stride[i]);
         put_u64(m, offset);
-        offset += sizes[i];
+        offset += (sizes[i] + 63) & ~(size_t)63;
     }
     put_u64(m, fr.timestamp_ns);
     put_u64(m, fr.seq);
@@ -1212,6 +1251,8 @@ static char *message(const char *text) {
 
 assist_bridge *assist_bridge_spawn(const char *executable, const char *library, const assist_host *host,
                                    int32_t timeout_ms, assist_bridge_death_cb on_death, void *user, char **err) {
+    /* From now on large frames are captured where helpers can map them. */
+    assist_shared_frames_enable(ARENA_BYTES);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         *err = message("no socket for the helper process");

@@ -3,6 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t plane_span(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t stride) {
+    uint64_t per_pixel = fourcc == ASSIST_FOURCC_GRAY8                                  ? 1
+                         : fourcc == ASSIST_FOURCC_YUYV                                 ? 2
+                         : fourcc == ASSIST_FOURCC_BGR24 || fourcc == ASSIST_FOURCC_RGB24 ? 3
+                                                                                          : 0;
+    uint64_t row = per_pixel * width;
+    if (height == 0 || row == 0 || row > stride) return 0;
+    return (uint64_t)stride * (height - 1) + row;
+}
+
 void put_values(bmsg *m, const assist_value *values, int32_t count) {
     if (values == NULL || count <= 0 || values[0].struct_size < ASSIST_SIZE_THROUGH(assist_value, size)) {
         put_u32(m, 0);

@@ -6,6 +6,10 @@
 #include "assist_plugin.h"
 #include "wire.h"
 
+/* The bytes a plane of a frame spans: every row's stride but the last, which is only as long as its pixels
+   (a cropped view's last row may end before its stride does). 0 for a format the ABI does not name. */
+uint64_t plane_span(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t stride);
+
 void put_values(bmsg *m, const assist_value *values, int32_t count);
 /* NULL (and *count -1) when the message is malformed; an empty array is a valid non-NULL pointer. */
 assist_value *get_values(bmsg *m, int32_t *count);

@@ -1,3 +1,4 @@
+import CSharedFrames
 import Foundation
 
 /// Pixel memory shared by every frame that views it. Written once, by whoever made it, before any frame is
@@ -12,15 +13,26 @@ package final class FrameStorage: @unchecked Sendable {  // because: immutable o
     /// picture's last pixel (FFmpeg's AV_INPUT_BUFFER_PADDING_SIZE). Never counted, never written.
     package static let readPadding = 64
 
-    /// Allocates `capacity` bytes, 64-byte aligned for SIMD conversions, followed by `readPadding` zeros.
+    /// True when the bytes are in the shared frame arena, which plugins' helper processes map (a frame then
+    /// reaches them with no copy; docs/plugin-isolation.md).
+    private let isShared: Bool
+
+    /// Allocates `capacity` bytes, 64-byte aligned for SIMD conversions, followed by `readPadding` zeros:
+    /// from the shared frame arena once a helper process needs frames and the frame is large, else the heap.
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
-        bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity + Self.readPadding, alignment: 64)
+        if let shared = assist_shared_frames_alloc(self.capacity + Self.readPadding) {
+            bytes = shared
+            isShared = true
+        } else {
+            bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity + Self.readPadding, alignment: 64)
+            isShared = false
+        }
         (bytes + self.capacity).initializeMemory(as: UInt8.self, repeating: 0, count: Self.readPadding)
     }
 
     deinit {
-        bytes.deallocate()
+        if isShared { assist_shared_frames_free(bytes) } else { bytes.deallocate() }
     }
 }
 
