@@ -214,27 +214,17 @@ static assist_status h_set_string(const assist_host *h, const char *key, const c
     put_str(m, value);
     return simple(m);
 }
-static assist_status h_set_int(const assist_host *h, const char *key, int64_t value) {
-    (void)h;
-    bmsg *m = request(OP_SETTINGS_SET_INT);
-    put_str(m, key);
-    put_i64(m, value);
-    return simple(m);
-}
-static assist_status h_set_double(const assist_host *h, const char *key, double value) {
-    (void)h;
-    bmsg *m = request(OP_SETTINGS_SET_DOUBLE);
-    put_str(m, key);
-    put_f64(m, value);
-    return simple(m);
-}
-static assist_status h_set_bool(const assist_host *h, const char *key, bool value) {
-    (void)h;
-    bmsg *m = request(OP_SETTINGS_SET_BOOL);
-    put_str(m, key);
-    put_bool(m, value);
-    return simple(m);
-}
+#define SETTER(name, op, type, put)                                            \
+    static assist_status name(const assist_host *h, const char *key, type value) { \
+        (void)h;                                                               \
+        bmsg *m = request(op);                                                 \
+        put_str(m, key);                                                       \
+        put(m, value);                                                         \
+        return simple(m);                                                      \
+    }
+SETTER(h_set_int, OP_SETTINGS_SET_INT, int64_t, put_i64)
+SETTER(h_set_double, OP_SETTINGS_SET_DOUBLE, double, put_f64)
+SETTER(h_set_bool, OP_SETTINGS_SET_BOOL, bool, put_bool)
 
 /* ---- storage ------------------------------------------------------------------------------------------ */
 

@@ -469,55 +469,36 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         free(buf);
         break;
     }
-    case OP_SETTINGS_GET_INT: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req);
-        int64_t v = 0;
-        put_u32(rep, (uint32_t)(key ? settings->get_int(h, key, &v) : ASSIST_E_INVALID));
-        put_i64(rep, v);
-        break;
+    /* A typed setting: the key, then (to set) the value; back the status and (to get) the value. */
+#define SETTING_GET(OP, TYPE, FN, PUT)                                                  \
+    case OP: {                                                                          \
+        NEED(settings, assist_settings_service, SVC_SETTINGS);                          \
+        const char *key = get_str(req);                                                 \
+        TYPE v = 0;                                                                     \
+        put_u32(rep, (uint32_t)(key ? settings->FN(h, key, &v) : ASSIST_E_INVALID));    \
+        PUT(rep, v);                                                                    \
+        break;                                                                          \
     }
-    case OP_SETTINGS_GET_DOUBLE: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req);
-        double v = 0;
-        put_u32(rep, (uint32_t)(key ? settings->get_double(h, key, &v) : ASSIST_E_INVALID));
-        put_f64(rep, v);
-        break;
+#define SETTING_SET(OP, TYPE, FN, GET)                                                  \
+    case OP: {                                                                          \
+        NEED(settings, assist_settings_service, SVC_SETTINGS);                          \
+        const char *key = get_str(req);                                                 \
+        TYPE v = GET(req);                                                              \
+        put_u32(rep, (uint32_t)(key ? settings->FN(h, key, v) : ASSIST_E_INVALID));     \
+        break;                                                                          \
     }
-    case OP_SETTINGS_GET_BOOL: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req);
-        bool v = false;
-        put_u32(rep, (uint32_t)(key ? settings->get_bool(h, key, &v) : ASSIST_E_INVALID));
-        put_bool(rep, v);
-        break;
-    }
+    SETTING_GET(OP_SETTINGS_GET_INT, int64_t, get_int, put_i64)
+    SETTING_GET(OP_SETTINGS_GET_DOUBLE, double, get_double, put_f64)
+    SETTING_GET(OP_SETTINGS_GET_BOOL, bool, get_bool, put_bool)
+    SETTING_SET(OP_SETTINGS_SET_INT, int64_t, set_int, get_i64)
+    SETTING_SET(OP_SETTINGS_SET_DOUBLE, double, set_double, get_f64)
+    SETTING_SET(OP_SETTINGS_SET_BOOL, bool, set_bool, get_bool)
+#undef SETTING_GET
+#undef SETTING_SET
     case OP_SETTINGS_SET_STRING: {
         NEED(settings, assist_settings_service, SVC_SETTINGS);
         const char *key = get_str(req), *value = get_str(req);
         put_u32(rep, (uint32_t)(key && value ? settings->set_string(h, key, value) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_SETTINGS_SET_INT: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req);
-        int64_t v = get_i64(req);
-        put_u32(rep, (uint32_t)(key ? settings->set_int(h, key, v) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_SETTINGS_SET_DOUBLE: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req);
-        double v = get_f64(req);
-        put_u32(rep, (uint32_t)(key ? settings->set_double(h, key, v) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_SETTINGS_SET_BOOL: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req);
-        bool v = get_bool(req);
-        put_u32(rep, (uint32_t)(key ? settings->set_bool(h, key, v) : ASSIST_E_INVALID));
         break;
     }
     case OP_STORAGE_OPEN: {
