@@ -1247,6 +1247,9 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
         child_fd = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
     }
     posix_spawn_file_actions_adddup2(&actions, child_fd, 3);
+    /* The helper leads a process group of its own (a terminal's Ctrl+C is the host's to handle), so it must
+       never read the terminal: that would stop it (SIGTTIN). Its output and log lines go where the host's do. */
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);

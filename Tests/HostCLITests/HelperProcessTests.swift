@@ -58,8 +58,10 @@ struct HelperProcessTests {
     }
 
     static let misbehaviours: [(define: String, how: String)] = [
+        ("CRASH_IN_INIT", "crashed in init (SIGSEGV)"),
         ("CRASH_IN_CREATE", "crashed in create (SIGSEGV)"),
         ("CRASH_IN_START", "crashed in start (SIGSEGV)"),
+        ("CRASH_IN_FRAME", "crashed in on_frame (SIGSEGV)"),
         ("CRASH_ON_ITS_OWN", "crashed in a timer callback (SIGSEGV)"),
         ("EXIT_IN_START", "exited with status 3 in start"),
         ("ABORT_IN_START", "crashed in start (SIGABRT)"),
@@ -73,8 +75,8 @@ struct HelperProcessTests {
     func theHostSurvivesSaysItAndRecordsHow(_ define: String) throws {
         let how = try #require(Self.misbehaviours.first { $0.define == define }?.how)
         let name = define.lowercased().replacingOccurrences(of: "_", with: "-")
-        let id = try build(define, name: name)
-        let run = try assist(["run", id])
+        let id = try build(define, name: name, services: ["assist.camera/1"])
+        let run = try assist(["run", "--camera", "pattern", id])
         #expect(run.lines.contains("Misbehave \(name) stopped unexpectedly and was closed."), "\(run.lines)")
         #expect(run.status == 1, "the host ends on its own, as after any failed feature: \(run.standardError)")
         #expect(run.standardError.contains("its helper process \(how)"), "\(run.standardError)")
@@ -85,6 +87,7 @@ struct HelperProcessTests {
     @Test func crashesInACommandAndInStopReturnToTheMenuAndThreeTurnThePluginOff() throws {
         let command = try build("CRASH_IN_COMMAND", name: "command")
         let stop = try build("CRASH_IN_STOP", name: "stop")
+        let destroy = try build("CRASH_IN_DESTROY", name: "destroy")
         let menu = try assist(["shell"])
         func number(_ name: String) throws -> String {
             let line = try #require(menu.lines.first { $0.hasSuffix(". Misbehave \(name)") }, "\(menu.lines)")
@@ -129,6 +132,10 @@ struct HelperProcessTests {
         #expect(stopping.lines.contains("Misbehave stop stopped unexpectedly and was closed."), "\(stopping.lines)")
         #expect(try recorded(stop) == ["crashed in stop (SIGSEGV)"])
         #expect(stopping.status == 0)
+        let destroying = try assist(["shell"], input: "\(try number("destroy"))\nq\n")
+        #expect(destroying.lines.contains("Misbehave destroy stopped unexpectedly and was closed."), "\(destroying.lines)")
+        #expect(try recorded(destroy) == ["crashed in destroy (SIGSEGV)"])
+        #expect(destroying.status == 0)
     }
 
     @Test func whatItCommittedStaysAndWhatItLeftHalfDoneIsRolledBack() throws {
@@ -175,6 +182,34 @@ struct HelperProcessTests {
         #expect(try recorded(id).isEmpty)
         // Again: nothing it held the first time is still held.
         #expect(try assist(["run", "--camera", "pattern", id]).lines.contains("Holding 4 frames, 26 refused."))
+    }
+
+    @Test func aThreadThatKeepsCallingAfterStopEndsWithItsHelper() throws {
+        let id = try build("LINGER_AFTER_STOP", name: "linger")
+        let menu = try assist(["shell"]).lines
+        let line = try #require(menu.first { $0.hasSuffix(". Misbehave linger") }, "\(menu)")
+        let choose = String(line.prefix { $0 != "." })
+        let after = Box()
+        let (output, ended) = try ProcessRunner.typing(
+            BuildProducts.assist,
+            ["shell", "--no-speech", "--data-dir", data.url.path, "--plugin-dir", plugins.url.path],
+            lines: [
+                .init(choose, after: 20, once: { $0.contains("Choose a feature.") }),
+                .init("q", after: 20, once: { $0.contains("Misbehave started.") }),
+                // The menu is back: the helper, and the thread it left running, are gone within a second.
+                .init(
+                    "", after: 20, once: { $0.components(separatedBy: "Choose a feature.").count >= 3 },
+                    then: {
+                        let deadline = Date().addingTimeInterval(2 * ProcessRunner.timeScale)
+                        while !helpers().isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+                        after.pids = helpers()
+                    }),
+            ], environment: ["XDG_CONFIG_HOME": data.url.path])
+        #expect(ended)
+        #expect(after.pids.isEmpty, "helpers left running: \(after.pids)")
+        let calls = output.components(separatedBy: "Still running after stop.\n").count - 1
+        #expect(calls <= 3, "its calls after stop end with its helper: \(calls)")
+        #expect(try recorded(id).isEmpty, "leaving is not a crash")
     }
 
     /// The helpers started for this suite's data folder (their environment names it).

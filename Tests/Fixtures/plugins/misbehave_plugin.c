@@ -1,6 +1,8 @@
 /*
  * A third-party plugin that misbehaves on purpose, for the helper-process tests (issue 17). Built with one of:
- *   -DCRASH_IN_CREATE -DCRASH_IN_START -DCRASH_IN_COMMAND -DCRASH_IN_STOP   NULL dereferenced there
+ *   -DCRASH_IN_INIT -DCRASH_IN_CREATE -DCRASH_IN_START -DCRASH_IN_COMMAND -DCRASH_IN_STOP
+ *   -DCRASH_IN_DESTROY     NULL dereferenced there
+ *   -DCRASH_IN_FRAME       subscribes to the camera and dereferences NULL in on_frame
  *   -DCRASH_ON_ITS_OWN     a timer crashes it 100 ms after start, outside any call of the host's
  *   -DHANG_IN_START        start never returns
  *   -DEXIT_IN_START        start calls exit(3)
@@ -12,6 +14,7 @@
  *   -DWRONG_THREAD         start calls the [main] dialog.say from a thread of its own, then goes on
  *   -DHALF_WRITTEN         start writes a row, begins a transaction, writes another, and crashes
  *   -DREPORT_ROWS          start says the rows of its table and finishes
+ *   -DLINGER_AFTER_STOP    destroy leaves a thread that keeps calling dialog.say every 20 ms
  *   -DLEAK_FRAMES          retains every camera frame and releases none; after 30 frames says how many it
  *                          holds and how many were refused, and finishes
  * Without a misbehaviour it says "Misbehave started." and waits; "crash" as a command does nothing then.
@@ -81,8 +84,21 @@ static void table_rows(state *s, bool half) {
     s->storage->exec(s->host, db, "SELECT text FROM notes ORDER BY rowid", NULL, 0, print_row, s, NULL, NULL);
 }
 
+static void *linger(void *user) {
+    const assist_host *h = user;
+    const assist_dialog_service *dialog = h->get_service(h, ASSIST_DIALOG_SERVICE);
+    for (;;) {
+        dialog->say(h, "Still running after stop.", ASSIST_PRIORITY_MESSAGE);
+        usleep(20000);
+    }
+    return NULL;
+}
+
 static void on_frame(assist_plugin *p, const assist_frame *f) {
     state *s = p->plugin_data;
+#ifdef CRASH_IN_FRAME
+    crash();
+#endif
     if (s->frames >= 30) return;
     if (s->camera->retain(s->host, f) != NULL) s->held++;
     else s->refused++;
@@ -171,7 +187,7 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
     table_rows(s, false);
     s->session->finish(s->host, ASSIST_OK);
 #endif
-#ifdef LEAK_FRAMES
+#if defined(LEAK_FRAMES) || defined(CRASH_IN_FRAME)
     {
         assist_camera_request r;
         memset(&r, 0, sizeof r);
@@ -200,12 +216,26 @@ static void on_command(assist_plugin *p, const char *cmd, const char *arg) {
 }
 
 static void destroy(assist_plugin *p) {
-    free(p->plugin_data);
+    state *s = p->plugin_data;
+    (void)linger;
+#ifdef CRASH_IN_DESTROY
+    crash();
+#endif
+#ifdef LINGER_AFTER_STOP
+    {
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, linger, (void *)s->host) == 0) pthread_detach(thread);
+    }
+#endif
+    free(s);
     free(p);
 }
 
 static bool init(const assist_host *h) {
     (void)h;
+#ifdef CRASH_IN_INIT
+    crash();
+#endif
     return true;
 }
 
