@@ -133,7 +133,8 @@ struct HelperProcessTests {
         #expect(try recorded(stop) == ["crashed in stop (SIGSEGV)"])
         #expect(stopping.status == 0)
         let destroying = try assist(["shell"], input: "\(try number("destroy"))\nq\n")
-        #expect(destroying.lines.contains("Misbehave destroy stopped unexpectedly and was closed."), "\(destroying.lines)")
+        #expect(
+            destroying.lines.contains("Misbehave destroy stopped unexpectedly and was closed."), "\(destroying.lines)")
         #expect(try recorded(destroy) == ["crashed in destroy (SIGSEGV)"])
         #expect(destroying.status == 0)
     }
