@@ -343,7 +343,7 @@ static void *reader_thread(void *arg) {
         memcpy(m->data, header, sizeof header);
         if (!read_all(c, m->data + BRIDGE_HEADER, size - BRIDGE_HEADER, &m->fd)) {
             bmsg_free(m);
-            bchan_kill(c, "its connection closed in the middle of a message");
+            bchan_kill(c, "its connection closed"); /* mid-message: how the process ended says more */
             break;
         }
         pthread_mutex_lock(&c->lock);
@@ -372,7 +372,7 @@ static void *reader_thread(void *arg) {
                 free(start);
                 pthread_mutex_unlock(&c->lock);
                 bmsg_free(m);
-                bchan_kill(c, "no thread could be started for it");
+                bchan_kill(c, "it could not be given a thread");
                 break;
             }
             pthread_attr_destroy(&attr);
