@@ -69,6 +69,7 @@ struct assist_bridge {
     const char *last_call;
     const char *died_in; /* the call that was waiting when the helper went */
     int busy;
+    bool pinging; /* a ping is waiting for its answer */
     bool reported;
     char description[300];
     uint32_t plugin_has; /* which instance functions the plugin has: bit per OP_START.. */
@@ -1083,6 +1084,7 @@ static void describe(assist_bridge *b, char *out, size_t cap, bool *expected) {
     pthread_mutex_lock(&b->lock);
     const char *call = b->died_in ? b->died_in : b->last_call ? b->last_call : "loading";
     bool busy = b->busy > 0 || b->died_in != NULL;
+    bool pinging = b->pinging;
     int status = b->wait_status;
     bool closing = b->closing;
     pthread_mutex_unlock(&b->lock);
@@ -1090,6 +1092,11 @@ static void describe(assist_bridge *b, char *out, size_t cap, bool *expected) {
     char why[sizeof b->chan.why];
     memcpy(why, b->chan.why, sizeof why);
     pthread_mutex_unlock(&b->chan.lock);
+    /* Silent while no call of the host's was open: the ping found it. */
+    if (!busy && pinging && strncmp(why, "it did not answer", 17) == 0) {
+        call = "a ping";
+        busy = true;
+    }
     *expected = closing;
     if (closing) {
         snprintf(out, cap, "ended");
@@ -1139,17 +1146,15 @@ static void *pinger(void *arg) {
         struct timespec pause = {2, 0};
         while (nanosleep(&pause, &pause) != 0) {}
         if (bchan_is_dead(&b->chan)) break;
+        /* Marked before it is sent: the watcher may describe the end before this thread wakes. */
+        pthread_mutex_lock(&b->lock);
+        b->pinging = true;
+        pthread_mutex_unlock(&b->lock);
         bmsg *reply = bchan_call(&b->chan, bmsg_new(BRIDGE_REQUEST, OP_PING), -1);
-        if (reply == NULL) {
-            /* A helper that ended otherwise is described by how it ended, not by this ping. */
-            pthread_mutex_lock(&b->chan.lock);
-            bool silent = strncmp(b->chan.why, "it did not answer", 17) == 0;
-            pthread_mutex_unlock(&b->chan.lock);
-            pthread_mutex_lock(&b->lock);
-            if (silent && b->died_in == NULL && b->busy == 0) b->died_in = "a ping";
-            pthread_mutex_unlock(&b->lock);
-            break;
-        }
+        if (reply == NULL) break;
+        pthread_mutex_lock(&b->lock);
+        b->pinging = false;
+        pthread_mutex_unlock(&b->lock);
         bmsg_free(reply);
     }
     return NULL;
