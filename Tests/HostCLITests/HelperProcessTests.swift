@@ -14,10 +14,11 @@ struct HelperProcessTests {
     init() throws {
         data = try TemporaryDirectory("assist-helper-data")
         plugins = try TemporaryDirectory("assist-helper-plugins")
-        // A hung plugin is ended after 1 s instead of 5, to keep the suite short.
+        // A hung plugin is ended after 1 s instead of 5, to keep the suite short (4 s where programs are slowed:
+        // a sanitized helper takes longer than 1 s to start).
         let config = data.url.appendingPathComponent("assist")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "plugins.helper-timeout-ms = 1000\n".write(
+        try "plugins.helper-timeout-ms = \(Self.limit)\n".write(
             to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
     }
 
@@ -57,6 +58,9 @@ struct HelperProcessTests {
         }
     }
 
+    /// The helpers' time limit here, in milliseconds.
+    static let limit = Int(1000 * ProcessRunner.timeScale)
+
     static let misbehaviours: [(define: String, how: String)] = [
         ("CRASH_IN_INIT", "crashed in init (SIGSEGV)"),
         ("CRASH_IN_CREATE", "crashed in create (SIGSEGV)"),
@@ -65,10 +69,10 @@ struct HelperProcessTests {
         ("CRASH_ON_ITS_OWN", "crashed in a timer callback (SIGSEGV)"),
         ("EXIT_IN_START", "exited with status 3 in start"),
         ("ABORT_IN_START", "crashed in start (SIGABRT)"),
-        ("HANG_IN_START", "did not answer within 1000 ms in start"),
+        ("HANG_IN_START", "did not answer within \(limit) ms in start"),
         ("GARBAGE_IN_START", "sent something that is not the helper protocol in start"),
         ("HUGE_IN_START", "sent a message over 64 MB in start"),
-        ("CLOSE_IN_START", "did not answer within 1000 ms in start"),
+        ("CLOSE_IN_START", "did not answer within \(limit) ms in start"),
     ]
 
     @Test(arguments: misbehaviours.map(\.define))
@@ -245,7 +249,7 @@ struct HelperProcessTests {
         #expect(stopped.pids.count == 1 && stopped.pids.allSatisfy { $0 > 0 }, "one helper frozen: \(stopped.pids)")
         #expect(output.contains("Misbehave idle stopped unexpectedly and was closed.\n"), "\(output)")
         #expect(ended)
-        #expect(try recorded(id) == ["did not answer within 1000 ms in a ping"])
+        #expect(try recorded(id) == ["did not answer within \(Self.limit) ms in a ping"])
         #expect(helpers().isEmpty, "the frozen helper was killed")
     }
 }
