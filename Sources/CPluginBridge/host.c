@@ -67,8 +67,9 @@ struct assist_bridge {
     int wait_status;
     bool closing;
     const char *last_call;
-    const char *died_in; /* the call that was waiting when the helper went */
-    int busy;
+    /* The calls into the plugin sent and not answered. One that fails because the helper went stays here, so
+       how it ended names the calls that were running then, whenever the watcher asks. */
+    const char *in_flight[16];
     bool pinging; /* a ping is waiting for its answer */
     bool reported;
     char description[300];
@@ -126,15 +127,21 @@ static char *host_string(assist_bridge *b, const char *text) {
 
 /* Sends a call into the plugin and tracks it for the crash description. */
 static bmsg *call_plugin(assist_bridge *b, bmsg *request, const char *name, int fd) {
-    pthread_mutex_lock(&b->lock);
-    b->last_call = name;
-    b->busy++;
-    pthread_mutex_unlock(&b->lock);
+    int slot = -1;
+    if (!bchan_is_dead(&b->chan)) { /* a call after the end is not one that was running */
+        pthread_mutex_lock(&b->lock);
+        b->last_call = name;
+        for (int i = 0; i < 16 && slot < 0; i++)
+            if (b->in_flight[i] == NULL) slot = i;
+        if (slot >= 0) b->in_flight[slot] = name;
+        pthread_mutex_unlock(&b->lock);
+    }
     bmsg *reply = bchan_call(&b->chan, request, fd);
-    pthread_mutex_lock(&b->lock);
-    if (reply == NULL && b->died_in == NULL) b->died_in = name;
-    b->busy--;
-    pthread_mutex_unlock(&b->lock);
+    if (reply != NULL && slot >= 0) {
+        pthread_mutex_lock(&b->lock);
+        b->in_flight[slot] = NULL;
+        pthread_mutex_unlock(&b->lock);
+    }
     return reply;
 }
 
@@ -1082,8 +1089,16 @@ static assist_plugin *e_create(const assist_host *h, char **err) {
 
 static void describe(assist_bridge *b, char *out, size_t cap, bool *expected) {
     pthread_mutex_lock(&b->lock);
-    const char *call = b->died_in ? b->died_in : b->last_call ? b->last_call : "loading";
-    bool busy = b->busy > 0 || b->died_in != NULL;
+    /* The calls running when it ended, each named once: "on_frame or a timer callback". */
+    char running[160] = "";
+    for (int i = 0; i < 16; i++) {
+        const char *name = b->in_flight[i];
+        if (name == NULL || strstr(running, name) != NULL) continue;
+        size_t used = strlen(running);
+        snprintf(running + used, sizeof running - used, "%s%s", used ? " or " : "", name);
+    }
+    bool busy = running[0] != 0;
+    const char *call = busy ? running : b->last_call ? b->last_call : "loading";
     bool pinging = b->pinging;
     int status = b->wait_status;
     bool closing = b->closing;

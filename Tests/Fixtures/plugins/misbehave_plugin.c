@@ -193,7 +193,9 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
         memset(&r, 0, sizeof r);
         r.struct_size = sizeof r;
         r.fourcc = ASSIST_FOURCC_GRAY8;
+#ifdef LEAK_FRAMES
         s->clock->timer_add(s->host, 50, true, count_frames, s, NULL);
+#endif
         return s->camera->subscribe(s->host, &r, err);
     }
 #endif
