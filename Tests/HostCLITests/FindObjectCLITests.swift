@@ -79,10 +79,12 @@ struct FindObjectCLITests {
         #expect(
             last["direction"] as? String == "centered" && last["pattern"] as? Int == 4
                 && last["intensity"] as? Double == 1)
+        // The spec's prediction (a line through the last three searched positions, find-object.md §3) runs a frame
+        // or two past the centre when frames were skipped on the way in (under load): 0.18, then 0.5 searched
+        // twice gives "centered", then "right". Once the dog has stood still for three searched frames, and
+        // while it is lost, the guidance is centred.
         let directions = guidance.compactMap { $0["direction"] as? String }
-        #expect(
-            directions.firstIndex(of: "centered").map { index in directions[index...].allSatisfy { $0 == "centered" } }
-                == true)
+        #expect(directions.suffix(3) == ["centered", "centered", "centered"], "\(directions)")
         #expect(try events(data).contains { $0.name == "assist.find-object.lost" })
     }
 
