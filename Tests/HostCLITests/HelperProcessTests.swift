@@ -61,30 +61,34 @@ struct HelperProcessTests {
     /// The helpers' time limit here, in milliseconds.
     static let limit = Int(1000 * ProcessRunner.timeScale)
 
-    static let misbehaviours: [(define: String, how: String)] = [
-        ("CRASH_IN_INIT", "crashed in init (SIGSEGV)"),
-        ("CRASH_IN_CREATE", "crashed in create (SIGSEGV)"),
-        ("CRASH_IN_START", "crashed in start (SIGSEGV)"),
-        ("CRASH_IN_FRAME", "crashed in on_frame (SIGSEGV)"),
-        ("CRASH_ON_ITS_OWN", "crashed in a timer callback (SIGSEGV)"),
-        ("EXIT_IN_START", "exited with status 3 in start"),
-        ("ABORT_IN_START", "crashed in start (SIGABRT)"),
-        ("HANG_IN_START", "did not answer within \(limit) ms in start"),
-        ("GARBAGE_IN_START", "sent something that is not the helper protocol in start"),
-        ("HUGE_IN_START", "sent a message over 64 MB in start"),
-        ("CLOSE_IN_START", "did not answer within \(limit) ms in start"),
+    /// Each misbehaviour and how its end is described. A helper that closed its own socket is found either
+    /// by the call's time limit or, where the limit is longer than the ping's 2 s (the sanitizer lanes), by
+    /// its own reply to the ping failing on the closed socket, which ends it with status 0.
+    static let misbehaviours: [(define: String, how: [String])] = [
+        ("CRASH_IN_INIT", ["crashed in init (SIGSEGV)"]),
+        ("CRASH_IN_CREATE", ["crashed in create (SIGSEGV)"]),
+        ("CRASH_IN_START", ["crashed in start (SIGSEGV)"]),
+        ("CRASH_IN_FRAME", ["crashed in on_frame (SIGSEGV)"]),
+        ("CRASH_ON_ITS_OWN", ["crashed in a timer callback (SIGSEGV)"]),
+        ("EXIT_IN_START", ["exited with status 3 in start"]),
+        ("ABORT_IN_START", ["crashed in start (SIGABRT)"]),
+        ("HANG_IN_START", ["did not answer within \(limit) ms in start"]),
+        ("GARBAGE_IN_START", ["sent something that is not the helper protocol in start"]),
+        ("HUGE_IN_START", ["sent a message over 64 MB in start"]),
+        ("CLOSE_IN_START", ["did not answer within \(limit) ms in start", "exited with status 0 in start"]),
     ]
 
     @Test(arguments: misbehaviours.map(\.define))
     func theHostSurvivesSaysItAndRecordsHow(_ define: String) throws {
-        let how = try #require(Self.misbehaviours.first { $0.define == define }?.how)
+        let hows = try #require(Self.misbehaviours.first { $0.define == define }?.how)
         let name = define.lowercased().replacingOccurrences(of: "_", with: "-")
         let id = try build(define, name: name, services: ["assist.camera/1"])
         let run = try assist(["run", "--camera", "pattern", id])
         #expect(run.lines.contains("Misbehave \(name) stopped unexpectedly and was closed."), "\(run.lines)")
         #expect(run.status == 1, "the host ends on its own, as after any failed feature: \(run.standardError)")
-        #expect(run.standardError.contains("its helper process \(how)"), "\(run.standardError)")
-        #expect(try recorded(id) == [how])
+        #expect(hows.contains { run.standardError.contains("its helper process \($0)") }, "\(run.standardError)")
+        let entries = try recorded(id)
+        #expect(entries.count == 1 && hows.contains(entries[0]), "\(entries)")
         #expect(!run.standardError.contains("Fatal error"), "the host itself never crashes")
     }
 
