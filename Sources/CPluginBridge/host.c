@@ -1175,21 +1175,26 @@ static void *pinger(void *arg) {
     return NULL;
 }
 
+/* Waits up to `ms` for `*flag` (one of the bridge's, set under its lock with `reaped_cond` broadcast); its
+   value then. */
+static bool wait_for(assist_bridge *b, const bool *flag, int ms) {
+    struct timespec until;
+    deadline_after(&until, ms);
+    pthread_mutex_lock(&b->lock);
+    while (!*flag && pthread_cond_timedwait(&b->reaped_cond, &b->lock, &until) != ETIMEDOUT) {}
+    bool value = *flag;
+    pthread_mutex_unlock(&b->lock);
+    return value;
+}
+
 /* The socket closed or broke: a helper still running then (it closed the socket, or broke the protocol, or
    hung) is ended; the watcher reports. */
 static void channel_dead(bchan *c) {
     assist_bridge *b = c->user;
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += 1;
-    pthread_mutex_lock(&b->lock);
+    pthread_mutex_lock(&c->lock);
     bool clean = strcmp(c->why, "its connection closed") == 0 || strcmp(c->why, "its process ended") == 0;
-    while (clean && !b->reaped) {
-        if (pthread_cond_timedwait(&b->reaped_cond, &b->lock, &until) == ETIMEDOUT) break;
-    }
-    bool reaped = b->reaped;
-    pthread_mutex_unlock(&b->lock);
-    if (!reaped) kill(-b->pid, SIGKILL);
+    pthread_mutex_unlock(&c->lock);
+    if (!wait_for(b, &b->reaped, clean ? 1000 : 0)) kill(-b->pid, SIGKILL);
 }
 
 void assist_bridge_kill(assist_bridge *b, const char *why) {
@@ -1204,37 +1209,12 @@ void assist_bridge_close(assist_bridge *b, int32_t wait_ms) {
     if (alive) b->closing = true;
     pthread_mutex_unlock(&b->lock);
     shutdown(b->chan.fd, SHUT_WR); /* the helper reads the end and leaves */
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += wait_ms / 1000;
-    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&b->lock);
-    while (!b->reaped) {
-        if (pthread_cond_timedwait(&b->reaped_cond, &b->lock, &until) == ETIMEDOUT) break;
-    }
-    bool reaped = b->reaped;
-    pthread_mutex_unlock(&b->lock);
-    if (!reaped) kill(-b->pid, SIGKILL);
+    if (!wait_for(b, &b->reaped, wait_ms)) kill(-b->pid, SIGKILL);
 }
 
 bool assist_bridge_wait_end(assist_bridge *b, int32_t wait_ms, char *out, size_t cap) {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += wait_ms / 1000;
-    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    bool reported = wait_for(b, &b->reported, wait_ms);
     pthread_mutex_lock(&b->lock);
-    while (!b->reported) {
-        if (pthread_cond_timedwait(&b->reaped_cond, &b->lock, &until) == ETIMEDOUT) break;
-    }
-    bool reported = b->reported;
     if (reported && cap > 0) snprintf(out, cap, "%s", b->description);
     pthread_mutex_unlock(&b->lock);
     return reported;
@@ -1344,13 +1324,7 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     if (reply == NULL) {
         char text[300];
         bool expected;
-        /* wait for the watcher so the description has the status */
-        pthread_mutex_lock(&b->lock);
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += 2;
-        while (!b->reaped && pthread_cond_timedwait(&b->reaped_cond, &b->lock, &until) != ETIMEDOUT) {}
-        pthread_mutex_unlock(&b->lock);
+        wait_for(b, &b->reaped, 2000); /* so the description has the status */
         describe(b, text, sizeof text, &expected);
         char full[400];
         snprintf(full, sizeof full, "the helper process %s", text);

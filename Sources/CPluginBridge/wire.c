@@ -401,7 +401,7 @@ int bchan_start(bchan *c, int fd, uint32_t first_lane, bchan_handler handle, voi
     return rc;
 }
 
-static void deadline_after(struct timespec *t, int ms) {
+void deadline_after(struct timespec *t, int ms) {
     clock_gettime(CLOCK_MONOTONIC, t);
     t->tv_sec += ms / 1000;
     t->tv_nsec += (long)(ms % 1000) * 1000000L;

@@ -89,6 +89,9 @@ struct bchan {
     pthread_t reader;
 };
 
+/* `*t` becomes CLOCK_MONOTONIC now plus `ms` (the clock lanes and the bridge's waits use). */
+void deadline_after(struct timespec *t, int ms);
+
 /* Starts the reader thread. `first_lane` is 2 on the host and 1 in the helper. */
 int bchan_start(bchan *c, int fd, uint32_t first_lane, bchan_handler handle, void (*on_dead)(bchan *), void *user);
 /* Sends `request` on this thread's lane and waits for its reply, serving nested requests meanwhile. Takes
