@@ -48,6 +48,17 @@ static bool simple_bool(bmsg *m) {
     return v;
 }
 
+/* A call whose reply is a status and an id (an utterance, a dialog, a timer, a subscription); `*id` may be
+   NULL. */
+static assist_status call_with_id(bmsg *m, uint64_t *id) {
+    bmsg *reply = rpc(m);
+    assist_status s = status_of(reply);
+    uint64_t value = reply ? get_u64(reply) : 0;
+    if (id != NULL) *id = value;
+    bmsg_free(reply);
+    return s;
+}
+
 /* An error string from the host, as the plugin expects it: strdup'd, freed by the plugin. */
 static void take_err(bmsg *reply, char **err) {
     const char *text = reply != NULL ? get_str(reply) : NULL;
@@ -84,12 +95,7 @@ static assist_status h_speak(const assist_host *h, const char *text, const assis
     put_u64(m, U64(on_done));
     put_u64(m, U64(on_word));
     put_u64(m, U64(user));
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    uint64_t id = reply ? get_u64(reply) : 0;
-    if (out_id != NULL) *out_id = id;
-    bmsg_free(reply);
-    return s;
+    return call_with_id(m, out_id);
 }
 
 static assist_status h_speech_stop(const assist_host *h, uint64_t utterance) {
@@ -117,14 +123,6 @@ static assist_status h_say(const assist_host *h, const char *text, assist_priori
     return simple(m);
 }
 
-static assist_status dialog_call(bmsg *m, uint64_t *request_id) {
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    uint64_t id = reply ? get_u64(reply) : 0;
-    if (request_id != NULL) *request_id = id;
-    bmsg_free(reply);
-    return s;
-}
 
 static bmsg *dialog_request(uint32_t op, assist_dialog_cb cb, void *user, const char *prompt) {
     bmsg *m = request(op);
@@ -143,7 +141,7 @@ static assist_status h_ask_choice(const assist_host *h, const char *prompt, cons
     put_u32(m, (uint32_t)count);
     put_u32(m, (uint32_t)default_index);
     for (int32_t i = 0; i < count; i++) put_str(m, choices[i]);
-    return dialog_call(m, req);
+    return call_with_id(m, req);
 }
 
 static assist_status h_confirm(const assist_host *h, const char *prompt, bool default_yes, uint32_t timeout_ms,
@@ -153,7 +151,7 @@ static assist_status h_confirm(const assist_host *h, const char *prompt, bool de
     bmsg *m = dialog_request(OP_DIALOG_CONFIRM, cb, user, prompt);
     put_bool(m, default_yes);
     put_u32(m, timeout_ms);
-    return dialog_call(m, req);
+    return call_with_id(m, req);
 }
 
 static assist_status h_ask_text(const assist_host *h, const char *prompt, assist_text_kind kind, assist_dialog_cb cb,
@@ -162,7 +160,7 @@ static assist_status h_ask_text(const assist_host *h, const char *prompt, assist
     if (cb == NULL) return ASSIST_E_INVALID;
     bmsg *m = dialog_request(OP_DIALOG_ASK_TEXT, cb, user, prompt);
     put_u32(m, (uint32_t)kind);
-    return dialog_call(m, req);
+    return call_with_id(m, req);
 }
 
 static assist_status h_dialog_cancel(const assist_host *h, uint64_t req) {
@@ -391,12 +389,7 @@ static assist_status h_timer_add(const assist_host *h, uint32_t ms, bool repeat,
     put_bool(m, repeat);
     put_u64(m, U64(cb));
     put_u64(m, U64(user));
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    uint64_t id = reply ? get_u64(reply) : 0;
-    if (timer != NULL) *timer = id;
-    bmsg_free(reply);
-    return s;
+    return call_with_id(m, timer);
 }
 static assist_status h_timer_cancel(const assist_host *h, uint64_t timer) {
     (void)h;
@@ -434,12 +427,7 @@ static assist_status h_subscribe(const assist_host *h, const char *prefix, assis
     put_str(m, prefix);
     put_u64(m, U64(cb));
     put_u64(m, U64(user));
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    uint64_t id = reply ? get_u64(reply) : 0;
-    if (subscription != NULL) *subscription = id;
-    bmsg_free(reply);
-    return s;
+    return call_with_id(m, subscription);
 }
 static assist_status h_unsubscribe(const assist_host *h, uint64_t subscription) {
     (void)h;
