@@ -126,7 +126,7 @@ assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const cha
         return NULL;
     }
     cmd_ln_t *config = lib.cmd_ln_init(NULL, lib.args(), 1, "-hmm", hmm, "-dict", dict, "-kws", kws_file,
-                                       "-samprate", "16000", "-remove_silence", "no", NULL);
+                                       "-samprate", "16000", "-remove_silence", "no", "-ds", "2", "-kws_delay", "2", NULL);
     if (config == NULL) {
         copy(error, error_size, "the voice model's settings were refused (check the model folder)");
         return NULL;
@@ -291,6 +291,21 @@ int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t 
         return found;
     }
     return 0;
+}
+
+int assist_spotter_decode(assist_spotter *spotter, const int16_t *samples, size_t count, char *phrase,
+                          size_t phrase_size) {
+    if (spotter == NULL || samples == NULL || phrase == NULL || phrase_size == 0) return -1;
+    phrase[0] = '\0';
+    lib.end_utt(spotter->decoder);
+    if (lib.start_utt(spotter->decoder) < 0) return -1;
+    int processed = lib.process_raw(spotter->decoder, samples, count, 0, 1);
+    lib.end_utt(spotter->decoder);
+    int32_t score = 0;
+    const char *hyp = processed < 0 ? NULL : lib.get_hyp(spotter->decoder, &score);
+    if (hyp != NULL) copy(phrase, phrase_size, hyp);
+    lib.start_utt(spotter->decoder);
+    return processed < 0 ? -1 : 0;
 }
 
 int assist_spotter_result(assist_spotter *spotter, char *phrase, size_t phrase_size, int64_t *start_frame,

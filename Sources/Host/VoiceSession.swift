@@ -159,6 +159,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
                     } else {
                         spotter = try KeywordSpotter(model: model, phrases: update, minimumPhones: minimum)
                     }
+                    // At any time, a command is said on its own; in a window, it may follow the wake word.
+                    spotter?.standalone = mode == .always
                 } catch {
                     say(error.description)
                     return

@@ -68,10 +68,33 @@ package final class KeywordSpotter {
     /// Phrases that lie inside a longer one, and detections of them waiting to see whether it follows.
     private var shortPhrases: Set<String> = []
     private var held: [Detection] = []
+    /// Phrases with a rival in the list, which the referee checks.
+    private var contestable: Set<String> = []
+    /// The last seconds of sound fed, from sample `samplesBase` on, for the referee.
+    private var kept: [Int16] = []
+    private var samplesBase = 0
+    /// A grammar search that decodes the sound of rival phrases once, choosing one (opened when first needed).
+    private var referee: OpaquePointer?
+    private var refereeGrammar = ""
     /// What was reported in the last 2 s, so that another spoken form of the same phrase is not reported again.
     private var recent: [Detection] = []
     /// Audio fed so far, in ms.
     private var fedMs = 0
+    /// When each search was opened, in ms of audio fed: a search counts its frames from its own first.
+    private var openedAtMs: [Int] = [0]
+    /// Only phrases said on their own, after a pause, are heard (always-on listening): a phrase found inside
+    /// running speech ("the bread is fresh" holds "read this") is somebody talking, not a command.
+    package var standalone = false
+    /// How much louder a phrase must be than what comes just before it to follow a pause: than the loudest
+    /// 10 ms of the 20–300 ms before it (a short word such as "please" right before the phrase), and than most
+    /// of the 150–450 ms before it. Measured on natural voices: phrases said alone were 13 dB or more louder,
+    /// with pink noise 10 dB under the speech; the same words inside sentences ("please collect videos for
+    /// me", "can you read text messages") and near misses ("the bread is fresh" for "read this") 7 dB or less.
+    package static let pauseDecibels: Float = 9
+    /// The loudness of each 10 ms of the last seconds fed (dB), from `energyBase` on.
+    private var energies: [Float] = []
+    private var energyBase = 0
+    private var energyRemainder: [Int16] = []
 
     /// Opens the recogniser on `model` listening for `phrases`; phrases with a word the dictionary lacks are
     /// left out (and listed in `unknown`).
@@ -97,23 +120,37 @@ package final class KeywordSpotter {
 
     deinit {
         spotters.forEach { assist_spotter_close($0) }
+        if let referee { assist_spotter_close(referee) }
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// Phrases split so that no two in a group share a word, longest first (a handful of groups for the
-    /// shipped commands).
+    /// Phrases split so that no two in a group could cut each other off, longest first (two groups for the
+    /// shipped commands: each search costs as much as the whole acoustic model, so fewer is cheaper).
     static func groups(_ phrases: [KeyPhrase]) -> [[KeyPhrase]] {
         var groups: [[KeyPhrase]] = []
         for phrase in phrases.sorted(by: { $0.words.count > $1.words.count }) {
-            let words = Set(phrase.words)
-            if let index = groups.firstIndex(where: { group in group.allSatisfy { words.isDisjoint(with: $0.words) } })
-            {
+            if let index = groups.firstIndex(where: { group in
+                group.allSatisfy { !conflict(phrase.words, $0.words) }
+            }) {
                 groups[index].append(phrase)
             } else {
                 groups.append([phrase])
             }
         }
         return groups
+    }
+
+    /// True when one search could hear `a` over `b`, or the other way round: one lies inside the other ("time",
+    /// "what time is it"), or they have the same words in the same places for at least half of the shorter,
+    /// counted from the start or from the end ("read text" and "read this", "start photo sensor" and "stop
+    /// photo sensor"), so the sound of one may fit the other. Phrases that only share words elsewhere ("photo
+    /// sensor status", "start photo sensor") cannot be heard over each other.
+    static func conflict(_ a: [String], _ b: [String]) -> Bool {
+        let (long, short) = a.count >= b.count ? (a, b) : (b, a)
+        if contains(long.joined(separator: " "), short.joined(separator: " ")) { return true }
+        let fromStart = zip(a, b).filter { $0 == $1 }.count
+        let fromEnd = zip(a.reversed(), b.reversed()).filter { $0 == $1 }.count
+        return max(fromStart, fromEnd) * 2 >= short.count
     }
 
     /// True when the dictionary has `word`.
@@ -170,6 +207,7 @@ package final class KeywordSpotter {
                         model.acousticModel.path, model.dictionary.path, list.path, &error, error.count)
                 else { throw .library(String(cChars: error)) }
                 spotters.append(opened)
+                openedAtMs.append(fedMs)
                 copyAlternates(to: opened)
             }
             guard assist_spotter_set_keyphrases(spotters[index], list.path) == 0 else {
@@ -177,9 +215,15 @@ package final class KeywordSpotter {
             }
         }
         // Searches left over from a longer list listen for nothing.
-        while spotters.count > max(1, groups.count) { assist_spotter_close(spotters.removeLast()) }
+        while spotters.count > max(1, groups.count) {
+            assist_spotter_close(spotters.removeLast())
+            openedAtMs.removeLast()
+        }
         let texts = kept.map(\.text)
         shortPhrases = Set(texts.filter { short in texts.contains { $0 != short && Self.contains($0, short) } })
+        contestable = Set(
+            kept.filter { phrase in kept.contains { $0 != phrase && Self.conflict($0.words, phrase.words) } }.map(
+                \.text))
         phrases = kept
         unknown = missing
         tooShort = short
@@ -233,7 +277,10 @@ package final class KeywordSpotter {
     /// Decodes whole utterances against `choices` (one of them per utterance) until `setPhrases` again; the
     /// first search decodes, the others pause.
     package func listenForOneOf(_ choices: [String]) throws(VoiceError) {
-        while spotters.count > 1 { assist_spotter_close(spotters.removeLast()) }
+        while spotters.count > 1 {
+            assist_spotter_close(spotters.removeLast())
+            openedAtMs.removeLast()
+        }
         let known = choices.map(KeyPhrase.normalise).filter { choice in
             !choice.isEmpty && choice.split(separator: " ").allSatisfy { knows(String($0)) }
         }
@@ -248,8 +295,10 @@ package final class KeywordSpotter {
     /// Feeds 16 kHz mono samples; what was heard in them (and phrases held before that are now sure).
     package func feed(_ samples: [Int16]) -> [Detection] {
         fedMs += samples.count * 1000 / VoiceListener.format.sampleRateHz
+        measure(samples)
+        keep(samples)
         var heard: [Detection] = []
-        for search in spotters {
+        for (search, openedAt) in zip(spotters, openedAtMs) {
             let found = samples.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
             guard found == 1 else { continue }
             var phrase = [CChar](repeating: 0, count: 256)
@@ -259,7 +308,10 @@ package final class KeywordSpotter {
             while assist_spotter_result(search, &phrase, phrase.count, &start, &end, &score) == 0 {
                 let text = KeyPhrase.normalise(String(cChars: phrase).replacingOccurrences(of: "__", with: " "))
                 let said = variants[String(cChars: phrase)] ?? variants[text] ?? text
-                heard.append(Detection(phrase: said, startMs: Int(start) * 10, endMs: Int(end) * 10, score: Int(score)))
+                heard.append(
+                    Detection(
+                        phrase: said, startMs: openedAt + Int(start) * 10, endMs: openedAt + Int(end) * 10,
+                        score: Int(score)))
             }
         }
         return settle(heard)
@@ -271,25 +323,28 @@ package final class KeywordSpotter {
         return held
     }
 
-    /// Every phrase waits `rivalMs` for a rival: another phrase heard over most of the same sound ("start
-    /// photo sensor" and "stop photo sensor"), of which the one the sound fits better, per frame, is kept.
+    /// A phrase that has a rival in the list ("start photo sensor" and "stop photo sensor", "read text" and
+    /// "find text") is checked by the referee as soon as it is heard: its sound is decoded once more as a
+    /// choice between it and its rivals, and the phrase the referee hears is the one said. Another search's
+    /// phrase over most of the same sound afterwards is the same words heard again, and is dropped.
     /// A phrase that lies inside a longer one waits `holdMs` and is dropped when the longer one is heard over
     /// it. Another spoken form of a phrase already heard counts once.
     private func settle(_ heard: [Detection]) -> [Detection] {
-        for detection in heard {
+        for var detection in heard where !standalone || followsAPause(detection) {
             let again = (recent + held).contains {
-                $0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs
+                ($0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs)
+                    || (Self.overlap($0, detection) > 0.5 && !Self.contains($0.phrase, detection.phrase)
+                        && !Self.contains(detection.phrase, $0.phrase))
             }
             if again { continue }
+            if contestable.contains(detection.phrase), let chosen = referee(detection) {
+                detection.phrase = chosen
+            }
             held.removeAll { short in
                 Self.contains(detection.phrase, short.phrase) && detection.phrase != short.phrase
                     && detection.startMs <= short.endMs && short.startMs <= detection.endMs
             }
             if held.contains(where: { Self.contains($0.phrase, detection.phrase) && Self.overlap($0, detection) > 0 }) {
-                continue
-            }
-            if let rival = held.firstIndex(where: { Self.overlap($0, detection) > 0.5 }) {
-                if Self.fit(detection) > Self.fit(held[rival]) { held[rival] = detection }
                 continue
             }
             held.append(detection)
@@ -301,24 +356,100 @@ package final class KeywordSpotter {
         return sure
     }
 
-    /// How long a phrase is held before it is sure.
-    private func wait(for detection: Detection) -> Int {
-        shortPhrases.contains(detection.phrase) ? Self.holdMs : Self.rivalMs
+    /// The phrase the referee hears over the sound of `detection` (from 250 ms before it to 150 ms after it,
+    /// or what has been fed), decoded once as a choice between it and the phrases that are its rivals; nil
+    /// when it hears none of them or cannot run.
+    private func referee(_ detection: Detection) -> String? {
+        let words = KeyPhrase(detection.phrase).words
+        let texts = phrases.map(\.text).filter { $0 == detection.phrase || Self.conflict(words, KeyPhrase($0).words) }
+        guard texts.count > 1 else { return nil }
+        let first = max(0, (detection.startMs - 250) * 16 - samplesBase)
+        let last = min(kept.count, (detection.endMs + 150) * 16 - samplesBase)
+        guard last - first > 1_600 else { return nil }
+        if referee == nil {
+            var error = [CChar](repeating: 0, count: 256)
+            let probe = folder.appendingPathComponent("probe.kws")
+            referee = assist_spotter_open(
+                model.acousticModel.path, model.dictionary.path, probe.path, &error, error.count)
+            if let referee { copyAlternates(to: referee) }
+        }
+        guard let referee else { return nil }
+        let forms = texts.sorted().flatMap { spokenForms(KeyPhrase($0).words) }
+        let grammar = "#JSGF V1.0;\ngrammar rivals;\npublic <rival> = " + forms.joined(separator: " | ") + ";\n"
+        if grammar != refereeGrammar {
+            guard assist_spotter_set_grammar(referee, grammar) == 0 else { return nil }
+            refereeGrammar = grammar
+        }
+        var heard = [CChar](repeating: 0, count: 256)
+        let status = kept[first..<last].withUnsafeBufferPointer {
+            assist_spotter_decode(referee, $0.baseAddress, $0.count, &heard, heard.count)
+        }
+        guard status == 0 else { return nil }
+        let said = String(cChars: heard)
+        let phrase = variants[said] ?? KeyPhrase.normalise(said.replacingOccurrences(of: "__", with: " "))
+        return texts.contains(phrase) ? phrase : nil
     }
 
-    /// How long any phrase waits for a rival.
-    package static let rivalMs = 300
+    /// Keeps the last 8 s of sound for the referee.
+    private func keep(_ samples: [Int16]) {
+        kept += samples
+        if kept.count > 128_000 {
+            let drop = kept.count - 128_000
+            kept.removeFirst(drop)
+            samplesBase += drop
+        }
+    }
+
+    /// Keeps the loudness of each 10 ms fed, for the last 8 s.
+    private func measure(_ samples: [Int16]) {
+        let all = energyRemainder + samples
+        let whole = all.count / 160 * 160
+        for start in stride(from: 0, to: whole, by: 160) {
+            var sum: Float = 0
+            for sample in all[start..<start + 160] { sum += Float(sample) * Float(sample) }
+            energies.append(10 * log10(sum / 160 + 1))
+        }
+        energyRemainder = Array(all[whole...])
+        if energies.count > 800 {
+            let drop = energies.count - 800
+            energies.removeFirst(drop)
+            energyBase += drop
+        }
+    }
+
+    /// True when `detection` (the upper quartile of its loudness) is louder by `pauseDecibels` than the loudest
+    /// 10 ms of the 20–300 ms before it and than the upper quartile of the 150–450 ms before it; true when there
+    /// is no sound before it to compare.
+    func followsAPause(_ detection: Detection) -> Bool {
+        let first = detection.startMs / 10
+        guard let phrase = loudness(from: first, to: detection.endMs / 10, quantile: 0.75) else { return true }
+        let before = [
+            loudness(from: first - 30, to: first - 2, quantile: 1),
+            loudness(from: first - 45, to: first - 15, quantile: 0.75),
+        ]
+        guard let loudest = before.compactMap({ $0 }).max() else { return true }
+        return phrase - loudest >= Self.pauseDecibels
+    }
+
+    /// The loudness of frames `from..<to` at `quantile` (1 for the loudest), when at least 8 of them are kept.
+    private func loudness(from: Int, to: Int, quantile: Double) -> Float? {
+        let low = max(from, energyBase) - energyBase
+        let high = min(to, energyBase + energies.count) - energyBase
+        guard high - low >= 8 else { return nil }
+        let sorted = energies[low..<high].sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
+    }
+
+    /// How long a phrase is held before it is sure.
+    private func wait(for detection: Detection) -> Int {
+        shortPhrases.contains(detection.phrase) ? Self.holdMs : 0
+    }
 
     /// The share of the shorter of two detections that the other covers.
     static func overlap(_ a: Detection, _ b: Detection) -> Double {
         let shared = min(a.endMs, b.endMs) - max(a.startMs, b.startMs)
         let shorter = max(1, min(a.endMs - a.startMs, b.endMs - b.startMs))
         return Double(max(0, shared)) / Double(shorter)
-    }
-
-    /// The acoustic score per 10 ms frame: larger is a better fit.
-    static func fit(_ detection: Detection) -> Double {
-        Double(detection.score) / Double(max(1, (detection.endMs - detection.startMs) / 10))
     }
 }
 

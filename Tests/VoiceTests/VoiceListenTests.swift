@@ -106,6 +106,49 @@ struct VoiceListenTests {
         #expect(falseAlarms.count <= 1, "\(falseAlarms)")
     }
 
+    /// At any time a command is one said on its own: the same words inside a sentence are somebody talking.
+    @Test func aCommandSaidOnItsOwnIsHeardAndTheSameWordsInsideASentenceAreNot() throws {
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
+        guard FileManager.default.fileExists(atPath: python.path) else {
+            print("skipped: piper-tts is not installed in .build/voices (make voices)")
+            return
+        }
+        let set = folder.path("inside")
+        // (Not "we collect videos ...": the recogniser takes the short "we" into the phrase, so no pause before
+        // it can tell.)
+        let sentences = ["please collect videos for me", "she will collect videos of the garden"]
+        let made = try ProcessRunner.run(
+            python.path,
+            [
+                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
+                "--renderings", "4", "--negatives", "0", "--seed", "5", "collect videos",
+            ] + sentences, timeoutSeconds: 600)
+        try #require(made.status == 0, "\(made.standardError)")
+        var files: [(String, URL)] = []
+        for label in ["collect videos"] + sentences {
+            let wavs = try FileManager.default.contentsOfDirectory(
+                at: set.appendingPathComponent(label.replacingOccurrences(of: " ", with: "_")),
+                includingPropertiesForKeys: nil
+            ).sorted { $0.path < $1.path }
+            files += wavs.map { (label, $0) }
+        }
+        let (stream, spans) = try stream(files)
+        let result = try listen(["--mic", "wav:" + stream.path, "--json", "--phrase", "collect videos"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let middles = result.lines.compactMap { line -> Int? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let start = object["start_ms"] as? Int, let end = object["end_ms"] as? Int
+            else { return nil }
+            return (start + end) / 2
+        }
+        let heardIn = { (label: String) in
+            spans.filter { $0.label == label }.filter { span in middles.contains { $0 >= span.from && $0 <= span.to } }
+                .count
+        }
+        #expect(heardIn("collect videos") >= 3, "\(result.lines)")
+        for sentence in sentences { #expect(heardIn(sentence) == 0, "\(sentence): \(result.lines)") }
+    }
+
     @Test func aPhraseWithAWordTheDictionaryLacksIsNamedAndTheRestStillWork() throws {
         let tone = folder.path("tone.wav")
         _ = try ProcessRunner.run(

@@ -30,6 +30,11 @@ int assist_spotter_result(assist_spotter *spotter, char *phrase, size_t phrase_s
 
 /* Adds `word` with `phones` (space-separated, as the dictionary writes them) for the searches set after it. 0 on
  * success. */
+/* Grammar mode: decodes `samples` as one whole utterance and writes the words heard ("" for none) into
+ * `phrase`. Returns 0, or -1 on error. Used to choose between rival phrases over the same sound. */
+int assist_spotter_decode(assist_spotter *spotter, const int16_t *samples, size_t count, char *phrase,
+                          size_t phrase_size);
+
 int assist_spotter_add_word(assist_spotter *spotter, const char *word, const char *phones);
 
 /* 1 when `word` is in the dictionary, 0 when not, -1 when the spotter cannot tell. */

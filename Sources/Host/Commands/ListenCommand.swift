@@ -39,6 +39,8 @@ struct ListenCommand: ParsableCommand {
         } catch {
             throw CLIFailure(message: error.description, exitCode: 69)
         }
+        // Always-on: a phrase is heard when said on its own, not inside a sentence.
+        spotter.standalone = true
         for line in VoicePhrases.unknownWordLines(spotter) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         let spec = try global.microphone()
         let input: AudioInput
