@@ -130,6 +130,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         var input: AudioInput?
         var level = SoundLevel()
         var saidTrouble = false
+        var chunksFed = 0
         let silence = VoiceListener.quietRoom
         while isRunning {
             // A plugin recording has the microphone; it is opened again afterwards.
@@ -161,6 +162,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
                     }
                     // At any time, a command is said on its own; in a window, it may follow the wake word.
                     spotter?.standalone = mode == .always
+                    spotter?.trace = Self.trace
+                    Self.trace?("listening for \(spotter?.phrases.count ?? 0) phrases: \(update.map(\.text))")
                 } catch {
                     say(error.description)
                     return
@@ -182,6 +185,12 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             if let warning = level.add(chunk) { say(warning) }
             // While the host speaks its own voice is not listened to: silence goes in instead, keeping time.
             let speaking = !headphones && (session.speech?.isSpeaking ?? false)
+            chunksFed += 1
+            if chunksFed % 10 == 0 {
+                let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
+                Self.trace?(
+                    "fed \(chunksFed) chunks\(speaking ? " (the host speaks: room sound instead)" : ""), peak \(peak)")
+            }
             for heard in spotter.feed(speaking ? silence : chunk) { accept(heard) }
         }
     }
@@ -194,8 +203,27 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
     }
 
+    /// `ASSIST_VOICE_TRACE=FILE`: each phrase list, each phrase heard and what became of it, appended to FILE
+    /// (for admins and tests finding out why a phrase was not taken).
+    static let trace: (@Sendable (String) -> Void)? = {
+        guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
+        return { line in
+            guard
+                let handle = FileHandle(forWritingAtPath: path)
+                    ?? {
+                        FileManager.default.createFile(atPath: path, contents: nil)
+                        return FileHandle(forWritingAtPath: path)
+                    }()
+            else { return }
+            handle.seekToEndOfFile()
+            handle.write(Data("\(String(format: "%.3f", ProcessInfo.processInfo.systemUptime)) \(line)\n".utf8))
+            try? handle.close()
+        }
+    }()
+
     /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it.
     private func accept(_ heard: Detection) {
+        Self.trace?("accepting \(heard.phrase) (mode \(mode.rawValue))")
         if mode == .wakeWord && heard.phrase == wakePhrase {
             lock.withLock { openUntil = Self.now + Double(Self.windowMs) / 1000 }
             session.services.sound.cues?.play(.listen)
@@ -203,7 +231,10 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
         // A phrase held to see whether a longer one follows arrives up to a second after its end.
         let open = lock.withLock { mode == .always || Self.now <= openUntil + 1.2 }
-        guard open else { return }
+        guard open else {
+            Self.trace?("not taken: no window is open")
+            return
+        }
         if mode != .always { lock.withLock { openUntil = 0 } }
         let dispatcher = session.dispatcher
         let announcer = session.announcer

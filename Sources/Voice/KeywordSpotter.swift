@@ -91,6 +91,8 @@ package final class KeywordSpotter {
     /// with pink noise 10 dB under the speech; the same words inside sentences ("please collect videos for
     /// me", "can you read text messages") and near misses ("the bread is fresh" for "read this") 7 dB or less.
     package static let pauseDecibels: Float = 9
+    /// Where to write what was heard and what became of it, for `ASSIST_VOICE_TRACE` (nil: nowhere).
+    package var trace: ((String) -> Void)?
     /// The loudness of each 10 ms of the last seconds fed (dB), from `energyBase` on.
     private var energies: [Float] = []
     private var energyBase = 0
@@ -330,6 +332,12 @@ package final class KeywordSpotter {
     /// A phrase that lies inside a longer one waits `holdMs` and is dropped when the longer one is heard over
     /// it. Another spoken form of a phrase already heard counts once.
     private func settle(_ heard: [Detection]) -> [Detection] {
+        if let trace {
+            for detection in heard {
+                let pause = standalone ? (followsAPause(detection) ? " after a pause" : " inside speech: dropped") : ""
+                trace("heard \(detection.json) at \(fedMs) ms\(pause)")
+            }
+        }
         for var detection in heard where !standalone || followsAPause(detection) {
             let again = (recent + held).contains {
                 ($0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs)

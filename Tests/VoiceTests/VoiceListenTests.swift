@@ -207,6 +207,7 @@ struct VoiceListenTests {
         try WavFile(format: once.format, samples: waiting.samples + once.samples + once.samples + once.samples).data
             .write(to: said)
         try "[voice]\nmode = \"always\"\n".write(to: folder.path("config.toml"), atomically: false, encoding: .utf8)
+        let trace = folder.path("voice-trace.txt")
         let run = try ProcessRunner.typing(
             BuildProducts.assist,
             [
@@ -217,9 +218,10 @@ struct VoiceListenTests {
                 ProcessRunner.TypedLine(
                     "quit", after: 30 * ProcessRunner.timeScale,
                     once: { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil })
-            ], timeoutSeconds: 20)
+            ], environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 20)
         let lines = run.output.split(separator: "\n").map(String.init)
-        #expect(lines.contains("Heard: what time is it."), "\(lines)")
+        let traced = (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
+        #expect(lines.contains("Heard: what time is it."), "\(lines)\n\(traced)")
         let heard = try #require(lines.firstIndex(of: "Heard: what time is it."))
         #expect(
             lines[heard...].contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil },
