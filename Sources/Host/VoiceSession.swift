@@ -191,7 +191,9 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
                 Self.trace?(
                     "fed \(chunksFed) chunks\(speaking ? " (the host speaks: room sound instead)" : ""), peak \(peak)")
             }
-            for heard in spotter.feed(speaking ? silence : chunk) { accept(heard) }
+            let fed = speaking ? silence : chunk
+            Self.traceSound?(fed)
+            for heard in spotter.feed(fed) { accept(heard) }
         }
     }
 
@@ -217,6 +219,20 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             else { return }
             handle.seekToEndOfFile()
             handle.write(Data("\(String(format: "%.3f", ProcessInfo.processInfo.systemUptime)) \(line)\n".utf8))
+            try? handle.close()
+        }
+    }()
+
+    /// With the trace, the sound fed to the recogniser goes to FILE.raw (16 kHz mono 16-bit), to be heard again
+    /// by `assist listen`.
+    static let traceSound: (@Sendable ([Int16]) -> Void)? = {
+        guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
+        let raw = path + ".raw"
+        FileManager.default.createFile(atPath: raw, contents: nil)
+        return { samples in
+            guard let handle = FileHandle(forWritingAtPath: raw) else { return }
+            handle.seekToEndOfFile()
+            samples.withUnsafeBufferPointer { handle.write(Data(buffer: $0)) }
             try? handle.close()
         }
     }()

@@ -189,23 +189,26 @@ struct VoiceListenTests {
     /// answer is printed, or after 30 s: loading the searches takes about 2 s of a debug build, and a loaded
     /// machine more).
     @Test func theShellActsOnAQuestionHeardLikeATypedOne() throws {
-        let voice: WavFile
-        do { voice = try NaturalVoice.speak("What time is it?") } catch {
+        // Asked up to three times, as a person does when not answered, each a rendering of its own (piper varies
+        // its timing and tone from one to the next, as a person does; one rendering in about 20 is not heard at
+        // the shipped threshold, so three copies of one failed together): this checks the shell's path from a
+        // phrase heard to its effect; how often one saying is heard is the recall the other test and
+        // bench/voice.sh measure.
+        var sayings: [WavFile] = []
+        do {
+            for _ in 0..<3 { sayings.append(try NaturalVoice.speak("What time is it?")) }
+        } catch {
             print("skipped: \(error)")
             return
         }
-        // Asked up to three times, as a person does when not answered: this checks the shell's path from a
-        // phrase heard to its effect; how often one saying is heard is the recall the other test and
-        // bench/voice.sh measure.
         let said = folder.path("said.wav")
-        let once = NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 1)
+        let rooms = sayings.map { NaturalVoice.inRoom($0, gain: 1, noiseDecibels: -50, padSeconds: 1) }
         // Where programs are slowed (the sanitizer lanes), the room is heard longer before the first saying,
         // while the searches load.
         let waiting = NaturalVoice.inRoom(
-            WavFile(format: voice.format, samples: []), gain: 1, noiseDecibels: -50,
+            WavFile(format: sayings[0].format, samples: []), gain: 1, noiseDecibels: -50,
             padSeconds: 1.5 * (ProcessRunner.timeScale - 1))
-        try WavFile(format: once.format, samples: waiting.samples + once.samples + once.samples + once.samples).data
-            .write(to: said)
+        try WavFile(format: rooms[0].format, samples: waiting.samples + rooms.flatMap(\.samples)).data.write(to: said)
         try "[voice]\nmode = \"always\"\n".write(to: folder.path("config.toml"), atomically: false, encoding: .utf8)
         let trace = folder.path("voice-trace.txt")
         let run = try ProcessRunner.typing(
