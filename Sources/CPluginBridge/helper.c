@@ -459,6 +459,26 @@ static bool h_dictation(const assist_host *h, const char *lang) {
     put_str(m, lang);
     return simple_bool(m);
 }
+static assist_status h_set_choices(const assist_host *h, const char *phrase, const char *prompt,
+                                   const char *const *choices, size_t count) {
+    (void)h;
+    if (phrase == NULL || (count > 0 && choices == NULL) || count > 10000) return ASSIST_E_INVALID;
+    for (size_t i = 0; i < count; i++)
+        if (choices[i] == NULL) return ASSIST_E_INVALID;
+    bmsg *m = request(OP_INPUT_SET_CHOICES);
+    put_str(m, phrase);
+    put_str(m, prompt);
+    put_u32(m, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) put_str(m, choices[i]);
+    return simple(m);
+}
+static assist_status h_set_confirmation(const assist_host *h, const char *id, const char *question) {
+    (void)h;
+    bmsg *m = request(OP_INPUT_SET_CONFIRMATION);
+    put_str(m, id);
+    put_str(m, question);
+    return simple(m);
+}
 
 /* ---- cues, playback, outbox, microphone ---------------------------------------------------------------- */
 
@@ -745,7 +765,8 @@ static const assist_clock_service clock_table = {sizeof clock_table, h_now_ns, h
 static const assist_worker_service worker_table = {sizeof worker_table, h_schedule, h_post_main, {0}};
 static const assist_events_service events_table = {sizeof events_table, h_publish, h_subscribe, h_unsubscribe,
     {0}};
-static const assist_input_service input_table = {sizeof input_table, h_register, h_unregister, h_dictation, {0}};
+static const assist_input_service input_table = {sizeof input_table, h_register, h_unregister, h_dictation,
+    h_set_choices, h_set_confirmation, {0}};
 static const assist_cues_service cues_table = {sizeof cues_table, h_cue_play, h_guidance, h_cues_stop,
     h_cues_enabled, {0}};
 static const assist_playback_service playback_table = {sizeof playback_table, h_play_file, h_playback_stop,

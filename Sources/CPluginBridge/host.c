@@ -703,6 +703,32 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_u32(rep, lang && input->dictation_available(h, lang) ? 1 : 0);
         break;
     }
+    case OP_INPUT_SET_CHOICES: {
+        NEED(input, assist_input_service, SVC_INPUT);
+        const char *phrase = get_str(req), *prompt = get_str(req);
+        uint32_t count = get_u32(req);
+        if (phrase == NULL || count > 10000 || !ASSIST_HAS_FIELD(assist_input_service, input, set_choices) ||
+            input->set_choices == NULL) {
+            put_u32(rep, (uint32_t)(phrase && count <= 10000 ? ASSIST_E_UNSUPPORTED : ASSIST_E_INVALID));
+            break;
+        }
+        const char **choices = count ? calloc(count, sizeof *choices) : NULL;
+        int ok = count == 0 || choices != NULL;
+        for (uint32_t i = 0; ok && i < count; i++) ok = (choices[i] = get_str(req)) != NULL;
+        put_u32(rep, (uint32_t)(ok ? input->set_choices(h, phrase, prompt, choices, count) : ASSIST_E_INVALID));
+        free(choices);
+        break;
+    }
+    case OP_INPUT_SET_CONFIRMATION: {
+        NEED(input, assist_input_service, SVC_INPUT);
+        const char *id = get_str(req), *question = get_str(req);
+        if (!ASSIST_HAS_FIELD(assist_input_service, input, set_confirmation) || input->set_confirmation == NULL) {
+            put_u32(rep, (uint32_t)ASSIST_E_UNSUPPORTED);
+            break;
+        }
+        put_u32(rep, (uint32_t)(id ? input->set_confirmation(h, id, question) : ASSIST_E_INVALID));
+        break;
+    }
     case OP_CUES_PLAY: {
         NEED(cues, assist_cues_service, SVC_CUES);
         const char *name = get_str(req);

@@ -25,6 +25,7 @@ static struct {
     int (*free)(ps_decoder_t *);
     int (*set_kws)(ps_decoder_t *, const char *, const char *);
     int (*set_jsgf_string)(ps_decoder_t *, const char *, const char *);
+    int (*set_lm_file)(ps_decoder_t *, const char *, const char *);
     int (*set_search)(ps_decoder_t *, const char *);
     int (*start_utt)(ps_decoder_t *);
     int (*end_utt)(ps_decoder_t *);
@@ -72,6 +73,7 @@ static void load(void) {
     *(void **)&lib.free = symbol(ps, PS_LIBRARY, "ps_free", &missing);
     *(void **)&lib.set_kws = symbol(ps, PS_LIBRARY, "ps_set_kws", &missing);
     *(void **)&lib.set_jsgf_string = symbol(ps, PS_LIBRARY, "ps_set_jsgf_string", &missing);
+    *(void **)&lib.set_lm_file = symbol(ps, PS_LIBRARY, "ps_set_lm_file", &missing);
     *(void **)&lib.set_search = symbol(ps, PS_LIBRARY, "ps_set_search", &missing);
     *(void **)&lib.start_utt = symbol(ps, PS_LIBRARY, "ps_start_utt", &missing);
     *(void **)&lib.end_utt = symbol(ps, PS_LIBRARY, "ps_end_utt", &missing);
@@ -208,6 +210,19 @@ int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf) {
     lib.end_utt(spotter->decoder);
     if (lib.set_jsgf_string(spotter->decoder, "grammar", jsgf) < 0) return -1;
     if (lib.set_search(spotter->decoder, "grammar") < 0) return -1;
+    spotter->grammar = 1;
+    spotter->pending = 0;
+    spotter->reported = 0;
+    spotter->was_in_speech = 0;
+    spotter->utt_start = spotter->fed_samples / 160;
+    return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
+}
+
+int assist_spotter_set_language_model(assist_spotter *spotter, const char *lm_file) {
+    if (spotter == NULL || lm_file == NULL) return -1;
+    lib.end_utt(spotter->decoder);
+    if (lib.set_lm_file(spotter->decoder, "dictation", lm_file) < 0) return -1;
+    if (lib.set_search(spotter->decoder, "dictation") < 0) return -1;
     spotter->grammar = 1;
     spotter->pending = 0;
     spotter->reported = 0;

@@ -32,6 +32,31 @@ enum VoicePhrases {
         }
     }
 
+    /// What may follow each phrase that takes words, by normalised phrase: launch keywords with `takes` in
+    /// `language` (a `choice` keyword's plugin is loaded, so that its library's init sets its list; a list
+    /// that cannot be had leaves the phrase out) and any other phrase a plugin set a list for. Main loop.
+    static func followers(features: FeatureController, router: () -> CommandRouter, language: String)
+        -> [String: ArgumentFollower.Wanted]
+    {
+        var wanted: [String: ArgumentFollower.Wanted] = [:]
+        for record in features.records where record.isUsable {
+            for keyword in record.manifest?.keywords ?? []
+            where (keyword.lang ?? "en") == language && keyword.takes != nil {
+                let phrase = KeyPhrase.normalise(keyword.phrase)
+                if keyword.takes == "text" {
+                    wanted[phrase] = .text
+                } else if router().choices(after: phrase) == nil {
+                    features.load(record)
+                }
+            }
+        }
+        for list in router().choices.values {
+            wanted[KeyPhrase.normalise(list.phrase)] = .choices(
+                list.choices.map(KeyPhrase.normalise), prompt: list.prompt)
+        }
+        return wanted
+    }
+
     /// A session for a command that listens (no speech, no sound out) and the voice model of its language;
     /// without a model, the sentence saying why (exit 69).
     static func openSession(_ global: GlobalOptions) throws -> (HostSession, VoiceModel) {

@@ -31,6 +31,17 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     private var focused: String?
     /// The phrases to listen for from the next chunk on, when they changed (made on the main loop).
     private var pendingPhrases: [KeyPhrase]?
+    /// What may follow each phrase that takes words ("find object" → the names), made on the main loop.
+    private var followers: [String: ArgumentFollower.Wanted] = [:]
+    /// The launch keywords that take words, from the manifests (their lists may not be set yet).
+    private var taking: Set<String> = []
+    /// The words that answer the yes-or-no question now asked, while one is (set on the main loop).
+    private var answerWords: [String]?
+    // The listening thread's own:
+    /// The phrase heard whose words are awaited, and its detection.
+    private var following: (detection: Detection, follower: ArgumentFollower)?
+    /// The answer to the question asked, awaited.
+    private var answering: ArgumentFollower?
 
     private init(
         session: HostSession, mode: Mode, model: VoiceModel, wakePhrase: String, headphones: Bool,
@@ -85,7 +96,17 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             session.dispatcher.listenKey = Key(name: keyName) ?? .function(4)
             session.dispatcher.onListenKey = { [weak voice] in voice?.openWindow() }
         }
+        voice.taking = Set(
+            session.features.records.flatMap { record in
+                (record.manifest?.keywords ?? []).filter { $0.takes != nil && ($0.lang ?? "en") == model.language }
+                    .map { KeyPhrase.normalise($0.phrase) }
+            })
         voice.focusChanged(to: nil, force: true)
+        session.services.interaction.dialogs.onQuestionChanged = { [weak voice] question in
+            voice?.questionChanged(question)
+        }
+        // A phrase's list of words is set by its plugin's library as it loads: after the menu is up, not before.
+        session.loop.post { [weak voice] in voice?.refreshFollowers() }
         let thread = Thread { voice.listen() }
         thread.name = "assist-voice"
         thread.start()
@@ -108,6 +129,29 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
     }
 
+    /// Finds again what may follow each phrase (plugins set lists as they load). Main loop.
+    func refreshFollowers() {
+        let interaction = session.services.interaction
+        let found = VoicePhrases.followers(
+            features: session.features, router: { interaction.router }, language: model.language)
+        lock.withLock { followers = found }
+    }
+
+    /// A question is asked (or none is): while it is a yes-or-no one, its answer is listened for, in every mode
+    /// (the question was asked aloud, so the answer comes aloud). Main loop.
+    func questionChanged(_ question: DialogRequest?) {
+        var words: [String]?
+        if case .confirm = question {
+            let phrases = session.phrases
+            words = ["yes", "no"] + (phrases.text("dialog.words-yes") + "|" + phrases.text("dialog.words-no"))
+                .split(separator: "|").map { KeyPhrase.normalise(String($0)) }.filter { !$0.isEmpty }
+        }
+        lock.withLock {
+            answerWords = words
+            if words != nil { openUntil = max(openUntil, Self.now + 30) }
+        }
+    }
+
     /// Push-to-talk: listens for the next 5 s. Main loop.
     func openWindow() {
         lock.withLock { openUntil = Self.now + Double(Self.windowMs) / 1000 }
@@ -119,7 +163,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     /// In push-to-talk the microphone is open only while the window is (and a moment after, for a phrase
     /// being finished); the other modes keep it open.
     private var wantsMicrophone: Bool {
-        mode != .pushToTalk || lock.withLock { Self.now < openUntil + 1.5 }
+        mode != .pushToTalk || following != nil || answering != nil
+            || lock.withLock { Self.now < openUntil + 1.5 || answerWords != nil }
     }
 
     private var isRunning: Bool { lock.withLock { running } }
@@ -135,7 +180,9 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         while isRunning {
             // A plugin recording has the microphone; it is opened again afterwards.
             if PluginMicrophone.inUse || !wantsMicrophone {
-                if input != nil, let spotter { for heard in spotter.feed(silence) + spotter.flush() { accept(heard) } }
+                if input != nil, let spotter {
+                    for heard in spotter.feed(silence) + spotter.flush() { accept(heard, at: spotter.heardMs) }
+                }
                 input = nil
                 Thread.sleep(forTimeInterval: 0.05)
                 continue
@@ -179,7 +226,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             }
             if chunk.isEmpty {
                 // The end of a WAV file standing in for the microphone.
-                for heard in spotter.feed(silence) + spotter.flush() { accept(heard) }
+                for heard in spotter.feed(silence) + spotter.flush() { accept(heard, at: spotter.heardMs) }
                 return
             }
             if let warning = level.add(chunk) { say(warning) }
@@ -193,7 +240,72 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             }
             let fed = speaking ? silence : chunk
             Self.traceSound?(fed)
-            for heard in spotter.feed(fed) { accept(heard) }
+            for heard in spotter.feed(fed) { accept(heard, at: spotter.heardMs) }
+            follow(spotter)
+            answer(spotter)
+        }
+    }
+
+    /// Follows a phrase heard that takes words until they are known: one of a list is acted on at once ("find
+    /// object cup"); open words are asked about first ("Did you say: exit?"); nothing said acts on the
+    /// phrase alone (its feature asks). The listening thread.
+    private func follow(_ spotter: KeywordSpotter) {
+        guard let (detection, follower) = following else { return }
+        if follower.wanted == nil { follower.wanted = lock.withLock { followers[detection.phrase] } }
+        guard let outcome = follower.step(spotter) else { return }
+        Self.trace?("after \(detection.phrase): \(outcome)")
+        switch outcome {
+        case .words(let words):
+            following = nil
+            if follower.wanted == .text {
+                confirm(detection.phrase, words)
+            } else {
+                act(on: "\(detection.phrase) \(words)")
+            }
+        case .prompt(let prompt):
+            follower.listenAgain(fromMs: spotter.heardMs)
+            lock.withLock { openUntil = max(openUntil, Self.now + Double(ArgumentFollower.afterPromptMs) / 1000) }
+            say(prompt)
+        case .nothing:
+            following = nil
+            act(on: detection.phrase)
+        }
+    }
+
+    /// While a yes-or-no question is asked, listens for its answer and gives it as if typed. The listening
+    /// thread.
+    private func answer(_ spotter: KeywordSpotter) {
+        guard let words = lock.withLock({ answerWords }) else {
+            answering = nil
+            return
+        }
+        if answering == nil {
+            answering = ArgumentFollower(
+                phrase: "", wanted: .choices(words, prompt: nil), afterMs: spotter.heardMs, waitMs: 60_000)
+        }
+        guard let outcome = answering?.step(spotter) else { return }
+        answering = nil
+        Self.trace?("answer: \(outcome)")
+        if case .words(let said) = outcome { act(on: said) }
+    }
+
+    /// Open words heard after `phrase`: said back as a yes-or-no question, acted on only after yes.
+    private func confirm(_ phrase: String, _ words: String) {
+        let session = session
+        let cues = session.services.sound.cues
+        session.loop.post {
+            cues?.play(.tap)
+            session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
+            let question = session.phrases.text("voice.confirm-words", ["words": words])
+            session.services.interaction.dialogs.open(
+                .confirm(prompt: question, defaultYes: false, timeoutMs: 0), owner: CommandRouter.hostOwner
+            ) { answer in
+                if answer.status == .answered, answer.yes {
+                    session.dispatcher.dispatch(.phrase("\(phrase) \(words)"))
+                } else {
+                    session.announcer.say(session.phrases.text("voice.not-done"), priority: .important)
+                }
+            }
         }
     }
 
@@ -237,9 +349,14 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
     }()
 
-    /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it.
-    private func accept(_ heard: Detection) {
+    /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it, at once
+    /// or, for a phrase that takes words, once they are heard.
+    private func accept(_ heard: Detection, at heardMs: Int) {
         Self.trace?("accepting \(heard.phrase) (mode \(mode.rawValue))")
+        if following != nil || answering != nil {
+            Self.trace?("not taken: words after a phrase, or an answer, are awaited")
+            return
+        }
         if mode == .wakeWord && heard.phrase == wakePhrase {
             lock.withLock { openUntil = Self.now + Double(Self.windowMs) / 1000 }
             session.services.sound.cues?.play(.listen)
@@ -251,11 +368,25 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             Self.trace?("not taken: no window is open")
             return
         }
+        let wanted = lock.withLock { followers[heard.phrase] }
+        if wanted != nil || takesWords(heard.phrase) {
+            following = (heard, ArgumentFollower(phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs))
+            lock.withLock { openUntil = max(openUntil, Self.now + 3) }
+            return
+        }
+        if mode != .always { lock.withLock { openUntil = 0 } }
+        act(on: heard.phrase)
+    }
+
+    /// True for a launch keyword that takes words whose list is not known yet (its plugin is loading).
+    private func takesWords(_ phrase: String) -> Bool { lock.withLock { taking.contains(phrase) } }
+
+    /// Acts on `phrase` as if typed, after the "heard" earcon and the echo.
+    private func act(on phrase: String) {
         if mode != .always { lock.withLock { openUntil = 0 } }
         let dispatcher = session.dispatcher
         let announcer = session.announcer
         let cues = session.services.sound.cues
-        let phrase = heard.phrase
         session.loop.post {
             cues?.play(.tap)
             announcer.say("Heard: \(phrase).", priority: .important, remember: false)

@@ -47,3 +47,24 @@ package struct RoutedCommand: Hashable, Sendable {
         self.argument = argument
     }
 }
+
+/// A closed list of words that may follow a phrase ("find object", then one of 80 names): the voice
+/// recogniser listens for exactly these after the phrase.
+package struct ArgumentChoices: Sendable, Equatable {
+    /// The phrase, normalised.
+    package var phrase: String
+    /// Said when nothing follows the phrase, before listening for the list a while longer.
+    package var prompt: String?
+    /// The words, normalised, in the plugin's order.
+    package var choices: [String]
+    /// The plugin that set it.
+    package var owner: String
+
+    package init(phrase: String, prompt: String?, choices: [String], owner: String) {
+        self.phrase = CommandRouter.normalise(phrase)
+        self.prompt = prompt
+        var seen: Set<String> = []
+        self.choices = choices.map(CommandRouter.normalise).filter { !$0.isEmpty && seen.insert($0).inserted }
+        self.owner = owner
+    }
+}

@@ -13,6 +13,10 @@ package struct CommandRouter: Sendable {
     package static let pauseToggle = "pause-or-resume"
 
     private var bindings: [CommandBinding]
+    /// Closed lists of words that may follow a phrase (assist.input/1 `set_choices`), by normalised phrase.
+    package private(set) var choices: [String: ArgumentChoices] = [:]
+    /// Questions asked before a command acts (`set_confirmation`), by owner and command id.
+    private var confirmations: [String: String] = [:]
 
     /// Creates a router holding the built-in commands with their English labels.
     package init(labels: [String: String] = [:]) {
@@ -127,9 +131,45 @@ package struct CommandRouter: Sendable {
         bindings.append(binding)
     }
 
-    /// Removes every binding of `owner` with command `id` (all of them when `id` is nil).
+    /// Removes every binding of `owner` with command `id` (all of them when `id` is nil), and the question
+    /// asked before it.
     package mutating func unregister(owner: String, id: String? = nil) {
         bindings.removeAll { $0.owner == owner && (id == nil || $0.id == id) }
+        confirmations = confirmations.filter { key, _ in
+            !(key.hasPrefix(owner + "\u{0}") && (id == nil || key == owner + "\u{0}" + (id ?? "")))
+        }
+    }
+
+    /// Sets (or, with no choices, removes) the closed list of words that may follow `phrase`; a list another
+    /// owner set for the same phrase is `.taken`.
+    package mutating func setChoices(_ list: ArgumentChoices) throws(RouterError) {
+        if let existing = choices[list.phrase], existing.owner != list.owner {
+            throw .taken(list.phrase, by: existing.owner)
+        }
+        choices[list.phrase] = list.choices.isEmpty ? nil : list
+    }
+
+    /// Forgets every list `owner` set (its library was unloaded).
+    package mutating func forgetChoices(owner: String) {
+        choices = choices.filter { $0.value.owner != owner }
+    }
+
+    /// The list of words that may follow the start of `words` ("find object cup" → find object's), and the
+    /// phrase it follows: the longest phrase that begins `words`.
+    package func choices(after words: String) -> ArgumentChoices? {
+        let text = Self.normalise(words)
+        return choices.values.filter { text == $0.phrase || text.hasPrefix($0.phrase + " ") }
+            .max { $0.phrase.count < $1.phrase.count }
+    }
+
+    /// Asks `question` before `owner`'s command `id` acts (nil: no longer).
+    package mutating func setConfirmation(owner: String, id: String, question: String?) {
+        confirmations[owner + "\u{0}" + id] = question
+    }
+
+    /// The question to ask before `command` acts, if its owner set one.
+    package func confirmation(for command: RoutedCommand) -> String? {
+        confirmations[command.owner + "\u{0}" + command.id]
     }
 
     /// The command for `event` while `focused` (a plugin id or nil) has the focus, or nil when none matches.

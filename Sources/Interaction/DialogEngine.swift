@@ -19,7 +19,12 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     let phrases: PhraseBook
     private let loop: MainLoop
     private var queue: [Pending] = []
-    private var current: Pending?
+    private var current: Pending? {
+        didSet { if current?.id != oldValue?.id { onQuestionChanged?(current?.request) } }
+    }
+    /// Told the question now asked (nil: none), as it changes: voice listens for yes or no while a confirm is
+    /// asked. Main loop.
+    package var onQuestionChanged: ((DialogRequest?) -> Void)?
     var highlighted: Int?
     var typedDigits = ""
     private var timer: UInt64?

@@ -178,7 +178,21 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
 
     /// Runs a routed command for the focused feature: the host's own (stop, help, repeat, pause toggle) or
     /// the feature's.
-    package func handle(_ command: RoutedCommand) {
+    package func handle(_ command: RoutedCommand, confirmed: Bool = false) {
+        if !confirmed, let question = confirmation(for: command) {
+            // Destructive or costly: asked first, by voice or key; only yes goes on (Escape, no: nothing done).
+            services.interaction.dialogs.open(
+                .confirm(prompt: question, defaultYes: false, timeoutMs: 0), owner: CommandRouter.hostOwner
+            ) { [weak self] answer in
+                guard let self else { return }
+                if answer.status == .answered, answer.yes {
+                    handle(command, confirmed: true)
+                } else {
+                    announcer.say(phrases.text("voice.not-done"), priority: .important)
+                }
+            }
+            return
+        }
         switch command.id {
         case "repeat":
             if !announcer.repeatLast() { announcer.say(phrases.text("host.nothing-to-repeat")) }
@@ -230,6 +244,16 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             }
             if let helper = record.helper, !helper.isAlive { endNow(record) }
         }
+    }
+
+    /// The question to ask before `command` acts: its plugin's (`set_confirmation`), or, for stop while the
+    /// focused feature records from the microphone, whether to stop the recording.
+    private func confirmation(for command: RoutedCommand) -> String? {
+        if let question = services.interaction.router.confirmation(for: command) { return question }
+        if command.id == "stop", command.owner == CommandRouter.hostOwner, focused != nil, PluginMicrophone.inUse {
+            return phrases.text("voice.confirm-stop-recording")
+        }
+        return nil
     }
 
     /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".

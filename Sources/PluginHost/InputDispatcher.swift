@@ -8,10 +8,25 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
     private let console: Console?
     /// What end of input means: the shell quits, `assist run` lets the feature finish by itself.
     package var onEndOfInput: () -> Void = {}
-    /// Launch keywords ("read text" → plugin id), active everywhere but inside a text dialog.
-    package var launchKeywords: [String: String] = [:]
-    /// Called for a launch keyword.
-    package var onLaunch: (String) -> Void = { _ in }
+    /// A launch keyword: the plugin it starts, the start arguments it gives, and whether words may follow it.
+    package struct Launch: Equatable, Sendable {
+        package var id: String
+        package var arguments: [String]
+        /// Words after the phrase ("find object cup") are one more argument.
+        package var takesWords: Bool
+
+        package init(id: String, arguments: [String] = [], takesWords: Bool = false) {
+            self.id = id
+            self.arguments = arguments
+            self.takesWords = takesWords
+        }
+    }
+
+    /// Launch keywords by normalised phrase ("read text" → its plugin), active everywhere but inside a text
+    /// dialog.
+    package var launchKeywords: [String: Launch] = [:]
+    /// Called for a launch keyword, with the plugin's id and its start arguments.
+    package var onLaunch: (String, [String]) -> Void = { _, _ in }
     /// The push-to-talk key (voice commands), taken before anything else but a text dialog, and its action.
     package var listenKey: Key?
     package var onListenKey: () -> Void = {}
@@ -38,8 +53,8 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             onListenKey()
             return
         }
-        if !interaction.dialogs.wantsLine, let id = keyword(in: event) {
-            onLaunch(id)
+        if !interaction.dialogs.wantsLine, let (id, arguments) = keyword(in: event) {
+            onLaunch(id, arguments)
             return
         }
         if !interaction.dialogs.wantsLine, let command = interaction.router.resolveGlobal(event) {
@@ -69,10 +84,17 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
         console?.setLineMode(interaction.dialogs.wantsLine, echo: !interaction.dialogs.isSecret)
     }
 
-    private func keyword(in event: InputEvent) -> String? {
+    /// The plugin and start arguments of the launch keyword `event` says: the phrase alone, or a phrase that
+    /// takes words followed by them (the longest such phrase: "find object cup" → find-object, ["cup"]).
+    private func keyword(in event: InputEvent) -> (String, [String])? {
         switch event {
         case .line(let text), .phrase(let text):
-            return launchKeywords[CommandRouter.normalise(text)]
+            let words = CommandRouter.normalise(text)
+            if let exact = launchKeywords[words] { return (exact.id, exact.arguments) }
+            let prefixed = launchKeywords.filter { $0.value.takesWords && words.hasPrefix($0.key + " ") }
+            guard let (phrase, launch) = prefixed.max(by: { $0.key.count < $1.key.count }) else { return nil }
+            let rest = String(words.dropFirst(phrase.count + 1))
+            return (launch.id, launch.arguments + [rest])
         default:
             return nil
         }

@@ -8,6 +8,20 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         package var phrase: String
         package var scope: String?
         package var lang: String?
+        /// The start arguments a launch keyword gives ("find text" → `--text`); words said or typed after the
+        /// phrase follow them as one more argument.
+        package var arguments: [String]?
+        /// What may follow the phrase: `choice` (one of a closed list the plugin sets with
+        /// `assist_input_service.set_choices`) or `text` (open words: dictation, confirmed before acting).
+        package var takes: String?
+
+        package init(phrase: String, scope: String? = nil, lang: String? = nil, arguments: [String]? = nil, takes: String? = nil) {
+            self.phrase = phrase
+            self.scope = scope
+            self.lang = lang
+            self.arguments = arguments
+            self.takes = takes
+        }
     }
 
     /// Required and optional services, as versioned ids.
@@ -135,6 +149,10 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
             throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")
+        }
+        for keyword in keywords ?? [] where keyword.takes != nil && keyword.takes != "choice" && keyword.takes != "text" {
+            throw .manifestInvalid(
+                path, "keyword \"\(keyword.phrase)\" takes must be choice or text, not \"\(keyword.takes ?? "")\"")
         }
     }
 }

@@ -44,7 +44,42 @@ extension ServiceTables {
             context.services.commands.unregister(String(cString: id))
             return ASSIST_OK
         }
-        table.dictation_available = { _, _ in false }
+        table.dictation_available = { host, lang in
+            guard let context = PluginContext.from(host), let lang else { return false }
+            return context.services.commands.dictationAvailable(language: String(cString: lang))
+        }
+        table.set_choices = { host, phrase, prompt, choices, count in
+            guard let context = PluginContext.from(host), context.onMain("input.set_choices") else {
+                return ASSIST_E_INVALID
+            }
+            guard let phrase, count == 0 || choices != nil, count <= 10_000 else {
+                context.misbehaving("input.set_choices needs a phrase, and choices when count is not 0")
+                return ASSIST_E_INVALID
+            }
+            var list: [String] = []
+            for index in 0..<count {
+                guard let choice = choices?[index] else {
+                    context.misbehaving("input.set_choices: choice \(index) is NULL")
+                    return ASSIST_E_INVALID
+                }
+                list.append(String(cString: choice))
+            }
+            do {
+                try context.services.commands.setChoices(
+                    phrase: String(cString: phrase), prompt: prompt.map { String(cString: $0) }, choices: list)
+                return ASSIST_OK
+            } catch {
+                context.logger.warning("the choices after \(String(cString: phrase)) were not set: \(error)")
+                return ASSIST_E_BUSY
+            }
+        }
+        table.set_confirmation = { host, id, question in
+            guard let context = PluginContext.from(host), context.onMain("input.set_confirmation"), let id else {
+                return ASSIST_E_INVALID
+            }
+            context.services.commands.setConfirmation(id: String(cString: id), question: question.map { String(cString: $0) })
+            return ASSIST_OK
+        }
         return allocate(table)
     }()
 }

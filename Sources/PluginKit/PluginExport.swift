@@ -14,21 +14,27 @@ public enum PluginExport {
     nonisolated(unsafe) private static var factory: ((PluginHostHandle) throws(PluginError) -> PluginFeature)?
     nonisolated(unsafe) private static var table: UnsafeMutablePointer<assist_entry>?
     nonisolated(unsafe) private static var initCount = 0
+    nonisolated(unsafe) private static var prepare: ((PluginHostHandle) -> Void)?
 
-    /// The entry table for a feature made by `make`; built on the first call and never freed. [main]
+    /// The entry table for a feature made by `make`; built on the first call and never freed. `prepare` runs
+    /// in the library's `init` (when the host loads it, before any feature is made; under 50 ms, no speech or
+    /// devices): the place for `setChoices`. [main]
     public static func entry(
-        id: String, version: String, make: @escaping (PluginHostHandle) throws(PluginError) -> PluginFeature
+        id: String, version: String, prepare: ((PluginHostHandle) -> Void)? = nil,
+        make: @escaping (PluginHostHandle) throws(PluginError) -> PluginFeature
     ) -> UnsafePointer<assist_entry> {
         if let table { return UnsafePointer(table) }
         factory = make
+        Self.prepare = prepare
         var entry = assist_entry()
         entry.struct_size = UInt32(MemoryLayout<assist_entry>.size)
         entry.abi = assist_version(
             major: UInt16(ASSIST_ABI_MAJOR), minor: UInt16(ASSIST_ABI_MINOR), patch: 0, reserved: 0)
         entry.id = UnsafePointer(strdup(id))
         entry.version = UnsafePointer(strdup(version))
-        entry.`init` = { _ in
+        entry.`init` = { host in
             PluginExport.initCount += 1
+            if let host, let prepare = PluginExport.prepare { prepare(PluginHostHandle(host)) }
             return true
         }
         entry.deinit = { PluginExport.initCount = max(0, PluginExport.initCount - 1) }

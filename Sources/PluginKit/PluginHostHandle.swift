@@ -1,6 +1,10 @@
 import PluginABI
 import PluginAPI
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A Swift view of the `assist_host` a plugin was given: typed access to the services it uses most.
 /// Plugins hold it for the life of their instance; it is a plain pointer wrapper (no Swift object crosses
 /// the ABI).
@@ -132,6 +136,43 @@ public struct PluginHostHandle: @unchecked Sendable {
     /// Removes a command this plugin added. Wraps `assist_input_service.unregister_command`. [main]
     public func unregisterCommand(_ id: String) {
         _ = tables.input?.pointee.unregister_command?(raw, id)
+    }
+
+    /// Sets the closed list of words that may follow `phrase` (a manifest keyword or a command's phrase): once
+    /// the phrase is heard, the voice recogniser listens for one of `choices`, and they arrive as if typed
+    /// after it. `prompt` is said when nothing follows the phrase. Call it from `PluginExport.entry`'s
+    /// `prepare`, so the list is there before the phrase is first heard. False on a host without it (older
+    /// than 1.1's input service) or when another plugin set a list for the phrase. Wraps
+    /// `assist_input_service.set_choices`. [main]
+    @discardableResult
+    public func setChoices(after phrase: String, prompt: String?, choices: [String]) -> Bool {
+        guard let input = tables.input, assist_input_service.has(\.set_choices, in: input.pointee.struct_size),
+            let set = input.pointee.set_choices
+        else { return false }
+        var pointers = choices.map { UnsafePointer(strdup($0)) }
+        defer { pointers.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { list in
+                set(raw, phrase, prompt, list.baseAddress.map { UnsafePointer($0) }, list.count) == ASSIST_OK
+            }
+        }
+    }
+
+    /// Asks `question` ("Delete every recording?") before the command `id` reaches the feature, by key, words
+    /// or voice; only yes delivers it (nil: no longer). False on a host without it. Wraps
+    /// `assist_input_service.set_confirmation`. [main]
+    @discardableResult
+    public func setConfirmation(command id: String, question: String?) -> Bool {
+        guard let input = tables.input, assist_input_service.has(\.set_confirmation, in: input.pointee.struct_size),
+            let set = input.pointee.set_confirmation
+        else { return false }
+        return set(raw, id, question) == ASSIST_OK
+    }
+
+    /// True when the host can take voice dictation in `language` now. Wraps
+    /// `assist_input_service.dictation_available`. [any]
+    public func dictationAvailable(language: String) -> Bool {
+        tables.input?.pointee.dictation_available?(raw, language) ?? false
     }
 
     /// Copies `message` into host-allocated memory for an `*err` out-parameter. Wraps `assist_host.alloc`.

@@ -30,11 +30,16 @@ package struct Detection: Equatable, Sendable {
     package var startMs: Int
     package var endMs: Int
     package var score: Int
+    /// The words said after the phrase, for a phrase that takes them ("cup" after "find object").
+    package var argument: String?
 
     /// One JSON object, as `assist listen --json` prints it.
     package var json: String {
-        let escaped = phrase.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return #"{"phrase":"\#(escaped)","start_ms":\#(startMs),"end_ms":\#(endMs),"score":\#(score)}"#
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        let argument = self.argument.map { #","argument":\#(quoted($0))"# } ?? ""
+        return #"{"phrase":\#(quoted(phrase))\#(argument),"start_ms":\#(startMs),"end_ms":\#(endMs),"score":\#(score)}"#
     }
 }
 
@@ -123,6 +128,7 @@ package final class KeywordSpotter {
     deinit {
         spotters.forEach { assist_spotter_close($0) }
         if let referee { assist_spotter_close(referee) }
+        if let argumentDecoder { assist_spotter_close(argumentDecoder) }
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -396,6 +402,99 @@ package final class KeywordSpotter {
         let said = String(cChars: heard)
         let phrase = variants[said] ?? KeyPhrase.normalise(said.replacingOccurrences(of: "__", with: " "))
         return texts.contains(phrase) ? phrase : nil
+    }
+
+    /// What the user said after a phrase or a question, told by loudness alone (the recogniser cannot say
+    /// where open speech ends).
+    package enum Utterance: Equatable, Sendable {
+        /// Nothing louder than the room yet.
+        case none
+        /// Speech from `startMs` that has not ended.
+        case going(startMs: Int)
+        /// Speech from `startMs` to `endMs`, followed by `quietMs` of the room.
+        case ended(startMs: Int, endMs: Int)
+    }
+
+    /// How long the room must be quiet after speech for it to have ended.
+    package static let quietMs = 450
+
+    /// Audio fed so far, in ms (the clock of `Detection` times).
+    package var heardMs: Int { fedMs }
+
+    /// Whether something was said from `afterMs` on: 10 ms frames at least 12 dB above the room's floor (its
+    /// fifth percentile over the last 6 s) for at least 120 ms in all are speech, and speech has ended
+    /// once `quietMs` of frames below that follow it.
+    package func utterance(after afterMs: Int) -> Utterance {
+        let first = max(afterMs / 10, energyBase)
+        let last = energyBase + energies.count
+        guard last - first > 0, let floor = loudness(from: last - 600, to: last, quantile: 0.05) else { return .none }
+        let level = floor + 12
+        var start: Int?
+        var end = 0
+        var loud = 0
+        for frame in first..<last where energies[frame - energyBase] >= level {
+            if start == nil { start = frame }
+            end = frame + 1
+            loud += 1
+        }
+        guard let start, loud >= 12 else { return .none }
+        return (last - end) * 10 >= Self.quietMs ? .ended(startMs: start * 10, endMs: end * 10) : .going(startMs: start * 10)
+    }
+
+    /// A second decoder for what follows a phrase: a grammar of `choices` (one of them) or, with nil, the
+    /// language model's open text (dictation). Opened when first needed.
+    private var argumentDecoder: OpaquePointer?
+    private var argumentSearch = ""
+
+    /// Decodes the sound from `fromMs` to `toMs` once, as one of `choices` (normalised, each with every
+    /// spoken form the dictionary knows) or, with nil, as open text; nil when nothing fits or the decoder
+    /// cannot run (choices with a word the dictionary lacks are left out).
+    package func decode(fromMs: Int, toMs: Int, choices: [String]?) -> String? {
+        let first = max(0, fromMs * 16 - samplesBase)
+        let last = min(kept.count, toMs * 16 - samplesBase)
+        guard last - first > 1_600 else { return nil }
+        if argumentDecoder == nil {
+            var error = [CChar](repeating: 0, count: 256)
+            let probe = folder.appendingPathComponent("probe.kws")
+            argumentDecoder = assist_spotter_open(
+                model.acousticModel.path, model.dictionary.path, probe.path, &error, error.count)
+            if let argumentDecoder { copyAlternates(to: argumentDecoder) }
+        }
+        guard let decoder = argumentDecoder else { return nil }
+        var forms: [String: String] = [:]
+        if let choices {
+            let known = choices.filter { KeyPhrase($0).words.allSatisfy(knows) && !KeyPhrase($0).words.isEmpty }
+            addAlternates(for: Set(known.flatMap { KeyPhrase($0).words }))
+            copyAlternates(to: decoder)
+            for choice in known {
+                for form in spokenForms(KeyPhrase(choice).words) where forms[form] == nil { forms[form] = choice }
+            }
+            guard !forms.isEmpty else { return nil }
+            let grammar =
+                "#JSGF V1.0;\ngrammar argument;\npublic <argument> = " + forms.keys.sorted().joined(separator: " | ")
+                + ";\n"
+            if grammar != argumentSearch {
+                guard assist_spotter_set_grammar(decoder, grammar) == 0 else { return nil }
+                argumentSearch = grammar
+            }
+        } else {
+            guard let languageModel = model.languageModel, model.dictates else { return nil }
+            if argumentSearch != "lm" {
+                guard assist_spotter_set_language_model(decoder, languageModel.path) == 0 else { return nil }
+                argumentSearch = "lm"
+            }
+        }
+        var heard = [CChar](repeating: 0, count: 1024)
+        let status = kept[first..<last].withUnsafeBufferPointer {
+            assist_spotter_decode(decoder, $0.baseAddress, $0.count, &heard, heard.count)
+        }
+        guard status == 0 else { return nil }
+        let said = String(cChars: heard)
+        trace?("decoded \(fromMs)–\(toMs) ms as \(choices == nil ? "open text" : "one of \(choices?.count ?? 0)"): \(said)")
+        if choices != nil { return forms[said] }
+        let words = KeyPhrase(said.replacingOccurrences(of: "__", with: " ")).words
+            .filter { !$0.hasPrefix("<") && !$0.hasPrefix("[") }
+        return words.isEmpty ? nil : words.joined(separator: " ")
     }
 
     /// Keeps the last 8 s of sound for the referee.

@@ -5,23 +5,32 @@ import Foundation
 ///
 /// English uses Debian's `pocketsphinx-en-us`. Debian has no model for Russian or Chinese; an admin adds one
 /// as a folder `voice/<lang>/` holding `acoustic-model/` (the folder pocketsphinx's `-hmm` takes: `mdef`,
-/// `means`, `variances`, ...) and `dictionary.dict`, in the user's data folder, in `/etc/assist`, or in the
+/// `means`, `variances`, ...), `dictionary.dict` and, for dictation, `language-model.lm.bin`, in the user's data folder, in `/etc/assist`, or in the
 /// share folder (docs/voice.md). The same layout for English replaces Debian's model.
 package struct VoiceModel: Equatable, Sendable {
     package var language: String
     package var acousticModel: URL
     package var dictionary: URL
+    /// The language model for dictation (open text after "find text"), when the model has one.
+    package var languageModel: URL?
 
-    package init(language: String, acousticModel: URL, dictionary: URL) {
+    package init(language: String, acousticModel: URL, dictionary: URL, languageModel: URL? = nil) {
         self.language = language
         self.acousticModel = acousticModel
         self.dictionary = dictionary
+        self.languageModel = languageModel
+    }
+
+    /// True when dictation can be taken with this model.
+    package var dictates: Bool {
+        languageModel.map { FileManager.default.fileExists(atPath: $0.path) } ?? false
     }
 
     /// Debian's English model (pocketsphinx-en-us).
     static let debianEnglish = VoiceModel(
         language: "en", acousticModel: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/en-us"),
-        dictionary: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"))
+        dictionary: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"),
+        languageModel: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin"))
 
     /// The folders searched for `voice/<lang>/`, first found wins.
     package static func searchFolders(data: URL, share: URL) -> [URL] {
@@ -38,7 +47,8 @@ package struct VoiceModel: Equatable, Sendable {
             let base = folder.appendingPathComponent(language)
             let model = VoiceModel(
                 language: language, acousticModel: base.appendingPathComponent("acoustic-model"),
-                dictionary: base.appendingPathComponent("dictionary.dict"))
+                dictionary: base.appendingPathComponent("dictionary.dict"),
+                languageModel: base.appendingPathComponent("language-model.lm.bin"))
             if files.fileExists(atPath: model.acousticModel.appendingPathComponent("mdef").path),
                 files.fileExists(atPath: model.dictionary.path)
             {

@@ -99,3 +99,17 @@ extension TextSearch.QueryProblem {
         }
     }
 }
+
+extension FindObject {
+    /// Gives the host's voice recogniser every object's names in the session's language, to listen for after
+    /// "find object" ("find object cup"), with the spec's question for when nothing follows (find-object.md
+    /// §2: "Specify the object"). Called from the library's init, before the phrase is first heard.
+    public static func offerNames(host: PluginHostHandle) {
+        let language = host.language
+        guard let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language) else { return }
+        let phrases = PhraseTable(directory: host.shareDirectory, language: language)
+        let choices = names.entries.flatMap { $0.names(language) }
+        host.setChoices(
+            after: phrases.text("phrase.find-object"), prompt: phrases.text("voice-prompt"), choices: choices)
+    }
+}

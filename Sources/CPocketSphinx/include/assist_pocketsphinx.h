@@ -18,6 +18,8 @@ assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const cha
  * utterances). 0 on success. */
 int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file);
 int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf);
+/* Decodes whole utterances as open text with the n-gram language model in `lm_file` (dictation). 0 on success. */
+int assist_spotter_set_language_model(assist_spotter *spotter, const char *lm_file);
 
 /* Feeds 16 kHz mono samples. Returns 1 when phrases were spotted in them (read each with
  * assist_spotter_result), 0 when not, -1 on error. In grammar mode a result comes when speech ends. */

@@ -57,6 +57,39 @@ struct ListenCommand: ParsableCommand {
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler { stopped.set() }
         source.resume()
+        // Phrases that take words ("find object cup"): the words are decoded after the phrase and printed with it.
+        // Plugins set their lists on the main loop (their library's init), so this runs there.
+        let found = Found<[String: ArgumentFollower.Wanted]>()
+        session.loop.post {
+            found.value = VoicePhrases.followers(
+                features: session.features, router: { session.services.interaction.router }, language: language)
+        }
+        _ = session.loop.run(until: { found.value != nil }, timeoutSeconds: 30)
+        let takes = found.value ?? [:]
+        var following: (Detection, ArgumentFollower)?
+        func print(_ heard: Detection) {
+            let line =
+                json
+                ? heard.json
+                : "Heard “\(heard.phrase)\(heard.argument.map { " " + $0 } ?? "")” at \(Double(heard.startMs) / 1000) s."
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        /// Follows a phrase heard until its words are known.
+        func follow() {
+            guard let (detection, follower) = following, let outcome = follower.step(spotter) else { return }
+            switch outcome {
+            case .words(let words):
+                var heard = detection
+                heard.argument = words
+                print(heard)
+                following = nil
+            case .prompt:
+                follower.listenAgain(fromMs: spotter.heardMs)
+            case .nothing:
+                print(detection)
+                following = nil
+            }
+        }
         var level = SoundLevel()
         while !stopped.isSet {
             let chunk: [Int16]
@@ -71,13 +104,30 @@ struct ListenCommand: ParsableCommand {
                 ended
                 ? spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom) + spotter.flush()
                 : spotter.feed(chunk)
-            for heard in heard {
-                let line = json ? heard.json : "Heard “\(heard.phrase)” at \(Double(heard.startMs) / 1000) s."
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            for heard in heard where following == nil {
+                if let wanted = takes[heard.phrase] {
+                    following = (heard, ArgumentFollower(phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs))
+                } else {
+                    print(heard)
+                }
             }
-            if ended { break }
+            follow()
+            if ended {
+                // The words of a phrase said last are heard out over the room's sound.
+                for _ in 0..<100 where following != nil {
+                    _ = spotter.feed(VoiceListener.quietRoom)
+                    follow()
+                }
+                if let (detection, _) = following { print(detection) }
+                break
+            }
         }
     }
+}
+
+/// A value made on the main loop, read after it ran.
+final class Found<Value>: @unchecked Sendable {  // because: written on the loop, read after `run(until:)` returns
+    var value: Value?
 }
 
 /// Set from a signal handler's queue, read by the listening loop.

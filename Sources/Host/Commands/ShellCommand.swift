@@ -92,7 +92,7 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         }
         session.dispatcher.onEndOfInput = { [weak self] in self?.quit() }
         session.dispatcher.launchKeywords = keywords()
-        session.dispatcher.onLaunch = { [weak self] id in self?.launch(id: id) }
+        session.dispatcher.onLaunch = { [weak self] id, arguments in self?.launch(id: id, arguments: arguments) }
         for record in session.features.records where record.isUsable && (record.manifest?.isBackground ?? false) {
             session.features.activate(record)
         }
@@ -196,30 +196,31 @@ final class ShellMenu: @unchecked Sendable {  // because: used only on the main 
         session.dispatcher.syncConsoleMode()
     }
 
-    private func launch(id: String) {
+    private func launch(id: String, arguments: [String]) {
         guard let record = session.features.record(id: id) else { return }
         if let menuRequest {
             self.menuRequest = nil
             // Withdrawing the menu would quit; forget it first so its cancellation is ignored.
             session.services.interaction.dialogs.cancel(menuRequest)
         }
-        launch(record)
+        launch(record, arguments: arguments)
     }
 
-    private func launch(_ record: PluginRecord) {
+    private func launch(_ record: PluginRecord, arguments: [String] = []) {
         session.announcer.say(session.phrases.text("shell.starting", ["name": record.name]), remember: false)
-        if !session.features.activate(record) {
+        if !session.features.activate(record, arguments: arguments) {
             showMenu()
         }
     }
 
-    private func keywords() -> [String: String] {
-        var table: [String: String] = [:]
+    private func keywords() -> [String: InputDispatcher.Launch] {
+        var table: [String: InputDispatcher.Launch] = [:]
         let language = session.phrases.language
         for record in foreground {
             for keyword in record.manifest?.keywords ?? [] where keyword.scope != "focused" {
                 guard keyword.lang == nil || keyword.lang == language else { continue }
-                table[CommandRouter.normalise(keyword.phrase)] = record.id
+                table[CommandRouter.normalise(keyword.phrase)] = InputDispatcher.Launch(
+                    id: record.id, arguments: keyword.arguments ?? [], takesWords: keyword.takes != nil)
             }
         }
         return table

@@ -127,6 +127,14 @@ package final class InteractionServices: @unchecked Sendable {
     package let dialogs: DialogEngine
     package let phrases: PhraseBook
     package var router: CommandRouter
+    private let dictationLock = NSLock()
+    private var dictationLanguages: Set<String> = []
+
+    /// The languages voice dictation can be taken in now (set by the voice session). Any thread.
+    package var dictation: Set<String> {
+        get { dictationLock.withLock { dictationLanguages } }
+        set { dictationLock.withLock { dictationLanguages = newValue } }
+    }
 
     package init(announcer: Announcer, dialogs: DialogEngine, phrases: PhraseBook, router: CommandRouter) {
         self.announcer = announcer

@@ -115,6 +115,12 @@ package protocol CommandProviding: Sendable {
     func unregister(_ id: String)
     /// Removes all of them. Main loop.
     func unregisterAll()
+    /// Sets the closed list of words that may follow `phrase` (none: removes it). Main loop.
+    func setChoices(phrase: String, prompt: String?, choices: [String]) throws(RouterError)
+    /// Asks `question` before the plugin's command `id` acts (nil: no longer). Main loop.
+    func setConfirmation(id: String, question: String?)
+    /// True when voice dictation can be taken in `language` now. Any thread.
+    func dictationAvailable(language: String) -> Bool
 }
 
 /// assist.events/1.

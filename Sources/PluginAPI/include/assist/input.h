@@ -34,9 +34,24 @@ typedef struct assist_input_service {
                                       assist_scope scope);
     /** Removes a command added by this plugin. [main] */
     assist_status (*unregister_command)(const assist_host *h, const char *id);
-    /** True when the host can take dictation in `lang` ("en"). [any] */
+    /** True when the host can take dictation in `lang` ("en"): voice commands are on and a language model
+        for `lang` is installed. [any] */
     bool (*dictation_available)(const assist_host *h, const char *lang);
-    void *reserved[8];
+    /* Added after 1.0 in reserved slots: NULL in older hosts, so check before calling. */
+    /** The closed list of words that may follow `phrase`, one of your manifest's keywords or a command's
+        phrase ("find object", then "cup" or "mug"): once the phrase is heard, the recogniser listens for
+        exactly one of `choices` (`count` UTF-8 strings in the session's language), and the words go on as if
+        typed after the phrase ("find object cup"). When nothing follows the phrase, the host says `prompt`
+        (NULL: no question) and listens for the list a while longer. Typing is not limited to the list.
+        Call it from `init` so the list is there before the phrase is first heard; count 0 removes it.
+        Kept until the library is unloaded. [main] */
+    assist_status (*set_choices)(const assist_host *h, const char *phrase, const char *ASSIST_NULLABLE prompt,
+                                 const char *const *choices, size_t count);
+    /** Marks command `id` (registered by you) as destructive or costly: before it reaches on_command, from a
+        key, typed words or voice, the host asks `question` ("Delete every recording?") and waits for yes or
+        no, by voice or key. Only yes delivers it. NULL `question` removes the mark. [main] */
+    assist_status (*set_confirmation)(const assist_host *h, const char *id, const char *ASSIST_NULLABLE question);
+    void *reserved[6];
 } assist_input_service;
 
 #if defined(__clang__)

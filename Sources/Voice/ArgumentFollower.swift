@@ -1,0 +1,79 @@
+/// What follows a phrase that takes words ("find object", then "cup"; "find text", then any words), or the
+/// answer to a spoken yes-or-no question: it waits for the user's next utterance, told by loudness, and
+/// decodes its sound once, as one of a closed list (a JSGF grammar) or as open text (the language model).
+/// Used on the listening thread, after each chunk is fed.
+package final class ArgumentFollower {
+    /// What may be said.
+    package enum Wanted: Equatable, Sendable {
+        /// One of these (normalised); `prompt` is said when nothing follows the phrase.
+        case choices([String], prompt: String?)
+        /// Open words (dictation).
+        case text
+    }
+
+    /// What came of it.
+    package enum Outcome: Equatable, Sendable {
+        /// The words said (one of the choices, or the dictated text).
+        case words(String)
+        /// Say this question, then listen again (`listenAgain`).
+        case prompt(String)
+        /// Nothing usable followed.
+        case nothing
+    }
+
+    /// The phrase the words follow ("find object"), or the question's words.
+    package let phrase: String
+    /// What may be said; nil until known (a plugin's list, asked for on the main loop).
+    package var wanted: Wanted?
+    private var afterMs: Int
+    private var waitMs: Int
+    private var prompted = false
+
+    /// How long speech may take to begin after the phrase, and after a prompt (find-object.md §2: 7 s).
+    package static let followMs = 1_500
+    package static let afterPromptMs = 7_000
+    /// Longer speech is decoded as it stands.
+    package static let longestMs = 6_000
+
+    /// Follows `phrase`, which ended at `afterMs` of the sound fed; speech may begin up to `waitMs` later.
+    package init(phrase: String, wanted: Wanted?, afterMs: Int, waitMs: Int = ArgumentFollower.followMs) {
+        self.phrase = phrase
+        self.wanted = wanted
+        // The phrase's last sound may ring on past the frame the recogniser ends it on.
+        self.afterMs = afterMs + 80
+        self.waitMs = waitMs
+    }
+
+    /// After each chunk: nil while waiting, else what came of it.
+    package func step(_ spotter: KeywordSpotter) -> Outcome? {
+        guard let wanted else { return nil }
+        let now = spotter.heardMs
+        let choices: [String]?
+        if case .choices(let list, _) = wanted { choices = list } else { choices = nil }
+        switch spotter.utterance(after: afterMs) {
+        case .none:
+            return now - afterMs >= waitMs ? nothingSaid() : nil
+        case .going(let start):
+            guard now - start >= Self.longestMs else { return nil }
+            return spotter.decode(fromMs: max(afterMs - 80, start - 200), toMs: now, choices: choices)
+                .map(Outcome.words) ?? nothingSaid()
+        case .ended(let start, let end):
+            return spotter.decode(fromMs: max(afterMs - 80, start - 200), toMs: end + 150, choices: choices)
+                .map(Outcome.words) ?? nothingSaid()
+        }
+    }
+
+    /// The prompt was said (or was being said) up to `ms`: listens from there, for `afterPromptMs`.
+    package func listenAgain(fromMs ms: Int) {
+        afterMs = ms
+        waitMs = Self.afterPromptMs
+    }
+
+    private func nothingSaid() -> Outcome {
+        if case .choices(_, let prompt?) = wanted, !prompted {
+            prompted = true
+            return .prompt(prompt)
+        }
+        return .nothing
+    }
+}
