@@ -120,15 +120,15 @@ static void copy(char *to, size_t size, const char *from) {
     snprintf(to, size, "%s", from ? from : "");
 }
 
-assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const char *kws_file, char *error,
-                                    size_t error_size) {
+static assist_spotter *open_with(const char *hmm, const char *dict, const char *kws_file, const char *ds,
+                                  char *error, size_t error_size) {
     pthread_once(&once, load);
     if (!lib.loaded) {
         copy(error, error_size, lib.error);
         return NULL;
     }
     cmd_ln_t *config = lib.cmd_ln_init(NULL, lib.args(), 1, "-hmm", hmm, "-dict", dict, "-kws", kws_file,
-                                       "-samprate", "16000", "-remove_silence", "no", "-ds", "2", "-kws_delay", "2", NULL);
+                                       "-samprate", "16000", "-remove_silence", "no", "-ds", ds, "-kws_delay", "2", NULL);
     if (config == NULL) {
         copy(error, error_size, "the voice model's settings were refused (check the model folder)");
         return NULL;
@@ -150,6 +150,16 @@ assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const cha
     spotter->decoder = decoder;
     lib.start_utt(decoder);
     return spotter;
+}
+
+assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const char *kws_file, char *error,
+                                    size_t error_size) {
+    return open_with(hmm, dict, kws_file, "2", error, error_size);
+}
+
+assist_spotter *assist_spotter_open_precise(const char *hmm, const char *dict, const char *kws_file, char *error,
+                                            size_t error_size) {
+    return open_with(hmm, dict, kws_file, "1", error, error_size);
 }
 
 static int restart(assist_spotter *spotter) {

@@ -143,7 +143,9 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         var words: [String]?
         if case .confirm = question {
             let phrases = session.phrases
-            words = ["yes", "no"] + (phrases.text("dialog.words-yes") + "|" + phrases.text("dialog.words-no"))
+            words =
+                ["yes", "no"]
+                + (phrases.text("dialog.words-yes") + "|" + phrases.text("dialog.words-no"))
                 .split(separator: "|").map { KeyPhrase.normalise(String($0)) }.filter { !$0.isEmpty }
         }
         lock.withLock {
@@ -370,7 +372,11 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
         let wanted = lock.withLock { followers[heard.phrase] }
         if wanted != nil || takesWords(heard.phrase) {
-            following = (heard, ArgumentFollower(phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs))
+            following = (
+                heard,
+                ArgumentFollower(
+                    phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs, phraseStartMs: heard.startMs)
+            )
             lock.withLock { openUntil = max(openUntil, Self.now + 3) }
             return
         }

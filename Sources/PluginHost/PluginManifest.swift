@@ -15,7 +15,9 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         /// `assist_input_service.set_choices`) or `text` (open words: dictation, confirmed before acting).
         package var takes: String?
 
-        package init(phrase: String, scope: String? = nil, lang: String? = nil, arguments: [String]? = nil, takes: String? = nil) {
+        package init(
+            phrase: String, scope: String? = nil, lang: String? = nil, arguments: [String]? = nil, takes: String? = nil
+        ) {
             self.phrase = phrase
             self.scope = scope
             self.lang = lang
@@ -150,7 +152,8 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
             throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")
         }
-        for keyword in keywords ?? [] where keyword.takes != nil && keyword.takes != "choice" && keyword.takes != "text" {
+        for keyword in keywords ?? [] where keyword.takes != nil && keyword.takes != "choice" && keyword.takes != "text"
+        {
             throw .manifestInvalid(
                 path, "keyword \"\(keyword.phrase)\" takes must be choice or text, not \"\(keyword.takes ?? "")\"")
         }

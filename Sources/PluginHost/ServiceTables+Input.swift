@@ -77,7 +77,8 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), context.onMain("input.set_confirmation"), let id else {
                 return ASSIST_E_INVALID
             }
-            context.services.commands.setConfirmation(id: String(cString: id), question: question.map { String(cString: $0) })
+            context.services.commands.setConfirmation(
+                id: String(cString: id), question: question.map { String(cString: $0) })
             return ASSIST_OK
         }
         return allocate(table)

@@ -16,11 +16,19 @@ public enum PluginExport {
     nonisolated(unsafe) private static var initCount = 0
     nonisolated(unsafe) private static var prepare: ((PluginHostHandle) -> Void)?
 
+    /// The entry table for a feature made by `make`; built on the first call and never freed. [main]
+    /// (Kept with this signature for Swift plugins built before `prepare` existed.)
+    public static func entry(
+        id: String, version: String, make: @escaping (PluginHostHandle) throws(PluginError) -> PluginFeature
+    ) -> UnsafePointer<assist_entry> {
+        entry(id: id, version: version, prepare: nil, make: make)
+    }
+
     /// The entry table for a feature made by `make`; built on the first call and never freed. `prepare` runs
     /// in the library's `init` (when the host loads it, before any feature is made; under 50 ms, no speech or
     /// devices): the place for `setChoices`. [main]
     public static func entry(
-        id: String, version: String, prepare: ((PluginHostHandle) -> Void)? = nil,
+        id: String, version: String, prepare: ((PluginHostHandle) -> Void)?,
         make: @escaping (PluginHostHandle) throws(PluginError) -> PluginFeature
     ) -> UnsafePointer<assist_entry> {
         if let table { return UnsafePointer(table) }

@@ -27,6 +27,9 @@ package final class ArgumentFollower {
     package var wanted: Wanted?
     private var afterMs: Int
     private var waitMs: Int
+    /// The room's loudness before the phrase, which the words must rise above (nil: measured as they come).
+    private var room: Float?
+    private var roomFromMs: Int?
     private var prompted = false
 
     /// How long speech may take to begin after the phrase, and after a prompt (find-object.md §2: 7 s).
@@ -35,9 +38,14 @@ package final class ArgumentFollower {
     /// Longer speech is decoded as it stands.
     package static let longestMs = 6_000
 
-    /// Follows `phrase`, which ended at `afterMs` of the sound fed; speech may begin up to `waitMs` later.
-    package init(phrase: String, wanted: Wanted?, afterMs: Int, waitMs: Int = ArgumentFollower.followMs) {
+    /// Follows `phrase`, which ended at `afterMs` of the sound fed (and began at `phraseStartMs`, after the
+    /// pause whose room the words are told against); speech may begin up to `waitMs` later.
+    package init(
+        phrase: String, wanted: Wanted?, afterMs: Int, phraseStartMs: Int? = nil,
+        waitMs: Int = ArgumentFollower.followMs
+    ) {
         self.phrase = phrase
+        roomFromMs = phraseStartMs
         self.wanted = wanted
         // The phrase's last sound may ring on past the frame the recogniser ends it on.
         self.afterMs = afterMs + 80
@@ -47,10 +55,14 @@ package final class ArgumentFollower {
     /// After each chunk: nil while waiting, else what came of it.
     package func step(_ spotter: KeywordSpotter) -> Outcome? {
         guard let wanted else { return nil }
+        if let roomFromMs {
+            room = spotter.roomLevel(before: roomFromMs)
+            self.roomFromMs = nil
+        }
         let now = spotter.heardMs
         let choices: [String]?
         if case .choices(let list, _) = wanted { choices = list } else { choices = nil }
-        switch spotter.utterance(after: afterMs) {
+        switch spotter.utterance(after: afterMs, room: room) {
         case .none:
             return now - afterMs >= waitMs ? nothingSaid() : nil
         case .going(let start):

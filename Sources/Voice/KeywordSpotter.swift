@@ -244,21 +244,24 @@ package final class KeywordSpotter {
     }
 
     /// Every way of saying `words` the dictionary knows (at most 8).
-    private func spokenForms(_ words: [String]) -> [String] {
+    private func spokenForms(_ words: [String], argument: Bool = false) -> [String] {
         var forms = [[String]()]
         for word in words {
-            let choices = [word] + (alternates[word] ?? [])
+            let choices = [word] + ((argument ? decoderAlternates[word] : nil) ?? alternates[word] ?? [])
             forms = forms.flatMap { form in choices.map { form + [$0] } }
             if forms.count > 8 { forms = Array(forms.prefix(8)) }
         }
         return forms.map { $0.joined(separator: " ") }
     }
 
-    /// Adds each of `words`' second and later pronunciations as a word of its own ("read__2").
-    private func addAlternates(for words: Set<String>) {
-        let wanted = words.filter { alternates[$0] == nil }
+    /// Adds each of `words`' second and later pronunciations as a word of its own ("read__2") to the searches
+    /// (or only to `decoder`: adding a word to a keyphrase search rebuilds it, and it hears nothing for a
+    /// while, so words for another decoder never go to them).
+    private func addAlternates(for words: Set<String>, only decoder: OpaquePointer? = nil) {
+        var table = decoder == nil ? alternates : decoderAlternates
+        let wanted = words.filter { table[$0] == nil }
         guard !wanted.isEmpty, let text = try? String(contentsOf: model.dictionary, encoding: .utf8) else { return }
-        for word in wanted { alternates[word] = [] }
+        for word in wanted { table[word] = [] }
         for line in text.split(separator: "\n") {
             guard let open = line.firstIndex(of: "("), let space = line.firstIndex(of: " "), open < space else {
                 continue
@@ -268,12 +271,18 @@ package final class KeywordSpotter {
             let number = line[line.index(after: open)..<space].filter(\.isNumber)
             let phones = line[space...].trimmingCharacters(in: .whitespaces)
             let name = "\(word)__\(number)"
-            guard assist_spotter_add_word(spotter, name, phones) == 0 else { continue }
-            alternates[word, default: []].append(name)
-            pronunciations[name] = phones
-            for other in spotters.dropFirst() { _ = assist_spotter_add_word(other, name, phones) }
+            guard assist_spotter_add_word(decoder ?? spotter, name, phones) == 0 else { continue }
+            table[word, default: []].append(name)
+            if decoder == nil {
+                pronunciations[name] = phones
+                for other in spotters.dropFirst() { _ = assist_spotter_add_word(other, name, phones) }
+            }
         }
+        if decoder == nil { alternates = table } else { decoderAlternates = table }
     }
+
+    /// The alternate pronunciations added to the argument decoder alone.
+    private var decoderAlternates: [String: [String]] = [:]
 
     /// Alternate pronunciations added so far, for a search opened later.
     private var pronunciations: [String: String] = [:]
@@ -415,20 +424,33 @@ package final class KeywordSpotter {
         case ended(startMs: Int, endMs: Int)
     }
 
+    /// The room is never taken as quieter than this (10 ms energy in dB of 16-bit samples: an RMS of 80, about
+    /// −52 dBFS), so that digital silence or a whisper of noise does not make every breath speech.
+    package static let quietestRoom: Float = 38
+
     /// How long the room must be quiet after speech for it to have ended.
     package static let quietMs = 450
 
     /// Audio fed so far, in ms (the clock of `Detection` times).
     package var heardMs: Int { fedMs }
 
-    /// Whether something was said from `afterMs` on: 10 ms frames at least 12 dB above the room's floor (its
-    /// fifth percentile over the last 6 s) for at least 120 ms in all are speech, and speech has ended
-    /// once `quietMs` of frames below that follow it.
-    package func utterance(after afterMs: Int) -> Utterance {
+    /// How loud the room is just before `ms` (the median 10 ms of the 150–450 ms before it): a command said
+    /// alone follows a pause, so this is the room's noise, against which the words after it are told.
+    package func roomLevel(before ms: Int) -> Float? {
+        loudness(from: ms / 10 - 45, to: ms / 10 - 15, quantile: 0.5)
+    }
+
+    /// Whether something was said from `afterMs` on: 10 ms frames at least 12 dB louder than the room for at
+    /// least 120 ms in all are speech, and speech has ended once `quietMs` of frames below that follow it. The
+    /// room is the louder of `room` (default: the quietest twentieth of the last 6 s) and the quietest tenth
+    /// since `afterMs`: a noise that began after the phrase is no speech.
+    package func utterance(after afterMs: Int, room: Float? = nil) -> Utterance {
         let first = max(afterMs / 10, energyBase)
         let last = energyBase + energies.count
-        guard last - first > 0, let floor = loudness(from: last - 600, to: last, quantile: 0.05) else { return .none }
-        let level = floor + 12
+        guard last - first > 0, let before = room ?? loudness(from: last - 600, to: last, quantile: 0.05) else {
+            return .none
+        }
+        let level = max(before, loudness(from: first, to: last, quantile: 0.1) ?? before, Self.quietestRoom) + 12
         var start: Int?
         var end = 0
         var loud = 0
@@ -438,7 +460,8 @@ package final class KeywordSpotter {
             loud += 1
         }
         guard let start, loud >= 12 else { return .none }
-        return (last - end) * 10 >= Self.quietMs ? .ended(startMs: start * 10, endMs: end * 10) : .going(startMs: start * 10)
+        return (last - end) * 10 >= Self.quietMs
+            ? .ended(startMs: start * 10, endMs: end * 10) : .going(startMs: start * 10)
     }
 
     /// A second decoder for what follows a phrase: a grammar of `choices` (one of them) or, with nil, the
@@ -456,7 +479,7 @@ package final class KeywordSpotter {
         if argumentDecoder == nil {
             var error = [CChar](repeating: 0, count: 256)
             let probe = folder.appendingPathComponent("probe.kws")
-            argumentDecoder = assist_spotter_open(
+            argumentDecoder = assist_spotter_open_precise(
                 model.acousticModel.path, model.dictionary.path, probe.path, &error, error.count)
             if let argumentDecoder { copyAlternates(to: argumentDecoder) }
         }
@@ -464,10 +487,11 @@ package final class KeywordSpotter {
         var forms: [String: String] = [:]
         if let choices {
             let known = choices.filter { KeyPhrase($0).words.allSatisfy(knows) && !KeyPhrase($0).words.isEmpty }
-            addAlternates(for: Set(known.flatMap { KeyPhrase($0).words }))
-            copyAlternates(to: decoder)
+            addAlternates(for: Set(known.flatMap { KeyPhrase($0).words }), only: decoder)
             for choice in known {
-                for form in spokenForms(KeyPhrase(choice).words) where forms[form] == nil { forms[form] = choice }
+                for form in spokenForms(KeyPhrase(choice).words, argument: true) where forms[form] == nil {
+                    forms[form] = choice
+                }
             }
             guard !forms.isEmpty else { return nil }
             let grammar =
@@ -490,7 +514,9 @@ package final class KeywordSpotter {
         }
         guard status == 0 else { return nil }
         let said = String(cChars: heard)
-        trace?("decoded \(fromMs)–\(toMs) ms as \(choices == nil ? "open text" : "one of \(choices?.count ?? 0)"): \(said)")
+        trace?(
+            "decoded \(fromMs)–\(toMs) ms as \(choices == nil ? "open text" : "one of \(choices?.count ?? 0)"): \(said)"
+        )
         if choices != nil { return forms[said] }
         let words = KeyPhrase(said.replacingOccurrences(of: "__", with: " ")).words
             .filter { !$0.hasPrefix("<") && !$0.hasPrefix("[") }

@@ -36,12 +36,20 @@ struct VoiceListenTests {
     }
 
     /// One stream of every file with a second of quiet between, and where each file lies in it (ms).
-    func stream(_ files: [(label: String, url: URL)]) throws -> (URL, [(label: String, from: Int, to: Int)]) {
-        let gap = folder.path("gap.wav")
+    func stream(_ files: [(label: String, url: URL)], gapSeconds: (String) -> Int = { _ in 1 }) throws -> (
+        URL, [(label: String, from: Int, to: Int)]
+    ) {
         // A quiet room between recordings, never digital silence (no microphone gives it).
-        _ = try ProcessRunner.run(
-            "/usr/bin/sox",
-            ["-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "synth", "1", "pinknoise", "vol", "0.002"])
+        func gap(_ seconds: Int) throws -> URL {
+            let gap = folder.path("gap-\(seconds).wav")
+            _ = try ProcessRunner.run(
+                "/usr/bin/sox",
+                [
+                    "-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "synth", "\(seconds)", "pinknoise", "vol",
+                    "0.002",
+                ])
+            return gap
+        }
         var parts: [String] = []
         var spans: [(String, Int, Int)] = []
         var at = 0
@@ -49,8 +57,9 @@ struct VoiceListenTests {
             let seconds = try ProcessRunner.run("/usr/bin/soxi", ["-D", file.url.path]).standardOutput
             let length = Int((Double(seconds.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) * 1000)
             spans.append((file.label, at, at + length))
-            at += length + 1000
-            parts += [file.url.path, gap.path]
+            let pause = gapSeconds(file.label)
+            at += length + pause * 1000
+            parts += [file.url.path, try gap(pause).path]
         }
         let out = folder.path("stream.wav")
         let joined = try ProcessRunner.run("/usr/bin/sox", parts + [out.path])
@@ -147,6 +156,70 @@ struct VoiceListenTests {
         }
         #expect(heardIn("collect videos") >= 3, "\(result.lines)")
         for sentence in sentences { #expect(heardIn(sentence) == 0, "\(sentence): \(result.lines)") }
+    }
+
+    /// Commands with an argument, as Revilio's Siri phrases: "find object" then one of find-object's names (the
+    /// list its library sets through `set_choices`, decoded as a grammar), "find text" then open words
+    /// (dictation), and "find object" alone (no argument: the feature will ask). Four renderings of each,
+    /// clean and with pink noise 25, 15 and 10 dB under the speech.
+    @Test func aPhraseThatTakesWordsIsHeardWithTheWordsThatFollowIt() throws {
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
+        guard FileManager.default.fileExists(atPath: python.path) else {
+            print("skipped: piper-tts is not installed in .build/voices (make voices)")
+            return
+        }
+        let objects = ["cup", "keyboard", "teddy bear"]
+        let labels = objects.map { "find object \($0)" } + ["find text emergency exit", "find object"]
+        let set = folder.path("arguments")
+        let made = try ProcessRunner.run(
+            python.path,
+            [
+                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
+                "--renderings", "4", "--negatives", "0", "--seed", "3",
+            ] + labels, timeoutSeconds: 600)
+        try #require(made.status == 0, "\(made.standardError)")
+        var files: [(String, URL)] = []
+        for label in labels {
+            let wavs = try FileManager.default.contentsOfDirectory(
+                at: set.appendingPathComponent(label.replacingOccurrences(of: " ", with: "_")),
+                includingPropertiesForKeys: nil
+            ).sorted { $0.path < $1.path }
+            files += wavs.map { (label, $0) }
+        }
+        // After "find object" alone the list is listened for 7 s more (the prompt's time): the next saying waits.
+        let (stream, spans) = try stream(files) { $0 == "find object" ? 9 : 2 }
+        let result = try listen(["--mic", "wav:" + stream.path, "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let heard = result.lines.compactMap { line -> (phrase: String, argument: String?, middle: Int)? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let phrase = object["phrase"] as? String, let start = object["start_ms"] as? Int,
+                let end = object["end_ms"] as? Int
+            else { return nil }
+            return (phrase, object["argument"] as? String, (start + end) / 2)
+        }
+        func heardIn(_ label: String) -> [(phrase: String, argument: String?, middle: Int)] {
+            spans.filter { $0.label == label }.compactMap { span in
+                heard.first { $0.middle >= span.from && $0.middle <= span.to }
+            }
+        }
+        // Measured over six runs: "find object" was heard in 8 or 9 of the 12 sayings with a name after it (the
+        // noisiest ones are missed), and the name was right in all but one of those.
+        let withNames = objects.flatMap { object in
+            heardIn("find object \(object)").filter { $0.phrase == "find object" }.map { ($0.argument, object) }
+        }
+        let named = withNames.filter { $0.0 == $0.1 }.count
+        print(
+            "voice arguments: \(named) of 12 names heard with find object, of \(withNames.count) heard; \(result.lines)"
+        )
+        #expect(named >= 6, "\(result.lines)")
+        #expect(withNames.count - named <= 2, "wrong names: \(result.lines)")
+        let alone = heardIn("find object")
+        #expect(
+            alone.count >= 2 && alone.allSatisfy { $0.phrase == "find object" && $0.argument == nil }, "\(result.lines)"
+        )
+        let dictated = heardIn("find text emergency exit").filter { $0.phrase == "find text" }
+        #expect(dictated.filter { $0.argument?.isEmpty == false }.count >= 3, "\(result.lines)")
+        #expect(dictated.contains { $0.argument?.contains("exit") == true }, "\(result.lines)")
     }
 
     @Test func aPhraseWithAWordTheDictionaryLacksIsNamedAndTheRestStillWork() throws {

@@ -16,6 +16,10 @@ assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const cha
 
 /* Switches to the keyphrases of `kws_file` (or, with `jsgf`, to a JSGF grammar given as text, decoded as whole
  * utterances). 0 on success. */
+/* The same, computing the acoustic model on every frame (-ds 1): twice the CPU, for decoding a few seconds once
+ * (a command's argument) rather than listening all the time. */
+assist_spotter *assist_spotter_open_precise(const char *hmm, const char *dict, const char *kws_file, char *error,
+                                            size_t error_size);
 int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file);
 int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf);
 /* Decodes whole utterances as open text with the n-gram language model in `lm_file` (dictation). 0 on success. */

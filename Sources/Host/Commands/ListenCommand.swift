@@ -41,6 +41,7 @@ struct ListenCommand: ParsableCommand {
         }
         // Always-on: a phrase is heard when said on its own, not inside a sentence.
         spotter.standalone = true
+        spotter.trace = VoiceSession.trace
         for line in VoicePhrases.unknownWordLines(spotter) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         let spec = try global.microphone()
         let input: AudioInput
@@ -106,7 +107,11 @@ struct ListenCommand: ParsableCommand {
                 : spotter.feed(chunk)
             for heard in heard where following == nil {
                 if let wanted = takes[heard.phrase] {
-                    following = (heard, ArgumentFollower(phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs))
+                    following = (
+                        heard,
+                        ArgumentFollower(
+                            phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs, phraseStartMs: heard.startMs)
+                    )
                 } else {
                     print(heard)
                 }

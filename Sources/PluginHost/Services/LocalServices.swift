@@ -74,7 +74,8 @@ struct LocalCommands: CommandProviding {
     func unregister(_ id: String) { interaction.router.unregister(owner: owner, id: id) }
     func unregisterAll() { interaction.router.unregister(owner: owner) }
     func setChoices(phrase: String, prompt: String?, choices: [String]) throws(RouterError) {
-        try interaction.router.setChoices(ArgumentChoices(phrase: phrase, prompt: prompt, choices: choices, owner: owner))
+        try interaction.router.setChoices(
+            ArgumentChoices(phrase: phrase, prompt: prompt, choices: choices, owner: owner))
     }
     func setConfirmation(id: String, question: String?) {
         interaction.router.setConfirmation(owner: owner, id: id, question: question)
