@@ -28,6 +28,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     private var running = true
     /// Listening until this moment (monotonic seconds), in push-to-talk and after the wake phrase.
     private var openUntil = 0.0
+    /// When a command was last heard (monotonic seconds).
+    private var lastHeard = -100.0
     private var focused: String?
     /// The phrases to listen for from the next chunk on, when they changed (made on the main loop).
     private var pendingPhrases: [KeyPhrase]?
@@ -150,7 +152,11 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
         lock.withLock {
             answerWords = words
-            if words != nil { openUntil = max(openUntil, Self.now + 30) }
+            // In push-to-talk, a question that follows a voice command (its window still open, or just closed)
+            // is listened for; otherwise the key opens a window for the answer, as for any command.
+            if words != nil, mode != .pushToTalk || Self.now < max(openUntil, lastHeard) + 10 {
+                openUntil = max(openUntil, Self.now + 30)
+            }
         }
     }
 
@@ -165,8 +171,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     /// In push-to-talk the microphone is open only while the window is (and a moment after, for a phrase
     /// being finished); the other modes keep it open.
     private var wantsMicrophone: Bool {
-        mode != .pushToTalk || following != nil || answering != nil
-            || lock.withLock { Self.now < openUntil + 1.5 || answerWords != nil }
+        mode != .pushToTalk || following != nil || answering != nil || lock.withLock { Self.now < openUntil + 1.5 }
     }
 
     private var isRunning: Bool { lock.withLock { running } }
@@ -293,6 +298,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// Open words heard after `phrase`: said back as a yes-or-no question, acted on only after yes.
     private func confirm(_ phrase: String, _ words: String) {
+        lock.withLock { lastHeard = Self.now }
         let session = session
         let cues = session.services.sound.cues
         session.loop.post {
@@ -389,7 +395,10 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// Acts on `phrase` as if typed, after the "heard" earcon and the echo.
     private func act(on phrase: String) {
-        if mode != .always { lock.withLock { openUntil = 0 } }
+        lock.withLock {
+            if mode != .always { openUntil = 0 }
+            lastHeard = Self.now
+        }
         let dispatcher = session.dispatcher
         let announcer = session.announcer
         let cues = session.services.sound.cues

@@ -10,6 +10,10 @@
  *   -DSTART_CRASHES                                       start dereferences NULL (kills an in-process host)
  *   -DSTART_BLOCKS_MS=n                                   start sleeps n ms on the main thread (a hung plugin)
  *   -DLOADED_MARKER="path"                                creates the file `path` as the library is loaded
+ *   -DCHOICES                                             init sets "apple", "banana", "cherry" to follow the
+ *                                                         phrase "pick fruit"; started with a fruit, it says
+ *                                                         "Picked <fruit>." and registers "wipe" (key w), which
+ *                                                         the host asks about first
  * By default it asks a numbered question when started, says the answer, and finishes.
  */
 #ifdef START_BLOCKS_MS
@@ -82,6 +86,19 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
         *nothing = 1;
     }
 #endif
+#ifdef CHOICES
+    if (argc > 0 && strcmp(argv[0], "--fail") != 0 && strcmp(argv[0], "--stay") != 0) {
+        char line[160];
+        snprintf(line, sizeof line, "Picked %s.", argv[argc - 1]);
+        s->dialog->say(s->host, line, ASSIST_PRIORITY_MESSAGE);
+        const assist_input_service *input = s->host->get_service(s->host, ASSIST_INPUT_SERVICE);
+        if (input && input->register_command(s->host, "wipe", "Wipe everything", "w", "wipe", ASSIST_SCOPE_FOCUSED) ==
+                         ASSIST_OK &&
+            ASSIST_HAS_FIELD(assist_input_service, input, set_confirmation) && input->set_confirmation)
+            input->set_confirmation(s->host, "wipe", "Wipe everything?");
+        return ASSIST_OK;
+    }
+#endif
     if (argc > 0 && strcmp(argv[0], "--fail") == 0) {
         const char *text = "The test plugin was told to fail.";
         *err = s->host->alloc(s->host, strlen(text) + 1);
@@ -125,6 +142,14 @@ static bool init(const assist_host *h) {
 #else
     const assist_log_service *log = h->get_service(h, ASSIST_LOG_SERVICE);
     if (log) log->log(h, ASSIST_LOG_DEBUG, "test plugin init");
+#ifdef CHOICES
+    {
+        static const char *const fruits[] = {"apple", "banana", "cherry"};
+        const assist_input_service *input = h->get_service(h, ASSIST_INPUT_SERVICE);
+        if (input && ASSIST_HAS_FIELD(assist_input_service, input, set_choices) && input->set_choices)
+            input->set_choices(h, "pick fruit", "Which fruit?", fruits, 3);
+    }
+#endif
     init_count++;
     return true;
 #endif
