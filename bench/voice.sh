@@ -180,3 +180,81 @@ if latencies:
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
     print(f"latency, end of phrase to its line (paced, {len(latencies)} lines): p50 {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms")
 PY
+# Words after a phrase (commands with an argument): "find object NAME" for eight names and "find text WORDS"
+# for four texts, ARG_RENDERINGS each (clean and pink noise 25, 15, 10 dB under the speech), two seconds of
+# room between, through `assist listen` with the features' phrases (find-object's list set by its library).
+# Beside it pocketsphinx_continuous decoding the same stream with one JSGF grammar of the whole commands
+# ("find object" then a name), as the baseline for the names.
+arg_renderings=${ARG_RENDERINGS:-4}
+names=(cup keyboard "teddy bear" bottle scissors laptop banana "cell phone")
+texts=("emergency exit" "pharmacy" "bus stop" "exit")
+arg_labels=()
+for name in "${names[@]}"; do arg_labels+=("find object $name"); done
+for text in "${texts[@]}"; do arg_labels+=("find text $text"); done
+.build/voices/bin/python scripts/voice-set.py "$work/args" --renderings "$arg_renderings" --negatives 0 --seed 13 \
+  "${arg_labels[@]}" >/dev/null
+python3 - "$work" "${arg_labels[@]}" <<'PY'
+import json, os, subprocess, sys
+work, labels = sys.argv[1], sys.argv[2:]
+gap = os.path.join(work, "gap2.wav")
+subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "synth", "2", "pinknoise", "vol", "0.002"],
+               check=True)
+spans, parts, at = [], [], 0
+for label in labels:
+    folder = os.path.join(work, "args", label.replace(" ", "_"))
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        length = int(float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) * 1000)
+        spans.append((label, at, at + length))
+        at += length + 2000
+        parts += [path, gap]
+subprocess.run(["sox"] + parts + [os.path.join(work, "args.wav")], check=True)
+json.dump(spans, open(os.path.join(work, "arg-spans.json"), "w"))
+names = json.load(open("share/assist/find-object/names.json"))["names"]
+words = sorted({n.lower() for entry in names for n in entry["en"]})
+with open(os.path.join(work, "args.gram"), "w") as out:
+    out.write("#JSGF V1.0;\ngrammar commands;\npublic <command> = find object ( " + " | ".join(words) + " );\n")
+PY
+/usr/bin/time -f "%U %S" -o "$work/args.time" "$assist" listen --mic "wav:$work/args.wav" --json \
+  --data-dir "$work/data" >"$work/args.jsonl" 2>/dev/null
+pocketsphinx_continuous -infile "$work/args.wav" -jsgf "$work/args.gram" -hmm "$model/en-us" \
+  -dict "$model/cmudict-en-us.dict" -time yes -logfn /dev/null >"$work/args-baseline.txt" 2>/dev/null || true
+python3 - "$work" <<'PY'
+import json, re, sys
+work = sys.argv[1]
+spans = json.load(open(f"{work}/arg-spans.json"))
+heard = []
+for line in open(f"{work}/args.jsonl"):
+    item = json.loads(line)
+    heard.append((item["phrase"], item.get("argument"), (item["start_ms"] + item["end_ms"]) // 2))
+objects = [s for s in spans if s[0].startswith("find object ")]
+texts = [s for s in spans if s[0].startswith("find text ")]
+
+def first(span, phrase):
+    return next((a for p, a, m in heard if p == phrase and span[1] <= m <= span[2]), False)
+
+got = [(s[0][len("find object "):], first(s, "find object")) for s in objects]
+said = [g for g in got if g[1] is not False]
+right = sum(1 for name, argument in said if argument == name)
+print(f"find object NAME ({len(objects)} sayings, 8 names): phrase heard {len(said)}/{len(objects)}, "
+      f"name right {right}/{len(said)} of those heard = {100 * right / max(len(said), 1):.1f} %, "
+      f"{right}/{len(objects)} = {100 * right / max(len(objects), 1):.1f} % overall")
+dictated = [(s[0][len("find text "):].split(), first(s, "find text")) for s in texts]
+dictated_heard = [(ref, (arg or "").split()) for ref, arg in dictated if arg is not False]
+words_right = sum(sum(1 for w in ref if w in hyp) for ref, hyp in dictated_heard)
+words_all = sum(len(ref) for ref, _ in dictated_heard)
+extra = sum(max(0, len(hyp) - len(ref)) for ref, hyp in dictated_heard)
+print(f"find text WORDS ({len(texts)} sayings): phrase heard {len(dictated_heard)}/{len(texts)}, words found "
+      f"{words_right}/{words_all} = {100 * words_right / max(words_all, 1):.1f} %, extra words {extra} "
+      "(the user hears them in the question before anything is done)")
+# The baseline: one grammar of whole commands, decoded utterance by utterance.
+base = []
+for line in open(f"{work}/args-baseline.txt"):
+    parts = line.split()
+    if len(parts) >= 4 and re.match(r"^-?[0-9.]+$", parts[-3] or "") and parts[0] == "find":
+        base.append((" ".join(parts[:-3]), int((float(parts[-3]) + float(parts[-2])) * 500)))
+base_right = sum(1 for label, start, end in objects
+                 if any(text == label and start <= middle <= end for text, middle in base))
+print(f"  pocketsphinx_continuous, one grammar of whole commands: name right {base_right}/{len(objects)} = "
+      f"{100 * base_right / max(len(objects), 1):.1f} %")
+PY

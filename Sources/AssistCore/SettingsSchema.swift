@@ -72,6 +72,7 @@ package enum SettingsSchema {
         "voice.mode": .oneOf(["push-to-talk", "wake-word", "always", "off"]),
         "voice.headphones": .flag,
         "voice.key": .text,
+        "voice.key-device": .text,
         "voice.wake-phrase": .text,
         "admin.locked": .list,
         // Where plugins run (docs/plugin-isolation.md): ids forced into a helper process ("*" for all), ids

@@ -95,8 +95,25 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             headphones: settings.value("voice.headphones")?.flag ?? false, microphone: spec)
         if mode == .pushToTalk {
             let keyName = settings.value("voice.key")?.description ?? "f4"
-            session.dispatcher.listenKey = Key(name: keyName) ?? .function(4)
+            let key = Key(name: keyName) ?? .function(4)
+            session.dispatcher.listenKey = key
             session.dispatcher.onListenKey = { [weak voice] in voice?.openWindow() }
+            // Held down on a keyboard read through evdev: listening while it is down.
+            if let device = settings.value("voice.key-device")?.description, !device.isEmpty {
+                if let code = KeyHoldDevice.code(for: key) {
+                    do {
+                        voice.keyDevice = try KeyHoldDevice(path: device, code: code) { [weak voice] down in
+                            voice?.keyHeld(down)
+                        }
+                    } catch {
+                        session.announcer.say(error.message, priority: .important)
+                    }
+                } else {
+                    session.announcer.say(
+                        "voice.key \(keyName) cannot be read from a keyboard device: use f1 to f12, space, enter, escape or tab. The key still opens a window for 5 seconds.",
+                        priority: .important)
+                }
+            }
         }
         voice.taking = Set(
             session.features.records.flatMap { record in
@@ -104,6 +121,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
                     .map { KeyPhrase.normalise($0.phrase) }
             })
         voice.focusChanged(to: nil, force: true)
+        if model.dictates { session.services.interaction.dictation = [model.language] }
         session.services.interaction.dialogs.onQuestionChanged = { [weak voice] question in
             voice?.questionChanged(question)
         }
@@ -115,7 +133,25 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         return voice
     }
 
-    func stop() { lock.withLock { running = false } }
+    /// The keyboard read through evdev for push-to-talk held down, when `voice.key-device` names one.
+    private var keyDevice: KeyHoldDevice?
+
+    /// The push-to-talk key went down (listening until it comes up) or up (the phrase being said is finished
+    /// over the next moment). The key's thread.
+    func keyHeld(_ down: Bool) {
+        lock.withLock { openUntil = down ? Self.now + 3_600 : min(openUntil, Self.now) }
+        Self.trace?("push-to-talk key \(down ? "down" : "up")")
+        if down {
+            let cues = session.services.sound.cues
+            session.loop.post { cues?.play(.listen) }
+        }
+    }
+
+    func stop() {
+        keyDevice?.stop()
+        lock.withLock { running = false }
+        session.services.interaction.dictation = []
+    }
 
     /// The focused feature changed: its focused phrases are listened for instead. Main loop.
     func focusChanged(to id: String?, force: Bool = false) {

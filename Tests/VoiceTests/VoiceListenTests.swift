@@ -417,4 +417,87 @@ struct VoiceListenTests {
         #expect(lines[question...].contains("Heard: yes."), "\(lines)\n\(traced)")
         #expect(lines[question...].contains("Looking for text: \(words)"), "\(lines)\n\(traced)")
     }
+
+    /// One `struct input_event` (64-bit Linux): a timeval, EV_KEY, the key's code, and 1 pressed or 0 released.
+    static func keyEvent(code: UInt16, down: Bool) -> Data {
+        var data = Data(count: 16)
+        for value in [UInt16(1), code] { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        withUnsafeBytes(of: Int32(down ? 1 : 0).littleEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// Push-to-talk held down, read through evdev (`voice.key-device`; here a FIFO standing in for
+    /// /dev/input/eventN, written as the kernel writes): the question said while F4 is held is heard and
+    /// answered; the same question after F4 came up is not; a device that cannot be read is said in one
+    /// sentence and the shell goes on.
+    @Test func pushToTalkHeldOnAKeyboardDeviceListensWhileTheKeyIsDown() throws {
+        let voice: WavFile
+        do { voice = try NaturalVoice.speak("What time is it?") } catch {
+            print("skipped: \(error)")
+            return
+        }
+        // Six seconds of room first (the searches load meanwhile), then the question.
+        let said = folder.path("held.wav")
+        let room = NaturalVoice.inRoom(
+            WavFile(format: voice.format, samples: []), gain: 1, noiseDecibels: -50,
+            padSeconds: 3 * ProcessRunner.timeScale)
+        let question = NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 1.5)
+        try WavFile(format: voice.format, samples: room.samples + question.samples).data.write(to: said)
+        let f4: UInt16 = 62
+        func shell(releaseAfter: Double?) throws -> (lines: [String], trace: String) {
+            let device = folder.path("event-kbd-\(releaseAfter ?? 0)")
+            try #require(mkfifo(device.path, 0o600) == 0)
+            try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"\(device.path)\"\n".write(
+                to: folder.path("held.toml"), atomically: false, encoding: .utf8)
+            // The keyboard: F4 goes down as soon as the shell opens the device, and up `releaseAfter` s later.
+            let keyboard = Thread {
+                guard let handle = FileHandle(forWritingAtPath: device.path) else { return }
+                handle.write(Self.keyEvent(code: f4, down: true))
+                if let releaseAfter {
+                    Thread.sleep(forTimeInterval: releaseAfter)
+                    handle.write(Self.keyEvent(code: f4, down: false))
+                }
+                Thread.sleep(forTimeInterval: 40 * ProcessRunner.timeScale)
+                try? handle.close()
+            }
+            keyboard.start()
+            let trace = folder.path("held-trace-\(releaseAfter ?? 0).txt")
+            let run = try ProcessRunner.typing(
+                BuildProducts.assist,
+                [
+                    "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                    folder.path("held.toml").path, "--mic", "live:" + said.path,
+                ],
+                lines: [
+                    ProcessRunner.TypedLine(
+                        "quit", after: 12 * ProcessRunner.timeScale,
+                        once: { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil })
+                ], environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30)
+            return (
+                run.output.split(separator: "\n").map(String.init),
+                (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
+            )
+        }
+        let held = try shell(releaseAfter: nil)
+        #expect(held.lines.contains("Heard: what time is it."), "\(held.lines)\n\(held.trace)")
+        #expect(held.lines.contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil })
+        let released = try shell(releaseAfter: 1)
+        #expect(released.trace.contains("push-to-talk key up"), "\(released.trace)")
+        #expect(!released.lines.contains("Heard: what time is it."), "\(released.lines)\n\(released.trace)")
+
+        try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"/dev/input/assist-no-such-event\"\n".write(
+            to: folder.path("held.toml"), atomically: false, encoding: .utf8)
+        let missing = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("held.toml").path,
+            ],
+            input: "quit\n")
+        #expect(
+            missing.standardOutput.contains(
+                "The push-to-talk key device /dev/input/assist-no-such-event cannot be read (No such file or directory): add the user to the input group"
+            ), "\(missing.standardOutput)")
+        #expect(missing.status == 0)
+    }
 }

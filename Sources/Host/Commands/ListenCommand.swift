@@ -66,7 +66,8 @@ struct ListenCommand: ParsableCommand {
                 features: session.features, router: { session.services.interaction.router }, language: language)
         }
         _ = session.loop.run(until: { found.value != nil }, timeoutSeconds: 30)
-        let takes = found.value ?? [:]
+        // With --phrase, the phrases named are listened for as they are, with no words after them.
+        let takes = phrases.isEmpty ? found.value ?? [:] : [:]
         var following: (Detection, ArgumentFollower)?
         func print(_ heard: Detection) {
             let line =
