@@ -2,7 +2,7 @@ import Foundation
 import Runtime
 
 /// Runs the dialogs features open: one at a time, in order, each spoken and printed as plain lines, and
-/// answered by keys, typed lines or (later) voice.
+/// answered by keys, typed lines or voice.
 ///
 /// Used only on the main loop.
 package final class DialogEngine: @unchecked Sendable {  // because: used only on the main loop thread

@@ -56,7 +56,7 @@ package enum Key: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What the user did: a key, a typed line, or (later) a recognised voice phrase.
+/// What the user did: a key, a typed line, or a recognised voice phrase.
 package enum InputEvent: Hashable, Sendable {
     case key(Key)
     case line(String)

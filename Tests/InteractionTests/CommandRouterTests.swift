@@ -72,4 +72,37 @@ struct CommandRouterTests {
         router.unregister(owner: "clock")
         #expect(!router.help(for: "clock").contains { $0.id == "date" })
     }
+
+    @Test func aListOfWordsAfterAPhraseBelongsToOnePluginAndTheLongestPhraseWins() throws {
+        var router = CommandRouter()
+        try router.setChoices(
+            ArgumentChoices(phrase: "Find  Object", prompt: "Which?", choices: ["Cup", "mug", "cup", " "], owner: "fo"))
+        try router.setChoices(ArgumentChoices(phrase: "find", prompt: nil, choices: ["anything"], owner: "other"))
+        // Normalised, without repeats or empty words.
+        #expect(router.choices["find object"]?.choices == ["cup", "mug"])
+        #expect(router.choices(after: "find object cup")?.owner == "fo")
+        #expect(router.choices(after: "find object")?.owner == "fo")
+        #expect(router.choices(after: "find keys")?.owner == "other")
+        #expect(router.choices(after: "finder") == nil)
+        // Another plugin's list for the same phrase is refused; its owner may replace or remove it.
+        #expect(throws: RouterError.self) {
+            try router.setChoices(ArgumentChoices(phrase: "find object", prompt: nil, choices: ["x"], owner: "third"))
+        }
+        try router.setChoices(ArgumentChoices(phrase: "find object", prompt: nil, choices: [], owner: "fo"))
+        #expect(router.choices["find object"] == nil)
+        router.forgetChoices(owner: "other")
+        #expect(router.choices.isEmpty)
+    }
+
+    @Test func aQuestionAskedFirstBelongsToItsCommandAndGoesWithIt() throws {
+        var router = CommandRouter()
+        try router.register(
+            CommandBinding(id: "wipe", label: "Wipe", key: nil, phrases: ["wipe"], scope: .focused, owner: "p"))
+        router.setConfirmation(owner: "p", id: "wipe", question: "Wipe everything?")
+        let wipe = try #require(router.resolve(.phrase("wipe"), focused: "p"))
+        #expect(router.confirmation(for: wipe) == "Wipe everything?")
+        #expect(router.confirmation(for: RoutedCommand(id: "wipe", owner: "q")) == nil)
+        router.unregister(owner: "p", id: "wipe")
+        #expect(router.confirmation(for: wipe) == nil)
+    }
 }

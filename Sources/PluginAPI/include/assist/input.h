@@ -16,7 +16,7 @@ extern "C" {
 #pragma clang diagnostic ignored "-Wnullability-completeness"
 #endif
 
-/* ----- assist.input/1: commands by key, typed word or (later) voice --------------------------------------- */
+/* ----- assist.input/1: commands by key, typed word or voice ----------------------------------------------- */
 
 #define ASSIST_INPUT_SERVICE "assist.input/1"
 
