@@ -18,7 +18,8 @@ config=${CONFIG:-release}
 renderings=${RENDERINGS:-10}
 latency_seconds=${LATENCY_SECONDS:-240}
 [ -x .build/voices/bin/python ] || { echo "Run make voices first."; exit 1; }
-swift build -c "$config" --product assist >/dev/null
+# The plugins too: `assist listen` loads find-object's library for its list of names.
+swift build -c "$config" >/dev/null
 assist="$PWD/.build/$config/assist"
 work=$(mktemp -d /tmp/assist-voice-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -94,8 +95,11 @@ json.dump(spans, open(f"{work}/window-spans.json", "w"))
 PY
 window_args=("${phrase_args[@]}")
 for phrase in "${window[@]}"; do window_args+=(--phrase "$phrase"); done
-"$assist" listen --mic "wav:$work/windows.wav" --json --data-dir "$work/data" "${window_args[@]}" \
+# As the shell does inside a window: each utterance decoded as one of the phrases; and, before that, spotted.
+"$assist" listen --window --mic "wav:$work/windows.wav" --json --data-dir "$work/data" "${window_args[@]}" \
   >"$work/window.jsonl" 2>/dev/null
+"$assist" listen --mic "wav:$work/windows.wav" --json --data-dir "$work/data" "${window_args[@]}" \
+  >"$work/window-spotted.jsonl" 2>/dev/null
 # Latency: the first part of the stream, paced as a microphone.
 sox "$work/stream.wav" "$work/head.wav" trim 0 "$latency_seconds"
 python3 - "$work" "$assist" "${phrase_args[@]}" <<'PY'
@@ -159,22 +163,23 @@ for name, heard, timing in (("assist listen", assist, "assist.time"), ("pocketsp
           f"false alarms {alarms} = {alarms / max(negative_minutes, 0.01) * 10:.2f} per 10 min of sentences, "
           f"commands heard as another {confusions}, CPU {(user + system) / seconds * 100:.2f} % of a core")
     print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
-window_heard = []
-for line in open(f"{work}/window.jsonl"):
-    item = json.loads(line)
-    window_heard.append((item["phrase"], (item["start_ms"] + item["end_ms"]) // 2))
-window = [(label, [p for p, middle in window_heard if start <= middle <= end])
-          for label, start, end in json.load(open(f"{work}/window-spans.json"))]
-per = {}
-for label, heard in window:
-    per.setdefault(label, [0, 0])
-    per[label][0] += label in heard
-    per[label][1] += 1
-hits = sum(h for h, _ in per.values())
-others = sum(1 for label, heard in window for phrase in heard if phrase != label)
-print(f"push-to-talk (commands only, every phrase): recall {hits}/{len(window)} = "
-      f"{100 * hits / max(len(window), 1):.1f} %, another phrase heard {others} times")
-print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
+for name, file in (("decoded as a whole, as the shell does", "window.jsonl"), ("spotted", "window-spotted.jsonl")):
+    window_heard = []
+    for line in open(f"{work}/{file}"):
+        item = json.loads(line)
+        window_heard.append((item["phrase"], (item["start_ms"] + item["end_ms"]) // 2))
+    window = [(label, [p for p, middle in window_heard if start <= middle <= end])
+              for label, start, end in json.load(open(f"{work}/window-spans.json"))]
+    per = {}
+    for label, heard in window:
+        per.setdefault(label, [0, 0])
+        per[label][0] += label in heard
+        per[label][1] += 1
+    hits = sum(h for h, _ in per.values())
+    others = sum(1 for label, heard in window for phrase in heard if phrase != label)
+    print(f"push-to-talk (commands only, every phrase), {name}: recall {hits}/{len(window)} = "
+          f"{100 * hits / max(len(window), 1):.1f} %, another phrase heard {others} times")
+    print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
 latencies = sorted(json.load(open(f"{work}/latency.json")))
 if latencies:
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
@@ -248,11 +253,20 @@ print(f"find text WORDS ({len(texts)} sayings): phrase heard {len(dictated_heard
       f"{words_right}/{words_all} = {100 * words_right / max(words_all, 1):.1f} %, extra words {extra} "
       "(the user hears them in the question before anything is done)")
 # The baseline: one grammar of whole commands, decoded utterance by utterance.
-base = []
+# Its output: each utterance's words on a line, then one line per word with its start and end (s).
+base, text, times = [], None, []
+def close():
+    if text is not None and times:
+        base.append((text, int((min(t[0] for t in times) + max(t[1] for t in times)) * 500)))
 for line in open(f"{work}/args-baseline.txt"):
     parts = line.split()
-    if len(parts) >= 4 and re.match(r"^-?[0-9.]+$", parts[-3] or "") and parts[0] == "find":
-        base.append((" ".join(parts[:-3]), int((float(parts[-3]) + float(parts[-2])) * 500)))
+    if len(parts) == 4 and re.match(r"^[0-9.]+$", parts[1]) and re.match(r"^[0-9.]+$", parts[2]):
+        if not parts[0].startswith("<") and not parts[0].startswith("["):
+            times.append((float(parts[1]), float(parts[2])))
+    elif parts:
+        close()
+        text, times = " ".join(parts), []
+close()
 base_right = sum(1 for label, start, end in objects
                  if any(text == label and start <= middle <= end for text, middle in base))
 print(f"  pocketsphinx_continuous, one grammar of whole commands: name right {base_right}/{len(objects)} = "

@@ -44,6 +44,11 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     private var following: (detection: Detection, follower: ArgumentFollower)?
     /// The answer to the question asked, awaited.
     private var answering: ArgumentFollower?
+    /// Counts the windows opened (push-to-talk, the wake phrase), so the listening thread sees each new one.
+    private var windows = 0
+    /// The listening thread's: the last window it saw, and the command awaited in the open one.
+    private var windowSeen = 0
+    private var inWindow: ArgumentFollower?
 
     private init(
         session: HostSession, mode: Mode, model: VoiceModel, wakePhrase: String, headphones: Bool,
@@ -139,7 +144,10 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     /// The push-to-talk key went down (listening until it comes up) or up (the phrase being said is finished
     /// over the next moment). The key's thread.
     func keyHeld(_ down: Bool) {
-        lock.withLock { openUntil = down ? Self.now + 3_600 : min(openUntil, Self.now) }
+        lock.withLock {
+            openUntil = down ? Self.now + 3_600 : min(openUntil, Self.now)
+            if down { windows += 1 }
+        }
         Self.trace?("push-to-talk key \(down ? "down" : "up")")
         if down {
             let cues = session.services.sound.cues
@@ -198,7 +206,10 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// Push-to-talk: listens for the next 5 s. Main loop.
     func openWindow() {
-        lock.withLock { openUntil = Self.now + Double(Self.windowMs) / 1000 }
+        lock.withLock {
+            openUntil = Self.now + Double(Self.windowMs) / 1000
+            windows += 1
+        }
         session.services.sound.cues?.play(.listen)
     }
 
@@ -284,6 +295,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             let fed = speaking ? silence : chunk
             Self.traceSound?(fed)
             for heard in spotter.feed(fed) { accept(heard, at: spotter.heardMs) }
+            window(spotter)
             follow(spotter)
             answer(spotter)
         }
@@ -313,6 +325,67 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             following = nil
             act(on: detection.phrase)
         }
+    }
+
+    /// Inside a push-to-talk or wake-word window the user is saying a command: the window's utterance is
+    /// decoded once as one of the phrases (a phrase that takes one of a list, with each word of it). A phrase
+    /// that takes open words has them dictated from the same utterance, or followed after it. The listening
+    /// thread.
+    private func window(_ spotter: KeywordSpotter) {
+        let (serial, open, lists, question) = lock.withLock {
+            (windows, Self.now <= openUntil, followers, answerWords != nil)
+        }
+        // A question's answer is listened for as a choice of its own.
+        if question {
+            windowSeen = serial
+            inWindow = nil
+            return
+        }
+        if serial != windowSeen, following == nil, answering == nil {
+            windowSeen = serial
+            // The tap comes just before the words: a little of the sound before it counts.
+            inWindow = ArgumentFollower.window(
+                phrases: spotter.phrases.map(\.text).filter { $0 != wakePhrase || mode != .wakeWord }, lists: lists,
+                fromMs: spotter.heardMs - 300, waitMs: 60_000)
+            Self.trace?("window \(serial) opened at \(spotter.heardMs) ms")
+        }
+        guard let follower = inWindow else { return }
+        guard let outcome = follower.step(spotter) else {
+            if !open, spotter.utterance(after: spotter.heardMs - 300) == .none {
+                inWindow = nil
+                Self.trace?("window \(serial) closed with nothing said")
+            }
+            return
+        }
+        inWindow = nil
+        Self.trace?("window \(serial): \(outcome)")
+        guard case .words(let phrase) = outcome, let span = follower.span else { return }
+        switch lists[phrase] {
+        case .text:
+            // "find text emergency exit" in one breath: the words after the phrase, dictated.
+            let heard = spotter.decode(fromMs: span.startMs - 200, toMs: span.endMs + 150, choices: nil) ?? ""
+            let words = KeyPhrase(heard).words
+            let phraseWords = KeyPhrase(phrase).words
+            if let last = phraseWords.last, let at = words.lastIndex(of: last), at + 1 < words.count {
+                confirm(phrase, words[(at + 1)...].joined(separator: " "))
+            } else {
+                startFollowing(phrase, wanted: .text, afterMs: span.endMs, startMs: span.startMs)
+            }
+        case .choices:
+            // The phrase alone: the list (and its question) after it.
+            startFollowing(phrase, wanted: lists[phrase], afterMs: span.endMs, startMs: span.startMs)
+        case nil:
+            act(on: phrase)
+        }
+    }
+
+    private func startFollowing(_ phrase: String, wanted: ArgumentFollower.Wanted?, afterMs: Int, startMs: Int) {
+        let detection = Detection(phrase: phrase, startMs: startMs, endMs: afterMs, score: 0)
+        following = (
+            detection,
+            ArgumentFollower(phrase: phrase, wanted: wanted, afterMs: afterMs, phraseStartMs: startMs)
+        )
+        lock.withLock { openUntil = max(openUntil, Self.now + 3) }
     }
 
     /// While a yes-or-no question is asked, listens for its answer and gives it as if typed. The listening
@@ -402,8 +475,15 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
             return
         }
         if mode == .wakeWord && heard.phrase == wakePhrase {
-            lock.withLock { openUntil = Self.now + Double(Self.windowMs) / 1000 }
+            lock.withLock {
+                openUntil = Self.now + Double(Self.windowMs) / 1000
+                windows += 1
+            }
             session.services.sound.cues?.play(.listen)
+            return
+        }
+        if inWindow != nil {
+            Self.trace?("not taken: the window's utterance is decoded as a whole")
             return
         }
         // A phrase held to see whether a longer one follows arrives up to a second after its end.
@@ -414,12 +494,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
         let wanted = lock.withLock { followers[heard.phrase] }
         if wanted != nil || takesWords(heard.phrase) {
-            following = (
-                heard,
-                ArgumentFollower(
-                    phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs, phraseStartMs: heard.startMs)
-            )
-            lock.withLock { openUntil = max(openUntil, Self.now + 3) }
+            startFollowing(heard.phrase, wanted: wanted, afterMs: heard.endMs, startMs: heard.startMs)
             return
         }
         if mode != .always { lock.withLock { openUntil = 0 } }

@@ -33,6 +33,14 @@ package struct Detection: Equatable, Sendable {
     /// The words said after the phrase, for a phrase that takes them ("cup" after "find object").
     package var argument: String?
 
+    package init(phrase: String, startMs: Int, endMs: Int, score: Int, argument: String? = nil) {
+        self.phrase = phrase
+        self.startMs = startMs
+        self.endMs = endMs
+        self.score = score
+        self.argument = argument
+    }
+
     /// One JSON object, as `assist listen --json` prints it.
     package var json: String {
         func quoted(_ text: String) -> String {

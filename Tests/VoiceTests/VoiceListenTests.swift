@@ -500,4 +500,43 @@ struct VoiceListenTests {
             ), "\(missing.standardOutput)")
         #expect(missing.status == 0)
     }
+
+    /// "Find object" said alone: the shell asks find-object's question ("Specify the object.") and hears the
+    /// name said after it, up to 7 s later (find-object.md §2), then starts the search for it.
+    @Test func aPhraseSaidAloneIsFollowedByItsQuestionAndTheNameSaidAfter() throws {
+        let phrase: WavFile
+        let name: WavFile
+        do {
+            phrase = try NaturalVoice.speak("Find object.")
+            name = try NaturalVoice.speak("Cup.")
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let said = folder.path("alone.wav")
+        let waiting = NaturalVoice.inRoom(
+            WavFile(format: phrase.format, samples: []), gain: 1, noiseDecibels: -50,
+            padSeconds: 1.5 * (ProcessRunner.timeScale - 1))
+        let samples =
+            waiting.samples + NaturalVoice.inRoom(phrase, gain: 1, noiseDecibels: -50, padSeconds: 1).samples
+            + NaturalVoice.inRoom(name, gain: 1, noiseDecibels: -50, padSeconds: 1.5).samples
+        try WavFile(format: phrase.format, samples: samples).data.write(to: said)
+        try "[voice]\nmode = \"always\"\n".write(to: folder.path("config.toml"), atomically: false, encoding: .utf8)
+        let trace = folder.path("alone-trace.txt")
+        let run = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("config.toml").path, "--mic", "live:" + said.path,
+            ],
+            lines: [
+                .init("q", after: 20 * ProcessRunner.timeScale, once: { $0.contains("\nLooking for object: ") }),
+                .init("quit", after: 5 * ProcessRunner.timeScale, once: { $0.contains("Press a number") }),
+            ], environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30)
+        let lines = run.output.split(separator: "\n").map(String.init)
+        let traced = (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
+        let asked = try #require(lines.firstIndex(of: "Specify the object."), "\(lines)\n\(traced)")
+        #expect(lines[asked...].contains("Heard: find object cup."), "\(lines)\n\(traced)")
+        #expect(lines[asked...].contains("Looking for object: cup"), "\(lines)")
+    }
 }

@@ -16,6 +16,12 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "One JSON object a line: phrase, start_ms, end_ms, score.")
     var json = false
 
+    @Flag(
+        help:
+            "As inside a push-to-talk window: each utterance is decoded as one of the phrases (with the words of a list after it), not spotted."
+    )
+    var window = false
+
     @Option(
         name: .customLong("phrase"),
         help: "Listen for this phrase instead of the features' phrases of two or more words (repeatable).")
@@ -28,12 +34,12 @@ struct ListenCommand: ParsableCommand {
             phrases.isEmpty
             ? VoicePhrases.phrases(
                 records: session.features.records, router: session.services.interaction.router, language: language,
-                everything: true, singleWords: false)
+                everything: true, singleWords: window)
             : phrases
         let thresholds = VoiceThresholds.load(data: session.paths.data, share: session.paths.share, language: language)
         let spotter: KeywordSpotter
         // The features' phrases as `always` hears them; phrases named with --phrase, whatever their length.
-        let minimum = phrases.isEmpty ? KeywordSpotter.alwaysMinimumPhones : 0
+        let minimum = phrases.isEmpty && !window ? KeywordSpotter.alwaysMinimumPhones : 0
         do {
             spotter = try KeywordSpotter(model: model, phrases: thresholds.apply(to: wanted), minimumPhones: minimum)
         } catch {
@@ -92,6 +98,23 @@ struct ListenCommand: ParsableCommand {
                 following = nil
             }
         }
+        // --window: every utterance is a command said in a window, decoded as a whole.
+        var inWindow: ArgumentFollower?
+        func decodeWindow() {
+            if inWindow == nil {
+                inWindow = ArgumentFollower.window(
+                    phrases: spotter.phrases.map(\.text), lists: takes, fromMs: spotter.heardMs, waitMs: Int.max / 2)
+            }
+            guard let follower = inWindow, let outcome = follower.step(spotter) else { return }
+            inWindow = nil
+            guard case .words(let said) = outcome, let span = follower.span else { return }
+            // "find object cup": the phrase and its word, as a spotted phrase and the words after it print.
+            let phrase = takes.keys.filter { said.hasPrefix($0 + " ") }.max { $0.count < $1.count }
+            print(
+                Detection(
+                    phrase: phrase ?? said, startMs: span.startMs, endMs: span.endMs, score: 0,
+                    argument: phrase.map { String(said.dropFirst($0.count + 1)) }))
+        }
         var level = SoundLevel()
         while !stopped.isSet {
             let chunk: [Int16]
@@ -106,6 +129,17 @@ struct ListenCommand: ParsableCommand {
                 ended
                 ? spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom) + spotter.flush()
                 : spotter.feed(chunk)
+            if window {
+                decodeWindow()
+                if ended {
+                    for _ in 0..<100 where inWindow != nil {
+                        _ = spotter.feed(VoiceListener.quietRoom)
+                        decodeWindow()
+                    }
+                    break
+                }
+                continue
+            }
             for heard in heard where following == nil {
                 if let wanted = takes[heard.phrase] {
                     following = (
