@@ -218,7 +218,8 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     /// In push-to-talk the microphone is open only while the window is (and a moment after, for a phrase
     /// being finished); the other modes keep it open.
     private var wantsMicrophone: Bool {
-        mode != .pushToTalk || following != nil || answering != nil || lock.withLock { Self.now < openUntil + 1.5 }
+        mode != .pushToTalk || following != nil || answering != nil || inWindow != nil
+            || lock.withLock { Self.now < openUntil + 1.5 }
     }
 
     private var isRunning: Bool { lock.withLock { running } }

@@ -539,4 +539,56 @@ struct VoiceListenTests {
         #expect(lines[asked...].contains("Heard: find object cup."), "\(lines)\n\(traced)")
         #expect(lines[asked...].contains("Looking for object: cup"), "\(lines)")
     }
+
+    /// Inside a push-to-talk window every utterance is a command: decoded as a whole, one of the phrases (with
+    /// find-object's names written out after "find object"), single words and rivals ("start photo sensor",
+    /// "stop photo sensor") too. Four renderings of each, clean and with pink noise 25, 15 and 10 dB under.
+    @Test func commandsSaidInAWindowAreDecodedAsAWhole() throws {
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
+        guard FileManager.default.fileExists(atPath: python.path) else {
+            print("skipped: piper-tts is not installed in .build/voices (make voices)")
+            return
+        }
+        let labels = [
+            "read this", "next", "stop", "start photo sensor", "stop photo sensor", "what time is it",
+            "find object cup",
+        ]
+        let set = folder.path("window")
+        let made = try ProcessRunner.run(
+            python.path,
+            [
+                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
+                "--renderings", "4", "--negatives", "0", "--seed", "17",
+            ] + labels, timeoutSeconds: 600)
+        try #require(made.status == 0, "\(made.standardError)")
+        var files: [(String, URL)] = []
+        for label in labels {
+            let wavs = try FileManager.default.contentsOfDirectory(
+                at: set.appendingPathComponent(label.replacingOccurrences(of: " ", with: "_")),
+                includingPropertiesForKeys: nil
+            ).sorted { $0.path < $1.path }
+            files += wavs.map { (label, $0) }
+        }
+        let (stream, spans) = try stream(files)
+        let result = try listen(["--mic", "wav:" + stream.path, "--json", "--window"])
+        #expect(result.status == 0, "\(result.standardError)")
+        var right = 0
+        var wrong: [String] = []
+        for line in result.lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let start = object["start_ms"] as? Int, let end = object["end_ms"] as? Int,
+                let phrase = object["phrase"] as? String
+            else { continue }
+            let said = [phrase, object["argument"] as? String].compactMap { $0 }.joined(separator: " ")
+            if spans.contains(where: { $0.label == said && (start + end) / 2 >= $0.from && (start + end) / 2 <= $0.to })
+            {
+                right += 1
+            } else {
+                wrong.append(line)
+            }
+        }
+        print("voice window: \(right) of \(spans.count) right, wrong \(wrong)")
+        #expect(right >= spans.count - 2, "\(right) of \(spans.count): \(result.lines)")
+        #expect(wrong.count <= 1, "\(wrong)")
+    }
 }
