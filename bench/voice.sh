@@ -216,7 +216,10 @@ for label in labels:
 subprocess.run(["sox"] + parts + [os.path.join(work, "args.wav")], check=True)
 json.dump(spans, open(os.path.join(work, "arg-spans.json"), "w"))
 names = json.load(open("share/assist/find-object/names.json"))["names"]
-words = sorted({n.lower() for entry in names for n in entry["en"]})
+# Only names whose words the dictionary has (as Assist's grammar does: "aeroplane" is not in it), or the
+# baseline's grammar is refused whole.
+known = {line.split()[0] for line in open("/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict") if line.strip()}
+words = sorted({n.lower() for entry in names for n in entry["en"] if all(w in known for w in n.lower().split())})
 with open(os.path.join(work, "args.gram"), "w") as out:
     out.write("#JSGF V1.0;\ngrammar commands;\npublic <command> = find object ( " + " | ".join(words) + " );\n")
 PY

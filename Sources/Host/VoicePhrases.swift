@@ -75,4 +75,15 @@ enum VoicePhrases {
             "The voice command “\($0.phrase)” cannot be heard: “\($0.word)” is not in the voice dictionary."
         }
     }
+
+    /// Lines naming each word of a list after a phrase that cannot be heard (typing it still works).
+    static func unknownChoiceLines(_ spotter: KeywordSpotter, _ lists: [String: ArgumentFollower.Wanted]) -> [String] {
+        lists.sorted { $0.key < $1.key }.compactMap { phrase, wanted in
+            guard case .choices(let choices, _) = wanted else { return nil }
+            let missing = choices.filter { !KeyPhrase($0).words.allSatisfy(spotter.knows) }
+            guard !missing.isEmpty else { return nil }
+            let named = missing.map { "“\($0)”" }.joined(separator: ", ")
+            return "After “\(phrase)”, \(named) cannot be heard: not in the voice dictionary (typing works)."
+        }
+    }
 }

@@ -74,6 +74,9 @@ struct ListenCommand: ParsableCommand {
         _ = session.loop.run(until: { found.value != nil }, timeoutSeconds: 30)
         // With --phrase, the phrases named are listened for as they are, with no words after them.
         let takes = phrases.isEmpty ? found.value ?? [:] : [:]
+        for line in VoicePhrases.unknownChoiceLines(spotter, takes) {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
         var following: (Detection, ArgumentFollower)?
         func print(_ heard: Detection) {
             let line =
