@@ -9,6 +9,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 lanes=${1:-"asan tsan valgrind"}
 failed=()
+# Natural-voice runs whose time is pocketsphinx's (not instrumented) and piper's, in the plain lane only, to keep
+# CI under 30 minutes: long labelled streams, and the shell paced as a microphone. The sanitizer lanes keep a
+# third party's list heard through its helper process (the follower, the decoder and the bridge) and
+# push-to-talk held on a keyboard device (its thread).
+heavy_voice="--skip aPhraseThatTakesWordsIsHeardWithTheWordsThatFollowIt --skip commandsSaidInAWindowAreDecodedAsAWhole
+  --skip theShellAsksAboutDictatedWordsAndActsOnASpokenYes --skip aPhraseSaidAloneIsFollowedByItsQuestionAndTheNameSaidAfter"
 
 # The sanitizer reports in a suite's log (scripts/test-halves.sh has printed its failures and summaries).
 summarise() {
@@ -21,11 +27,11 @@ asan() {
   # To keep CI under 30 minutes on 2 cores: collect-videos' failure table (protocol logic through spawned
   # processes, whose recording and upload paths the other collect-videos suites check here) and the natural-voice
   # listening run (its time is pocketsphinx's, which is not instrumented) run in the plain lane only. So does the
-  # shell's voice test: in CI's ASan lane it once heard nothing in 120 s (cause not found; docs/voice.md).
+  # shell's voice test (its failures here were one rendering said three times; it now says three).
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
     scripts/test-halves.sh .build-asan '^(HostCLITests|FuzzReplayTests|VoiceTests)\.' --sanitize=address \
     --skip CollectVideosFailureTests --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot \
-    --skip theShellActsOnAQuestionHeardLikeATypedOne
+    --skip theShellActsOnAQuestionHeardLikeATypedOne $heavy_voice
   local status=$?
   summarise .build-asan/test.log "ERROR: AddressSanitizer"
   return $status
@@ -50,7 +56,8 @@ tsan() {
     scripts/test-halves.sh .build-tsan '^(SurveyTests|VoiceTests)\.' --sanitize=thread --skip '^(HostCLITests|FuzzReplayTests)\.' \
     --skip SpeechDispatcherTests --skip SurveyNaturalVoiceTests \
     --skip CollectVideosMenuTests --skip CollectVideosFailureTests \
-    --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot --skip theShellActsOnAQuestionHeardLikeATypedOne
+    --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot --skip theShellActsOnAQuestionHeardLikeATypedOne \
+    $heavy_voice
   local status=$?
   summarise .build-tsan/test.log "WARNING: ThreadSanitizer"
   return $status

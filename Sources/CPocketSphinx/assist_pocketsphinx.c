@@ -215,11 +215,9 @@ int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file)
     return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
 }
 
-int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf) {
-    if (spotter == NULL || jsgf == NULL) return -1;
-    lib.end_utt(spotter->decoder);
-    if (lib.set_jsgf_string(spotter->decoder, "grammar", jsgf) < 0) return -1;
-    if (lib.set_search(spotter->decoder, "grammar") < 0) return -1;
+/* Switches to the whole-utterance search `name`, just added, and starts a new utterance. */
+static int use_utterance_search(assist_spotter *spotter, const char *name) {
+    if (lib.set_search(spotter->decoder, name) < 0) return -1;
     spotter->grammar = 1;
     spotter->pending = 0;
     spotter->reported = 0;
@@ -228,17 +226,18 @@ int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf) {
     return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
 }
 
+int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf) {
+    if (spotter == NULL || jsgf == NULL) return -1;
+    lib.end_utt(spotter->decoder);
+    if (lib.set_jsgf_string(spotter->decoder, "grammar", jsgf) < 0) return -1;
+    return use_utterance_search(spotter, "grammar");
+}
+
 int assist_spotter_set_language_model(assist_spotter *spotter, const char *lm_file) {
     if (spotter == NULL || lm_file == NULL) return -1;
     lib.end_utt(spotter->decoder);
     if (lib.set_lm_file(spotter->decoder, "dictation", lm_file) < 0) return -1;
-    if (lib.set_search(spotter->decoder, "dictation") < 0) return -1;
-    spotter->grammar = 1;
-    spotter->pending = 0;
-    spotter->reported = 0;
-    spotter->was_in_speech = 0;
-    spotter->utt_start = spotter->fed_samples / 160;
-    return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
+    return use_utterance_search(spotter, "dictation");
 }
 
 /* Keyphrase mode: each segment is one phrase spotted; those not yet reported are queued. The utterance goes

@@ -35,6 +35,33 @@ struct VoiceListenTests {
         return set
     }
 
+    /// `count` renderings of each of `labels` by scripts/voice-set.py (clean, then pink noise 25, 15 and 10 dB
+    /// under the speech) in the folder `name`, labelled, in order; nil when piper is not installed.
+    func renderings(_ labels: [String], count: Int, seed: Int, into name: String) throws -> [(String, URL)]? {
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
+        guard FileManager.default.fileExists(atPath: python.path) else {
+            print("skipped: piper-tts is not installed in .build/voices (make voices)")
+            return nil
+        }
+        let set = folder.path(name)
+        let made = try ProcessRunner.run(
+            python.path,
+            [
+                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
+                "--renderings", "\(count)", "--negatives", "0", "--seed", "\(seed)",
+            ] + labels, timeoutSeconds: 600)
+        try #require(made.status == 0, "\(made.standardError)")
+        var files: [(String, URL)] = []
+        for label in labels {
+            let wavs = try FileManager.default.contentsOfDirectory(
+                at: set.appendingPathComponent(label.replacingOccurrences(of: " ", with: "_")),
+                includingPropertiesForKeys: nil
+            ).sorted { $0.path < $1.path }
+            files += wavs.map { (label, $0) }
+        }
+        return files
+    }
+
     /// One stream of every file with a second of quiet between, and where each file lies in it (ms).
     func stream(_ files: [(label: String, url: URL)], gapSeconds: (String) -> Int = { _ in 1 }) throws -> (
         URL, [(label: String, from: Int, to: Int)]
@@ -117,29 +144,11 @@ struct VoiceListenTests {
 
     /// At any time a command is one said on its own: the same words inside a sentence are somebody talking.
     @Test func aCommandSaidOnItsOwnIsHeardAndTheSameWordsInsideASentenceAreNot() throws {
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
-        guard FileManager.default.fileExists(atPath: python.path) else {
-            print("skipped: piper-tts is not installed in .build/voices (make voices)")
-            return
-        }
-        let set = folder.path("inside")
         // (Not "we collect videos ...": the recogniser takes the short "we" into the phrase, so no pause before
         // it can tell.)
         let sentences = ["please collect videos for me", "she will collect videos of the garden"]
-        let made = try ProcessRunner.run(
-            python.path,
-            [
-                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
-                "--renderings", "4", "--negatives", "0", "--seed", "5", "collect videos",
-            ] + sentences, timeoutSeconds: 600)
-        try #require(made.status == 0, "\(made.standardError)")
-        var files: [(String, URL)] = []
-        for label in ["collect videos"] + sentences {
-            let wavs = try FileManager.default.contentsOfDirectory(
-                at: set.appendingPathComponent(label.replacingOccurrences(of: " ", with: "_")),
-                includingPropertiesForKeys: nil
-            ).sorted { $0.path < $1.path }
-            files += wavs.map { (label, $0) }
+        guard let files = try renderings(["collect videos"] + sentences, count: 4, seed: 5, into: "inside") else {
+            return
         }
         let (stream, spans) = try stream(files)
         let result = try listen(["--mic", "wav:" + stream.path, "--json", "--phrase", "collect videos"])
@@ -163,29 +172,9 @@ struct VoiceListenTests {
     /// (dictation), and "find object" alone (no argument: the feature will ask). Four renderings of each,
     /// clean and with pink noise 25, 15 and 10 dB under the speech.
     @Test func aPhraseThatTakesWordsIsHeardWithTheWordsThatFollowIt() throws {
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
-        guard FileManager.default.fileExists(atPath: python.path) else {
-            print("skipped: piper-tts is not installed in .build/voices (make voices)")
-            return
-        }
         let objects = ["cup", "keyboard", "teddy bear"]
         let labels = objects.map { "find object \($0)" } + ["find text emergency exit", "find object"]
-        let set = folder.path("arguments")
-        let made = try ProcessRunner.run(
-            python.path,
-            [
-                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
-                "--renderings", "4", "--negatives", "0", "--seed", "3",
-            ] + labels, timeoutSeconds: 600)
-        try #require(made.status == 0, "\(made.standardError)")
-        var files: [(String, URL)] = []
-        for label in labels {
-            let wavs = try FileManager.default.contentsOfDirectory(
-                at: set.appendingPathComponent(label.replacingOccurrences(of: " ", with: "_")),
-                includingPropertiesForKeys: nil
-            ).sorted { $0.path < $1.path }
-            files += wavs.map { (label, $0) }
-        }
+        guard let files = try renderings(labels, count: 4, seed: 3, into: "arguments") else { return }
         // After "find object" alone the list is listened for 7 s more (the prompt's time): the next saying waits.
         let (stream, spans) = try stream(files) { $0 == "find object" ? 9 : 2 }
         let result = try listen(["--mic", "wav:" + stream.path, "--json"])
@@ -469,8 +458,11 @@ struct VoiceListenTests {
                     folder.path("held.toml").path, "--mic", "live:" + said.path,
                 ],
                 lines: [
+                    // Held: as soon as the clock answers. Released: once the question has been played (the
+                    // room, then about 3.5 s), since nothing is printed when it is not heard.
                     ProcessRunner.TypedLine(
-                        "quit", after: 12 * ProcessRunner.timeScale,
+                        "quit",
+                        after: releaseAfter == nil ? 12 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 7,
                         once: { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil })
                 ], environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30)
             return (
@@ -544,31 +536,11 @@ struct VoiceListenTests {
     /// find-object's names written out after "find object"), single words and rivals ("start photo sensor",
     /// "stop photo sensor") too. Four renderings of each, clean and with pink noise 25, 15 and 10 dB under.
     @Test func commandsSaidInAWindowAreDecodedAsAWhole() throws {
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
-        guard FileManager.default.fileExists(atPath: python.path) else {
-            print("skipped: piper-tts is not installed in .build/voices (make voices)")
-            return
-        }
         let labels = [
             "read this", "next", "stop", "start photo sensor", "stop photo sensor", "what time is it",
             "find object cup",
         ]
-        let set = folder.path("window")
-        let made = try ProcessRunner.run(
-            python.path,
-            [
-                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
-                "--renderings", "4", "--negatives", "0", "--seed", "17",
-            ] + labels, timeoutSeconds: 600)
-        try #require(made.status == 0, "\(made.standardError)")
-        var files: [(String, URL)] = []
-        for label in labels {
-            let wavs = try FileManager.default.contentsOfDirectory(
-                at: set.appendingPathComponent(label.replacingOccurrences(of: " ", with: "_")),
-                includingPropertiesForKeys: nil
-            ).sorted { $0.path < $1.path }
-            files += wavs.map { (label, $0) }
-        }
+        guard let files = try renderings(labels, count: 4, seed: 17, into: "window") else { return }
         let (stream, spans) = try stream(files)
         let result = try listen(["--mic", "wav:" + stream.path, "--json", "--window"])
         #expect(result.status == 0, "\(result.standardError)")
