@@ -393,17 +393,10 @@ package final class KeywordSpotter {
     private func referee(_ detection: Detection) -> String? {
         let words = KeyPhrase(detection.phrase).words
         let texts = phrases.map(\.text).filter { $0 == detection.phrase || Self.conflict(words, KeyPhrase($0).words) }
-        guard texts.count > 1 else { return nil }
-        let first = max(0, (detection.startMs - 250) * 16 - samplesBase)
-        let last = min(kept.count, (detection.endMs + 150) * 16 - samplesBase)
-        guard last - first > 1_600 else { return nil }
-        if referee == nil {
-            var error = [CChar](repeating: 0, count: 256)
-            let probe = folder.appendingPathComponent("probe.kws")
-            referee = assist_spotter_open(
-                model.acousticModel.path, model.dictionary.path, probe.path, &error, error.count)
-            if let referee { copyAlternates(to: referee) }
-        }
+        guard texts.count > 1,
+            let range = keptSamples(fromMs: detection.startMs - 250, toMs: detection.endMs + 150)
+        else { return nil }
+        if referee == nil { referee = sideDecoder(precise: false) }
         guard let referee else { return nil }
         let forms = texts.sorted().flatMap { spokenForms(KeyPhrase($0).words) }
         let grammar = "#JSGF V1.0;\ngrammar rivals;\npublic <rival> = " + forms.joined(separator: " | ") + ";\n"
@@ -411,12 +404,7 @@ package final class KeywordSpotter {
             guard assist_spotter_set_grammar(referee, grammar) == 0 else { return nil }
             refereeGrammar = grammar
         }
-        var heard = [CChar](repeating: 0, count: 256)
-        let status = kept[first..<last].withUnsafeBufferPointer {
-            assist_spotter_decode(referee, $0.baseAddress, $0.count, &heard, heard.count)
-        }
-        guard status == 0 else { return nil }
-        let said = String(cChars: heard)
+        guard let said = decodeKept(referee, range) else { return nil }
         let phrase = variants[said] ?? KeyPhrase.normalise(said.replacingOccurrences(of: "__", with: " "))
         return texts.contains(phrase) ? phrase : nil
     }
@@ -481,16 +469,8 @@ package final class KeywordSpotter {
     /// spoken form the dictionary knows) or, with nil, as open text; nil when nothing fits or the decoder
     /// cannot run (choices with a word the dictionary lacks are left out).
     package func decode(fromMs: Int, toMs: Int, choices: [String]?) -> String? {
-        let first = max(0, fromMs * 16 - samplesBase)
-        let last = min(kept.count, toMs * 16 - samplesBase)
-        guard last - first > 1_600 else { return nil }
-        if argumentDecoder == nil {
-            var error = [CChar](repeating: 0, count: 256)
-            let probe = folder.appendingPathComponent("probe.kws")
-            argumentDecoder = assist_spotter_open_precise(
-                model.acousticModel.path, model.dictionary.path, probe.path, &error, error.count)
-            if let argumentDecoder { copyAlternates(to: argumentDecoder) }
-        }
+        guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
+        if argumentDecoder == nil { argumentDecoder = sideDecoder(precise: true) }
         guard let decoder = argumentDecoder else { return nil }
         var forms: [String: String] = [:]
         if let choices {
@@ -516,12 +496,7 @@ package final class KeywordSpotter {
                 argumentSearch = "lm"
             }
         }
-        var heard = [CChar](repeating: 0, count: 1024)
-        let status = kept[first..<last].withUnsafeBufferPointer {
-            assist_spotter_decode(decoder, $0.baseAddress, $0.count, &heard, heard.count)
-        }
-        guard status == 0 else { return nil }
-        let said = String(cChars: heard)
+        guard let said = decodeKept(decoder, range) else { return nil }
         trace?(
             "decoded \(fromMs)–\(toMs) ms as \(choices == nil ? "open text" : "one of \(choices?.count ?? 0)"): \(said)"
         )
@@ -529,6 +504,33 @@ package final class KeywordSpotter {
         let words = KeyPhrase(said.replacingOccurrences(of: "__", with: " ")).words
             .filter { !$0.hasPrefix("<") && !$0.hasPrefix("[") }
         return words.isEmpty ? nil : words.joined(separator: " ")
+    }
+
+    /// The kept samples from `fromMs` to `toMs` (as far as they are kept), when more than 100 ms of them are.
+    private func keptSamples(fromMs: Int, toMs: Int) -> Range<Int>? {
+        let first = max(0, fromMs * 16 - samplesBase)
+        let last = min(kept.count, toMs * 16 - samplesBase)
+        return last - first > 1_600 ? first..<last : nil
+    }
+
+    /// A decoder beside the searches, for decoding kept sound once (the referee; the words after a phrase,
+    /// `precise`: every frame computed), with the alternate pronunciations the searches have.
+    private func sideDecoder(precise: Bool) -> OpaquePointer? {
+        var error = [CChar](repeating: 0, count: 256)
+        let probe = folder.appendingPathComponent("probe.kws").path
+        let open = precise ? assist_spotter_open_precise : assist_spotter_open
+        let decoder = open(model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+        if let decoder { copyAlternates(to: decoder) }
+        return decoder
+    }
+
+    /// What `decoder`'s search hears in the kept samples `range`, decoded once; nil when it cannot run.
+    private func decodeKept(_ decoder: OpaquePointer, _ range: Range<Int>) -> String? {
+        var heard = [CChar](repeating: 0, count: 1024)
+        let status = kept[range].withUnsafeBufferPointer {
+            assist_spotter_decode(decoder, $0.baseAddress, $0.count, &heard, heard.count)
+        }
+        return status == 0 ? String(cChars: heard) : nil
     }
 
     /// Keeps the last 8 s of sound for the referee.
