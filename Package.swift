@@ -108,12 +108,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Everything `assist` does, as a library the tests import: the session and its services, the shell, voice,
+        // the kiosk, plugin packages and checks, the doctor's checks.
+        .target(
+            name: "AssistApp",
+            dependencies: [
+                "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera",
+                "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `assist` executable: main.swift and argument-parser commands that parse and hand over to AssistApp.
         .executableTarget(
             name: "Host",
             dependencies: [
-                "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera",
-                "Outbox", "Voice",
-                "Digest", "Kiosk", "PluginPackage", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AssistApp", "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio",
+                "Camera", "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -285,6 +295,8 @@ let package = Package(
             name: "HostCLITests",
             dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime", "Kiosk", "Digest"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
+        .testTarget(
+            name: "AssistAppTests", dependencies: ["AssistApp", "AssistCore", "Kiosk", "PluginHost", "HostTesting"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
         .testTarget(
             name: "CollectVideosTests",

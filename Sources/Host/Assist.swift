@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import PluginHost
 
 /// The `assist` command: the host of Assist's features.
@@ -59,8 +60,11 @@ struct GlobalOptions: ParsableArguments {
     var verbose = false
 }
 
-/// A failure with its one-line message and exit code.
-struct CLIFailure: Error {
-    var message: String
-    var exitCode: Int32 = 1
+extension GlobalOptions {
+    /// The same options for the host's library.
+    var host: HostOptions {
+        HostOptions(
+            dataDir: dataDir, shareDir: shareDir, config: config, pluginDir: pluginDir, lang: lang, noSpeech: noSpeech,
+            audioOut: audioOut, mic: mic, camera: camera, cameraFps: cameraFps, verbose: verbose)
+    }
 }

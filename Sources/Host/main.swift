@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import AssistCore
 import CPluginBridge
 import Foundation
@@ -21,6 +22,8 @@ do {
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)
+} catch let status as ExitStatus {
+    exit(status.code)
 } catch let failure as CLIFailure {
     FileHandle.standardError.write(Data((PlainText.message(failure.message) + "\n").utf8))
     exit(failure.exitCode)

@@ -237,12 +237,7 @@ struct KioskSetUpTests {
         #expect(result.standardError.contains("journalctl -u assist-kiosk@tty1"), "and the log says where to look")
     }
 
-    @Test func theUnitsPassSystemdsVerifyAndUninstallRemovesThem() throws {
-        let analyze = "/usr/bin/systemd-analyze"
-        guard FileManager.default.isExecutableFile(atPath: analyze) else {
-            Issue.record("systemd-analyze is missing: install the systemd package (scripts/install-deps.sh)")
-            return
-        }
+    @Test func installWritesTheUnitsAndUninstallRemovesThem() throws {
         let kiosk = try KioskFixture()
         let units = kiosk.folder.path("units")
         let admin = { (arguments: [String]) throws -> ProcessResult in
@@ -253,28 +248,11 @@ struct KioskSetUpTests {
         #expect(
             install.lines.last
                 == "Enable it with: systemctl daemon-reload && systemctl enable --now assist-kiosk@tty3.service")
-        let unit = try String(contentsOf: units.appendingPathComponent("assist-kiosk@.service"), encoding: .utf8)
-        for line in [
-            "Type=notify", "WatchdogSec=10", "Restart=always", "StartLimitBurst=5",
-            "OnFailure=assist-kiosk-failed@%i.service",
-            "Conflicts=getty@%i.service", "TTYPath=/dev/%I", "SupplementaryGroups=audio video", "User=root",
-            "RestartPreventExitStatus=3", "LoadCredential=kiosk-pin:\(kiosk.etc.path)/kiosk-pin",
-        ] {
-            #expect(unit.contains("\n\(line)\n"), "\(line) in the unit")
-        }
-        let verify = { (names: [String]) throws -> ProcessResult in
-            try ProcessRunner.run(
-                analyze, ["verify", "--man=no"] + names.map { units.appendingPathComponent($0).path },
-                timeoutSeconds: 60)
-        }
-        let clean = try verify(["assist-kiosk@tty3.service", "assist-kiosk-failed@tty3.service"])
-        #expect(clean.status == 0)
-        #expect(clean.standardError.isEmpty && clean.standardOutput.isEmpty, "\(clean.standardError)")
-        // The check can fail: a unit with a mistyped key and type is named by it.
-        try unit.replacingOccurrences(of: "Type=notify", with: "Type=notifyy\nWatchdogSecc=3").write(
-            to: units.appendingPathComponent("broken@.service"), atomically: true, encoding: .utf8)
-        let broken = try verify(["broken@tty3.service"])
-        #expect(broken.standardError.contains("Unknown key 'WatchdogSecc'"), "\(broken.standardError)")
+        // What the units say, and systemd's verdict on them, are checked in process (AssistAppTests).
+        #expect(FileManager.default.fileExists(atPath: units.appendingPathComponent("assist-kiosk@.service").path))
+        #expect(
+            try String(contentsOf: units.appendingPathComponent("assist-kiosk@.service"), encoding: .utf8).contains(
+                "LoadCredential=kiosk-pin:\(kiosk.etc.path)/kiosk-pin"), "the PIN file from the admin's folder")
 
         let uninstall = try admin(["uninstall", "--unit-dir", units.path])
         #expect(uninstall.status == 0)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Camera
 import Foundation
 
@@ -64,63 +65,9 @@ struct CameraTestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false, speaks: false)
-        defer { session.shutdown() }
-        guard let camera = session.services.camera else { return }
         let request = try frames.request(maxFramesPerSecond: maxFps)
-        let latencies = (0..<subscribers).map { _ in LatencyLog() }
-        var ids: [UInt64] = []
-        do {
-            for index in 0..<subscribers {
-                let log = latencies[index]
-                let pause = index == subscribers - 1 ? slowMs : 0
-                ids.append(
-                    try camera.subscribe(owner: "test-\(index + 1)", request: request) { frame in
-                        log.add(frame)
-                        if pause > 0 { usleep(useconds_t(pause * 1_000)) }
-                    })
-            }
-        } catch let error as CameraError {
-            throw CLIFailure(message: error.message)
-        }
-        Thread.sleep(forTimeInterval: seconds)
-        let statistics = camera.statistics()
-        let controls = ["focus", "exposure", "zoom"].compactMap { name in camera.control(name).map { (name, $0) } }
-        for id in ids { camera.unsubscribe(id) }
-        print("source: \(statistics.source); captured \(statistics.captured) frames in \(seconds) s")
-        for (index, (owner, stats)) in statistics.subscribers.enumerated() {
-            let log = latencies[index]
-            print(
-                "\(owner): \(log.size), delivered \(stats.delivered), dropped \(stats.dropped), "
-                    + "skipped \(stats.skipped), converted \(stats.converted), "
-                    + "latency p50 \(log.percentile(0.5)) ms, p95 \(log.percentile(0.95)) ms")
-        }
-        for (name, control) in controls {
-            print("control \(name): \(control.value) (\(control.minimum) to \(control.maximum))")
-        }
-    }
-}
-
-/// Capture-to-callback times and the last frame's size, collected on a delivery thread.
-final class LatencyLog: @unchecked Sendable {  // because: guarded by `lock`
-    private let lock = NSLock()
-    private var values: [Double] = []
-    private var lastSize = "no frames"
-
-    func add(_ frame: Frame) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock {
-            values.append(Double(now &- frame.timestampNs) / 1e6)
-            lastSize = "\(frame.width)x\(frame.height) \(frame.format)"
-        }
-    }
-
-    var size: String { lock.withLock { lastSize } }
-
-    func percentile(_ fraction: Double) -> String {
-        let sorted = lock.withLock { values.sorted() }
-        guard !sorted.isEmpty else { return "-" }
-        return String(format: "%.2f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))])
+        try CameraCheck.test(
+            options: global.host, request: request, seconds: seconds, subscribers: subscribers, slowMs: slowMs)
     }
 }
 
@@ -139,70 +86,6 @@ struct CameraSnapshotCommand: ParsableCommand {
     var output: String
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false, speaks: false)
-        defer { session.shutdown() }
-        guard let camera = session.services.camera else { return }
-        var request = try frames.request()
-        if request.format == .yuyv || request.format == .bgr24 { request.format = .rgb24 }
-        let box = SnapshotBox(skip: max(0, skip))
-        let id: UInt64
-        do {
-            id = try camera.subscribe(owner: "snapshot", request: request) { frame in box.keep(frame) }
-        } catch let error as CameraError {
-            throw CLIFailure(message: error.message)
-        }
-        let frame = box.wait(seconds: 5)
-        camera.unsubscribe(id)
-        guard let frame else { throw CLIFailure(message: "No frame arrived from the camera in 5 seconds.") }
-        try PortableAnymap.write(frame, to: URL(fileURLWithPath: output))
-        print("Saved a \(frame.width)x\(frame.height) picture to \(output).")
-    }
-}
-
-/// The first frame delivered, waited for by the command.
-final class SnapshotBox: @unchecked Sendable {  // because: guarded by `condition`
-    private let condition = NSCondition()
-    private var frame: Frame?
-    private var toSkip: Int
-
-    init(skip: Int) {
-        toSkip = skip
-    }
-
-    func keep(_ delivered: Frame) {
-        condition.withLock {
-            if toSkip > 0 {
-                toSkip -= 1
-                return
-            }
-            if frame == nil { frame = delivered.copied() }
-            condition.signal()
-        }
-    }
-
-    func wait(seconds: Double) -> Frame? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while frame == nil && condition.wait(until: deadline) {}
-        return frame
-    }
-}
-
-/// Writes frames as binary PPM (RGB24) or PGM (GRAY8): formats every image tool reads.
-enum PortableAnymap {
-    static func write(_ frame: Frame, to url: URL) throws {
-        let gray = frame.format == .gray8
-        var data = Data("\(gray ? "P5" : "P6")\n\(frame.width) \(frame.height)\n255\n".utf8)
-        let rowBytes = frame.width * (gray ? 1 : 3)
-        for row in 0..<frame.height {
-            data.append(
-                UnsafeRawBufferPointer(start: frame.pixels + row * frame.stride, count: rowBytes).bindMemory(
-                    to: UInt8.self))
-        }
-        do { try data.write(to: url) } catch {
-            throw CLIFailure(
-                message: "The picture cannot be saved to \(url.path): the folder is missing or not writable.")
-        }
+        try CameraCheck.snapshot(options: global.host, request: try frames.request(), skip: skip, output: output)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Audio
 import Foundation
 
@@ -38,7 +39,7 @@ struct CueCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false, speaks: false, sounds: true)
+        let session = try HostSession(options: global.host, interactive: false, speaks: false, sounds: true)
         defer { session.shutdown() }
         guard let sound = session.sound else { return }
         if !sound.cues.currentSettings.enabled {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import AssistCore
 import Digest
 import Foundation
@@ -22,11 +23,6 @@ struct KioskCommand: ParsableCommand {
         ],
         defaultSubcommand: Start.self)
 
-    /// The exit status of a kiosk stopped from its admin menu (the unit does not restart it).
-    static let stoppedByAdmin: Int32 = 3
-    /// The exit status of a set-up that cannot be used (sysexits' EX_CONFIG).
-    static let unusable: Int32 = 78
-
     struct Start: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "start",
@@ -36,49 +32,7 @@ struct KioskCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            // systemd's variables, put back for a restart from the admin menu (the session takes them out).
-            let inherited = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { name in
-                ProcessInfo.processInfo.environment[name].map { (name, $0) }
-            }
-            let session = try HostSession(options: global, interactive: true, kiosk: true)
-            guard let config = session.kiosk else { return }
-            let environment = ProcessInfo.processInfo.environment
-            var blocking = config.problems.filter(\.blocking)
-            var pin: PasswordHash?
-            switch KioskPIN.load(from: config.pinFile, environment: environment) {
-            case .success(let hash): pin = hash
-            case .failure(let problem): blocking.append(problem)
-            }
-            guard let pin, blocking.isEmpty else {
-                // Said and logged; no shell that its admin could not leave.
-                for problem in blocking {
-                    session.logger.error("kiosk: \(problem.text)")
-                    session.announcer.say(
-                        session.phrases.text("kiosk.cannot-start", ["reason": problem.text]), priority: .important)
-                }
-                session.shutdown(drainSeconds: 5)
-                throw ExitCode(KioskCommand.unusable)
-            }
-            for problem in config.problems where !problem.blocking {
-                session.logger.warning("kiosk: \(problem.text)")
-            }
-            let kiosk = KioskShell(session: session, config: config, pin: pin)
-            if let quiet = config.quietHours, kiosk.isQuiet {
-                session.announcer.say(session.phrases.text("kiosk.quiet", ["time": quiet.endDescription]))
-            }
-            ShellMenu.run(session: session, microphone: global.mic, kiosk: kiosk)
-            switch kiosk.ending {
-            case .restart:
-                for (name, value) in inherited { setenv(name, value, 1) }
-                let arguments = CommandLine.arguments
-                let pointers = arguments.map { strdup($0) } + [nil]
-                execv("/proc/self/exe", pointers)
-                throw CLIFailure(message: "The kiosk could not restart itself: \(String(cString: strerror(errno))).")
-            case .stop:
-                throw ExitCode(KioskCommand.stoppedByAdmin)
-            case .service, nil:
-                return
-            }
+            try KioskRun.start(options: global.host)
         }
     }
 
@@ -89,26 +43,7 @@ struct KioskCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            let session = try HostSession(options: global, interactive: false, speaks: false, kiosk: true)
-            guard let config = session.kiosk else { return }
-            let records = session.features.records.filter { $0.manifest != nil }
-            let problems = config.check(
-                installed: Dictionary(records.map { ($0.id, $0.libraryURL) }) { first, _ in first },
-                lockedKeys: session.settings.lockedKeys,
-                pluginNamespaces: Set(records.flatMap { $0.manifest?.writableNamespaces ?? [] }))
-            let output = StandardOutput()
-            guard !problems.isEmpty else {
-                let allowed = config.allowed.keys.sorted().joined(separator: ", ")
-                output.writeLine(
-                    "The kiosk set-up is ready: \(config.allowed.count) features allowed (\(allowed)); the admin gesture is \(config.gestureDescription), then the PIN."
-                )
-                return
-            }
-            output.writeLine("The kiosk set-up has \(problems.count) problem\(problems.count == 1 ? "" : "s"):")
-            for problem in problems {
-                output.writeLine("\(problem.blocking ? "Refuses to start" : "Problem"): \(problem.text).")
-            }
-            throw ExitCode(problems.contains(where: \.blocking) ? KioskCommand.unusable : 1)
+            try KioskRun.check(options: global.host)
         }
     }
 
@@ -157,7 +92,7 @@ struct KioskCommand: ParsableCommand {
         var ids: [String] = []
 
         func run() throws {
-            let session = try HostSession(options: global, interactive: false, speaks: false)
+            let session = try HostSession(options: global.host, interactive: false, speaks: false)
             let records = session.features.records.filter { $0.manifest != nil }
             for id in ids where !records.contains(where: { $0.id == id }) {
                 throw CLIFailure(message: "There is no installed feature called \(id).", exitCode: 64)
@@ -181,7 +116,7 @@ struct KioskCommand: ParsableCommand {
         var instance = "tty1"
 
         func run() throws {
-            let session = try HostSession(options: global, interactive: false, speaks: !global.noSpeech)
+            let session = try HostSession(options: global.host, interactive: false, speaks: !global.noSpeech)
             let line =
                 "Assist keeps failing: it stopped \(KioskUnits.startLimitBurst) times within \(KioskUnits.startLimitSeconds / 60) minutes and will not be started again until this device restarts. Please tell the person who looks after it."
             session.logger.critical(
@@ -190,27 +125,5 @@ struct KioskCommand: ParsableCommand {
             session.announcer.say(line, priority: .important)
             session.shutdown(drainSeconds: 20)
         }
-    }
-}
-
-/// Reads a line with the terminal's echo off (or a plain line from a pipe, for scripts).
-struct SecretLineReader {
-    func read(prompt: String) -> String? {
-        let terminal = isatty(0) == 1
-        var saved = termios()
-        if terminal {
-            FileHandle.standardError.write(Data(prompt.utf8))
-            tcgetattr(0, &saved)
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(0, TCSAFLUSH, &quiet)
-        }
-        defer {
-            if terminal {
-                tcsetattr(0, TCSAFLUSH, &saved)
-                FileHandle.standardError.write(Data("\n".utf8))
-            }
-        }
-        return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Foundation
 import Interaction
 import Outbox
@@ -17,7 +18,7 @@ struct OutboxCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            let session = try HostSession(options: global, interactive: false, speaks: false)
+            let session = try HostSession(options: global.host, interactive: false, speaks: false)
             let store = try session.services.outbox.store()
             let jobs = try store.jobs()
             let damaged = try store.unreadableJobs()
@@ -54,7 +55,7 @@ struct OutboxCommand: ParsableCommand {
         var timeout: Double = 600
 
         func run() throws {
-            let session = try HostSession(options: global, interactive: false, speaks: false)
+            let session = try HostSession(options: global.host, interactive: false, speaks: false)
             let outbox = session.services.outbox
             try outbox.start()
             let idle = outbox.waitUntilIdle(timeout: timeout)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import AssistCore
 import Digest
 import Foundation
@@ -28,7 +29,7 @@ struct PluginsListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false)
+        let session = try HostSession(options: global.host, interactive: false)
         let records = session.features.records
         if json {
             let rows = records.map { PluginSummary($0, paths: session.paths) }
@@ -52,38 +53,6 @@ struct PluginsListCommand: ParsableCommand {
     }
 }
 
-/// One plugin as `plugins list --json` prints it.
-struct PluginSummary: Encodable {
-    var id: String
-    var name: String
-    var version: String?
-    var state: String
-    var reason: String?
-    var mode: String?
-    var library: String
-    var manifest: String
-    /// first-party, system, user or path.
-    var origin: String
-    /// The library's SHA-256, when it can be read.
-    var sha256: String?
-    /// "process" (a helper process of its own) or "in-process" (docs/plugin-isolation.md).
-    var isolation: String
-
-    init(_ record: PluginRecord, paths: AssistPaths) {
-        id = record.id
-        name = record.name
-        version = record.manifest?.version
-        state = record.state.rawValue
-        reason = record.reason
-        mode = record.manifest?.mode ?? (record.manifest == nil ? nil : "foreground")
-        library = record.libraryURL.path
-        manifest = record.manifestURL.path
-        origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths)
-        sha256 = SHA256Digest.hex(ofFileAt: record.libraryURL)
-        isolation = record.isolated ? "process" : "in-process"
-    }
-}
-
 /// `assist plugins info ID`: everything the manifest says, in plain lines.
 struct PluginsInfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "info", abstract: "Describe one plugin.")
@@ -94,7 +63,7 @@ struct PluginsInfoCommand: ParsableCommand {
     var id: String
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false)
+        let session = try HostSession(options: global.host, interactive: false)
         let record = try PluginLookup.find(id, in: session)
         var lines = ["\(record.name) (\(record.id))", "State: \(record.state.rawValue)"]
         if let reason = record.reason { lines.append("Reason: \(reason)") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import AssistCore
 import Foundation
 import Interaction
@@ -26,59 +27,7 @@ struct PluginsPackCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        let root = URL(fileURLWithPath: folder).standardizedFileURL
-        let manifestURL = root.appendingPathComponent(PluginArchive.manifestName)
-        let manifest: PluginManifest
-        do { manifest = try PluginManifest.load(from: manifestURL) } catch {
-            throw CLIFailure(message: PluginInstaller.sentence(error.message))
-        }
-        let libraryURL = library.map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent(manifest.library)
-        // Any architecture: a package may be made on one machine for another.
-        guard FileManager.default.fileExists(atPath: libraryURL.path) else {
-            throw CLIFailure(message: PluginInstaller.sentence(PluginRefusal.libraryMissing(libraryURL.path).message))
-        }
-        if case .failure(let problem) = ELFInspector.header(of: libraryURL.path) {
-            throw CLIFailure(
-                message: PluginInstaller.sentence(PluginRefusal.notELF(libraryURL.path, problem.text).message))
-        }
-        var files = [PluginArchive.manifestName: manifestURL, manifest.library: libraryURL]
-        for (path, url) in try Self.shareFiles(in: root) { files[path] = url }
-        let outputFolder = URL(fileURLWithPath: output ?? FileManager.default.currentDirectoryPath)
-        let package = outputFolder.appendingPathComponent(
-            "\(manifest.id)-\(manifest.version).\(PluginArchive.fileExtension)")
-        do {
-            try PluginArchive.pack(files: files, executable: manifest.library, to: package)
-            // Read back as an install would read it.
-            let contents = try PluginArchive.inspect(package)
-            let size = (try? FileManager.default.attributesOfItem(atPath: package.path)[.size] as? Int) ?? 0
-            print(
-                "Packed \(manifest.name) \(manifest.version) into \(package.path): \(contents.files.count) files, \(max(1, size / 1024)) KB."
-            )
-        } catch {
-            throw CLIFailure(message: error.description)
-        }
-    }
-
-    /// The regular files under `<folder>/share`, by their path in the package. A link is refused: a package
-    /// holds only files and folders.
-    static func shareFiles(in folder: URL) throws -> [(String, URL)] {
-        let share = folder.appendingPathComponent("share")
-        guard FileManager.default.fileExists(atPath: share.path) else { return [] }
-        var found: [(String, URL)] = []
-        let keys: [URLResourceKey] = [.isSymbolicLinkKey, .isRegularFileKey, .isDirectoryKey]
-        guard let walker = FileManager.default.enumerator(at: share, includingPropertiesForKeys: keys) else {
-            return []
-        }
-        for case let url as URL in walker {
-            let values = try url.resourceValues(forKeys: Set(keys))
-            let path = "share/" + url.standardizedFileURL.path.dropFirst(share.standardizedFileURL.path.count + 1)
-            if values.isSymbolicLink == true {
-                throw CLIFailure(
-                    message: "\(path) is a link; a package holds only files and folders, so copy the file there.")
-            }
-            if values.isRegularFile == true { found.append((path, url)) }
-        }
-        return found
+        try PluginPacking.pack(options: global.host, folder: folder, library: library, output: output)
     }
 }
 
@@ -92,47 +41,9 @@ struct PackageCommandOptions: ParsableArguments {
     @Flag(name: [.customShort("y"), .long], help: "Answer yes to the question (for scripts).")
     var yes = false
 
-    /// Runs `work` with an installer for the chosen folder; its result is said, a refusal is said on standard
-    /// error, and the exit code is non-zero.
+    /// Runs `work` with an installer for the chosen folder (PluginInstaller.run).
     func run(_ work: (PluginInstaller) throws(InstallRefusal) -> String) throws {
-        let session = try HostSession(options: global, interactive: false, speaks: !global.noSpeech)
-        let errors = Announcer(
-            output: StandardErrorOutput(), speaker: session.speech, language: session.announcer.language)
-        let outcome: Result<String, InstallRefusal>
-        if system && geteuid() != 0 {
-            outcome = .failure(
-                InstallRefusal(message: "The system plugin folder is for root; run the command again with sudo."))
-        } else {
-            let installer = PluginInstaller(
-                session: session,
-                folder: system ? PluginSearchPath.systemFolder() : PluginSearchPath.userFolder(),
-                system: system, passThrough: global.passThrough,
-                ask: { question in ask(question, session: session) })
-            do throws(InstallRefusal) { outcome = .success(try work(installer)) } catch { outcome = .failure(error) }
-        }
-        switch outcome {
-        case .success(let line):
-            session.announcer.say(line)
-            session.shutdown()
-        case .failure(let refusal):
-            errors.say(refusal.message, priority: .important)
-            session.shutdown()
-            throw ExitCode(refusal.exitCode)
-        }
-    }
-
-    /// Says `question` and reads the answer from standard input: y or yes is yes; anything else, or no input
-    /// at all, is no. `--yes` answers at once.
-    private func ask(_ question: String, session: HostSession) -> Bool {
-        session.announcer.say(question)
-        if yes {
-            session.announcer.print("Yes (--yes).")
-            return true
-        }
-        guard let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() else {
-            return false
-        }
-        return answer == "y" || answer == "yes"
+        try PluginInstaller.run(options: global.host, system: system, yes: yes, work)
     }
 }
 
@@ -203,12 +114,5 @@ struct PluginsRemoveCommand: ParsableCommand {
         try options.run { (installer: PluginInstaller) throws(InstallRefusal) -> String in
             try installer.remove(id, keepData: keepData)
         }
-    }
-}
-
-/// Lines on standard error, for refusals.
-struct StandardErrorOutput: LineOutput {
-    func writeLine(_ line: String) {
-        FileHandle.standardError.write(Data((PlainText.clean(line) + "\n").utf8))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Foundation
 import PluginHost
 
@@ -13,7 +14,7 @@ struct ProbeCommand: ParsableCommand {
     @Argument var libraryDirectory: String
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false)
+        let session = try HostSession(options: global.host, interactive: false)
         let record = PluginDiscovery.inspect(
             manifestURL: URL(fileURLWithPath: manifest), libraryDirectory: URL(fileURLWithPath: libraryDirectory),
             availableServices: HostServices.serviceIDs

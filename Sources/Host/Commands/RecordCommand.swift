@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Audio
 import Foundation
 
@@ -32,7 +33,7 @@ struct RecordCommand: ParsableCommand {
     }
 
     func run() throws {
-        let spec = try global.microphone()
+        let spec = try global.host.microphone()
         let format = AudioFormat(sampleRateHz: rate, channels: channels)
         let url = URL(fileURLWithPath: output)
         do {
@@ -56,17 +57,5 @@ struct RecordCommand: ParsableCommand {
         } catch let error as AudioError {
             throw CLIFailure(message: error.message)
         }
-    }
-}
-
-extension GlobalOptions {
-    /// Where `--mic` points (ALSA's default device without it); a bad value is a usage error.
-    func microphone() throws -> AudioInputSpec {
-        guard let option = mic else { return .alsa("default") }
-        guard let parsed = AudioInputSpec(option) else {
-            throw CLIFailure(
-                message: "--mic takes alsa, alsa:DEVICE, wav:PATH or live:PATH, not \(option).", exitCode: 64)
-        }
-        return parsed
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Foundation
 import PluginAPI
 import PluginHost
@@ -30,68 +31,6 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        try FeatureRun.run(global, id: id, arguments: featureArguments)
-    }
-}
-
-/// Runs one feature until it finishes or the user stops it: `assist run`, and the host commands that pass
-/// their words on to a plugin (`assist survey …`).
-enum FeatureRun {
-    static func run(_ global: GlobalOptions, id: String, arguments featureArguments: [String]) throws {
-        let session = try HostSession(options: global, interactive: true)
-        for crash in session.watchForCrashes() { session.announcer.say(session.crashNote(crash), priority: .important) }
-        let record = try PluginLookup.find(id, in: session)
-        let state = RunState()
-        session.features.onFeatureEnded = { [loop = session.loop] endedRecord, status in
-            guard endedRecord === record else { return }
-            state.exitStatus = status == ASSIST_OK ? 0 : 1
-            state.ended = true
-            loop.stop()
-        }
-        // Without more input the feature keeps running until it finishes, as under a kiosk or systemd.
-        session.dispatcher.onEndOfInput = {}
-        // Weak: libdispatch may keep a cancelled source's handler past this function.
-        let signals = session.handleSignals { [weak session] in
-            state.ended = true
-            session?.features.stopAll()
-            session?.loop.stop()
-        }
-        defer {
-            signals.forEach { $0.cancel() }
-            session.shutdown()
-        }
-        session.loop.post {
-            if !session.features.activate(record, arguments: featureArguments) {
-                state.exitStatus = 1
-                state.ended = true
-                session.loop.stop()
-            }
-        }
-        session.startInput()
-        while !state.ended { session.loop.run() }
-        if state.exitStatus != 0 { throw ExitCode(state.exitStatus) }
-    }
-}
-
-/// How `assist run` ends; set on the main loop.
-private final class RunState: @unchecked Sendable {  // because: read and written only on the main loop thread
-    var exitStatus: Int32 = 0
-    var ended = false
-}
-
-/// Finds a plugin by id or short name, or fails with the closest ids.
-enum PluginLookup {
-    static func find(_ id: String, in session: HostSession) throws -> PluginRecord {
-        if let exact = session.features.record(id: id) { return exact }
-        let short = session.features.records.filter { $0.manifest?.shortName == id || $0.id == "assist.\(id)" }
-        if short.count == 1 { return short[0] }
-        let suggestions = session.suggestions(for: id)
-        let hint =
-            suggestions.isEmpty
-            ? "Run 'assist plugins list' to see the installed plugins."
-            : "Did you mean \(suggestions.joined(separator: ", "))?"
-        let message = session.phrases.text("host.unknown-plugin", ["id": id, "hint": hint])
-        session.announcer.silence()
-        throw CLIFailure(message: message)
+        try FeatureRun.run(global.host, id: id, arguments: featureArguments)
     }
 }

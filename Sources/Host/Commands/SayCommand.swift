@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Foundation
 import Interaction
 
@@ -30,7 +31,8 @@ struct SayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try HostSession(options: global, interactive: false, speaks: true, speechRate: rate, voice: voice)
+        let session = try HostSession(
+            options: global.host, interactive: false, speaks: true, speechRate: rate, voice: voice)
         defer { session.shutdown(drainSeconds: 60) }
         if session.speech == nil && !global.noSpeech && global.audioOut != "null" {
             throw CLIFailure(message: "Speech is not available: espeak-ng could not start. Run 'assist doctor'.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import AssistCore
 import Foundation
 import Interaction

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 
 /// `assist survey …`: the survey plugin's verbs as host commands. Each starts the plugin `assist.survey` with
 /// the verb as its first argument (as `assist run survey VERB …` would); the plugin does the work.
@@ -19,7 +20,7 @@ struct SurveyCommand: ParsableCommand {
         var definition: String?
 
         func run() throws {
-            try FeatureRun.run(global, id: pluginID, arguments: ["start"] + definitionArguments(definition))
+            try FeatureRun.run(global.host, id: pluginID, arguments: ["start"] + definitionArguments(definition))
         }
     }
 
@@ -29,7 +30,7 @@ struct SurveyCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Definition files (JSON).") var files: [String]
 
-        func run() throws { try FeatureRun.run(global, id: pluginID, arguments: ["check"] + files) }
+        func run() throws { try FeatureRun.run(global.host, id: pluginID, arguments: ["check"] + files) }
     }
 
     struct Export: ParsableCommand {
@@ -41,7 +42,8 @@ struct SurveyCommand: ParsableCommand {
 
         func run() throws {
             try FeatureRun.run(
-                global, id: pluginID, arguments: ["export"] + (csv ? ["--csv"] : []) + definitionArguments(definition))
+                global.host, id: pluginID,
+                arguments: ["export"] + (csv ? ["--csv"] : []) + definitionArguments(definition))
         }
     }
 
@@ -57,7 +59,8 @@ struct SurveyCommand: ParsableCommand {
         }
 
         func run() throws {
-            try FeatureRun.run(global, id: pluginID, arguments: ["reminders", state] + definitionArguments(definition))
+            try FeatureRun.run(
+                global.host, id: pluginID, arguments: ["reminders", state] + definitionArguments(definition))
         }
     }
 
@@ -68,7 +71,7 @@ struct SurveyCommand: ParsableCommand {
         @Option(help: "The survey's id.") var definition: String?
 
         func run() throws {
-            try FeatureRun.run(global, id: pluginID, arguments: ["remind"] + definitionArguments(definition))
+            try FeatureRun.run(global.host, id: pluginID, arguments: ["remind"] + definitionArguments(definition))
         }
     }
 
@@ -81,7 +84,8 @@ struct SurveyCommand: ParsableCommand {
 
         func run() throws {
             try FeatureRun.run(
-                global, id: pluginID, arguments: ["forget"] + (yes ? ["--yes"] : []) + definitionArguments(definition))
+                global.host, id: pluginID,
+                arguments: ["forget"] + (yes ? ["--yes"] : []) + definitionArguments(definition))
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssistApp
 import Audio
 import Foundation
 import Voice
@@ -32,7 +33,7 @@ struct VoiceTuneCommand: ParsableCommand {
     static let levels: [Double] = [1e-1, 1e-5, 1e-10, 1e-20, 1e-30, 1e-40, 1e-50, 1e-60, 1e-80]
 
     func run() throws {
-        let (session, model) = try VoicePhrases.openSession(global)
+        let (session, model) = try VoicePhrases.openSession(global.host)
         let language = model.language
         let root = URL(fileURLWithPath: folder)
         let set = try TuningSet.read(root)
@@ -114,37 +115,5 @@ struct VoiceTuneCommand: ParsableCommand {
         // Silence after the file, so a phrase at its very end is finished, then what is held.
         heard += spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom + VoiceListener.quietRoom)
         return heard + spotter.flush()
-    }
-}
-
-/// A tuning folder's files: positives by phrase, negatives, and how long the negatives last.
-struct TuningSet {
-    var positives: [String: [URL]] = [:]
-    var negatives: [URL] = []
-    var negativeSeconds = 0.0
-
-    static func read(_ root: URL) throws -> TuningSet {
-        var set = TuningSet()
-        let files = FileManager.default
-        guard let folders = try? files.contentsOfDirectory(at: root, includingPropertiesForKeys: nil) else {
-            throw CLIFailure(message: "\(root.path) cannot be read.", exitCode: 66)
-        }
-        for folder in folders.sorted(by: { $0.path < $1.path }) where folder.hasDirectoryPath {
-            let wavs = ((try? files.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
-                .filter { $0.pathExtension.lowercased() == "wav" }.sorted { $0.path < $1.path }
-            if folder.lastPathComponent == "negatives" {
-                set.negatives = wavs
-                for wav in wavs {
-                    if let file = try? WavFile.read(wav) {
-                        set.negativeSeconds +=
-                            Double(file.samples.count) / Double(file.format.sampleRateHz * file.format.channels)
-                    }
-                }
-            } else if !wavs.isEmpty {
-                let phrase = KeyPhrase.normalise(folder.lastPathComponent.replacingOccurrences(of: "_", with: " "))
-                set.positives[phrase] = wavs
-            }
-        }
-        return set
     }
 }

@@ -7,18 +7,18 @@ import Speech
 
 /// The host's sound: one sink chosen from `--audio-out`, the mixer, the cue player and speech. Built once per
 /// session and passed to whatever needs it.
-final class SoundSystem: Sendable {
-    let mixer: AudioMixer
-    let cues: CuePlayer
-    let clips: ClipPlayer
+package final class SoundSystem: Sendable {
+    package let mixer: AudioMixer
+    package let cues: CuePlayer
+    package let clips: ClipPlayer
     /// Nil when speech is off (`--no-speech`) or no engine can start.
-    let speech: (any SpeechEngine)?
+    package let speech: (any SpeechEngine)?
     /// The WAV file that sound goes to because there is no sound card; said once at start.
-    let fallbackInUse: URL?
+    package let fallbackInUse: URL?
 
     /// Opens the sink for `target` and starts the mixer. `onDeviceLost` receives the WAV file that sound goes to
     /// when the sound card goes away mid-session, for the host to say so once.
-    init(
+    package init(
         target: AudioTarget, dataDirectory: URL, settings: SettingsStore, logger: Logger, speaks: Bool,
         wordsPerMinute: Int?, voice: String?, onDeviceLost: @escaping @Sendable (URL) -> Void
     ) throws {
@@ -75,7 +75,7 @@ final class SoundSystem: Sendable {
     }
 
     /// Lets queued sound play out, then stops the threads.
-    func shutdown(drainSeconds: Double) {
+    package func shutdown(drainSeconds: Double) {
         cues.stop()
         speech?.drain(timeoutSeconds: drainSeconds)
         speech?.shutdown()
@@ -90,7 +90,7 @@ final class SoundSystem: Sendable {
     }
 
     /// `cues.volume` (0…1), `cues.enabled` and `cues.low-pitch` from the settings.
-    static func cueSettings(_ settings: SettingsStore) -> CuePlayer.Settings {
+    package static func cueSettings(_ settings: SettingsStore) -> CuePlayer.Settings {
         CuePlayer.Settings(
             volume: double(settings, "cues.volume", default: 0.8),
             enabled: bool(settings, "cues.enabled", default: true),

@@ -10,35 +10,35 @@ import Runtime
 import Speech
 
 /// Builds the host's services from the global options and passes them to the parts that need them.
-final class HostSession: @unchecked Sendable {  // because: its mutable parts are used only on the main loop
-    let paths: AssistPaths
-    let settings: SettingsStore
-    let loop: MainLoop
-    let services: HostServices
-    let features: FeatureController
-    let dispatcher: InputDispatcher
-    let console: Console?
-    let logger: Logger
+package final class HostSession: @unchecked Sendable {  // because: its mutable parts are used only on the main loop
+    package let paths: AssistPaths
+    package let settings: SettingsStore
+    package let loop: MainLoop
+    package let services: HostServices
+    package let features: FeatureController
+    package let dispatcher: InputDispatcher
+    package let console: Console?
+    package let logger: Logger
     /// Events written for `assist events --follow`.
-    private(set) var journal: EventJournal?
+    package private(set) var journal: EventJournal?
     /// The mark of a session that runs features, once `watchForCrashes` set it.
-    private(set) var crashGuard: CrashGuard?
+    package private(set) var crashGuard: CrashGuard?
     /// systemd's notifications, when a unit started the host with `Type=notify` (`NOTIFY_SOCKET`).
-    let notifier: ServiceNotifier?
+    package let notifier: ServiceNotifier?
     /// The kiosk's set-up, for `assist kiosk`.
-    let kiosk: KioskConfig?
+    package let kiosk: KioskConfig?
     /// Sound output (speech and cues), when the command makes sound.
-    let sound: SoundSystem?
+    package let sound: SoundSystem?
     /// The speech engine, when speaking.
-    var speech: (any SpeechEngine)? { sound?.speech }
-    var announcer: Announcer { services.interaction.announcer }
-    var phrases: PhraseBook { services.interaction.phrases }
+    package var speech: (any SpeechEngine)? { sound?.speech }
+    package var announcer: Announcer { services.interaction.announcer }
+    package var phrases: PhraseBook { services.interaction.phrases }
 
     /// Sets up every service; `interactive` reads the keyboard. Sound starts only when `sounds` (by default when
     /// speaking) and speech only when `speaks` (by default for interactive sessions), so listing or checking
     /// plugins never opens the sound card, starts espeak-ng or touches the WAV file.
-    init(
-        options: GlobalOptions, interactive: Bool, speaks: Bool? = nil, sounds: Bool? = nil, speechRate: Int? = nil,
+    package init(
+        options: HostOptions, interactive: Bool, speaks: Bool? = nil, sounds: Bool? = nil, speechRate: Int? = nil,
         voice: String? = nil, kiosk kioskMode: Bool = false
     ) throws {
         Self.bootstrapLogging(verbose: options.verbose)
@@ -134,7 +134,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// Tells systemd the host is up (once): from the main loop's first turn, so a question asked before the
     /// menu (safe mode after a crash) never runs into the unit's start timeout.
-    func notifyReady() {
+    package func notifyReady() {
         guard let notifier, !readySent else { return }
         readySent = true
         notifier.ready(status: "Ready.")
@@ -154,7 +154,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     }
 
     /// Starts reading the keyboard; events are handled on the main loop.
-    func startInput() {
+    package func startInput() {
         services.events.publish("assist.host.started", json: #"{"version":"\#(AssistVersion.current.description)"}"#)
         services.outbox.startIfJobsWait()
         notifyReady()
@@ -168,7 +168,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     /// Marks this process as running features (`<data>/sessions/<pid>.json`, naming the focused one) and
     /// returns how earlier sessions that ended unexpectedly ended; `shutdown` removes the mark.
-    func watchForCrashes() -> [CrashGuard.Crash] {
+    package func watchForCrashes() -> [CrashGuard.Crash] {
         let guardian = CrashGuard(data: paths.data)
         let crashes = guardian.collectCrashes()
         guardian.begin()
@@ -177,7 +177,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     }
 
     /// The sentence for an earlier session that ended unexpectedly.
-    func crashNote(_ crash: CrashGuard.Crash) -> String {
+    package func crashNote(_ crash: CrashGuard.Crash) -> String {
         guard let id = crash.plugin else { return phrases.text("host.crashed") }
         let name = features.record(id: id)?.name ?? id
         if crash.disabled {
@@ -186,7 +186,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
         return phrases.text("host.crashed-in", ["name": name])
     }
 
-    func shutdown(drainSeconds: Double? = nil) {
+    package func shutdown(drainSeconds: Double? = nil) {
         notifier?.stopping(status: "Stopping.")
         crashGuard?.end()
         features.stopAll()
@@ -209,7 +209,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 
     /// Ends the main loop on SIGINT or SIGTERM (or `numbers`), so features stop cleanly and the terminal is
     /// restored.
-    func handleSignals(
+    package func handleSignals(
         _ numbers: [Int32] = [SIGINT, SIGTERM], _ onSignal: @escaping @Sendable () -> Void
     ) -> [DispatchSourceSignal] {
         numbers.map { number in
@@ -223,7 +223,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     }
 
     /// The closest plugin ids to `id`, best first, for "did you mean".
-    func suggestions(for id: String) -> [String] {
+    package func suggestions(for id: String) -> [String] {
         let wanted = id.lowercased()
         return features.records.map { record in
             let names = [record.id, record.manifest?.shortName ?? record.id].map { $0.lowercased() }
@@ -235,8 +235,8 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
     }
 
     /// The camera service for `--camera`, or the `camera.source` setting, or the automatic choice.
-    static func camera(
-        _ options: GlobalOptions, settings: SettingsStore, paths: AssistPaths, logger: Logger,
+    package static func camera(
+        _ options: HostOptions, settings: SettingsStore, paths: AssistPaths, logger: Logger,
         notices: @escaping @Sendable (CameraNotice) -> Void
     ) throws -> CameraService {
         var text = options.camera
@@ -256,7 +256,7 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
             onNotice: notices)
     }
 
-    private static func microphone(_ options: GlobalOptions) throws -> AudioInputSpec {
+    private static func microphone(_ options: HostOptions) throws -> AudioInputSpec {
         guard let option = options.mic else { return .alsa("default") }
         guard let spec = AudioInputSpec(option) else {
             throw CLIFailure(
@@ -295,19 +295,19 @@ final class HostSession: @unchecked Sendable {  // because: its mutable parts ar
 }
 
 /// Lets the sound system speak through the announcer, which is built after it.
-final class AnnouncerBox: @unchecked Sendable {  // because: set once on the main thread before any sound plays
-    var announcer: Announcer?
-    var phrases: PhraseBook?
+package final class AnnouncerBox: @unchecked Sendable {  // because: set once on the main thread before any sound plays
+    package var announcer: Announcer?
+    package var phrases: PhraseBook?
 
-    func say(path: URL) {
+    package func say(path: URL) {
         guard let phrases else { return }
         announcer?.say(phrases.text("audio.device-lost", ["path": path.path]), remember: false)
     }
 }
 
 /// Levenshtein distance, for suggesting plugin ids.
-enum EditDistance {
-    static func between(_ a: String, _ b: String) -> Int {
+package enum EditDistance {
+    package static func between(_ a: String, _ b: String) -> Int {
         let left = Array(a)
         let right = Array(b)
         guard !left.isEmpty else { return right.count }

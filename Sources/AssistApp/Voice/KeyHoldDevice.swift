@@ -10,9 +10,9 @@ import Interaction
 /// key presses, never how long a key is held. While `voice.key` is down, voice listens; when it comes up, the
 /// phrase being said is finished. Reading needs the `input` group (or an admin's udev rule); without it, one
 /// sentence says so and the key still opens a window through the terminal.
-final class KeyHoldDevice: @unchecked Sendable {  // because: `running` is guarded by `lock`; the rest is the thread's
+package final class KeyHoldDevice: @unchecked Sendable {  // because: `running` is under `lock`
     /// The kernel's key codes (linux/input-event-codes.h) for the keys `voice.key` may name.
-    static func code(for key: Key) -> UInt16? {
+    package static func code(for key: Key) -> UInt16? {
         switch key {
         case .function(let number) where (1...10).contains(number): return UInt16(58 + number)  // KEY_F1 = 59
         case .function(11): return 87
@@ -26,8 +26,8 @@ final class KeyHoldDevice: @unchecked Sendable {  // because: `running` is guard
     }
 
     /// `struct input_event` on 64-bit Linux: a timeval (16 bytes), type, code (2 each), value (4).
-    static let eventSize = 24
-    static let keyEvent: UInt16 = 1  // EV_KEY
+    package static let eventSize = 24
+    package static let keyEvent: UInt16 = 1  // EV_KEY
 
     private let path: String
     private let code: UInt16
@@ -37,7 +37,7 @@ final class KeyHoldDevice: @unchecked Sendable {  // because: `running` is guard
 
     /// Reads `path` for presses and releases of `code`; `changed(true)` as it goes down, `changed(false)` as it
     /// comes up (repeats are ignored). Throws the sentence to say when the device cannot be opened.
-    init(path: String, code: UInt16, changed: @escaping @Sendable (Bool) -> Void) throws(KeyHoldError) {
+    package init(path: String, code: UInt16, changed: @escaping @Sendable (Bool) -> Void) throws(KeyHoldError) {
         self.path = path
         self.code = code
         self.changed = changed
@@ -54,7 +54,7 @@ final class KeyHoldDevice: @unchecked Sendable {  // because: `running` is guard
         thread.start()
     }
 
-    func stop() { lock.withLock { running = false } }
+    package func stop() { lock.withLock { running = false } }
 
     private var isRunning: Bool { lock.withLock { running } }
 
@@ -94,6 +94,6 @@ final class KeyHoldDevice: @unchecked Sendable {  // because: `running` is guard
 }
 
 /// Why the push-to-talk key device cannot be read, as one sentence.
-struct KeyHoldError: Error {
-    var message: String
+package struct KeyHoldError: Error {
+    package var message: String
 }

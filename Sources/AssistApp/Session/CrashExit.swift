@@ -7,10 +7,10 @@ import Foundation
 /// writes one line to standard error and ends the process with the same signal (so the crash mark, the exit
 /// status and core dumps stay as they were). Elsewhere (pipes, files, the journal) the backtracer runs as
 /// usual and prints its backtrace. A non-empty `SWIFT_BACKTRACE` leaves everything to the backtracer.
-enum CrashExit {
-    static let signals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+package enum CrashExit {
+    package static let signals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 
-    static func installOnTerminal() {
+    package static func installOnTerminal() {
         guard (ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] ?? "").isEmpty, isatty(0) == 1 || isatty(1) == 1
         else {
             return

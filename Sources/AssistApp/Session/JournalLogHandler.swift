@@ -8,25 +8,25 @@ import Runtime
 ///
 /// Used only when standard error is the journal (systemd's `JOURNAL_STREAM` names it, as
 /// sd_journal_stream_fd(3) advises checking); elsewhere lines go to standard error as before.
-struct JournalLogHandler: LogHandler {
-    var logLevel: Logger.Level
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
+package struct JournalLogHandler: LogHandler {
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let sink: JournalSocket
 
-    init(label: String, level: Logger.Level, sink: JournalSocket) {
+    package init(label: String, level: Logger.Level, sink: JournalSocket) {
         self.label = label
         self.logLevel = level
         self.sink = sink
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let (level, message) = (event.level, event.message)
         var all = metadata
         if let extra = metadataProvider?.get() { all.merge(extra) { _, new in new } }
@@ -45,7 +45,7 @@ struct JournalLogHandler: LogHandler {
     }
 
     /// syslog priorities: 7 debug … 2 critical.
-    static func priority(_ level: Logger.Level) -> Int {
+    package static func priority(_ level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: return 7
         case .info: return 6
@@ -58,13 +58,13 @@ struct JournalLogHandler: LogHandler {
 }
 
 /// The journal's datagram socket.
-final class JournalSocket: @unchecked Sendable {  // because: fixed after init; sendto is thread-safe
+package final class JournalSocket: @unchecked Sendable {  // because: fixed after init; sendto is thread-safe
     private let descriptor: Int32
     private let address: UnixSocketAddress
 
     /// The journal, when standard error is a journal stream (`JOURNAL_STREAM` is "device:inode" of fd 2);
     /// `ASSIST_JOURNAL_SOCKET` names another socket (tests).
-    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+    package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
         -> JournalSocket?
     {
         guard let stream = environment["JOURNAL_STREAM"] else { return nil }
@@ -73,7 +73,7 @@ final class JournalSocket: @unchecked Sendable {  // because: fixed after init; 
         return JournalSocket(path: environment["ASSIST_JOURNAL_SOCKET"] ?? "/run/systemd/journal/socket")
     }
 
-    init?(path: String) {
+    package init?(path: String) {
         guard let address = UnixSocketAddress(path) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
@@ -85,7 +85,7 @@ final class JournalSocket: @unchecked Sendable {  // because: fixed after init; 
 
     /// Sends one entry; false when the journal did not take it. A value with a line break is sent in the
     /// protocol's binary form (the name, a line break, its length as 64-bit little-endian, the value).
-    func send(_ fields: [(String, String)]) -> Bool {
+    package func send(_ fields: [(String, String)]) -> Bool {
         var datagram = Data()
         for (name, value) in fields {
             let bytes = Data(value.utf8.prefix(48 * 1024))

@@ -9,8 +9,8 @@ import PluginHost
 /// the keys and words that would leave are answered "This device is in kiosk mode", the admin gesture opens
 /// the PIN prompt (a tap per digit, nothing shown or spoken), and a right PIN opens the admin menu. Wrong PINs
 /// wait 1, 2, 4 … 60 s, kept across restarts.
-final class KioskShell: @unchecked Sendable {  // because: used only on the main loop
-    let config: KioskConfig
+package final class KioskShell: @unchecked Sendable {  // because: used only on the main loop
+    package let config: KioskConfig
     private let session: HostSession
     private var gesture: AdminGesture
     private var pin: PasswordHash
@@ -20,18 +20,18 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
     private var typedTimer: UInt64?
     private var adminMenu: UInt64?
     /// How long the PIN prompt waits for the next digit.
-    static let pinIdleSeconds = 20
+    package static let pinIdleSeconds = 20
 
     /// How the kiosk ends, once the admin chose: nil while it runs.
-    enum Ending { case stop, restart, service }
-    private(set) var ending: Ending?
+    package enum Ending { case stop, restart, service }
+    package private(set) var ending: Ending?
     /// Asked to end the shell (the admin stopped or restarted the kiosk).
-    var onLeave: () -> Void = {}
+    package var onLeave: () -> Void = {}
     /// When the kiosk started: the start feature is started by itself once, outside quiet hours.
     private var startedOnce = false
     private var relaunches: [Double] = []
 
-    init(session: HostSession, config: KioskConfig, pin: PasswordHash) {
+    package init(session: HostSession, config: KioskConfig, pin: PasswordHash) {
         self.session = session
         self.config = config
         self.pin = pin
@@ -45,11 +45,11 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
     private static var now: Double { Date().timeIntervalSince1970 }
 
     /// True in the admin's quiet hours: nothing starts by itself.
-    var isQuiet: Bool { config.quietHours?.contains(Date()) ?? false }
+    package var isQuiet: Bool { config.quietHours?.contains(Date()) ?? false }
 
     /// The feature to start now by itself, if any: `kiosk.start` once at start, and again whenever it ends
     /// when there is no menu (three quick ends in a minute give the menu instead); never in quiet hours.
-    func featureToStart() -> String? {
+    package func featureToStart() -> String? {
         guard let start = config.start, !isQuiet, ending == nil else { return nil }
         if !startedOnce {
             startedOnce = true
@@ -62,7 +62,7 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
     }
 
     /// The features the menu offers: all allowed, or only the start feature when there is no menu.
-    func offered(_ records: [PluginRecord]) -> [PluginRecord] {
+    package func offered(_ records: [PluginRecord]) -> [PluginRecord] {
         guard !config.showsMenu, let start = config.start else { return records }
         return records.filter { $0.id == start }
     }
@@ -73,12 +73,12 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
     }
 
     /// "This device is in kiosk mode."
-    func refuseEscape() {
+    package func refuseEscape() {
         announcer.say(phrases.text("kiosk.refused"), priority: .important, remember: false)
     }
 
     /// Every input event first; true when the kiosk took it.
-    func intercept(_ event: InputEvent) -> Bool {
+    package func intercept(_ event: InputEvent) -> Bool {
         if typed != nil { return takePIN(event) }
         if adminMenu != nil { return false }
         switch event {
@@ -106,9 +106,11 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
     }
 
     /// Ctrl+C, Ctrl+Z, Ctrl+\ and Ctrl+D: a terminal's ways out.
-    static let escapeKeys: Set<Key> = [.control("c"), .control("z"), .control("\\"), .control("d")]
+    package static let escapeKeys: Set<Key> = [.control("c"), .control("z"), .control("\\"), .control("d")]
     /// Words that leave the shell elsewhere.
-    static let leaveWords: Set<String> = ["quit", "exit", "q", "logout", "goodbye", "quit assist", "exit assist"]
+    package static let leaveWords: Set<String> = [
+        "quit", "exit", "q", "logout", "goodbye", "quit assist", "exit assist",
+    ]
 
     // MARK: The PIN
 
@@ -254,7 +256,7 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
     }
 
     /// The admin stops or restarts the kiosk; systemd's stop (SIGTERM) ends it as `.service`.
-    func leave(_ how: Ending, _ sentence: String? = nil) {
+    package func leave(_ how: Ending, _ sentence: String? = nil) {
         guard ending == nil else { return }
         ending = how
         session.logger.notice(
@@ -268,6 +270,6 @@ final class KioskShell: @unchecked Sendable {  // because: used only on the main
 private final class LockedLines: @unchecked Sendable {  // because: `lines` is guarded by `lock`
     private let lock = NSLock()
     private var lines: [String] = []
-    func set(_ new: [String]) { lock.withLock { lines = new } }
-    func get() -> [String] { lock.withLock { lines } }
+    package func set(_ new: [String]) { lock.withLock { lines = new } }
+    package func get() -> [String] { lock.withLock { lines } }
 }

@@ -12,12 +12,12 @@ import Voice
 /// tapped, then for 5 s); `wake-word` (`voice.wake-phrase`, "assist", then a command within 5 s); `always`.
 /// Listening stops while the host speaks (so it never hears itself) unless `voice.headphones` is true, and
 /// while a plugin records from the microphone.
-final class VoiceSession: @unchecked Sendable {  // because: the state shared with the thread is under `lock`
-    enum Mode: String, CaseIterable { case off, pushToTalk = "push-to-talk", wakeWord = "wake-word", always }
+package final class VoiceSession: @unchecked Sendable {  // because: the state shared with the thread is under `lock`
+    package enum Mode: String, CaseIterable { case off, pushToTalk = "push-to-talk", wakeWord = "wake-word", always }
 
-    static let windowMs = 5_000
+    package static let windowMs = 5_000
 
-    let mode: Mode
+    package let mode: Mode
     private let session: HostSession
     private let model: VoiceModel
     private let wakePhrase: String
@@ -66,7 +66,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// Starts listening as the settings say; nil when voice is off or cannot work (said once, in words that
     /// say what to do; typed and key commands go on as before). Main loop.
-    static func start(session: HostSession, microphone: String?) -> VoiceSession? {
+    package static func start(session: HostSession, microphone: String?) -> VoiceSession? {
         let settings = session.settings
         let modeText = settings.value("voice.mode")?.description ?? Mode.pushToTalk.rawValue
         guard let mode = Mode(rawValue: modeText) else {
@@ -143,7 +143,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// The push-to-talk key went down (listening until it comes up) or up (the phrase being said is finished
     /// over the next moment). The key's thread.
-    func keyHeld(_ down: Bool) {
+    package func keyHeld(_ down: Bool) {
         lock.withLock {
             openUntil = down ? Self.now + 3_600 : min(openUntil, Self.now)
             if down { windows += 1 }
@@ -155,14 +155,14 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
         }
     }
 
-    func stop() {
+    package func stop() {
         keyDevice?.stop()
         lock.withLock { running = false }
         session.services.interaction.dictation = []
     }
 
     /// The focused feature changed: its focused phrases are listened for instead. Main loop.
-    func focusChanged(to id: String?, force: Bool = false) {
+    package func focusChanged(to id: String?, force: Bool = false) {
         guard force || lock.withLock({ focused != id }) else { return }
         var texts = VoicePhrases.phrases(
             records: session.features.records, router: session.services.interaction.router,
@@ -176,7 +176,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     }
 
     /// Finds again what may follow each phrase (plugins set lists as they load). Main loop.
-    func refreshFollowers() {
+    package func refreshFollowers() {
         let interaction = session.services.interaction
         let found = VoicePhrases.followers(
             features: session.features, router: { interaction.router }, language: model.language)
@@ -185,7 +185,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// A question is asked (or none is): while it is a yes-or-no one, its answer is listened for, in every mode
     /// (the question was asked aloud, so the answer comes aloud). Main loop.
-    func questionChanged(_ question: DialogRequest?) {
+    package func questionChanged(_ question: DialogRequest?) {
         var words: [String]?
         if case .confirm = question {
             let phrases = session.phrases
@@ -205,7 +205,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
     }
 
     /// Push-to-talk: listens for the next 5 s. Main loop.
-    func openWindow() {
+    package func openWindow() {
         lock.withLock {
             openUntil = Self.now + Double(Self.windowMs) / 1000
             windows += 1
@@ -437,7 +437,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// `ASSIST_VOICE_TRACE=FILE`: each phrase list, each phrase heard and what became of it, appended to FILE
     /// (for admins and tests finding out why a phrase was not taken).
-    static let trace: (@Sendable (String) -> Void)? = {
+    package static let trace: (@Sendable (String) -> Void)? = {
         guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
         return { line in
             guard
@@ -455,7 +455,7 @@ final class VoiceSession: @unchecked Sendable {  // because: the state shared wi
 
     /// With the trace, the sound fed to the recogniser goes to FILE.raw (16 kHz mono 16-bit), to be heard again
     /// by `assist listen`.
-    static let traceSound: (@Sendable ([Int16]) -> Void)? = {
+    package static let traceSound: (@Sendable ([Int16]) -> Void)? = {
         guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
         let raw = path + ".raw"
         FileManager.default.createFile(atPath: raw, contents: nil)

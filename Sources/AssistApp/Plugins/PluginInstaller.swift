@@ -4,9 +4,14 @@ import PluginHost
 import PluginPackage
 
 /// Why an install or a removal did not happen: one sentence, spoken and printed.
-struct InstallRefusal: Error {
-    var message: String
-    var exitCode: Int32 = 1
+package struct InstallRefusal: Error {
+    package var message: String
+    package var exitCode: Int32 = 1
+
+    package init(message: String, exitCode: Int32 = 1) {
+        self.message = message
+        self.exitCode = exitCode
+    }
 }
 
 /// Installs, updates and removes plugin packages in one plugin folder (the user's, or the system's).
@@ -17,18 +22,28 @@ struct InstallRefusal: Error {
 /// checked again as the loader will see it, its library opened by the validator in a child process, and
 /// renamed into place: an update is swapped with the old folder in one step, so the plugin is never missing
 /// or half there, and a refusal at any point leaves the installed version as it was.
-struct PluginInstaller {
-    let session: HostSession
+package struct PluginInstaller {
+    package let session: HostSession
     /// The plugin folder installed into.
-    let folder: URL
+    package let folder: URL
     /// True for the system folder (every user).
-    let system: Bool
+    package let system: Bool
     /// The options a child `assist` (the validator) is given.
-    let passThrough: [String]
+    package let passThrough: [String]
     /// Asks a yes-or-no question; true for yes.
-    let ask: (String) -> Bool
+    package let ask: (String) -> Bool
 
-    enum Intent {
+    package init(
+        session: HostSession, folder: URL, system: Bool, passThrough: [String], ask: @escaping (String) -> Bool
+    ) {
+        self.session = session
+        self.folder = folder
+        self.system = system
+        self.passThrough = passThrough
+        self.ask = ask
+    }
+
+    package enum Intent {
         case install
         case update
     }
@@ -38,7 +53,7 @@ struct PluginInstaller {
     // MARK: Install
 
     /// Installs or updates from `package`; returns what to say when it is done.
-    func install(_ package: URL, intent: Intent, timeout: Double) throws(InstallRefusal) -> String {
+    package func install(_ package: URL, intent: Intent, timeout: Double) throws(InstallRefusal) -> String {
         let contents: PackageContents
         do { contents = try PluginArchive.inspect(package) } catch { throw InstallRefusal(message: error.description) }
         let manifest: PluginManifest
@@ -125,7 +140,7 @@ struct PluginInstaller {
 
     /// The question before anything is written: who made it, which devices it asks for, and what happens to
     /// the data of an installed version.
-    func question(_ manifest: PluginManifest, installed: PluginRecord?) -> String {
+    package func question(_ manifest: PluginManifest, installed: PluginRecord?) -> String {
         let by = manifest.author.map { " by \($0)" } ?? ""
         let asks = Self.devicesSentence(manifest)
         guard let old = installed?.manifest, let oldVersion = SemanticVersion(old.version),
@@ -147,7 +162,7 @@ struct PluginInstaller {
 
     /// "It asks for the camera and the microphone." from the manifest's devices, and the network when it
     /// may send (the outbox service).
-    static func devicesSentence(_ manifest: PluginManifest) -> String {
+    package static func devicesSentence(_ manifest: PluginManifest) -> String {
         var things = (manifest.devices ?? []).map { "the \($0)" }
         let services = manifest.requiredServices + (manifest.services?.optional ?? [])
         if services.contains(where: { $0.hasPrefix("assist.outbox/") }) { things.append("the network") }
@@ -244,7 +259,7 @@ struct PluginInstaller {
         Int32
 
     /// Swaps two paths atomically (Linux 3.15+, glibc 2.28+); false when the call or the file system lacks it.
-    static func exchange(_ first: String, _ second: String) -> Bool {
+    package static func exchange(_ first: String, _ second: String) -> Bool {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
         let call = unsafeBitCast(symbol, to: RenameAt2.self)
         let renameExchange: UInt32 = 1 << 1
@@ -254,7 +269,7 @@ struct PluginInstaller {
     // MARK: Remove
 
     /// Removes the plugin `id` (or its short name) from this folder, with its data unless `keepData`.
-    func remove(_ id: String, keepData: Bool) throws(InstallRefusal) -> String {
+    package func remove(_ id: String, keepData: Bool) throws(InstallRefusal) -> String {
         let matches = session.features.records.filter { $0.id == id || $0.manifest?.shortName == id }
         guard let record = matches.first(where: { $0.id == id }) ?? matches.first else {
             throw InstallRefusal(message: "No plugin called \(id) is installed; assist plugins list shows them.")
@@ -310,7 +325,7 @@ struct PluginInstaller {
     private static var errnoText: String { String(cString: strerror(errno)) }
 
     /// A refusal's phrase as a sentence: a capital first, no final full stop (one is added where it is used).
-    static func sentence(_ text: String) -> String {
+    package static func sentence(_ text: String) -> String {
         var line = text.prefix(1).uppercased() + text.dropFirst()
         if !line.hasSuffix(".") { line += "." }
         return line

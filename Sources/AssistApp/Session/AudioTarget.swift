@@ -2,7 +2,7 @@ import Foundation
 
 /// Where sound goes, from `--audio-out`: the sound card (the default ALSA device unless named), a WAV file
 /// that receives exactly what would be played, or nowhere.
-enum AudioTarget: Equatable {
+package enum AudioTarget: Equatable {
     /// The default device, falling back to a WAV file in the data folder when there is no sound card.
     case automatic
     case alsa(String)
@@ -10,7 +10,7 @@ enum AudioTarget: Equatable {
     case null
 
     /// Reads `alsa`, `alsa:DEVICE`, `wav:PATH` or `null`; no option means automatic.
-    static func parse(_ option: String?) throws -> AudioTarget {
+    package static func parse(_ option: String?) throws -> AudioTarget {
         guard let option else { return .automatic }
         if option == "null" { return .null }
         if option == "alsa" { return .alsa("default") }
@@ -22,7 +22,7 @@ enum AudioTarget: Equatable {
     }
 
     /// The WAV file used when there is no sound card, or when it goes away.
-    static func fallbackFile(dataDirectory: URL) -> URL {
+    package static func fallbackFile(dataDirectory: URL) -> URL {
         dataDirectory.appendingPathComponent("speech/last-session.wav")
     }
 }

@@ -10,25 +10,31 @@ import PluginHost
 /// command it registered and the host's, pause and resume, stop and destroy, then start with odd arguments
 /// and stop again. Each call has the helper's time limit. A crash, hang or protocol breach is a failure named
 /// by the call it happened in ("crashed in start (SIGSEGV)"); so is a plugin that cannot be created.
-struct PluginValidator {
+package struct PluginValidator {
     /// One step and how it went.
-    struct Step: Encodable {
-        var step: String
-        var ok: Bool
-        var detail: String?
+    package struct Step: Encodable {
+        package var step: String
+        package var ok: Bool
+        package var detail: String?
     }
 
-    let manifest: URL
-    let libraryDirectory: URL
-    let timeoutSeconds: Double
+    package let manifest: URL
+    package let libraryDirectory: URL
+    package let timeoutSeconds: Double
+
+    package init(manifest: URL, libraryDirectory: URL, timeoutSeconds: Double) {
+        self.manifest = manifest
+        self.libraryDirectory = libraryDirectory
+        self.timeoutSeconds = timeoutSeconds
+    }
 
     /// Arguments no plugin expects: empty, an unknown option, control characters, a long word, non-ASCII.
-    static let oddArguments = [
+    package static let oddArguments = [
         "", "--no-such-option", "\u{1}\u{7}\u{1b}[2J", String(repeating: "A", count: 10_000), "📷 кружка 杯子", "-1",
     ]
 
     /// Runs the plugin; returns the steps in order (the first failure ends the run).
-    func run() throws -> [Step] {
+    package func run() throws -> [Step] {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
             "assist-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try AssistPaths.ensurePrivateDirectory(scratch)
@@ -167,5 +173,5 @@ struct PluginValidator {
 
 /// Where the checked plugin's lines go: nowhere (the check prints its own verdict).
 private struct QuietOutput: LineOutput {
-    func writeLine(_ line: String) {}
+    package func writeLine(_ line: String) {}
 }

@@ -4,17 +4,17 @@ import Foundation
 /// `assist-kiosk@.service`, one instance per terminal (`assist-kiosk@tty1.service`), and
 /// `assist-kiosk-failed@.service`, which says "Assist keeps failing" when the start limit is hit instead of
 /// a restart loop.
-enum KioskUnits {
-    static let name = "assist-kiosk@.service"
-    static let failedName = "assist-kiosk-failed@.service"
+package enum KioskUnits {
+    package static let name = "assist-kiosk@.service"
+    package static let failedName = "assist-kiosk-failed@.service"
     /// Five failed starts within five minutes end the restarts.
-    static let startLimitBurst = 5
-    static let startLimitSeconds = 300
+    package static let startLimitBurst = 5
+    package static let startLimitSeconds = 300
     /// systemd restarts a kiosk whose main loop has not turned for this long.
-    static let watchdogSeconds = 10
+    package static let watchdogSeconds = 10
 
     /// The kiosk's unit, running `executable` as `user`.
-    static func kiosk(executable: String, user: String, config: String?, pinFile: String) -> String {
+    package static func kiosk(executable: String, user: String, config: String?, pinFile: String) -> String {
         let configOption = config.map { " --config \(quoted($0))" } ?? ""
         return """
             # Written by `assist kiosk install`; `assist kiosk uninstall` removes it. See man assist and
@@ -72,7 +72,7 @@ enum KioskUnits {
     }
 
     /// Says on the kiosk's terminal, and logs, that the kiosk keeps failing; then gives the terminal its login.
-    static func failed(executable: String, user: String) -> String {
+    package static func failed(executable: String, user: String) -> String {
         """
         # Written by `assist kiosk install`: started when assist-kiosk@%i.service hits its start limit.
         [Unit]
@@ -97,7 +97,7 @@ enum KioskUnits {
     }
 
     /// A path as systemd reads it in ExecStart= (quoted when it has a space).
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         text.contains(" ") ? "\"\(text.replacingOccurrences(of: "\"", with: "\\\""))\"" : text
     }
 }

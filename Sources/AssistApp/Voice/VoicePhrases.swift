@@ -8,10 +8,10 @@ import Voice
 /// One-word phrases ("next", "stop", "time") come up in any talk: they are listened for only inside a
 /// push-to-talk or wake-word window, never always (measured: dozens of false alarms in 4 minutes of
 /// everyday sentences at any threshold that still hears them).
-enum VoicePhrases {
+package enum VoicePhrases {
     /// The phrases for `language` when `focused` (a plugin id) has the focus; with `everything`, every
     /// plugin's focused keywords too (for `assist listen` and tuning).
-    static func phrases(
+    package static func phrases(
         records: [PluginRecord], router: CommandRouter, language: String, focused: String? = nil,
         everything: Bool = false, includeHost: Bool = true, singleWords: Bool = true
     ) -> [String] {
@@ -35,7 +35,7 @@ enum VoicePhrases {
     /// What may follow each phrase that takes words, by normalised phrase: launch keywords with `takes` in
     /// `language` (a `choice` keyword's plugin is loaded, so that its library's init sets its list; a list
     /// that cannot be had leaves the phrase out) and any other phrase a plugin set a list for. Main loop.
-    static func followers(features: FeatureController, router: () -> CommandRouter, language: String)
+    package static func followers(features: FeatureController, router: () -> CommandRouter, language: String)
         -> [String: ArgumentFollower.Wanted]
     {
         var wanted: [String: ArgumentFollower.Wanted] = [:]
@@ -59,7 +59,7 @@ enum VoicePhrases {
 
     /// A session for a command that listens (no speech, no sound out) and the voice model of its language;
     /// without a model, the sentence saying why (exit 69).
-    static func openSession(_ global: GlobalOptions) throws -> (HostSession, VoiceModel) {
+    package static func openSession(_ global: HostOptions) throws -> (HostSession, VoiceModel) {
         let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
         switch VoiceModel.find(
             language: session.phrases.language, data: session.paths.data, share: session.paths.share)
@@ -70,14 +70,16 @@ enum VoicePhrases {
     }
 
     /// Lines naming each phrase that cannot be heard and its missing word.
-    static func unknownWordLines(_ spotter: KeywordSpotter) -> [String] {
+    package static func unknownWordLines(_ spotter: KeywordSpotter) -> [String] {
         spotter.unknown.map {
             "The voice command “\($0.phrase)” cannot be heard: “\($0.word)” is not in the voice dictionary."
         }
     }
 
     /// Lines naming each word of a list after a phrase that cannot be heard (typing it still works).
-    static func unknownChoiceLines(_ spotter: KeywordSpotter, _ lists: [String: ArgumentFollower.Wanted]) -> [String] {
+    package static func unknownChoiceLines(_ spotter: KeywordSpotter, _ lists: [String: ArgumentFollower.Wanted])
+        -> [String]
+    {
         lists.sorted { $0.key < $1.key }.compactMap { phrase, wanted in
             guard case .choices(let choices, _) = wanted else { return nil }
             let missing = choices.filter { !KeyPhrase($0).words.allSatisfy(spotter.knows) }

@@ -1,0 +1,82 @@
+import AssistCore
+import Digest
+import Foundation
+import Interaction
+import Kiosk
+import PluginHost
+
+/// The kiosk (`assist kiosk`, `assist kiosk check`): docs/kiosk.md.
+package enum KioskRun {
+    /// The exit status of a kiosk stopped from its admin menu (the unit does not restart it).
+    package static let stoppedByAdmin: Int32 = 3
+    /// The exit status of a set-up that cannot be used (sysexits' EX_CONFIG).
+    package static let unusable: Int32 = 78
+
+    package static func start(options: HostOptions) throws {
+        // systemd's variables, put back for a restart from the admin menu (the session takes them out).
+        let inherited = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { name in
+            ProcessInfo.processInfo.environment[name].map { (name, $0) }
+        }
+        let session = try HostSession(options: options, interactive: true, kiosk: true)
+        guard let config = session.kiosk else { return }
+        let environment = ProcessInfo.processInfo.environment
+        var blocking = config.problems.filter(\.blocking)
+        var pin: PasswordHash?
+        switch KioskPIN.load(from: config.pinFile, environment: environment) {
+        case .success(let hash): pin = hash
+        case .failure(let problem): blocking.append(problem)
+        }
+        guard let pin, blocking.isEmpty else {
+            // Said and logged; no shell that its admin could not leave.
+            for problem in blocking {
+                session.logger.error("kiosk: \(problem.text)")
+                session.announcer.say(
+                    session.phrases.text("kiosk.cannot-start", ["reason": problem.text]), priority: .important)
+            }
+            session.shutdown(drainSeconds: 5)
+            throw ExitStatus(code: KioskRun.unusable)
+        }
+        for problem in config.problems where !problem.blocking {
+            session.logger.warning("kiosk: \(problem.text)")
+        }
+        let kiosk = KioskShell(session: session, config: config, pin: pin)
+        if let quiet = config.quietHours, kiosk.isQuiet {
+            session.announcer.say(session.phrases.text("kiosk.quiet", ["time": quiet.endDescription]))
+        }
+        ShellMenu.run(session: session, microphone: options.mic, kiosk: kiosk)
+        switch kiosk.ending {
+        case .restart:
+            for (name, value) in inherited { setenv(name, value, 1) }
+            let arguments = CommandLine.arguments
+            let pointers = arguments.map { strdup($0) } + [nil]
+            execv("/proc/self/exe", pointers)
+            throw CLIFailure(message: "The kiosk could not restart itself: \(String(cString: strerror(errno))).")
+        case .stop:
+            throw ExitStatus(code: KioskRun.stoppedByAdmin)
+        case .service, nil:
+            return
+        }
+    }
+    package static func check(options: HostOptions) throws {
+        let session = try HostSession(options: options, interactive: false, speaks: false, kiosk: true)
+        guard let config = session.kiosk else { return }
+        let records = session.features.records.filter { $0.manifest != nil }
+        let problems = config.check(
+            installed: Dictionary(records.map { ($0.id, $0.libraryURL) }) { first, _ in first },
+            lockedKeys: session.settings.lockedKeys,
+            pluginNamespaces: Set(records.flatMap { $0.manifest?.writableNamespaces ?? [] }))
+        let output = StandardOutput()
+        guard !problems.isEmpty else {
+            let allowed = config.allowed.keys.sorted().joined(separator: ", ")
+            output.writeLine(
+                "The kiosk set-up is ready: \(config.allowed.count) features allowed (\(allowed)); the admin gesture is \(config.gestureDescription), then the PIN."
+            )
+            return
+        }
+        output.writeLine("The kiosk set-up has \(problems.count) problem\(problems.count == 1 ? "" : "s"):")
+        for problem in problems {
+            output.writeLine("\(problem.blocking ? "Refuses to start" : "Problem"): \(problem.text).")
+        }
+        throw ExitStatus(code: problems.contains(where: \.blocking) ? KioskRun.unusable : 1)
+    }
+}

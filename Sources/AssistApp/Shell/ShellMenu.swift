@@ -1,0 +1,216 @@
+import Foundation
+import Interaction
+import PluginHost
+
+/// The shell's menu, on the main loop.
+package final class ShellMenu: @unchecked Sendable {  // because: used only on the main loop
+    private let session: HostSession
+    private var menuRequest: UInt64?
+    private var quitting = false
+    /// Features still to run once at start (`at_shell_start`), and what to do when they are done.
+    private var startHooks: [PluginRecord] = []
+    private var onReady: (() -> Void)?
+    /// Earlier sessions that ended unexpectedly, said (and safe mode offered) before the welcome.
+    package var crashes: [CrashGuard.Crash] = []
+    /// The kiosk's rules, in `assist kiosk`.
+    package let kiosk: KioskShell?
+
+    package init(session: HostSession, kiosk: KioskShell? = nil) {
+        self.session = session
+        self.kiosk = kiosk
+    }
+
+    /// Runs the shell (`kiosk`: by its rules) until it is quit, on this thread's main loop.
+    package static func run(session: HostSession, microphone: String?, kiosk: KioskShell? = nil) {
+        let shell = ShellMenu(session: session, kiosk: kiosk)
+        shell.crashes = session.watchForCrashes()
+        // A kiosk ends only by its admin or by systemd (SIGTERM); the terminal's signal keys are keys there.
+        if kiosk != nil { [SIGINT, SIGQUIT, SIGTSTP, SIGHUP].forEach { signal($0, SIG_IGN) } }
+        // Keys typed while the welcome is said wait for the menu (shutdown gives the terminal back).
+        session.console?.claimKeys()
+        let signals = session.handleSignals(kiosk == nil ? [SIGINT, SIGTERM] : [SIGTERM]) {
+            kiosk?.leave(.service)
+            shell.quit()
+        }
+        if let kiosk {
+            kiosk.onLeave = { shell.quit() }
+            session.dispatcher.intercept = { kiosk.intercept($0) }
+        }
+        defer {
+            signals.forEach { $0.cancel() }
+            session.shutdown()
+        }
+        // The menu is set up before the first key is read, so early input is never lost (nor taken by a
+        // feature that runs at start).
+        session.loop.post {
+            session.notifyReady()
+            shell.start { session.startInput() }
+        }
+        // Voice commands, as voice.mode says; the phrases follow the focused feature.
+        let voice = VoiceSessionBox()
+        session.loop.post {
+            voice.session = VoiceSession.start(session: session, microphone: microphone)
+            guard voice.session != nil else { return }
+            session.loop.addTimer(milliseconds: 500, repeating: true) {
+                voice.session?.focusChanged(to: session.features.focused?.id)
+            }
+        }
+        defer { voice.session?.stop() }
+        session.loop.run()
+    }
+
+    private var foreground: [PluginRecord] {
+        let records = session.features.records.filter { $0.isUsable && !($0.manifest?.isBackground ?? false) }
+        return kiosk?.offered(records) ?? records
+    }
+
+    /// Welcomes the user, runs the features that speak at start one after the other, then opens the menu and
+    /// calls `ready` (which starts reading the keyboard).
+    package func start(ready: @escaping () -> Void) {
+        guard crashes.isEmpty else { return offerSafeMode(then: ready) }
+        let features = session.features
+        features.onFeatureEnded = { [weak self] _, _ in
+            guard let self, !self.quitting, features.focused == nil else { return }
+            session.loop.post { self.runStartHooksOrShowMenu() }
+        }
+        session.dispatcher.onEndOfInput = { [weak self] in self?.quit() }
+        session.dispatcher.launchKeywords = keywords()
+        session.dispatcher.onLaunch = { [weak self] id, arguments in self?.launch(id: id, arguments: arguments) }
+        for record in session.features.records where record.isUsable && (record.manifest?.isBackground ?? false) {
+            session.features.activate(record)
+        }
+        let count = foreground.count
+        let welcome = count == 1 ? "shell.welcome-one" : "shell.welcome"
+        session.announcer.say(session.phrases.text(welcome, ["count": String(count)]))
+        // Features that have something to say when Assist starts (a survey reminder) run once, before the menu;
+        // not in a kiosk's quiet hours.
+        startHooks = kiosk?.isQuiet == true ? [] : foreground.filter { $0.manifest?.atShellStart != nil }
+        onReady = ready
+        runStartHooksOrShowMenu()
+    }
+
+    /// After an unexpected end: says which feature was open, and offers to start with Assist's own features
+    /// only when others are installed (yes by Enter: the crash may come again). Then starts as usual.
+    private func offerSafeMode(then ready: @escaping () -> Void) {
+        let crashes = self.crashes
+        self.crashes = []
+        for crash in crashes { session.announcer.say(session.crashNote(crash), priority: .important) }
+        let others = session.features.records.filter { $0.isUsable && !$0.id.hasPrefix("assist.") }
+        guard !others.isEmpty, !quitting else { return start(ready: ready) }
+        session.dispatcher.syncConsoleMode()
+        _ = session.services.interaction.dialogs.open(
+            .confirm(prompt: session.phrases.text("host.safe-mode-offer"), defaultYes: true, timeoutMs: 0),
+            owner: "host"
+        ) { [weak self] answer in
+            guard let self else { return }
+            if answer.status == .answered && answer.yes == true {
+                for record in others { record.refuse(.disabled(session.phrases.text("host.safe-mode-reason"))) }
+                session.announcer.say(session.phrases.text("host.safe-mode-on"))
+            }
+            // The keyboard is already read (it gave the answer).
+            session.loop.post { self.start(ready: {}) }
+        }
+        ready()
+    }
+
+    /// The next start-up feature, or, when none is left, the menu and the keyboard.
+    private func runStartHooksOrShowMenu() {
+        while !startHooks.isEmpty {
+            let record = startHooks.removeFirst()
+            if session.features.activate(record, arguments: record.manifest?.atShellStart ?? []) { return }
+        }
+        // A kiosk's own feature: started by itself once, and after each end when there is no menu.
+        if !quitting, session.features.focused == nil, let id = kiosk?.featureToStart(),
+            let record = session.features.record(id: id), record.isUsable, session.features.activate(record)
+        {
+            readyOnce()
+            return
+        }
+        showMenu()
+        readyOnce()
+    }
+
+    /// Starts reading the keyboard, the first time only.
+    private func readyOnce() {
+        if let ready = onReady {
+            onReady = nil
+            ready()
+        }
+    }
+
+    package func quit() {
+        guard !quitting else { return }
+        // A kiosk is left only by its admin (or stopped by systemd).
+        if let kiosk, kiosk.ending == nil {
+            kiosk.refuseEscape()
+            return
+        }
+        quitting = true
+        if let menuRequest {
+            // Its cancellation finds the shell quitting.
+            self.menuRequest = nil
+            session.services.interaction.dialogs.cancel(menuRequest)
+        }
+        session.announcer.say(session.phrases.text("shell.goodbye"), priority: .important)
+        session.features.stopAll()
+        session.loop.stop()
+    }
+
+    private func showMenu() {
+        guard !quitting, session.features.focused == nil, menuRequest == nil else { return }
+        let records = foreground
+        let choices = records.map(\.name) + (kiosk == nil ? [session.phrases.text("shell.quit")] : [])
+        let prompt = session.phrases.text("shell.choose")
+        menuRequest = session.services.interaction.dialogs.open(
+            .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host", yields: true
+        ) { [weak self] answer in
+            guard let self, menuRequest == answer.request else { return }
+            menuRequest = nil
+            switch answer.status {
+            case .answered:
+                guard let index = answer.index, index < records.count else { return quit() }
+                launch(records[index])
+            case .cancelled, .timedOut:
+                quit()
+                // A kiosk's menu comes back (quit refused to leave).
+                if kiosk?.ending == nil, kiosk != nil { session.loop.post { self.showMenu() } }
+            }
+        }
+        session.dispatcher.syncConsoleMode()
+    }
+
+    private func launch(id: String, arguments: [String]) {
+        guard let record = session.features.record(id: id) else { return }
+        if let menuRequest {
+            self.menuRequest = nil
+            // Withdrawing the menu would quit; forget it first so its cancellation is ignored.
+            session.services.interaction.dialogs.cancel(menuRequest)
+        }
+        launch(record, arguments: arguments)
+    }
+
+    private func launch(_ record: PluginRecord, arguments: [String] = []) {
+        session.announcer.say(session.phrases.text("shell.starting", ["name": record.name]), remember: false)
+        if !session.features.activate(record, arguments: arguments) {
+            showMenu()
+        }
+    }
+
+    private func keywords() -> [String: InputDispatcher.Launch] {
+        var table: [String: InputDispatcher.Launch] = [:]
+        let language = session.phrases.language
+        for record in foreground {
+            for keyword in record.manifest?.keywords ?? [] where keyword.scope != "focused" {
+                guard keyword.lang == nil || keyword.lang == language else { continue }
+                table[CommandRouter.normalise(keyword.phrase)] = InputDispatcher.Launch(
+                    id: record.id, arguments: keyword.arguments ?? [], takesWords: keyword.takes != nil)
+            }
+        }
+        return table
+    }
+}
+
+/// The voice session, made on the main loop once the shell has started.
+package final class VoiceSessionBox: @unchecked Sendable {  // because: set and read on the main loop
+    package var session: VoiceSession?
+}

@@ -1,0 +1,127 @@
+import AssistApp
+import AssistCore
+import Foundation
+import HostTesting
+import Kiosk
+import PluginHost
+import Testing
+
+/// The host's glue in process: the session built from options as `assist` builds it, the doctor's checks, the
+/// phrases voice listens for and the kiosk's units, without spawning the binary.
+@Suite("The host's library, in process")
+struct HostSessionTests {
+    let folder: TemporaryDirectory
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-app")
+    }
+
+    /// Options for a quiet session in the temporary folder: no speech, no sound, the build's plugins.
+    var options: HostOptions {
+        HostOptions(dataDir: folder.path("data").path, noSpeech: true, audioOut: "null")
+    }
+
+    @Test func aSessionFindsTheBuildsFeaturesAndMakesItsFoldersPrivate() throws {
+        let session = try HostSession(options: options, interactive: false)
+        defer { session.shutdown() }
+        let clock = try #require(session.features.records.first { $0.id == "assist.clock" })
+        #expect(clock.isUsable, "\(clock.reason ?? "")")
+        #expect(session.suggestions(for: "clok").first == "assist.clock")
+        let mode = try FileManager.default.attributesOfItem(atPath: session.paths.data.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        #expect(session.console == nil && session.sound == nil, "a non-interactive quiet session opens neither")
+    }
+
+    @Test func theDoctorsChecksNameEachPluginAndTheDataFolder() throws {
+        let session = try HostSession(options: options, interactive: false)
+        defer { session.shutdown() }
+        let results = HealthChecks(session: session).all()
+        let data = try #require(results.first { $0.subject.contains("data") }, "\(results.map(\.line))")
+        #expect(data.level == .ok, "\(data.line)")
+        #expect(results.contains { $0.line.contains("assist.clock") }, "\(results.map(\.line))")
+        for result in results where result.level != .ok {
+            #expect(result.fix != nil || result.level == .warning, "a problem comes with a fix: \(result.line)")
+        }
+    }
+
+    @Test func theHostsOwnWordsAndTheFeaturesKeywordsAreListenedFor() throws {
+        let session = try HostSession(options: options, interactive: false)
+        defer { session.shutdown() }
+        let router = session.services.interaction.router
+        let launch = VoicePhrases.phrases(records: session.features.records, router: router, language: "en")
+        #expect(launch.contains("what time is it"), "\(launch)")
+        #expect(launch.contains("stop") && launch.contains("help"), "the host's own words")
+        #expect(!launch.contains("h") && !launch.contains("prev"), "keys and abbreviations are not words")
+        #expect(Set(launch).count == launch.count, "each phrase once")
+        let sentences = VoicePhrases.phrases(
+            records: session.features.records, router: router, language: "en", singleWords: false)
+        #expect(!sentences.isEmpty && sentences.allSatisfy { $0.contains(" ") }, "\(sentences)")
+    }
+
+    @Test func badOptionsAreOneLineWithTheUsageExitCode() throws {
+        for bad in ["speakers", "wav:", "alsa:", "pulse:default"] {
+            #expect {
+                _ = try AudioTarget.parse(bad)
+            } throws: { error in
+                (error as? CLIFailure)?.exitCode == 64
+                    && (error as? CLIFailure)?.message.hasPrefix("--audio-out takes") == true
+            }
+        }
+        #expect(try AudioTarget.parse("null") == .null)
+        var mic = options
+        mic.mic = "usb-thing"
+        #expect {
+            _ = try mic.microphone()
+        } throws: { error in
+            (error as? CLIFailure)?.exitCode == 64 && (error as? CLIFailure)?.message.contains("--mic takes") == true
+        }
+        let config = folder.path("broken.toml")
+        try Data("speech.rate = [\n".utf8).write(to: config)
+        var broken = options
+        broken.config = config.path
+        #expect {
+            _ = try HostSession(options: broken, interactive: false)
+        } throws: { error in
+            (error as? CLIFailure)?.message.hasPrefix("The config file cannot be read") == true
+        }
+        #expect(options.passThrough == ["--data-dir", folder.path("data").path, "--no-speech"])
+    }
+
+    @Test func theKioskUnitsAreWrittenWithTheirRulesAndPassSystemdsVerify() throws {
+        let units = folder.path("units")
+        try KioskInstaller(
+            user: "root", tty: "tty3", config: nil, unitDir: units.path, executable: BuildProducts.assist
+        ).install()
+        let unit = try String(contentsOf: units.appendingPathComponent(KioskUnits.name), encoding: .utf8)
+        for line in [
+            "Type=notify", "WatchdogSec=10", "Restart=always", "StartLimitBurst=5",
+            "OnFailure=assist-kiosk-failed@%i.service", "Conflicts=getty@%i.service", "TTYPath=/dev/%I",
+            "SupplementaryGroups=audio video", "User=root", "RestartPreventExitStatus=\(KioskRun.stoppedByAdmin)",
+        ] {
+            #expect(unit.contains("\n\(line)\n"), "\(line) in the unit")
+        }
+        let mode =
+            try FileManager.default.attributesOfItem(
+                atPath: units.appendingPathComponent(KioskUnits.failedName).path)[.posixPermissions] as? Int
+        #expect(mode == 0o644, "systemd's units are readable by all")
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else {
+            Issue.record("systemd-analyze is missing: install the systemd package (scripts/install-deps.sh)")
+            return
+        }
+        let verify = try ProcessRunner.run(
+            analyze,
+            ["verify", "--man=no"]
+                + ["assist-kiosk@tty3.service", "assist-kiosk-failed@tty3.service"].map {
+                    units.appendingPathComponent($0).path
+                }, timeoutSeconds: 60)
+        #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
+        // The check can fail: a unit with a mistyped key and type is named by it.
+        try unit.replacingOccurrences(of: "Type=notify", with: "Type=notifyy\nWatchdogSecc=3").write(
+            to: units.appendingPathComponent("broken@.service"), atomically: true, encoding: .utf8)
+        let broken = try ProcessRunner.run(
+            analyze, ["verify", "--man=no", units.appendingPathComponent("broken@tty3.service").path],
+            timeoutSeconds: 60)
+        #expect(broken.standardError.contains("Unknown key 'WatchdogSecc'"), "\(broken.standardError)")
+    }
+}
