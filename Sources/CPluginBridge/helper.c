@@ -25,6 +25,9 @@ static pthread_mutex_t helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t helper_done = PTHREAD_COND_INITIALIZER;
 static bool done;
 
+#define BRIDGE_HELPER
+#include "generated/services.h"
+
 static bmsg *rpc(bmsg *m) { return bchan_call(&chan, m, -1); }
 
 static bmsg *request(uint32_t op) { return bmsg_new(BRIDGE_REQUEST, op); }
@@ -70,15 +73,7 @@ static void take_err(bmsg *reply, char **err) {
 
 /* ---- assist.log/1, speech, dialog ---------------------------------------------------------------------- */
 
-static void h_log(const assist_host *h, assist_log_level level, const char *msg) {
-    (void)h;
-    bmsg *m = request(OP_LOG);
-    put_u32(m, (uint32_t)level);
-    put_str(m, msg);
-    bmsg_free(rpc(m));
-}
-
-static assist_status h_speak(const assist_host *h, const char *text, const assist_speech_options *options,
+static assist_status h_speech_speak(const assist_host *h, const char *text, const assist_speech_options *options,
                              assist_speech_done_cb on_done, assist_speech_word_cb on_word, void *user,
                              uint64_t *out_id) {
     (void)h;
@@ -98,31 +93,6 @@ static assist_status h_speak(const assist_host *h, const char *text, const assis
     return call_with_id(m, out_id);
 }
 
-static assist_status h_speech_stop(const assist_host *h, uint64_t utterance) {
-    (void)h;
-    bmsg *m = request(OP_SPEECH_STOP);
-    put_u64(m, utterance);
-    return simple(m);
-}
-static assist_status h_cancel_mine(const assist_host *h) { (void)h; return simple(request(OP_SPEECH_CANCEL_MINE)); }
-static assist_status h_speech_pause(const assist_host *h) { (void)h; return simple(request(OP_SPEECH_PAUSE)); }
-static assist_status h_speech_resume(const assist_host *h) { (void)h; return simple(request(OP_SPEECH_RESUME)); }
-static bool h_is_speaking(const assist_host *h) { (void)h; return simple_bool(request(OP_SPEECH_IS_SPEAKING)); }
-static assist_status h_print(const assist_host *h, const char *text) {
-    (void)h;
-    bmsg *m = request(OP_SPEECH_PRINT);
-    put_str(m, text);
-    return simple(m);
-}
-
-static assist_status h_say(const assist_host *h, const char *text, assist_priority priority) {
-    (void)h;
-    bmsg *m = request(OP_DIALOG_SAY);
-    put_str(m, text);
-    put_u32(m, (uint32_t)priority);
-    return simple(m);
-}
-
 
 static bmsg *dialog_request(uint32_t op, assist_dialog_cb cb, void *user, const char *prompt) {
     bmsg *m = request(op);
@@ -132,7 +102,7 @@ static bmsg *dialog_request(uint32_t op, assist_dialog_cb cb, void *user, const 
     return m;
 }
 
-static assist_status h_ask_choice(const assist_host *h, const char *prompt, const char *const *choices,
+static assist_status h_dialog_ask_choice(const assist_host *h, const char *prompt, const char *const *choices,
                                   int32_t count, int32_t default_index, assist_dialog_cb cb, void *user,
                                   uint64_t *req) {
     (void)h;
@@ -144,7 +114,7 @@ static assist_status h_ask_choice(const assist_host *h, const char *prompt, cons
     return call_with_id(m, req);
 }
 
-static assist_status h_confirm(const assist_host *h, const char *prompt, bool default_yes, uint32_t timeout_ms,
+static assist_status h_dialog_confirm(const assist_host *h, const char *prompt, bool default_yes, uint32_t timeout_ms,
                                assist_dialog_cb cb, void *user, uint64_t *req) {
     (void)h;
     if (cb == NULL) return ASSIST_E_INVALID;
@@ -154,7 +124,7 @@ static assist_status h_confirm(const assist_host *h, const char *prompt, bool de
     return call_with_id(m, req);
 }
 
-static assist_status h_ask_text(const assist_host *h, const char *prompt, assist_text_kind kind, assist_dialog_cb cb,
+static assist_status h_dialog_ask_text(const assist_host *h, const char *prompt, assist_text_kind kind, assist_dialog_cb cb,
                                 void *user, uint64_t *req) {
     (void)h;
     if (cb == NULL) return ASSIST_E_INVALID;
@@ -163,16 +133,9 @@ static assist_status h_ask_text(const assist_host *h, const char *prompt, assist
     return call_with_id(m, req);
 }
 
-static assist_status h_dialog_cancel(const assist_host *h, uint64_t req) {
-    (void)h;
-    bmsg *m = request(OP_DIALOG_CANCEL);
-    put_u64(m, req);
-    return simple(m);
-}
-
 /* ---- settings ----------------------------------------------------------------------------------------- */
 
-static assist_status h_get_string(const assist_host *h, const char *key, char *buf, size_t cap, size_t *needed) {
+static assist_status h_settings_get_string(const assist_host *h, const char *key, char *buf, size_t cap, size_t *needed) {
     (void)h;
     bmsg *m = request(OP_SETTINGS_GET_STRING);
     put_str(m, key);
@@ -187,59 +150,11 @@ static assist_status h_get_string(const assist_host *h, const char *key, char *b
     return s;
 }
 
-#define GETTER(name, op, type, get)                                          \
-    static assist_status name(const assist_host *h, const char *key, type *out) { \
-        (void)h;                                                             \
-        bmsg *m = request(op);                                               \
-        put_str(m, key);                                                     \
-        bmsg *reply = rpc(m);                                                \
-        assist_status s = status_of(reply);                                  \
-        if (reply != NULL && out != NULL) {                                  \
-            type v = get(reply);                                             \
-            if (s == ASSIST_OK) *out = v;                                    \
-        }                                                                    \
-        bmsg_free(reply);                                                    \
-        return s;                                                            \
-    }
-GETTER(h_get_int, OP_SETTINGS_GET_INT, int64_t, get_i64)
-GETTER(h_get_double, OP_SETTINGS_GET_DOUBLE, double, get_f64)
-GETTER(h_get_bool, OP_SETTINGS_GET_BOOL, bool, get_bool)
 
-static assist_status h_set_string(const assist_host *h, const char *key, const char *value) {
-    (void)h;
-    bmsg *m = request(OP_SETTINGS_SET_STRING);
-    put_str(m, key);
-    put_str(m, value);
-    return simple(m);
-}
-#define SETTER(name, op, type, put)                                            \
-    static assist_status name(const assist_host *h, const char *key, type value) { \
-        (void)h;                                                               \
-        bmsg *m = request(op);                                                 \
-        put_str(m, key);                                                       \
-        put(m, value);                                                         \
-        return simple(m);                                                      \
-    }
-SETTER(h_set_int, OP_SETTINGS_SET_INT, int64_t, put_i64)
-SETTER(h_set_double, OP_SETTINGS_SET_DOUBLE, double, put_f64)
-SETTER(h_set_bool, OP_SETTINGS_SET_BOOL, bool, put_bool)
 
 /* ---- storage ------------------------------------------------------------------------------------------ */
 
-static assist_status h_open(const assist_host *h, const char *name, assist_db **out, char **err) {
-    (void)h;
-    bmsg *m = request(OP_STORAGE_OPEN);
-    put_str(m, name);
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    uint64_t db = reply ? get_u64(reply) : 0;
-    take_err(reply, err);
-    if (out != NULL) *out = s == ASSIST_OK ? PTR(db) : NULL;
-    bmsg_free(reply);
-    return s;
-}
-
-static assist_status h_exec(const assist_host *h, assist_db *db, const char *sql, const assist_value *params,
+static assist_status h_storage_exec(const assist_host *h, assist_db *db, const char *sql, const assist_value *params,
                             int32_t count, assist_row_cb row, void *user, int64_t *changes, char **err) {
     (void)h;
     if (count > 0 && (params == NULL || params[0].struct_size < ASSIST_SIZE_THROUGH(assist_value, size)))
@@ -259,31 +174,6 @@ static assist_status h_exec(const assist_host *h, assist_db *db, const char *sql
     return s;
 }
 
-static assist_status db_call(uint32_t op, assist_db *db) {
-    bmsg *m = request(op);
-    put_u64(m, U64(db));
-    return simple(m);
-}
-static assist_status h_begin(const assist_host *h, assist_db *db) { (void)h; return db_call(OP_STORAGE_BEGIN, db); }
-static assist_status h_commit(const assist_host *h, assist_db *db) { (void)h; return db_call(OP_STORAGE_COMMIT, db); }
-static assist_status h_rollback(const assist_host *h, assist_db *db) {
-    (void)h;
-    return db_call(OP_STORAGE_ROLLBACK, db);
-}
-
-static assist_status h_migrate(const assist_host *h, assist_db *db, int32_t version, const char *sql, char **err) {
-    (void)h;
-    bmsg *m = request(OP_STORAGE_MIGRATE);
-    put_u64(m, U64(db));
-    put_u32(m, (uint32_t)version);
-    put_str(m, sql);
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    take_err(reply, err);
-    bmsg_free(reply);
-    return s;
-}
-
 static assist_status media_path(uint32_t op, const char *name, char *path, size_t cap, char **err) {
     if (path == NULL || cap == 0) return ASSIST_E_INVALID;
     bmsg *m = request(op);
@@ -297,61 +187,27 @@ static assist_status media_path(uint32_t op, const char *name, char *path, size_
     bmsg_free(reply);
     return s;
 }
-static assist_status h_media_create(const assist_host *h, const char *name, char *path, size_t cap, char **err) {
+static assist_status h_storage_media_create(const assist_host *h, const char *name, char *path, size_t cap, char **err) {
     (void)h;
     return media_path(OP_STORAGE_MEDIA_CREATE, name, path, cap, err);
 }
-static assist_status h_media_to_cache(const assist_host *h, const char *name, char *path, size_t cap, char **err) {
+static assist_status h_storage_media_to_cache(const assist_host *h, const char *name, char *path, size_t cap, char **err) {
     (void)h;
     return media_path(OP_STORAGE_MEDIA_TO_CACHE, name, path, cap, err);
-}
-static assist_status h_media_reserve(const assist_host *h, int64_t bytes, char **err) {
-    (void)h;
-    bmsg *m = request(OP_STORAGE_MEDIA_RESERVE);
-    put_i64(m, bytes);
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    take_err(reply, err);
-    bmsg_free(reply);
-    return s;
-}
-static assist_status h_media_delete(const assist_host *h, const char *name, bool in_cache) {
-    (void)h;
-    bmsg *m = request(OP_STORAGE_MEDIA_DELETE);
-    put_str(m, name);
-    put_bool(m, in_cache);
-    return simple(m);
-}
-static assist_status h_media_usage(const assist_host *h, int64_t *used, int64_t *quota) {
-    (void)h;
-    bmsg *reply = rpc(request(OP_STORAGE_MEDIA_USAGE));
-    assist_status s = status_of(reply);
-    int64_t u = reply ? get_i64(reply) : 0, q = reply ? get_i64(reply) : 0;
-    if (used != NULL) *used = u;
-    if (quota != NULL) *quota = q;
-    bmsg_free(reply);
-    return s;
 }
 
 /* ---- session, clock, worker, events, input ------------------------------------------------------------ */
 
-static void h_finish(const assist_host *h, assist_status status) {
-    (void)h;
-    bmsg *m = request(OP_SESSION_FINISH);
-    put_u32(m, (uint32_t)status);
-    bmsg_free(rpc(m));
-}
-
-static const char *session_string(uint32_t which) {
+/* A session string, asked once and kept for the life of the helper (the ABI says it lives as long). */
+static const char *session_string(uint32_t op) {
+    uint32_t which = op - OP_SESSION_LANGUAGE;
     static char *cached[4];
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&lock);
     char *known = cached[which];
     pthread_mutex_unlock(&lock);
     if (known != NULL) return known;
-    bmsg *m = request(OP_SESSION_STRING);
-    put_u32(m, which);
-    bmsg *reply = rpc(m);
+    bmsg *reply = rpc(request(op));
     const char *text = reply ? get_str(reply) : NULL;
     char *copy = strdup(text ? text : "");
     bmsg_free(reply);
@@ -362,26 +218,12 @@ static const char *session_string(uint32_t which) {
     pthread_mutex_unlock(&lock);
     return known;
 }
-static const char *h_language(const assist_host *h) { (void)h; return session_string(0); }
-static const char *h_data_dir(const assist_host *h) { (void)h; return session_string(1); }
-static const char *h_cache_dir(const assist_host *h) { (void)h; return session_string(2); }
-static const char *h_share_dir(const assist_host *h) { (void)h; return session_string(3); }
+static const char *h_session_language(const assist_host *h) { (void)h; return session_string(OP_SESSION_LANGUAGE); }
+static const char *h_session_data_dir(const assist_host *h) { (void)h; return session_string(OP_SESSION_DATA_DIR); }
+static const char *h_session_cache_dir(const assist_host *h) { (void)h; return session_string(OP_SESSION_CACHE_DIR); }
+static const char *h_session_share_dir(const assist_host *h) { (void)h; return session_string(OP_SESSION_SHARE_DIR); }
 
-static uint64_t h_now_ns(const assist_host *h) {
-    (void)h;
-    bmsg *reply = rpc(request(OP_CLOCK_NOW));
-    uint64_t v = reply ? get_u64(reply) : 0;
-    bmsg_free(reply);
-    return v;
-}
-static int64_t h_wall_ms(const assist_host *h) {
-    (void)h;
-    bmsg *reply = rpc(request(OP_CLOCK_WALL));
-    int64_t v = reply ? get_i64(reply) : 0;
-    bmsg_free(reply);
-    return v;
-}
-static assist_status h_timer_add(const assist_host *h, uint32_t ms, bool repeat, assist_timer_cb cb, void *user,
+static assist_status h_clock_timer_add(const assist_host *h, uint32_t ms, bool repeat, assist_timer_cb cb, void *user,
                                  uint64_t *timer) {
     (void)h;
     bmsg *m = request(OP_CLOCK_TIMER_ADD);
@@ -391,12 +233,6 @@ static assist_status h_timer_add(const assist_host *h, uint32_t ms, bool repeat,
     put_u64(m, U64(user));
     return call_with_id(m, timer);
 }
-static assist_status h_timer_cancel(const assist_host *h, uint64_t timer) {
-    (void)h;
-    bmsg *m = request(OP_CLOCK_TIMER_CANCEL);
-    put_u64(m, timer);
-    return simple(m);
-}
 
 static assist_status task_call(uint32_t op, assist_task_fn fn, void *user) {
     bmsg *m = request(op);
@@ -404,23 +240,16 @@ static assist_status task_call(uint32_t op, assist_task_fn fn, void *user) {
     put_u64(m, U64(user));
     return simple(m);
 }
-static assist_status h_schedule(const assist_host *h, assist_task_fn fn, void *user) {
+static assist_status h_worker_schedule(const assist_host *h, assist_task_fn fn, void *user) {
     (void)h;
     return task_call(OP_WORKER_SCHEDULE, fn, user);
 }
-static assist_status h_post_main(const assist_host *h, assist_task_fn fn, void *user) {
+static assist_status h_worker_post_main(const assist_host *h, assist_task_fn fn, void *user) {
     (void)h;
     return task_call(OP_WORKER_POST_MAIN, fn, user);
 }
 
-static assist_status h_publish(const assist_host *h, const char *name, const char *json) {
-    (void)h;
-    bmsg *m = request(OP_EVENTS_PUBLISH);
-    put_str(m, name);
-    put_str(m, json);
-    return simple(m);
-}
-static assist_status h_subscribe(const assist_host *h, const char *prefix, assist_event_cb cb, void *user,
+static assist_status h_events_subscribe(const assist_host *h, const char *prefix, assist_event_cb cb, void *user,
                                  uint64_t *subscription) {
     (void)h;
     bmsg *m = request(OP_EVENTS_SUBSCRIBE);
@@ -429,37 +258,8 @@ static assist_status h_subscribe(const assist_host *h, const char *prefix, assis
     put_u64(m, U64(user));
     return call_with_id(m, subscription);
 }
-static assist_status h_unsubscribe(const assist_host *h, uint64_t subscription) {
-    (void)h;
-    bmsg *m = request(OP_EVENTS_UNSUBSCRIBE);
-    put_u64(m, subscription);
-    return simple(m);
-}
 
-static assist_status h_register(const assist_host *h, const char *id, const char *label, const char *key,
-                                const char *phrase, assist_scope scope) {
-    (void)h;
-    bmsg *m = request(OP_INPUT_REGISTER);
-    put_str(m, id);
-    put_str(m, label);
-    put_str(m, key);
-    put_str(m, phrase);
-    put_u32(m, (uint32_t)scope);
-    return simple(m);
-}
-static assist_status h_unregister(const assist_host *h, const char *id) {
-    (void)h;
-    bmsg *m = request(OP_INPUT_UNREGISTER);
-    put_str(m, id);
-    return simple(m);
-}
-static bool h_dictation(const assist_host *h, const char *lang) {
-    (void)h;
-    bmsg *m = request(OP_INPUT_DICTATION);
-    put_str(m, lang);
-    return simple_bool(m);
-}
-static assist_status h_set_choices(const assist_host *h, const char *phrase, const char *prompt,
+static assist_status h_input_set_choices(const assist_host *h, const char *phrase, const char *prompt,
                                    const char *const *choices, size_t count) {
     (void)h;
     if (phrase == NULL || (count > 0 && choices == NULL) || count > 10000) return ASSIST_E_INVALID;
@@ -472,50 +272,8 @@ static assist_status h_set_choices(const assist_host *h, const char *phrase, con
     for (size_t i = 0; i < count; i++) put_str(m, choices[i]);
     return simple(m);
 }
-static assist_status h_set_confirmation(const assist_host *h, const char *id, const char *question) {
-    (void)h;
-    bmsg *m = request(OP_INPUT_SET_CONFIRMATION);
-    put_str(m, id);
-    put_str(m, question);
-    return simple(m);
-}
 
 /* ---- cues, playback, outbox, microphone ---------------------------------------------------------------- */
-
-static assist_status h_cue_play(const assist_host *h, const char *name, double gain, double pan) {
-    (void)h;
-    bmsg *m = request(OP_CUES_PLAY);
-    put_str(m, name);
-    put_f64(m, gain);
-    put_f64(m, pan);
-    return simple(m);
-}
-static assist_status h_guidance(const assist_host *h, assist_cue_pattern pattern, double intensity, double pan,
-                                double pitch) {
-    (void)h;
-    bmsg *m = request(OP_CUES_GUIDANCE);
-    put_u32(m, (uint32_t)pattern);
-    put_f64(m, intensity);
-    put_f64(m, pan);
-    put_f64(m, pitch);
-    return simple(m);
-}
-static assist_status h_cues_stop(const assist_host *h) { (void)h; return simple(request(OP_CUES_STOP)); }
-static bool h_cues_enabled(const assist_host *h) { (void)h; return simple_bool(request(OP_CUES_ENABLED)); }
-
-static assist_status h_play_file(const assist_host *h, const char *path, double gain, char **err) {
-    (void)h;
-    bmsg *m = request(OP_PLAYBACK_PLAY_FILE);
-    put_str(m, path);
-    put_f64(m, gain);
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    take_err(reply, err);
-    bmsg_free(reply);
-    return s;
-}
-static assist_status h_playback_stop(const assist_host *h) { (void)h; return simple(request(OP_PLAYBACK_STOP)); }
-static bool h_is_playing(const assist_host *h) { (void)h; return simple_bool(request(OP_PLAYBACK_IS_PLAYING)); }
 
 static assist_status outbox_send(uint32_t op, const assist_outbox_request *r, int64_t *job, char **err) {
     bmsg *m = request(op);
@@ -528,56 +286,29 @@ static assist_status outbox_send(uint32_t op, const assist_outbox_request *r, in
     bmsg_free(reply);
     return s;
 }
-static assist_status h_enqueue(const assist_host *h, const assist_outbox_request *r, int64_t *job, char **err) {
+static assist_status h_outbox_enqueue(const assist_host *h, const assist_outbox_request *r, int64_t *job, char **err) {
     (void)h;
     return outbox_send(OP_OUTBOX_ENQUEUE, r, job, err);
 }
-static assist_status h_send_now(const assist_host *h, const assist_outbox_request *r, int64_t *job, char **err) {
+static assist_status h_outbox_send_now(const assist_host *h, const assist_outbox_request *r, int64_t *job, char **err) {
     (void)h;
     return outbox_send(OP_OUTBOX_SEND_NOW, r, job, err);
 }
-static assist_status h_on_outcome(const assist_host *h, assist_outbox_outcome_cb cb, void *user) {
+static assist_status h_outbox_on_outcome(const assist_host *h, assist_outbox_outcome_cb cb, void *user) {
     (void)h;
     bmsg *m = request(OP_OUTBOX_ON_OUTCOME);
     put_u64(m, U64(cb));
     put_u64(m, U64(user));
     return simple(m);
 }
-static assist_status h_acknowledge(const assist_host *h, int64_t job) {
-    (void)h;
-    bmsg *m = request(OP_OUTBOX_ACKNOWLEDGE);
-    put_i64(m, job);
-    return simple(m);
-}
-static assist_status h_outbox_cancel(const assist_host *h, int64_t job) {
-    (void)h;
-    bmsg *m = request(OP_OUTBOX_CANCEL);
-    put_i64(m, job);
-    return simple(m);
-}
-static assist_status h_pending(const assist_host *h, int64_t *count) {
-    (void)h;
-    bmsg *reply = rpc(request(OP_OUTBOX_PENDING));
-    assist_status s = status_of(reply);
-    int64_t n = reply ? get_i64(reply) : 0;
-    if (count != NULL) *count = n;
-    bmsg_free(reply);
-    return s;
-}
-static bool h_is_online(const assist_host *h, const char *name) {
-    (void)h;
-    bmsg *m = request(OP_OUTBOX_IS_ONLINE);
-    put_str(m, name);
-    return simple_bool(m);
-}
 
 /* The stream's channel count, kept here so a read knows the buffer's shape. */
 static uint32_t stream_channels = 1;
 
-static assist_status h_audio_open(const assist_host *h, uint32_t rate, uint32_t channels, assist_audio_stream **out,
+static assist_status h_audio_in_open(const assist_host *h, uint32_t rate, uint32_t channels, assist_audio_stream **out,
                                   char **err) {
     (void)h;
-    bmsg *m = request(OP_AUDIO_OPEN);
+    bmsg *m = request(OP_AUDIO_IN_OPEN);
     put_u32(m, rate);
     put_u32(m, channels);
     bmsg *reply = rpc(m);
@@ -589,11 +320,11 @@ static assist_status h_audio_open(const assist_host *h, uint32_t rate, uint32_t 
     bmsg_free(reply);
     return s;
 }
-static assist_status h_audio_read(const assist_host *h, assist_audio_stream *stream, int16_t *buf, uint32_t frames,
+static assist_status h_audio_in_read(const assist_host *h, assist_audio_stream *stream, int16_t *buf, uint32_t frames,
                                   uint32_t *got) {
     (void)h;
     if (buf == NULL || got == NULL) return ASSIST_E_INVALID;
-    bmsg *m = request(OP_AUDIO_READ);
+    bmsg *m = request(OP_AUDIO_IN_READ);
     put_u64(m, U64(stream));
     put_u32(m, frames);
     put_u32(m, stream_channels);
@@ -610,9 +341,9 @@ static assist_status h_audio_read(const assist_host *h, assist_audio_stream *str
     bmsg_free(reply);
     return s;
 }
-static void h_audio_close(const assist_host *h, assist_audio_stream *stream) {
+static void h_audio_in_close(const assist_host *h, assist_audio_stream *stream) {
     (void)h;
-    bmsg *m = request(OP_AUDIO_CLOSE);
+    bmsg *m = request(OP_AUDIO_IN_CLOSE);
     put_u64(m, U64(stream));
     bmsg_free(rpc(m));
 }
@@ -640,7 +371,7 @@ static held *held_frames;
 static const assist_frame *delivering; /* the frame on_frame has now */
 static uint32_t delivering_area;
 
-static assist_status h_subscribe_camera(const assist_host *h, const assist_camera_request *request_in, char **err) {
+static assist_status h_camera_subscribe(const assist_host *h, const assist_camera_request *request_in, char **err) {
     (void)h;
     assist_camera_request r;
     if (!assist_struct_copy(&r, sizeof r, request_in, ASSIST_SIZE_THROUGH(assist_camera_request, flags)))
@@ -658,12 +389,12 @@ static assist_status h_subscribe_camera(const assist_host *h, const assist_camer
     bmsg_free(reply);
     return s;
 }
-static assist_status h_unsubscribe_camera(const assist_host *h) {
+static assist_status h_camera_unsubscribe(const assist_host *h) {
     (void)h;
     return simple(request(OP_CAMERA_UNSUBSCRIBE));
 }
 
-static const assist_frame *h_retain(const assist_host *h, const assist_frame *frame) {
+static const assist_frame *h_camera_retain(const assist_host *h, const assist_frame *frame) {
     (void)h;
     pthread_mutex_lock(&frames_lock);
     bool current = frame != NULL && frame == delivering;
@@ -687,7 +418,7 @@ static const assist_frame *h_retain(const assist_host *h, const assist_frame *fr
     return &copy->frame;
 }
 
-static void h_release(const assist_host *h, const assist_frame *retained) {
+static void h_camera_release(const assist_host *h, const assist_frame *retained) {
     (void)h;
     pthread_mutex_lock(&frames_lock);
     held **link = &held_frames;
@@ -701,7 +432,7 @@ static void h_release(const assist_host *h, const assist_frame *retained) {
     free(found);
 }
 
-static assist_status h_control(const assist_host *h, const char *name, int64_t *value, int64_t *minimum,
+static assist_status h_camera_control(const assist_host *h, const char *name, int64_t *value, int64_t *minimum,
                                int64_t *maximum) {
     (void)h;
     if (value == NULL || minimum == NULL || maximum == NULL) return ASSIST_E_INVALID;
@@ -722,7 +453,7 @@ static assist_status h_control(const assist_host *h, const char *name, int64_t *
     return s;
 }
 
-static assist_status h_stats(const assist_host *h, assist_camera_stats *out) {
+static assist_status h_camera_stats(const assist_host *h, assist_camera_stats *out) {
     (void)h;
     if (out == NULL || out->struct_size < ASSIST_SIZE_THROUGH(assist_camera_stats, converted)) return ASSIST_E_INVALID;
     bmsg *reply = rpc(request(OP_CAMERA_STATS));
@@ -744,63 +475,13 @@ static assist_status h_stats(const assist_host *h, assist_camera_stats *out) {
     return s;
 }
 
-static bool h_is_main(const assist_host *h) { (void)h; return simple_bool(request(OP_THREAD_IS_MAIN)); }
-static bool h_is_frame(const assist_host *h) { (void)h; return simple_bool(request(OP_THREAD_IS_FRAME)); }
-
-/* ---- the tables, filled as the host fills its own ------------------------------------------------------ */
-
-static const assist_log_service log_table = {sizeof log_table, h_log, {0}};
-static const assist_speech_service speech_table = {sizeof speech_table, h_speak, h_speech_stop, h_cancel_mine,
-    h_speech_pause, h_speech_resume, h_is_speaking, h_print, {0}};
-static const assist_dialog_service dialog_table = {sizeof dialog_table, h_say, h_ask_choice, h_confirm, h_ask_text,
-    h_dialog_cancel, {0}};
-static const assist_settings_service settings_table = {sizeof settings_table, h_get_string, h_get_int,
-    h_get_double, h_get_bool, h_set_string, h_set_int, h_set_double, h_set_bool, {0}};
-static const assist_storage_service storage_table = {sizeof storage_table, h_open, h_exec, h_begin, h_commit,
-    h_rollback, h_migrate, h_media_create, h_media_reserve, h_media_to_cache, h_media_delete, h_media_usage, {0}};
-static const assist_session_service session_table = {sizeof session_table, h_finish, h_language, h_data_dir,
-    h_cache_dir, h_share_dir, {0}};
-static const assist_clock_service clock_table = {sizeof clock_table, h_now_ns, h_wall_ms, h_timer_add,
-    h_timer_cancel, {0}};
-static const assist_worker_service worker_table = {sizeof worker_table, h_schedule, h_post_main, {0}};
-static const assist_events_service events_table = {sizeof events_table, h_publish, h_subscribe, h_unsubscribe,
-    {0}};
-static const assist_input_service input_table = {sizeof input_table, h_register, h_unregister, h_dictation,
-    h_set_choices, h_set_confirmation, {0}};
-static const assist_cues_service cues_table = {sizeof cues_table, h_cue_play, h_guidance, h_cues_stop,
-    h_cues_enabled, {0}};
-static const assist_playback_service playback_table = {sizeof playback_table, h_play_file, h_playback_stop,
-    h_is_playing, {0}};
-static const assist_outbox_service outbox_table = {sizeof outbox_table, h_enqueue, h_on_outcome, h_acknowledge,
-    h_outbox_cancel, h_pending, h_is_online, h_send_now, {0}};
-static const assist_audio_in_service audio_table = {sizeof audio_table, h_audio_open, h_audio_read, h_audio_close,
-    {0}};
-static const assist_camera_service camera_table = {sizeof camera_table, h_subscribe_camera, h_unsubscribe_camera,
-    h_retain, h_release, h_control, h_stats, {0}};
-static const assist_thread_check_service thread_table = {sizeof thread_table, h_is_main, h_is_frame, {0}};
+/* ---- the tables: generated/services.h, filled as the host fills its own ---------------------------------- */
 
 static const struct {
     const char *id;
     const void *table;
     size_t size;
-} proxies[] = {
-    {ASSIST_LOG_SERVICE, &log_table, sizeof log_table},
-    {ASSIST_SPEECH_SERVICE, &speech_table, sizeof speech_table},
-    {ASSIST_DIALOG_SERVICE, &dialog_table, sizeof dialog_table},
-    {ASSIST_SETTINGS_SERVICE, &settings_table, sizeof settings_table},
-    {ASSIST_STORAGE_SERVICE, &storage_table, sizeof storage_table},
-    {ASSIST_SESSION_SERVICE, &session_table, sizeof session_table},
-    {ASSIST_CLOCK_SERVICE, &clock_table, sizeof clock_table},
-    {ASSIST_WORKER_SERVICE, &worker_table, sizeof worker_table},
-    {ASSIST_EVENTS_SERVICE, &events_table, sizeof events_table},
-    {ASSIST_INPUT_SERVICE, &input_table, sizeof input_table},
-    {ASSIST_CUES_SERVICE, &cues_table, sizeof cues_table},
-    {ASSIST_PLAYBACK_SERVICE, &playback_table, sizeof playback_table},
-    {ASSIST_OUTBOX_SERVICE, &outbox_table, sizeof outbox_table},
-    {ASSIST_AUDIO_IN_SERVICE, &audio_table, sizeof audio_table},
-    {ASSIST_CAMERA_SERVICE, &camera_table, sizeof camera_table},
-    {ASSIST_THREAD_CHECK_SERVICE, &thread_table, sizeof thread_table},
-};
+} proxies[] = BRIDGE_PROXY_TABLES;
 #define PROXY_COUNT (sizeof proxies / sizeof proxies[0])
 
 static void *filled[PROXY_COUNT];

@@ -22,17 +22,7 @@
 
 extern char **environ;
 
-enum {
-    SVC_LOG, SVC_SPEECH, SVC_DIALOG, SVC_SETTINGS, SVC_STORAGE, SVC_SESSION, SVC_CLOCK, SVC_WORKER, SVC_EVENTS,
-    SVC_INPUT, SVC_CUES, SVC_PLAYBACK, SVC_OUTBOX, SVC_AUDIO, SVC_CAMERA, SVC_THREAD, SVC_COUNT
-};
-
-static const char *const service_ids[SVC_COUNT] = {
-    ASSIST_LOG_SERVICE, ASSIST_SPEECH_SERVICE, ASSIST_DIALOG_SERVICE, ASSIST_SETTINGS_SERVICE,
-    ASSIST_STORAGE_SERVICE, ASSIST_SESSION_SERVICE, ASSIST_CLOCK_SERVICE, ASSIST_WORKER_SERVICE,
-    ASSIST_EVENTS_SERVICE, ASSIST_INPUT_SERVICE, ASSIST_CUES_SERVICE, ASSIST_PLAYBACK_SERVICE,
-    ASSIST_OUTBOX_SERVICE, ASSIST_AUDIO_IN_SERVICE, ASSIST_CAMERA_SERVICE, ASSIST_THREAD_CHECK_SERVICE,
-};
+static const char *const service_ids[SVC_COUNT] = BRIDGE_SERVICE_IDS;
 
 #define AREAS 8
 /* The area number of the shared frame arena (assist_shared_frames.h): frames there are sent as offsets. */
@@ -116,6 +106,10 @@ static const void *service(assist_bridge *b, int which) {
     pthread_mutex_unlock(&b->lock);
     return table;
 }
+
+#define bridge_service service
+#define BRIDGE_HOST
+#include "generated/services.h"
 
 static char *host_string(assist_bridge *b, const char *text) {
     if (text == NULL) return NULL;
@@ -329,6 +323,7 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
     assist_bridge *b = c->user;
     const assist_host *h = b->real;
     uint32_t op = bmsg_op(req);
+    if (bridge_serve_generated(b, h, op, req, rep)) return;
     switch (op) {
     case OP_GET_SERVICE: {
         const char *id = get_str(req);
@@ -350,13 +345,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
             present |= 1ull << 63;
         }
         put_u64(rep, present);
-        break;
-    }
-    case OP_LOG: {
-        NEED(log, assist_log_service, SVC_LOG);
-        int32_t level = (int32_t)get_u32(req);
-        const char *text = get_str(req);
-        if (text != NULL) log->log(h, level, text);
         break;
     }
     case OP_SPEECH_SPEAK: {
@@ -384,44 +372,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         if (s != ASSIST_OK) free(x);
         put_u32(rep, (uint32_t)s);
         put_u64(rep, id);
-        break;
-    }
-    case OP_SPEECH_STOP: {
-        NEED(speech, assist_speech_service, SVC_SPEECH);
-        put_u32(rep, (uint32_t)speech->stop(h, get_u64(req)));
-        break;
-    }
-    case OP_SPEECH_CANCEL_MINE: {
-        NEED(speech, assist_speech_service, SVC_SPEECH);
-        put_u32(rep, (uint32_t)speech->cancel_mine(h));
-        break;
-    }
-    case OP_SPEECH_PAUSE: {
-        NEED(speech, assist_speech_service, SVC_SPEECH);
-        put_u32(rep, (uint32_t)speech->pause(h));
-        break;
-    }
-    case OP_SPEECH_RESUME: {
-        NEED(speech, assist_speech_service, SVC_SPEECH);
-        put_u32(rep, (uint32_t)speech->resume(h));
-        break;
-    }
-    case OP_SPEECH_IS_SPEAKING: {
-        NEED(speech, assist_speech_service, SVC_SPEECH);
-        put_u32(rep, speech->is_speaking(h) ? 1 : 0);
-        break;
-    }
-    case OP_SPEECH_PRINT: {
-        NEED(speech, assist_speech_service, SVC_SPEECH);
-        const char *text = get_str(req);
-        put_u32(rep, (uint32_t)(text ? speech->print(h, text) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_DIALOG_SAY: {
-        NEED(dialog, assist_dialog_service, SVC_DIALOG);
-        const char *text = get_str(req);
-        assist_priority priority = (assist_priority)get_u32(req);
-        put_u32(rep, (uint32_t)(text ? dialog->say(h, text, priority) : ASSIST_E_INVALID));
         break;
     }
     case OP_DIALOG_ASK_CHOICE:
@@ -455,11 +405,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_u64(rep, request);
         break;
     }
-    case OP_DIALOG_CANCEL: {
-        NEED(dialog, assist_dialog_service, SVC_DIALOG);
-        put_u32(rep, (uint32_t)dialog->cancel(h, get_u64(req)));
-        break;
-    }
     case OP_SETTINGS_GET_STRING: {
         NEED(settings, assist_settings_service, SVC_SETTINGS);
         const char *key = get_str(req);
@@ -475,48 +420,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_u64(rep, needed);
         put_str(rep, s == ASSIST_OK && buf ? buf : NULL);
         free(buf);
-        break;
-    }
-    /* A typed setting: the key, then (to set) the value; back the status and (to get) the value. */
-#define SETTING_GET(OP, TYPE, FN, PUT)                                                  \
-    case OP: {                                                                          \
-        NEED(settings, assist_settings_service, SVC_SETTINGS);                          \
-        const char *key = get_str(req);                                                 \
-        TYPE v = 0;                                                                     \
-        put_u32(rep, (uint32_t)(key ? settings->FN(h, key, &v) : ASSIST_E_INVALID));    \
-        PUT(rep, v);                                                                    \
-        break;                                                                          \
-    }
-#define SETTING_SET(OP, TYPE, FN, GET)                                                  \
-    case OP: {                                                                          \
-        NEED(settings, assist_settings_service, SVC_SETTINGS);                          \
-        const char *key = get_str(req);                                                 \
-        TYPE v = GET(req);                                                              \
-        put_u32(rep, (uint32_t)(key ? settings->FN(h, key, v) : ASSIST_E_INVALID));     \
-        break;                                                                          \
-    }
-    SETTING_GET(OP_SETTINGS_GET_INT, int64_t, get_int, put_i64)
-    SETTING_GET(OP_SETTINGS_GET_DOUBLE, double, get_double, put_f64)
-    SETTING_GET(OP_SETTINGS_GET_BOOL, bool, get_bool, put_bool)
-    SETTING_SET(OP_SETTINGS_SET_INT, int64_t, set_int, get_i64)
-    SETTING_SET(OP_SETTINGS_SET_DOUBLE, double, set_double, get_f64)
-    SETTING_SET(OP_SETTINGS_SET_BOOL, bool, set_bool, get_bool)
-#undef SETTING_GET
-#undef SETTING_SET
-    case OP_SETTINGS_SET_STRING: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req), *value = get_str(req);
-        put_u32(rep, (uint32_t)(key && value ? settings->set_string(h, key, value) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_STORAGE_OPEN: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        const char *name = get_str(req);
-        assist_db *db = NULL;
-        char *err = NULL;
-        put_u32(rep, (uint32_t)(name ? storage->open(h, name, &db, &err) : ASSIST_E_INVALID));
-        put_u64(rep, (uint64_t)(uintptr_t)db);
-        put_err(rep, err);
         break;
     }
     case OP_STORAGE_EXEC: {
@@ -539,27 +442,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_err(rep, err);
         break;
     }
-    case OP_STORAGE_BEGIN:
-    case OP_STORAGE_COMMIT:
-    case OP_STORAGE_ROLLBACK: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        assist_db *db = (assist_db *)(uintptr_t)get_u64(req);
-        assist_status s = op == OP_STORAGE_BEGIN    ? storage->begin(h, db)
-                          : op == OP_STORAGE_COMMIT ? storage->commit(h, db)
-                                                    : storage->rollback(h, db);
-        put_u32(rep, (uint32_t)s);
-        break;
-    }
-    case OP_STORAGE_MIGRATE: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        assist_db *db = (assist_db *)(uintptr_t)get_u64(req);
-        int32_t version = (int32_t)get_u32(req);
-        const char *sql = get_str(req);
-        char *err = NULL;
-        put_u32(rep, (uint32_t)(sql ? storage->migrate(h, db, version, sql, &err) : ASSIST_E_INVALID));
-        put_err(rep, err);
-        break;
-    }
     case OP_STORAGE_MEDIA_CREATE:
     case OP_STORAGE_MEDIA_TO_CACHE: {
         NEED(storage, assist_storage_service, SVC_STORAGE);
@@ -579,53 +461,16 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         free(path);
         break;
     }
-    case OP_STORAGE_MEDIA_RESERVE: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        int64_t bytes = get_i64(req);
-        char *err = NULL;
-        put_u32(rep, (uint32_t)storage->media_reserve(h, bytes, &err));
-        put_err(rep, err);
-        break;
-    }
-    case OP_STORAGE_MEDIA_DELETE: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        const char *name = get_str(req);
-        bool cache = get_bool(req);
-        put_u32(rep, (uint32_t)(name ? storage->media_delete(h, name, cache) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_STORAGE_MEDIA_USAGE: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        int64_t used = 0, quota = 0;
-        put_u32(rep, (uint32_t)storage->media_usage(h, &used, &quota));
-        put_i64(rep, used);
-        put_i64(rep, quota);
-        break;
-    }
-    case OP_SESSION_FINISH: {
+    case OP_SESSION_LANGUAGE:
+    case OP_SESSION_DATA_DIR:
+    case OP_SESSION_CACHE_DIR:
+    case OP_SESSION_SHARE_DIR: {
         NEED(session, assist_session_service, SVC_SESSION);
-        session->finish(h, (assist_status)get_u32(req));
-        break;
-    }
-    case OP_SESSION_STRING: {
-        NEED(session, assist_session_service, SVC_SESSION);
-        uint32_t which = get_u32(req);
-        const char *text = which == 0   ? session->language(h)
-                           : which == 1 ? session->data_dir(h)
-                           : which == 2 ? session->cache_dir(h)
-                           : which == 3 ? session->share_dir(h)
-                                        : NULL;
+        const char *text = op == OP_SESSION_LANGUAGE   ? session->language(h)
+                           : op == OP_SESSION_DATA_DIR ? session->data_dir(h)
+                           : op == OP_SESSION_CACHE_DIR ? session->cache_dir(h)
+                                                        : session->share_dir(h);
         put_str(rep, text);
-        break;
-    }
-    case OP_CLOCK_NOW: {
-        NEED(clock, assist_clock_service, SVC_CLOCK);
-        put_u64(rep, clock->now_ns(h));
-        break;
-    }
-    case OP_CLOCK_WALL: {
-        NEED(clock, assist_clock_service, SVC_CLOCK);
-        put_i64(rep, clock->wall_ms(h));
         break;
     }
     case OP_CLOCK_TIMER_ADD: {
@@ -641,11 +486,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_u64(rep, timer);
         break;
     }
-    case OP_CLOCK_TIMER_CANCEL: {
-        NEED(clock, assist_clock_service, SVC_CLOCK);
-        put_u32(rep, (uint32_t)clock->timer_cancel(h, get_u64(req)));
-        break;
-    }
     case OP_WORKER_SCHEDULE:
     case OP_WORKER_POST_MAIN: {
         NEED(worker, assist_worker_service, SVC_WORKER);
@@ -656,12 +496,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
                                                      : worker->post_main(h, task_trampoline, x);
         if (s != ASSIST_OK) free(x);
         put_u32(rep, (uint32_t)s);
-        break;
-    }
-    case OP_EVENTS_PUBLISH: {
-        NEED(events, assist_events_service, SVC_EVENTS);
-        const char *name = get_str(req), *json = get_str(req);
-        put_u32(rep, (uint32_t)(name ? events->publish(h, name, json) : ASSIST_E_INVALID));
         break;
     }
     case OP_EVENTS_SUBSCRIBE: {
@@ -678,31 +512,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_u64(rep, subscription);
         break;
     }
-    case OP_EVENTS_UNSUBSCRIBE: {
-        NEED(events, assist_events_service, SVC_EVENTS);
-        put_u32(rep, (uint32_t)events->unsubscribe(h, get_u64(req)));
-        break;
-    }
-    case OP_INPUT_REGISTER: {
-        NEED(input, assist_input_service, SVC_INPUT);
-        const char *id = get_str(req), *label = get_str(req), *key = get_str(req), *phrase = get_str(req);
-        assist_scope scope = (assist_scope)get_u32(req);
-        put_u32(rep, (uint32_t)(id && label ? input->register_command(h, id, label, key, phrase, scope)
-                                            : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_INPUT_UNREGISTER: {
-        NEED(input, assist_input_service, SVC_INPUT);
-        const char *id = get_str(req);
-        put_u32(rep, (uint32_t)(id ? input->unregister_command(h, id) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_INPUT_DICTATION: {
-        NEED(input, assist_input_service, SVC_INPUT);
-        const char *lang = get_str(req);
-        put_u32(rep, lang && input->dictation_available(h, lang) ? 1 : 0);
-        break;
-    }
     case OP_INPUT_SET_CHOICES: {
         NEED(input, assist_input_service, SVC_INPUT);
         const char *phrase = get_str(req), *prompt = get_str(req);
@@ -717,59 +526,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         for (uint32_t i = 0; ok && i < count; i++) ok = (choices[i] = get_str(req)) != NULL;
         put_u32(rep, (uint32_t)(ok ? input->set_choices(h, phrase, prompt, choices, count) : ASSIST_E_INVALID));
         free(choices);
-        break;
-    }
-    case OP_INPUT_SET_CONFIRMATION: {
-        NEED(input, assist_input_service, SVC_INPUT);
-        const char *id = get_str(req), *question = get_str(req);
-        if (!ASSIST_HAS_FIELD(assist_input_service, input, set_confirmation) || input->set_confirmation == NULL) {
-            put_u32(rep, (uint32_t)ASSIST_E_UNSUPPORTED);
-            break;
-        }
-        put_u32(rep, (uint32_t)(id ? input->set_confirmation(h, id, question) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_CUES_PLAY: {
-        NEED(cues, assist_cues_service, SVC_CUES);
-        const char *name = get_str(req);
-        double gain = get_f64(req), pan = get_f64(req);
-        put_u32(rep, (uint32_t)(name ? cues->play(h, name, gain, pan) : ASSIST_E_INVALID));
-        break;
-    }
-    case OP_CUES_GUIDANCE: {
-        NEED(cues, assist_cues_service, SVC_CUES);
-        assist_cue_pattern pattern = (assist_cue_pattern)get_u32(req);
-        double intensity = get_f64(req), pan = get_f64(req), pitch = get_f64(req);
-        put_u32(rep, (uint32_t)cues->guidance(h, pattern, intensity, pan, pitch));
-        break;
-    }
-    case OP_CUES_STOP: {
-        NEED(cues, assist_cues_service, SVC_CUES);
-        put_u32(rep, (uint32_t)cues->stop(h));
-        break;
-    }
-    case OP_CUES_ENABLED: {
-        NEED(cues, assist_cues_service, SVC_CUES);
-        put_u32(rep, cues->enabled(h) ? 1 : 0);
-        break;
-    }
-    case OP_PLAYBACK_PLAY_FILE: {
-        NEED(playback, assist_playback_service, SVC_PLAYBACK);
-        const char *path = get_str(req);
-        double gain = get_f64(req);
-        char *err = NULL;
-        put_u32(rep, (uint32_t)(path ? playback->play_file(h, path, gain, &err) : ASSIST_E_INVALID));
-        put_err(rep, err);
-        break;
-    }
-    case OP_PLAYBACK_STOP: {
-        NEED(playback, assist_playback_service, SVC_PLAYBACK);
-        put_u32(rep, (uint32_t)playback->stop(h));
-        break;
-    }
-    case OP_PLAYBACK_IS_PLAYING: {
-        NEED(playback, assist_playback_service, SVC_PLAYBACK);
-        put_u32(rep, playback->is_playing(h) ? 1 : 0);
         break;
     }
     case OP_OUTBOX_ENQUEUE:
@@ -798,30 +554,8 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_u32(rep, (uint32_t)outbox->on_outcome(h, x ? outcome_trampoline : NULL, x));
         break;
     }
-    case OP_OUTBOX_ACKNOWLEDGE:
-    case OP_OUTBOX_CANCEL: {
-        NEED(outbox, assist_outbox_service, SVC_OUTBOX);
-        int64_t job = get_i64(req);
-        put_u32(rep, (uint32_t)(op == OP_OUTBOX_ACKNOWLEDGE ? outbox->acknowledge(h, job) : outbox->cancel(h, job)));
-        break;
-    }
-    case OP_OUTBOX_PENDING: {
-        NEED(outbox, assist_outbox_service, SVC_OUTBOX);
-        int64_t count = 0;
-        put_u32(rep, (uint32_t)outbox->pending(h, &count));
-        put_i64(rep, count);
-        break;
-    }
-    case OP_OUTBOX_IS_ONLINE: {
-        NEED(outbox, assist_outbox_service, SVC_OUTBOX);
-        const char *name = get_str(req);
-        bool online = name && ASSIST_HAS_FIELD(assist_outbox_service, outbox, is_online) && outbox->is_online &&
-                      outbox->is_online(h, name);
-        put_u32(rep, online ? 1 : 0);
-        break;
-    }
-    case OP_AUDIO_OPEN: {
-        NEED(audio, assist_audio_in_service, SVC_AUDIO);
+    case OP_AUDIO_IN_OPEN: {
+        NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
         uint32_t rate = get_u32(req), channels = get_u32(req);
         assist_audio_stream *stream = NULL;
         char *err = NULL;
@@ -830,8 +564,8 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_err(rep, err);
         break;
     }
-    case OP_AUDIO_READ: {
-        NEED(audio, assist_audio_in_service, SVC_AUDIO);
+    case OP_AUDIO_IN_READ: {
+        NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
         assist_audio_stream *stream = (assist_audio_stream *)(uintptr_t)get_u64(req);
         uint32_t frames = get_u32(req), channels = get_u32(req);
         if (frames > 1u << 20 || channels == 0 || channels > 2) {
@@ -848,8 +582,8 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         free(buf);
         break;
     }
-    case OP_AUDIO_CLOSE: {
-        NEED(audio, assist_audio_in_service, SVC_AUDIO);
+    case OP_AUDIO_IN_CLOSE: {
+        NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
         audio->close(h, (assist_audio_stream *)(uintptr_t)get_u64(req));
         break;
     }
@@ -896,12 +630,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
         put_u64(rep, s.dropped);
         put_u64(rep, s.skipped);
         put_u64(rep, s.converted);
-        break;
-    }
-    case OP_THREAD_IS_MAIN:
-    case OP_THREAD_IS_FRAME: {
-        NEED(check, assist_thread_check_service, SVC_THREAD);
-        put_u32(rep, (op == OP_THREAD_IS_MAIN ? check->is_main(h) : check->is_frame(h)) ? 1 : 0);
         break;
     }
     default:
@@ -1379,4 +1107,26 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     b->entry.deinit = has_deinit ? e_deinit : NULL;
     b->entry.create = has_create ? e_create : NULL;
     return b;
+}
+
+static const void *fuzz_no_service(const assist_host *h, const char *id) {
+    (void)h;
+    (void)id;
+    return NULL;
+}
+
+void assist_bridge_fuzz_serve(const uint8_t *data, size_t size) {
+    static const assist_host nothing = {.struct_size = sizeof(assist_host), .get_service = fuzz_no_service};
+    assist_bridge *b = calloc(1, sizeof *b);
+    if (b == NULL) return;
+    pthread_mutex_init(&b->lock, NULL);
+    b->real = &nothing;
+    bmsg *req = bmsg_from_bytes(data, size);
+    uint32_t op = OP_FIRST_SERVICE + bmsg_op(req) % (OP_SERVICE_END - OP_FIRST_SERVICE);
+    bmsg *rep = bmsg_new(BRIDGE_REPLY, op);
+    bridge_serve_generated(b, &nothing, op, req, rep);
+    bmsg_free(rep);
+    bmsg_free(req);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
 }

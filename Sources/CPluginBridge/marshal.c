@@ -195,7 +195,7 @@ bool get_outcome(bmsg *m, assist_outbox_outcome *o) {
 /* For the fuzz target "helper-protocol": one message of arbitrary bytes (its own header, padded to 16
    bytes), read with the decoder its operation selects, as the host and the helper read what the other
    side sent. Everything decoded is freed; nothing is called. */
-void assist_bridge_fuzz_decode(const uint8_t *data, size_t size) {
+bmsg *bmsg_from_bytes(const uint8_t *data, size_t size) {
     bmsg *m = bmsg_new(BRIDGE_REQUEST, 0);
     uint8_t header[BRIDGE_HEADER] = {0};
     memcpy(header, data, size < BRIDGE_HEADER ? size : BRIDGE_HEADER);
@@ -204,6 +204,11 @@ void assist_bridge_fuzz_decode(const uint8_t *data, size_t size) {
     if (size > BRIDGE_HEADER) {
         for (size_t i = BRIDGE_HEADER; i < size; i++) put_raw_byte(m, data[i]);
     }
+    return m;
+}
+
+void assist_bridge_fuzz_decode(const uint8_t *data, size_t size) {
+    bmsg *m = bmsg_from_bytes(data, size);
     switch (bmsg_op(m) % 6) {
     case 0: {
         int32_t count = 0;

@@ -22,6 +22,10 @@ void put_outbox_request(bmsg *m, const assist_outbox_request *r);
 bool get_outbox_request(bmsg *m, assist_outbox_request *r);
 void free_outbox_request(assist_outbox_request *r);
 
+/* A message whose header is the first 16 bytes of `data` (zero-padded) and whose arguments are the rest: what
+   the fuzz targets read. */
+bmsg *bmsg_from_bytes(const uint8_t *data, size_t size);
+
 void put_outcome(bmsg *m, const assist_outbox_outcome *o);
 bool get_outcome(bmsg *m, assist_outbox_outcome *o);
 

@@ -1,4 +1,5 @@
-/* Operations of the helper protocol (wire.h). Numbers are fixed once released; new ones are only added. */
+/* Operations of the helper protocol (wire.h). The helper is the host's own executable, so both sides always
+   agree on the numbers; the service operations are generated from the ABI's headers (scripts/gen-bridge.py). */
 #ifndef ASSIST_BRIDGE_OPS_H
 #define ASSIST_BRIDGE_OPS_H
 
@@ -25,81 +26,12 @@ enum {
     OP_CB_ROW,
     OP_CB_TASK,
 
-    /* helper -> host: the service tables */
+    /* helper -> host: which slots of a service table the host fills; then one operation per service
+       function, numbered from OP_FIRST_SERVICE in generated/services.h */
     OP_GET_SERVICE = 100,
-    OP_LOG,
-    OP_SPEECH_SPEAK,
-    OP_SPEECH_STOP,
-    OP_SPEECH_CANCEL_MINE,
-    OP_SPEECH_PAUSE,
-    OP_SPEECH_RESUME,
-    OP_SPEECH_IS_SPEAKING,
-    OP_SPEECH_PRINT,
-    OP_DIALOG_SAY,
-    OP_DIALOG_ASK_CHOICE,
-    OP_DIALOG_CONFIRM,
-    OP_DIALOG_ASK_TEXT,
-    OP_DIALOG_CANCEL,
-    OP_SETTINGS_GET_STRING,
-    OP_SETTINGS_GET_INT,
-    OP_SETTINGS_GET_DOUBLE,
-    OP_SETTINGS_GET_BOOL,
-    OP_SETTINGS_SET_STRING,
-    OP_SETTINGS_SET_INT,
-    OP_SETTINGS_SET_DOUBLE,
-    OP_SETTINGS_SET_BOOL,
-    OP_STORAGE_OPEN,
-    OP_STORAGE_EXEC,
-    OP_STORAGE_BEGIN,
-    OP_STORAGE_COMMIT,
-    OP_STORAGE_ROLLBACK,
-    OP_STORAGE_MIGRATE,
-    OP_STORAGE_MEDIA_CREATE,
-    OP_STORAGE_MEDIA_RESERVE,
-    OP_STORAGE_MEDIA_TO_CACHE,
-    OP_STORAGE_MEDIA_DELETE,
-    OP_STORAGE_MEDIA_USAGE,
-    OP_SESSION_FINISH,
-    OP_SESSION_STRING, /* language, data, cache, share */
-    OP_CLOCK_NOW,
-    OP_CLOCK_WALL,
-    OP_CLOCK_TIMER_ADD,
-    OP_CLOCK_TIMER_CANCEL,
-    OP_WORKER_SCHEDULE,
-    OP_WORKER_POST_MAIN,
-    OP_EVENTS_PUBLISH,
-    OP_EVENTS_SUBSCRIBE,
-    OP_EVENTS_UNSUBSCRIBE,
-    OP_INPUT_REGISTER,
-    OP_INPUT_UNREGISTER,
-    OP_INPUT_DICTATION,
-    OP_INPUT_SET_CHOICES,
-    OP_INPUT_SET_CONFIRMATION,
-    OP_CUES_PLAY,
-    OP_CUES_GUIDANCE,
-    OP_CUES_STOP,
-    OP_CUES_ENABLED,
-    OP_PLAYBACK_PLAY_FILE,
-    OP_PLAYBACK_STOP,
-    OP_PLAYBACK_IS_PLAYING,
-    OP_OUTBOX_ENQUEUE,
-    OP_OUTBOX_ON_OUTCOME,
-    OP_OUTBOX_ACKNOWLEDGE,
-    OP_OUTBOX_CANCEL,
-    OP_OUTBOX_PENDING,
-    OP_OUTBOX_IS_ONLINE,
-    OP_OUTBOX_SEND_NOW,
-    OP_AUDIO_OPEN,
-    OP_AUDIO_READ,
-    OP_AUDIO_CLOSE,
-    OP_CAMERA_SUBSCRIBE,
-    OP_CAMERA_UNSUBSCRIBE,
-    OP_CAMERA_RETAIN,
-    OP_CAMERA_RELEASE,
-    OP_CAMERA_CONTROL,
-    OP_CAMERA_STATS,
-    OP_THREAD_IS_MAIN,
-    OP_THREAD_IS_FRAME,
+    OP_FIRST_SERVICE,
 };
+
+#include "generated/services.h"
 
 #endif

@@ -44,10 +44,12 @@ enum FuzzTargets {
 
     /// A message on a plugin helper's socket (docs/plugin-isolation.md), read as the host or the helper reads
     /// what the other side sent: storage values and rows, outbox requests and outcomes, HTTP fields, dialog
-    /// results.
+    /// results, and every service call the generated serving reads (scripts/gen-bridge.py).
     static func helperProtocol(_ data: Data) {
         data.withUnsafeBytes { bytes in
-            assist_bridge_fuzz_decode(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
+            let base = bytes.bindMemory(to: UInt8.self).baseAddress
+            assist_bridge_fuzz_decode(base, bytes.count)
+            assist_bridge_fuzz_serve(base, bytes.count)
         }
     }
 

@@ -18,6 +18,32 @@ struct HeaderRulesTests {
         #expect(result.status == 0, "\(result.standardOutput)")
     }
 
+    /// The helper protocol's service code is generated from these headers (scripts/gen-bridge.py): a function
+    /// added, removed or changed in a header without regenerating it fails here.
+    @Test func theBridgesServiceCodeIsWhatTheHeadersDescribe() throws {
+        let script = BuildProducts.packageRoot.appendingPathComponent("scripts/gen-bridge.py").path
+        let result = try ProcessRunner.run("/usr/bin/python3", [script, "--check"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        // The check can fail: a header with one more function differs from the checked-in code.
+        let folder = try TemporaryDirectory("assist-bridge-check")
+        let copy = folder.path("tree")
+        for path in ["scripts", "Sources/PluginAPI/include/assist", "Sources/CPluginBridge/generated"] {
+            try FileManager.default.createDirectory(
+                at: copy.appendingPathComponent(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: BuildProducts.packageRoot.appendingPathComponent(path), to: copy.appendingPathComponent(path))
+        }
+        let header = copy.appendingPathComponent("Sources/PluginAPI/include/assist/cues.h")
+        let text = try String(contentsOf: header, encoding: .utf8)
+        try text.replacingOccurrences(
+            of: "    bool (*enabled)(const assist_host *h);",
+            with: "    bool (*enabled)(const assist_host *h);\n    bool (*muted)(const assist_host *h);"
+        ).write(to: header, atomically: true, encoding: .utf8)
+        let stale = try ProcessRunner.run(
+            "/usr/bin/python3", [copy.appendingPathComponent("scripts/gen-bridge.py").path, "--check"])
+        #expect(stale.status == 1 && stale.standardOutput.contains("run scripts/gen-bridge.py"), "\(stale)")
+    }
+
     @Test func theUmbrellaIncludesEveryPartAndEachPartStandsAlone() throws {
         let umbrella = try String(contentsOf: Self.include.appendingPathComponent("assist_plugin.h"), encoding: .utf8)
         #expect(Self.parts.count >= 16)

@@ -1,4 +1,3 @@
-import AssistApp
 import AssistCore
 import Foundation
 import Interaction

@@ -53,6 +53,10 @@ bool assist_bridge_wait_end(assist_bridge *bridge, int32_t wait_ms, char *out, s
 
 /** The fuzz target "helper-protocol": decodes one message of arbitrary bytes as the other side's. */
 void assist_bridge_fuzz_decode(const uint8_t *data, size_t size);
+/** The same target's second half: one request of arbitrary bytes read by the generated serving of the
+    service operation its header names, as the host reads a helper's call, against a host that serves no
+    table (every argument is read; nothing is called). */
+void assist_bridge_fuzz_serve(const uint8_t *data, size_t size);
 
 /** The helper process's main: serves the host on descriptor `fd`. Returns the exit status. */
 int assist_bridge_helper_main(int fd);

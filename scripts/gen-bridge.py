@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Writes the helper protocol's service code from the plugin ABI's headers: the one description of every
+service operation is its function pointer in Sources/PluginAPI/include/assist/<service>.h.
+
+Usage: scripts/gen-bridge.py [--check]   (--check: exit 1, naming the files, when the checked-in output differs)
+
+From each `typedef struct assist_<name>_service { ... }` and its `ASSIST_<NAME>_SERVICE` id it writes
+Sources/CPluginBridge/generated/services.h:
+  - SVC_* and the service ids, in one list (the host's stand-in and the helper's proxies both use it);
+  - one OP_* per operation (numbers follow the headers' order; the helper is always the host's own executable,
+    started from the same build, so numbers never have to match across versions);
+  - BRIDGE_HELPER_TABLES: the helper's proxy table for every service, in header order;
+  - BRIDGE_HELPER_PROXIES: a proxy for each operation whose arguments the wire carries by rule;
+  - BRIDGE_HOST_SERVE: the host's serving of those operations.
+An operation the rules do not cover (callbacks, structs, arrays, buffers, or one listed in CUSTOM) is written
+by hand: `h_<service>_<operation>` in helper.c and `serve_<service>_<operation>` in host.c, which the
+generated code calls. The rules, each a way a plugin's argument crosses the socket unchanged:
+  - `const char *` (NULL travels as NULL), integers, `bool`, `double` and the ABI's int32 typedefs: by value;
+  - `assist_db *` and the ABI's other opaque handles: as the pointer's value, which the host checks;
+  - `T *` for such a scalar or handle (an out or in-out argument): a flag saying whether it is NULL, and the
+    value it holds, so the host's table sees exactly what it would see in process; the value comes back;
+  - `char **err`: a flag; the host's message comes back and is strdup'd for the plugin.
+"""
+import glob
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADERS = os.path.join(ROOT, "Sources/PluginAPI/include/assist")
+OUTPUT = os.path.join(ROOT, "Sources/CPluginBridge/generated/services.h")
+
+# Operations written by hand although their arguments fit the rules: they keep state on one side.
+CUSTOM = {
+    "audio_in.open",  # the helper keeps the stream's channel count for read's buffer
+    "audio_in.close",
+    "camera.unsubscribe",  # ends the frames the helper maps
+    "camera.control",  # `value` goes in as well as out
+    "audio_in.read",  # `buf` is a buffer of `frames` samples, not one value
+}
+
+SCALARS = {  # C type: (wire kind, C type on the wire)
+    "uint64_t": "u64", "int64_t": "i64", "uint32_t": "u32", "int32_t": "i32", "bool": "bool", "double": "f64",
+    "size_t": "u64",
+}
+PUT = {"u64": "put_u64", "i64": "put_i64", "u32": "put_u32", "i32": "put_u32", "bool": "put_bool",
+       "f64": "put_f64", "handle": "put_u64"}
+GET = {"u64": "get_u64", "i64": "get_i64", "u32": "get_u32", "i32": "(int32_t)get_u32", "bool": "get_bool",
+       "f64": "get_f64", "handle": "get_u64"}
+
+
+def strip_comments(text):
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+def read_headers():
+    typedefs, handles, services = {}, set(), []
+    for path in sorted(glob.glob(os.path.join(HEADERS, "*.h"))):
+        text = strip_comments(open(path, encoding="utf-8").read())
+        for m in re.finditer(r"typedef\s+(u?int(?:8|16|32|64)_t)\s+(assist_\w+);", text):
+            typedefs[m.group(2)] = m.group(1)
+        for m in re.finditer(r"typedef\s+struct\s+(assist_\w+)\s+\1;", text):
+            handles.add(m.group(1))
+        ids = dict(re.findall(r'#define\s+(ASSIST_\w+_SERVICE)\s+"([^"]+)"', text))
+        for m in re.finditer(r"typedef struct (assist_(\w+)_service) \{(.*?)\} \1;", text, re.S):
+            name = m.group(2)
+            macro = "ASSIST_%s_SERVICE" % name.upper()
+            if macro not in ids:
+                sys.exit("%s: %s has no %s" % (os.path.basename(path), m.group(1), macro))
+            ops = []
+            for f in re.finditer(r"([\w\s\*]+?)\(\*\s*(\w+)\)\s*\(([^;]*?)\);", m.group(3), re.S):
+                ret = " ".join(f.group(1).replace("ASSIST_NULLABLE", "").split())
+                params = [" ".join(p.replace("ASSIST_NULLABLE", "").split()) for p in f.group(3).split(",")]
+                ops.append({"name": f.group(2), "ret": ret, "params": params})
+            services.append({"name": name, "struct": m.group(1), "macro": macro, "id": ids[macro],
+                             "file": os.path.basename(path), "ops": ops})
+    services.sort(key=lambda s: SERVICE_ORDER.index(s["name"]) if s["name"] in SERVICE_ORDER else 999)
+    return typedefs, handles, services
+
+
+# The order services were first served in (the SVC_* numbers); a new service goes at the end.
+SERVICE_ORDER = ["log", "speech", "dialog", "settings", "storage", "session", "clock", "worker", "events", "input",
+                 "cues", "playback", "outbox", "audio_in", "camera", "thread_check"]
+
+
+def parse_param(text, typedefs, handles):
+    """(kind, C type, name) for one parameter, or None when the rules do not carry it."""
+    m = re.match(r"^(.*?)(\w+)$", text)
+    if not m:
+        return None
+    ctype, name = " ".join(m.group(1).replace("*", " * ").split()), m.group(2)
+    ctype = ctype.replace("* *", "**").strip()
+    base = typedefs.get(ctype, ctype)
+    if ctype == "const char *":
+        return ("str", "const char *", name)
+    if base in SCALARS:
+        return (SCALARS[base], ctype, name)
+    if ctype.endswith(" *") and ctype[:-2] in handles:
+        return ("handle", ctype, name)
+    if ctype == "char **":
+        return ("err", ctype, name)
+    if ctype.endswith(" **") and ctype[:-3] in handles:
+        return ("out:handle", ctype[:-3] + " *", name)
+    if ctype.endswith(" *"):
+        inner = ctype[:-2]
+        if typedefs.get(inner, inner) in SCALARS:
+            return ("out:" + SCALARS[typedefs.get(inner, inner)], inner, name)
+    return None
+
+
+def return_kind(ret, typedefs):
+    if ret == "void":
+        return "void"
+    if ret == "assist_status":
+        return "status"
+    base = typedefs.get(ret, ret)
+    return SCALARS.get(base)
+
+
+def plan(services, typedefs, handles):
+    for service in services:
+        for op in service["ops"]:
+            op["enum"] = "OP_%s_%s" % (service["name"].upper(), op["name"].upper())
+            op["key"] = "%s.%s" % (service["name"], op["name"])
+            params = op["params"]
+            if not params or not re.match(r"^const assist_host \*\s*h$", params[0]):
+                sys.exit("%s: %s does not take `const assist_host *h` first" % (service["file"], op["key"]))
+            parsed = [parse_param(p, typedefs, handles) for p in params[1:]]
+            kind = return_kind(op["ret"], typedefs)
+            op["args"] = parsed
+            op["kind"] = kind
+            op["generated"] = kind is not None and None not in parsed and op["key"] not in CUSTOM
+            op["c_params"] = ", ".join(params)
+
+
+def c_ret(op):
+    return op["ret"]
+
+
+def helper_proxy(service, op):
+    lines = ["static %s h_%s_%s(%s) {" % (c_ret(op), service["name"], op["name"], pretty(op["c_params"])),
+             "    (void)h;", "    bmsg *m = bmsg_new(BRIDGE_REQUEST, %s);" % op["enum"]]
+    for kind, ctype, name in op["args"]:
+        if kind == "str":
+            lines.append("    put_str(m, %s);" % name)
+        elif kind == "err":
+            lines.append("    put_bool(m, %s != NULL);" % name)
+        elif kind.startswith("out:"):
+            lines.append("    put_bool(m, %s != NULL);" % name)
+        elif kind == "handle":
+            lines.append("    put_u64(m, (uint64_t)(uintptr_t)%s);" % name)
+        else:
+            cast = "(uint32_t)" if kind in ("u32", "i32") else ""
+            lines.append("    %s(m, %s%s);" % (PUT[kind], cast, name))
+    lines.append("    bmsg *reply = bchan_call(&chan, m, -1);")
+    kind = op["kind"]
+    if kind == "status":
+        lines.append("    assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;")
+    elif kind == "bool":
+        lines.append("    bool result = reply != NULL && get_u32(reply) == 1;")
+    elif kind != "void":
+        lines.append("    %s result = reply != NULL ? (%s)%s(reply) : 0;" % (op["ret"], op["ret"], GET[kind]))
+    # Out values are written as the host's table wrote them: for a status, only on success.
+    written = "reply != NULL && result == ASSIST_OK" if kind == "status" else "reply != NULL"
+    for akind, ctype, name in op["args"]:
+        if akind.startswith("out:"):
+            wire = akind[4:]
+            value = "(%s)(uintptr_t)get_u64(reply)" % ctype if wire == "handle" else "(%s)%s(reply)" % (ctype, GET[wire])
+            lines.append("    %s%s%s_value = reply != NULL ? %s : 0;" % (ctype, "" if ctype.endswith("*") else " ", name, value))
+            lines.append("    if (%s && %s != NULL) *%s = %s_value;" % (written, name, name, name))
+        elif akind == "err":
+            lines.append("    if (%s != NULL) {" % name)
+            lines.append("        const char *text = reply != NULL ? get_str(reply) : NULL;")
+            lines.append("        *%s = text != NULL ? strdup(text) : NULL;" % name)
+            lines.append("    }")
+    lines.append("    bmsg_free(reply);")
+    if kind != "void":
+        lines.append("    return result;")
+    lines.append("}")
+    return lines
+
+
+def host_case(service, op):
+    table = "t"
+    lines = ["    case %s: {" % op["enum"]]
+    names = []
+    for kind, ctype, name in op["args"]:
+        if kind == "str":
+            lines.append("        const char *%s = get_str(req);" % name)
+            names.append(name)
+        elif kind == "err":
+            lines.append("        bool want_%s = get_bool(req);" % name)
+            lines.append("        char *%s_text = NULL;" % name)
+            names.append("want_%s ? &%s_text : NULL" % (name, name))
+        elif kind.startswith("out:"):
+            lines.append("        bool want_%s = get_bool(req);" % name)
+            lines.append("        %s%s%s_value = 0;" % (ctype, "" if ctype.endswith("*") else " ", name))
+            names.append("want_%s ? &%s_value : NULL" % (name, name))
+        elif kind == "handle":
+            lines.append("        %s%s = (%s)(uintptr_t)get_u64(req);" % (ctype, name, ctype) if ctype.endswith("*")
+                         else "        %s %s = (%s)(uintptr_t)get_u64(req);" % (ctype, name, ctype))
+            names.append(name)
+        else:
+            lines.append("        %s %s = (%s)%s(req);" % (ctype, name, ctype, GET[kind]))
+            names.append(name)
+    lines.append("        const %s *%s = bridge_service(b, SVC_%s);" % (service["struct"], table, service["name"].upper()))
+    lines.append("        if (req->bad || %s == NULL || !ASSIST_HAS_FIELD(%s, %s, %s) || %s->%s == NULL) {"
+                 % (table, service["struct"], table, op["name"], table, op["name"]))
+    lines.append("            put_u32(rep, (uint32_t)(req->bad ? ASSIST_E_INVALID : ASSIST_E_UNSUPPORTED));")
+    lines.append("            break;")
+    lines.append("        }")
+    call = "%s->%s(h%s)" % (table, op["name"], "".join(", " + n for n in names))
+    kind = op["kind"]
+    if kind == "void":
+        lines.append("        %s;" % call)
+    elif kind == "status":
+        lines.append("        put_u32(rep, (uint32_t)%s);" % call)
+    elif kind == "bool":
+        lines.append("        put_u32(rep, %s ? 1 : 0);" % call)
+    else:
+        cast = "(uint32_t)" if kind in ("u32", "i32") else ""
+        lines.append("        %s(rep, %s%s);" % (PUT[kind], cast, call))
+    for akind, ctype, name in op["args"]:
+        if akind.startswith("out:"):
+            wire = akind[4:]
+            value = "(uint64_t)(uintptr_t)%s_value" % name if wire == "handle" else "%s_value" % name
+            cast = "(uint32_t)" if wire in ("u32", "i32") else ""
+            lines.append("        %s(rep, %s%s);" % (PUT[wire], cast, value))
+        elif akind == "err":
+            lines.append("        put_str(rep, %s_text);" % name)
+            lines.append("        free(%s_text);" % name)
+    lines.append("        break;")
+    lines.append("    }")
+    return lines
+
+
+def pretty(params):
+    return params.replace(" *", " *").replace("* ", "*")
+
+
+def render(services):
+    out = ["/* GENERATED by scripts/gen-bridge.py from the headers in Sources/PluginAPI/include/assist: do not edit by hand.",
+           "   Regenerate with `scripts/gen-bridge.py`; PluginHostTests fails while this file and the headers disagree.",
+           "   docs/plugin-isolation.md says how an operation crosses the socket. */",
+           "#ifndef ASSIST_BRIDGE_SERVICES_H", "#define ASSIST_BRIDGE_SERVICES_H", "",
+           "/* The services the bridge carries, in one list. */", "enum {"]
+    out += ["    SVC_%s," % s["name"].upper() for s in services]
+    out += ["    SVC_COUNT", "};", "",
+            "#define BRIDGE_SERVICE_IDS { \\"]
+    out += ["    %s, \\" % s["macro"] for s in services]
+    out += ["}", "", "/* helper -> host: one operation per service function, after OP_GET_SERVICE (ops.h). */",
+            "enum {"]
+    first = True
+    for s in services:
+        for op in s["ops"]:
+            out.append("    %s%s, /* %s */" % (op["enum"], " = OP_FIRST_SERVICE" if first else "", op["key"]))
+            first = False
+    out += ["    OP_SERVICE_END", "};", "#endif /* ASSIST_BRIDGE_SERVICES_H */", ""]
+    # Helper side: included a second time by helper.c, with BRIDGE_HELPER defined, once its statics exist.
+    out += ["#if defined(BRIDGE_HELPER) && !defined(ASSIST_BRIDGE_HELPER_PROXIES)",
+            "#define ASSIST_BRIDGE_HELPER_PROXIES",
+            "/* Written by hand in helper.c: the operations the rules do not carry. */"]
+    for s in services:
+        for op in s["ops"]:
+            if not op["generated"]:
+                out.append("static %s h_%s_%s(%s);" % (op["ret"], s["name"], op["name"], pretty(op["c_params"])))
+    out += ["", "/* The proxies the rules carry. */"]
+    for s in services:
+        for op in s["ops"]:
+            if op["generated"]:
+                out += helper_proxy(s, op)
+    out += ["", "/* Every service's proxy table, in header order; the host says which slots it fills (OP_GET_SERVICE). */"]
+    for s in services:
+        out.append("static const %s %s_proxy = {" % (s["struct"], s["name"]))
+        out.append("    .struct_size = sizeof(%s)," % s["struct"])
+        out += ["    .%s = h_%s_%s," % (op["name"], s["name"], op["name"]) for op in s["ops"]]
+        out.append("};")
+    out += ["", "#define BRIDGE_PROXY_TABLES { \\"]
+    for s in services:
+        out.append("    {%s, &%s_proxy, sizeof %s_proxy}, \\" % (s["macro"], s["name"], s["name"]))
+    out += ["}", "#endif /* BRIDGE_HELPER */", ""]
+    # Host side: likewise, by host.c with BRIDGE_HOST defined.
+    out += ["#if defined(BRIDGE_HOST) && !defined(ASSIST_BRIDGE_HOST_SERVING)", "#define ASSIST_BRIDGE_HOST_SERVING",
+            "/* Serves the operations the rules carry; false for any other, which host.c serves by hand. */",
+            "static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {",
+            "    switch (op) {"]
+    for s in services:
+        for op in s["ops"]:
+            if op["generated"]:
+                out += host_case(s, op)
+    out += ["    default:", "        return false;", "    }", "    return true;", "}", "#endif /* BRIDGE_HOST */", ""]
+    return "\n".join(out)
+
+
+def main():
+    typedefs, handles, services = read_headers()
+    plan(services, typedefs, handles)
+    text = render(services)
+    if "--check" in sys.argv:
+        current = open(OUTPUT, encoding="utf-8").read() if os.path.exists(OUTPUT) else ""
+        if current != text:
+            print("%s differs from what the headers describe: run scripts/gen-bridge.py" % os.path.relpath(OUTPUT, ROOT))
+            sys.exit(1)
+        return
+    if "--list" in sys.argv:
+        for s in services:
+            for op in s["ops"]:
+                print("%-32s %s" % (op["key"], "generated" if op["generated"] else "by hand"))
+        return
+    os.makedirs(os.path.dirname(OUTPUT), exist_ok=True)
+    with open(OUTPUT, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
