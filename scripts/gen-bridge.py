@@ -282,12 +282,24 @@ def render(services):
     # Host side: likewise, by host.c with BRIDGE_HOST defined.
     out += ["#if defined(BRIDGE_HOST) && !defined(ASSIST_BRIDGE_HOST_SERVING)", "#define ASSIST_BRIDGE_HOST_SERVING",
             "/* Serves the operations the rules carry; false for any other, which host.c serves by hand. */",
+            "/* Served by hand in host.c: the operations the rules do not carry. */"]
+    for s in services:
+        for op in s["ops"]:
+            if not op["generated"]:
+                out.append("static void serve_%s_%s(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);"
+                           % (s["name"], op["name"]))
+    out += ["",
+            "/* Serves one service operation; false for an operation that is not one. */",
             "static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {",
             "    switch (op) {"]
     for s in services:
         for op in s["ops"]:
             if op["generated"]:
                 out += host_case(s, op)
+            else:
+                out += ["    case %s:" % op["enum"],
+                        "        serve_%s_%s(b, h, op, req, rep);" % (s["name"], op["name"]),
+                        "        break;"]
     out += ["    default:", "        return false;", "    }", "    return true;", "}", "#endif /* BRIDGE_HOST */", ""]
     return "\n".join(out)
 

@@ -263,7 +263,7 @@ static void task_trampoline(void *user) {
     const type *var = service(b, which);                         \
     if (var == NULL) {                                           \
         put_u32(rep, (uint32_t)ASSIST_E_UNSUPPORTED);            \
-        break;                                                   \
+        return;                                                  \
     }
 
 static void put_err(bmsg *rep, char *err) {
@@ -319,6 +319,322 @@ static void serve_camera(assist_bridge *b, uint32_t op, bmsg *req, bmsg *rep) {
     put_u64(rep, 0);
 }
 
+/* ---- the service operations served by hand (generated/services.h calls them) ---------------------------- */
+
+static void serve_speech_speak(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(speech, assist_speech_service, SVC_SPEECH);
+    const char *text = get_str(req);
+    bool has_options = get_bool(req);
+    assist_speech_options o = {0};
+    o.struct_size = sizeof o;
+    o.priority = (assist_priority)get_u32(req);
+    o.language = get_str(req);
+    o.voice = get_str(req);
+    o.words_per_minute = (int32_t)get_u32(req);
+    o.flags = get_u32(req);
+    uint64_t done = get_u64(req), word = get_u64(req), user = get_u64(req);
+    if (req->bad || text == NULL) {
+        put_u32(rep, (uint32_t)ASSIST_E_INVALID);
+        return;
+    }
+    box *x = (done != 0 || word != 0) ? box_new(b, (void *)(uintptr_t)done, (void *)(uintptr_t)word,
+                                                (void *)(uintptr_t)user, false)
+                                      : NULL;
+    uint64_t id = 0;
+    assist_status s = speech->speak(h, text, has_options ? &o : NULL, x ? speech_done_trampoline : NULL,
+                                    x && word ? speech_word_trampoline : NULL, x, &id);
+    if (s != ASSIST_OK) free(x);
+    put_u32(rep, (uint32_t)s);
+    put_u64(rep, id);
+}
+
+static void serve_dialog_ask_choice(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(dialog, assist_dialog_service, SVC_DIALOG);
+    uint64_t fn = get_u64(req), user = get_u64(req);
+    const char *prompt = get_str(req);
+    box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, false);
+    uint64_t request = 0;
+    assist_status s = ASSIST_E_INVALID;
+    if (op == OP_DIALOG_ASK_CHOICE) {
+        uint32_t count = get_u32(req);
+        int32_t preset = (int32_t)get_u32(req);
+        const char **choices = count <= 1000 ? calloc(count + 1, sizeof *choices) : NULL;
+        for (uint32_t i = 0; choices != NULL && i < count; i++) choices[i] = get_str(req);
+        if (choices != NULL && !req->bad && prompt != NULL)
+            s = dialog->ask_choice(h, prompt, choices, (int32_t)count, preset, dialog_trampoline, x, &request);
+        free(choices);
+    } else if (op == OP_DIALOG_CONFIRM) {
+        bool yes = get_bool(req);
+        uint32_t timeout = get_u32(req);
+        if (!req->bad && prompt != NULL)
+            s = dialog->confirm(h, prompt, yes, timeout, dialog_trampoline, x, &request);
+    } else {
+        assist_text_kind kind = (assist_text_kind)get_u32(req);
+        if (!req->bad && prompt != NULL) s = dialog->ask_text(h, prompt, kind, dialog_trampoline, x, &request);
+    }
+    if (s != ASSIST_OK) free(x);
+    put_u32(rep, (uint32_t)s);
+    put_u64(rep, request);
+}
+
+static void serve_dialog_confirm(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_dialog_ask_choice(b, h, op, req, rep);
+}
+
+static void serve_dialog_ask_text(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_dialog_ask_choice(b, h, op, req, rep);
+}
+
+static void serve_settings_get_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(settings, assist_settings_service, SVC_SETTINGS);
+    const char *key = get_str(req);
+    uint64_t cap = get_u64(req);
+    if (key == NULL || cap > (1u << 20)) {
+        put_u32(rep, (uint32_t)ASSIST_E_INVALID);
+        return;
+    }
+    char *buf = cap ? malloc(cap) : NULL;
+    size_t needed = 0;
+    assist_status s = settings->get_string(h, key, buf, cap, &needed);
+    put_u32(rep, (uint32_t)s);
+    put_u64(rep, needed);
+    put_str(rep, s == ASSIST_OK && buf ? buf : NULL);
+    free(buf);
+}
+
+static void serve_storage_exec(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(storage, assist_storage_service, SVC_STORAGE);
+    assist_db *db = (assist_db *)(uintptr_t)get_u64(req);
+    const char *sql = get_str(req);
+    int32_t count = 0;
+    assist_value *values = get_values(req, &count);
+    uint64_t fn = get_u64(req), user = get_u64(req);
+    int64_t changes = 0;
+    char *err = NULL;
+    assist_status s = ASSIST_E_INVALID;
+    if (sql != NULL && values != NULL && !req->bad) {
+        box x = {.bridge = b, .fn = fn, .user = user};
+        s = storage->exec(h, db, sql, values, count, fn ? row_trampoline : NULL, &x, &changes, &err);
+    }
+    free(values);
+    put_u32(rep, (uint32_t)s);
+    put_i64(rep, changes);
+    put_err(rep, err);
+}
+
+static void serve_storage_media_create(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(storage, assist_storage_service, SVC_STORAGE);
+    const char *name = get_str(req);
+    uint64_t cap = get_u64(req);
+    if (name == NULL || cap == 0 || cap > 65536) {
+        put_u32(rep, (uint32_t)ASSIST_E_INVALID);
+        return;
+    }
+    char *path = calloc(1, cap);
+    char *err = NULL;
+    assist_status s = op == OP_STORAGE_MEDIA_CREATE ? storage->media_create(h, name, path, cap, &err)
+                                                    : storage->media_to_cache(h, name, path, cap, &err);
+    put_u32(rep, (uint32_t)s);
+    put_str(rep, s == ASSIST_OK ? path : NULL);
+    put_err(rep, err);
+    free(path);
+}
+
+static void serve_storage_media_to_cache(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_storage_media_create(b, h, op, req, rep);
+}
+
+static void serve_session_language(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(session, assist_session_service, SVC_SESSION);
+    const char *text = op == OP_SESSION_LANGUAGE   ? session->language(h)
+                       : op == OP_SESSION_DATA_DIR ? session->data_dir(h)
+                       : op == OP_SESSION_CACHE_DIR ? session->cache_dir(h)
+                                                    : session->share_dir(h);
+    put_str(rep, text);
+}
+
+static void serve_session_data_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_session_language(b, h, op, req, rep);
+}
+
+static void serve_session_cache_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_session_language(b, h, op, req, rep);
+}
+
+static void serve_session_share_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_session_language(b, h, op, req, rep);
+}
+
+static void serve_clock_timer_add(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(clock, assist_clock_service, SVC_CLOCK);
+    uint32_t ms = get_u32(req);
+    bool repeat = get_bool(req);
+    uint64_t fn = get_u64(req), user = get_u64(req);
+    box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, repeat);
+    uint64_t timer = 0;
+    assist_status s = fn ? clock->timer_add(h, ms, repeat, timer_trampoline, x, &timer) : ASSIST_E_INVALID;
+    if (s != ASSIST_OK && !repeat) free(x);
+    put_u32(rep, (uint32_t)s);
+    put_u64(rep, timer);
+}
+
+static void serve_worker_schedule(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(worker, assist_worker_service, SVC_WORKER);
+    uint64_t fn = get_u64(req), user = get_u64(req);
+    box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, false);
+    assist_status s = !fn                           ? ASSIST_E_INVALID
+                      : op == OP_WORKER_SCHEDULE ? worker->schedule(h, task_trampoline, x)
+                                                 : worker->post_main(h, task_trampoline, x);
+    if (s != ASSIST_OK) free(x);
+    put_u32(rep, (uint32_t)s);
+}
+
+static void serve_worker_post_main(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_worker_schedule(b, h, op, req, rep);
+}
+
+static void serve_events_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(events, assist_events_service, SVC_EVENTS);
+    const char *prefix = get_str(req);
+    uint64_t fn = get_u64(req), user = get_u64(req);
+    uint64_t subscription = 0;
+    assist_status s = ASSIST_E_INVALID;
+    if (prefix != NULL && fn != 0) {
+        box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, true);
+        s = events->subscribe(h, prefix, event_trampoline, x, &subscription);
+    }
+    put_u32(rep, (uint32_t)s);
+    put_u64(rep, subscription);
+}
+
+static void serve_input_set_choices(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(input, assist_input_service, SVC_INPUT);
+    const char *phrase = get_str(req), *prompt = get_str(req);
+    uint32_t count = get_u32(req);
+    if (phrase == NULL || count > 10000 || !ASSIST_HAS_FIELD(assist_input_service, input, set_choices) ||
+        input->set_choices == NULL) {
+        put_u32(rep, (uint32_t)(phrase && count <= 10000 ? ASSIST_E_UNSUPPORTED : ASSIST_E_INVALID));
+        return;
+    }
+    const char **choices = count ? calloc(count, sizeof *choices) : NULL;
+    int ok = count == 0 || choices != NULL;
+    for (uint32_t i = 0; ok && i < count; i++) ok = (choices[i] = get_str(req)) != NULL;
+    put_u32(rep, (uint32_t)(ok ? input->set_choices(h, phrase, prompt, choices, count) : ASSIST_E_INVALID));
+    free(choices);
+}
+
+static void serve_outbox_enqueue(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(outbox, assist_outbox_service, SVC_OUTBOX);
+    assist_outbox_request r;
+    bool ok = get_outbox_request(req, &r);
+    int64_t job = 0;
+    char *err = NULL;
+    assist_status s = ASSIST_E_INVALID;
+    if (ok && op == OP_OUTBOX_ENQUEUE) s = outbox->enqueue(h, &r, &job, &err);
+    if (ok && op == OP_OUTBOX_SEND_NOW)
+        s = ASSIST_HAS_FIELD(assist_outbox_service, outbox, send_now) && outbox->send_now
+                ? outbox->send_now(h, &r, &job, &err)
+                : ASSIST_E_UNSUPPORTED;
+    if (ok) free_outbox_request(&r);
+    put_u32(rep, (uint32_t)s);
+    put_i64(rep, job);
+    put_err(rep, err);
+}
+
+static void serve_outbox_send_now(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    serve_outbox_enqueue(b, h, op, req, rep);
+}
+
+static void serve_outbox_on_outcome(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(outbox, assist_outbox_service, SVC_OUTBOX);
+    uint64_t fn = get_u64(req), user = get_u64(req);
+    box *x = fn ? box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, true) : NULL;
+    put_u32(rep, (uint32_t)outbox->on_outcome(h, x ? outcome_trampoline : NULL, x));
+}
+
+static void serve_audio_in_open(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
+    uint32_t rate = get_u32(req), channels = get_u32(req);
+    assist_audio_stream *stream = NULL;
+    char *err = NULL;
+    put_u32(rep, (uint32_t)audio->open(h, rate, channels, &stream, &err));
+    put_u64(rep, (uint64_t)(uintptr_t)stream);
+    put_err(rep, err);
+}
+
+static void serve_audio_in_read(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
+    assist_audio_stream *stream = (assist_audio_stream *)(uintptr_t)get_u64(req);
+    uint32_t frames = get_u32(req), channels = get_u32(req);
+    if (frames > 1u << 20 || channels == 0 || channels > 2) {
+        put_u32(rep, (uint32_t)ASSIST_E_INVALID);
+        return;
+    }
+    int16_t *buf = calloc((size_t)frames * channels + 1, sizeof *buf);
+    uint32_t got = 0;
+    assist_status s = audio->read(h, stream, buf, frames, &got);
+    if (got > frames) got = frames;
+    put_u32(rep, (uint32_t)s);
+    put_u32(rep, got);
+    put_bytes(rep, buf, (size_t)got * channels * sizeof *buf);
+    free(buf);
+}
+
+static void serve_audio_in_close(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
+    audio->close(h, (assist_audio_stream *)(uintptr_t)get_u64(req));
+}
+
+static void serve_camera_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(camera, assist_camera_service, SVC_CAMERA);
+    assist_camera_request r = {0};
+    r.struct_size = sizeof r;
+    r.fourcc = get_u32(req);
+    r.max_width = get_u32(req);
+    r.max_height = get_u32(req);
+    r.max_fps = get_f64(req);
+    r.zoom = get_f64(req);
+    r.flags = get_u32(req);
+    char *err = NULL;
+    put_u32(rep, (uint32_t)camera->subscribe(h, &r, &err));
+    put_err(rep, err);
+}
+
+static void serve_camera_unsubscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(camera, assist_camera_service, SVC_CAMERA);
+    put_u32(rep, (uint32_t)camera->unsubscribe(h));
+}
+
+static void serve_camera_control(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(camera, assist_camera_service, SVC_CAMERA);
+    const char *name = get_str(req);
+    int64_t value = get_i64(req), minimum = 0, maximum = 0;
+    put_u32(rep, (uint32_t)(name ? camera->control(h, name, &value, &minimum, &maximum) : ASSIST_E_INVALID));
+    put_i64(rep, value);
+    put_i64(rep, minimum);
+    put_i64(rep, maximum);
+}
+
+static void serve_camera_stats(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    NEED(camera, assist_camera_service, SVC_CAMERA);
+    assist_camera_stats s = {0};
+    s.struct_size = sizeof s;
+    put_u32(rep, (uint32_t)camera->stats(h, &s));
+    put_u64(rep, s.delivered);
+    put_u64(rep, s.dropped);
+    put_u64(rep, s.skipped);
+    put_u64(rep, s.converted);
+}
+
+static void serve_camera_retain(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    (void)h;
+    serve_camera(b, op, req, rep);
+}
+static void serve_camera_release(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    (void)h;
+    serve_camera(b, op, req, rep);
+}
+
 static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
     assist_bridge *b = c->user;
     const assist_host *h = b->real;
@@ -345,291 +661,6 @@ static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
             present |= 1ull << 63;
         }
         put_u64(rep, present);
-        break;
-    }
-    case OP_SPEECH_SPEAK: {
-        NEED(speech, assist_speech_service, SVC_SPEECH);
-        const char *text = get_str(req);
-        bool has_options = get_bool(req);
-        assist_speech_options o = {0};
-        o.struct_size = sizeof o;
-        o.priority = (assist_priority)get_u32(req);
-        o.language = get_str(req);
-        o.voice = get_str(req);
-        o.words_per_minute = (int32_t)get_u32(req);
-        o.flags = get_u32(req);
-        uint64_t done = get_u64(req), word = get_u64(req), user = get_u64(req);
-        if (req->bad || text == NULL) {
-            put_u32(rep, (uint32_t)ASSIST_E_INVALID);
-            break;
-        }
-        box *x = (done != 0 || word != 0) ? box_new(b, (void *)(uintptr_t)done, (void *)(uintptr_t)word,
-                                                    (void *)(uintptr_t)user, false)
-                                          : NULL;
-        uint64_t id = 0;
-        assist_status s = speech->speak(h, text, has_options ? &o : NULL, x ? speech_done_trampoline : NULL,
-                                        x && word ? speech_word_trampoline : NULL, x, &id);
-        if (s != ASSIST_OK) free(x);
-        put_u32(rep, (uint32_t)s);
-        put_u64(rep, id);
-        break;
-    }
-    case OP_DIALOG_ASK_CHOICE:
-    case OP_DIALOG_CONFIRM:
-    case OP_DIALOG_ASK_TEXT: {
-        NEED(dialog, assist_dialog_service, SVC_DIALOG);
-        uint64_t fn = get_u64(req), user = get_u64(req);
-        const char *prompt = get_str(req);
-        box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, false);
-        uint64_t request = 0;
-        assist_status s = ASSIST_E_INVALID;
-        if (op == OP_DIALOG_ASK_CHOICE) {
-            uint32_t count = get_u32(req);
-            int32_t preset = (int32_t)get_u32(req);
-            const char **choices = count <= 1000 ? calloc(count + 1, sizeof *choices) : NULL;
-            for (uint32_t i = 0; choices != NULL && i < count; i++) choices[i] = get_str(req);
-            if (choices != NULL && !req->bad && prompt != NULL)
-                s = dialog->ask_choice(h, prompt, choices, (int32_t)count, preset, dialog_trampoline, x, &request);
-            free(choices);
-        } else if (op == OP_DIALOG_CONFIRM) {
-            bool yes = get_bool(req);
-            uint32_t timeout = get_u32(req);
-            if (!req->bad && prompt != NULL)
-                s = dialog->confirm(h, prompt, yes, timeout, dialog_trampoline, x, &request);
-        } else {
-            assist_text_kind kind = (assist_text_kind)get_u32(req);
-            if (!req->bad && prompt != NULL) s = dialog->ask_text(h, prompt, kind, dialog_trampoline, x, &request);
-        }
-        if (s != ASSIST_OK) free(x);
-        put_u32(rep, (uint32_t)s);
-        put_u64(rep, request);
-        break;
-    }
-    case OP_SETTINGS_GET_STRING: {
-        NEED(settings, assist_settings_service, SVC_SETTINGS);
-        const char *key = get_str(req);
-        uint64_t cap = get_u64(req);
-        if (key == NULL || cap > (1u << 20)) {
-            put_u32(rep, (uint32_t)ASSIST_E_INVALID);
-            break;
-        }
-        char *buf = cap ? malloc(cap) : NULL;
-        size_t needed = 0;
-        assist_status s = settings->get_string(h, key, buf, cap, &needed);
-        put_u32(rep, (uint32_t)s);
-        put_u64(rep, needed);
-        put_str(rep, s == ASSIST_OK && buf ? buf : NULL);
-        free(buf);
-        break;
-    }
-    case OP_STORAGE_EXEC: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        assist_db *db = (assist_db *)(uintptr_t)get_u64(req);
-        const char *sql = get_str(req);
-        int32_t count = 0;
-        assist_value *values = get_values(req, &count);
-        uint64_t fn = get_u64(req), user = get_u64(req);
-        int64_t changes = 0;
-        char *err = NULL;
-        assist_status s = ASSIST_E_INVALID;
-        if (sql != NULL && values != NULL && !req->bad) {
-            box x = {.bridge = b, .fn = fn, .user = user};
-            s = storage->exec(h, db, sql, values, count, fn ? row_trampoline : NULL, &x, &changes, &err);
-        }
-        free(values);
-        put_u32(rep, (uint32_t)s);
-        put_i64(rep, changes);
-        put_err(rep, err);
-        break;
-    }
-    case OP_STORAGE_MEDIA_CREATE:
-    case OP_STORAGE_MEDIA_TO_CACHE: {
-        NEED(storage, assist_storage_service, SVC_STORAGE);
-        const char *name = get_str(req);
-        uint64_t cap = get_u64(req);
-        if (name == NULL || cap == 0 || cap > 65536) {
-            put_u32(rep, (uint32_t)ASSIST_E_INVALID);
-            break;
-        }
-        char *path = calloc(1, cap);
-        char *err = NULL;
-        assist_status s = op == OP_STORAGE_MEDIA_CREATE ? storage->media_create(h, name, path, cap, &err)
-                                                        : storage->media_to_cache(h, name, path, cap, &err);
-        put_u32(rep, (uint32_t)s);
-        put_str(rep, s == ASSIST_OK ? path : NULL);
-        put_err(rep, err);
-        free(path);
-        break;
-    }
-    case OP_SESSION_LANGUAGE:
-    case OP_SESSION_DATA_DIR:
-    case OP_SESSION_CACHE_DIR:
-    case OP_SESSION_SHARE_DIR: {
-        NEED(session, assist_session_service, SVC_SESSION);
-        const char *text = op == OP_SESSION_LANGUAGE   ? session->language(h)
-                           : op == OP_SESSION_DATA_DIR ? session->data_dir(h)
-                           : op == OP_SESSION_CACHE_DIR ? session->cache_dir(h)
-                                                        : session->share_dir(h);
-        put_str(rep, text);
-        break;
-    }
-    case OP_CLOCK_TIMER_ADD: {
-        NEED(clock, assist_clock_service, SVC_CLOCK);
-        uint32_t ms = get_u32(req);
-        bool repeat = get_bool(req);
-        uint64_t fn = get_u64(req), user = get_u64(req);
-        box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, repeat);
-        uint64_t timer = 0;
-        assist_status s = fn ? clock->timer_add(h, ms, repeat, timer_trampoline, x, &timer) : ASSIST_E_INVALID;
-        if (s != ASSIST_OK && !repeat) free(x);
-        put_u32(rep, (uint32_t)s);
-        put_u64(rep, timer);
-        break;
-    }
-    case OP_WORKER_SCHEDULE:
-    case OP_WORKER_POST_MAIN: {
-        NEED(worker, assist_worker_service, SVC_WORKER);
-        uint64_t fn = get_u64(req), user = get_u64(req);
-        box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, false);
-        assist_status s = !fn                           ? ASSIST_E_INVALID
-                          : op == OP_WORKER_SCHEDULE ? worker->schedule(h, task_trampoline, x)
-                                                     : worker->post_main(h, task_trampoline, x);
-        if (s != ASSIST_OK) free(x);
-        put_u32(rep, (uint32_t)s);
-        break;
-    }
-    case OP_EVENTS_SUBSCRIBE: {
-        NEED(events, assist_events_service, SVC_EVENTS);
-        const char *prefix = get_str(req);
-        uint64_t fn = get_u64(req), user = get_u64(req);
-        uint64_t subscription = 0;
-        assist_status s = ASSIST_E_INVALID;
-        if (prefix != NULL && fn != 0) {
-            box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, true);
-            s = events->subscribe(h, prefix, event_trampoline, x, &subscription);
-        }
-        put_u32(rep, (uint32_t)s);
-        put_u64(rep, subscription);
-        break;
-    }
-    case OP_INPUT_SET_CHOICES: {
-        NEED(input, assist_input_service, SVC_INPUT);
-        const char *phrase = get_str(req), *prompt = get_str(req);
-        uint32_t count = get_u32(req);
-        if (phrase == NULL || count > 10000 || !ASSIST_HAS_FIELD(assist_input_service, input, set_choices) ||
-            input->set_choices == NULL) {
-            put_u32(rep, (uint32_t)(phrase && count <= 10000 ? ASSIST_E_UNSUPPORTED : ASSIST_E_INVALID));
-            break;
-        }
-        const char **choices = count ? calloc(count, sizeof *choices) : NULL;
-        int ok = count == 0 || choices != NULL;
-        for (uint32_t i = 0; ok && i < count; i++) ok = (choices[i] = get_str(req)) != NULL;
-        put_u32(rep, (uint32_t)(ok ? input->set_choices(h, phrase, prompt, choices, count) : ASSIST_E_INVALID));
-        free(choices);
-        break;
-    }
-    case OP_OUTBOX_ENQUEUE:
-    case OP_OUTBOX_SEND_NOW: {
-        NEED(outbox, assist_outbox_service, SVC_OUTBOX);
-        assist_outbox_request r;
-        bool ok = get_outbox_request(req, &r);
-        int64_t job = 0;
-        char *err = NULL;
-        assist_status s = ASSIST_E_INVALID;
-        if (ok && op == OP_OUTBOX_ENQUEUE) s = outbox->enqueue(h, &r, &job, &err);
-        if (ok && op == OP_OUTBOX_SEND_NOW)
-            s = ASSIST_HAS_FIELD(assist_outbox_service, outbox, send_now) && outbox->send_now
-                    ? outbox->send_now(h, &r, &job, &err)
-                    : ASSIST_E_UNSUPPORTED;
-        if (ok) free_outbox_request(&r);
-        put_u32(rep, (uint32_t)s);
-        put_i64(rep, job);
-        put_err(rep, err);
-        break;
-    }
-    case OP_OUTBOX_ON_OUTCOME: {
-        NEED(outbox, assist_outbox_service, SVC_OUTBOX);
-        uint64_t fn = get_u64(req), user = get_u64(req);
-        box *x = fn ? box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, true) : NULL;
-        put_u32(rep, (uint32_t)outbox->on_outcome(h, x ? outcome_trampoline : NULL, x));
-        break;
-    }
-    case OP_AUDIO_IN_OPEN: {
-        NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
-        uint32_t rate = get_u32(req), channels = get_u32(req);
-        assist_audio_stream *stream = NULL;
-        char *err = NULL;
-        put_u32(rep, (uint32_t)audio->open(h, rate, channels, &stream, &err));
-        put_u64(rep, (uint64_t)(uintptr_t)stream);
-        put_err(rep, err);
-        break;
-    }
-    case OP_AUDIO_IN_READ: {
-        NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
-        assist_audio_stream *stream = (assist_audio_stream *)(uintptr_t)get_u64(req);
-        uint32_t frames = get_u32(req), channels = get_u32(req);
-        if (frames > 1u << 20 || channels == 0 || channels > 2) {
-            put_u32(rep, (uint32_t)ASSIST_E_INVALID);
-            break;
-        }
-        int16_t *buf = calloc((size_t)frames * channels + 1, sizeof *buf);
-        uint32_t got = 0;
-        assist_status s = audio->read(h, stream, buf, frames, &got);
-        if (got > frames) got = frames;
-        put_u32(rep, (uint32_t)s);
-        put_u32(rep, got);
-        put_bytes(rep, buf, (size_t)got * channels * sizeof *buf);
-        free(buf);
-        break;
-    }
-    case OP_AUDIO_IN_CLOSE: {
-        NEED(audio, assist_audio_in_service, SVC_AUDIO_IN);
-        audio->close(h, (assist_audio_stream *)(uintptr_t)get_u64(req));
-        break;
-    }
-    case OP_CAMERA_SUBSCRIBE: {
-        NEED(camera, assist_camera_service, SVC_CAMERA);
-        assist_camera_request r = {0};
-        r.struct_size = sizeof r;
-        r.fourcc = get_u32(req);
-        r.max_width = get_u32(req);
-        r.max_height = get_u32(req);
-        r.max_fps = get_f64(req);
-        r.zoom = get_f64(req);
-        r.flags = get_u32(req);
-        char *err = NULL;
-        put_u32(rep, (uint32_t)camera->subscribe(h, &r, &err));
-        put_err(rep, err);
-        break;
-    }
-    case OP_CAMERA_UNSUBSCRIBE: {
-        NEED(camera, assist_camera_service, SVC_CAMERA);
-        put_u32(rep, (uint32_t)camera->unsubscribe(h));
-        break;
-    }
-    case OP_CAMERA_RETAIN:
-    case OP_CAMERA_RELEASE:
-        serve_camera(b, op, req, rep);
-        break;
-    case OP_CAMERA_CONTROL: {
-        NEED(camera, assist_camera_service, SVC_CAMERA);
-        const char *name = get_str(req);
-        int64_t value = get_i64(req), minimum = 0, maximum = 0;
-        put_u32(rep, (uint32_t)(name ? camera->control(h, name, &value, &minimum, &maximum) : ASSIST_E_INVALID));
-        put_i64(rep, value);
-        put_i64(rep, minimum);
-        put_i64(rep, maximum);
-        break;
-    }
-    case OP_CAMERA_STATS: {
-        NEED(camera, assist_camera_service, SVC_CAMERA);
-        assist_camera_stats s = {0};
-        s.struct_size = sizeof s;
-        put_u32(rep, (uint32_t)camera->stats(h, &s));
-        put_u64(rep, s.delivered);
-        put_u64(rep, s.dropped);
-        put_u64(rep, s.skipped);
-        put_u64(rep, s.converted);
         break;
     }
     default:

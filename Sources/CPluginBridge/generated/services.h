@@ -777,6 +777,38 @@ static const assist_thread_check_service thread_check_proxy = {
 #if defined(BRIDGE_HOST) && !defined(ASSIST_BRIDGE_HOST_SERVING)
 #define ASSIST_BRIDGE_HOST_SERVING
 /* Serves the operations the rules carry; false for any other, which host.c serves by hand. */
+/* Served by hand in host.c: the operations the rules do not carry. */
+static void serve_speech_speak(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_dialog_ask_choice(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_dialog_confirm(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_dialog_ask_text(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_settings_get_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_storage_exec(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_storage_media_create(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_storage_media_to_cache(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_session_language(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_session_data_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_session_cache_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_session_share_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_clock_timer_add(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_worker_schedule(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_worker_post_main(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_events_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_input_set_choices(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_outbox_enqueue(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_outbox_on_outcome(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_outbox_send_now(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_audio_in_open(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_audio_in_read(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_audio_in_close(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_camera_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_camera_unsubscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_camera_retain(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_camera_release(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_camera_control(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_camera_stats(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+
+/* Serves one service operation; false for an operation that is not one. */
 static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     switch (op) {
     case OP_LOG_LOG: {
@@ -790,6 +822,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         t->log(h, level, msg);
         break;
     }
+    case OP_SPEECH_SPEAK:
+        serve_speech_speak(b, h, op, req, rep);
+        break;
     case OP_SPEECH_STOP: {
         uint64_t utterance = (uint64_t)get_u64(req);
         const assist_speech_service *t = bridge_service(b, SVC_SPEECH);
@@ -857,6 +892,15 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_u32(rep, (uint32_t)t->say(h, text, priority));
         break;
     }
+    case OP_DIALOG_ASK_CHOICE:
+        serve_dialog_ask_choice(b, h, op, req, rep);
+        break;
+    case OP_DIALOG_CONFIRM:
+        serve_dialog_confirm(b, h, op, req, rep);
+        break;
+    case OP_DIALOG_ASK_TEXT:
+        serve_dialog_ask_text(b, h, op, req, rep);
+        break;
     case OP_DIALOG_CANCEL: {
         uint64_t request = (uint64_t)get_u64(req);
         const assist_dialog_service *t = bridge_service(b, SVC_DIALOG);
@@ -867,6 +911,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_u32(rep, (uint32_t)t->cancel(h, request));
         break;
     }
+    case OP_SETTINGS_GET_STRING:
+        serve_settings_get_string(b, h, op, req, rep);
+        break;
     case OP_SETTINGS_GET_INT: {
         const char *key = get_str(req);
         bool want_out = get_bool(req);
@@ -967,6 +1014,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         free(err_text);
         break;
     }
+    case OP_STORAGE_EXEC:
+        serve_storage_exec(b, h, op, req, rep);
+        break;
     case OP_STORAGE_BEGIN: {
         assist_db *db = (assist_db *)(uintptr_t)get_u64(req);
         const assist_storage_service *t = bridge_service(b, SVC_STORAGE);
@@ -1013,6 +1063,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         free(err_text);
         break;
     }
+    case OP_STORAGE_MEDIA_CREATE:
+        serve_storage_media_create(b, h, op, req, rep);
+        break;
     case OP_STORAGE_MEDIA_RESERVE: {
         int64_t bytes = (int64_t)get_i64(req);
         bool want_err = get_bool(req);
@@ -1027,6 +1080,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         free(err_text);
         break;
     }
+    case OP_STORAGE_MEDIA_TO_CACHE:
+        serve_storage_media_to_cache(b, h, op, req, rep);
+        break;
     case OP_STORAGE_MEDIA_DELETE: {
         const char *name = get_str(req);
         bool in_cache = (bool)get_bool(req);
@@ -1063,6 +1119,18 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         t->finish(h, status);
         break;
     }
+    case OP_SESSION_LANGUAGE:
+        serve_session_language(b, h, op, req, rep);
+        break;
+    case OP_SESSION_DATA_DIR:
+        serve_session_data_dir(b, h, op, req, rep);
+        break;
+    case OP_SESSION_CACHE_DIR:
+        serve_session_cache_dir(b, h, op, req, rep);
+        break;
+    case OP_SESSION_SHARE_DIR:
+        serve_session_share_dir(b, h, op, req, rep);
+        break;
     case OP_CLOCK_NOW_NS: {
         const assist_clock_service *t = bridge_service(b, SVC_CLOCK);
         if (req->bad || t == NULL || !ASSIST_HAS_FIELD(assist_clock_service, t, now_ns) || t->now_ns == NULL) {
@@ -1081,6 +1149,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_i64(rep, t->wall_ms(h));
         break;
     }
+    case OP_CLOCK_TIMER_ADD:
+        serve_clock_timer_add(b, h, op, req, rep);
+        break;
     case OP_CLOCK_TIMER_CANCEL: {
         uint64_t timer = (uint64_t)get_u64(req);
         const assist_clock_service *t = bridge_service(b, SVC_CLOCK);
@@ -1091,6 +1162,12 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_u32(rep, (uint32_t)t->timer_cancel(h, timer));
         break;
     }
+    case OP_WORKER_SCHEDULE:
+        serve_worker_schedule(b, h, op, req, rep);
+        break;
+    case OP_WORKER_POST_MAIN:
+        serve_worker_post_main(b, h, op, req, rep);
+        break;
     case OP_EVENTS_PUBLISH: {
         const char *name = get_str(req);
         const char *json = get_str(req);
@@ -1102,6 +1179,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_u32(rep, (uint32_t)t->publish(h, name, json));
         break;
     }
+    case OP_EVENTS_SUBSCRIBE:
+        serve_events_subscribe(b, h, op, req, rep);
+        break;
     case OP_EVENTS_UNSUBSCRIBE: {
         uint64_t subscription = (uint64_t)get_u64(req);
         const assist_events_service *t = bridge_service(b, SVC_EVENTS);
@@ -1146,6 +1226,9 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_u32(rep, t->dictation_available(h, lang) ? 1 : 0);
         break;
     }
+    case OP_INPUT_SET_CHOICES:
+        serve_input_set_choices(b, h, op, req, rep);
+        break;
     case OP_INPUT_SET_CONFIRMATION: {
         const char *id = get_str(req);
         const char *question = get_str(req);
@@ -1233,6 +1316,12 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_u32(rep, t->is_playing(h) ? 1 : 0);
         break;
     }
+    case OP_OUTBOX_ENQUEUE:
+        serve_outbox_enqueue(b, h, op, req, rep);
+        break;
+    case OP_OUTBOX_ON_OUTCOME:
+        serve_outbox_on_outcome(b, h, op, req, rep);
+        break;
     case OP_OUTBOX_ACKNOWLEDGE: {
         int64_t job = (int64_t)get_i64(req);
         const assist_outbox_service *t = bridge_service(b, SVC_OUTBOX);
@@ -1275,6 +1364,36 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         put_u32(rep, t->is_online(h, host_name) ? 1 : 0);
         break;
     }
+    case OP_OUTBOX_SEND_NOW:
+        serve_outbox_send_now(b, h, op, req, rep);
+        break;
+    case OP_AUDIO_IN_OPEN:
+        serve_audio_in_open(b, h, op, req, rep);
+        break;
+    case OP_AUDIO_IN_READ:
+        serve_audio_in_read(b, h, op, req, rep);
+        break;
+    case OP_AUDIO_IN_CLOSE:
+        serve_audio_in_close(b, h, op, req, rep);
+        break;
+    case OP_CAMERA_SUBSCRIBE:
+        serve_camera_subscribe(b, h, op, req, rep);
+        break;
+    case OP_CAMERA_UNSUBSCRIBE:
+        serve_camera_unsubscribe(b, h, op, req, rep);
+        break;
+    case OP_CAMERA_RETAIN:
+        serve_camera_retain(b, h, op, req, rep);
+        break;
+    case OP_CAMERA_RELEASE:
+        serve_camera_release(b, h, op, req, rep);
+        break;
+    case OP_CAMERA_CONTROL:
+        serve_camera_control(b, h, op, req, rep);
+        break;
+    case OP_CAMERA_STATS:
+        serve_camera_stats(b, h, op, req, rep);
+        break;
     case OP_THREAD_CHECK_IS_MAIN: {
         const assist_thread_check_service *t = bridge_service(b, SVC_THREAD_CHECK);
         if (req->bad || t == NULL || !ASSIST_HAS_FIELD(assist_thread_check_service, t, is_main) || t->is_main == NULL) {
