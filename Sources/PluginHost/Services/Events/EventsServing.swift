@@ -1,0 +1,30 @@
+import AssistCore
+import Audio
+import Camera
+import Foundation
+import Interaction
+import Logging
+import Outbox
+import Runtime
+import Speech
+import Storage
+
+/// assist.events/1.
+package protocol EventProviding: Sendable {
+    /// Publishes an event; false when `json` is not valid JSON. Any thread.
+    func publish(_ name: String, json: String?) -> Bool
+    /// Calls `handler` on the main loop for each event whose name starts with `prefix`. Main loop.
+    func subscribe(prefix: String, _ handler: @escaping @Sendable (String, String) -> Void) -> UInt64
+    /// Main loop.
+    func unsubscribe(_ id: UInt64)
+}
+
+struct LocalEvents: EventProviding {
+    let bus: EventBus
+
+    func publish(_ name: String, json: String?) -> Bool { bus.publish(name, json: json) }
+    func subscribe(prefix: String, _ handler: @escaping @Sendable (String, String) -> Void) -> UInt64 {
+        bus.subscribe(prefix: prefix, handler)
+    }
+    func unsubscribe(_ id: UInt64) { bus.unsubscribe(id) }
+}

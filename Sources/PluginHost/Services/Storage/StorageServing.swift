@@ -1,0 +1,76 @@
+import AssistCore
+import Audio
+import Camera
+import Foundation
+import Interaction
+import Logging
+import Outbox
+import Runtime
+import Speech
+import Storage
+
+/// assist.storage/1: the plugin's databases and media files.
+package protocol StorageProviding: Sendable {
+    /// Opens (once) the database `name` in the plugin's data folder. Any thread.
+    func openDatabase(_ name: String) throws(StorageError) -> PluginDatabase
+    /// The plugin's media store (`<data>/media`, its cache, its quota). Any thread.
+    var media: MediaStore { get }
+    /// Says a full disk or a full quota aloud, naming the feature, at most once a minute for each; other
+    /// errors are the plugin's to handle. Any thread.
+    func sayIfUserMustAct(_ error: StorageError)
+}
+
+/// The plugin's databases (opened once each) and media store.
+final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `databases`, `lastSaid` under `lock`
+    let folders: PluginFolders
+    let settings: SettingsStore
+    let dialogs: any DialogProviding
+    let featureName: String
+    private let lock = NSLock()
+    private var databases: [String: PluginDatabase] = [:]
+    private var lastSaid: [StorageError.Code: Double] = [:]
+
+    init(folders: PluginFolders, settings: SettingsStore, dialogs: any DialogProviding, featureName: String) {
+        self.folders = folders
+        self.settings = settings
+        self.dialogs = dialogs
+        self.featureName = featureName
+    }
+
+    func openDatabase(_ name: String) throws(StorageError) -> PluginDatabase {
+        let allowed = name.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_"
+        }
+        guard !name.isEmpty, name.count <= 64, allowed else { throw .badPath(name) }
+        lock.lock()
+        defer { lock.unlock() }
+        if let open = databases[name] { return open }
+        do { try AssistPaths.ensurePrivateDirectory(folders.data) } catch {
+            throw .io("Creating \(folders.data.path)", cause: error.localizedDescription)
+        }
+        let database = try PluginDatabase(url: folders.data.appendingPathComponent("\(name).sqlite"))
+        databases[name] = database
+        return database
+    }
+
+    /// `<data>/media`, cache `<cache>`, quota from `storage.quota-mb` (default 4096 MB).
+    var media: MediaStore {
+        var megabytes: Int64 = 4_096
+        if let configured = settings.value("storage.quota-mb")?.integer, configured > 0 { megabytes = configured }
+        return MediaStore(
+            media: folders.data.appendingPathComponent("media"), cache: folders.cache,
+            quotaBytes: megabytes * 1_048_576)
+    }
+
+    func sayIfUserMustAct(_ error: StorageError) {
+        guard error.code == .full || error.code == .quota else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        let due = lock.withLock {
+            if let last = lastSaid[error.code], now - last < 60 { return false }
+            lastSaid[error.code] = now
+            return true
+        }
+        guard due else { return }
+        dialogs.sayPhrase("storage.trouble", ["feature": featureName, "message": error.message], priority: .important)
+    }
+}
