@@ -13,8 +13,8 @@ Sources/CPluginBridge/generated/services.h:
   - BRIDGE_HELPER_PROXIES: a proxy for each operation whose arguments the wire carries by rule;
   - BRIDGE_HOST_SERVE: the host's serving of those operations.
 An operation the rules do not cover (callbacks, structs, arrays, buffers, or one listed in CUSTOM) is written
-by hand: `h_<service>_<operation>` in helper.c and `serve_<service>_<operation>` in host.c, which the
-generated code calls. The rules, each a way a plugin's argument crosses the socket unchanged:
+by hand: `h_<service>_<operation>` in helper.c and `serve_<service>_<operation>` in host.c (or one function
+for several, SERVED_TOGETHER), which the generated code calls. The rules, each a way a plugin's argument crosses the socket unchanged:
   - `const char *` (NULL travels as NULL), integers, `bool`, `double` and the ABI's int32 typedefs: by value;
   - `assist_db *` and the ABI's other opaque handles: as the pointer's value, which the host checks;
   - `T *` for such a scalar or handle (an out or in-out argument): a flag saying whether it is NULL, and the
@@ -37,6 +37,17 @@ CUSTOM = {
     "camera.unsubscribe",  # ends the frames the helper maps
     "camera.control",  # `value` goes in as well as out
     "audio_in.read",  # `buf` is a buffer of `frames` samples, not one value
+}
+
+# Operations served by hand by one function together (by its name), which tells them apart by `op`.
+SERVED_TOGETHER = {
+    "dialog.ask_choice": "dialog_question", "dialog.confirm": "dialog_question", "dialog.ask_text": "dialog_question",
+    "storage.media_create": "storage_media_path", "storage.media_to_cache": "storage_media_path",
+    "session.language": "session_string", "session.data_dir": "session_string", "session.cache_dir": "session_string",
+    "session.share_dir": "session_string",
+    "worker.schedule": "worker_task", "worker.post_main": "worker_task",
+    "outbox.enqueue": "outbox_request", "outbox.send_now": "outbox_request",
+    "camera.retain": "camera_frame", "camera.release": "camera_frame",
 }
 
 SCALARS = {  # C type: (wire kind, C type on the wire)
@@ -234,6 +245,11 @@ def host_case(service, op):
     return lines
 
 
+def serving(service, op):
+    """The name of the hand-written host function that serves `op`, after `serve_`."""
+    return SERVED_TOGETHER.get(op["key"], "%s_%s" % (service["name"], op["name"]))
+
+
 def pretty(params):
     return params.replace(" *", " *").replace("* ", "*")
 
@@ -283,11 +299,13 @@ def render(services):
     out += ["#if defined(BRIDGE_HOST) && !defined(ASSIST_BRIDGE_HOST_SERVING)", "#define ASSIST_BRIDGE_HOST_SERVING",
             "/* Serves the operations the rules carry; false for any other, which host.c serves by hand. */",
             "/* Served by hand in host.c: the operations the rules do not carry. */"]
+    declared = set()
     for s in services:
         for op in s["ops"]:
-            if not op["generated"]:
-                out.append("static void serve_%s_%s(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);"
-                           % (s["name"], op["name"]))
+            if not op["generated"] and serving(s, op) not in declared:
+                declared.add(serving(s, op))
+                out.append("static void serve_%s(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);"
+                           % serving(s, op))
     out += ["",
             "/* Serves one service operation; false for an operation that is not one. */",
             "static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {",
@@ -297,8 +315,7 @@ def render(services):
             if op["generated"]:
                 out += host_case(s, op)
             else:
-                out += ["    case %s:" % op["enum"],
-                        "        serve_%s_%s(b, h, op, req, rep);" % (s["name"], op["name"]),
+                out += ["    case %s:" % op["enum"], "        serve_%s(b, h, op, req, rep);" % serving(s, op),
                         "        break;"]
     out += ["    default:", "        return false;", "    }", "    return true;", "}", "#endif /* BRIDGE_HOST */", ""]
     return "\n".join(out)

@@ -272,7 +272,8 @@ static void put_err(bmsg *rep, char *err) {
 }
 
 /* A frame the helper names by area; the host's own pointer never leaves it. */
-static void serve_camera(assist_bridge *b, uint32_t op, bmsg *req, bmsg *rep) {
+static void serve_camera_frame(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+    (void)h;
     const assist_camera_service *camera = service(b, SVC_CAMERA);
     if (camera == NULL) {
         put_u64(rep, 0);
@@ -348,7 +349,7 @@ static void serve_speech_speak(assist_bridge *b, const assist_host *h, uint32_t 
     put_u64(rep, id);
 }
 
-static void serve_dialog_ask_choice(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+static void serve_dialog_question(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     NEED(dialog, assist_dialog_service, SVC_DIALOG);
     uint64_t fn = get_u64(req), user = get_u64(req);
     const char *prompt = get_str(req);
@@ -375,14 +376,6 @@ static void serve_dialog_ask_choice(assist_bridge *b, const assist_host *h, uint
     if (s != ASSIST_OK) free(x);
     put_u32(rep, (uint32_t)s);
     put_u64(rep, request);
-}
-
-static void serve_dialog_confirm(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_dialog_ask_choice(b, h, op, req, rep);
-}
-
-static void serve_dialog_ask_text(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_dialog_ask_choice(b, h, op, req, rep);
 }
 
 static void serve_settings_get_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
@@ -422,7 +415,7 @@ static void serve_storage_exec(assist_bridge *b, const assist_host *h, uint32_t 
     put_err(rep, err);
 }
 
-static void serve_storage_media_create(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+static void serve_storage_media_path(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     NEED(storage, assist_storage_service, SVC_STORAGE);
     const char *name = get_str(req);
     uint64_t cap = get_u64(req);
@@ -440,29 +433,13 @@ static void serve_storage_media_create(assist_bridge *b, const assist_host *h, u
     free(path);
 }
 
-static void serve_storage_media_to_cache(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_storage_media_create(b, h, op, req, rep);
-}
-
-static void serve_session_language(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+static void serve_session_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     NEED(session, assist_session_service, SVC_SESSION);
     const char *text = op == OP_SESSION_LANGUAGE   ? session->language(h)
                        : op == OP_SESSION_DATA_DIR ? session->data_dir(h)
                        : op == OP_SESSION_CACHE_DIR ? session->cache_dir(h)
                                                     : session->share_dir(h);
     put_str(rep, text);
-}
-
-static void serve_session_data_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_session_language(b, h, op, req, rep);
-}
-
-static void serve_session_cache_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_session_language(b, h, op, req, rep);
-}
-
-static void serve_session_share_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_session_language(b, h, op, req, rep);
 }
 
 static void serve_clock_timer_add(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
@@ -478,7 +455,7 @@ static void serve_clock_timer_add(assist_bridge *b, const assist_host *h, uint32
     put_u64(rep, timer);
 }
 
-static void serve_worker_schedule(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+static void serve_worker_task(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     NEED(worker, assist_worker_service, SVC_WORKER);
     uint64_t fn = get_u64(req), user = get_u64(req);
     box *x = box_new(b, (void *)(uintptr_t)fn, NULL, (void *)(uintptr_t)user, false);
@@ -487,10 +464,6 @@ static void serve_worker_schedule(assist_bridge *b, const assist_host *h, uint32
                                                  : worker->post_main(h, task_trampoline, x);
     if (s != ASSIST_OK) free(x);
     put_u32(rep, (uint32_t)s);
-}
-
-static void serve_worker_post_main(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_worker_schedule(b, h, op, req, rep);
 }
 
 static void serve_events_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
@@ -523,7 +496,7 @@ static void serve_input_set_choices(assist_bridge *b, const assist_host *h, uint
     free(choices);
 }
 
-static void serve_outbox_enqueue(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
+static void serve_outbox_request(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     NEED(outbox, assist_outbox_service, SVC_OUTBOX);
     assist_outbox_request r;
     bool ok = get_outbox_request(req, &r);
@@ -539,10 +512,6 @@ static void serve_outbox_enqueue(assist_bridge *b, const assist_host *h, uint32_
     put_u32(rep, (uint32_t)s);
     put_i64(rep, job);
     put_err(rep, err);
-}
-
-static void serve_outbox_send_now(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    serve_outbox_enqueue(b, h, op, req, rep);
 }
 
 static void serve_outbox_on_outcome(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
@@ -624,15 +593,6 @@ static void serve_camera_stats(assist_bridge *b, const assist_host *h, uint32_t 
     put_u64(rep, s.dropped);
     put_u64(rep, s.skipped);
     put_u64(rep, s.converted);
-}
-
-static void serve_camera_retain(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    (void)h;
-    serve_camera(b, op, req, rep);
-}
-static void serve_camera_release(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
-    (void)h;
-    serve_camera(b, op, req, rep);
 }
 
 static void host_handle(bchan *c, bmsg *req, bmsg *rep) {

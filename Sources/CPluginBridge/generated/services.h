@@ -779,32 +779,23 @@ static const assist_thread_check_service thread_check_proxy = {
 /* Serves the operations the rules carry; false for any other, which host.c serves by hand. */
 /* Served by hand in host.c: the operations the rules do not carry. */
 static void serve_speech_speak(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_dialog_ask_choice(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_dialog_confirm(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_dialog_ask_text(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_dialog_question(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_settings_get_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_storage_exec(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_storage_media_create(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_storage_media_to_cache(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_session_language(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_session_data_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_session_cache_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_session_share_dir(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_storage_media_path(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_session_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_clock_timer_add(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_worker_schedule(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_worker_post_main(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_worker_task(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_events_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_input_set_choices(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_outbox_enqueue(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_outbox_request(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_outbox_on_outcome(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_outbox_send_now(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_audio_in_open(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_audio_in_read(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_audio_in_close(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_camera_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_camera_unsubscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_camera_retain(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_camera_release(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+static void serve_camera_frame(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_camera_control(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 static void serve_camera_stats(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
 
@@ -893,13 +884,13 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         break;
     }
     case OP_DIALOG_ASK_CHOICE:
-        serve_dialog_ask_choice(b, h, op, req, rep);
+        serve_dialog_question(b, h, op, req, rep);
         break;
     case OP_DIALOG_CONFIRM:
-        serve_dialog_confirm(b, h, op, req, rep);
+        serve_dialog_question(b, h, op, req, rep);
         break;
     case OP_DIALOG_ASK_TEXT:
-        serve_dialog_ask_text(b, h, op, req, rep);
+        serve_dialog_question(b, h, op, req, rep);
         break;
     case OP_DIALOG_CANCEL: {
         uint64_t request = (uint64_t)get_u64(req);
@@ -1064,7 +1055,7 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         break;
     }
     case OP_STORAGE_MEDIA_CREATE:
-        serve_storage_media_create(b, h, op, req, rep);
+        serve_storage_media_path(b, h, op, req, rep);
         break;
     case OP_STORAGE_MEDIA_RESERVE: {
         int64_t bytes = (int64_t)get_i64(req);
@@ -1081,7 +1072,7 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         break;
     }
     case OP_STORAGE_MEDIA_TO_CACHE:
-        serve_storage_media_to_cache(b, h, op, req, rep);
+        serve_storage_media_path(b, h, op, req, rep);
         break;
     case OP_STORAGE_MEDIA_DELETE: {
         const char *name = get_str(req);
@@ -1120,16 +1111,16 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         break;
     }
     case OP_SESSION_LANGUAGE:
-        serve_session_language(b, h, op, req, rep);
+        serve_session_string(b, h, op, req, rep);
         break;
     case OP_SESSION_DATA_DIR:
-        serve_session_data_dir(b, h, op, req, rep);
+        serve_session_string(b, h, op, req, rep);
         break;
     case OP_SESSION_CACHE_DIR:
-        serve_session_cache_dir(b, h, op, req, rep);
+        serve_session_string(b, h, op, req, rep);
         break;
     case OP_SESSION_SHARE_DIR:
-        serve_session_share_dir(b, h, op, req, rep);
+        serve_session_string(b, h, op, req, rep);
         break;
     case OP_CLOCK_NOW_NS: {
         const assist_clock_service *t = bridge_service(b, SVC_CLOCK);
@@ -1163,10 +1154,10 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         break;
     }
     case OP_WORKER_SCHEDULE:
-        serve_worker_schedule(b, h, op, req, rep);
+        serve_worker_task(b, h, op, req, rep);
         break;
     case OP_WORKER_POST_MAIN:
-        serve_worker_post_main(b, h, op, req, rep);
+        serve_worker_task(b, h, op, req, rep);
         break;
     case OP_EVENTS_PUBLISH: {
         const char *name = get_str(req);
@@ -1317,7 +1308,7 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         break;
     }
     case OP_OUTBOX_ENQUEUE:
-        serve_outbox_enqueue(b, h, op, req, rep);
+        serve_outbox_request(b, h, op, req, rep);
         break;
     case OP_OUTBOX_ON_OUTCOME:
         serve_outbox_on_outcome(b, h, op, req, rep);
@@ -1365,7 +1356,7 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         break;
     }
     case OP_OUTBOX_SEND_NOW:
-        serve_outbox_send_now(b, h, op, req, rep);
+        serve_outbox_request(b, h, op, req, rep);
         break;
     case OP_AUDIO_IN_OPEN:
         serve_audio_in_open(b, h, op, req, rep);
@@ -1383,10 +1374,10 @@ static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint3
         serve_camera_unsubscribe(b, h, op, req, rep);
         break;
     case OP_CAMERA_RETAIN:
-        serve_camera_retain(b, h, op, req, rep);
+        serve_camera_frame(b, h, op, req, rep);
         break;
     case OP_CAMERA_RELEASE:
-        serve_camera_release(b, h, op, req, rep);
+        serve_camera_frame(b, h, op, req, rep);
         break;
     case OP_CAMERA_CONTROL:
         serve_camera_control(b, h, op, req, rep);
