@@ -24,6 +24,19 @@ public struct PluginDatabaseHandle {
         self.database = database
     }
 
+    /// Opens the database `name` and brings its schema to the last of `migrations`: version N is the SQL at
+    /// index N-1, each run once, in its own transaction, only when the database is older. A store's schema is
+    /// one list that only grows: a change is a new entry, never an edit of an old one.
+    ///
+    ///     let database = try PluginDatabaseHandle(host: host, name: "history", migrations: [
+    ///         "CREATE TABLE seen (name TEXT PRIMARY KEY);",
+    ///         "ALTER TABLE seen ADD COLUMN at INTEGER;",
+    ///     ])
+    public init(host: PluginHostHandle, name: String, migrations: [String]) throws(PluginStatus) {
+        try self.init(host: host, name: name)
+        for (index, sql) in migrations.enumerated() { try migrate(to: Int32(index + 1), sql) }
+    }
+
     /// Runs `sql` (several statements) and sets the schema version to `version` in one transaction, only when
     /// the database is older. Wraps `assist_storage_service.migrate`.
     ///

@@ -90,6 +90,27 @@ struct PluginKitServicesTests {
         #expect(throws: PluginStatus.notFound) { try kit.deleteMedia("takes/cough-1.wav", inCache: true) }
     }
 
+    @Test func aDatabasesMigrationsRunOnceEachAndOnlyTheNewOnesLater() throws {
+        let first = [
+            "CREATE TABLE seen (name TEXT PRIMARY KEY); INSERT INTO seen VALUES ('cup');"
+        ]
+        let database = try PluginDatabaseHandle(host: kit, name: "history", migrations: first)
+        try database.execute("INSERT INTO seen VALUES ('mug')")
+        // Opened again with one more version: the first is not run again (its INSERT would fail on the key).
+        let grown = try PluginDatabaseHandle(
+            host: kit, name: "history", migrations: first + ["ALTER TABLE seen ADD COLUMN at INTEGER DEFAULT 7;"])
+        var rows: [[String]] = []
+        try grown.execute("SELECT name, at FROM seen ORDER BY name") { rows.append($0) }
+        #expect(rows == [["cup", "7"], ["mug", "7"]])
+        // A broken migration is refused with SQLite's reason and leaves the schema as it was.
+        #expect(throws: PluginStatus.self) {
+            _ = try PluginDatabaseHandle(host: kit, name: "history", migrations: first + ["", "ALTER TABLE nowhere;"])
+        }
+        var columns: [[String]] = []
+        try grown.execute("SELECT count(*) FROM pragma_table_info('seen')") { columns.append($0) }
+        #expect(columns == [["2"]])
+    }
+
     @Test func theMicrophoneIsReadFromAWavFile() throws {
         // One second of a 440 Hz tone at 16 kHz, as --mic wav:PATH gives it.
         let wav = folder.path("tone.wav")

@@ -15,32 +15,31 @@ public final class OrbitStore {
     }
 
     public init(host: PluginHostHandle) throws(PluginStatus) {
-        database = try PluginDatabaseHandle(host: host, name: "orbit")
-        try database.migrate(
-            to: 1,
-            """
-            CREATE TABLE participant (id INTEGER PRIMARY KEY CHECK (id = 1), study_start TEXT, study_end TEXT,
-                last_poll_at INTEGER, upload_pause TEXT NOT NULL DEFAULT 'none');
-            CREATE TABLE thing (id INTEGER PRIMARY KEY AUTOINCREMENT, orbit_id INTEGER, label TEXT NOT NULL,
-                created_at INTEGER NOT NULL);
-            CREATE TABLE video (id INTEGER PRIMARY KEY AUTOINCREMENT,
-                thing_id INTEGER NOT NULL REFERENCES thing(id) ON DELETE CASCADE, kind TEXT NOT NULL,
-                slot INTEGER NOT NULL, filename TEXT NOT NULL, location TEXT NOT NULL DEFAULT 'data',
-                recorded_at INTEGER NOT NULL, orbit_id INTEGER, validation TEXT NOT NULL DEFAULT '-',
-                state TEXT NOT NULL DEFAULT 'recording', UNIQUE (thing_id, kind, slot));
-            CREATE TABLE recording (id INTEGER PRIMARY KEY CHECK (id = 1), thing_id INTEGER NOT NULL,
-                kind TEXT NOT NULL, slot INTEGER NOT NULL, filename TEXT NOT NULL, started_at INTEGER NOT NULL);
-            CREATE TABLE pending_op (id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, local_id INTEGER,
-                remote_path TEXT, state TEXT NOT NULL DEFAULT 'pending', job INTEGER, last_http_status INTEGER,
-                last_error TEXT);
-            """)
-        // Version 2: when statuses were last read whole, and whether the latest try failed (spec §7).
-        try database.migrate(
-            to: 2,
-            """
-            ALTER TABLE participant ADD COLUMN statuses_at INTEGER;
-            ALTER TABLE participant ADD COLUMN statuses_failed INTEGER NOT NULL DEFAULT 0;
-            """)
+        database = try PluginDatabaseHandle(
+            host: host, name: "orbit",
+            migrations: [
+                """
+                CREATE TABLE participant (id INTEGER PRIMARY KEY CHECK (id = 1), study_start TEXT, study_end TEXT,
+                    last_poll_at INTEGER, upload_pause TEXT NOT NULL DEFAULT 'none');
+                CREATE TABLE thing (id INTEGER PRIMARY KEY AUTOINCREMENT, orbit_id INTEGER, label TEXT NOT NULL,
+                    created_at INTEGER NOT NULL);
+                CREATE TABLE video (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    thing_id INTEGER NOT NULL REFERENCES thing(id) ON DELETE CASCADE, kind TEXT NOT NULL,
+                    slot INTEGER NOT NULL, filename TEXT NOT NULL, location TEXT NOT NULL DEFAULT 'data',
+                    recorded_at INTEGER NOT NULL, orbit_id INTEGER, validation TEXT NOT NULL DEFAULT '-',
+                    state TEXT NOT NULL DEFAULT 'recording', UNIQUE (thing_id, kind, slot));
+                CREATE TABLE recording (id INTEGER PRIMARY KEY CHECK (id = 1), thing_id INTEGER NOT NULL,
+                    kind TEXT NOT NULL, slot INTEGER NOT NULL, filename TEXT NOT NULL, started_at INTEGER NOT NULL);
+                CREATE TABLE pending_op (id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, local_id INTEGER,
+                    remote_path TEXT, state TEXT NOT NULL DEFAULT 'pending', job INTEGER, last_http_status INTEGER,
+                    last_error TEXT);
+                """,
+                // Version 2: when statuses were last read whole, and whether the latest try failed (spec §7).
+                """
+                ALTER TABLE participant ADD COLUMN statuses_at INTEGER;
+                ALTER TABLE participant ADD COLUMN statuses_failed INTEGER NOT NULL DEFAULT 0;
+                """,
+            ])
     }
 
     // MARK: Things

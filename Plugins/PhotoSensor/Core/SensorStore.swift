@@ -62,25 +62,26 @@ public final class SensorStore {
     }
 
     public init(host: PluginHostHandle) throws(PluginStatus) {
-        database = try PluginDatabaseHandle(host: host, name: "aware_photos")
-        try database.migrate(
-            to: 1,
-            """
-            CREATE TABLE ios_photos (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp INTEGER NOT NULL,
-                deviceId TEXT NOT NULL, label TEXT, localIdentifier TEXT NOT NULL, mediaType INTEGER NOT NULL,
-                mediaWidth INTEGER NOT NULL, mediaHeight INTEGER NOT NULL, creationTimestamp INTEGER NOT NULL,
-                duration REAL NOT NULL, isFavorite BOOLEAN NOT NULL, os TEXT NOT NULL, timezone INTEGER NOT NULL,
-                jsonVersion INTEGER NOT NULL);
-            CREATE TABLE ios_photos_recognition (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp INTEGER NOT NULL,
-                deviceId TEXT NOT NULL, label TEXT, photoLocalIdentifier TEXT NOT NULL,
-                recognitionLabel TEXT NOT NULL, confidence REAL NOT NULL, recognitionType TEXT NOT NULL,
-                os TEXT NOT NULL, timezone INTEGER NOT NULL, jsonVersion INTEGER NOT NULL);
-            CREATE TABLE seen_files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-                sha256 TEXT NOT NULL, media_type INTEGER NOT NULL, recorded INTEGER NOT NULL,
-                recognition_done INTEGER NOT NULL);
-            CREATE TABLE sync_state (table_name TEXT PRIMARY KEY, last_uploaded_id INTEGER NOT NULL);
-            CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            """)
+        database = try PluginDatabaseHandle(
+            host: host, name: "aware_photos",
+            migrations: [
+                """
+                CREATE TABLE ios_photos (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp INTEGER NOT NULL,
+                    deviceId TEXT NOT NULL, label TEXT, localIdentifier TEXT NOT NULL, mediaType INTEGER NOT NULL,
+                    mediaWidth INTEGER NOT NULL, mediaHeight INTEGER NOT NULL, creationTimestamp INTEGER NOT NULL,
+                    duration REAL NOT NULL, isFavorite BOOLEAN NOT NULL, os TEXT NOT NULL, timezone INTEGER NOT NULL,
+                    jsonVersion INTEGER NOT NULL);
+                CREATE TABLE ios_photos_recognition (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp INTEGER NOT NULL,
+                    deviceId TEXT NOT NULL, label TEXT, photoLocalIdentifier TEXT NOT NULL,
+                    recognitionLabel TEXT NOT NULL, confidence REAL NOT NULL, recognitionType TEXT NOT NULL,
+                    os TEXT NOT NULL, timezone INTEGER NOT NULL, jsonVersion INTEGER NOT NULL);
+                CREATE TABLE seen_files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+                    sha256 TEXT NOT NULL, media_type INTEGER NOT NULL, recorded INTEGER NOT NULL,
+                    recognition_done INTEGER NOT NULL);
+                CREATE TABLE sync_state (table_name TEXT PRIMARY KEY, last_uploaded_id INTEGER NOT NULL);
+                CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """
+            ])
     }
 
     // MARK: Settings

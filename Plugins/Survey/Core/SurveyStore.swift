@@ -83,25 +83,26 @@ public final class SurveyStore {
     }
 
     public init(host: PluginHostHandle) throws(PluginStatus) {
-        database = try PluginDatabaseHandle(host: host, name: "survey")
-        try database.migrate(
-            to: 1,
-            """
-            CREATE TABLE account (definition_id TEXT PRIMARY KEY, username TEXT, password TEXT,
-                uploaded_initial INTEGER NOT NULL DEFAULT 0, initial_answers TEXT, last_completed REAL,
-                last_reminded REAL);
-            CREATE TABLE token (definition_id TEXT PRIMARY KEY, access_token TEXT NOT NULL,
-                refresh_token TEXT NOT NULL, expires_at REAL NOT NULL, force_password_grant INTEGER NOT NULL DEFAULT 0);
-            CREATE TABLE draft (definition_id TEXT PRIMARY KEY, definition_version INTEGER NOT NULL,
-                answers TEXT NOT NULL, current_item TEXT NOT NULL, updated_at REAL NOT NULL);
-            CREATE TABLE submission (id INTEGER PRIMARY KEY AUTOINCREMENT, definition_id TEXT NOT NULL,
-                definition_version INTEGER NOT NULL, completed_at REAL NOT NULL, answers TEXT NOT NULL,
-                state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, next_round_at REAL,
-                job INTEGER);
-            CREATE TABLE recording (submission_id INTEGER, definition_id TEXT NOT NULL, task TEXT NOT NULL,
-                path TEXT NOT NULL, duration_ms INTEGER NOT NULL, sample_rate INTEGER NOT NULL,
-                channels INTEGER NOT NULL, format TEXT NOT NULL);
-            """)
+        database = try PluginDatabaseHandle(
+            host: host, name: "survey",
+            migrations: [
+                """
+                CREATE TABLE account (definition_id TEXT PRIMARY KEY, username TEXT, password TEXT,
+                    uploaded_initial INTEGER NOT NULL DEFAULT 0, initial_answers TEXT, last_completed REAL,
+                    last_reminded REAL);
+                CREATE TABLE token (definition_id TEXT PRIMARY KEY, access_token TEXT NOT NULL,
+                    refresh_token TEXT NOT NULL, expires_at REAL NOT NULL, force_password_grant INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE draft (definition_id TEXT PRIMARY KEY, definition_version INTEGER NOT NULL,
+                    answers TEXT NOT NULL, current_item TEXT NOT NULL, updated_at REAL NOT NULL);
+                CREATE TABLE submission (id INTEGER PRIMARY KEY AUTOINCREMENT, definition_id TEXT NOT NULL,
+                    definition_version INTEGER NOT NULL, completed_at REAL NOT NULL, answers TEXT NOT NULL,
+                    state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, next_round_at REAL,
+                    job INTEGER);
+                CREATE TABLE recording (submission_id INTEGER, definition_id TEXT NOT NULL, task TEXT NOT NULL,
+                    path TEXT NOT NULL, duration_ms INTEGER NOT NULL, sample_rate INTEGER NOT NULL,
+                    channels INTEGER NOT NULL, format TEXT NOT NULL);
+                """
+            ])
     }
 
     // MARK: Account and token
