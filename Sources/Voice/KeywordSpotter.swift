@@ -98,18 +98,10 @@ package final class KeywordSpotter {
     /// Only phrases said on their own, after a pause, are heard (always-on listening): a phrase found inside
     /// running speech ("the bread is fresh" holds "read this") is somebody talking, not a command.
     package var standalone = false
-    /// How much louder a phrase must be than what comes just before it to follow a pause: than the loudest
-    /// 10 ms of the 20–300 ms before it (a short word such as "please" right before the phrase), and than most
-    /// of the 150–450 ms before it. Measured on natural voices: phrases said alone were 13 dB or more louder,
-    /// with pink noise 10 dB under the speech; the same words inside sentences ("please collect videos for
-    /// me", "can you read text messages") and near misses ("the bread is fresh" for "read this") 7 dB or less.
-    package static let pauseDecibels: Float = 9
     /// Where to write what was heard and what became of it, for `ASSIST_VOICE_TRACE` (nil: nowhere).
     package var trace: ((String) -> Void)?
-    /// The loudness of each 10 ms of the last seconds fed (dB), from `energyBase` on.
-    private var energies: [Float] = []
-    private var energyBase = 0
-    private var energyRemainder: [Int16] = []
+    /// How loud each 10 ms of the last seconds fed was: the pause rule and where an utterance ends.
+    package private(set) var loudness = LoudnessTrack()
 
     /// Opens the recogniser on `model` listening for `phrases`; phrases with a word the dictionary lacks are
     /// left out (and listed in `unknown`).
@@ -320,7 +312,7 @@ package final class KeywordSpotter {
     /// Feeds 16 kHz mono samples; what was heard in them (and phrases held before that are now sure).
     package func feed(_ samples: [Int16]) -> [Detection] {
         fedMs += samples.count * 1000 / VoiceListener.format.sampleRateHz
-        measure(samples)
+        loudness.measure(samples)
         keep(samples)
         var heard: [Detection] = []
         for (search, openedAt) in zip(spotters, openedAtMs) {
@@ -357,11 +349,15 @@ package final class KeywordSpotter {
     private func settle(_ heard: [Detection]) -> [Detection] {
         if let trace {
             for detection in heard {
-                let pause = standalone ? (followsAPause(detection) ? " after a pause" : " inside speech: dropped") : ""
+                let pause =
+                    standalone
+                    ? (loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs)
+                        ? " after a pause" : " inside speech: dropped") : ""
                 trace("heard \(detection.json) at \(fedMs) ms\(pause)")
             }
         }
-        for var detection in heard where !standalone || followsAPause(detection) {
+        for var detection in heard
+        where !standalone || loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs) {
             let again = (recent + held).contains {
                 ($0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs)
                     || (Self.overlap($0, detection) > 0.5 && !Self.contains($0.phrase, detection.phrase)
@@ -409,56 +405,16 @@ package final class KeywordSpotter {
         return texts.contains(phrase) ? phrase : nil
     }
 
-    /// What the user said after a phrase or a question, told by loudness alone (the recogniser cannot say
-    /// where open speech ends).
-    package enum Utterance: Equatable, Sendable {
-        /// Nothing louder than the room yet.
-        case none
-        /// Speech from `startMs` that has not ended.
-        case going(startMs: Int)
-        /// Speech from `startMs` to `endMs`, followed by `quietMs` of the room.
-        case ended(startMs: Int, endMs: Int)
+    /// How loud the room is just before `ms` (LoudnessTrack.roomLevel).
+    package func roomLevel(before ms: Int) -> Float? { loudness.roomLevel(before: ms) }
+
+    /// Whether something was said from `afterMs` on (LoudnessTrack.utterance).
+    package func utterance(after afterMs: Int, room: Float? = nil) -> LoudnessTrack.Utterance {
+        loudness.utterance(after: afterMs, room: room)
     }
-
-    /// The room is never taken as quieter than this (10 ms energy in dB of 16-bit samples: an RMS of 80, about
-    /// −52 dBFS), so that digital silence or a whisper of noise does not make every breath speech.
-    package static let quietestRoom: Float = 38
-
-    /// How long the room must be quiet after speech for it to have ended.
-    package static let quietMs = 450
 
     /// Audio fed so far, in ms (the clock of `Detection` times).
     package var heardMs: Int { fedMs }
-
-    /// How loud the room is just before `ms` (the median 10 ms of the 150–450 ms before it): a command said
-    /// alone follows a pause, so this is the room's noise, against which the words after it are told.
-    package func roomLevel(before ms: Int) -> Float? {
-        loudness(from: ms / 10 - 45, to: ms / 10 - 15, quantile: 0.5)
-    }
-
-    /// Whether something was said from `afterMs` on: 10 ms frames at least 12 dB louder than the room for at
-    /// least 120 ms in all are speech, and speech has ended once `quietMs` of frames below that follow it. The
-    /// room is the louder of `room` (default: the quietest twentieth of the last 6 s) and the quietest tenth
-    /// since `afterMs`: a noise that began after the phrase is no speech.
-    package func utterance(after afterMs: Int, room: Float? = nil) -> Utterance {
-        let first = max(afterMs / 10, energyBase)
-        let last = energyBase + energies.count
-        guard last - first > 0, let before = room ?? loudness(from: last - 600, to: last, quantile: 0.05) else {
-            return .none
-        }
-        let level = max(before, loudness(from: first, to: last, quantile: 0.1) ?? before, Self.quietestRoom) + 12
-        var start: Int?
-        var end = 0
-        var loud = 0
-        for frame in first..<last where energies[frame - energyBase] >= level {
-            if start == nil { start = frame }
-            end = frame + 1
-            loud += 1
-        }
-        guard let start, loud >= 12 else { return .none }
-        return (last - end) * 10 >= Self.quietMs
-            ? .ended(startMs: start * 10, endMs: end * 10) : .going(startMs: start * 10)
-    }
 
     /// A second decoder for what follows a phrase: a grammar of `choices` (one of them) or, with nil, the
     /// language model's open text (dictation). Opened when first needed.
@@ -541,46 +497,6 @@ package final class KeywordSpotter {
             kept.removeFirst(drop)
             samplesBase += drop
         }
-    }
-
-    /// Keeps the loudness of each 10 ms fed, for the last 8 s.
-    private func measure(_ samples: [Int16]) {
-        let all = energyRemainder + samples
-        let whole = all.count / 160 * 160
-        for start in stride(from: 0, to: whole, by: 160) {
-            var sum: Float = 0
-            for sample in all[start..<start + 160] { sum += Float(sample) * Float(sample) }
-            energies.append(10 * log10(sum / 160 + 1))
-        }
-        energyRemainder = Array(all[whole...])
-        if energies.count > 800 {
-            let drop = energies.count - 800
-            energies.removeFirst(drop)
-            energyBase += drop
-        }
-    }
-
-    /// True when `detection` (the upper quartile of its loudness) is louder by `pauseDecibels` than the loudest
-    /// 10 ms of the 20–300 ms before it and than the upper quartile of the 150–450 ms before it; true when there
-    /// is no sound before it to compare.
-    func followsAPause(_ detection: Detection) -> Bool {
-        let first = detection.startMs / 10
-        guard let phrase = loudness(from: first, to: detection.endMs / 10, quantile: 0.75) else { return true }
-        let before = [
-            loudness(from: first - 30, to: first - 2, quantile: 1),
-            loudness(from: first - 45, to: first - 15, quantile: 0.75),
-        ]
-        guard let loudest = before.compactMap({ $0 }).max() else { return true }
-        return phrase - loudest >= Self.pauseDecibels
-    }
-
-    /// The loudness of frames `from..<to` at `quantile` (1 for the loudest), when at least 8 of them are kept.
-    private func loudness(from: Int, to: Int, quantile: Double) -> Float? {
-        let low = max(from, energyBase) - energyBase
-        let high = min(to, energyBase + energies.count) - energyBase
-        guard high - low >= 8 else { return nil }
-        let sorted = energies[low..<high].sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
     }
 
     /// How long a phrase is held before it is sure.

@@ -1,0 +1,75 @@
+import Testing
+import Voice
+
+/// The voice rules that read loudness alone, given literal 10 ms loudnesses (dB of 16-bit samples): the pause
+/// before a phrase said on its own, the room, and where the words after a phrase start and end.
+@Suite("Loudness rules")
+struct LoudnessTrackTests {
+    /// `frames` of 10 ms, each `db` loud.
+    func run(_ db: Float, _ frames: Int) -> [Float] { Array(repeating: db, count: frames) }
+
+    @Test func aPhraseAfterAPauseIsHeardAndOneInsideSpeechIsNot() {
+        // 1 s of a quiet room (40 dB), then a phrase at 60 dB for 600 ms.
+        let alone = LoudnessTrack(energies: run(40, 100) + run(60, 60))
+        #expect(alone.followsAPause(startMs: 1000, endMs: 1600))
+        // The same phrase right after "please" (58 dB up to 20 ms before it): somebody talking.
+        let inSentence = LoudnessTrack(energies: run(40, 70) + run(58, 28) + run(40, 2) + run(60, 60))
+        #expect(!inSentence.followsAPause(startMs: 1000, endMs: 1600))
+        // Louder than the words before by exactly the margin, and by a little less.
+        let margin = LoudnessTrack.pauseDecibels
+        let just = LoudnessTrack(energies: run(50, 100) + run(50 + margin, 60))
+        let under = LoudnessTrack(energies: run(50, 100) + run(50 + margin - 0.5, 60))
+        #expect(just.followsAPause(startMs: 1000, endMs: 1600) && !under.followsAPause(startMs: 1000, endMs: 1600))
+        // Nothing kept before the phrase (the first words after listening starts): nothing to compare, heard.
+        #expect(LoudnessTrack(energies: run(60, 60)).followsAPause(startMs: 0, endMs: 600))
+    }
+
+    @Test func theRoomIsTheMedianOfTheStretchBeforeAMoment() {
+        let track = LoudnessTrack(energies: run(42, 30) + run(44, 20) + run(70, 3) + run(60, 20))
+        // 150–450 ms before 5 s... here before 700 ms: frames 25 to 55, mostly 44 dB with a click of 70.
+        #expect(track.roomLevel(before: 700) == 44)
+        #expect(LoudnessTrack(energies: run(42, 5)).roomLevel(before: 500) == nil, "fewer than 8 frames known")
+    }
+
+    @Test func wordsAfterAPhraseStartAndEndByLoudness() {
+        let room = run(40, 100)
+        // Nothing said yet.
+        #expect(LoudnessTrack(energies: room + run(41, 50)).utterance(after: 1000) == .none)
+        // 300 ms of words at 60 dB after 200 ms of the room, still going.
+        let going = LoudnessTrack(energies: room + run(40, 20) + run(60, 30))
+        #expect(going.utterance(after: 1000) == .going(startMs: 1200))
+        // Nothing but loud sound since the phrase: the room is taken from that stretch too, so it is no speech.
+        #expect(LoudnessTrack(energies: room + run(60, 30)).utterance(after: 1000) == .none)
+        // The words and then 450 ms of the room: ended, with where they were.
+        let ended = LoudnessTrack(energies: room + run(40, 20) + run(60, 30) + run(40, 45))
+        #expect(ended.utterance(after: 1000) == .ended(startMs: 1200, endMs: 1500))
+        // 440 ms of the room after them is not yet an end.
+        let pausing = LoudnessTrack(energies: room + run(60, 30) + run(40, 44))
+        #expect(pausing.utterance(after: 1000) == .going(startMs: 1000))
+        // A click of 100 ms is not speech (120 ms in all are).
+        #expect(LoudnessTrack(energies: room + run(60, 10) + run(40, 60)).utterance(after: 1000) == .none)
+    }
+
+    @Test func aNoiseThatBeginsAfterThePhraseAndDigitalSilenceAreNoSpeech() {
+        // A fan switched on after the phrase, 14 dB over the room and steady: the room is taken from after the
+        // phrase too, so the fan is the room.
+        let fan = LoudnessTrack(energies: run(40, 100) + run(54, 100))
+        #expect(fan.utterance(after: 1000) == .none)
+        // Digital silence, then a breath at 45 dB: the room is never taken as quieter than quietestRoom.
+        let silence = LoudnessTrack(energies: run(0, 100) + run(45, 30) + run(0, 50))
+        #expect(silence.utterance(after: 1000) == .none)
+        #expect(LoudnessTrack.quietestRoom + 12 > 45)
+    }
+
+    @Test func samplesAreMeasuredIn10msFramesAndTheLast8sAreKept() {
+        var track = LoudnessTrack()
+        // 15 ms of amplitude 1000 (60 dB), then 5 ms more: two whole frames, nothing half-measured.
+        track.measure(Array(repeating: 1000, count: 240))
+        #expect(track.energies.count == 1)
+        track.measure(Array(repeating: 1000, count: 80))
+        #expect(track.energies.count == 2 && abs(track.energies[0] - 60) < 0.01)
+        track.measure(Array(repeating: 0, count: 16_000 * 9))
+        #expect(track.energies.count == 800 && track.base == 902 - 800, "8 s kept, counted from the start")
+        #expect(track.energies.last == 0)
+    }
+}
