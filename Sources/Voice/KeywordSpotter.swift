@@ -132,35 +132,6 @@ package final class KeywordSpotter {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// Phrases split so that no two in a group could cut each other off, longest first (two groups for the
-    /// shipped commands: each search costs as much as the whole acoustic model, so fewer is cheaper).
-    static func groups(_ phrases: [KeyPhrase]) -> [[KeyPhrase]] {
-        var groups: [[KeyPhrase]] = []
-        for phrase in phrases.sorted(by: { $0.words.count > $1.words.count }) {
-            if let index = groups.firstIndex(where: { group in
-                group.allSatisfy { !conflict(phrase.words, $0.words) }
-            }) {
-                groups[index].append(phrase)
-            } else {
-                groups.append([phrase])
-            }
-        }
-        return groups
-    }
-
-    /// True when one search could hear `a` over `b`, or the other way round: one lies inside the other ("time",
-    /// "what time is it"), or they have the same words in the same places for at least half of the shorter,
-    /// counted from the start or from the end ("read text" and "read this", "start photo sensor" and "stop
-    /// photo sensor"), so the sound of one may fit the other. Phrases that only share words elsewhere ("photo
-    /// sensor status", "start photo sensor") cannot be heard over each other.
-    static func conflict(_ a: [String], _ b: [String]) -> Bool {
-        let (long, short) = a.count >= b.count ? (a, b) : (b, a)
-        if contains(long.joined(separator: " "), short.joined(separator: " ")) { return true }
-        let fromStart = zip(a, b).filter { $0 == $1 }.count
-        let fromEnd = zip(a.reversed(), b.reversed()).filter { $0 == $1 }.count
-        return max(fromStart, fromEnd) * 2 >= short.count
-    }
-
     /// True when the dictionary has `word`.
     package func knows(_ word: String) -> Bool { assist_spotter_knows(spotter, word.lowercased()) == 1 }
 
@@ -195,7 +166,7 @@ package final class KeywordSpotter {
         }
         addAlternates(for: Set(kept.flatMap(\.words)))
         variants = [:]
-        let groups = Self.groups(kept)
+        let groups = SearchPlan.groups(kept)
         for (index, group) in groups.enumerated() {
             var lines = ""
             for phrase in group {
@@ -228,19 +199,14 @@ package final class KeywordSpotter {
             openedAtMs.removeLast()
         }
         let texts = kept.map(\.text)
-        shortPhrases = Set(texts.filter { short in texts.contains { $0 != short && Self.contains($0, short) } })
+        shortPhrases = Set(texts.filter { short in texts.contains { $0 != short && SearchPlan.contains($0, short) } })
         contestable = Set(
-            kept.filter { phrase in kept.contains { $0 != phrase && Self.conflict($0.words, phrase.words) } }.map(
+            kept.filter { phrase in kept.contains { $0 != phrase && SearchPlan.conflict($0.words, phrase.words) } }.map(
                 \.text))
         phrases = kept
         unknown = missing
         tooShort = short
         held = []
-    }
-
-    /// True when `long`'s words hold `short`'s as a run ("what time is it" holds "time").
-    static func contains(_ long: String, _ short: String) -> Bool {
-        " \(long) ".contains(" \(short) ")
     }
 
     /// Every way of saying `words` the dictionary knows (at most 8).
@@ -360,18 +326,20 @@ package final class KeywordSpotter {
         where !standalone || loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs) {
             let again = (recent + held).contains {
                 ($0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs)
-                    || (Self.overlap($0, detection) > 0.5 && !Self.contains($0.phrase, detection.phrase)
-                        && !Self.contains(detection.phrase, $0.phrase))
+                    || (SearchPlan.overlap($0, detection) > 0.5 && !SearchPlan.contains($0.phrase, detection.phrase)
+                        && !SearchPlan.contains(detection.phrase, $0.phrase))
             }
             if again { continue }
             if contestable.contains(detection.phrase), let chosen = referee(detection) {
                 detection.phrase = chosen
             }
             held.removeAll { short in
-                Self.contains(detection.phrase, short.phrase) && detection.phrase != short.phrase
+                SearchPlan.contains(detection.phrase, short.phrase) && detection.phrase != short.phrase
                     && detection.startMs <= short.endMs && short.startMs <= detection.endMs
             }
-            if held.contains(where: { Self.contains($0.phrase, detection.phrase) && Self.overlap($0, detection) > 0 }) {
+            if held.contains(where: {
+                SearchPlan.contains($0.phrase, detection.phrase) && SearchPlan.overlap($0, detection) > 0
+            }) {
                 continue
             }
             held.append(detection)
@@ -388,7 +356,9 @@ package final class KeywordSpotter {
     /// when it hears none of them or cannot run.
     private func referee(_ detection: Detection) -> String? {
         let words = KeyPhrase(detection.phrase).words
-        let texts = phrases.map(\.text).filter { $0 == detection.phrase || Self.conflict(words, KeyPhrase($0).words) }
+        let texts = phrases.map(\.text).filter {
+            $0 == detection.phrase || SearchPlan.conflict(words, KeyPhrase($0).words)
+        }
         guard texts.count > 1,
             let range = keptSamples(fromMs: detection.startMs - 250, toMs: detection.endMs + 150)
         else { return nil }
@@ -502,13 +472,6 @@ package final class KeywordSpotter {
     /// How long a phrase is held before it is sure.
     private func wait(for detection: Detection) -> Int {
         shortPhrases.contains(detection.phrase) ? Self.holdMs : 0
-    }
-
-    /// The share of the shorter of two detections that the other covers.
-    static func overlap(_ a: Detection, _ b: Detection) -> Double {
-        let shared = min(a.endMs, b.endMs) - max(a.startMs, b.startMs)
-        let shorter = max(1, min(a.endMs - a.startMs, b.endMs - b.startMs))
-        return Double(max(0, shared)) / Double(shorter)
     }
 }
 
