@@ -14,7 +14,7 @@ public final class FindObject: PluginFeature {
     let language: String
     let search: SearchState
     let loader = WorkerThread(name: "assist-find-object-load")
-    var mailbox: FrameMailbox?
+    var mailbox: LatestFrameWorker?
     var zoomIndex = 0
     var paused = false
     var autoPauseTimer: UInt64?
@@ -114,9 +114,9 @@ public final class FindObject: PluginFeature {
     func begin(_ request: SearchState.Request) {
         let search = self.search
         let host = self.host
-        mailbox = FrameMailbox(
-            name: "assist-find-object-search", retain: { host.retainFrame($0) }, release: { host.releaseFrame($0) }
-        ) { frame in search.stopped ? 0 : search.process(frame) }
+        mailbox = LatestFrameWorker(host: host, name: "assist-find-object-search") { frame in
+            search.stopped ? 0 : search.process(frame)
+        }
         switch request {
         case .object(_, let name, _): host.speak(phrases.text("looking-object", ["name": name]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))

@@ -1,14 +1,21 @@
 import Foundation
 import PluginAPI
 
-/// The spec's single-slot mailbox (find-object.md §3): the frame callback only retains the newest frame here
-/// (a newer one replaces and releases the older), and a thread of the plugin's own runs the search on it, so
-/// the host's frame thread is never held. At most three frames are retained at once, within the host's budget
-/// of 4: one being searched, one waiting, and for a moment the newest that replaces it.
-/// After a back-off delay the waiting frame is dropped (find-object.md §3).
+/// The latest camera frame to a worker thread of the plugin's own: the frame callback only retains the newest
+/// frame here (a newer one replaces and releases the older), and the worker runs `process` on it, so the
+/// host's frame thread is never held and the work always starts on the newest picture. At most three frames
+/// are retained at once, within the host's budget of 4: one being processed, one waiting, and for a moment
+/// the newest that replaces it. `process` returns a back-off delay; the frames that arrive during it are
+/// dropped. find-object searches its frames this way.
+///
+///     let worker = LatestFrameWorker(host: host, name: "my-plugin-ocr") { frame in recognise(frame); return 0 }
+///     // in on_frame:
+///     worker.offer(frame)
+///     // in stop:
+///     worker.stop()
 // because: `slot`, `running`, `finished` and `replacedCount` are guarded by `condition`; `retain` and
 // `release` are the camera service's, callable from any thread
-public final class FrameMailbox: @unchecked Sendable {
+public final class LatestFrameWorker: @unchecked Sendable {
     public typealias Retain = (UnsafePointer<assist_frame>) -> UnsafePointer<assist_frame>?
     public typealias Release = (UnsafePointer<assist_frame>) -> Void
     private let retain: Retain
@@ -21,8 +28,16 @@ public final class FrameMailbox: @unchecked Sendable {
     public var replaced: Int { condition.withLock { replacedCount } }
     private var replacedCount = 0
 
+    /// A worker whose frames are kept with the camera service's `retain` and `release`.
+    public convenience init(
+        host: PluginHostHandle, name: String, process: @escaping @Sendable (assist_frame) -> Double
+    ) {
+        self.init(
+            name: name, retain: { host.retainFrame($0) }, release: { host.releaseFrame($0) }, process: process)
+    }
+
     /// `retain` and `release` keep frames past the callback (the camera service's, or a test's); `process`
-    /// searches one and returns the back-off delay in milliseconds.
+    /// works on one and returns the back-off delay in milliseconds.
     public init(
         name: String, retain: @escaping Retain, release: @escaping Release,
         process: @escaping @Sendable (assist_frame) -> Double
@@ -34,7 +49,7 @@ public final class FrameMailbox: @unchecked Sendable {
         thread.start()
     }
 
-    /// Keeps `frame` for the search thread. [frame thread]
+    /// Keeps `frame` for the worker. [frame thread]
     public func offer(_ frame: UnsafePointer<assist_frame>) {
         guard let kept = retain(frame) else { return }
         let older: UnsafePointer<assist_frame>? = condition.withLock {
@@ -48,7 +63,7 @@ public final class FrameMailbox: @unchecked Sendable {
         if let older { release(older) }
     }
 
-    /// Ends the thread after the frame being searched and waits (at most `timeout` seconds) until it has
+    /// Ends the thread after the frame being processed and waits (at most `timeout` seconds) until it has
     /// released that frame, so no frame outlives the plugin's stop; a waiting frame is released at once.
     /// Any thread but the search thread; `process` must not wait for the caller.
     public func stop(timeout: Double = 5) {
@@ -65,7 +80,7 @@ public final class FrameMailbox: @unchecked Sendable {
         }
     }
 
-    /// Searches each newest frame; `process` returns a back-off delay, and frames that arrive during it are
+    /// Processes each newest frame; `process` returns a back-off delay, and frames that arrive during it are
     /// dropped, so the next search starts on a frame captured after it.
     private func loop(_ process: (assist_frame) -> Double) {
         while true {

@@ -1,11 +1,11 @@
-import FindObjectCore
 import Foundation
 import HostTesting
 import PluginAPI
+import PluginKit
 import Testing
 
-@Suite("The single-slot frame mailbox")
-struct FrameMailboxTests {
+@Suite("The latest frame to a worker (PluginKit)")
+struct LatestFrameWorkerTests {
     /// Counts frames retained and not yet released, and the most at once.
     final class Ledger: @unchecked Sendable {  // because: the counters are guarded by `lock`
         let lock = NSLock()
@@ -20,8 +20,8 @@ struct FrameMailboxTests {
         func release() { lock.withLock { held -= 1 } }
 
         /// A mailbox whose retain and release are counted here.
-        func mailbox(process: @escaping @Sendable (assist_frame) -> Double) -> FrameMailbox {
-            FrameMailbox(
+        func mailbox(process: @escaping @Sendable (assist_frame) -> Double) -> LatestFrameWorker {
+            LatestFrameWorker(
                 name: "test-mailbox",
                 retain: { frame in
                     self.retain()
