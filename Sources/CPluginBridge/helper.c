@@ -44,13 +44,6 @@ static assist_status simple(bmsg *m) {
     return s;
 }
 
-static bool simple_bool(bmsg *m) {
-    bmsg *reply = rpc(m);
-    bool v = reply != NULL && get_u32(reply) == 1;
-    bmsg_free(reply);
-    return v;
-}
-
 /* A call whose reply is a status and an id (an utterance, a dialog, a timer, a subscription); `*id` may be
    NULL. */
 static assist_status call_with_id(bmsg *m, uint64_t *id) {
