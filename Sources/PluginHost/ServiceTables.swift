@@ -22,21 +22,6 @@ enum ServiceTables {
         malloc(max(size, 1))
     }
 
-    /// Every service this host serves, by the header's own id macros: the one list of service ids (discovery
-    /// checks manifests' required services against its keys).
-    nonisolated(unsafe) static let byID: [String: UnsafeRawPointer] = [
-        ASSIST_LOG_SERVICE: UnsafeRawPointer(logTable), ASSIST_DIALOG_SERVICE: UnsafeRawPointer(dialogTable),
-        ASSIST_INPUT_SERVICE: UnsafeRawPointer(inputTable), ASSIST_SESSION_SERVICE: UnsafeRawPointer(sessionTable),
-        ASSIST_EVENTS_SERVICE: UnsafeRawPointer(eventsTable),
-        ASSIST_SETTINGS_SERVICE: UnsafeRawPointer(settingsTable), ASSIST_CLOCK_SERVICE: UnsafeRawPointer(clockTable),
-        ASSIST_WORKER_SERVICE: UnsafeRawPointer(workerTable),
-        ASSIST_THREAD_CHECK_SERVICE: UnsafeRawPointer(threadCheckTable),
-        ASSIST_SPEECH_SERVICE: UnsafeRawPointer(speechTable), ASSIST_CUES_SERVICE: UnsafeRawPointer(cuesTable),
-        ASSIST_AUDIO_IN_SERVICE: UnsafeRawPointer(audioInTable), ASSIST_CAMERA_SERVICE: UnsafeRawPointer(cameraTable),
-        ASSIST_STORAGE_SERVICE: UnsafeRawPointer(storageTable), ASSIST_OUTBOX_SERVICE: UnsafeRawPointer(outboxTable),
-        ASSIST_PLAYBACK_SERVICE: UnsafeRawPointer(playbackTable),
-    ]
-
     static func table(for id: String) -> UnsafeRawPointer? { byID[id] }
 
     /// Frees an error string a plugin allocated with `alloc`, returning its text.

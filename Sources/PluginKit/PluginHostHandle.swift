@@ -15,46 +15,6 @@ public struct PluginHostHandle: @unchecked Sendable {
     /// Every service table this wrapper uses, looked up once when the instance is created.
     public let tables: Tables
 
-    /// The host's service tables, each nil when the host does not serve it (or serves one smaller than 1.0's).
-    public struct Tables: @unchecked Sendable {  // because: the tables are const and live as long as the plugin
-        public let log: UnsafePointer<assist_log_service>?
-        public let dialog: UnsafePointer<assist_dialog_service>?
-        public let input: UnsafePointer<assist_input_service>?
-        public let session: UnsafePointer<assist_session_service>?
-        public let events: UnsafePointer<assist_events_service>?
-        public let settings: UnsafePointer<assist_settings_service>?
-        public let clock: UnsafePointer<assist_clock_service>?
-        public let worker: UnsafePointer<assist_worker_service>?
-        public let camera: UnsafePointer<assist_camera_service>?
-        public let storage: UnsafePointer<assist_storage_service>?
-        public let speech: UnsafePointer<assist_speech_service>?
-        public let cues: UnsafePointer<assist_cues_service>?
-        public let audioIn: UnsafePointer<assist_audio_in_service>?
-        public let outbox: UnsafePointer<assist_outbox_service>?
-        public let playback: UnsafePointer<assist_playback_service>?
-
-        init(_ raw: UnsafePointer<assist_host>) {
-            func table<T: VersionedStruct>(_ id: String, _ type: T.Type) -> UnsafePointer<T>? {
-                PluginHostHandle.lookUp(raw, id, type)
-            }
-            log = table(ASSIST_LOG_SERVICE, assist_log_service.self)
-            dialog = table(ASSIST_DIALOG_SERVICE, assist_dialog_service.self)
-            input = table(ASSIST_INPUT_SERVICE, assist_input_service.self)
-            session = table(ASSIST_SESSION_SERVICE, assist_session_service.self)
-            events = table(ASSIST_EVENTS_SERVICE, assist_events_service.self)
-            settings = table(ASSIST_SETTINGS_SERVICE, assist_settings_service.self)
-            clock = table(ASSIST_CLOCK_SERVICE, assist_clock_service.self)
-            worker = table(ASSIST_WORKER_SERVICE, assist_worker_service.self)
-            camera = table(ASSIST_CAMERA_SERVICE, assist_camera_service.self)
-            storage = table(ASSIST_STORAGE_SERVICE, assist_storage_service.self)
-            speech = table(ASSIST_SPEECH_SERVICE, assist_speech_service.self)
-            cues = table(ASSIST_CUES_SERVICE, assist_cues_service.self)
-            audioIn = table(ASSIST_AUDIO_IN_SERVICE, assist_audio_in_service.self)
-            outbox = table(ASSIST_OUTBOX_SERVICE, assist_outbox_service.self)
-            playback = table(ASSIST_PLAYBACK_SERVICE, assist_playback_service.self)
-        }
-    }
-
     /// Wraps the host a plugin instance was created with, looking up its service tables once.
     ///
     ///     let host = PluginHostHandle(raw)

@@ -27,12 +27,18 @@ struct HeaderRulesTests {
         // The check can fail: a header with one more function differs from the checked-in code.
         let folder = try TemporaryDirectory("assist-bridge-check")
         let copy = folder.path("tree")
-        for path in ["scripts", "Sources/PluginAPI/include/assist", "Sources/CPluginBridge/generated"] {
+        for path in [
+            "scripts", "Sources/PluginAPI/include/assist", "Sources/CPluginBridge/generated",
+            "Sources/PluginHost/Services/ServiceTables+List.swift", "Sources/PluginKit/PluginHostHandle+Tables.swift",
+        ] {
             try FileManager.default.createDirectory(
                 at: copy.appendingPathComponent(path).deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(
                 at: BuildProducts.packageRoot.appendingPathComponent(path), to: copy.appendingPathComponent(path))
         }
+        let copied = try ProcessRunner.run(
+            "/usr/bin/python3", [copy.appendingPathComponent("scripts/gen-bridge.py").path, "--check"])
+        #expect(copied.status == 0, "the copy is current before the header changes: \(copied)")
         let header = copy.appendingPathComponent("Sources/PluginAPI/include/assist/cues.h")
         let text = try String(contentsOf: header, encoding: .utf8)
         try text.replacingOccurrences(
@@ -42,6 +48,28 @@ struct HeaderRulesTests {
         let stale = try ProcessRunner.run(
             "/usr/bin/python3", [copy.appendingPathComponent("scripts/gen-bridge.py").path, "--check"])
         #expect(stale.status == 1 && stale.standardOutput.contains("run scripts/gen-bridge.py"), "\(stale)")
+        // A new service's id goes into the host's list and PluginKit's tables from its header alone.
+        try """
+        #include "core.h"
+        #define ASSIST_VIBRATION_SERVICE "assist.vibration/1"
+        typedef struct assist_vibration_service {
+            uint32_t struct_size;
+            assist_status (*pulse)(const assist_host *h, uint32_t ms);
+        } assist_vibration_service;
+        """.write(
+            to: copy.appendingPathComponent("Sources/PluginAPI/include/assist/vibration.h"), atomically: true,
+            encoding: .utf8)
+        let made = try ProcessRunner.run(
+            "/usr/bin/python3", [copy.appendingPathComponent("scripts/gen-bridge.py").path])
+        #expect(made.status == 0, "\(made)")
+        let list = try String(
+            contentsOf: copy.appendingPathComponent("Sources/PluginHost/Services/ServiceTables+List.swift"),
+            encoding: .utf8)
+        #expect(list.contains("ASSIST_VIBRATION_SERVICE: UnsafeRawPointer(vibrationTable),"), "\(list)")
+        let tables = try String(
+            contentsOf: copy.appendingPathComponent("Sources/PluginKit/PluginHostHandle+Tables.swift"),
+            encoding: .utf8)
+        #expect(tables.contains("public let vibration: UnsafePointer<assist_vibration_service>?"), "\(tables)")
     }
 
     @Test func theUmbrellaIncludesEveryPartAndEachPartStandsAlone() throws {
