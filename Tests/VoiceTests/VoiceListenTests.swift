@@ -105,7 +105,8 @@ struct VoiceListenTests {
             _ = try ProcessRunner.run(
                 "/usr/bin/sox",
                 [
-                    "-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "synth", "\(seconds)", "pinknoise", "vol",
+                    "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "synth", "\(seconds)", "pinknoise",
+                    "vol",
                     "0.002",
                 ])
             return gap
