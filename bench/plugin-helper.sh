@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-9}
 swift build -c release --product assist >/dev/null
+swift build -c release --product AssistMedia >/dev/null  # the camera's picture conversion
 assist=$PWD/.build/release/assist
 work=$(mktemp -d /tmp/assist-helper-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -33,6 +34,10 @@ median() { sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}'; }
 echo "plugin in process vs in a helper process, release build, $(nproc) cores"
 for where in in-process process; do
   run "$where" org.example.bench calls | grep '^calls' | sed "s/^/$where: /"
+done
+for where in in-process process; do
+  run "$where" --camera "video:$work/clip.mp4" org.example.bench frames-kept | grep '^frames' \
+    | sed "s/^frames/frames each kept, the one before released,/; s/^/$where: /"
 done
 for where in in-process process; do
   run "$where" --camera "video:$work/clip.mp4" org.example.bench frames | grep '^frames' | sed "s/^/$where: /"

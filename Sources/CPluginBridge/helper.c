@@ -355,7 +355,7 @@ static mapped_area arena;
 
 typedef struct held {
     assist_frame frame; /* first: the plugin holds &frame */
-    uint64_t token;
+    uint64_t token;     /* the host's retain */
     struct held *next;
 } held;
 
@@ -363,6 +363,14 @@ static pthread_mutex_t frames_lock = PTHREAD_MUTEX_INITIALIZER;
 static held *held_frames;
 static const assist_frame *delivering; /* the frame on_frame has now */
 static uint32_t delivering_area;
+/* The host's retain of the frame being delivered, offered with it (FRAME_OFFER_* in ops.h), and whether the
+   plugin took it: the first retain in on_frame costs no call. */
+static uint32_t offer;
+static uint64_t offered;
+static bool offer_taken;
+/* Frames released while a frame is delivered: their releases go back with its reply. */
+static uint64_t batched[32];
+static uint32_t batched_count;
 
 static assist_status h_camera_subscribe(const assist_host *h, const assist_camera_request *request_in, char **err) {
     (void)h;
@@ -392,16 +400,28 @@ static const assist_frame *h_camera_retain(const assist_host *h, const assist_fr
     pthread_mutex_lock(&frames_lock);
     bool current = frame != NULL && frame == delivering;
     uint32_t which = delivering_area;
+    uint64_t token = 0;
+    bool ask = current && (offer == FRAME_OFFER_ASK || offer_taken);
+    if (current && offer == FRAME_OFFER_GIVEN && !offer_taken) {
+        token = offered;
+        offer_taken = true;
+    }
     pthread_mutex_unlock(&frames_lock);
-    if (!current) return NULL;
-    bmsg *m = request(OP_CAMERA_RETAIN);
-    put_u32(m, which);
-    bmsg *reply = rpc(m);
-    uint64_t token = reply ? get_u64(reply) : 0;
-    bmsg_free(reply);
+    if (ask) { /* the host offered nothing, or the plugin retains the same frame twice */
+        bmsg *m = request(OP_CAMERA_RETAIN);
+        put_u32(m, which);
+        bmsg *reply = rpc(m);
+        token = reply ? get_u64(reply) : 0;
+        bmsg_free(reply);
+    }
     if (token == 0) return NULL;
     held *copy = calloc(1, sizeof *copy);
-    if (copy == NULL) return NULL;
+    if (copy == NULL) {
+        bmsg *m = request(OP_CAMERA_RELEASE);
+        put_u64(m, token);
+        bchan_note(&chan, m);
+        return NULL;
+    }
     copy->frame = *frame;
     copy->token = token;
     pthread_mutex_lock(&frames_lock);
@@ -411,6 +431,7 @@ static const assist_frame *h_camera_retain(const assist_host *h, const assist_fr
     return &copy->frame;
 }
 
+/* A release never waits: during a delivery it goes back with the reply, otherwise as a note. */
 static void h_camera_release(const assist_host *h, const assist_frame *retained) {
     (void)h;
     pthread_mutex_lock(&frames_lock);
@@ -418,10 +439,14 @@ static void h_camera_release(const assist_host *h, const assist_frame *retained)
     while (*link != NULL && &(*link)->frame != retained) link = &(*link)->next;
     held *found = *link;
     if (found != NULL) *link = found->next;
+    bool batch = found != NULL && delivering != NULL && batched_count < sizeof batched / sizeof batched[0];
+    if (batch) batched[batched_count++] = found->token;
     pthread_mutex_unlock(&frames_lock);
-    bmsg *m = request(OP_CAMERA_RELEASE);
-    put_u64(m, found ? found->token : 0); /* 0: the host logs a release of a frame it never gave */
-    bmsg_free(rpc(m));
+    if (!batch) {
+        bmsg *m = request(OP_CAMERA_RELEASE);
+        put_u64(m, found ? found->token : 0); /* 0: the host logs a release of a frame it never gave */
+        bchan_note(&chan, m);
+    }
     free(found);
 }
 
@@ -536,7 +561,7 @@ static void put_plugin_error(bmsg *rep, char *err) {
     free(err); /* allocated with h_alloc */
 }
 
-static void serve_frame(bmsg *req) {
+static void serve_frame(bmsg *req, bmsg *rep) {
     uint32_t which = get_u32(req);
     uint64_t size = get_u64(req);
     if (which >= 8 && which != 100) {
@@ -585,14 +610,30 @@ static void serve_frame(bmsg *req) {
     f.fd = area->fd;
     f.timestamp_ns = get_u64(req);
     f.seq = get_u64(req);
-    if (req->bad || instance == NULL || table.on_frame == NULL) return;
-    pthread_mutex_lock(&frames_lock);
-    delivering = &f;
-    delivering_area = which;
-    pthread_mutex_unlock(&frames_lock);
-    table.on_frame(instance, &f);
+    uint32_t offer_now = get_u32(req);
+    uint64_t offered_now = get_u64(req);
+    if (offer_now > FRAME_OFFER_REFUSED) req->bad = true;
+    if (req->bad) return;
+    bool taken = false;
+    if (instance != NULL && table.on_frame != NULL) {
+        pthread_mutex_lock(&frames_lock);
+        delivering = &f;
+        delivering_area = which;
+        offer = offer_now;
+        offered = offered_now;
+        offer_taken = false;
+        pthread_mutex_unlock(&frames_lock);
+        table.on_frame(instance, &f);
+    }
+    /* The reply: whether the offered retain was taken, and the releases made meanwhile. */
     pthread_mutex_lock(&frames_lock);
     delivering = NULL;
+    taken = offer_taken;
+    offer_taken = false;
+    put_bool(rep, taken);
+    put_u32(rep, batched_count);
+    for (uint32_t i = 0; i < batched_count; i++) put_u64(rep, batched[i]);
+    batched_count = 0;
     pthread_mutex_unlock(&frames_lock);
 }
 
@@ -755,7 +796,7 @@ static void helper_handle(bchan *c, bmsg *req, bmsg *rep) {
         break;
     }
     case OP_FRAME:
-        serve_frame(req);
+        serve_frame(req, rep);
         break;
     case OP_DESTROY:
         if (instance && table.destroy) table.destroy(instance);

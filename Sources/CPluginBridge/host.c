@@ -71,6 +71,7 @@ struct assist_bridge {
     int current_area;
     bool arena_sent; /* the helper has the arena's descriptor */
     retained_frame retained[16];
+    bool retains; /* the plugin has retained a frame: each frame now comes with a retain offered */
 };
 
 /* Every bridge is kept for the life of the process: the real services may call a trampoline late. */
@@ -271,7 +272,41 @@ static void put_err(bmsg *rep, char *err) {
     free(err);
 }
 
-/* A frame the helper names by area; the host's own pointer never leaves it. */
+/* Keeps the host's retain `kept` of a frame in `which` for the helper; false (and released) when the helper
+   holds 16 already. */
+static bool keep_retained(assist_bridge *b, const assist_camera_service *camera, const assist_frame *kept,
+                          uint32_t which) {
+    pthread_mutex_lock(&b->lock);
+    int slot = -1;
+    for (int i = 0; i < 16; i++)
+        if (b->retained[i].token == 0) slot = i;
+    if (slot >= 0) {
+        b->retained[slot].token = (uint64_t)(uintptr_t)kept;
+        b->retained[slot].area = (int)which;
+        if (which < AREAS) b->areas[which].holds++; /* the arena's frames are kept by the host's retain */
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (slot < 0) camera->release(b->real, kept);
+    return slot >= 0;
+}
+
+/* Releases the helper's retain `token`. One it does not hold goes to the real release too, which logs the
+   misbehaviour and touches nothing. */
+static void release_retained(assist_bridge *b, const assist_camera_service *camera, uint64_t token) {
+    pthread_mutex_lock(&b->lock);
+    int found = -1;
+    for (int i = 0; i < 16; i++)
+        if (token != 0 && b->retained[i].token == token) found = i;
+    if (found >= 0) {
+        if (b->retained[found].area < AREAS) b->areas[b->retained[found].area].holds--;
+        b->retained[found].token = 0;
+    }
+    pthread_mutex_unlock(&b->lock);
+    camera->release(b->real, (const assist_frame *)(uintptr_t)(found >= 0 ? token : 1));
+}
+
+/* A frame the helper names by area; the host's own pointer never leaves it. A retain is asked for only when
+   none came with the frame; a release is a note or comes with the frame's reply. */
 static void serve_camera_frame(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     (void)h;
     const assist_camera_service *camera = service(b, SVC_CAMERA);
@@ -284,40 +319,37 @@ static void serve_camera_frame(assist_bridge *b, const assist_host *h, uint32_t 
         pthread_mutex_lock(&b->lock);
         const assist_frame *frame = b->current_frame;
         bool matches = frame != NULL && (int)which == b->current_area;
+        b->retains = true;
         pthread_mutex_unlock(&b->lock);
         const assist_frame *kept = matches ? camera->retain(b->real, frame) : NULL;
-        if (kept != NULL) {
-            pthread_mutex_lock(&b->lock);
-            int slot = -1;
-            for (int i = 0; i < 16; i++)
-                if (b->retained[i].token == 0) slot = i;
-            if (slot < 0) {
-                pthread_mutex_unlock(&b->lock);
-                camera->release(b->real, kept);
-                kept = NULL;
-            } else {
-                b->retained[slot].token = (uint64_t)(uintptr_t)kept;
-                b->retained[slot].area = (int)which;
-                if (which < AREAS) b->areas[which].holds++; /* the arena's frames are kept by the host's retain */
-                pthread_mutex_unlock(&b->lock);
-            }
-        }
+        if (kept != NULL && !keep_retained(b, camera, kept, which)) kept = NULL;
         put_u64(rep, (uint64_t)(uintptr_t)kept);
         return;
     }
-    uint64_t token = get_u64(req); /* OP_CAMERA_RELEASE */
-    pthread_mutex_lock(&b->lock);
-    int found = -1;
-    for (int i = 0; i < 16; i++)
-        if (token != 0 && b->retained[i].token == token) found = i;
-    if (found >= 0) {
-        if (b->retained[found].area < AREAS) b->areas[b->retained[found].area].holds--;
-        b->retained[found].token = 0;
-    }
-    pthread_mutex_unlock(&b->lock);
-    /* An unknown token goes to the real release too: it logs the misbehaviour and touches nothing. */
-    camera->release(b->real, (const assist_frame *)(uintptr_t)(found >= 0 ? token : 1));
+    release_retained(b, camera, get_u64(req)); /* OP_CAMERA_RELEASE */
     put_u64(rep, 0);
+}
+
+/* Sends the frame message `m` (its fields written) with the retain offered, and settles the reply: the offer
+   kept or given back, and the releases that came with it. */
+static void deliver_frame(assist_bridge *b, const assist_frame *f, bmsg *m, uint32_t which, int send_fd) {
+    const assist_camera_service *camera = service(b, SVC_CAMERA);
+    pthread_mutex_lock(&b->lock);
+    bool offering = b->retains && camera != NULL;
+    pthread_mutex_unlock(&b->lock);
+    const assist_frame *kept = offering ? camera->retain(b->real, f) : NULL;
+    if (kept != NULL && !keep_retained(b, camera, kept, which)) kept = NULL;
+    put_u32(m, !offering ? FRAME_OFFER_ASK : kept != NULL ? FRAME_OFFER_GIVEN : FRAME_OFFER_REFUSED);
+    put_u64(m, (uint64_t)(uintptr_t)kept);
+    bmsg *reply = call_plugin(b, m, "on_frame", send_fd);
+    bool taken = reply != NULL && get_bool(reply);
+    if (kept != NULL && !taken) release_retained(b, camera, (uint64_t)(uintptr_t)kept);
+    uint32_t released = reply != NULL ? get_u32(reply) : 0;
+    for (uint32_t i = 0; i < released && i < 32 && reply != NULL && !reply->bad; i++) {
+        uint64_t token = get_u64(reply);
+        if (camera != NULL && !reply->bad) release_retained(b, camera, token);
+    }
+    bmsg_free(reply);
 }
 
 /* ---- the service operations served by hand (generated/services.h calls them) ---------------------------- */
@@ -717,7 +749,7 @@ static void p_frame(assist_plugin *p, const assist_frame *f) {
         }
         put_u64(m, fr.timestamp_ns);
         put_u64(m, fr.seq);
-        bmsg_free(call_plugin(b, m, "on_frame", send_fd));
+        deliver_frame(b, f, m, ARENA_AREA, send_fd);
         pthread_mutex_lock(&b->lock);
         b->current_frame = NULL;
         b->current_area = -1;
@@ -779,7 +811,7 @@ static void p_frame(assist_plugin *p, const assist_frame *f) {
     }
     put_u64(m, fr.timestamp_ns);
     put_u64(m, fr.seq);
-    bmsg_free(call_plugin(b, m, "on_frame", send_fd));
+    deliver_frame(b, f, m, (uint32_t)which, send_fd);
     pthread_mutex_lock(&b->lock);
     b->current_frame = NULL;
     b->current_area = -1;
@@ -968,6 +1000,8 @@ bool assist_bridge_wait_end(assist_bridge *b, int32_t wait_ms, char *out, size_t
 const assist_entry *assist_bridge_entry(assist_bridge *b) { return &b->entry; }
 int32_t assist_bridge_pid(const assist_bridge *b) { return b->pid; }
 bool assist_bridge_alive(assist_bridge *b) { return !bchan_is_dead(&b->chan); }
+
+uint64_t assist_bridge_messages(assist_bridge *b) { return __atomic_load_n(&b->chan.received, __ATOMIC_RELAXED); }
 
 static char *message(const char *text) {
     char *copy = strdup(text);

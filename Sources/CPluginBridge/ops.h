@@ -32,6 +32,11 @@ enum {
     OP_FIRST_SERVICE,
 };
 
+/* What comes with a frame (OP_FRAME) for its first retain: the host retained it already for the plugin (its
+   token follows), it cannot keep another frame now, or it offers nothing and a retain asks (OP_CAMERA_RETAIN).
+   The reply says whether the offer was taken, and carries the frames released meanwhile. */
+enum { FRAME_OFFER_ASK = 0, FRAME_OFFER_GIVEN = 1, FRAME_OFFER_REFUSED = 2 };
+
 #include "generated/services.h"
 
 #endif

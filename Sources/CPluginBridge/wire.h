@@ -3,11 +3,13 @@
  * helper process. Private to CPluginBridge; docs/plugin-isolation.md describes it.
  *
  * A message is a 16-byte header (size of the whole message, lane, type, operation; little-endian u32 each)
- * and arguments packed one after another. A lane is one thread of control that may cross the socket many
- * times: the host's main thread calls `start` on lane 2; while start runs in the helper, the plugin's
- * `speak` comes back on lane 2 and the host's main thread, waiting there, serves it. So [main] calls stay on
- * the host's main thread, [frame] calls on its frame thread, and nesting works to any depth. Lanes the host
- * opens are even, lanes the helper opens (a plugin's own threads) are odd.
+ * and arguments packed one after another. A lane is one thread of control that may cross many times, with
+ * a socket pair of its own: the host's main thread calls `start` on lane 2; while start runs in the helper,
+ * the plugin's `speak` comes back on lane 2 and the host's main thread, waiting there, serves it. So [main]
+ * calls stay on the host's main thread, [frame] calls on its frame thread, and nesting works to any depth.
+ * Lanes the host opens are even, lanes the helper opens (a plugin's own threads) are odd. The thread waiting
+ * on a lane reads it itself, watching it briefly before it sleeps, so a call is two thread wake-ups at most
+ * and, in a burst, none. The first socket, the control socket, only opens lanes; its end is the end.
  */
 #ifndef ASSIST_BRIDGE_WIRE_H
 #define ASSIST_BRIDGE_WIRE_H
@@ -24,7 +26,10 @@
 /* Lanes one side may open; a helper that opens more (runaway threads) is ended. */
 #define BRIDGE_MAX_LANES 256
 
-enum { BRIDGE_REQUEST = 1, BRIDGE_REPLY = 2 };
+/* A request and its reply travel on a lane's socket; a lane is opened by BRIDGE_LANE on the control socket,
+   which carries the other end of the lane's socket pair and nothing else. */
+/* A note is a request that is never answered (a frame released off the frame path). */
+enum { BRIDGE_REQUEST = 1, BRIDGE_REPLY = 2, BRIDGE_LANE = 3, BRIDGE_NOTE = 4 };
 
 typedef struct bmsg {
     uint8_t *data; /* header and arguments */
@@ -60,23 +65,26 @@ bool get_bool(bmsg *m);
 const void *get_bytes(bmsg *m, size_t *n);
 const char *get_str(bmsg *m);
 
+typedef struct bchan bchan;
+
+/* One lane: a socket pair of its own, so the thread that owns it reads its answers itself. */
 typedef struct blane {
     uint32_t id;
+    int fd;      /* this side's end; -1 once closed */
+    int users;   /* calls using it now, and its serving thread; the last one after the end closes it */
     pthread_t owner;
     bool owned;
-    pthread_cond_t cond;
-    bmsg *head, *tail;
+    bchan *chan;
     struct blane *next;
 } blane;
 
-typedef struct bchan bchan;
 /* Serves one request; fills `reply`. Runs on the lane's thread. */
 typedef void (*bchan_handler)(bchan *c, bmsg *request, bmsg *reply);
 
 struct bchan {
-    int fd;
-    pthread_mutex_t lock; /* lanes, queues, dead */
-    pthread_mutex_t send_lock;
+    int fd;                   /* the control socket */
+    pthread_mutex_t lock;     /* lanes, dead */
+    pthread_mutex_t send_lock; /* the control socket's sending */
     blane *lanes;
     int lane_count;
     uint32_t next_lane; /* the next lane this side opens: 2, 4, ... or 1, 3, ... */
@@ -87,6 +95,7 @@ struct bchan {
     void (*on_dead)(bchan *c);
     void *user;
     pthread_t reader;
+    uint64_t received; /* messages read from the other side, on every lane (atomic) */
 };
 
 /* `*t` becomes CLOCK_MONOTONIC now plus `ms` (the clock lanes and the bridge's waits use). */
@@ -97,6 +106,9 @@ int bchan_start(bchan *c, int fd, uint32_t first_lane, bchan_handler handle, voi
 /* Sends `request` on this thread's lane and waits for its reply, serving nested requests meanwhile. Takes
    `request`. NULL when the other side is gone or did not answer in time (then the channel is dead). */
 bmsg *bchan_call(bchan *c, bmsg *request, int fd);
+/* Sends `note` (a BRIDGE_REQUEST made with bmsg_new, sent as a note) on this thread's lane without waiting for
+   anything. Takes `note`. */
+void bchan_note(bchan *c, bmsg *note);
 /* Marks the channel dead with `why` (first reason wins) and wakes every waiting lane. */
 void bchan_kill(bchan *c, const char *why);
 bool bchan_is_dead(bchan *c);

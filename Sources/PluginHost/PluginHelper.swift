@@ -18,6 +18,9 @@ package final class PluginHelper: @unchecked Sendable {  // because: the bridge 
     /// The helper's process id.
     package var pid: Int32 { assist_bridge_pid(bridge) }
 
+    /// How many messages the host has read from the helper: calls, replies and notes.
+    package var messagesReceived: UInt64 { assist_bridge_messages(bridge) }
+
     /// False once the helper is gone.
     package var isAlive: Bool { assist_bridge_alive(bridge) }
 

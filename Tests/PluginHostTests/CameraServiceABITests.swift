@@ -30,4 +30,48 @@ struct CameraServiceABITests {
             ), "\(host.output.lines)")
         #expect(camera.statistics().subscribers.isEmpty, "unsubscribed")
     }
+
+    /// The newest frame kept, the one before released, in every on_frame (LatestFrameWorker's pattern): in a
+    /// helper process a frame with its retain and release is one message and its reply, not three calls. The
+    /// frames kept are intact and none is refused.
+    @Test(arguments: [false, true])
+    func keepingTheNewestFrameCostsAHelperOneMessageAFrame(inHelper: Bool) throws {
+        let root = try TemporaryDirectory("assist-camera-mailbox")
+        let manifest = CPluginBuilder.manifest(
+            id: "org.test.mailbox", extra: ["services": ["required": ["assist.camera/1"]]])
+        try CPluginBuilder(root: root.url).build(folder: "mailbox", manifest: manifest, source: "mailbox_plugin.c")
+        let camera = CameraService(
+            spec: .pattern, framesPerSecond: 30, sample: root.path("none.jpg"), logger: Logger(label: "test"),
+            onNotice: { _ in })
+        let host = try TestHost(pluginDirectories: [root.url], camera: camera, inHelperProcesses: inHelper)
+        let features = host.features
+        let plugin = try #require(features.record(id: "org.test.mailbox"))
+        let ended = EndRecorder()
+        // The helper is let go when the feature ends: kept here while it runs, to count what it sent.
+        let helper = HelperSeen()
+        features.onFeatureEnded = { record, status in ended.record(record.id, status) }
+        host.run(
+            timeoutSeconds: 10,
+            until: {
+                helper.value = helper.value ?? plugin.helper
+                return !ended.events.isEmpty
+            }
+        ) { _ = features.activate(plugin) }
+        let line = try #require(host.output.lines.first { $0.hasPrefix("Frames ") }, "\(host.output.lines)")
+        let numbers = line.split { !$0.isNumber }.compactMap { Int($0) }
+        try #require(numbers.count == 4, "\(line)")
+        let (frames, kept, refused, changed) = (numbers[0], numbers[1], numbers[2], numbers[3])
+        #expect(frames >= 10 && kept == frames && refused == 0 && changed == 0, "\(line)")
+        if inHelper {
+            let helper = try #require(helper.value)
+            // Opening, starting, the subscription, the timer and the report are a few dozen; the frames one each.
+            let messages = Int(helper.messagesReceived)
+            #expect(messages >= frames && messages <= frames + 40, "\(messages) messages for \(frames) frames")
+        }
+    }
+}
+
+/// The helper of a feature, seen while it runs (on the test's thread, which runs the loop).
+final class HelperSeen: @unchecked Sendable {
+    var value: PluginHelper?
 }

@@ -40,6 +40,10 @@ int32_t assist_bridge_pid(const assist_bridge *bridge);
 /** False once the helper is gone. */
 bool assist_bridge_alive(assist_bridge *bridge);
 
+/* How many messages the host has read from the helper (calls, replies and notes; not the opening of lanes):
+   what a frame or a call costs, counted. */
+uint64_t assist_bridge_messages(assist_bridge *bridge);
+
 /** Ends the helper now (its whole process group), recording `why`; the death handler runs. */
 void assist_bridge_kill(assist_bridge *bridge, const char *why);
 
