@@ -35,6 +35,8 @@ let package = Package(
         // The ABI's one rule for reading versioned structs, used by the host and by PluginKit alike.
         .target(name: "PluginABI", dependencies: ["PluginAPI"]),
         .target(name: "CSharedFrames"),
+        // The file a fault of the host's process leaves for the next start (CrashGuard).
+        .target(name: "CFaultMark"),
         .target(
             name: "CPluginBridge", dependencies: ["PluginAPI", "CSharedFrames"], linkerSettings: [.linkedLibrary("dl")]),
         // espeak-ng and libcurl are opened on first use (dlopen), so commands that never speak or upload do not
@@ -103,8 +105,7 @@ let package = Package(
             name: "PluginHost",
             dependencies: [
                 "PluginAPI", "PluginABI", "CPluginBridge", "Runtime", "AssistCore", "Interaction", "Audio", "Speech",
-                "Camera", "Storage",
-                "Outbox",
+                "Camera", "Storage", "Outbox", "CFaultMark",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

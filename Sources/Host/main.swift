@@ -25,7 +25,7 @@ do {
 } catch let status as ExitStatus {
     exit(status.code)
 } catch let failure as CLIFailure {
-    FileHandle.standardError.write(Data((PlainText.message(failure.message) + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((PlainText.message(failure.message) + "\n").utf8))
     exit(failure.exitCode)
 } catch {
     let code = Assist.exitCode(for: error)
@@ -35,7 +35,8 @@ do {
     }
     var message = Assist.message(for: error).split(separator: "\n").first.map(String.init) ?? "Invalid command line"
     while message.hasSuffix(".") { message.removeLast() }
-    FileHandle.standardError.write(
-        Data("\(PlainText.message(message)). Run 'assist --help' for the commands.\n".utf8))
+    try? FileHandle.standardError.write(
+        contentsOf:
+            Data("\(PlainText.message(message)). Run 'assist --help' for the commands.\n".utf8))
     exit(code.rawValue)
 }

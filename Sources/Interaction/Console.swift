@@ -79,7 +79,7 @@ package final class Console: @unchecked Sendable {
 
     /// Writes `text` to standard output as it is, for echo.
     package static let writeRaw: @Sendable (String) -> Void = { text in
-        FileHandle.standardOutput.write(Data(text.utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
     }
 
     private func enterKeyMode() {

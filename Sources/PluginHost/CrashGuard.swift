@@ -1,12 +1,16 @@
 import AssistCore
+import CFaultMark
 import Foundation
 
 /// What a plugin that crashes the host (in process) leaves for the next start (issue 17): each running
 /// `assist` keeps `<data>/sessions/<pid>.json` naming the feature that has the focus, and removes it when it
-/// ends cleanly. A file whose process is gone means that session ended unexpectedly: the next start records a
-/// crash of the plugin it names (`<data>/crashes.jsonl`), says so, and may offer safe mode; a plugin that
-/// crashed Assist twice within a day is disabled (`<data>/disabled-plugins.json`) until `assist plugins reset
-/// ID`. Files 0600 in folders 0700, written whole.
+/// ends cleanly. A fault (SIGSEGV, SIGABRT, a Swift trap …) also writes `<pid>.fault` from its signal handler
+/// (CFaultMark). A mark whose process is gone and left a fault means that session crashed: the next start
+/// records a crash of the plugin it names (`<data>/crashes.jsonl`), says so, and may offer safe mode; a plugin
+/// that crashed Assist twice within a day is disabled (`<data>/disabled-plugins.json`) until `assist plugins
+/// reset ID`. A mark without a fault is a session that only never ended cleanly (kill -9, a power cut, a
+/// closed terminal before the host could tidy up): it is removed and blamed on nobody. Files 0600 in folders
+/// 0700, written whole.
 package final class CrashGuard: @unchecked Sendable {  // because: `focused` is written on the main loop only
     /// Crashes of one plugin, within `window` seconds, that disable it.
     package static let crashesToDisable = 2
@@ -32,19 +36,23 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
     private var disabledFile: URL { data.appendingPathComponent("disabled-plugins.json") }
     private var crashesFile: URL { data.appendingPathComponent("crashes.jsonl") }
 
-    /// Sessions of processes that are gone, each recorded as a crash; the marks are removed. Call once at
-    /// start, before `begin`.
+    /// Sessions of processes that are gone and left a fault, each recorded as a crash; the marks of every gone
+    /// session are removed. Call once at start, before `begin`.
     package func collectCrashes(now: Date = Date()) -> [Crash] {
         let folder = data.appendingPathComponent("sessions")
         let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
         var crashes: [Crash] = []
-        for file in files where file.pathExtension == "json" {
+        // Marks before faults: a fault file goes only once its mark has been read.
+        let marksFirst = files.filter { $0.pathExtension == "json" } + files.filter { $0.pathExtension == "fault" }
+        for file in marksFirst {
             guard let pid = Int32(file.deletingPathExtension().lastPathComponent), pid != getpid(),
                 kill(pid, 0) != 0, errno == ESRCH
             else { continue }
+            defer { try? FileManager.default.removeItem(at: file) }
+            let fault = folder.appendingPathComponent("\(pid).fault")
+            guard file.pathExtension == "json", FileManager.default.fileExists(atPath: fault.path) else { continue }
             let object = (try? Data(contentsOf: file)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
             let plugin = (object as? [String: Any])?["plugin"] as? String
-            try? FileManager.default.removeItem(at: file)
             crashes.append(Crash(plugin: plugin, disabled: plugin.map { record($0, at: now) } ?? false))
         }
         return crashes
@@ -132,8 +140,11 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
         return was
     }
 
-    /// This process runs: its mark names no feature yet.
-    package func begin() { focus(nil) }
+    /// This process runs: its mark names no feature yet, and a fault from now on leaves `<pid>.fault`.
+    package func begin() {
+        focus(nil)
+        _ = assist_fault_mark_install(data.appendingPathComponent("sessions/\(getpid()).fault").path)
+    }
 
     /// The feature `plugin` has the focus (nil: none). Main loop.
     package func focus(_ plugin: String?) {

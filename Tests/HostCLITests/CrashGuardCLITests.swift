@@ -18,11 +18,14 @@ struct CrashGuardCLITests {
         try CPluginBuilder(root: plugins.url).build(
             folder: "crash", defines: ["START_CRASHES", #"PLUGIN_ID="org.example.crash""#],
             manifest: CPluginBuilder.manifest(id: "org.example.crash"))
+        try CPluginBuilder(root: plugins.url).build(
+            folder: "stay", defines: [#"PLUGIN_ID="org.example.stay""#],
+            manifest: CPluginBuilder.manifest(id: "org.example.stay"))
         // A third-party plugin runs in a helper process unless the admin says otherwise: this is what an
         // in-process crash does.
         let config = data.url.appendingPathComponent("assist")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try #"plugins.in-process = ["org.example.crash"]"#.write(
+        try #"plugins.in-process = ["org.example.crash", "org.example.stay"]"#.write(
             to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
     }
 
@@ -79,6 +82,53 @@ struct CrashGuardCLITests {
             try assist(["plugins", "reset", "org.example.crash"]).lines == ["org.example.crash is turned on again."])
         #expect(number(in: try shell("").lines) != nil, "offered again")
         // A clean run leaves no mark behind.
+        let sessions = (try? FileManager.default.contentsOfDirectory(atPath: data.path("sessions").path)) ?? []
+        #expect(sessions.isEmpty, "\(sessions)")
+    }
+
+    /// `assist run` of the in-process plugin that stays, started and ended by `signal` once its feature has the
+    /// focus; how it ended.
+    func runEndedBy(_ signal: Int32) throws -> (status: Int32, reason: Process.TerminationReason) {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = [
+            "run", "--no-speech", "--data-dir", data.url.path, "--plugin-dir", plugins.url.path, "org.example.stay",
+            "--stay",
+        ]
+        child.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": data.url.path]) { $1 }
+        child.standardInput = Pipe()
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let mark = data.path("sessions/\(child.processIdentifier).json")
+        let deadline = Date().addingTimeInterval(15 * ProcessRunner.timeScale)
+        while Date() < deadline,
+            !((try? String(contentsOf: mark, encoding: .utf8))?.contains("org.example.stay") ?? false)
+        {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(child.processIdentifier, signal)
+        child.waitUntilExit()
+        return (child.terminationStatus, child.terminationReason)
+    }
+
+    /// Only a fault is a crash (issue 38): killed twice (kill -9, a power cut), its output pipe closed
+    /// (SIGPIPE) or its terminal closed (SIGHUP, a clean end), a session is recovered and blamed on nobody, and
+    /// the next start says nothing of a crash.
+    @Test func aSessionKilledOrCutOffIsNotACrash() throws {
+        for signal in [SIGKILL, SIGKILL, SIGPIPE] {
+            let ended = try runEndedBy(signal)
+            #expect(ended.reason == .uncaughtSignal && ended.status == signal, "\(ended)")
+        }
+        let hangUp = try runEndedBy(SIGHUP)
+        #expect(hangUp.reason == .exit, "the terminal closed ends the session cleanly: \(hangUp)")
+        let next = try shell("")
+        #expect(!next.lines.contains { $0.contains("stopped unexpectedly") }, "\(next.lines)")
+        #expect(next.lines.contains { $0.hasSuffix(". Test org.example.stay") }, "still offered: \(next.lines)")
+        #expect(!FileManager.default.fileExists(atPath: data.path("crashes.jsonl").path), "nothing recorded")
+        let listed = try assist(["plugins", "list"])
+        #expect(!listed.lines.contains { $0.contains("disabled") }, "\(listed.lines)")
+        // The marks of the sessions that did not end cleanly were tidied by that start.
         let sessions = (try? FileManager.default.contentsOfDirectory(atPath: data.path("sessions").path)) ?? []
         #expect(sessions.isEmpty, "\(sessions)")
     }

@@ -156,7 +156,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
         host.speak(text, priority: priority, printed: false)
         let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Says that no text was found, or that there is text but too small to read.

@@ -13,7 +13,7 @@ package struct SecretLineReader {
         let terminal = isatty(0) == 1
         var saved = termios()
         if terminal {
-            FileHandle.standardError.write(Data(prompt.utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(prompt.utf8))
             tcgetattr(0, &saved)
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
@@ -22,7 +22,7 @@ package struct SecretLineReader {
         defer {
             if terminal {
                 tcsetattr(0, TCSAFLUSH, &saved)
-                FileHandle.standardError.write(Data("\n".utf8))
+                try? FileHandle.standardError.write(contentsOf: Data("\n".utf8))
             }
         }
         return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)

@@ -116,7 +116,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             if speaking {
                 announcer.say(line, remember: false)
             } else {
-                FileHandle.standardError.write(Data((PlainText.message(line) + "\n").utf8))
+                try? FileHandle.standardError.write(contentsOf: Data((PlainText.message(line) + "\n").utf8))
             }
         }
         if let file = sound?.fallbackInUse {
@@ -207,10 +207,10 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         loop.discardPending()
     }
 
-    /// Ends the main loop on SIGINT or SIGTERM (or `numbers`), so features stop cleanly and the terminal is
-    /// restored.
+    /// Ends the main loop on SIGINT, SIGTERM or SIGHUP (the terminal closed) (or `numbers`), so features stop
+    /// cleanly, the session ends as a clean end (never counted as a crash) and the terminal is restored.
     package func handleSignals(
-        _ numbers: [Int32] = [SIGINT, SIGTERM], _ onSignal: @escaping @Sendable () -> Void
+        _ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP], _ onSignal: @escaping @Sendable () -> Void
     ) -> [DispatchSourceSignal] {
         numbers.map { number in
             signal(number, SIG_IGN)

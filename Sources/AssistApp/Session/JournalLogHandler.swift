@@ -40,7 +40,7 @@ package struct JournalLogHandler: LogHandler {
             fields.append(("ASSIST_" + key.uppercased().filter { $0.isLetter || $0.isNumber }, "\(value)"))
         }
         if !sink.send(fields) {
-            FileHandle.standardError.write(Data("\(label): \(level): \(message)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("\(label): \(level): \(message)\n".utf8))
         }
     }
 

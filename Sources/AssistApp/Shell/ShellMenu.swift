@@ -28,7 +28,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         if kiosk != nil { [SIGINT, SIGQUIT, SIGTSTP, SIGHUP].forEach { signal($0, SIG_IGN) } }
         // Keys typed while the welcome is said wait for the menu (shutdown gives the terminal back).
         session.console?.claimKeys()
-        let signals = session.handleSignals(kiosk == nil ? [SIGINT, SIGTERM] : [SIGTERM]) {
+        let signals = session.handleSignals(kiosk == nil ? [SIGINT, SIGTERM, SIGHUP] : [SIGTERM]) {
             kiosk?.leave(.service)
             shell.quit()
         }

@@ -9,6 +9,6 @@ package struct StandardErrorOutput: LineOutput {
     package init() {}
 
     package func writeLine(_ line: String) {
-        FileHandle.standardError.write(Data((PlainText.clean(line) + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((PlainText.clean(line) + "\n").utf8))
     }
 }

@@ -26,7 +26,9 @@ package enum Listening {
         // Always-on: a phrase is heard when said on its own, not inside a sentence.
         spotter.standalone = true
         spotter.trace = VoiceSession.trace
-        for line in VoicePhrases.unknownWordLines(spotter) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        for line in VoicePhrases.unknownWordLines(spotter) {
+            try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+        }
         let spec = try options.microphone()
         let input: AudioInput
         do { input = try spec.open(format: VoiceListener.format) } catch {
@@ -36,7 +38,7 @@ package enum Listening {
         }
         // With --json the line goes to standard error, so that standard output is JSON alone.
         let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
-        (json ? FileHandle.standardError : FileHandle.standardOutput).write(Data(ready.utf8))
+        try? (json ? FileHandle.standardError : FileHandle.standardOutput).write(contentsOf: Data(ready.utf8))
         let stopped = StopFlag()
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -53,7 +55,7 @@ package enum Listening {
         // With --phrase, the phrases named are listened for as they are, with no words after them.
         let takes = phrases.isEmpty ? found.value ?? [:] : [:]
         for line in VoicePhrases.unknownChoiceLines(spotter, takes) {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
         }
         var following: (Detection, ArgumentFollower)?
         func print(_ heard: Detection) {
@@ -61,7 +63,7 @@ package enum Listening {
                 json
                 ? heard.json
                 : "Heard “\(heard.phrase)\(heard.argument.map { " " + $0 } ?? "")” at \(Double(heard.startMs) / 1000) s."
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
         }
         /// Follows a phrase heard until its words are known.
         func follow() {
@@ -104,7 +106,9 @@ package enum Listening {
                     message: "The microphone stopped: \((error as? AudioError)?.message ?? "\(error)")", exitCode: 74)
             }
             let ended = chunk.isEmpty
-            if let warning = level.add(chunk) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
+            if let warning = level.add(chunk) {
+                try? FileHandle.standardError.write(contentsOf: Data((warning + "\n").utf8))
+            }
             // At the end, half a second of silence lets a phrase said last finish, then what is held is sure.
             let heard =
                 ended

@@ -60,7 +60,8 @@ struct EventsCommand: ParsableCommand {
 
     private func report(skipped: Int, in url: URL) {
         guard skipped > 0 else { return }
-        FileHandle.standardError.write(
-            Data("\(skipped) damaged line\(skipped == 1 ? " was" : "s were") skipped in \(url.path).\n".utf8))
+        try? FileHandle.standardError.write(
+            contentsOf:
+                Data("\(skipped) damaged line\(skipped == 1 ? " was" : "s were") skipped in \(url.path).\n".utf8))
     }
 }
