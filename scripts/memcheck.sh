@@ -9,13 +9,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 lanes=${1:-"asan tsan valgrind"}
 failed=()
-# Natural-voice runs whose time is pocketsphinx's (not instrumented) and piper's, in the plain lane only, to keep
-# CI under 30 minutes: long labelled streams, and the shell paced as a microphone. The sanitizer lanes keep a
-# third party's list heard through its helper process (the follower, the decoder and the bridge) and
-# push-to-talk held on a keyboard device (its thread).
-heavy_voice="--skip aPhraseThatTakesWordsIsHeardWithTheWordsThatFollowIt --skip commandsSaidInAWindowAreDecodedAsAWhole
-  --skip theShellAsksAboutDictatedWordsAndActsOnASpokenYes --skip aPhraseSaidAloneIsFollowedByItsQuestionAndTheNameSaidAfter"
-
 # The sanitizer reports in a suite's log (scripts/test-halves.sh has printed its failures and summaries).
 summarise() {
   grep -E -A 12 "$2" "$1" | head -n 80
@@ -24,14 +17,9 @@ summarise() {
 asan() {
   swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error:|Build complete" || return 1
   # Leaks are left to valgrind: the host keeps process-lifetime objects (threads, tables) until exit by design.
-  # To keep CI under 30 minutes on 2 cores: collect-videos' failure table (protocol logic through spawned
-  # processes, whose recording and upload paths the other collect-videos suites check here) and the natural-voice
-  # listening run (its time is pocketsphinx's, which is not instrumented) run in the plain lane only. So does the
-  # shell's voice test (its failures here were one rendering said three times; it now says three).
+  # Every suite runs here, the natural-voice ones too (their renderings are repeatable: scripts/voice-set.py).
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
-    scripts/test-halves.sh .build-asan '^(HostCLITests|FuzzReplayTests|VoiceTests)\.' --sanitize=address \
-    --skip CollectVideosFailureTests --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot \
-    --skip theShellActsOnAQuestionHeardLikeATypedOne $heavy_voice
+    scripts/test-halves.sh .build-asan '^(HostCLITests|FuzzReplayTests|VoiceTests)\.' --sanitize=address
   local status=$?
   summarise .build-asan/test.log "ERROR: AddressSanitizer"
   return $status
@@ -46,18 +34,13 @@ tsan() {
   # In both sanitizer lanes the tests crash plugins on purpose (a helper's SIGSEGV, abort) and check what the
   # host says: the sanitizers leave those signals to the process (handle_segv=0, handle_abort=0), and Swift's
   # crash backtracer, which hangs trying to suspend a sanitized process's threads, is off.
-  # To keep CI under 30 minutes on 2 cores, this lane looks for races in process: the plugin host, services
-  # and plugins driven through TestHost with their real threads. The command-line suites (HostCLITests:
-  # every test there spawns the host, which the ASan lane runs instrumented) and the fuzz corpus (parsers
-  # on one thread) run in the plain and ASan lanes only, and so do the longest chains of spawned processes
-  # elsewhere: the natural-voice takes and collect-videos' menus and failure table (its recording and upload
-  # suites stay in this lane). assist listen, spawned by VoiceTests, is the one host run checked here.
+  # This lane looks for races: the plugin host, services and plugins driven through TestHost with their real
+  # threads, helpers included, and the spawned runs of voice, the survey and collect-videos. Left to the plain
+  # and ASan lanes: the command-line suites (HostCLITests: every test there spawns the host to check what it
+  # prints, which the ASan lane runs instrumented) and the fuzz corpus (parsers on one thread).
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" \
     scripts/test-halves.sh .build-tsan '^(SurveyTests|VoiceTests)\.' --sanitize=thread --skip '^(HostCLITests|FuzzReplayTests)\.' \
-    --skip SpeechDispatcherTests --skip SurveyNaturalVoiceTests \
-    --skip CollectVideosMenuTests --skip CollectVideosFailureTests \
-    --skip commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot --skip theShellActsOnAQuestionHeardLikeATypedOne \
-    $heavy_voice
+    --skip SpeechDispatcherTests
   local status=$?
   summarise .build-tsan/test.log "WARNING: ThreadSanitizer"
   return $status
