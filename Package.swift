@@ -6,6 +6,50 @@ let pluginExports: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])
 ]
 
+/// A first-party plugin is one folder, `Plugins/<name>`: its logic in `Core` (tested by `tests`), and `Entry`, one
+/// file, the only member of the dynamic product `Assist<name>` (P5). Its phrases are in `share/assist/<id>/`.
+struct FirstPartyPlugin {
+    let name: String
+    let core: [Target.Dependency]
+    let tests: String
+    let testDependencies: [Target.Dependency]
+
+    var product: Product { .library(name: "Assist\(name)", type: .dynamic, targets: ["\(name)Plugin"]) }
+
+    var targets: [Target] {
+        [
+            .target(name: "\(name)Core", dependencies: core, path: "Plugins/\(name)/Core"),
+            .target(
+                name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core")], path: "Plugins/\(name)/Entry",
+                linkerSettings: pluginExports),
+            .testTarget(
+                name: tests, dependencies: [.target(name: "\(name)Core"), "HostTesting"] + testDependencies),
+        ]
+    }
+}
+
+let firstPartyPlugins = [
+    FirstPartyPlugin(name: "TalkingClock", core: ["PluginKit"], tests: "TalkingClockCoreTests", testDependencies: []),
+    FirstPartyPlugin(
+        name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry"], tests: "ReadTextCoreTests",
+        testDependencies: ["OCR"]),
+    FirstPartyPlugin(
+        name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection"], tests: "FindObjectCoreTests",
+        testDependencies: ["ObjectDetection"]),
+    FirstPartyPlugin(
+        name: "Survey", core: ["PluginKit", "CAudioEncoder"], tests: "SurveyTests",
+        testDependencies: ["PluginKit", "PluginHost", "Audio"]),
+    // photo-sensor (AWARE photos): a background plugin that records new media in watched folders.
+    FirstPartyPlugin(
+        name: "PhotoSensor", core: ["PluginKit", "CMediaInfo", "ObjectDetection", "Digest"],
+        tests: "PhotoSensorCoreTests", testDependencies: ["PluginKit", "PluginHost", "Digest"]),
+    // collect-videos (ORBIT Camera): consent, things and clips for the ORBIT Data server.
+    FirstPartyPlugin(
+        name: "CollectVideos",
+        core: ["PluginKit", "CVideoEncoder", "CMediaInfo", .product(name: "Ink", package: "Ink")],
+        tests: "CollectVideosTests", testDependencies: ["PluginKit", "PluginHost", "Digest"]),
+]
+
 let package = Package(
     name: "Assist",
     platforms: [.macOS(.v14)],
@@ -13,16 +57,11 @@ let package = Package(
         .executable(name: "assist", targets: ["Host"]),
         // Typed Swift for plugin authors over the C ABI (also installed as a package: share/swift/AssistPluginKit).
         .library(name: "AssistPluginKit", targets: ["PluginKit"]),
-        .library(name: "AssistTalkingClock", type: .dynamic, targets: ["TalkingClockPlugin"]),
-        .library(name: "AssistReadText", type: .dynamic, targets: ["ReadTextPlugin"]),
-        .library(name: "AssistFindObject", type: .dynamic, targets: ["FindObjectPlugin"]),
-        .library(name: "AssistSurvey", type: .dynamic, targets: ["SurveyPlugin"]),
-        .library(name: "AssistPhotoSensor", type: .dynamic, targets: ["PhotoSensorPlugin"]),
-        .library(name: "AssistCollectVideos", type: .dynamic, targets: ["CollectVideosPlugin"]),
+        // First-party plugins' products: firstPartyPlugins, below.
         // FFmpeg behind a table, opened by the camera service only when a camera is first used.
         .library(name: "AssistMedia", type: .dynamic, targets: ["CFFmpegShims"]),
         .library(name: "AssistDetector", type: .dynamic, targets: ["CDetector"]),
-    ],
+    ] + firstPartyPlugins.map(\.product),
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -132,15 +171,6 @@ let package = Package(
         // Swift conveniences for plugin authors; linked into each Swift plugin, never into the host.
         .target(name: "PluginKit", dependencies: ["PluginAPI", "PluginABI"]),
 
-        // First-party plugins: a tested Core and a one-file Entry, the only member of a dynamic product (P5).
-        .target(name: "TalkingClockCore", dependencies: ["PluginKit"], path: "Plugins/TalkingClock/Core"),
-        .target(
-            name: "TalkingClockPlugin",
-            dependencies: ["TalkingClockCore"],
-            path: "Plugins/TalkingClock/Entry",
-            linkerSettings: pluginExports
-        ),
-
         // Benchmarks (run by `make bench`).
         .executableTarget(
             name: "AudioBench",
@@ -185,8 +215,6 @@ let package = Package(
             path: "bench/CameraBench"
         ),
 
-        .target(
-            name: "ReadTextCore", dependencies: ["PluginKit", "OCR", "CPageGeometry"], path: "Plugins/ReadText/Core"),
         // Page geometry for photographed pages: OpenCV finds and flattens the page, Leptonica measures the skew.
         .target(
             name: "CPageGeometry",
@@ -197,9 +225,6 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
-        .target(
-            name: "FindObjectCore",
-            dependencies: ["PluginKit", "OCR", "ObjectDetection"], path: "Plugins/FindObject/Core"),
         // The detector find-object and photo-sensor link (docs/detector.md).
         .target(
             name: "ObjectDetection",
@@ -207,12 +232,6 @@ let package = Package(
             path: "Plugins/Shared/ObjectDetection"),
         .target(
             name: "CDetectorAPI", path: "Plugins/Shared/CDetectorAPI", linkerSettings: [.linkedLibrary("dl")]),
-        .target(
-            name: "FindObjectPlugin",
-            dependencies: ["FindObjectCore"],
-            path: "Plugins/FindObject/Entry",
-            linkerSettings: pluginExports
-        ),
         // YOLO through OpenCV DNN (C++ behind a C header), the library libAssistDetector.so that ObjectDetection
         // opens on first use; Debian ships no opencv4.pc, hence the flags.
         .target(
@@ -225,47 +244,19 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
-        .target(
-            name: "ReadTextPlugin",
-            dependencies: ["ReadTextCore"],
-            path: "Plugins/ReadText/Entry",
-            linkerSettings: pluginExports
-        ),
 
         // AAC .m4a takes for the survey, with FFmpeg's own encoder (only when an admin asks for them).
         .target(
             name: "CAudioEncoder", path: "Plugins/Shared/CAudioEncoder",
             linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "SurveyCore", dependencies: ["PluginKit", "CAudioEncoder"], path: "Plugins/Survey/Core"),
-        .target(
-            name: "SurveyPlugin", dependencies: ["SurveyCore"], path: "Plugins/Survey/Entry",
-            linkerSettings: pluginExports),
 
-        // photo-sensor (AWARE photos): a background plugin that records new media in watched folders.
         // Sizes, rotations, durations and EXIF of media files (FFmpeg, libexif, libheif opened on first use).
         .target(
             name: "CMediaInfo", path: "Plugins/Shared/CMediaInfo",
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
-        .target(
-            name: "PhotoSensorCore",
-            dependencies: [
-                "PluginKit", "CMediaInfo", "ObjectDetection", "Digest",
-            ],
-            path: "Plugins/PhotoSensor/Core"),
-        .target(
-            name: "PhotoSensorPlugin", dependencies: ["PhotoSensorCore"], path: "Plugins/PhotoSensor/Entry",
-            linkerSettings: pluginExports),
 
-        // collect-videos (ORBIT Camera): consent, things and clips for the ORBIT Data server.
         .target(
             name: "CVideoEncoder", path: "Plugins/Shared/CVideoEncoder", linkerSettings: [.linkedLibrary("dl")]),
-        .target(
-            name: "CollectVideosCore",
-            dependencies: ["PluginKit", "CVideoEncoder", "CMediaInfo", .product(name: "Ink", package: "Ink")],
-            path: "Plugins/CollectVideos/Core"),
-        .target(
-            name: "CollectVideosPlugin", dependencies: ["CollectVideosCore"], path: "Plugins/CollectVideos/Entry",
-            linkerSettings: pluginExports),
 
         // Fuzz targets for every parser of outside data (`make fuzz`; Tests/Fuzz/README.md).
         .executableTarget(
@@ -287,7 +278,6 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "HostTesting"]),
-        .testTarget(name: "FindObjectCoreTests", dependencies: ["FindObjectCore", "ObjectDetection", "HostTesting"]),
         .testTarget(
             name: "OutboxTests",
             dependencies: ["Outbox", "Storage", "HostTesting", .product(name: "Logging", package: "swift-log")]
@@ -299,21 +289,5 @@ let package = Package(
         .testTarget(
             name: "AssistAppTests", dependencies: ["AssistApp", "AssistCore", "Kiosk", "PluginHost", "HostTesting"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
-        .testTarget(
-            name: "CollectVideosTests",
-            dependencies: [
-                "CollectVideosCore", "PluginKit", "PluginHost", "HostTesting",
-                "Digest",
-            ]),
-        .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "HostTesting"]),
-        .testTarget(
-            name: "PhotoSensorCoreTests",
-            dependencies: ["PhotoSensorCore", "PluginKit", "PluginHost", "HostTesting", "Digest"]),
-        .testTarget(
-            name: "SurveyTests", dependencies: ["SurveyCore", "PluginKit", "PluginHost", "Audio", "HostTesting"]),
-        .testTarget(
-            name: "ReadTextCoreTests", dependencies: ["ReadTextCore", "OCR", "HostTesting"],
-            path: "Tests/ReadTextCoreTests"
-        ),
-    ]
+    ] + firstPartyPlugins.flatMap(\.targets)
 )

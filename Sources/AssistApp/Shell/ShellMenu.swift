@@ -171,10 +171,27 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
                 guard let index = answer.index, index < records.count else { return quit() }
                 launch(records[index])
             case .cancelled, .timedOut:
+                guard kiosk != nil else { return askToQuit() }
                 quit()
                 // A kiosk's menu comes back (quit refused to leave).
-                if kiosk?.ending == nil, kiosk != nil { session.loop.post { self.showMenu() } }
+                if kiosk?.ending == nil { session.loop.post { self.showMenu() } }
             }
+        }
+        session.dispatcher.syncConsoleMode()
+    }
+
+    /// Escape at the menu asks first ("Quit Assist? Y or N."): yes quits; no, or Escape again, brings the menu
+    /// back. Choosing Quit from the menu, Ctrl+C, SIGTERM, SIGHUP or the end of input quit at once.
+    private func askToQuit() {
+        // With nobody left to answer (the input ended), there is nothing to ask.
+        guard !session.services.interaction.dialogs.inputEnded else { return quit() }
+        menuRequest = session.services.interaction.dialogs.open(
+            .confirm(prompt: session.phrases.text("shell.quit-ask"), defaultYes: false, timeoutMs: 0), owner: "host",
+            yields: true
+        ) { [weak self] answer in
+            guard let self, menuRequest == answer.request else { return }
+            menuRequest = nil
+            if answer.status == .answered, answer.yes { quit() } else { showMenu() }
         }
         session.dispatcher.syncConsoleMode()
     }
