@@ -18,6 +18,8 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
     private static let getNumber = UInt(0x8004_5430)
     /// glibc's POSIX_SPAWN_SETSID (spawn.h, with _GNU_SOURCE).
     private static let spawnSetSID: Int16 = 0x80
+    /// POSIX_SPAWN_SETSIGDEF.
+    private static let spawnSetSigDefault: Int16 = 0x04
 
     /// F12, as a Linux console and xterm send it.
     package static let f12 = Array("\u{1B}[24~".utf8)
@@ -35,7 +37,15 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Self.spawnSetSID)
+        // As a login shell starts a program: the signals this test process ignores (SIGPIPE, for its own pipes)
+        // are back to their defaults.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGPIPE, SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU] {
+            sigaddset(&defaults, number)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Self.spawnSetSID | Self.spawnSetSigDefault)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
