@@ -98,10 +98,10 @@ struct CrashGuardCLITests {
             ], environment: ["XDG_CONFIG_HOME": data.url.path])
         let mark = data.path("sessions/\(screen.processIdentifier).json")
         let deadline = Date().addingTimeInterval(15 * ProcessRunner.timeScale)
-        while Date() < deadline, !((try? String(contentsOf: mark, encoding: .utf8))?.contains("org.example.stay") ?? false)
-        {
-            Thread.sleep(forTimeInterval: 0.05)
+        func focused() -> Bool {
+            (try? String(contentsOf: mark, encoding: .utf8))?.contains("org.example.stay") ?? false
         }
+        while Date() < deadline, !focused() { Thread.sleep(forTimeInterval: 0.05) }
         kill(screen.processIdentifier, signal)
         return screen.waitForExit()
     }
