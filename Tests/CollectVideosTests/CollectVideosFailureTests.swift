@@ -242,7 +242,17 @@ struct CollectVideosFailureTests {
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
         try child.run()
-        Thread.sleep(forTimeInterval: 3 * ProcessRunner.timeScale)
+        // Once its file is growing (a slowed build takes seconds to start), a second more, then the disk fills.
+        func growing() -> Bool {
+            let files = FileManager.default.enumerator(atPath: data)?.compactMap { $0 as? String } ?? []
+            return files.contains { name in
+                name.hasSuffix(".mp4")
+                    && ((try? FileManager.default.attributesOfItem(atPath: data + "/" + name))?[.size] as? Int ?? 0) > 0
+            }
+        }
+        let deadline = Date().addingTimeInterval(20 * ProcessRunner.timeScale)
+        while Date() < deadline, !growing() { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 1)
         try fill(leaving: 0)
         child.waitUntilExit()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
