@@ -37,10 +37,11 @@ tsan() {
   # This lane looks for races: the plugin host, services and plugins driven through TestHost with their real
   # threads, helpers included, and the spawned runs of voice, the survey and collect-videos. Left to the plain
   # and ASan lanes: the command-line suites (HostCLITests: every test there spawns the host to check what it
-  # prints, which the ASan lane runs instrumented) and the fuzz corpus (parsers on one thread).
+  # prints, which the ASan lane runs instrumented), the fuzz corpus (parsers on one thread), and collect-videos'
+  # menus, whose lines are typed at a person's pace, which a TSan build is too slow to keep up with.
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" \
     scripts/test-halves.sh .build-tsan '^(SurveyTests|VoiceTests)\.' --sanitize=thread --skip '^(HostCLITests|FuzzReplayTests)\.' \
-    --skip SpeechDispatcherTests
+    --skip SpeechDispatcherTests --skip CollectVideosMenuTests
   local status=$?
   summarise .build-tsan/test.log "WARNING: ThreadSanitizer"
   return $status
