@@ -37,7 +37,6 @@ typedef struct bmsg {
     size_t pos;     /* read cursor */
     bool bad;       /* a read went past the end or found the wrong shape */
     int fd;         /* a descriptor that came with the message, or -1 */
-    struct bmsg *next;
 } bmsg;
 
 bmsg *bmsg_new(uint32_t type, uint32_t op);
