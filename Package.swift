@@ -268,11 +268,13 @@ let package = Package(
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
         // Tests.
+        // A host whose services record the structs a plugin in a helper sends (bridge_probe.h).
+        .target(name: "BridgeProbe", dependencies: ["PluginAPI", "CPluginBridge"], path: "Tests/BridgeProbe"),
         .target(
             name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech"]),
         .testTarget(
             name: "PluginHostTests",
-            dependencies: ["PluginHost", "AssistCore", "PluginABI", "PluginKit", "HostTesting"]),
+            dependencies: ["PluginHost", "AssistCore", "PluginABI", "PluginKit", "HostTesting", "BridgeProbe"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "AssistCore", "HostTesting"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),

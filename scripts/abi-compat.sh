@@ -5,7 +5,9 @@
 # struct_size, before its reserved tail), builds the whole package against it in a copy of the tree, then:
 #   1. runs the plugin-host suite with its C test plugins built against today's 1.0 header:
 #      1.0 plugins on a 1.1 host (every service, the loader, the outbox, storage, camera, sound);
-#   2. runs it again with the test plugins built against the 1.1 header: 1.1 plugins on the 1.1 host;
+#   2. runs it again with the test plugins built against the 1.1 header: 1.1 plugins on the 1.1 host. In
+#      both, WholeStructsThroughAHelperTests sends every struct through a helper process of the 1.1 host: the
+#      1.1 plugin's added field arrives (ASSIST_ABI_SIMULATED_FIELD), and reads as zero from the 1.0 one;
 #   3. runs the C example, built against 1.0, on the 1.1 host's command line, and built against 1.1 on
 #      today's host, which refuses it for its newer minor with the loader's sentence (a plugin probes newer
 #      behaviour by service id, so it may not need a newer host than it says).
@@ -41,7 +43,9 @@ def grow(match):
 
 for path in glob.glob(os.path.join(folder, "**", "*.h"), recursive=True):
     text = open(path).read()
-    text, count = re.subn(r"#define ASSIST_ABI_MINOR 0\b", "#define ASSIST_ABI_MINOR 1", text)
+    # The field's name, for the probe of Tests/BridgeProbe and its fixture plugin, which check it arrives.
+    text, count = re.subn(r"#define ASSIST_ABI_MINOR 0\b",
+                          "#define ASSIST_ABI_MINOR 1\n#define ASSIST_ABI_SIMULATED_FIELD added_in_1_1", text)
     bumped += count
     text = re.sub(r"typedef struct (assist_\w+) \{(.*?)\n\} \1;", grow, text, flags=re.S)
     open(path, "w").write(text)
@@ -50,6 +54,8 @@ assert len(grown) >= 25, grown
 print("abi-compat: simulated ABI 1.1 grows %d structs" % len(grown))
 PY
 sed -i 's/"abi": "1.0"/"abi": "1.1"/' "$tree"/Plugins/*/manifest.json
+# A new minor version records its layout (scripts/gen-bridge.py --check compares the headers with it).
+python3 "$tree/scripts/gen-bridge.py" --layout >"$tree/scripts/abi-layouts/1.1.txt"
 
 # Only what these runs use is built against 1.1 (about half the package's build time): the host, the
 # plugins and every library, and of the test targets only PluginHostTests; the benchmarks, the fuzz

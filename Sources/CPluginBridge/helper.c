@@ -75,11 +75,11 @@ static assist_status h_speech_speak(const assist_host *h, const char *text, cons
     bmsg *m = request(OP_SPEECH_SPEAK);
     put_str(m, text);
     put_bool(m, has);
-    put_u32(m, (uint32_t)o.priority);
-    put_str(m, o.language);
-    put_str(m, o.voice);
-    put_u32(m, (uint32_t)o.words_per_minute);
-    put_u32(m, o.flags);
+    if (has) {
+        put_whole(m, assist_speech_options, o);
+        put_str(m, o.language);
+        put_str(m, o.voice);
+    }
     put_u64(m, U64(on_done));
     put_u64(m, U64(on_word));
     put_u64(m, U64(user));
@@ -378,12 +378,7 @@ static assist_status h_camera_subscribe(const assist_host *h, const assist_camer
     if (!assist_struct_copy(&r, sizeof r, request_in, ASSIST_SIZE_THROUGH(assist_camera_request, flags)))
         return ASSIST_E_INVALID;
     bmsg *m = request(OP_CAMERA_SUBSCRIBE);
-    put_u32(m, r.fourcc);
-    put_u32(m, r.max_width);
-    put_u32(m, r.max_height);
-    put_f64(m, r.max_fps);
-    put_f64(m, r.zoom);
-    put_u32(m, r.flags);
+    put_whole(m, assist_camera_request, r);
     bmsg *reply = rpc(m);
     assist_status s = status_of(reply);
     take_err(reply, err);
@@ -476,17 +471,13 @@ static assist_status h_camera_stats(const assist_host *h, assist_camera_stats *o
     if (out == NULL || out->struct_size < ASSIST_SIZE_THROUGH(assist_camera_stats, converted)) return ASSIST_E_INVALID;
     bmsg *reply = rpc(request(OP_CAMERA_STATS));
     assist_status s = status_of(reply);
-    assist_camera_stats got = {0};
-    got.struct_size = (uint32_t)ASSIST_SIZE_THROUGH(assist_camera_stats, converted);
-    if (reply != NULL) {
-        got.delivered = get_u64(reply);
-        got.dropped = get_u64(reply);
-        got.skipped = get_u64(reply);
-        got.converted = get_u64(reply);
-    }
+    assist_camera_stats got;
+    bool read = reply != NULL && s == ASSIST_OK &&
+                get_struct(reply, &got, sizeof got, ASSIST_SIZE_THROUGH(assist_camera_stats, converted));
     bmsg_free(reply);
-    if (s == ASSIST_OK) {
-        size_t n = out->struct_size < sizeof got ? out->struct_size : sizeof got;
+    if (s == ASSIST_OK && !read) s = ASSIST_E_INTERNAL;
+    if (s == ASSIST_OK) { /* what the host sent, as far as the plugin's struct reaches */
+        size_t n = out->struct_size < got.struct_size ? out->struct_size : got.struct_size;
         memcpy(out, &got, n);
         out->struct_size = (uint32_t)n;
     }
@@ -587,18 +578,11 @@ static void serve_frame(bmsg *req, bmsg *rep) {
         return;
     }
     assist_frame f;
-    memset(&f, 0, sizeof f);
-    f.struct_size = sizeof f;
-    f.fourcc = get_u32(req);
-    f.width = get_u32(req);
-    f.height = get_u32(req);
-    f.plane_count = get_u32(req);
-    if (f.plane_count > 3) {
+    if (!get_struct(req, &f, sizeof f, ASSIST_SIZE_THROUGH(assist_frame, seq)) || f.plane_count > 3) {
         req->bad = true;
         return;
     }
     for (uint32_t i = 0; i < f.plane_count; i++) {
-        f.stride[i] = get_u32(req);
         uint64_t offset = get_u64(req);
         uint64_t span = plane_span(f.fourcc, f.width, f.height, f.stride[i]);
         if (span == 0 || offset > area->size || span > area->size - offset) {
@@ -608,8 +592,6 @@ static void serve_frame(bmsg *req, bmsg *rep) {
         f.plane[i] = area->map + offset;
     }
     f.fd = area->fd;
-    f.timestamp_ns = get_u64(req);
-    f.seq = get_u64(req);
     uint32_t offer_now = get_u32(req);
     uint64_t offered_now = get_u64(req);
     if (offer_now > FRAME_OFFER_REFUSED) req->bad = true;
@@ -663,13 +645,7 @@ static void serve_callback(uint32_t op, bmsg *req, bmsg *rep) {
     }
     case OP_CB_DIALOG: {
         assist_dialog_result r;
-        memset(&r, 0, sizeof r);
-        r.struct_size = sizeof r;
-        r.status = (assist_status)get_u32(req);
-        r.index = (int32_t)get_u32(req);
-        r.yes = get_bool(req);
-        r.text = get_str(req);
-        r.request = get_u64(req);
+        if (get_struct(req, &r, sizeof r, ASSIST_SIZE_THROUGH(assist_dialog_result, request))) r.text = get_str(req);
         if (!req->bad) ((assist_dialog_cb)PTR(fn))(PTR(user), &r);
         break;
     }

@@ -213,11 +213,8 @@ static void dialog_trampoline(void *user, const assist_dialog_result *r) {
     assist_dialog_result c;
     assist_struct_copy(&c, sizeof c, r, ASSIST_SIZE_THROUGH(assist_dialog_result, request));
     bmsg *m = callback_message(x, OP_CB_DIALOG);
-    put_u32(m, (uint32_t)c.status);
-    put_u32(m, (uint32_t)c.index);
-    put_bool(m, c.yes);
+    put_whole(m, assist_dialog_result, c);
     put_str(m, c.text);
-    put_u64(m, c.request);
     bmsg_free(call_plugin(x->bridge, m, "a dialog callback", -1));
     free(x);
 }
@@ -359,12 +356,10 @@ static void serve_speech_speak(assist_bridge *b, const assist_host *h, uint32_t 
     const char *text = get_str(req);
     bool has_options = get_bool(req);
     assist_speech_options o = {0};
-    o.struct_size = sizeof o;
-    o.priority = (assist_priority)get_u32(req);
-    o.language = get_str(req);
-    o.voice = get_str(req);
-    o.words_per_minute = (int32_t)get_u32(req);
-    o.flags = get_u32(req);
+    if (has_options && get_struct(req, &o, sizeof o, ASSIST_SIZE_THROUGH(assist_speech_options, flags))) {
+        o.language = get_str(req);
+        o.voice = get_str(req);
+    }
     uint64_t done = get_u64(req), word = get_u64(req), user = get_u64(req);
     if (req->bad || text == NULL) {
         put_u32(rep, (uint32_t)ASSIST_E_INVALID);
@@ -588,14 +583,12 @@ static void serve_audio_in_close(assist_bridge *b, const assist_host *h, uint32_
 
 static void serve_camera_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     NEED(camera, assist_camera_service, SVC_CAMERA);
-    assist_camera_request r = {0};
-    r.struct_size = sizeof r;
-    r.fourcc = get_u32(req);
-    r.max_width = get_u32(req);
-    r.max_height = get_u32(req);
-    r.max_fps = get_f64(req);
-    r.zoom = get_f64(req);
-    r.flags = get_u32(req);
+    assist_camera_request r;
+    if (!get_struct(req, &r, sizeof r, ASSIST_SIZE_THROUGH(assist_camera_request, flags))) {
+        put_u32(rep, (uint32_t)ASSIST_E_INVALID);
+        put_err(rep, NULL);
+        return;
+    }
     char *err = NULL;
     put_u32(rep, (uint32_t)camera->subscribe(h, &r, &err));
     put_err(rep, err);
@@ -620,11 +613,9 @@ static void serve_camera_stats(assist_bridge *b, const assist_host *h, uint32_t 
     NEED(camera, assist_camera_service, SVC_CAMERA);
     assist_camera_stats s = {0};
     s.struct_size = sizeof s;
-    put_u32(rep, (uint32_t)camera->stats(h, &s));
-    put_u64(rep, s.delivered);
-    put_u64(rep, s.dropped);
-    put_u64(rep, s.skipped);
-    put_u64(rep, s.converted);
+    assist_status status = camera->stats(h, &s);
+    put_u32(rep, (uint32_t)status);
+    if (status == ASSIST_OK) put_whole(rep, assist_camera_stats, s);
 }
 
 static void host_handle(bchan *c, bmsg *req, bmsg *rep) {
@@ -711,6 +702,16 @@ static void p_destroy(assist_plugin *p) {
     free(p);
 }
 
+/* The frame message: the area, its size, the frame whole and each plane's offset in the area. */
+static bmsg *frame_message(uint32_t which, uint64_t area_size, const assist_frame *fr, const uint64_t *offsets) {
+    bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_FRAME);
+    put_u32(m, which);
+    put_u64(m, area_size);
+    put_whole(m, assist_frame, *fr);
+    for (uint32_t i = 0; i < fr->plane_count; i++) put_u64(m, offsets[i]);
+    return m;
+}
+
 /* Copies the frame into shared memory the helper maps once; the frame thread waits for on_frame. */
 static void p_frame(assist_plugin *p, const assist_frame *f) {
     assist_bridge *b = of(p);
@@ -736,19 +737,7 @@ static void p_frame(assist_plugin *p, const assist_frame *f) {
         b->current_frame = f;
         b->current_area = (int)ARENA_AREA;
         pthread_mutex_unlock(&b->lock);
-        bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_FRAME);
-        put_u32(m, ARENA_AREA);
-        put_u64(m, arena_size);
-        put_u32(m, fr.fourcc);
-        put_u32(m, fr.width);
-        put_u32(m, fr.height);
-        put_u32(m, fr.plane_count);
-        for (uint32_t i = 0; i < fr.plane_count; i++) {
-            put_u32(m, fr.stride[i]);
-            put_u64(m, offsets[i]);
-        }
-        put_u64(m, fr.timestamp_ns);
-        put_u64(m, fr.seq);
+        bmsg *m = frame_message(ARENA_AREA, arena_size, &fr, offsets);
         deliver_frame(b, f, m, ARENA_AREA, send_fd);
         pthread_mutex_lock(&b->lock);
         b->current_frame = NULL;
@@ -796,21 +785,12 @@ static void p_frame(assist_plugin *p, const assist_frame *f) {
     pthread_mutex_unlock(&b->lock);
 
     size_t offset = 0;
-    bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_FRAME);
-    put_u32(m, (uint32_t)which);
-    put_u64(m, a->size);
-    put_u32(m, fr.fourcc);
-    put_u32(m, fr.width);
-    put_u32(m, fr.height);
-    put_u32(m, fr.plane_count);
     for (uint32_t i = 0; i < fr.plane_count; i++) {
         memcpy(a->map + offset, fr.plane[i], sizes[i]);
-        put_u32(m, fr.stride[i]);
-        put_u64(m, offset);
+        offsets[i] = offset;
         offset += (sizes[i] + 63) & ~(size_t)63;
     }
-    put_u64(m, fr.timestamp_ns);
-    put_u64(m, fr.seq);
+    bmsg *m = frame_message((uint32_t)which, a->size, &fr, offsets);
     deliver_frame(b, f, m, (uint32_t)which, send_fd);
     pthread_mutex_lock(&b->lock);
     b->current_frame = NULL;

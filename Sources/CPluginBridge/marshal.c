@@ -13,19 +13,61 @@ uint64_t plane_span(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t s
     return (uint64_t)stride * (height - 1) + row;
 }
 
+void put_struct(bmsg *m, const void *s) {
+    uint32_t size = 0;
+    memcpy(&size, s, sizeof size);
+    put_bytes(m, s, size);
+}
+
+bool get_struct(bmsg *m, void *dst, size_t dst_size, size_t min_size) {
+    size_t size = 0;
+    const void *bytes = get_bytes(m, &size);
+    uint32_t declared = 0;
+    if (bytes != NULL && size >= sizeof declared) memcpy(&declared, bytes, sizeof declared);
+    if (m->bad || bytes == NULL || declared != size || !assist_struct_copy(dst, dst_size, bytes, min_size)) {
+        memset(dst, 0, dst_size);
+        m->bad = true;
+        return false;
+    }
+    return true;
+}
+
+/* An array of versioned structs arrives as its count, then each element whole with what its pointers hold.
+   The reader lays the elements out at the stride their writer used (its struct_size, at most the size this
+   build knows, rounded up to 8), each element's struct_size that stride, as ASSIST_ELEMENT walks them. Stores
+   `e`, read and its pointers set, as element `i` of `count` in `*array` (allocated at the first); false when
+   the elements disagree on their size. */
+static bool array_store(void **array, size_t *stride, uint32_t count, uint32_t i, void *e, size_t size) {
+    uint32_t declared = 0;
+    memcpy(&declared, e, sizeof declared);
+    size_t rounded = ((size_t)declared + 7) & ~(size_t)7;
+    if (rounded > size) rounded = size;
+    if (i == 0) {
+        *stride = rounded;
+        *array = calloc(1, (size_t)(count - 1) * rounded + size);
+        if (*array == NULL) abort();
+    } else if (rounded != *stride) {
+        return false;
+    }
+    uint32_t stored = (uint32_t)rounded;
+    memcpy(e, &stored, sizeof stored);
+    memcpy((char *)*array + (size_t)i * rounded, e, rounded);
+    return true;
+}
+
 void put_values(bmsg *m, const assist_value *values, int32_t count) {
-    if (values == NULL || count <= 0 || values[0].struct_size < ASSIST_SIZE_THROUGH(assist_value, size)) {
+    const size_t least = ASSIST_SIZE_THROUGH(assist_value, size);
+    if (values == NULL || count <= 0 || values[0].struct_size < least) {
         put_u32(m, 0);
         return;
     }
     put_u32(m, (uint32_t)count);
     for (int32_t i = 0; i < count; i++) {
-        const assist_value *v = ASSIST_ELEMENT(assist_value, values, i);
-        put_u32(m, (uint32_t)v->type);
-        put_i64(m, v->integer);
-        put_f64(m, v->real);
-        bool has_bytes = v->type == ASSIST_VALUE_TEXT || v->type == ASSIST_VALUE_BLOB;
-        put_bytes(m, has_bytes ? v->data : NULL, has_bytes ? v->size : 0);
+        assist_value v;
+        assist_struct_copy(&v, sizeof v, ASSIST_ELEMENT(assist_value, values, i), least);
+        put_whole(m, assist_value, v);
+        bool has_bytes = v.type == ASSIST_VALUE_TEXT || v.type == ASSIST_VALUE_BLOB;
+        put_bytes(m, has_bytes ? v.data : NULL, has_bytes ? v.size : 0);
     }
 }
 
@@ -36,33 +78,40 @@ assist_value *get_values(bmsg *m, int32_t *count) {
         m->bad = true;
         return NULL;
     }
-    assist_value *values = calloc(n == 0 ? 1 : n, sizeof *values);
-    if (values == NULL) abort();
-    for (uint32_t i = 0; i < n; i++) {
-        values[i].struct_size = sizeof(assist_value);
-        values[i].type = (assist_value_type)get_u32(m);
-        values[i].integer = get_i64(m);
-        values[i].real = get_f64(m);
-        values[i].data = get_bytes(m, &values[i].size);
+    void *values = NULL;
+    size_t stride = 0;
+    for (uint32_t i = 0; i < n && !m->bad; i++) {
+        assist_value v;
+        if (!get_struct(m, &v, sizeof v, ASSIST_SIZE_THROUGH(assist_value, size))) break;
+        v.data = get_bytes(m, &v.size);
+        if (!m->bad && !array_store(&values, &stride, n, i, &v, sizeof v)) m->bad = true;
     }
     if (m->bad) {
         free(values);
         return NULL;
+    }
+    if (values == NULL) { /* an empty array is a valid pointer */
+        values = calloc(1, sizeof(assist_value));
+        if (values == NULL) abort();
+        ((assist_value *)values)->struct_size = sizeof(assist_value);
     }
     *count = (int32_t)n;
     return values;
 }
 
 void put_fields(bmsg *m, const assist_http_field *fields, size_t count) {
-    if (fields == NULL || count == 0 || fields[0].struct_size < ASSIST_SIZE_THROUGH(assist_http_field, value)) {
+    const size_t least = ASSIST_SIZE_THROUGH(assist_http_field, value);
+    if (fields == NULL || count == 0 || fields[0].struct_size < least) {
         put_u32(m, 0);
         return;
     }
     put_u32(m, (uint32_t)count);
     for (size_t i = 0; i < count; i++) {
-        const assist_http_field *f = ASSIST_ELEMENT(assist_http_field, fields, i);
-        put_str(m, f->name);
-        put_str(m, f->value);
+        assist_http_field f;
+        assist_struct_copy(&f, sizeof f, ASSIST_ELEMENT(assist_http_field, fields, i), least);
+        put_whole(m, assist_http_field, f);
+        put_str(m, f.name);
+        put_str(m, f.value);
     }
 }
 
@@ -73,13 +122,14 @@ assist_http_field *get_fields(bmsg *m, size_t *count) {
         m->bad = true;
         return NULL;
     }
-    if (n == 0) return NULL;
-    assist_http_field *fields = calloc(n, sizeof *fields);
-    if (fields == NULL) abort();
-    for (uint32_t i = 0; i < n; i++) {
-        fields[i].struct_size = sizeof(assist_http_field);
-        fields[i].name = get_str(m);
-        fields[i].value = get_str(m);
+    void *fields = NULL;
+    size_t stride = 0;
+    for (uint32_t i = 0; i < n && !m->bad; i++) {
+        assist_http_field f;
+        if (!get_struct(m, &f, sizeof f, ASSIST_SIZE_THROUGH(assist_http_field, value))) break;
+        f.name = get_str(m);
+        f.value = get_str(m);
+        if (!m->bad && !array_store(&fields, &stride, n, i, &f, sizeof f)) m->bad = true;
     }
     if (m->bad) {
         free(fields);
@@ -89,60 +139,76 @@ assist_http_field *get_fields(bmsg *m, size_t *count) {
     return fields;
 }
 
+static void put_parts(bmsg *m, const assist_outbox_part *parts, size_t count) {
+    const size_t least = ASSIST_SIZE_THROUGH(assist_outbox_part, content_type);
+    if (parts == NULL || count == 0 || parts[0].struct_size < least) {
+        put_u32(m, 0);
+        return;
+    }
+    put_u32(m, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        assist_outbox_part p;
+        assist_struct_copy(&p, sizeof p, ASSIST_ELEMENT(assist_outbox_part, parts, i), least);
+        put_whole(m, assist_outbox_part, p);
+        put_str(m, p.name);
+        put_str(m, p.text);
+        put_str(m, p.path);
+        put_str(m, p.filename);
+        put_str(m, p.content_type);
+    }
+}
+
+static assist_outbox_part *get_parts(bmsg *m, size_t *count) {
+    uint32_t n = get_u32(m);
+    *count = 0;
+    if (m->bad || n > 10000) {
+        m->bad = true;
+        return NULL;
+    }
+    void *parts = NULL;
+    size_t stride = 0;
+    for (uint32_t i = 0; i < n && !m->bad; i++) {
+        assist_outbox_part p;
+        if (!get_struct(m, &p, sizeof p, ASSIST_SIZE_THROUGH(assist_outbox_part, content_type))) break;
+        p.name = get_str(m);
+        p.text = get_str(m);
+        p.path = get_str(m);
+        p.filename = get_str(m);
+        p.content_type = get_str(m);
+        if (!m->bad && !array_store(&parts, &stride, n, i, &p, sizeof p)) m->bad = true;
+    }
+    if (m->bad) {
+        free(parts);
+        return NULL;
+    }
+    *count = n;
+    return parts;
+}
+
 void put_outbox_request(bmsg *m, const assist_outbox_request *r) {
     assist_outbox_request c;
     bool ok = assist_struct_copy(&c, sizeof c, r, ASSIST_SIZE_THROUGH(assist_outbox_request, tag));
     put_bool(m, ok);
     if (!ok) return;
+    put_whole(m, assist_outbox_request, c);
     put_str(m, c.method);
     put_str(m, c.url);
     put_fields(m, c.headers, c.header_count);
-    put_u32(m, (uint32_t)c.body);
     put_bytes(m, c.json, c.json_size);
     put_fields(m, c.fields, c.field_count);
-    bool parts_ok = c.parts != NULL && c.part_count > 0 &&
-                    c.parts[0].struct_size >= ASSIST_SIZE_THROUGH(assist_outbox_part, content_type);
-    put_u32(m, parts_ok ? (uint32_t)c.part_count : 0);
-    for (size_t i = 0; parts_ok && i < c.part_count; i++) {
-        const assist_outbox_part *p = ASSIST_ELEMENT(assist_outbox_part, c.parts, i);
-        put_str(m, p->name);
-        put_str(m, p->text);
-        put_str(m, p->path);
-        put_str(m, p->filename);
-        put_str(m, p->content_type);
-    }
-    put_u32(m, c.max_attempts);
+    put_parts(m, c.parts, c.part_count);
     put_str(m, c.tag);
 }
 
 bool get_outbox_request(bmsg *m, assist_outbox_request *r) {
     memset(r, 0, sizeof *r);
-    if (!get_bool(m)) return false;
-    r->struct_size = sizeof *r;
+    if (!get_bool(m) || !get_struct(m, r, sizeof *r, ASSIST_SIZE_THROUGH(assist_outbox_request, tag))) return false;
     r->method = get_str(m);
     r->url = get_str(m);
     r->headers = get_fields(m, &r->header_count);
-    r->body = (assist_outbox_body)get_u32(m);
     r->json = get_bytes(m, &r->json_size);
     r->fields = get_fields(m, &r->field_count);
-    uint32_t parts = get_u32(m);
-    if (!m->bad && parts > 0 && parts <= 10000) {
-        assist_outbox_part *p = calloc(parts, sizeof *p);
-        if (p == NULL) abort();
-        for (uint32_t i = 0; i < parts; i++) {
-            p[i].struct_size = sizeof *p;
-            p[i].name = get_str(m);
-            p[i].text = get_str(m);
-            p[i].path = get_str(m);
-            p[i].filename = get_str(m);
-            p[i].content_type = get_str(m);
-        }
-        r->parts = p;
-        r->part_count = parts;
-    } else if (parts > 10000) {
-        m->bad = true;
-    }
-    r->max_attempts = get_u32(m);
+    r->parts = get_parts(m, &r->part_count);
     r->tag = get_str(m);
     if (m->bad) {
         free_outbox_request(r);
@@ -161,21 +227,17 @@ void free_outbox_request(assist_outbox_request *r) {
 }
 
 void put_outcome(bmsg *m, const assist_outbox_outcome *o) {
-    put_i64(m, o->job);
-    put_u32(m, (uint32_t)o->status);
-    put_bool(m, o->truncated);
-    put_str(m, o->tag);
-    put_fields(m, o->headers, o->header_count);
-    put_bytes(m, o->body, o->body_size);
-    put_str(m, o->error);
+    assist_outbox_outcome c;
+    assist_struct_copy(&c, sizeof c, o, 0);
+    put_whole(m, assist_outbox_outcome, c);
+    put_str(m, c.tag);
+    put_fields(m, c.headers, c.header_count);
+    put_bytes(m, c.body, c.body_size);
+    put_str(m, c.error);
 }
 
 bool get_outcome(bmsg *m, assist_outbox_outcome *o) {
-    memset(o, 0, sizeof *o);
-    o->struct_size = sizeof *o;
-    o->job = get_i64(m);
-    o->status = (int32_t)get_u32(m);
-    o->truncated = get_bool(m);
+    if (!get_struct(m, o, sizeof *o, ASSIST_SIZE_THROUGH(assist_outbox_outcome, error))) return false;
     o->tag = get_str(m);
     o->headers = get_fields(m, &o->header_count);
     o->body = get_bytes(m, &o->body_size);
@@ -237,13 +299,11 @@ void assist_bridge_fuzz_decode(const uint8_t *data, size_t size) {
         free(get_values(m, &values));
         break;
     }
-    default: /* a dialog result */
-        (void)get_u32(m);
-        (void)get_u32(m);
-        (void)get_bool(m);
-        (void)get_str(m);
-        (void)get_u64(m);
+    default: { /* a dialog result, as a callback brings it */
+        assist_dialog_result r;
+        if (get_struct(m, &r, sizeof r, ASSIST_SIZE_THROUGH(assist_dialog_result, request))) (void)get_str(m);
         break;
+    }
     }
     bmsg_free(m);
 }

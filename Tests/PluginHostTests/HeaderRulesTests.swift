@@ -26,16 +26,7 @@ struct HeaderRulesTests {
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         // The check can fail: a header with one more function differs from the checked-in code.
         let folder = try TemporaryDirectory("assist-bridge-check")
-        let copy = folder.path("tree")
-        for path in [
-            "scripts", "Sources/PluginAPI/include/assist", "Sources/CPluginBridge/generated",
-            "Sources/PluginHost/Services/ServiceTables+List.swift", "Sources/PluginKit/PluginHostHandle+Tables.swift",
-        ] {
-            try FileManager.default.createDirectory(
-                at: copy.appendingPathComponent(path).deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(
-                at: BuildProducts.packageRoot.appendingPathComponent(path), to: copy.appendingPathComponent(path))
-        }
+        let copy = try copyOfTheBridgeSources(into: folder)
         let copied = try ProcessRunner.run(
             "/usr/bin/python3", [copy.appendingPathComponent("scripts/gen-bridge.py").path, "--check"])
         #expect(copied.status == 0, "the copy is current before the header changes: \(copied)")
@@ -70,6 +61,64 @@ struct HeaderRulesTests {
             contentsOf: copy.appendingPathComponent("Sources/PluginKit/PluginHostHandle+Tables.swift"),
             encoding: .utf8)
         #expect(tables.contains("public let vibration: UnsafePointer<assist_vibration_service>?"), "\(tables)")
+    }
+
+    /// The headers, the generator and what it writes, copied into `folder`; returns the copy's root.
+    private func copyOfTheBridgeSources(into folder: TemporaryDirectory) throws -> URL {
+        let copy = folder.path("tree")
+        for path in [
+            "scripts", "Sources/PluginAPI/include/assist", "Sources/CPluginBridge/generated",
+            "Sources/PluginHost/Services/ServiceTables+List.swift", "Sources/PluginKit/PluginHostHandle+Tables.swift",
+        ] {
+            try FileManager.default.createDirectory(
+                at: copy.appendingPathComponent(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: BuildProducts.packageRoot.appendingPathComponent(path), to: copy.appendingPathComponent(path))
+        }
+        return copy
+    }
+
+    /// A minor version's layout is recorded once (scripts/abi-layouts) and frozen: filling a reserved slot
+    /// fails the check until ASSIST_ABI_MINOR is bumped and the new layout recorded, and a later minor that
+    /// drops or reorders an older minor's field fails it for good.
+    @Test func aMinorVersionsLayoutIsFrozenAndLaterOnesOnlyAppend() throws {
+        let folder = try TemporaryDirectory("assist-layout-check")
+        let copy = try copyOfTheBridgeSources(into: folder)
+        let script = copy.appendingPathComponent("scripts/gen-bridge.py").path
+        func edit(_ name: String, _ old: String, _ new: String) throws {
+            let file = copy.appendingPathComponent("Sources/PluginAPI/include/assist/\(name)")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(text.contains(old), "\(name) holds \(old)")
+            try text.replacingOccurrences(of: old, with: new).write(to: file, atomically: true, encoding: .utf8)
+        }
+        func recordLayout(_ version: String) throws {
+            let layout = try ProcessRunner.run("/usr/bin/python3", [script, "--layout"])
+            try layout.standardOutput.write(
+                to: copy.appendingPathComponent("scripts/abi-layouts/\(version).txt"), atomically: true, encoding: .utf8
+            )
+        }
+        try edit(
+            "dialog.h", "    uint64_t reserved[4];\n} assist_dialog_result;",
+            "    uint64_t answered_ms;\n    uint64_t reserved[3];\n} assist_dialog_result;")
+        let filled = try ProcessRunner.run("/usr/bin/python3", [script, "--check"])
+        #expect(filled.status == 1 && filled.standardOutput.contains("bump ASSIST_ABI_MINOR"), "\(filled)")
+        // The next minor version of whichever this tree is (abi-compat runs this on a simulated 1.1).
+        let core = try String(
+            contentsOf: copy.appendingPathComponent("Sources/PluginAPI/include/assist/core.h"), encoding: .utf8)
+        let defined = core.split(separator: "\n").first { $0.hasPrefix("#define ASSIST_ABI_MINOR ") }
+        let minor = try #require(defined.flatMap { Int($0.split(separator: " ").last ?? "") })
+        let next = "1.\(minor + 1)"
+        try edit("core.h", "#define ASSIST_ABI_MINOR \(minor)", "#define ASSIST_ABI_MINOR \(minor + 1)")
+        try recordLayout(next)
+        let bumped = try ProcessRunner.run("/usr/bin/python3", [script, "--check"])
+        #expect(bumped.status == 0, "a new minor with its layout recorded: \(bumped)")
+        try edit("dialog.h", "    int32_t index;", "")
+        try recordLayout(next)
+        let dropped = try ProcessRunner.run("/usr/bin/python3", [script, "--check"])
+        #expect(
+            dropped.status == 1
+                && dropped.standardOutput.contains("assist_dialog_result no longer begins with ABI 1.0's fields"),
+            "\(dropped)")
     }
 
     @Test func theUmbrellaIncludesEveryPartAndEachPartStandsAlone() throws {

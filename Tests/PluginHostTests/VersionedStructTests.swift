@@ -1,4 +1,6 @@
+import BridgeProbe
 import Foundation
+import HostTesting
 import PluginABI
 import PluginAPI
 import Testing
@@ -108,5 +110,32 @@ struct VersionedStructTests {
         #expect(assist_plugin.minimumSize <= MemoryLayout<assist_plugin>.offset(of: \assist_plugin.reserved)!)
         #expect(assist_outbox_request.minimumSize <= MemoryLayout<assist_outbox_request>.size)
         #expect(assist_value.minimumSize <= MemoryLayout<assist_value>.size)
+    }
+}
+
+/// Every versioned struct crosses a helper process whole, both ways: the fixture plugin sends each with every
+/// field set, a probe host records what arrives and sends one of each back. `make abi-compat` runs this suite
+/// against a simulated ABI 1.1 whose structs all gain a field: it arrives too, from a 1.1 plugin, and reads
+/// as zero from a 1.0 one (scripts/abi-compat.sh).
+struct WholeStructsThroughAHelperTests {
+    @Test func everyStructArrivesWithEveryFieldItsWriterSet() throws {
+        let root = try TemporaryDirectory("assist-whole-structs")
+        let library = root.path("libwhole.so").path
+        try CPluginBuilder(root: root.url).compile(
+            defines: [], output: URL(fileURLWithPath: library), source: "whole_structs_plugin.c")
+        var report = [CChar](repeating: 0, count: 8192)
+        let broken = bridge_probe_run(BuildProducts.assist, library, &report, report.count)
+        let lines = String(cString: report).split(separator: "\n").map(String.init)
+        #expect(broken == 0, "\(lines)")
+        // The plugin's header, 1.1 under abi-compat with its added field set.
+        #expect(lines.first == "abi \(BuildProducts.headerABI)", "\(lines)")
+        // One line for each struct and each array element, the plugin's checks included.
+        for what in [
+            "speech options", "short speech options", "camera request", "camera stats", "outbox request",
+            "header 1", "header 2", "text part", "file part", "storage parameter 1", "storage parameter 2",
+            "storage row", "dialog result", "outbox outcome", "frame",
+        ] {
+            #expect(lines.contains("\(what) whole"), "\(what): \(lines)")
+        }
     }
 }
