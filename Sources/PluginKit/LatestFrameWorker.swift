@@ -30,7 +30,7 @@ public final class LatestFrameWorker: @unchecked Sendable {
 
     /// A worker whose frames are kept with the camera service's `retain` and `release`.
     public convenience init(
-        host: PluginHostHandle, name: String, process: @escaping @Sendable (assist_frame) -> Double
+        host: PluginHostHandle, name: String, process: @escaping @Sendable (CameraFrame) -> Double
     ) {
         self.init(
             name: name, retain: { host.retainFrame($0) }, release: { host.releaseFrame($0) }, process: process)
@@ -40,7 +40,7 @@ public final class LatestFrameWorker: @unchecked Sendable {
     /// works on one and returns the back-off delay in milliseconds.
     public init(
         name: String, retain: @escaping Retain, release: @escaping Release,
-        process: @escaping @Sendable (assist_frame) -> Double
+        process: @escaping @Sendable (CameraFrame) -> Double
     ) {
         self.retain = retain
         self.release = release
@@ -50,8 +50,8 @@ public final class LatestFrameWorker: @unchecked Sendable {
     }
 
     /// Keeps `frame` for the worker. [frame thread]
-    public func offer(_ frame: UnsafePointer<assist_frame>) {
-        guard let kept = retain(frame) else { return }
+    public func offer(_ frame: CameraFrame) {
+        guard let kept = retain(frame.raw) else { return }
         let older: UnsafePointer<assist_frame>? = condition.withLock {
             guard running else { return kept }
             let older = slot
@@ -82,7 +82,7 @@ public final class LatestFrameWorker: @unchecked Sendable {
 
     /// Processes each newest frame; `process` returns a back-off delay, and frames that arrive during it are
     /// dropped, so the next search starts on a frame captured after it.
-    private func loop(_ process: (assist_frame) -> Double) {
+    private func loop(_ process: (CameraFrame) -> Double) {
         while true {
             condition.lock()
             while running && slot == nil { condition.wait() }
@@ -94,7 +94,7 @@ public final class LatestFrameWorker: @unchecked Sendable {
             }
             slot = nil
             condition.unlock()
-            let delay = process(frame.pointee)
+            let delay = CameraFrame(frame).map(process) ?? 0
             release(frame)
             guard delay > 0 else { continue }
             // The back-off: frames arriving meanwhile are dropped; a stop ends it at once.

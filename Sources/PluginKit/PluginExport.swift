@@ -111,9 +111,9 @@ enum PluginInstance {
                 command: String(cString: command), argument: argument.map { String(cString: $0) })
         }
         table.on_frame = { plugin, frame in
-            // A frame header below ABI 1.0's size is not read (the ABI's one rule for versioned structs).
-            guard let frame, assist_frame.declaredSize(frame) >= assist_frame.minimumSize else { return }
-            PluginInstance.box(plugin)?.feature.handle(frame: frame)
+            // A frame below ABI 1.0's size or in a format the ABI does not name is not read.
+            guard let frame, let view = CameraFrame(frame) else { return }
+            PluginInstance.box(plugin)?.feature.handle(frame: view)
         }
         table.destroy = { plugin in
             guard let plugin else { return }

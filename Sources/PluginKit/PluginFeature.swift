@@ -19,7 +19,7 @@ public protocol PluginFeature: AnyObject {
     /// A routed command ("next", or one the feature registered).
     func handle(command: String, argument: String?)
     /// A camera frame, borrowed until return. Runs on the plugin's camera delivery thread, not [main].
-    func handle(frame: UnsafePointer<assist_frame>)
+    func handle(frame: CameraFrame)
 }
 
 extension PluginFeature {
@@ -27,5 +27,5 @@ extension PluginFeature {
     public func resume() {}
     public func stop() {}
     public func handle(command: String, argument: String?) {}
-    public func handle(frame: UnsafePointer<assist_frame>) {}
+    public func handle(frame: CameraFrame) {}
 }

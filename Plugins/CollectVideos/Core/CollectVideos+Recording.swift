@@ -85,7 +85,7 @@ extension CollectVideos {
         recording = RecordingState(
             thing: thing, kind: kind, slot: slot, filename: filename, session: session, maxSeconds: maxSeconds)
         do {
-            try host.subscribeCamera(fourcc: ASSIST_FOURCC_BGR24, maxWidth: 1080, maxHeight: 1080, square: true)
+            try host.subscribeCamera(format: .bgr24, maxWidth: 1080, maxHeight: 1080, square: true)
         } catch {
             recording = nil
             try? store.dropRecording()
@@ -124,7 +124,7 @@ extension CollectVideos {
     enum StopReason { case autoStop, user, noFrames, writeFailed, cameraLost }
 
     /// A frame on the camera's thread: the first opens the file at its size, each is encoded.
-    public func handle(frame: UnsafePointer<assist_frame>) {
+    public func handle(frame: CameraFrame) {
         guard let session = recording?.session else { return }
         if session.add(frame) == false {
             host.onMain { [weak self] in self?.stopRecording(reason: .writeFailed) }
@@ -246,11 +246,11 @@ final class RecordingSession: @unchecked Sendable {  // because: every member is
     }
 
     /// Encodes one frame; false once writing failed.
-    func add(_ frame: UnsafePointer<assist_frame>) -> Bool {
+    func add(_ frame: CameraFrame) -> Bool {
         lock.withLock {
-            guard !closed, !failed, let pixels = frame.pointee.plane.0 else { return !failed }
-            let width = Int(frame.pointee.width) & ~1
-            let height = Int(frame.pointee.height) & ~1
+            guard !closed, !failed, frame.format == .bgr24 else { return !failed }
+            let width = frame.width & ~1
+            let height = frame.height & ~1
             if writer == nil {
                 var reason = [CChar](repeating: 0, count: 128)
                 writer = assist_video_open(path, Int32(width), Int32(height), "veryfast", &reason, reason.count)
@@ -259,11 +259,9 @@ final class RecordingSession: @unchecked Sendable {  // because: every member is
                     return false
                 }
             }
-            let stamp = frame.pointee.timestamp_ns
+            let stamp = frame.timestamp
             if first == nil { first = stamp }
-            if assist_video_add(writer, pixels, Int(frame.pointee.stride.0), Int64((stamp - (first ?? stamp)) / 1000))
-                < 0
-            {
+            if assist_video_add(writer, frame.pixels, frame.stride, Int64((stamp - (first ?? stamp)) / 1000)) < 0 {
                 failed = true
                 return false
             }

@@ -137,7 +137,7 @@ public final class FindObject: PluginFeature {
         let text = search.isTextSearch
         do {
             try host.subscribeCamera(
-                fourcc: text ? ASSIST_FOURCC_GRAY8 : ASSIST_FOURCC_BGR24, maxWidth: 1280, maxHeight: 960,
+                format: text ? .gray8 : .bgr24, maxWidth: 1280, maxHeight: 960,
                 maxFramesPerSecond: 16, zoom: Self.zoomLevels[zoomIndex])
         } catch { throw PluginError(error.message) }
     }
@@ -147,7 +147,7 @@ public final class FindObject: PluginFeature {
         host.finish(.notFound)
     }
 
-    public func handle(frame: UnsafePointer<assist_frame>) {
+    public func handle(frame: CameraFrame) {
         guard !search.stopped else { return }
         mailbox?.offer(frame)
     }

@@ -103,32 +103,29 @@ final class SearchState: @unchecked Sendable {
     }
 
     /// One frame: find the target, track it, guide. Returns the back-off delay in milliseconds.
-    func process(_ frame: assist_frame) -> Double {
-        guard let pixels = frame.plane.0 else { return 0 }
+    func process(_ frame: CameraFrame) -> Double {
         let now = ProcessInfo.processInfo.systemUptime
         let started = DispatchTime.now().uptimeNanoseconds
-        let seen = locate(pixels, frame)
+        let seen = locate(frame)
         tracker.update(seen)
         if seen != nil { lastSeen = now }
-        guide(now: now, captured: frame.timestamp_ns)
+        guide(now: now, captured: frame.timestamp)
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         return throttle.delay(afterProcessing: milliseconds, heat: thermal.pressure(at: now))
     }
 
-    private func locate(_ pixels: UnsafePointer<UInt8>, _ frame: assist_frame) -> Tracker.Point? {
-        let width = Int(frame.width)
-        let height = Int(frame.height)
-        let stride = Int(frame.stride.0)
+    private func locate(_ frame: CameraFrame) -> Tracker.Point? {
+        let (pixels, width, height, stride) = (frame.pixels, frame.width, frame.height, frame.stride)
         switch request {
         case .object(let classID, _, _):
-            guard let detector, frame.fourcc == ASSIST_FOURCC_BGR24 else { return nil }
+            guard let detector, frame.format == .bgr24 else { return nil }
             let found = detector.detect(bgr: pixels, width: width, height: height, stride: stride, onlyClass: classID)
             let nearest = found.detections.min {
                 Self.distance($0.centreX, $0.centreY) < Self.distance($1.centreX, $1.centreY)
             }
             return nearest.map { Tracker.Point(x: $0.centreX, y: $0.centreY) }
         case .text(let query):
-            guard let engine, frame.fourcc == ASSIST_FOURCC_GRAY8 else { return nil }
+            guard let engine, frame.format == .gray8 else { return nil }
             let lines = engine.recognize(
                 gray: pixels, width: width, height: height, stride: stride, mode: sparseText ? .sparse : .auto,
                 minimumLineHeight: 0.016)

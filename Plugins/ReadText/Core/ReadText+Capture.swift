@@ -49,7 +49,7 @@ extension ReadText {
 
     func startCapture() throws(PluginError) {
         do {
-            try host.subscribeCamera(fourcc: ASSIST_FOURCC_GRAY8, maxWidth: 1920, maxFramesPerSecond: 16)
+            try host.subscribeCamera(format: .gray8, maxWidth: 1920, maxFramesPerSecond: 16)
         } catch { throw PluginError(error.message) }
         let now = DispatchTime.now().uptimeNanoseconds
         capture.withLock { state in
@@ -89,30 +89,22 @@ extension ReadText {
 
     // MARK: Frames (camera delivery thread)
 
-    public func handle(frame: UnsafePointer<assist_frame>) {
-        let header = frame.pointee
-        guard header.fourcc == ASSIST_FOURCC_GRAY8, let plane = header.plane.0 else { return }
+    public func handle(frame: CameraFrame) {
+        guard frame.format == .gray8 else { return }
         let thumbnail = StabilityDetector.thumbnail(
-            luma: plane, width: Int(header.width), height: Int(header.height), stride: Int(header.stride.0))
+            luma: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
         let stable = capture.withLock { state -> Bool in
             guard state.capturing, !state.busy else { return false }
-            guard state.stability.add(thumbnail: thumbnail, at: header.timestamp_ns) else { return false }
+            guard state.stability.add(thumbnail: thumbnail, at: frame.timestamp) else { return false }
             state.busy = true
             return true
         }
         guard stable else { return }
         // A copy, not a retained frame: candidates wait for seconds and recognition takes a while, longer than
         // a camera frame should be held (plugin-abi.md §5). Copying 2 MB takes well under a millisecond.
-        let width = Int(header.width)
-        let height = Int(header.height)
-        let stride = Int(header.stride.0)
-        var pixels = [UInt8](repeating: 0, count: width * height)
-        pixels.withUnsafeMutableBytes { target in
-            guard let base = target.baseAddress else { return }
-            for row in 0..<height { (base + row * width).copyMemory(from: plane + row * stride, byteCount: width) }
-        }
+        let pixels = frame.copyPixels()
         play(.stable)
-        let candidate = GrayImage(pixels: pixels, width: width, height: height)
+        let candidate = GrayImage(pixels: pixels, width: frame.width, height: frame.height)
         worker.run { [self] in select(candidate) }
     }
 
