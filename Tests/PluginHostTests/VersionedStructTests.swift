@@ -125,7 +125,8 @@ struct WholeStructsThroughAHelperTests {
             defines: [], output: URL(fileURLWithPath: library), source: "whole_structs_plugin.c")
         var report = [CChar](repeating: 0, count: 8192)
         let broken = bridge_probe_run(BuildProducts.assist, library, &report, report.count)
-        let lines = String(cString: report).split(separator: "\n").map(String.init)
+        let text = String(decoding: report.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let lines = text.split(separator: "\n").map(String.init)
         #expect(broken == 0, "\(lines)")
         // The plugin's header, 1.1 under abi-compat with its added field set.
         #expect(lines.first == "abi \(BuildProducts.headerABI)", "\(lines)")
