@@ -55,6 +55,57 @@ static bool array_store(void **array, size_t *stride, uint32_t count, uint32_t i
     return true;
 }
 
+/* Reads an array of versioned structs of `size` bytes (at least `min_size` from their writer): its count, at
+   most `max`, then each element whole, what its pointers hold read into it by `pointees`. NULL for an empty
+   array, and for a malformed one, which marks the message bad. */
+static void *get_array(bmsg *m, size_t size, size_t min_size, uint32_t max, void (*pointees)(bmsg *, void *),
+                       uint32_t *count) {
+    union {
+        assist_value value;
+        assist_http_field field;
+        assist_outbox_part part;
+    } element; /* room and alignment for any of the arrays the bridge carries */
+    uint32_t n = get_u32(m);
+    *count = 0;
+    if (m->bad || n > max || size > sizeof element) {
+        m->bad = true;
+        return NULL;
+    }
+    void *array = NULL;
+    size_t stride = 0;
+    for (uint32_t i = 0; i < n && !m->bad; i++) {
+        if (!get_struct(m, &element, size, min_size)) break;
+        pointees(m, &element);
+        if (!m->bad && !array_store(&array, &stride, n, i, &element, size)) m->bad = true;
+    }
+    if (m->bad) {
+        free(array);
+        return NULL;
+    }
+    *count = n;
+    return array;
+}
+
+static void value_pointees(bmsg *m, void *e) {
+    assist_value *v = e;
+    v->data = get_bytes(m, &v->size);
+}
+
+static void field_pointees(bmsg *m, void *e) {
+    assist_http_field *f = e;
+    f->name = get_str(m);
+    f->value = get_str(m);
+}
+
+static void part_pointees(bmsg *m, void *e) {
+    assist_outbox_part *p = e;
+    p->name = get_str(m);
+    p->text = get_str(m);
+    p->path = get_str(m);
+    p->filename = get_str(m);
+    p->content_type = get_str(m);
+}
+
 void put_values(bmsg *m, const assist_value *values, int32_t count) {
     const size_t least = ASSIST_SIZE_THROUGH(assist_value, size);
     if (values == NULL || count <= 0 || values[0].struct_size < least) {
@@ -72,24 +123,11 @@ void put_values(bmsg *m, const assist_value *values, int32_t count) {
 }
 
 assist_value *get_values(bmsg *m, int32_t *count) {
-    uint32_t n = get_u32(m);
+    uint32_t n = 0;
+    void *values = get_array(m, sizeof(assist_value), ASSIST_SIZE_THROUGH(assist_value, size), 100000,
+                             value_pointees, &n);
     *count = -1;
-    if (m->bad || n > 100000) {
-        m->bad = true;
-        return NULL;
-    }
-    void *values = NULL;
-    size_t stride = 0;
-    for (uint32_t i = 0; i < n && !m->bad; i++) {
-        assist_value v;
-        if (!get_struct(m, &v, sizeof v, ASSIST_SIZE_THROUGH(assist_value, size))) break;
-        v.data = get_bytes(m, &v.size);
-        if (!m->bad && !array_store(&values, &stride, n, i, &v, sizeof v)) m->bad = true;
-    }
-    if (m->bad) {
-        free(values);
-        return NULL;
-    }
+    if (m->bad) return NULL;
     if (values == NULL) { /* an empty array is a valid pointer */
         values = calloc(1, sizeof(assist_value));
         if (values == NULL) abort();
@@ -116,25 +154,9 @@ void put_fields(bmsg *m, const assist_http_field *fields, size_t count) {
 }
 
 assist_http_field *get_fields(bmsg *m, size_t *count) {
-    uint32_t n = get_u32(m);
-    *count = 0;
-    if (m->bad || n > 10000) {
-        m->bad = true;
-        return NULL;
-    }
-    void *fields = NULL;
-    size_t stride = 0;
-    for (uint32_t i = 0; i < n && !m->bad; i++) {
-        assist_http_field f;
-        if (!get_struct(m, &f, sizeof f, ASSIST_SIZE_THROUGH(assist_http_field, value))) break;
-        f.name = get_str(m);
-        f.value = get_str(m);
-        if (!m->bad && !array_store(&fields, &stride, n, i, &f, sizeof f)) m->bad = true;
-    }
-    if (m->bad) {
-        free(fields);
-        return NULL;
-    }
+    uint32_t n = 0;
+    assist_http_field *fields = get_array(m, sizeof(assist_http_field),
+                                          ASSIST_SIZE_THROUGH(assist_http_field, value), 10000, field_pointees, &n);
     *count = n;
     return fields;
 }
@@ -159,28 +181,10 @@ static void put_parts(bmsg *m, const assist_outbox_part *parts, size_t count) {
 }
 
 static assist_outbox_part *get_parts(bmsg *m, size_t *count) {
-    uint32_t n = get_u32(m);
-    *count = 0;
-    if (m->bad || n > 10000) {
-        m->bad = true;
-        return NULL;
-    }
-    void *parts = NULL;
-    size_t stride = 0;
-    for (uint32_t i = 0; i < n && !m->bad; i++) {
-        assist_outbox_part p;
-        if (!get_struct(m, &p, sizeof p, ASSIST_SIZE_THROUGH(assist_outbox_part, content_type))) break;
-        p.name = get_str(m);
-        p.text = get_str(m);
-        p.path = get_str(m);
-        p.filename = get_str(m);
-        p.content_type = get_str(m);
-        if (!m->bad && !array_store(&parts, &stride, n, i, &p, sizeof p)) m->bad = true;
-    }
-    if (m->bad) {
-        free(parts);
-        return NULL;
-    }
+    uint32_t n = 0;
+    assist_outbox_part *parts = get_array(m, sizeof(assist_outbox_part),
+                                          ASSIST_SIZE_THROUGH(assist_outbox_part, content_type), 10000, part_pointees,
+                                          &n);
     *count = n;
     return parts;
 }
