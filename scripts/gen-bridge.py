@@ -25,7 +25,7 @@ Sources/PluginKit/PluginHostHandle+Tables.swift, the typed tables a plugin looks
   - BRIDGE_HELPER_PROXIES: a proxy for each operation whose arguments the wire carries by rule;
   - BRIDGE_HOST_SERVE: the host's serving of those operations.
 An operation the rules do not cover (callbacks, structs, arrays, buffers, or one listed in CUSTOM) is written
-by hand: `h_<service>_<operation>` in helper.c and `serve_<service>_<operation>` in host.c (or one function
+by hand: `h_<service>_<operation>` in the helper's files and `serve_<service>_<operation>` in the host's (or one function
 for several, SERVED_TOGETHER), which the generated code calls. The rules, each a way a plugin's argument crosses the socket unchanged:
   - `const char *` (NULL travels as NULL), integers, `bool`, `double` and the ABI's int32 typedefs: by value;
   - `assist_db *` and the ABI's other opaque handles: as the pointer's value, which the host checks;
@@ -267,7 +267,7 @@ def helper_proxy(service, op):
         else:
             cast = "(uint32_t)" if kind in ("u32", "i32") else ""
             lines.append("    %s(m, %s%s);" % (PUT[kind], cast, name))
-    lines.append("    bmsg *reply = bchan_call(&chan, m, -1);")
+    lines.append("    bmsg *reply = bchan_call(&helper_chan, m, -1);")
     kind = op["kind"]
     if kind == "status":
         lines.append("    assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;")
@@ -375,16 +375,29 @@ def render(services):
         for op in s["ops"]:
             out.append("    %s%s, /* %s */" % (op["enum"], " = OP_FIRST_SERVICE" if first else "", op["key"]))
             first = False
-    out += ["    OP_SERVICE_END", "};", "#endif /* ASSIST_BRIDGE_SERVICES_H */", ""]
-    # Helper side: included a second time by helper.c, with BRIDGE_HELPER defined, once its statics exist.
-    out += ["#if defined(BRIDGE_HELPER) && !defined(ASSIST_BRIDGE_HELPER_PROXIES)",
-            "#define ASSIST_BRIDGE_HELPER_PROXIES",
-            "/* Written by hand in helper.c: the operations the rules do not carry. */"]
+    out += ["    OP_SERVICE_END", "};", ""]
+    # What is written by hand, declared for every file of either side (helper_bridge.h, host_bridge.h).
+    out += ["#ifdef BRIDGE_HELPER_SIDE",
+            "/* Written by hand in the helper's files (helper_*.c): the operations the rules do not carry. */"]
     for s in services:
         for op in s["ops"]:
             if not op["generated"]:
-                out.append("static %s h_%s_%s(%s);" % (op["ret"], s["name"], op["name"], pretty(op["c_params"])))
-    out += ["", "/* The proxies the rules carry. */"]
+                out.append("BRIDGE_PRIVATE %s h_%s_%s(%s);" % (op["ret"], s["name"], op["name"], pretty(op["c_params"])))
+    out += ["#endif /* BRIDGE_HELPER_SIDE */", ""]
+    out += ["#ifdef BRIDGE_HOST_SIDE",
+            "/* Served by hand in the host's files (host_*.c): the operations the rules do not carry. */"]
+    declared = set()
+    for s in services:
+        for op in s["ops"]:
+            if not op["generated"] and serving(s, op) not in declared:
+                declared.add(serving(s, op))
+                out.append("BRIDGE_PRIVATE void serve_%s(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, "
+                           "bmsg *rep);" % serving(s, op))
+    out += ["#endif /* BRIDGE_HOST_SIDE */", "#endif /* ASSIST_BRIDGE_SERVICES_H */", ""]
+    # Helper side: included by helper.c alone, with BRIDGE_HELPER defined: the proxies and their tables.
+    out += ["#if defined(BRIDGE_HELPER) && !defined(ASSIST_BRIDGE_HELPER_PROXIES)",
+            "#define ASSIST_BRIDGE_HELPER_PROXIES",
+            "/* The proxies the rules carry. */"]
     for s in services:
         for op in s["ops"]:
             if op["generated"]:
@@ -399,19 +412,10 @@ def render(services):
     for s in services:
         out.append("    {%s, &%s_proxy, sizeof %s_proxy}, \\" % (s["macro"], s["name"], s["name"]))
     out += ["}", "#endif /* BRIDGE_HELPER */", ""]
-    # Host side: likewise, by host.c with BRIDGE_HOST defined.
+    # Host side: likewise, by host_serve.c alone with BRIDGE_HOST defined.
     out += ["#if defined(BRIDGE_HOST) && !defined(ASSIST_BRIDGE_HOST_SERVING)", "#define ASSIST_BRIDGE_HOST_SERVING",
-            "/* Serves the operations the rules carry; false for any other, which host.c serves by hand. */",
-            "/* Served by hand in host.c: the operations the rules do not carry. */"]
-    declared = set()
-    for s in services:
-        for op in s["ops"]:
-            if not op["generated"] and serving(s, op) not in declared:
-                declared.add(serving(s, op))
-                out.append("static void serve_%s(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);"
-                           % serving(s, op))
-    out += ["",
-            "/* Serves one service operation; false for an operation that is not one. */",
+            "/* Serves one service operation; false for an operation that is not one, which the host serves by hand "
+            "(host_serve.c). */",
             "static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {",
             "    switch (op) {"]
     for s in services:

@@ -1,15 +1,7 @@
 /// Why an audio operation failed: a code to branch on, a sentence to speak, and the underlying cause.
 package struct AudioError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is.
-    package struct Code: Hashable, Sendable {
-        private enum Kind { case noDevice, deviceLost, badFile, unsupported, io }
-        private let kind: Kind
-        package static let noDevice = Code(kind: .noDevice)
-        package static let deviceLost = Code(kind: .deviceLost)
-        package static let badFile = Code(kind: .badFile)
-        package static let unsupported = Code(kind: .unsupported)
-        package static let io = Code(kind: .io)
-    }
+    package enum Code: Hashable, Sendable { case noDevice, deviceLost, badFile, unsupported, io }
 
     package let code: Code
     /// One speakable sentence saying what is wrong and what to do.

@@ -1,18 +1,7 @@
 /// Why the camera failed: a code to branch on, a sentence to speak, and the underlying cause.
 package struct CameraError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is.
-    package struct Code: Hashable, Sendable {
-        private enum Kind { case missing, busy, unsupported, lost, badFile, badSpec, ended, incomplete }
-        private let kind: Kind
-        package static let missing = Code(kind: .missing)
-        package static let busy = Code(kind: .busy)
-        package static let unsupported = Code(kind: .unsupported)
-        package static let lost = Code(kind: .lost)
-        package static let badFile = Code(kind: .badFile)
-        package static let badSpec = Code(kind: .badSpec)
-        package static let ended = Code(kind: .ended)
-        package static let incomplete = Code(kind: .incomplete)
-    }
+    package enum Code: Hashable, Sendable { case missing, busy, unsupported, lost, badFile, badSpec, ended, incomplete }
 
     package let code: Code
     /// One speakable sentence: what is wrong and what to do.

@@ -1,22 +1,20 @@
 /// Why a request could not be sent or was refused before sending: a code, a sentence for the plugin (and the
 /// user where they must act), and the library's own reason.
 package struct OutboxError: Error, CustomStringConvertible, Sendable {
-    package struct Code: Hashable, Sendable {
-        private enum Kind { case badRequest, noConnection, stalled, broken, unreadableBody, storage, other }
-        private let kind: Kind
+    package enum Code: Hashable, Sendable {
         /// The request can never succeed as written (bad URL, method or header): not retried.
-        package static let badRequest = Code(kind: .badRequest)
+        case badRequest
         /// The server could not be reached (name lookup, connect, TLS).
-        package static let noConnection = Code(kind: .noConnection)
+        case noConnection
         /// The server stopped sending or receiving.
-        package static let stalled = Code(kind: .stalled)
+        case stalled
         /// The connection broke, or the answer was not HTTP.
-        package static let broken = Code(kind: .broken)
+        case broken
         /// A file part is missing or changed while it was sent: not retried.
-        package static let unreadableBody = Code(kind: .unreadableBody)
+        case unreadableBody
         /// The outbox's own database failed.
-        package static let storage = Code(kind: .storage)
-        package static let other = Code(kind: .other)
+        case storage
+        case other
     }
 
     package let code: Code

@@ -1,16 +1,7 @@
 /// Why a storage operation failed: a code, a sentence for the plugin (and the user where they must act), and
 /// the SQLite or system cause.
 package struct StorageError: Error, CustomStringConvertible, Sendable {
-    package struct Code: Hashable, Sendable {
-        private enum Kind { case sql, full, quota, badPath, missing, io }
-        private let kind: Kind
-        package static let sql = Code(kind: .sql)
-        package static let full = Code(kind: .full)
-        package static let quota = Code(kind: .quota)
-        package static let badPath = Code(kind: .badPath)
-        package static let missing = Code(kind: .missing)
-        package static let io = Code(kind: .io)
-    }
+    package enum Code: Hashable, Sendable { case sql, full, quota, badPath, missing, io }
 
     package let code: Code
     package let message: String

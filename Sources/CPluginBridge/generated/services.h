@@ -124,55 +124,81 @@ enum {
     OP_THREAD_CHECK_IS_FRAME, /* thread_check.is_frame */
     OP_SERVICE_END
 };
+
+#ifdef BRIDGE_HELPER_SIDE
+/* Written by hand in the helper's files (helper_*.c): the operations the rules do not carry. */
+BRIDGE_PRIVATE assist_status h_speech_speak(const assist_host *h, const char *text, const assist_speech_options *options, assist_speech_done_cb on_done, assist_speech_word_cb on_word, void *user, uint64_t *out_id);
+BRIDGE_PRIVATE assist_status h_dialog_ask_choice(const assist_host *h, const char *prompt, const char *const *choices, int32_t count, int32_t default_index, assist_dialog_cb cb, void *user, uint64_t *request);
+BRIDGE_PRIVATE assist_status h_dialog_confirm(const assist_host *h, const char *prompt, bool default_yes, uint32_t timeout_ms, assist_dialog_cb cb, void *user, uint64_t *request);
+BRIDGE_PRIVATE assist_status h_dialog_ask_text(const assist_host *h, const char *prompt, assist_text_kind kind, assist_dialog_cb cb, void *user, uint64_t *request);
+BRIDGE_PRIVATE assist_status h_settings_get_string(const assist_host *h, const char *key, char *buf, size_t cap, size_t *needed);
+BRIDGE_PRIVATE assist_status h_storage_exec(const assist_host *h, assist_db *db, const char *sql, const assist_value *params, int32_t count, assist_row_cb row, void *user, int64_t *changes, char **err);
+BRIDGE_PRIVATE assist_status h_storage_media_create(const assist_host *h, const char *name, char *path, size_t cap, char **err);
+BRIDGE_PRIVATE assist_status h_storage_media_to_cache(const assist_host *h, const char *name, char *path, size_t cap, char **err);
+BRIDGE_PRIVATE const char * h_session_language(const assist_host *h);
+BRIDGE_PRIVATE const char * h_session_data_dir(const assist_host *h);
+BRIDGE_PRIVATE const char * h_session_cache_dir(const assist_host *h);
+BRIDGE_PRIVATE const char * h_session_share_dir(const assist_host *h);
+BRIDGE_PRIVATE assist_status h_clock_timer_add(const assist_host *h, uint32_t ms, bool repeat, assist_timer_cb cb, void *user, uint64_t *timer);
+BRIDGE_PRIVATE assist_status h_worker_schedule(const assist_host *h, assist_task_fn fn, void *user);
+BRIDGE_PRIVATE assist_status h_worker_post_main(const assist_host *h, assist_task_fn fn, void *user);
+BRIDGE_PRIVATE assist_status h_events_subscribe(const assist_host *h, const char *prefix, assist_event_cb cb, void *user, uint64_t *subscription);
+BRIDGE_PRIVATE assist_status h_input_set_choices(const assist_host *h, const char *phrase, const char *prompt, const char *const *choices, size_t count);
+BRIDGE_PRIVATE assist_status h_outbox_enqueue(const assist_host *h, const assist_outbox_request *request, int64_t *job, char **err);
+BRIDGE_PRIVATE assist_status h_outbox_on_outcome(const assist_host *h, assist_outbox_outcome_cb cb, void *user);
+BRIDGE_PRIVATE assist_status h_outbox_send_now(const assist_host *h, const assist_outbox_request *request, int64_t *job, char **err);
+BRIDGE_PRIVATE assist_status h_audio_in_open(const assist_host *h, uint32_t rate_hz, uint32_t channels, assist_audio_stream **out, char **err);
+BRIDGE_PRIVATE assist_status h_audio_in_read(const assist_host *h, assist_audio_stream *stream, int16_t *buf, uint32_t frames, uint32_t *got);
+BRIDGE_PRIVATE void h_audio_in_close(const assist_host *h, assist_audio_stream *stream);
+BRIDGE_PRIVATE assist_status h_camera_subscribe(const assist_host *h, const assist_camera_request *request, char **err);
+BRIDGE_PRIVATE assist_status h_camera_unsubscribe(const assist_host *h);
+BRIDGE_PRIVATE const assist_frame * h_camera_retain(const assist_host *h, const assist_frame *frame);
+BRIDGE_PRIVATE void h_camera_release(const assist_host *h, const assist_frame *retained);
+BRIDGE_PRIVATE assist_status h_camera_control(const assist_host *h, const char *name, int64_t *value, int64_t *minimum, int64_t *maximum);
+BRIDGE_PRIVATE assist_status h_camera_stats(const assist_host *h, assist_camera_stats *out);
+#endif /* BRIDGE_HELPER_SIDE */
+
+#ifdef BRIDGE_HOST_SIDE
+/* Served by hand in the host's files (host_*.c): the operations the rules do not carry. */
+BRIDGE_PRIVATE void serve_speech_speak(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_dialog_question(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_settings_get_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_storage_exec(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_storage_media_path(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_session_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_clock_timer_add(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_worker_task(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_events_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_input_set_choices(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_outbox_request(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_outbox_on_outcome(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_audio_in_open(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_audio_in_read(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_audio_in_close(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_camera_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_camera_unsubscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_camera_frame(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_camera_control(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+BRIDGE_PRIVATE void serve_camera_stats(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
+#endif /* BRIDGE_HOST_SIDE */
 #endif /* ASSIST_BRIDGE_SERVICES_H */
 
 #if defined(BRIDGE_HELPER) && !defined(ASSIST_BRIDGE_HELPER_PROXIES)
 #define ASSIST_BRIDGE_HELPER_PROXIES
-/* Written by hand in helper.c: the operations the rules do not carry. */
-static assist_status h_speech_speak(const assist_host *h, const char *text, const assist_speech_options *options, assist_speech_done_cb on_done, assist_speech_word_cb on_word, void *user, uint64_t *out_id);
-static assist_status h_dialog_ask_choice(const assist_host *h, const char *prompt, const char *const *choices, int32_t count, int32_t default_index, assist_dialog_cb cb, void *user, uint64_t *request);
-static assist_status h_dialog_confirm(const assist_host *h, const char *prompt, bool default_yes, uint32_t timeout_ms, assist_dialog_cb cb, void *user, uint64_t *request);
-static assist_status h_dialog_ask_text(const assist_host *h, const char *prompt, assist_text_kind kind, assist_dialog_cb cb, void *user, uint64_t *request);
-static assist_status h_settings_get_string(const assist_host *h, const char *key, char *buf, size_t cap, size_t *needed);
-static assist_status h_storage_exec(const assist_host *h, assist_db *db, const char *sql, const assist_value *params, int32_t count, assist_row_cb row, void *user, int64_t *changes, char **err);
-static assist_status h_storage_media_create(const assist_host *h, const char *name, char *path, size_t cap, char **err);
-static assist_status h_storage_media_to_cache(const assist_host *h, const char *name, char *path, size_t cap, char **err);
-static const char * h_session_language(const assist_host *h);
-static const char * h_session_data_dir(const assist_host *h);
-static const char * h_session_cache_dir(const assist_host *h);
-static const char * h_session_share_dir(const assist_host *h);
-static assist_status h_clock_timer_add(const assist_host *h, uint32_t ms, bool repeat, assist_timer_cb cb, void *user, uint64_t *timer);
-static assist_status h_worker_schedule(const assist_host *h, assist_task_fn fn, void *user);
-static assist_status h_worker_post_main(const assist_host *h, assist_task_fn fn, void *user);
-static assist_status h_events_subscribe(const assist_host *h, const char *prefix, assist_event_cb cb, void *user, uint64_t *subscription);
-static assist_status h_input_set_choices(const assist_host *h, const char *phrase, const char *prompt, const char *const *choices, size_t count);
-static assist_status h_outbox_enqueue(const assist_host *h, const assist_outbox_request *request, int64_t *job, char **err);
-static assist_status h_outbox_on_outcome(const assist_host *h, assist_outbox_outcome_cb cb, void *user);
-static assist_status h_outbox_send_now(const assist_host *h, const assist_outbox_request *request, int64_t *job, char **err);
-static assist_status h_audio_in_open(const assist_host *h, uint32_t rate_hz, uint32_t channels, assist_audio_stream **out, char **err);
-static assist_status h_audio_in_read(const assist_host *h, assist_audio_stream *stream, int16_t *buf, uint32_t frames, uint32_t *got);
-static void h_audio_in_close(const assist_host *h, assist_audio_stream *stream);
-static assist_status h_camera_subscribe(const assist_host *h, const assist_camera_request *request, char **err);
-static assist_status h_camera_unsubscribe(const assist_host *h);
-static const assist_frame * h_camera_retain(const assist_host *h, const assist_frame *frame);
-static void h_camera_release(const assist_host *h, const assist_frame *retained);
-static assist_status h_camera_control(const assist_host *h, const char *name, int64_t *value, int64_t *minimum, int64_t *maximum);
-static assist_status h_camera_stats(const assist_host *h, assist_camera_stats *out);
-
 /* The proxies the rules carry. */
 static void h_log_log(const assist_host *h, assist_log_level level, const char *msg) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_LOG_LOG);
     put_u32(m, (uint32_t)level);
     put_str(m, msg);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bmsg_free(reply);
 }
 static assist_status h_speech_stop(const assist_host *h, uint64_t utterance) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SPEECH_STOP);
     put_u64(m, utterance);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -180,7 +206,7 @@ static assist_status h_speech_stop(const assist_host *h, uint64_t utterance) {
 static assist_status h_speech_cancel_mine(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SPEECH_CANCEL_MINE);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -188,7 +214,7 @@ static assist_status h_speech_cancel_mine(const assist_host *h) {
 static assist_status h_speech_pause(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SPEECH_PAUSE);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -196,7 +222,7 @@ static assist_status h_speech_pause(const assist_host *h) {
 static assist_status h_speech_resume(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SPEECH_RESUME);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -204,7 +230,7 @@ static assist_status h_speech_resume(const assist_host *h) {
 static bool h_speech_is_speaking(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SPEECH_IS_SPEAKING);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bool result = reply != NULL && get_u32(reply) == 1;
     bmsg_free(reply);
     return result;
@@ -213,7 +239,7 @@ static assist_status h_speech_print(const assist_host *h, const char *text) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SPEECH_PRINT);
     put_str(m, text);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -223,7 +249,7 @@ static assist_status h_dialog_say(const assist_host *h, const char *text, assist
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_DIALOG_SAY);
     put_str(m, text);
     put_u32(m, (uint32_t)priority);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -232,7 +258,7 @@ static assist_status h_dialog_cancel(const assist_host *h, uint64_t request) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_DIALOG_CANCEL);
     put_u64(m, request);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -242,7 +268,7 @@ static assist_status h_settings_get_int(const assist_host *h, const char *key, i
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SETTINGS_GET_INT);
     put_str(m, key);
     put_bool(m, out != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     int64_t out_value = reply != NULL ? (int64_t)get_i64(reply) : 0;
     if (reply != NULL && result == ASSIST_OK && out != NULL) *out = out_value;
@@ -254,7 +280,7 @@ static assist_status h_settings_get_double(const assist_host *h, const char *key
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SETTINGS_GET_DOUBLE);
     put_str(m, key);
     put_bool(m, out != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     double out_value = reply != NULL ? (double)get_f64(reply) : 0;
     if (reply != NULL && result == ASSIST_OK && out != NULL) *out = out_value;
@@ -266,7 +292,7 @@ static assist_status h_settings_get_bool(const assist_host *h, const char *key, 
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SETTINGS_GET_BOOL);
     put_str(m, key);
     put_bool(m, out != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bool out_value = reply != NULL ? (bool)get_bool(reply) : 0;
     if (reply != NULL && result == ASSIST_OK && out != NULL) *out = out_value;
@@ -278,7 +304,7 @@ static assist_status h_settings_set_string(const assist_host *h, const char *key
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SETTINGS_SET_STRING);
     put_str(m, key);
     put_str(m, value);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -288,7 +314,7 @@ static assist_status h_settings_set_int(const assist_host *h, const char *key, i
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SETTINGS_SET_INT);
     put_str(m, key);
     put_i64(m, value);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -298,7 +324,7 @@ static assist_status h_settings_set_double(const assist_host *h, const char *key
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SETTINGS_SET_DOUBLE);
     put_str(m, key);
     put_f64(m, value);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -308,7 +334,7 @@ static assist_status h_settings_set_bool(const assist_host *h, const char *key, 
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SETTINGS_SET_BOOL);
     put_str(m, key);
     put_bool(m, value);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -319,7 +345,7 @@ static assist_status h_storage_open(const assist_host *h, const char *name, assi
     put_str(m, name);
     put_bool(m, out != NULL);
     put_bool(m, err != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     assist_db *out_value = reply != NULL ? (assist_db *)(uintptr_t)get_u64(reply) : 0;
     if (reply != NULL && result == ASSIST_OK && out != NULL) *out = out_value;
@@ -334,7 +360,7 @@ static assist_status h_storage_begin(const assist_host *h, assist_db *db) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_STORAGE_BEGIN);
     put_u64(m, (uint64_t)(uintptr_t)db);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -343,7 +369,7 @@ static assist_status h_storage_commit(const assist_host *h, assist_db *db) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_STORAGE_COMMIT);
     put_u64(m, (uint64_t)(uintptr_t)db);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -352,7 +378,7 @@ static assist_status h_storage_rollback(const assist_host *h, assist_db *db) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_STORAGE_ROLLBACK);
     put_u64(m, (uint64_t)(uintptr_t)db);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -364,7 +390,7 @@ static assist_status h_storage_migrate(const assist_host *h, assist_db *db, int3
     put_u32(m, (uint32_t)version);
     put_str(m, sql);
     put_bool(m, err != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     if (err != NULL) {
         const char *text = reply != NULL ? get_str(reply) : NULL;
@@ -378,7 +404,7 @@ static assist_status h_storage_media_reserve(const assist_host *h, int64_t bytes
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_STORAGE_MEDIA_RESERVE);
     put_i64(m, bytes);
     put_bool(m, err != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     if (err != NULL) {
         const char *text = reply != NULL ? get_str(reply) : NULL;
@@ -392,7 +418,7 @@ static assist_status h_storage_media_delete(const assist_host *h, const char *na
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_STORAGE_MEDIA_DELETE);
     put_str(m, name);
     put_bool(m, in_cache);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -402,7 +428,7 @@ static assist_status h_storage_media_usage(const assist_host *h, int64_t *used, 
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_STORAGE_MEDIA_USAGE);
     put_bool(m, used != NULL);
     put_bool(m, quota != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     int64_t used_value = reply != NULL ? (int64_t)get_i64(reply) : 0;
     if (reply != NULL && result == ASSIST_OK && used != NULL) *used = used_value;
@@ -415,13 +441,13 @@ static void h_session_finish(const assist_host *h, assist_status status) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_SESSION_FINISH);
     put_u32(m, (uint32_t)status);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bmsg_free(reply);
 }
 static uint64_t h_clock_now_ns(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_CLOCK_NOW_NS);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     uint64_t result = reply != NULL ? (uint64_t)get_u64(reply) : 0;
     bmsg_free(reply);
     return result;
@@ -429,7 +455,7 @@ static uint64_t h_clock_now_ns(const assist_host *h) {
 static int64_t h_clock_wall_ms(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_CLOCK_WALL_MS);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     int64_t result = reply != NULL ? (int64_t)get_i64(reply) : 0;
     bmsg_free(reply);
     return result;
@@ -438,7 +464,7 @@ static assist_status h_clock_timer_cancel(const assist_host *h, uint64_t timer) 
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_CLOCK_TIMER_CANCEL);
     put_u64(m, timer);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -448,7 +474,7 @@ static assist_status h_events_publish(const assist_host *h, const char *name, co
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_EVENTS_PUBLISH);
     put_str(m, name);
     put_str(m, json);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -457,7 +483,7 @@ static assist_status h_events_unsubscribe(const assist_host *h, uint64_t subscri
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_EVENTS_UNSUBSCRIBE);
     put_u64(m, subscription);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -470,7 +496,7 @@ static assist_status h_input_register_command(const assist_host *h, const char *
     put_str(m, key);
     put_str(m, phrase);
     put_u32(m, (uint32_t)scope);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -479,7 +505,7 @@ static assist_status h_input_unregister_command(const assist_host *h, const char
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_INPUT_UNREGISTER_COMMAND);
     put_str(m, id);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -488,7 +514,7 @@ static bool h_input_dictation_available(const assist_host *h, const char *lang) 
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_INPUT_DICTATION_AVAILABLE);
     put_str(m, lang);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bool result = reply != NULL && get_u32(reply) == 1;
     bmsg_free(reply);
     return result;
@@ -498,7 +524,7 @@ static assist_status h_input_set_confirmation(const assist_host *h, const char *
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_INPUT_SET_CONFIRMATION);
     put_str(m, id);
     put_str(m, question);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -509,7 +535,7 @@ static assist_status h_cues_play(const assist_host *h, const char *name, double 
     put_str(m, name);
     put_f64(m, gain);
     put_f64(m, pan);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -521,7 +547,7 @@ static assist_status h_cues_guidance(const assist_host *h, assist_cue_pattern pa
     put_f64(m, intensity);
     put_f64(m, pan);
     put_f64(m, pitch_hz);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -529,7 +555,7 @@ static assist_status h_cues_guidance(const assist_host *h, assist_cue_pattern pa
 static assist_status h_cues_stop(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_CUES_STOP);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -537,7 +563,7 @@ static assist_status h_cues_stop(const assist_host *h) {
 static bool h_cues_enabled(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_CUES_ENABLED);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bool result = reply != NULL && get_u32(reply) == 1;
     bmsg_free(reply);
     return result;
@@ -548,7 +574,7 @@ static assist_status h_playback_play_file(const assist_host *h, const char *path
     put_str(m, path);
     put_f64(m, gain);
     put_bool(m, err != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     if (err != NULL) {
         const char *text = reply != NULL ? get_str(reply) : NULL;
@@ -560,7 +586,7 @@ static assist_status h_playback_play_file(const assist_host *h, const char *path
 static assist_status h_playback_stop(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_PLAYBACK_STOP);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -568,7 +594,7 @@ static assist_status h_playback_stop(const assist_host *h) {
 static bool h_playback_is_playing(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_PLAYBACK_IS_PLAYING);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bool result = reply != NULL && get_u32(reply) == 1;
     bmsg_free(reply);
     return result;
@@ -577,7 +603,7 @@ static assist_status h_outbox_acknowledge(const assist_host *h, int64_t job) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_OUTBOX_ACKNOWLEDGE);
     put_i64(m, job);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -586,7 +612,7 @@ static assist_status h_outbox_cancel(const assist_host *h, int64_t job) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_OUTBOX_CANCEL);
     put_i64(m, job);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     bmsg_free(reply);
     return result;
@@ -595,7 +621,7 @@ static assist_status h_outbox_pending(const assist_host *h, int64_t *count) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_OUTBOX_PENDING);
     put_bool(m, count != NULL);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     assist_status result = reply != NULL ? (assist_status)get_u32(reply) : ASSIST_E_IO;
     int64_t count_value = reply != NULL ? (int64_t)get_i64(reply) : 0;
     if (reply != NULL && result == ASSIST_OK && count != NULL) *count = count_value;
@@ -606,7 +632,7 @@ static bool h_outbox_is_online(const assist_host *h, const char *host_name) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_OUTBOX_IS_ONLINE);
     put_str(m, host_name);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bool result = reply != NULL && get_u32(reply) == 1;
     bmsg_free(reply);
     return result;
@@ -614,7 +640,7 @@ static bool h_outbox_is_online(const assist_host *h, const char *host_name) {
 static bool h_thread_check_is_main(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_THREAD_CHECK_IS_MAIN);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bool result = reply != NULL && get_u32(reply) == 1;
     bmsg_free(reply);
     return result;
@@ -622,7 +648,7 @@ static bool h_thread_check_is_main(const assist_host *h) {
 static bool h_thread_check_is_frame(const assist_host *h) {
     (void)h;
     bmsg *m = bmsg_new(BRIDGE_REQUEST, OP_THREAD_CHECK_IS_FRAME);
-    bmsg *reply = bchan_call(&chan, m, -1);
+    bmsg *reply = bchan_call(&helper_chan, m, -1);
     bool result = reply != NULL && get_u32(reply) == 1;
     bmsg_free(reply);
     return result;
@@ -776,30 +802,7 @@ static const assist_thread_check_service thread_check_proxy = {
 
 #if defined(BRIDGE_HOST) && !defined(ASSIST_BRIDGE_HOST_SERVING)
 #define ASSIST_BRIDGE_HOST_SERVING
-/* Serves the operations the rules carry; false for any other, which host.c serves by hand. */
-/* Served by hand in host.c: the operations the rules do not carry. */
-static void serve_speech_speak(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_dialog_question(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_settings_get_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_storage_exec(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_storage_media_path(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_session_string(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_clock_timer_add(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_worker_task(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_events_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_input_set_choices(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_outbox_request(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_outbox_on_outcome(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_audio_in_open(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_audio_in_read(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_audio_in_close(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_camera_subscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_camera_unsubscribe(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_camera_frame(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_camera_control(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-static void serve_camera_stats(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep);
-
-/* Serves one service operation; false for an operation that is not one. */
+/* Serves one service operation; false for an operation that is not one, which the host serves by hand (host_serve.c). */
 static bool bridge_serve_generated(assist_bridge *b, const assist_host *h, uint32_t op, bmsg *req, bmsg *rep) {
     switch (op) {
     case OP_LOG_LOG: {
