@@ -64,7 +64,8 @@ deb: deps
 	$(SWIFT) build -c $(DEB_CONFIG)
 	CONFIG=$(DEB_CONFIG) scripts/make-deb.sh .build/deb
 
-# Installs the host, first-party plugins, the header, the pkg-config file and share data (FHS layout).
+# Installs the host, first-party plugins, the header, the pkg-config file and share data (FHS layout): each
+# plugin's own share/ folder becomes share/assist/<short id>/, where the host looks for it.
 install:
 	@test -x $(BUILD_DIR)/assist || { echo "Build first: make build CONFIG=$(CONFIG)"; exit 1; }
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/assist $(DESTDIR)$(PREFIX)/lib/pkgconfig \
@@ -92,6 +93,11 @@ install:
 	  install -m 0644 $$manifest $(DESTDIR)$(PREFIX)/lib/assist/plugins/$$id/manifest.json; \
 	  install -m 0755 $(BUILD_DIR)/$$lib $(DESTDIR)$(PREFIX)/lib/assist/plugins/$$id/$$lib; \
 	  patchelf --set-rpath '$$ORIGIN/../../swift' $(DESTDIR)$(PREFIX)/lib/assist/plugins/$$id/$$lib; \
+	  share=$$(dirname $$manifest)/share; \
+	  if [ -d $$share ]; then \
+	    install -d $(DESTDIR)$(PREFIX)/share/assist/$${id##*.}; \
+	    cp -R $$share/. $(DESTDIR)$(PREFIX)/share/assist/$${id##*.}/; \
+	  fi; \
 	done
 	scripts/copy-swift-runtime.sh $(DESTDIR)$(PREFIX)/bin/assist $(DESTDIR)$(PREFIX)/lib/assist/swift
 	patchelf --set-rpath '$$ORIGIN/../lib/assist/swift' $(DESTDIR)$(PREFIX)/bin/assist

@@ -7,7 +7,7 @@ let pluginExports: [LinkerSetting] = [
 ]
 
 /// A first-party plugin is one folder, `Plugins/<name>`: its logic in `Core` (tested by `tests`), and `Entry`, one
-/// file, the only member of the dynamic product `Assist<name>` (P5). Its phrases are in `share/assist/<id>/`.
+/// file, the only member of the dynamic product `Assist<name>` (P5). Its phrases and data are in `Plugins/<name>/share/`.
 struct FirstPartyPlugin {
     let name: String
     let core: [Target.Dependency]

@@ -215,7 +215,7 @@ for label in labels:
         parts += [path, gap]
 subprocess.run(["sox"] + parts + [os.path.join(work, "args.wav")], check=True)
 json.dump(spans, open(os.path.join(work, "arg-spans.json"), "w"))
-names = json.load(open("share/assist/find-object/names.json"))["names"]
+names = json.load(open("Plugins/FindObject/share/names.json"))["names"]
 # Only names whose words the dictionary has (as Assist's grammar does: "aeroplane" is not in it), or the
 # baseline's grammar is refused whole.
 known = {line.split()[0] for line in open("/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict") if line.strip()}

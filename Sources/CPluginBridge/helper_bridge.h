@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The channel to the host (helper.c). */
 extern BRIDGE_PRIVATE bchan helper_chan;
@@ -51,6 +52,18 @@ static inline assist_status call_with_id(bmsg *m, uint64_t *id) {
 static inline void take_err(bmsg *reply, char **err) {
     const char *text = reply != NULL ? get_str(reply) : NULL;
     if (err != NULL) *err = text != NULL ? strdup(text) : NULL;
+}
+
+/* A call whose reply is a status, a number (rows changed, a job) and an error string; `*out` and `*err` may be
+   NULL. */
+static inline assist_status call_with_number(bmsg *m, int64_t *out, char **err) {
+    bmsg *reply = rpc(m);
+    assist_status s = status_of(reply);
+    int64_t value = reply ? get_i64(reply) : 0;
+    take_err(reply, err);
+    if (out != NULL) *out = value;
+    bmsg_free(reply);
+    return s;
 }
 
 #define U64(p) ((uint64_t)(uintptr_t)(p))

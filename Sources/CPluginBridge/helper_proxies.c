@@ -100,13 +100,7 @@ assist_status h_storage_exec(const assist_host *h, assist_db *db, const char *sq
     put_values(m, params, count);
     put_u64(m, U64(row));
     put_u64(m, U64(user));
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    int64_t changed = reply ? get_i64(reply) : 0;
-    take_err(reply, err);
-    if (changes != NULL) *changes = changed;
-    bmsg_free(reply);
-    return s;
+    return call_with_number(m, changes, err);
 }
 
 static assist_status media_path(uint32_t op, const char *name, char *path, size_t cap, char **err) {
@@ -225,13 +219,7 @@ assist_status h_input_set_choices(const assist_host *h, const char *phrase, cons
 static assist_status outbox_send(uint32_t op, const assist_outbox_request *r, int64_t *job, char **err) {
     bmsg *m = request(op);
     put_outbox_request(m, r);
-    bmsg *reply = rpc(m);
-    assist_status s = status_of(reply);
-    int64_t id = reply ? get_i64(reply) : 0;
-    take_err(reply, err);
-    if (job != NULL) *job = id;
-    bmsg_free(reply);
-    return s;
+    return call_with_number(m, job, err);
 }
 assist_status h_outbox_enqueue(const assist_host *h, const assist_outbox_request *r, int64_t *job, char **err) {
     (void)h;

@@ -32,6 +32,32 @@ bool get_struct(bmsg *m, void *dst, size_t dst_size, size_t min_size) {
     return true;
 }
 
+/* Room and alignment for an element of any of the arrays the bridge carries. */
+typedef union {
+    assist_value value;
+    assist_http_field field;
+    assist_outbox_part part;
+} any_element;
+
+/* Writes an array of versioned structs (walked at the stride of its first element's struct_size, as
+   ASSIST_ELEMENT does): its count, then each element, copied by the one copy rule into `size` bytes (at least
+   `least` from the plugin), sent by `put`. An array whose first element is too small goes as an empty one. */
+static void put_array(bmsg *m, const void *array, size_t count, size_t size, size_t least,
+                      void (*put)(bmsg *, const void *)) {
+    uint32_t stride = 0;
+    if (array != NULL && count > 0) memcpy(&stride, array, sizeof stride);
+    if (stride < least || size > sizeof(any_element)) {
+        put_u32(m, 0);
+        return;
+    }
+    put_u32(m, (uint32_t)count);
+    any_element element;
+    for (size_t i = 0; i < count; i++) {
+        assist_struct_copy(&element, size, (const char *)array + i * stride, least);
+        put(m, &element);
+    }
+}
+
 /* An array of versioned structs arrives as its count, then each element whole with what its pointers hold.
    The reader lays the elements out at the stride their writer used (its struct_size, at most the size this
    build knows, rounded up to 8), each element's struct_size that stride, as ASSIST_ELEMENT walks them. Stores
@@ -60,11 +86,7 @@ static bool array_store(void **array, size_t *stride, uint32_t count, uint32_t i
    array, and for a malformed one, which marks the message bad. */
 static void *get_array(bmsg *m, size_t size, size_t min_size, uint32_t max, void (*pointees)(bmsg *, void *),
                        uint32_t *count) {
-    union {
-        assist_value value;
-        assist_http_field field;
-        assist_outbox_part part;
-    } element; /* room and alignment for any of the arrays the bridge carries */
+    any_element element;
     uint32_t n = get_u32(m);
     *count = 0;
     if (m->bad || n > max || size > sizeof element) {
@@ -106,20 +128,16 @@ static void part_pointees(bmsg *m, void *e) {
     p->content_type = get_str(m);
 }
 
+static void put_value(bmsg *m, const void *e) {
+    const assist_value *v = e;
+    put_whole(m, assist_value, *v);
+    bool has_bytes = v->type == ASSIST_VALUE_TEXT || v->type == ASSIST_VALUE_BLOB;
+    put_bytes(m, has_bytes ? v->data : NULL, has_bytes ? v->size : 0);
+}
+
 void put_values(bmsg *m, const assist_value *values, int32_t count) {
-    const size_t least = ASSIST_SIZE_THROUGH(assist_value, size);
-    if (values == NULL || count <= 0 || values[0].struct_size < least) {
-        put_u32(m, 0);
-        return;
-    }
-    put_u32(m, (uint32_t)count);
-    for (int32_t i = 0; i < count; i++) {
-        assist_value v;
-        assist_struct_copy(&v, sizeof v, ASSIST_ELEMENT(assist_value, values, i), least);
-        put_whole(m, assist_value, v);
-        bool has_bytes = v.type == ASSIST_VALUE_TEXT || v.type == ASSIST_VALUE_BLOB;
-        put_bytes(m, has_bytes ? v.data : NULL, has_bytes ? v.size : 0);
-    }
+    put_array(m, values, count < 0 ? 0 : (size_t)count, sizeof(assist_value), ASSIST_SIZE_THROUGH(assist_value, size),
+              put_value);
 }
 
 assist_value *get_values(bmsg *m, int32_t *count) {
@@ -137,20 +155,15 @@ assist_value *get_values(bmsg *m, int32_t *count) {
     return values;
 }
 
+static void put_field(bmsg *m, const void *e) {
+    const assist_http_field *f = e;
+    put_whole(m, assist_http_field, *f);
+    put_str(m, f->name);
+    put_str(m, f->value);
+}
+
 void put_fields(bmsg *m, const assist_http_field *fields, size_t count) {
-    const size_t least = ASSIST_SIZE_THROUGH(assist_http_field, value);
-    if (fields == NULL || count == 0 || fields[0].struct_size < least) {
-        put_u32(m, 0);
-        return;
-    }
-    put_u32(m, (uint32_t)count);
-    for (size_t i = 0; i < count; i++) {
-        assist_http_field f;
-        assist_struct_copy(&f, sizeof f, ASSIST_ELEMENT(assist_http_field, fields, i), least);
-        put_whole(m, assist_http_field, f);
-        put_str(m, f.name);
-        put_str(m, f.value);
-    }
+    put_array(m, fields, count, sizeof(assist_http_field), ASSIST_SIZE_THROUGH(assist_http_field, value), put_field);
 }
 
 assist_http_field *get_fields(bmsg *m, size_t *count) {
@@ -161,23 +174,19 @@ assist_http_field *get_fields(bmsg *m, size_t *count) {
     return fields;
 }
 
+static void put_part(bmsg *m, const void *e) {
+    const assist_outbox_part *p = e;
+    put_whole(m, assist_outbox_part, *p);
+    put_str(m, p->name);
+    put_str(m, p->text);
+    put_str(m, p->path);
+    put_str(m, p->filename);
+    put_str(m, p->content_type);
+}
+
 static void put_parts(bmsg *m, const assist_outbox_part *parts, size_t count) {
-    const size_t least = ASSIST_SIZE_THROUGH(assist_outbox_part, content_type);
-    if (parts == NULL || count == 0 || parts[0].struct_size < least) {
-        put_u32(m, 0);
-        return;
-    }
-    put_u32(m, (uint32_t)count);
-    for (size_t i = 0; i < count; i++) {
-        assist_outbox_part p;
-        assist_struct_copy(&p, sizeof p, ASSIST_ELEMENT(assist_outbox_part, parts, i), least);
-        put_whole(m, assist_outbox_part, p);
-        put_str(m, p.name);
-        put_str(m, p.text);
-        put_str(m, p.path);
-        put_str(m, p.filename);
-        put_str(m, p.content_type);
-    }
+    put_array(m, parts, count, sizeof(assist_outbox_part), ASSIST_SIZE_THROUGH(assist_outbox_part, content_type),
+              put_part);
 }
 
 static assist_outbox_part *get_parts(bmsg *m, size_t *count) {

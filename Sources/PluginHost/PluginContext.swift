@@ -84,6 +84,17 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         return false
     }
 
+    /// A [main] call that ends something the plugin holds (a timer, a subscription): `end` runs when `key` was
+    /// held; ASSIST_E_NOT_FOUND when it was not, ASSIST_E_INVALID for a host pointer not ours or another thread.
+    static func endHolding(
+        _ host: UnsafePointer<assist_host>?, call: String, key: String, end: (PluginContext) -> Void
+    ) -> assist_status {
+        guard let context = from(host), context.onMain(call) else { return ASSIST_E_INVALID }
+        guard context.holdings.drop(key) else { return ASSIST_E_NOT_FOUND }
+        end(context)
+        return ASSIST_OK
+    }
+
     /// Logs a contract violation at plugin-misbehaving level.
     func misbehaving(_ text: String) {
         logger.error("plugin-misbehaving: \(text)")

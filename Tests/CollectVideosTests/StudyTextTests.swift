@@ -80,7 +80,7 @@ struct StudyTextTests {
     }
 
     @Test func theShippedTextsParseAndTheirLinksLand() throws {
-        let folder = BuildProducts.packageRoot.appendingPathComponent("share/assist/collect-videos")
+        let folder = BuildProducts.packageRoot.appendingPathComponent("Plugins/CollectVideos/share")
         for name in ["consent", "information", "introduction", "recording-help"] {
             let text = StudyText(
                 markdown: try String(contentsOf: folder.appendingPathComponent("\(name).md"), encoding: .utf8))

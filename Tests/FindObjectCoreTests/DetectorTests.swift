@@ -7,7 +7,7 @@ import Testing
 @Suite("YOLOv4-tiny through OpenCV DNN on real photos", .serialized)
 struct DetectorTests {
     static let names = try? ObjectNames(
-        directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/find-object").path, language: "en")
+        directory: BuildProducts.packageRoot.appendingPathComponent("Plugins/FindObject/share").path, language: "en")
 
     func labels(_ photo: String) throws -> [String: Double] {
         let detector = try ObjectDetector(directory: RealPhotos.modelFolder)

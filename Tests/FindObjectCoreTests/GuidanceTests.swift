@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Names, tracking, guidance and text matching")
 struct GuidanceTests {
-    let share = BuildProducts.packageRoot.appendingPathComponent("share/assist/find-object").path
+    let share = BuildProducts.packageRoot.appendingPathComponent("Plugins/FindObject/share").path
 
     @Test func theKeysAreTheModelsOwnClassNamesWithEveryLanguage() throws {
         let names = try ObjectNames(directory: share, language: "en")

@@ -30,6 +30,9 @@ final class SurveyHarness {
         try FileManager.default.copyItem(
             at: BuildProducts.directory.appendingPathComponent("libAssistSurvey.so"),
             to: folder.appendingPathComponent("libAssistSurvey.so"))
+        try FileManager.default.copyItem(
+            at: BuildProducts.packageRoot.appendingPathComponent("Plugins/Survey/share"),
+            to: folder.appendingPathComponent("share"))
         self.server = try server ?? Covid19SoundsServer()
         microphone = plugins.path("mic.wav")
         try Self.noise(seconds: micSeconds, rate: micRate).write(to: microphone)

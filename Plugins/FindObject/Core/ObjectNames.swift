@@ -3,7 +3,7 @@ import ObjectDetection
 
 /// What a user may call each detectable object, keyed on the model's own class names (the lines of
 /// `coco.names`, Darknet spellings such as `sofa` and `tvmonitor`), with a main name and alternatives per
-/// language (`share/assist/find-object/names.json`), and the rules that turn a query into a class.
+/// language (`names.json` in its share folder, `Plugins/FindObject/share/`), and the rules that turn a query into a class.
 public struct ObjectNames: Sendable {
     public struct Entry: Codable, Equatable, Sendable {
         /// The model's class name; its index in the table is the class id.

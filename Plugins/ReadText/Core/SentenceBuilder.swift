@@ -25,7 +25,7 @@ public struct SentenceBuilder: Sendable {
         self.abbreviations = abbreviations
     }
 
-    /// The English list; the others start from it (share/assist/read-text/abbrev.<lang>.txt).
+    /// The English list; the others start from it (abbrev.<lang>.txt in Plugins/ReadText/share/).
     public static let englishAbbreviations: Set<String> = [
         "Mr.", "Dr.", "Mrs.", "Ms.", "Prof.", "Inc.", "Ltd.", "Co.", "etc.", "vs.", "Jr.", "Sr.",
     ]

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where definitions come from: the ones shipped in `share/assist/surveys/`, then the admin's in
+/// Where definitions come from: the ones shipped in the survey's own `surveys/` folder (in the source,
+/// `Plugins/Survey/share/surveys/`; installed, `share/assist/survey/surveys/`), then the admin's in
 /// `/etc/assist/surveys/` (or the folder in setting `survey.definitions-dir`), which win for the same id.
 public enum SurveyCatalog {
     public struct Entry: Sendable {
@@ -14,8 +15,7 @@ public enum SurveyCatalog {
     public static func folders(shareDirectory: String?, adminFolder: String?) -> [URL] {
         var folders: [URL] = []
         if let shareDirectory {
-            folders.append(
-                URL(fileURLWithPath: shareDirectory).deletingLastPathComponent().appendingPathComponent("surveys"))
+            folders.append(URL(fileURLWithPath: shareDirectory).appendingPathComponent("surveys"))
         }
         folders.append(URL(fileURLWithPath: adminFolder ?? Self.adminFolder))
         return folders

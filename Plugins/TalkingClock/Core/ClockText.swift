@@ -3,7 +3,7 @@ import Foundation
 /// Words for a moment in time, in the user's language. Pure: the caller passes the date, time zone and
 /// phrase table.
 public struct ClockText: Sendable {
-    /// `{time}` and `{date}` patterns, from `share/assist/clock/phrases.<lang>.json`.
+    /// `{time}` and `{date}` patterns, from `Plugins/TalkingClock/share/phrases.<lang>.json`.
     public var timePattern: String
     public var datePattern: String
     /// "en", "ru" or "zh".

@@ -31,7 +31,7 @@ typedef struct assist_session_service {
     const char *(*data_dir)(const assist_host *h);
     /** A directory the host may purge. Valid until destroy. [any] */
     const char *(*cache_dir)(const assist_host *h);
-    /** The plugin's read-only data: share/assist/<short id>/. Valid until destroy. [any] */
+    /** The plugin's read-only data: the share/ folder beside its manifest, else share/assist/<short id>/. Valid until destroy. [any] */
     const char *(*share_dir)(const assist_host *h);
     void *reserved[8];
 } assist_session_service;

@@ -27,12 +27,9 @@ extension ServiceTables {
             return ASSIST_OK
         }
         table.timer_cancel = { host, timer in
-            guard let context = PluginContext.from(host), context.onMain("clock.timer_cancel") else {
-                return ASSIST_E_INVALID
+            PluginContext.endHolding(host, call: "clock.timer_cancel", key: "timer \(timer)") {
+                $0.services.clock.cancelTimer(timer)
             }
-            guard context.holdings.drop("timer \(timer)") else { return ASSIST_E_NOT_FOUND }
-            context.services.clock.cancelTimer(timer)
-            return ASSIST_OK
         }
         return allocate(table)
     }()

@@ -33,12 +33,9 @@ extension ServiceTables {
             return ASSIST_OK
         }
         table.unsubscribe = { host, subscription in
-            guard let context = PluginContext.from(host), context.onMain("events.unsubscribe") else {
-                return ASSIST_E_INVALID
+            PluginContext.endHolding(host, call: "events.unsubscribe", key: "events \(subscription)") {
+                $0.services.events.unsubscribe(subscription)
             }
-            guard context.holdings.drop("events \(subscription)") else { return ASSIST_E_NOT_FOUND }
-            context.services.events.unsubscribe(subscription)
-            return ASSIST_OK
         }
         return allocate(table)
     }()
