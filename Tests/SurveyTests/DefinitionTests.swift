@@ -6,7 +6,8 @@ import Testing
 /// Definitions are checked at load (spec §3.2): each problem once, naming the item and the fix.
 @Suite("survey definitions")
 struct DefinitionTests {
-    static let shipped = BuildProducts.packageRoot.appendingPathComponent("Plugins/Survey/share/surveys/covid19-sounds.json")
+    static let shipped = BuildProducts.packageRoot.appendingPathComponent(
+        "Plugins/Survey/share/surveys/covid19-sounds.json")
 
     func problems(_ json: String) -> [String] {
         if case .invalid(let problems) = DefinitionLoader.load(Data(json.utf8)) { return problems.map(\.description) }

@@ -20,7 +20,8 @@ struct SurveyCLITests {
                 "\(bad.path): Item a: option x names \"a2\" in then, but there is no follow-up item with that id; add one with \"follow_up\": true or fix the name."
             ), "\(result.lines)")
         #expect(result.lines.contains { $0.contains("Item b: the type \"poll\" is unknown") })
-        let good = BuildProducts.packageRoot.appendingPathComponent("Plugins/Survey/share/surveys/covid19-sounds.json").path
+        let good = BuildProducts.packageRoot.appendingPathComponent("Plugins/Survey/share/surveys/covid19-sounds.json")
+            .path
         let ok = try ProcessRunner.run(
             BuildProducts.assist, ["survey", "check", good, "--no-speech", "--data-dir", folder.path("data").path])
         #expect(ok.status == 0)
