@@ -30,7 +30,7 @@ package enum CrashExit {
     }
 
     /// Made before any crash, so the handler allocates nothing.
-    nonisolated(unsafe) private static let message = Array(
+    private static let message = Array(
         "assist: crashed; it ends now (the next start says which feature was open). A backtrace: run it with SWIFT_BACKTRACE=enable=yes,interactive=no and its output not on a terminal.\n"
             .utf8)
 }

@@ -443,7 +443,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             guard
                 let handle = FileHandle(forWritingAtPath: path)
                     ?? {
-                        FileManager.default.createFile(atPath: path, contents: nil)
+                        _ = FileManager.default.createFile(atPath: path, contents: nil)
                         return FileHandle(forWritingAtPath: path)
                     }()
             else { return }
@@ -458,7 +458,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     package static let traceSound: (@Sendable ([Int16]) -> Void)? = {
         guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
         let raw = path + ".raw"
-        FileManager.default.createFile(atPath: raw, contents: nil)
+        _ = FileManager.default.createFile(atPath: raw, contents: nil)
         return { samples in
             guard let handle = FileHandle(forWritingAtPath: raw) else { return }
             handle.seekToEndOfFile()
