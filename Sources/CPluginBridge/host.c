@@ -18,47 +18,6 @@
 
 extern char **environ;
 
-
-/* Every bridge is kept for the life of the process: the real services may call a trampoline late. */
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-typedef struct registered {
-    const assist_host *host;
-    assist_bridge *bridge;
-    struct registered *next;
-} registered;
-static registered *registry;
-
-assist_bridge *bridge_for(const assist_host *h) {
-    pthread_mutex_lock(&registry_lock);
-    assist_bridge *found = NULL;
-    for (registered *r = registry; r != NULL; r = r->next) {
-        if (r->host == h) found = r->bridge; /* the newest, registered first */
-        if (found != NULL) break;
-    }
-    pthread_mutex_unlock(&registry_lock);
-    return found;
-}
-
-/* Sends a call into the plugin and tracks it for the crash description. */
-bmsg *call_plugin(assist_bridge *b, bmsg *request, const char *name, int fd) {
-    int slot = -1;
-    if (!bchan_is_dead(&b->chan)) { /* a call after the end is not one that was running */
-        pthread_mutex_lock(&b->lock);
-        b->last_call = name;
-        for (int i = 0; i < 16 && slot < 0; i++)
-            if (b->in_flight[i] == NULL) slot = i;
-        if (slot >= 0) b->in_flight[slot] = name;
-        pthread_mutex_unlock(&b->lock);
-    }
-    bmsg *reply = bchan_call(&b->chan, request, fd);
-    if (reply != NULL && slot >= 0) {
-        pthread_mutex_lock(&b->lock);
-        b->in_flight[slot] = NULL;
-        pthread_mutex_unlock(&b->lock);
-    }
-    return reply;
-}
-
 /* ---- the helper process --------------------------------------------------------------------------------- */
 
 static void describe(assist_bridge *b, char *out, size_t cap, bool *expected) {
@@ -272,14 +231,7 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     pthread_cond_init(&b->reaped_cond, &cattr);
     pthread_condattr_destroy(&cattr);
     b->chan.timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
-    pthread_mutex_lock(&registry_lock);
-    registered *r = calloc(1, sizeof *r);
-    if (r == NULL) abort();
-    r->host = host;
-    r->bridge = b;
-    r->next = registry;
-    registry = r;
-    pthread_mutex_unlock(&registry_lock);
+    bridge_register(b);
     if (bchan_start(&b->chan, sv[0], 2, host_handle, channel_dead, b) != 0) {
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);

@@ -1,7 +1,9 @@
 /* The host's half of a plugin in a helper process, shared by its files (private to CPluginBridge):
-   host.c spawns and watches the helper, host_plugin.c stands in for the plugin's entry and instance and
-   sends it frames, host_serve.c serves the helper's service calls with the real tables, host_callbacks.c
-   carries the callbacks a plugin handed to those services back to it. */
+   host_state.c keeps what the others share (the bridges by host, the calls into the plugin, the real service
+   tables, the frames the helper holds) and calls none of them; host_callbacks.c carries the callbacks a plugin
+   handed to services back to it; host_plugin.c stands in for the plugin's entry and instance and sends it
+   frames; host_serve.c serves the helper's service calls with the real tables; host.c spawns, watches and
+   pings the helper. */
 #ifndef ASSIST_BRIDGE_HOST_PRIVATE_H
 #define ASSIST_BRIDGE_HOST_PRIVATE_H
 
@@ -69,12 +71,16 @@ struct assist_bridge {
     bool retains; /* the plugin has retained a frame: each frame now comes with a retain offered */
 };
 
-/* host.c: the bridge serving `h` (the newest spawned for it), or NULL. */
+/* host_state.c: keeps `b` for the life of the process, found by its real host. */
+BRIDGE_PRIVATE void bridge_register(assist_bridge *b);
+/* host_state.c: the bridge serving `h` (the newest spawned for it), or NULL. */
 BRIDGE_PRIVATE assist_bridge *bridge_for(const assist_host *h);
-/* host.c: sends a call into the plugin and tracks it for the crash description; NULL when the helper is gone. */
+/* host_state.c: sends a call into the plugin and tracks it for the crash description; NULL when the helper is
+   gone. */
 BRIDGE_PRIVATE bmsg *call_plugin(assist_bridge *b, bmsg *request, const char *name, int fd);
-
-/* host_serve.c: the real table of service `which` (SVC_*), looked up once; NULL when the host has none. */
+/* host_state.c: the SVC_* number of service `id`, or -1. */
+BRIDGE_PRIVATE int bridge_service_which(const char *id);
+/* host_state.c: the real table of service `which` (SVC_*), looked up once; NULL when the host has none. */
 BRIDGE_PRIVATE const void *bridge_service(assist_bridge *b, int which);
 /* host_serve.c: serves one message of the helper's (a service call or OP_GET_SERVICE). */
 BRIDGE_PRIVATE void host_handle(bchan *c, bmsg *req, bmsg *rep);
@@ -100,11 +106,11 @@ BRIDGE_PRIVATE void task_trampoline(void *user);
 
 /* host_plugin.c: the entry's functions the helper's library has, as the host calls them. */
 BRIDGE_PRIVATE void bridge_fill_entry(assist_bridge *b, bool has_init, bool has_deinit, bool has_create);
-/* host_plugin.c: keeps the host's retain `kept` of a frame in area `which` for the helper; false (and released)
+/* host_state.c: keeps the host's retain `kept` of a frame in area `which` for the helper; false (and released)
    when the helper holds 16 already. */
 BRIDGE_PRIVATE bool keep_retained(assist_bridge *b, const assist_camera_service *camera, const assist_frame *kept,
                                   uint32_t which);
-/* host_plugin.c: releases the helper's retain `token`. */
+/* host_state.c: releases the helper's retain `token`. */
 BRIDGE_PRIVATE void release_retained(assist_bridge *b, const assist_camera_service *camera, uint64_t token);
 
 #endif /* ASSIST_BRIDGE_HOST_PRIVATE_H */

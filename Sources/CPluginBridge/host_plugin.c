@@ -17,35 +17,6 @@ static char *host_string(assist_bridge *b, const char *text) {
     return copy;
 }
 
-bool keep_retained(assist_bridge *b, const assist_camera_service *camera, const assist_frame *kept, uint32_t which) {
-    pthread_mutex_lock(&b->lock);
-    int slot = -1;
-    for (int i = 0; i < 16; i++)
-        if (b->retained[i].token == 0) slot = i;
-    if (slot >= 0) {
-        b->retained[slot].token = (uint64_t)(uintptr_t)kept;
-        b->retained[slot].area = (int)which;
-        if (which < AREAS) b->areas[which].holds++; /* the arena's frames are kept by the host's retain */
-    }
-    pthread_mutex_unlock(&b->lock);
-    if (slot < 0) camera->release(b->real, kept);
-    return slot >= 0;
-}
-
-/* One it does not hold goes to the real release too, which logs the misbehaviour and touches nothing. */
-void release_retained(assist_bridge *b, const assist_camera_service *camera, uint64_t token) {
-    pthread_mutex_lock(&b->lock);
-    int found = -1;
-    for (int i = 0; i < 16; i++)
-        if (token != 0 && b->retained[i].token == token) found = i;
-    if (found >= 0) {
-        if (b->retained[found].area < AREAS) b->areas[b->retained[found].area].holds--;
-        b->retained[found].token = 0;
-    }
-    pthread_mutex_unlock(&b->lock);
-    camera->release(b->real, (const assist_frame *)(uintptr_t)(found >= 0 ? token : 1));
-}
-
 /* Sends the frame message `m` (its fields written) with the retain offered, and settles the reply: the offer
    kept or given back, and the releases that came with it. */
 static void deliver_frame(assist_bridge *b, const assist_frame *f, bmsg *m, uint32_t which, int send_fd) {

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const service_ids[SVC_COUNT] = BRIDGE_SERVICE_IDS;
-
-const void *bridge_service(assist_bridge *b, int which) {
-    pthread_mutex_lock(&b->lock);
-    if (!b->looked_up[which]) {
-        pthread_mutex_unlock(&b->lock);
-        const void *table = b->real->get_service(b->real, service_ids[which]);
-        pthread_mutex_lock(&b->lock);
-        b->services[which] = table;
-        b->looked_up[which] = true;
-    }
-    const void *table = b->services[which];
-    pthread_mutex_unlock(&b->lock);
-    return table;
-}
-
 #define BRIDGE_HOST
 #include "generated/services.h"
 
@@ -341,9 +325,7 @@ void host_handle(bchan *c, bmsg *req, bmsg *rep) {
     switch (op) {
     case OP_GET_SERVICE: {
         const char *id = get_str(req);
-        int which = -1;
-        for (int i = 0; id != NULL && i < SVC_COUNT; i++)
-            if (strcmp(id, service_ids[i]) == 0) which = i;
+        int which = bridge_service_which(id);
         const void *table = which < 0 ? NULL : bridge_service(b, which);
         uint64_t present = 0;
         if (table != NULL) {

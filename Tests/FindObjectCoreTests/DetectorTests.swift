@@ -38,8 +38,24 @@ struct DetectorTests {
         try handle.close()
         #expect(!ModelFiles.verify(broken.url.path, cache: cache), "a changed file is hashed again and refused")
         #expect(throws: DetectionError.self) {
-            _ = try ModelFiles.locate(share: "/nonexistent/find-object", cache: nil)
+            _ = try ModelFiles.locate(share: "/nonexistent/find-object", cache: nil, hostShare: [])
         }
+    }
+
+    @Test func theHostsModelsAreFoundFromTheExecutable() throws {
+        let root = try TemporaryDirectory("assist-root")
+        try Data().write(to: root.path("Package.swift"))
+        let inBuild = root.url.path + "/.build/x86_64-unknown-linux-gnu/debug/assist"
+        #expect(
+            ModelFiles.hostShareFolders(executable: inBuild) == [
+                root.url.path + "/.build/x86_64-unknown-linux-gnu/share/assist", root.url.path + "/share/assist",
+            ], "a build folder: the source tree's share")
+        #expect(ModelFiles.hostShareFolders(executable: "/opt/assist/bin/assist") == ["/opt/assist/share/assist"])
+        #expect(ModelFiles.hostShareFolders(executable: nil).isEmpty)
+        // A first-party plugin's own share in the source tree has no models beside it; the host's share has.
+        let folders = ModelFiles.candidates(
+            share: root.url.path + "/Plugins/FindObject/share", hostShare: [root.url.path + "/share/assist"])
+        #expect(folders.contains(root.url.path + "/share/assist/models/yolov4-tiny"), "\(folders)")
     }
 
     @Test func theClassNamesAreTheModelsOwn() throws {

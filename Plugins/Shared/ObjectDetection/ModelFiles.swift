@@ -30,8 +30,8 @@ public enum ModelFiles {
     /// Folders searched, first match wins: `$ASSIST_MODELS_DIR`, beside the plugin's share folder, the host's
     /// data folder (where `assist setup models` puts them for a user who cannot write the share folder), then
     /// the system's. `data` is the plugin's own data folder, `<host data>/plugins/<id>`.
-    public static func candidates(share: String?, data: String? = nil) -> [String] {
-        var folders = modelsFolders(share: share).map { $0 + "/yolov4-tiny" }
+    public static func candidates(share: String?, data: String? = nil, hostShare: [String]? = nil) -> [String] {
+        var folders = modelsFolders(share: share, hostShare: hostShare).map { $0 + "/yolov4-tiny" }
         if let data {
             let host = URL(fileURLWithPath: data).deletingLastPathComponent().deletingLastPathComponent()
             folders.append(host.appendingPathComponent("models/yolov4-tiny").path)
@@ -39,15 +39,46 @@ public enum ModelFiles {
         return folders + ["/usr/local/share/assist/models/yolov4-tiny", "/usr/share/assist/models/yolov4-tiny"]
     }
 
-    /// The models folders a plugin's share folder implies: `$ASSIST_MODELS_DIR`, then `models` beside it.
-    static func modelsFolders(share: String?) -> [String] {
+    /// The models folders a plugin's share folder implies: `$ASSIST_MODELS_DIR`, then `models` beside it (an
+    /// installed plugin's share is `share/assist/<short id>`), then the host's own `share/assist/models`: in
+    /// `$ASSIST_SHARE_DIR` (the host sets it to the share folder it uses), else found from the running
+    /// executable, beside an installed prefix or in the source tree of a build folder (where a first-party
+    /// plugin's share is `Plugins/<Name>/share`, with no models beside it).
+    /// `hostShare` stands in for the host's share folders (a test's choice); nil finds them.
+    static func modelsFolders(share: String?, hostShare: [String]? = nil) -> [String] {
         var folders: [String] = []
         if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] { folders.append(env) }
         if let share {
             folders.append(
                 URL(fileURLWithPath: share).deletingLastPathComponent().appendingPathComponent("models").path)
         }
+        let hostFolders =
+            hostShare ?? ProcessInfo.processInfo.environment["ASSIST_SHARE_DIR"].map { [$0] }
+            ?? hostShareFolders(executable: executable)
+        for folder in hostFolders where !folders.contains(folder + "/models") { folders.append(folder + "/models") }
         return folders
+    }
+
+    /// The running executable (`assist`, or a test runner), links resolved.
+    static var executable: String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") }
+
+    /// The host's `share/assist` folders an executable implies: `<prefix>/share/assist` for `<prefix>/bin/…`,
+    /// and `<root>/share/assist` for one under `<root>/.build…/` beside `<root>/Package.swift`.
+    package static func hostShareFolders(executable: String?) -> [String] {
+        guard let executable else { return [] }
+        var folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        var found = [folder.deletingLastPathComponent().appendingPathComponent("share/assist").path]
+        for _ in 0..<5 where folder.path != "/" {
+            if folder.lastPathComponent.hasPrefix(".build") {
+                let root = folder.deletingLastPathComponent()
+                if FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+                    found.append(root.appendingPathComponent("share/assist").path)
+                }
+                break
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        return found
     }
 
     /// The SHA-256 of the file at `path` in lower-case hex; nil when it cannot be read.
@@ -57,8 +88,12 @@ public enum ModelFiles {
 
     /// The first folder holding all three files with the right sizes and hashes; `cache` (a file in the
     /// plugin's data folder) remembers folders already checked.
-    public static func locate(share: String?, data: String? = nil, cache: URL?) throws(DetectionError) -> String {
-        for folder in candidates(share: share, data: data) where verify(folder, cache: cache) { return folder }
+    public static func locate(
+        share: String?, data: String? = nil, cache: URL?, hostShare: [String]? = nil
+    ) throws(DetectionError) -> String {
+        for folder in candidates(share: share, data: data, hostShare: hostShare) where verify(folder, cache: cache) {
+            return folder
+        }
         throw .modelMissing
     }
 
