@@ -54,8 +54,11 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
 
         paths = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
         // The host's share folder, for plugins that use its shared data (find-object's and photo-sensor's models),
-        // in process or in a helper: the one `--share-dir` chose, or the one found from the executable.
-        setenv("ASSIST_SHARE_DIR", paths.share.path, 1)
+        // in process or in a helper: the one `--share-dir` chose, or the one found from the executable. Set only
+        // when it changes: a session made again in the same process leaves the environment as it was.
+        if ProcessInfo.processInfo.environment["ASSIST_SHARE_DIR"] != paths.share.path {
+            setenv("ASSIST_SHARE_DIR", paths.share.path, 1)
+        }
         // Private from the start (recordings, answers, speech), and tightened once where an older version was not.
         for folder in [paths.data, paths.cache] {
             do { try AssistPaths.makePrivate(folder) } catch {
