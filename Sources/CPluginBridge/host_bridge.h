@@ -8,7 +8,6 @@
 #define ASSIST_BRIDGE_HOST_PRIVATE_H
 
 /* What each side writes by hand is declared in generated/services.h (by way of ops.h) for every file of it. */
-#define BRIDGE_PRIVATE __attribute__((visibility("hidden")))
 #define BRIDGE_HOST_SIDE
 
 #include "assist_bridge.h"

@@ -37,6 +37,9 @@ enum {
    The reply says whether the offer was taken, and carries the frames released meanwhile. */
 enum { FRAME_OFFER_ASK = 0, FRAME_OFFER_GIVEN = 1, FRAME_OFFER_REFUSED = 2 };
 
+/* What one file of a side writes by hand for its other files (host_*.c, helper_*.c): not exported. */
+#define BRIDGE_PRIVATE __attribute__((visibility("hidden")))
+
 #include "generated/services.h"
 
 #endif

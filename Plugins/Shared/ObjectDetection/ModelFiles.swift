@@ -27,9 +27,9 @@ public enum ModelFiles {
         ("coco.names", 625, "634a1132eb33f8091d60f2c346ababe8b905ae08387037aed883953b7329af84"),
     ]
 
-    /// Folders searched, first match wins: `$ASSIST_MODELS_DIR`, beside the plugin's share folder, the host's
-    /// data folder (where `assist setup models` puts them for a user who cannot write the share folder), then
-    /// the system's. `data` is the plugin's own data folder, `<host data>/plugins/<id>`.
+    /// Folders searched, first match wins: `$ASSIST_MODELS_DIR`, beside the plugin's share folder, in the host's
+    /// share folder (`modelsFolders`), the host's data folder (where `assist setup models` puts them for a user
+    /// who cannot write the share folder), then the system's. `data` is the plugin's own data folder, `<host data>/plugins/<id>`.
     public static func candidates(share: String?, data: String? = nil, hostShare: [String]? = nil) -> [String] {
         var folders = modelsFolders(share: share, hostShare: hostShare).map { $0 + "/yolov4-tiny" }
         if let data {

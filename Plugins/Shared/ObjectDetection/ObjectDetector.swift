@@ -91,7 +91,7 @@ enum DetectorLibrary {
         let name = ASSIST_DETECTOR_LIBRARY
         if let chosen = environment["ASSIST_DETECTOR_LIBRARY"] { return [chosen] }
         var paths: [String] = []
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        if let executable = ModelFiles.executable {
             let folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
             paths.append(folder.appendingPathComponent(name).path)
             paths.append(folder.deletingLastPathComponent().appendingPathComponent("lib/assist/\(name)").path)
