@@ -35,7 +35,7 @@ package final class RecordingSpeaker: Speaker, @unchecked Sendable {  // because
 
     package init() {}
 
-    package func speak(_ text: String, language: String, priority: SpeechPriority) {
+    package func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?) {
         lock.lock()
         stored.append((text, priority))
         lock.unlock()

@@ -20,8 +20,11 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         self.language = language
     }
 
-    /// Prints and speaks `text`. Empty text is ignored. Any thread.
-    package func say(_ text: String, priority: SpeechPriority = .message, remember: Bool = true) {
+    /// Prints and speaks `text`. Empty text is ignored. In a `group` that replaces (`.hint`), it stops the
+    /// earlier message of that group still waiting or speaking. Any thread.
+    package func say(
+        _ text: String, priority: SpeechPriority = .message, remember: Bool = true, group: SpeechGroup? = nil
+    ) {
         let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return }
         if remember {
@@ -30,7 +33,20 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
             lock.unlock()
         }
         output.writeLine(trimmed)
-        speaker?.speak(trimmed, language: language, priority: priority)
+        speaker?.speak(trimmed, language: language, priority: priority, group: group)
+    }
+
+    /// Speaks `text` without printing or remembering it: the echo of a typed key, already shown where it was
+    /// typed. Each echo replaces the one before. Any thread.
+    package func echo(_ text: String) {
+        let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return }
+        speaker?.speak(trimmed, language: language, priority: .important, group: .echo)
+    }
+
+    /// Stops what is still to be said of `group` (a question once it is answered). Any thread.
+    package func cancel(_ group: SpeechGroup) {
+        speaker?.cancel(group: group)
     }
 
     /// Prints `text` without speaking it: echo of what the user typed, tables for sighted helpers.

@@ -8,7 +8,7 @@ package struct CommandRouter: Sendable {
     /// The owner name of built-in commands.
     package static let hostOwner = "host"
     /// Commands that only the host may bind.
-    package static let reservedCommands: Set<String> = ["stop", "repeat", "help"]
+    package static let reservedCommands: Set<String> = ["stop", "repeat", "help", typeCommand]
     /// The toggle the Space key sends; the controller turns it into pause or resume.
     package static let pauseToggle = "pause-or-resume"
 
@@ -73,7 +73,19 @@ package struct CommandRouter: Sendable {
             CommandBinding(
                 id: "previous", label: label("previous", "Previous"), key: .character("p"), phrases: [],
                 scope: .focused, owner: host))
+        bindings.append(
+            CommandBinding(
+                id: "repeat", label: label("repeat", "Repeat"), key: .control("r"), phrases: [], scope: .focused,
+                owner: host))
+        // On a terminal the console opens the line itself; a "/" that reaches the router came from a pipe.
+        bindings.append(
+            CommandBinding(
+                id: Self.typeCommand, label: label(Self.typeCommand, "Type a command"), key: LineEditor.commandKey,
+                phrases: [], scope: .focused, owner: host))
     }
+
+    /// The command the command key ("/") stands for in help: typing a command on a line of its own.
+    package static let typeCommand = "type-command"
 
     /// Lower-cases, trims and folds runs of white space, so typed and spoken words compare equal.
     package static func normalise(_ text: String) -> String {
@@ -193,6 +205,8 @@ package struct CommandRouter: Sendable {
             return nil
         case .endOfInput:
             return RoutedCommand(id: "stop", owner: Self.hostOwner)
+        case .typing:
+            return nil
         }
     }
 
@@ -216,7 +230,7 @@ package struct CommandRouter: Sendable {
             guard let (binding, phrase) = prefixed.max(by: { $0.1.count < $1.1.count }) else { return nil }
             return RoutedCommand(
                 id: binding.id, owner: binding.owner, argument: String(words.dropFirst(phrase.count + 1)))
-        case .endOfInput:
+        case .typing, .endOfInput:
             return nil
         }
     }

@@ -3,7 +3,9 @@ import Foundation
 /// Reads the user's keys and typed lines from standard input on a thread of its own.
 ///
 /// On a terminal it switches to single-key input (no canonical mode, no echo, no flow control, so Ctrl+S
-/// arrives), assembles lines itself when a dialog wants text, and restores the terminal when it ends.
+/// arrives) and types lines itself, as `LineEditor` says for the mode the dispatcher sets: letters begin a
+/// word at a menu or question, the command key ("/") opens a command line inside a feature, a text dialog
+/// takes whole lines, and a paste is typed rather than taken as keys. It restores the terminal when it ends.
 /// Elsewhere (a pipe, a file, a test) every line is one event: a lone character or key name is a key,
 /// anything else is typed words. No cursor movement is ever written: output stays plain lines.
 // because: mutable state is guarded by `lock`; termios only touched under it
@@ -12,10 +14,12 @@ package final class Console: @unchecked Sendable {
     private let input: Int32
     private let echo: @Sendable (String) -> Void
     private var savedTerminal: termios?
-    private var lineMode = false
-    private var echoLine = true
-    private var lineBuffer = ""
+    private var editor = LineEditor()
     private var decoder = KeyDecoder()
+    /// After a paste was sent or refused, what follows it is dropped until the terminal is quiet.
+    private var discarding = false
+    /// How long the terminal must be quiet to end a paste being dropped, in milliseconds.
+    private static let pasteQuietMilliseconds: Int32 = 300
     private var started = false
 
     /// True when standard input is a terminal.
@@ -58,13 +62,9 @@ package final class Console: @unchecked Sendable {
         if isTerminal, savedTerminal == nil { enterKeyMode() }
     }
 
-    /// Asks for whole lines (a text dialog) or single keys; `echo` is false for secrets. Any thread.
-    package func setLineMode(_ on: Bool, echo: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if lineMode != on { lineBuffer = "" }
-        lineMode = on
-        echoLine = echo
+    /// Reads keys as `mode` says (a feature's keys, a menu's words, a text dialog's lines). Any thread.
+    package func setMode(_ mode: TypingMode) {
+        lock.withLock { editor.mode = mode }
     }
 
     /// Restores the terminal as it was. Safe to call more than once. Any thread.
@@ -100,17 +100,16 @@ package final class Console: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
             var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-            lock.lock()
-            let holding = decoder.isHolding
-            lock.unlock()
-            // A lone Escape is told from an escape sequence by 50 ms of quiet.
-            let ready = poll(&descriptor, 1, holding ? 50 : -1)
+            let (holding, dropping) = lock.withLock { (decoder.isHolding, discarding) }
+            // A lone Escape is told from an escape sequence by 50 ms of quiet; a paste's end by 300 ms.
+            let ready = poll(&descriptor, 1, dropping ? Self.pasteQuietMilliseconds : holding ? 50 : -1)
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 {
-                lock.lock()
-                let keys = decoder.flush()
-                lock.unlock()
-                keys.forEach { deliver(.key($0), handler) }
+                let outputs = lock.withLock {
+                    discarding = false
+                    return decoder.flush().flatMap { editor.take($0, at: Self.now) }
+                }
+                deliver(outputs, handler)
                 continue
             }
             let count = read(input, &buffer, buffer.count)
@@ -119,50 +118,39 @@ package final class Console: @unchecked Sendable {
                 handler(.endOfInput)
                 return
             }
-            lock.lock()
-            let keys = decoder.feed(Array(buffer[0..<count]))
-            lock.unlock()
-            keys.forEach { deliver(.key($0), handler) }
+            deliver(lock.withLock { edit(decoder.feed(Array(buffer[0..<count]))) }, handler)
         }
     }
 
-    /// Sends a key on, or adds it to the line being typed.
-    private func deliver(_ event: InputEvent, _ handler: @Sendable (InputEvent) -> Void) {
-        guard case .key(let key) = event else { return handler(event) }
-        lock.lock()
-        guard lineMode else {
-            lock.unlock()
-            return handler(event)
+    /// What one read's keys give, under `lock`: a paste is typed, a person's keys one by one.
+    private func edit(_ keys: [Key]) -> [LineEditor.Output] {
+        guard !discarding else { return [] }
+        let typed = keys.filter { key in
+            if case .character = key { return true }
+            return key == .space
         }
-        var finished: String?
-        var shown = ""
-        switch key {
-        case .enter:
-            finished = lineBuffer
-            lineBuffer = ""
-            shown = "\n"
-        case .escape:
-            lock.unlock()
-            return handler(.key(.escape))
-        case .backspace:
-            if !lineBuffer.isEmpty {
-                lineBuffer.removeLast()
-                shown = "\u{8} \u{8}"
-            }
-        case .space:
-            lineBuffer.append(" ")
-            shown = " "
-        case .character(let char):
-            lineBuffer.append(char)
-            shown = String(char)
-        default:
-            break
-        }
-        let visible = echoLine
-        lock.unlock()
-        if visible || shown == "\n" { echo(shown) }
-        if let finished { handler(.line(finished)) }
+        guard typed.count >= LineEditor.pasteThreshold else { return keys.flatMap { editor.take($0, at: Self.now) } }
+        let (outputs, dropRest) = editor.takePaste(keys, at: Self.now)
+        if dropRest { discarding = true }
+        return outputs
     }
+
+    /// Shows what is typed and passes the events on, outside the lock.
+    private func deliver(_ outputs: [LineEditor.Output], _ handler: @Sendable (InputEvent) -> Void) {
+        var shown = ""
+        for output in outputs {
+            switch output {
+            case .show(let text): shown += text
+            case .event(let event):
+                if !shown.isEmpty { echo(shown) }
+                shown = ""
+                handler(event)
+            }
+        }
+        if !shown.isEmpty { echo(shown) }
+    }
+
+    private static var now: Double { ProcessInfo.processInfo.systemUptime }
 
     private func readLines(_ handler: @Sendable (InputEvent) -> Void) {
         let handle = FileHandle(fileDescriptor: input, closeOnDealloc: false)
@@ -178,9 +166,10 @@ package final class Console: @unchecked Sendable {
             while let newline = pending.firstIndex(of: 0x0A) {
                 let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                 pending.removeSubrange(pending.startIndex...newline)
-                lock.lock()
-                let wantsLine = lineMode
-                lock.unlock()
+                let wantsLine = lock.withLock {
+                    if case .line = editor.mode { return true }
+                    return false
+                }
                 handler(wantsLine ? .line(line.trimmingCharacters(in: .newlines)) : Self.event(forLine: line))
             }
         }

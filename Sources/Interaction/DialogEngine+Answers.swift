@@ -180,3 +180,17 @@ extension DialogEngine {
         }
     }
 }
+
+extension DialogEngine {
+    /// The letters that pick a choice at once ("S: status" → s).
+    package static func letterKeys(of choices: [String]) -> Set<Character> {
+        Set(
+            choices.compactMap { choice in
+                let lower = choice.lowercased()
+                guard lower.count > 2, let first = lower.first, first.isLetter,
+                    lower.dropFirst().first == ":"
+                else { return nil }
+                return first
+            })
+    }
+}

@@ -20,11 +20,20 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     private let loop: MainLoop
     private var queue: [Pending] = []
     private var current: Pending? {
-        didSet { if current?.id != oldValue?.id { onQuestionChanged?(current?.request) } }
+        didSet {
+            guard current?.id != oldValue?.id else { return }
+            questionObservers.forEach { $0(current?.request) }
+        }
     }
-    /// Told the question now asked (nil: none), as it changes: voice listens for yes or no while a confirm is
-    /// asked. Main loop.
-    package var onQuestionChanged: ((DialogRequest?) -> Void)?
+    private var questionObservers: [(DialogRequest?) -> Void] = []
+    /// Tells `observer` the question now asked (nil: none), each time it changes: the console reads words
+    /// while a menu is open, voice listens for yes or no while a confirm is asked. Main loop.
+    package func observeQuestions(_ observer: @escaping (DialogRequest?) -> Void) {
+        questionObservers.append(observer)
+    }
+
+    /// The question asked now, if any.
+    package var question: DialogRequest? { current?.request }
     var highlighted: Int?
     var typedDigits = ""
     private var timer: UInt64?
@@ -151,21 +160,22 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     }
 
     private func present(_ pending: Pending) {
+        // Said as one question: once it is answered, what is left of it is not said.
+        func say(_ text: String, remember: Bool = false) {
+            announcer.say(text, remember: remember, group: .question)
+        }
         switch pending.request {
         case .choice(let prompt, let choices, _):
-            announcer.say(prompt)
-            for (index, choice) in choices.enumerated() {
-                announcer.say("\(index + 1). \(choice)", remember: false)
-            }
-            announcer.say(phrases.text("dialog.choice-hint", ["count": String(choices.count)]), remember: false)
+            say(prompt, remember: true)
+            for (index, choice) in choices.enumerated() { say("\(index + 1). \(choice)") }
+            say(phrases.text("dialog.choice-hint", ["count": String(choices.count)]))
         case .confirm(let prompt, let defaultYes, _):
-            announcer.say(prompt)
-            announcer.say(
-                phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"), remember: false)
+            say(prompt, remember: true)
+            say(phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"))
         case .text(let prompt, let kind):
-            announcer.say(prompt)
+            say(prompt, remember: true)
             let hint = kind == .secret ? "dialog.text-hint-secret" : "dialog.text-hint"
-            announcer.say(phrases.text(hint), remember: false)
+            say(phrases.text(hint))
         }
     }
 
@@ -181,6 +191,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         if let timer { loop.cancelTimer(timer) }
         timer = nil
         current = nil
+        announcer.cancel(.question)
         done.completion(Self.answer(done, status: status, index: index, yes: yes, text: text))
         presentNext()
     }
@@ -199,8 +210,15 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         case .key(.escape), .endOfInput:
             finish(status: .cancelled, index: nil, yes: nil, text: nil)
             return true
-        case .key(.character("r")), .key(.function(1)), .key(.character("?")):
-            if case .key(.character("r")) = event { repeatPrompt() } else { announcer.say(hint) }
+        case .key(.control("r")), .key(.character("r")), .key(.function(1)), .key(.character("?")):
+            // Ctrl+R on a terminal (letters type words there); r where each line is one key.
+            if case .key(.function(1)) = event {
+                announcer.say(hint)
+            } else if case .key(.character("?")) = event {
+                announcer.say(hint)
+            } else {
+                repeatPrompt()
+            }
             return true
         case .line(let text), .phrase(let text):
             let words = CommandRouter.normalise(text)

@@ -56,10 +56,28 @@ package enum Key: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What the user did: a key, a typed line, or a recognised voice phrase.
+/// What the user did: a key, a typed line, a recognised voice phrase, or a change to the line being typed.
 package enum InputEvent: Hashable, Sendable {
     case key(Key)
     case line(String)
     case phrase(String)
+    /// The line being typed on a terminal changed; it is said, not acted on (`line` brings it whole).
+    case typing(TypingEcho)
     case endOfInput
+}
+
+/// What changed in the line being typed on a terminal, so it can be heard as it is typed.
+package enum TypingEcho: Hashable, Sendable {
+    /// The command key opened a line for one typed command.
+    case opened
+    /// A character was typed.
+    case added(Character)
+    /// A character of a secret was typed: it is neither shown nor said.
+    case hidden
+    /// Backspace took a character away.
+    case removed(Character)
+    /// Escape, or Backspace on an empty line, closed the line unsent; an empty Enter too.
+    case closed
+    /// More than `limit` characters: the line was thrown away, and the rest of a paste with it.
+    case tooLong(limit: Int)
 }

@@ -199,9 +199,16 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             return
         case "help":
             speakHelp()
+        case CommandRouter.typeCommand:
+            announcer.say(phrases.text("typing.how"), remember: false)
+            return
         case "stop":
             announcer.silence()
-            if let focused { deactivate(focused, status: ASSIST_OK) }
+            if let focused {
+                // Said first: what the feature says as it stops ("your answers are kept") follows.
+                announcer.say(phrases.text("feature.stopped", ["name": focused.name]), priority: .important)
+                deactivate(focused, status: ASSIST_OK)
+            }
             return
         default:
             break
@@ -249,11 +256,12 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     /// The question to ask before `command` acts: its plugin's (`set_confirmation`), or, for stop while the
     /// focused feature records from the microphone, whether to stop the recording.
     private func confirmation(for command: RoutedCommand) -> String? {
-        if let question = services.interaction.router.confirmation(for: command) { return question }
-        if command.id == "stop", command.owner == CommandRouter.hostOwner, focused != nil, PluginMicrophone.inUse {
-            return phrases.text("voice.confirm-stop-recording")
-        }
-        return nil
+        let router = services.interaction.router
+        if let question = router.confirmation(for: command) { return question }
+        guard command.id == "stop", command.owner == CommandRouter.hostOwner, let focused else { return nil }
+        // The feature's own question before it is left (collect-videos while filming), set for "stop".
+        if let question = router.confirmation(for: RoutedCommand(id: "stop", owner: focused.id)) { return question }
+        return PluginMicrophone.inUse ? phrases.text("voice.confirm-stop-recording") : nil
     }
 
     /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".

@@ -137,7 +137,10 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
 
     /// The words of the host's own commands in the session's language, for help and the command list.
     private static func labels(_ phrases: PhraseBook) -> [String: String] {
-        let ids = ["next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help"]
+        let ids = [
+            "next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help",
+            CommandRouter.typeCommand,
+        ]
         return Dictionary(
             uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
     }

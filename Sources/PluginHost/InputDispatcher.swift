@@ -1,4 +1,5 @@
 import Interaction
+import Speech
 
 /// Decides where each input event goes, on the main loop: a launch keyword or a plugin's global command,
 /// then an open dialog, then the command table for the focused feature.
@@ -32,22 +33,35 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
     package var onListenKey: () -> Void = {}
     /// Sees every event first (the kiosk: its admin gesture, PIN entry and refused escapes); true takes it.
     package var intercept: ((InputEvent) -> Bool)?
+    /// Letters that stay keys even at a menu (a kiosk's admin key, when it is a letter).
+    package var lettersAsKeys: Set<Character> = []
+    /// True while a secret is typed outside a dialog (the kiosk's admin PIN): nothing typed is shown or said.
+    package var takingSecret = false {
+        didSet { syncConsoleMode() }
+    }
 
     package init(interaction: InteractionServices, features: FeatureController, console: Console?) {
         self.interaction = interaction
         self.features = features
         self.console = console
+        // A question asked from a timer or a plugin's thread changes how keys are read as much as a key does.
+        interaction.dialogs.observeQuestions { [weak self] _ in self?.syncConsoleMode() }
     }
 
     /// Handles one event. Call on the main loop.
     package func dispatch(_ event: InputEvent) {
         defer { syncConsoleMode() }
         if let intercept, intercept(event) { return }
-        if case .endOfInput = event {
+        switch event {
+        case .endOfInput:
             interaction.dialogs.inputEnded = true
             if interaction.dialogs.isActive { _ = interaction.dialogs.handle(.endOfInput) }
             onEndOfInput()
             return
+        case .typing(let change):
+            return echo(change)
+        default:
+            break
         }
         if !interaction.dialogs.wantsLine, let listenKey, case .key(let key) = event, key == listenKey {
             onListenKey()
@@ -70,18 +84,68 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
         case .line(let text) where text.trimmingCharacters(in: .whitespaces).isEmpty:
             return
         case .line(let text), .phrase(let text):
-            interaction.announcer.say(interaction.phrases.text("host.unknown-command", ["text": text]))
+            interaction.announcer.say(
+                interaction.phrases.text("host.unknown-command", ["text": text]), group: Self.hintGroup)
         case .key(let key):
             interaction.announcer.say(
-                interaction.phrases.text("host.unknown-key", ["key": key.description]), remember: false)
-        case .endOfInput:
+                interaction.phrases.text("host.unknown-key", ["key": key.description]), remember: false,
+                group: Self.hintGroup)
+        case .typing, .endOfInput:
             break
         }
     }
 
-    /// Puts the console in line mode while a text dialog is open, with echo off for secrets.
+    /// The speech group of the host's hints: a new one takes the place of one not yet heard.
+    static let hintGroup = SpeechGroup.hint
+
+    /// Says what changed in the line being typed: each character, what Backspace took, the line closed.
+    private func echo(_ change: TypingEcho) {
+        let phrases = interaction.phrases
+        switch change {
+        case .opened:
+            interaction.announcer.echo(phrases.text("typing.command"))
+        case .added(let char):
+            interaction.announcer.echo(Self.name(of: char, phrases))
+        case .removed(let char):
+            interaction.announcer.echo(phrases.text("typing.removed", ["char": Self.name(of: char, phrases)]))
+        case .closed:
+            interaction.announcer.echo(phrases.text("typing.closed"))
+        case .hidden:
+            break
+        case .tooLong(let limit):
+            interaction.announcer.say(phrases.text("typing.too-long", ["limit": String(limit)]), remember: false)
+        }
+    }
+
+    /// A typed character as it is said: "space", "slash", or the letter itself.
+    static func name(of char: Character, _ phrases: PhraseBook) -> String {
+        if char == " " { return phrases.text("key.space") }
+        if char.isLetter || char.isNumber { return String(char) }
+        return phrases.lookup("key.\(char)") ?? String(char)
+    }
+
+    /// Reads the keyboard as the moment needs: a text dialog takes lines (secrets unseen), a menu or question
+    /// takes typed words (its own letter keys at once), a feature its keys, with "/" for a typed command.
     package func syncConsoleMode() {
-        console?.setLineMode(interaction.dialogs.wantsLine, echo: !interaction.dialogs.isSecret)
+        console?.setMode(typingMode)
+    }
+
+    /// The way keys are read now.
+    package var typingMode: TypingMode {
+        if takingSecret { return .line(secret: true) }
+        switch interaction.dialogs.question {
+        case .text(_, let kind):
+            return .line(secret: kind == .secret)
+        case .confirm:
+            let keys = [
+                interaction.phrases.text("dialog.key-yes"), interaction.phrases.text("dialog.key-no"), "y", "n",
+            ]
+            return .words(instant: Set(keys.compactMap { $0.lowercased().first }).union(lettersAsKeys))
+        case .choice(_, let choices, _):
+            return .words(instant: DialogEngine.letterKeys(of: choices).union(lettersAsKeys))
+        case nil:
+            return features.focused == nil ? .words(instant: lettersAsKeys) : .keys
+        }
     }
 
     /// The plugin and start arguments of the launch keyword `event` says: the phrase alone, or a phrase that

@@ -46,6 +46,13 @@ package final class PluginRecord: @unchecked Sendable {  // because: mutated onl
         reason = refusal.message
     }
 
+    /// Available again after it was turned off (`assist plugins reset`, or the shell's menu).
+    package func enable() {
+        guard state == .disabled else { return }
+        state = .available
+        reason = nil
+    }
+
     /// Back to available: the helper process ended, so the next start loads it again.
     func markUnloaded() {
         entry = nil

@@ -11,14 +11,43 @@ package enum SpeechPriority: Int32, Sendable, Comparable {
 
 /// Something that turns text into speech. The host gives the announcer one; tests use a recording fake.
 package protocol Speaker: Sendable {
-    /// Queues `text` in `language` ("en") at `priority`. Any thread.
-    func speak(_ text: String, language: String, priority: SpeechPriority)
+    /// Queues `text` in `language` ("en") at `priority`, in `group` (a hint, a question, the echo of a key).
+    /// Any thread.
+    func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?)
+    /// Stops the host's utterances of `group`, waiting or speaking (a question answered). Any thread.
+    func cancel(group: SpeechGroup)
     /// Silences everything at once. Any thread.
     func stopAll()
     /// Waits until everything queued has been spoken, at most `timeoutSeconds`; for a clean exit. Any thread.
     func drain(timeoutSeconds: Double)
 }
 
+/// A kind of the host's speech that is stopped together, or whose new utterance takes the place of the one
+/// before (a hint said twice is heard once; each typed key's echo cuts the last).
+package struct SpeechGroup: Hashable, Sendable {
+    package var name: String
+    /// A new utterance of the group stops the earlier ones, waiting or speaking.
+    package var replaces: Bool
+
+    package init(_ name: String, replaces: Bool) {
+        self.name = name
+        self.replaces = replaces
+    }
+
+    /// "That key does nothing here", "Unknown command": only the latest is worth hearing.
+    package static let hint = SpeechGroup("hint", replaces: true)
+    /// A typed character said back.
+    package static let echo = SpeechGroup("echo", replaces: true)
+    /// A question and its choices, stopped once it is answered.
+    package static let question = SpeechGroup("question", replaces: false)
+}
+
 extension Speaker {
+    package func cancel(group: SpeechGroup) {}
+
+    package func speak(_ text: String, language: String, priority: SpeechPriority) {
+        speak(text, language: language, priority: priority, group: nil)
+    }
+
     package func drain(timeoutSeconds: Double) {}
 }

@@ -113,8 +113,8 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
 
     // MARK: Speaker
 
-    package func speak(_ text: String, language: String, priority: SpeechPriority) {
-        _ = speak(Utterance(text, language: language, priority: priority), callbacks: SpeechCallbacks())
+    package func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?) {
+        _ = speak(Utterance(text, language: language, priority: priority, group: group), callbacks: SpeechCallbacks())
     }
 
     package func stopAll() {

@@ -1,7 +1,9 @@
 /// The order in which utterances are spoken, under Speech Dispatcher's five priorities (SSIP):
 /// - important: spoken next, after earlier important ones; a message or text that is speaking is postponed
 ///   and resumes later at its current word; notifications and progress are cancelled.
-/// - message: after important and message; cancels text, notification and progress, speaking or waiting.
+/// - message: after important and message; cancels notification and progress, speaking or waiting; a text
+///   that is speaking is postponed and resumes later at its current word, and waiting texts wait on. (SSIP
+///   cancels text here; Assist keeps a reading going, so a hint never silently ends it.)
 /// - text: after important, message and text; cancels notification and progress.
 /// - notification: spoken only when nothing speaks or waits, else dropped at once.
 /// - progress: like notification, but the latest one is kept and spoken once the queue empties, so the last
@@ -42,8 +44,7 @@ struct SpeechQueue {
             lastProgress = entry
             return (replaced, .none)
         case .important, .message, .text:
-            let cancels: Set<SpeechPriority> =
-                entry.utterance.priority == .message ? [.text, .notification, .progress] : [.notification, .progress]
+            let cancels: Set<SpeechPriority> = [.notification, .progress]
             var dropped = waiting.filter { cancels.contains($0.utterance.priority) }
             waiting.removeAll { cancels.contains($0.utterance.priority) }
             if let progress = lastProgress {
@@ -55,7 +56,7 @@ struct SpeechQueue {
             var interruption = Interruption.none
             if let speaking, cancels.contains(speaking) {
                 interruption = .cancel
-            } else if let speaking, entry.utterance.priority == .important, speaking != .important {
+            } else if let speaking, speaking > entry.utterance.priority, entry.utterance.priority != .text {
                 interruption = .postpone
             }
             return (dropped, interruption)

@@ -66,6 +66,13 @@ package final class SpeechService: Speaker, @unchecked Sendable {
         let id = nextID
         nextID += 1
         let entry = SpeechQueue.Entry(id: id, utterance: clean, callbacks: callbacks)
+        if let group = clean.group, group.replaces {
+            let sameGroup = { (other: Utterance) in other.group == group && other.owner == clean.owner }
+            ended += queue.remove { sameGroup($0.utterance) }.map { ($0, .cancelled) }
+            if let speaking = playing?.entry.utterance, sameGroup(speaking), let cut = endPlaying() {
+                ended.append((cut, .cancelled))
+            }
+        }
         let (dropped, interruption) = queue.admit(entry, speaking: playing?.entry.utterance.priority)
         ended += dropped.map { ($0, .cancelled) }
         switch interruption {
@@ -148,9 +155,11 @@ package final class SpeechService: Speaker, @unchecked Sendable {
 
     // MARK: Speaker
 
-    package func speak(_ text: String, language: String, priority: SpeechPriority) {
-        speak(Utterance(text, language: language, priority: priority))
+    package func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?) {
+        speak(Utterance(text, language: language, priority: priority, group: group))
     }
+
+    package func cancel(group: SpeechGroup) { _ = cancel { $0.utterance.group == group && $0.utterance.owner == 0 } }
 
     package func stopAll() { _ = cancel { _ in true } }
 

@@ -11,11 +11,15 @@ package struct Utterance: Sendable {
     package var priority: SpeechPriority
     /// Who asked: 0 for the host, else the plugin's context number. Pause, resume and cancel act per owner.
     package var owner: Int
+    /// An utterance of a group replaces its owner's earlier one of the same group, waiting or speaking (the
+    /// host's hints, the echo of typed keys); nil for none.
+    package var group: SpeechGroup?
 
     package init(
         _ text: String, language: String = "en", voice: String? = nil, wordsPerMinute: Int? = nil,
-        priority: SpeechPriority = .message, owner: Int = 0
+        priority: SpeechPriority = .message, owner: Int = 0, group: SpeechGroup? = nil
     ) {
+        self.group = group
         self.text = text
         self.language = language
         self.voice = voice

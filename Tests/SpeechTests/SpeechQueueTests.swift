@@ -17,15 +17,17 @@ struct SpeechQueueTests {
         #expect(queue.admit(Self.entry(4, .important), speaking: .important).interruption == .none)
     }
 
-    @Test func messageCancelsTextNotificationAndProgressWaitingOrSpeaking() {
+    @Test func messagePostponesTextAndCancelsNotificationAndProgress() {
         var queue = SpeechQueue()
         _ = queue.admit(Self.entry(1, .message), speaking: .message)
         _ = queue.admit(Self.entry(2, .text), speaking: .message)
         _ = queue.admit(Self.entry(3, .progress), speaking: .message)
         let (dropped, interruption) = queue.admit(Self.entry(4, .message), speaking: .text)
-        #expect(interruption == .cancel)
-        #expect(Set(dropped.map(\.id)) == [2, 3])
-        #expect(queue.waiting.map(\.id) == [1, 4])
+        #expect(interruption == .postpone, "a reading is never silently ended by a message")
+        #expect(dropped.map(\.id) == [3])
+        #expect(queue.waiting.map(\.id) == [1, 4, 2])
+        #expect(queue.admit(Self.entry(5, .message), speaking: .notification).interruption == .cancel)
+        #expect(queue.admit(Self.entry(6, .text), speaking: .text).interruption == .none)
     }
 
     @Test func orderIsImportantThenMessageThenText() {
@@ -33,8 +35,7 @@ struct SpeechQueueTests {
         for (id, priority) in [(1, SpeechPriority.text), (2, .message), (3, .text), (4, .important), (5, .message)] {
             _ = queue.admit(Self.entry(UInt64(id), priority), speaking: .important)
         }
-        // The second message cancelled both texts.
-        #expect(queue.waiting.map(\.id) == [4, 2, 5])
+        #expect(queue.waiting.map(\.id) == [4, 2, 5, 1, 3])
     }
 
     @Test func notificationsAreDroppedWhenBusyAndTheLastProgressIsKept() {

@@ -94,6 +94,8 @@ extension CollectVideos {
             throw PluginError("Camera not available.")
         }
         host.play(.rise)
+        // Escape or "stop" while filming asks before it leaves; no goes on filming.
+        _ = host.setConfirmation(command: "stop", question: "You are filming. Stop filming and leave? Y or N.")
         // The first frame must come within 2 s; then pips every 5 s, the desired length, the end.
         host.addTimer(milliseconds: 2000, repeating: false) { [weak self] in
             guard let self, let state = recording, state.session.frames == 0 else { return }
@@ -135,6 +137,7 @@ extension CollectVideos {
     func stopRecording(reason: StopReason, finishing: Bool = true) {
         guard let state = recording, let store else { return }
         recording = nil
+        _ = host.setConfirmation(command: "stop", question: nil)
         if let watchdog = state.watchdog { host.cancelTimer(watchdog) }
         host.unsubscribeCamera()
         let seconds = state.session.finish()

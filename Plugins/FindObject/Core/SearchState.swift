@@ -50,6 +50,10 @@ final class SearchState: @unchecked Sendable {
     private var lostSaid = true
     private var lastHour: (hour: Int, time: Double)?
     private var lastPrinted = ""
+    /// When the user last heard from the search (a cue, a direction, "lost"); 0 before the first frame.
+    private var lastHeard = 0.0
+    /// After this long with nothing found and nothing said, "Still looking" and a hint (issue: never silent).
+    static let stillLookingSeconds = 20.0
 
     init(host: PluginHostHandle, phrases: PhraseTable) {
         self.host = host
@@ -144,19 +148,29 @@ final class SearchState: @unchecked Sendable {
     /// frame-to-cue latency reported with each guidance event.
     private func guide(now: Double, captured: UInt64) {
         // Stopped or paused while this frame was searched: nothing more is played or said for it.
-        guard !stopped else { return }
+        guard !stopped else {
+            lastHeard = 0
+            return
+        }
+        if lastHeard == 0 { lastHeard = now }
         guard tracker.isGuiding, let point = tracker.predicted else {
             if wasGuiding { host.stopCues() }
             wasGuiding = false
             if tracker.conviction == 0, !lostSaid, now - lastSeen >= 1 {
                 lostSaid = true
+                lastHeard = now
                 host.play(.lost)
                 host.speak(phrases.text("lost", ["name": targetName]), priority: .message)
                 lastPrinted = ""
                 host.publish("assist.find-object.lost", json: "{}")
+            } else if now - lastHeard >= Self.stillLookingSeconds, !host.isSpeaking {
+                lastHeard = now
+                let key = isTextSearch ? "still-looking-text" : "still-looking"
+                host.speak(phrases.text(key, ["name": targetName]), priority: .message)
             }
             return
         }
+        lastHeard = now
         if !wasGuiding, lostSaid {
             host.play(.found)
             lastHour = nil

@@ -69,7 +69,7 @@ public final class Survey: PluginFeature {
 
     public func stop() {
         finishTakeOnStop()
-        saveDraft()
+        if saveDraft() { host.speak(phrases.text("answers-kept"), priority: .important) }
         for (_, timer) in retryTimers { host.cancelTimer(timer) }
         retryTimers = [:]
         host.stopOutcomes()
@@ -507,12 +507,16 @@ public final class Survey: PluginFeature {
         host.say(phrases.text("review", ["answers": parts.joined(separator: " ")]))
     }
 
-    func saveDraft() {
-        guard let flow, let definition, let store, mode == .asking || mode == .review else { return }
+    /// Keeps the answers so far; true when there were answers to keep and they were kept.
+    @discardableResult
+    func saveDraft() -> Bool {
+        guard let flow, let definition, let store, mode == .asking || mode == .review else { return false }
         do {
             try store.saveDraft(flow.state, definition: definition, at: now())
+            return true
         } catch {
             host.log(.error, "the draft could not be saved: \(error.message)")
+            return false
         }
     }
 

@@ -99,6 +99,10 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
             }
             refuseEscape()
             return true
+        case .typing:
+            // A typed letter is a key between admin-key presses all the same: the gesture starts again.
+            _ = gesture.press(.character("\u{0}"), at: ProcessInfo.processInfo.systemUptime)
+            return false
         case .endOfInput:
             // The terminal is gone (a hang-up): the kiosk goes on (voice, uploads) until systemd stops it.
             return true
@@ -121,6 +125,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
             return
         }
         typed = ""
+        session.dispatcher.takingSecret = true
         session.services.sound.cues?.play(.listen)
         announcer.say(phrases.text("kiosk.pin-prompt"), priority: .important, remember: false)
         restartPINTimer()
@@ -131,7 +136,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
         typedTimer = session.loop.addTimer(milliseconds: UInt32(Self.pinIdleSeconds * 1000), repeating: false) {
             [weak self] in
             guard let self, typed != nil else { return }
-            typed = nil
+            endPIN()
             announcer.say(phrases.text("kiosk.pin-cancelled"), remember: false)
         }
     }
@@ -148,6 +153,9 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
         case .key(.backspace):
             if !digits.isEmpty { digits.removeLast() }
             typed = digits
+        case .typing(.hidden):
+            // A digit typed on a terminal (the PIN is taken as a secret line there): a tap, and nothing shown.
+            session.services.sound.cues?.play(.tap, gain: 0.6)
         case .key(.enter):
             check(digits)
         case .line(let text):
@@ -164,6 +172,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
 
     private func endPIN() {
         typed = nil
+        session.dispatcher.takingSecret = false
         if let typedTimer { session.loop.cancelTimer(typedTimer) }
         typedTimer = nil
     }

@@ -35,6 +35,9 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         if let kiosk {
             kiosk.onLeave = { shell.quit() }
             session.dispatcher.intercept = { kiosk.intercept($0) }
+            if case .character(let letter) = kiosk.config.adminKey {
+                session.dispatcher.lettersAsKeys = [Character(letter.lowercased())]
+            }
         }
         defer {
             signals.forEach { $0.cancel() }
@@ -156,26 +159,103 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         session.loop.stop()
     }
 
+    /// One line of the menu.
+    private enum MenuEntry {
+        /// A feature to start.
+        case start(PluginRecord)
+        /// A feature running in the background (photo-sensor): its own menu, or its commands.
+        case background(PluginRecord)
+        /// A feature turned off after it stopped unexpectedly, offered to be turned on again.
+        case turnedOff(PluginRecord)
+        case quit
+    }
+
+    /// The features to start, then (outside a kiosk) those in the background and those turned off, then Quit.
+    private func menuEntries() -> [MenuEntry] {
+        var entries = foreground.map(MenuEntry.start)
+        guard kiosk == nil else { return entries }
+        let records = session.features.records
+        entries += records.filter { $0.isUsable && ($0.manifest?.isBackground ?? false) }.map(MenuEntry.background)
+        let crashed = CrashGuard(data: session.paths.data).disabledPlugins()
+        entries += records.filter { $0.state == .disabled && crashed[$0.id] != nil }.map(MenuEntry.turnedOff)
+        return entries + [.quit]
+    }
+
+    private func label(_ entry: MenuEntry) -> String {
+        switch entry {
+        case .start(let record): return record.name
+        case .background(let record): return session.phrases.text("shell.background-entry", ["name": record.name])
+        case .turnedOff(let record): return session.phrases.text("shell.turned-off-entry", ["name": record.name])
+        case .quit: return session.phrases.text("shell.quit")
+        }
+    }
+
     private func showMenu() {
         guard !quitting, session.features.focused == nil, menuRequest == nil else { return }
-        let records = foreground
-        let choices = records.map(\.name) + (kiosk == nil ? [session.phrases.text("shell.quit")] : [])
+        let entries = menuEntries()
         let prompt = session.phrases.text("shell.choose")
         menuRequest = session.services.interaction.dialogs.open(
-            .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host", yields: true
+            .choice(prompt: prompt, choices: entries.map(label), defaultIndex: nil), owner: "host", yields: true
         ) { [weak self] answer in
             guard let self, menuRequest == answer.request else { return }
             menuRequest = nil
             switch answer.status {
             case .answered:
-                guard let index = answer.index, index < records.count else { return quit() }
-                launch(records[index])
+                guard let index = answer.index, index < entries.count else { return quit() }
+                choose(entries[index])
             case .cancelled, .timedOut:
                 guard kiosk != nil else { return askToQuit() }
                 quit()
                 // A kiosk's menu comes back (quit refused to leave).
                 if kiosk?.ending == nil { session.loop.post { self.showMenu() } }
             }
+        }
+        session.dispatcher.syncConsoleMode()
+    }
+
+    private func choose(_ entry: MenuEntry) {
+        switch entry {
+        case .start(let record): launch(record)
+        case .background(let record): openBackground(record)
+        case .turnedOff(let record): offerToTurnOn(record)
+        case .quit: quit()
+        }
+    }
+
+    /// A background feature chosen from the menu: the command its name stands for (photo-sensor's own menu),
+    /// else its commands said; the menu comes back once its question, if any, is answered.
+    private func openBackground(_ record: PluginRecord) {
+        let router = session.services.interaction.router
+        if let command = router.resolveGlobal(.line(record.name)), command.owner == record.id {
+            session.features.handle(command)
+        } else {
+            session.announcer.say(session.phrases.text("shell.background-commands", ["name": record.name]))
+            for entry in router.help(for: record.id) where !entry.keys.isEmpty || entry.phrase != nil {
+                guard let phrase = entry.phrase,
+                    router.allBindings.contains(where: { $0.owner == record.id && $0.id == entry.id })
+                else { continue }
+                session.announcer.say("\(entry.label): \"\(phrase)\"", remember: false)
+            }
+        }
+        // Its question arrives from its helper a moment later; the menu waits behind it.
+        session.loop.addTimer(milliseconds: 300, repeating: false) { [weak self] in self?.showMenu() }
+    }
+
+    /// A feature turned off after crashes, chosen: asked first, then turned on again (its crashes forgotten).
+    private func offerToTurnOn(_ record: PluginRecord) {
+        menuRequest = session.services.interaction.dialogs.open(
+            .confirm(
+                prompt: session.phrases.text("shell.turn-on-ask", ["name": record.name]), defaultYes: false,
+                timeoutMs: 0), owner: "host", yields: true
+        ) { [weak self] answer in
+            guard let self, menuRequest == answer.request else { return }
+            menuRequest = nil
+            if answer.status == .answered, answer.yes {
+                CrashGuard(data: session.paths.data).reset(record.id)
+                record.enable()
+                session.announcer.say(session.phrases.text("shell.turned-on", ["name": record.name]))
+            }
+            showMenu()
         }
         session.dispatcher.syncConsoleMode()
     }

@@ -127,7 +127,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             })
         voice.focusChanged(to: nil, force: true)
         if model.dictates { session.services.interaction.dictation = [model.language] }
-        session.services.interaction.dialogs.onQuestionChanged = { [weak voice] question in
+        session.services.interaction.dialogs.observeQuestions { [weak voice] question in
             voice?.questionChanged(question)
         }
         // A phrase's list of words is set by its plugin's library as it loads: after the menu is up, not before.
