@@ -114,6 +114,15 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
 
     package func type(_ text: String) { type(Array(text.utf8)) }
 
+    /// Types `text` one key at a time, `gap` seconds apart, as a person does ("\r" is Enter, "\u{7F}"
+    /// Backspace, "\u{1B}" Escape).
+    package func typeSlowly(_ text: String, gap: Double = 0.06) {
+        for char in text {
+            type(String(char))
+            Thread.sleep(forTimeInterval: gap)
+        }
+    }
+
     /// Waits until `needle` has been printed `count` times in all; false after `timeout` seconds (scaled by
     /// `ASSIST_TEST_TIME_SCALE`).
     @discardableResult

@@ -7,15 +7,18 @@ import Speech
 /// It remembers the last message so "repeat" can say it again, and it never speaks secrets.
 package final class Announcer: @unchecked Sendable {  // because: `lastMessage` is guarded by `lock`
     private let output: LineOutput
+    private let data: LineOutput
     private let speaker: Speaker?
     private let lock = NSLock()
     private var lastMessage: String?
     /// The language speech uses ("en").
     package let language: String
 
-    /// Creates an announcer printing to `output` and speaking with `speaker` (nil for silent runs).
-    package init(output: LineOutput, speaker: Speaker?, language: String) {
+    /// Creates an announcer printing to `output` and speaking with `speaker` (nil for silent runs); `data`
+    /// (by default `output`) takes what is printed without being said: a data command's rows.
+    package init(output: LineOutput, data: LineOutput? = nil, speaker: Speaker?, language: String) {
         self.output = output
+        self.data = data ?? output
         self.speaker = speaker
         self.language = language
     }
@@ -49,9 +52,10 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         speaker?.cancel(group: group)
     }
 
-    /// Prints `text` without speaking it: echo of what the user typed, tables for sighted helpers.
+    /// Prints `text` without speaking it: a data command's rows, a plugin's transcript, tables for sighted
+    /// helpers.
     package func print(_ text: String) {
-        output.writeLine(text)
+        data.writeLine(text)
     }
 
     /// Says the last message again; returns false when nothing has been said yet. Any thread.

@@ -19,6 +19,8 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         package var language: String
         /// Where printed lines go (standard output, or a recording in tests).
         package var output: LineOutput
+        /// Where printed-only lines go (a data command's rows), when not to `output`.
+        package var dataOutput: LineOutput?
         /// Who speaks what is printed; nil when nothing speaks.
         package var speaker: Speaker?
         package var sound = SoundServices()
@@ -67,7 +69,8 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             logger.info("missing translation \(key) for \(language); using English")
         }
         announcer = Announcer(
-            output: configuration.output, speaker: configuration.speaker, language: configuration.language)
+            output: configuration.output, data: configuration.dataOutput, speaker: configuration.speaker,
+            language: configuration.language)
         interaction = InteractionServices(
             announcer: announcer, dialogs: DialogEngine(announcer: announcer, phrases: phrases, loop: loop),
             phrases: phrases, router: CommandRouter(labels: Self.labels(phrases)))

@@ -37,6 +37,9 @@ package final class PluginRecord: @unchecked Sendable {  // because: mutated onl
     /// The display name: the manifest's, else the id.
     package var name: String { manifest?.name ?? id }
 
+    /// True while an instance of it runs (a background feature started with the shell, the focused one).
+    package var isRunning: Bool { context?.instance != nil }
+
     /// True while the plugin can be started (available or loaded).
     package var isUsable: Bool { state == .available || state == .loaded }
 

@@ -46,4 +46,89 @@ struct ShellTerminalTests {
             environment: ["XDG_CONFIG_HOME": data.url.path])
         #expect(!next.standardOutput.contains("stopped unexpectedly"), "\(next.standardOutput)")
     }
+
+    /// A shell whose camera is a printed page and whose sound goes to `wav`.
+    func readingTerminal(wav: URL) throws -> PseudoTerminal {
+        let page = data.path("page.png")
+        try PageRenderer().render(
+            [
+                .init(
+                    [
+                        "The quick brown fox jumps over the lazy dog.", "A second sentence is here for reading now.",
+                        "And the third sentence closes the page.",
+                    ], x: 100, y: 200)
+            ], to: page)
+        return try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "shell", "--audio-out", "wav:\(wav.path)", "--camera", "image:\(page.path)", "--data-dir",
+                data.url.path,
+            ], environment: ["XDG_CONFIG_HOME": data.url.path])
+    }
+
+    /// Words typed key by key at the menu start what they name: a launch phrase, or the first letters of a
+    /// feature's name; a word that names nothing is said back; "yes" typed whole answers the quit question.
+    @Test func typedWordsAtTheMenuStartFeatures() throws {
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.typeSlowly("what time is it\r")
+        #expect(screen.waitFor("It is "), "a launch phrase typed at the menu: \(screen.text)")
+        #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
+        // A typing slip mended with Backspace, then a name's first letters.
+        screen.typeSlowly("tak\u{7F}lk\r")
+        #expect(screen.waitFor("Starting Talking clock."), "\(screen.text)")
+        #expect(screen.waitFor("Choose a feature.", count: 3), "\(screen.text)")
+        screen.typeSlowly("zebra\r")
+        #expect(screen.waitFor("Nothing matches zebra."), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
+        screen.typeSlowly("yes\r")
+        #expect(screen.waitFor("Goodbye."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+        #expect(!screen.text.contains("Nothing matches es"), "the rest of yes belonged to the answer")
+    }
+
+    /// Stray keys at the menu, then read-text: every sentence is read and heard without a silent stop; "/"
+    /// then "stop" typed inside it stops it and says so; help names the command key.
+    @Test func readTextKeepsReadingAfterStrayKeysAndATypedStopEndsIt() throws {
+        let wav = data.path("shell.wav")
+        let screen = try readingTerminal(wav: wav)
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.typeSlowly("xq]p\u{7F}\u{7F}\u{7F}\u{7F}")
+        screen.typeSlowly("read text\r")
+        for sentence in ["The quick brown fox", "A second sentence", "And the third sentence"] {
+            #expect(screen.waitFor(sentence, timeout: 40), "\(screen.text)")
+        }
+        screen.type("h")
+        #expect(screen.waitFor("Type a command: Slash"), "help names the command key: \(screen.text)")
+        screen.typeSlowly("/stop\r")
+        #expect(screen.waitFor("Read text stopped."), "\(screen.text)")
+        #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
+        #expect(!screen.text.contains("Paused."), "nothing paused the reading: \(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        #expect(screen.waitForExit() == 0)
+        // Heard: the reading's speech has no gap longer than a pause between sentences.
+        let sound = try SoundAnalysis(url: wav)
+        #expect(sound.file.durationSeconds > 8, "\(sound.file.durationSeconds)")
+        let reading = sound.longestInnerSilence(channel: 0, threshold: 0.003)
+        #expect(reading < 3, "longest silence while the menu and the page were said: \(reading) s")
+    }
+
+    /// A long paste at the menu is refused with one sentence, and the menu goes on working; a paste of a
+    /// command inside a feature is one command, not a burst of keys.
+    @Test func aLongPasteIsRefusedOnceAndTheShellGoesOn() throws {
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.type(String(repeating: "paste me ", count: 600))
+        #expect(screen.waitFor("too long for a command or an answer"), "\(screen.text)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(screen.occurrences(of: "too long for a command") == 1, "\(screen.text)")
+        #expect(!screen.text.contains("Nothing matches"), "the rest of the paste was not taken: \(screen.text)")
+        screen.typeSlowly("time\r")
+        #expect(screen.waitFor("It is "), "the menu still answers: \(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        #expect(screen.waitForExit() == 0)
+        let sessions = (try? FileManager.default.contentsOfDirectory(atPath: data.path("sessions").path)) ?? []
+        #expect(sessions.isEmpty, "\(sessions)")
+    }
 }

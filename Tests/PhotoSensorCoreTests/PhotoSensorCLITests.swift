@@ -147,7 +147,7 @@ struct PhotoSensorCLITests {
         #expect(lines.contains("Label set to garden."), "\(lines)")
         #expect(lines.contains("Photo sensor stopped."), "\(lines)")
         #expect(
-            lines.contains("Photo sensor stopped, watching 1 folder. 0 items recorded, 0 waiting to sync."),
+            lines.contains("Photo sensor stopped. 0 items recorded, 0 waiting to sync."),
             "nothing is recorded while stopped: \(lines)")
         #expect(lines.contains("Photo sensor started."), "\(lines)")
         #expect(
@@ -171,6 +171,33 @@ struct PhotoSensorCLITests {
         #expect(lines.contains("New items are announced."), "\(lines)")
         #expect(lines.contains { $0.hasPrefix("Photo sensor running, watching 1 folder.") }, "\(lines)")
         #expect(lines.contains("Photo recorded."), "\(lines)")
+    }
+
+    /// On a terminal, key by key: the running sensor is in the shell's menu; choosing it opens its own menu,
+    /// whose letter keys answer at once; a missing folder is named in its status.
+    @Test func onATerminalItIsInTheMenuAndItsMenuAnswersItsKeys() throws {
+        _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
+        let gone = folder.path("Gone").path
+        try """
+        [photo-sensor]
+        watchDirectories = ["\(pictures.path)", "\(gone)"]
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("config.toml").path,
+            ])
+        let entry = "6. Photo sensor, running in the background"
+        #expect(screen.waitFor(entry), "\(screen.text)")
+        screen.type("6")
+        #expect(screen.waitFor("S: status"), "\(screen.text)")
+        screen.type("s")
+        #expect(screen.waitFor("Photo sensor running, watching 1 folder."), "\(screen.text)")
+        #expect(screen.text.contains("Folder \(gone) is missing."), "\(screen.text)")
+        #expect(screen.waitFor(entry, count: 2), "the shell's menu comes back: \(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        #expect(screen.waitForExit() == 0)
     }
 
     @Test func withoutFoldersItStaysQuietInTheShell() throws {

@@ -89,6 +89,25 @@ struct SurveyCLITests {
         #expect(
             result.lines.last?.contains(",queued,Female,20-29,asthma,never,\"fever,drycough\",") == true,
             "\(result.lines)")
+        // As an admin types it, speaking, into head: standard output is the data alone, and a pipe closed
+        // early (twice, more than enough to turn a crashing feature off) is no crash.
+        for _ in 0..<2 {
+            let piped = try ProcessRunner.run(
+                "/bin/sh",
+                [
+                    "-c",
+                    "'\(BuildProducts.assist)' survey export --csv --data-dir '\(survey.data.url.path)' | head -1",
+                ])
+            #expect(piped.lines == [header], "only the data on standard output: \(piped.standardOutput)")
+            #expect(piped.standardError.contains("No sound card found"), "people's lines go to standard error")
+        }
+        let sessions = (try? FileManager.default.contentsOfDirectory(atPath: survey.data.path("sessions").path)) ?? []
+        #expect(sessions.allSatisfy { !$0.hasSuffix(".fault") }, "\(sessions)")
+        let listed = try ProcessRunner.run(
+            BuildProducts.assist, ["plugins", "list", "--data-dir", survey.data.url.path])
+        #expect(
+            !listed.standardOutput.contains("turned off") && !listed.standardOutput.contains("disabled"),
+            "\(listed.standardOutput)")
     }
 }
 

@@ -346,12 +346,19 @@ public final class PhotoSensor: PluginFeature {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return String(decoding: data, as: UTF8.self)
         }
-        let folders = configuration.watchDirectories.count
+        // Only folders that are there are counted as watched; each missing one is named.
+        let folders = configuration.watchDirectories.count - missing.count
         var parts = [
-            "Photo sensor \(running ? "running" : "stopped"), watching \(folders) folder\(folders == 1 ? "" : "s").",
+            !running
+                ? "Photo sensor stopped."
+                : configuration.watchDirectories.isEmpty
+                    ? "Photo sensor running, but no folder is chosen to watch; whoever set up this device chooses them."
+                    : folders == 0
+                        ? "Photo sensor running, but none of its folders is there to watch."
+                        : "Photo sensor running, watching \(folders) folder\(folders == 1 ? "" : "s").",
             "\(count) item\(count == 1 ? "" : "s") recorded, \((try? store?.pendingCount()) ?? 0) waiting to sync.",
         ]
-        for folder in missing { parts.append("Folder \(folder) is not available.") }
+        for folder in missing { parts.append("Folder \(folder) is missing.") }
         if watcher?.unwatched.values.contains(FolderWatcher.limitReason) == true {
             parts.append("Some subfolders are not watched; they are scanned every 5 minutes.")
         }

@@ -14,6 +14,9 @@ package struct HostOptions: Sendable {
     package var camera: String?
     package var cameraFps: Double?
     package var verbose = false
+    /// A data command (`assist survey export`): standard output holds only its data, and every line for
+    /// people (what is said, warnings) goes to standard error.
+    package var dataCommand = false
 
     package init(
         dataDir: String? = nil, shareDir: String? = nil, config: String? = nil, pluginDir: [String] = [],

@@ -41,7 +41,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         options: HostOptions, interactive: Bool, speaks: Bool? = nil, sounds: Bool? = nil, speechRate: Int? = nil,
         voice: String? = nil, kiosk kioskMode: Bool = false
     ) throws {
-        Self.bootstrapLogging(verbose: options.verbose)
+        Self.bootstrapLogging(
+            verbose: options.verbose,
+            data: AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir).data)
         var logger = Logger(label: "assist")
         // The journal keeps notices too (the kiosk's admin events); a terminal shows warnings and worse.
         logger.logLevel = options.verbose ? .debug : Self.toJournal ? .notice : .warning
@@ -94,8 +96,10 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             logger.warning("espeak-ng could not start; output is printed only. Run 'assist doctor'.")
         }
         var configuration = HostAssembly.Configuration(
-            paths: paths, settings: settings, language: language, output: StandardOutput(), speaker: sound?.speech,
+            paths: paths, settings: settings, language: language,
+            output: options.dataCommand ? StandardErrorOutput() : StandardOutput(), speaker: sound?.speech,
             searchPath: PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir), logger: logger)
+        if options.dataCommand { configuration.dataOutput = StandardOutput() }
         configuration.sound = SoundServices(
             speech: sound?.speech, cues: sound?.cues, clips: sound?.clips, microphone: try Self.microphone(options))
         let (settings, paths) = (self.settings, self.paths)
@@ -285,14 +289,19 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// True when log lines go to systemd's journal.
     nonisolated(unsafe) private static var toJournal = false
 
-    private static func bootstrapLogging(verbose: Bool) {
+    private static func bootstrapLogging(verbose: Bool, data: URL) {
         guard !loggingReady else { return }
         loggingReady = true
         // Under systemd, with standard error going to the journal, lines go to it with their fields.
         let journal = JournalSocket.fromEnvironment()
         toJournal = journal != nil
+        // On a terminal a person reads, log lines would fall between the lines Assist says: they go to a file
+        // under the data folder instead, unless --verbose asks to see them. A pipe or a file still gets them.
+        let file =
+            journal == nil && !verbose && isatty(2) == 1 ? LogFile(folder: data.appendingPathComponent("logs")) : nil
         LoggingSystem.bootstrap { label in
             if let journal { return JournalLogHandler(label: label, level: verbose ? .debug : .notice, sink: journal) }
+            if let file { return FileLogHandler(label: label, level: .notice, file: file) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .warning
             return handler

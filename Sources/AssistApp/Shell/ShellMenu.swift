@@ -175,7 +175,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         var entries = foreground.map(MenuEntry.start)
         guard kiosk == nil else { return entries }
         let records = session.features.records
-        entries += records.filter { $0.isUsable && ($0.manifest?.isBackground ?? false) }.map(MenuEntry.background)
+        entries += records.filter { $0.isRunning && ($0.manifest?.isBackground ?? false) }.map(MenuEntry.background)
         let crashed = CrashGuard(data: session.paths.data).disabledPlugins()
         entries += records.filter { $0.state == .disabled && crashed[$0.id] != nil }.map(MenuEntry.turnedOff)
         return entries + [.quit]

@@ -31,6 +31,14 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        try FeatureRun.run(global.host, id: id, arguments: featureArguments)
+        var host = global.host
+        host.dataCommand = Self.asksForData(featureArguments)
+        try FeatureRun.run(host, id: id, arguments: featureArguments)
+    }
+
+    /// A feature's data commands (`status --json`, `--csv`, read-text's `--transcript`): standard output is
+    /// kept for their data, and what is said goes to standard error. (photo-sensor's `export` writes files.)
+    static func asksForData(_ arguments: [String]) -> Bool {
+        arguments.contains { ["--json", "--csv", "--transcript"].contains($0) }
     }
 }

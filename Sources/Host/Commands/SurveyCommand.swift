@@ -41,9 +41,10 @@ struct SurveyCommand: ParsableCommand {
         @Option(help: "The survey's id.") var definition: String?
 
         func run() throws {
+            var host = global.host
+            host.dataCommand = true
             try FeatureRun.run(
-                global.host, id: pluginID,
-                arguments: ["export"] + (csv ? ["--csv"] : []) + definitionArguments(definition))
+                host, id: pluginID, arguments: ["export"] + (csv ? ["--csv"] : []) + definitionArguments(definition))
         }
     }
 
