@@ -7,7 +7,8 @@ import PluginAPI
 public enum SpeechPriority: Int32, Sendable, CaseIterable {
     /// Spoken next; postpones message and text, which resume at their word.
     case important = 0
-    /// After important and other messages; cancels text, notification and progress.
+    /// After important and other messages; postpones text (it resumes at its word), cancels notification and
+    /// progress.
     case message = 1
     /// After important, message and text; cancels notification and progress.
     case text = 2

@@ -24,7 +24,7 @@ extern "C" {
 typedef int32_t assist_priority;
 /* Speech Dispatcher's (SSIP) rules: */
 #define ASSIST_PRIORITY_IMPORTANT 0    /* spoken next; postpones message/text, which resume at their word */
-#define ASSIST_PRIORITY_MESSAGE 1      /* after important and message; cancels text, notification, progress */
+#define ASSIST_PRIORITY_MESSAGE 1      /* after important and message; postpones text, cancels notification, progress */
 #define ASSIST_PRIORITY_TEXT 2         /* after important, message and text; cancels notification, progress */
 #define ASSIST_PRIORITY_NOTIFICATION 3 /* spoken only when nothing speaks or waits, else dropped */
 #define ASSIST_PRIORITY_PROGRESS 4     /* like notification, but the latest is kept and spoken when idle */
