@@ -124,6 +124,7 @@ bench: deps
 	bench/survey.sh
 	bench/kiosk.sh
 	bench/plugin-install.sh
+	bench/terminal.sh
 
 clean:
 	rm -rf .build

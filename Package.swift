@@ -210,6 +210,14 @@ let package = Package(
             path: "bench/SurveyBench"
         ),
         .executableTarget(
+            name: "TerminalBench",
+            dependencies: [
+                "PluginHost", "AssistCore", "Interaction", "Audio", "Speech", "Runtime", "HostTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/TerminalBench"
+        ),
+        .executableTarget(
             name: "CameraBench",
             dependencies: ["Camera", "HostTesting", .product(name: "Logging", package: "swift-log")],
             path: "bench/CameraBench"

@@ -242,4 +242,27 @@ struct FindObjectCLITests {
         #expect(result.lines.contains("zoom one point eight"), "\(result.lines)")
         #expect(!result.lines.contains("zoom one point two five"), "the first step is not said: 100 ms debounce")
     }
+
+    /// Nothing to find for 20 s: find-object is not silent; it says it is still looking, with a hint. On a
+    /// terminal, as a person runs it; Escape stops it and says so.
+    @Test func nothingFoundForTwentySecondsSaysStillLooking() throws {
+        let data = try TemporaryDirectory("assist-find-data")
+        let blank = data.path("blank.png")
+        let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
+        try #require(made.status == 0)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
+                data.url.path, "find-object", "cup",
+            ])
+        #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
+        let started = Date()
+        #expect(screen.waitFor("Still looking for cup.", timeout: 40), "\(screen.text)")
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited > 15, "not before about 20 s of nothing: \(waited) s")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Find object stopped."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+    }
 }

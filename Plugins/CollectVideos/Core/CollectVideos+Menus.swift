@@ -8,8 +8,9 @@ extension CollectVideos {
     /// `assist run collect-videos` with no verb.
     func openMenus() {
         interactive = true
-        if let problem = configuration.problem {
-            say(problem)
+        if let problem = configuration.problem, let words = configuration.problemForUser {
+            host.log(.warning, problem)
+            say(words)
             return host.finish(.unsupported)
         }
         if credential() == nil {

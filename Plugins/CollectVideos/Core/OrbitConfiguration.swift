@@ -34,6 +34,14 @@ public struct OrbitConfiguration: Sendable {
             "Collect videos is not set up on this device: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") missing. Ask the study team or the person who set up this device."
     }
 
+    /// What the person using the feature hears when it is not set up: in words, no setting names (those are
+    /// for the admin: `problem`, logged and in `status`); nil when set up.
+    public var problemForUser: String? {
+        problem == nil
+            ? nil
+            : "Collect videos is not set up on this device yet. Ask the study team or the person who set up this device."
+    }
+
     /// The contact line, for sentences about trouble.
     public var contactLine: String { contact.map { " Contact: \($0)." } ?? "" }
 }

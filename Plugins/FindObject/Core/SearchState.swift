@@ -52,8 +52,9 @@ final class SearchState: @unchecked Sendable {
     private var lastPrinted = ""
     /// When the user last heard from the search (a cue, a direction, "lost"); 0 before the first frame.
     private var lastHeard = 0.0
-    /// After this long with nothing found and nothing said, "Still looking" and a hint (issue: never silent).
-    static let stillLookingSeconds = 20.0
+    /// After this long with nothing found and nothing said, "Still looking" and a hint: 18 s, so that with a
+    /// frame searched every second or two the silence stays within 20 s.
+    static let stillLookingSeconds = 18.0
 
     init(host: PluginHostHandle, phrases: PhraseTable) {
         self.host = host
