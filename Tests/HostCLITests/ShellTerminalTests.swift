@@ -131,4 +131,53 @@ struct ShellTerminalTests {
         let sessions = (try? FileManager.default.contentsOfDirectory(atPath: data.path("sessions").path)) ?? []
         #expect(sessions.isEmpty, "\(sessions)")
     }
+
+    /// A 1 MB paste, then random bytes and escape sequences at about 1 kHz for 60 s (the terminal's signal
+    /// keys left out: Ctrl+C quits cleanly, Ctrl+Z and Ctrl+\\ belong to the terminal), the window resized
+    /// on the way. Random keys soon choose Quit or answer yes to it: each session that ends must end cleanly,
+    /// and the next one takes the rest of the minute. Last, the terminal is closed: no crash, no feature turned
+    /// off.
+    @Test func aMegabytePasteAndAMinuteOfRandomKeysBreakNothing() throws {
+        let first = try terminal()
+        #expect(first.waitFor("Choose a feature."), "\(first.text)")
+        first.type(String(repeating: "x", count: 1_000_000))
+        #expect(first.waitFor("too long for a command or an answer", timeout: 30), "\(first.text.suffix(500))")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(first.occurrences(of: "too long for a command") == 1)
+        var generator = SystemRandomNumberGenerator()
+        let sequences: [[UInt8]] = [
+            [0x1B, 0x5B, 0x41], [0x1B, 0x5B, 0x42], [0x1B, 0x4F, 0x50], [0x1B, 0x5B, 0x32, 0x34, 0x7E],
+        ]
+        let signalKeys: Set<UInt8> = [0x03, 0x1A, 0x1C]
+        let end = Date().addingTimeInterval(60)
+        var (sent, sessions) = (0, 1)
+        var screen = first
+        while Date() < end {
+            if !screen.isRunning {
+                let status = screen.waitForExit()
+                #expect(status == 0, "session \(sessions) ended cleanly: \(screen.text.suffix(600))")
+                guard status == 0 else { break }
+                screen = try terminal()
+                sessions += 1
+                _ = screen.waitFor("Choose a feature.")
+            }
+            if UInt8.random(in: 0...15, using: &generator) == 0 {
+                screen.type(sequences.randomElement(using: &generator) ?? [])
+            } else {
+                let byte = UInt8.random(in: 0...255, using: &generator)
+                if !signalKeys.contains(byte) { screen.type([byte]) }
+            }
+            sent += 1
+            if sent % 5_000 == 0 { kill(screen.processIdentifier, SIGWINCH) }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        if screen.isRunning { kill(screen.processIdentifier, SIGHUP) }
+        let status = screen.waitForExit(timeout: 30)
+        #expect(status == 0, "a clean end: \(String(describing: status)) \(screen.text.suffix(600))")
+        let marks = (try? FileManager.default.contentsOfDirectory(atPath: data.path("sessions").path)) ?? []
+        #expect(marks.allSatisfy { !$0.hasSuffix(".fault") }, "after \(sent) keys in \(sessions) sessions: \(marks)")
+        let disabled = (try? String(contentsOf: data.path("disabled-plugins.json"), encoding: .utf8)) ?? "{}"
+        #expect(disabled == "{}" || disabled.isEmpty, "no feature turned off: \(disabled)")
+        #expect(sessions > 1 || sent > 10_000, "the keys reached Assist: \(sent) in \(sessions) sessions")
+    }
 }
