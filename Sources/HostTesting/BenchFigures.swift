@@ -8,6 +8,17 @@ package enum BenchFigures {
         values.isEmpty ? 0 : values.sorted()[values.count / 2]
     }
 
+    /// The value at fraction `p` of the way through the sorted values (0.95: the 95th percentile, nearest
+    /// rank); NaN for no values.
+    package static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    /// Milliseconds between two `DispatchTime` readings in nanoseconds.
+    package static func milliseconds(_ from: UInt64, _ to: UInt64) -> Double { Double(to &- from) / 1e6 }
+
     /// User and system CPU seconds of the process so far.
     package static func cpuSeconds() -> (user: Double, system: Double) {
         var usage = rusage()

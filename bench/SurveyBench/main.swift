@@ -17,12 +17,8 @@ import Runtime
 import Speech
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-func milliseconds(_ from: UInt64, _ to: UInt64) -> Double { Double(to &- from) / 1e6 }
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    guard !values.isEmpty else { return .nan }
-    let sorted = values.sorted()
-    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-}
+let milliseconds = BenchFigures.milliseconds
+let percentile = BenchFigures.percentile
 let format = { (value: Double) in String(format: "%.1f", value) }
 let runs = Int(ProcessInfo.processInfo.environment["RUNS"] ?? "") ?? 21
 
