@@ -88,6 +88,20 @@ struct ShellTerminalTests {
         #expect(!screen.text.contains("Nothing matches es"), "the rest of yes belonged to the answer")
     }
 
+    /// collect-videos chosen by its typed name on a device where the study is not set up: the person hears
+    /// that in words, without setting names, and the menu comes back; Ctrl+C then ends the shell cleanly.
+    @Test func aFeatureNotSetUpSaysSoInWordsAndCtrlCEndsCleanly() throws {
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.typeSlowly("collect videos\r")
+        #expect(screen.waitFor("Collect videos is not set up on this device yet."), "\(screen.text)")
+        #expect(!screen.text.contains("collect-videos."), "no setting names for the person: \(screen.text)")
+        #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
+        screen.type([0x03])
+        #expect(screen.waitFor("Goodbye."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+    }
+
     /// Stray keys at the menu, then read-text: every sentence is read and heard without a silent stop; "/"
     /// then "stop" typed inside it stops it and says so; help names the command key.
     @Test func readTextKeepsReadingAfterStrayKeysAndATypedStopEndsIt() throws {

@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 import HostTesting
 import Testing
@@ -72,6 +73,30 @@ struct SurveyCLITests {
         #expect(text.contains("Question 5 of 12. Do you smoke?"), "\(text)")
         #expect(resumed.status == 0 && !resumed.signalled)
         #expect(!text.contains("Question 4 of 12"), "answered questions are not asked again")
+    }
+
+    /// On a terminal, key by key: answers by number and Enter, then Escape: the survey says it stopped and
+    /// that the answers are kept, and the next start offers them.
+    @Test func onATerminalEscapeStopsAndSaysTheAnswersAreKept() throws {
+        let folder = try TemporaryDirectory("assist-survey-terminal")
+        let mic = folder.path("mic.wav")
+        let samples = (0..<44_100).map { Int16(truncatingIfNeeded: ($0 * 7919) % 6000 - 3000) }
+        try WavFile(format: AudioFormat(sampleRateHz: 44_100, channels: 1), samples: samples).data.write(to: mic)
+        let arguments = ["survey", "--no-speech", "--data-dir", folder.path("data").path, "--mic", "wav:\(mic.path)"]
+        let screen = try PseudoTerminal(BuildProducts.assist, arguments)
+        #expect(screen.waitFor("Press Y for"), "\(screen.text)")
+        for (keys, next) in [("y", "Question 2 of 12"), ("2\r", "Question 3 of 12"), ("4\r", "Question 4 of 12")] {
+            screen.typeSlowly(keys, gap: 0.2)
+            #expect(screen.waitFor(next), "\(screen.text)")
+        }
+        screen.type([0x1B])
+        #expect(screen.waitFor("Survey stopped."), "\(screen.text)")
+        #expect(screen.waitFor("Your answers are kept"), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+        let again = try PseudoTerminal(BuildProducts.assist, arguments)
+        #expect(again.waitFor("You have an unfinished survey from"), "\(again.text)")
+        kill(again.processIdentifier, SIGHUP)
+        #expect(again.waitForExit() == 0)
     }
 
     @Test func exportPrintsKeptSubmissionsAsCSV() throws {
