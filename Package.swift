@@ -50,6 +50,12 @@ let firstPartyPlugins = [
         tests: "CollectVideosTests", testDependencies: ["PluginKit", "PluginHost", "Digest"]),
 ]
 
+/// What a benchmark that assembles a whole host in its own process (survey, terminal) stands on.
+let hostBenchDependencies: [Target.Dependency] = [
+    "PluginHost", "AssistCore", "Interaction", "Audio", "Speech", "Runtime", "HostTesting",
+    .product(name: "Logging", package: "swift-log"),
+]
+
 let package = Package(
     name: "Assist",
     platforms: [.macOS(.v14)],
@@ -203,18 +209,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "SurveyBench",
-            dependencies: [
-                "PluginHost", "AssistCore", "Interaction", "Audio", "Speech", "Runtime", "HostTesting",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: hostBenchDependencies,
             path: "bench/SurveyBench"
         ),
         .executableTarget(
             name: "TerminalBench",
-            dependencies: [
-                "PluginHost", "AssistCore", "Interaction", "Audio", "Speech", "Runtime", "HostTesting",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: hostBenchDependencies,
             path: "bench/TerminalBench"
         ),
         .executableTarget(

@@ -210,15 +210,12 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         case .key(.escape), .endOfInput:
             finish(status: .cancelled, index: nil, yes: nil, text: nil)
             return true
-        case .key(.control("r")), .key(.character("r")), .key(.function(1)), .key(.character("?")):
+        case .key(.control("r")), .key(.character("r")):
             // Ctrl+R on a terminal (letters type words there); r where each line is one key.
-            if case .key(.function(1)) = event {
-                announcer.say(hint)
-            } else if case .key(.character("?")) = event {
-                announcer.say(hint)
-            } else {
-                repeatPrompt()
-            }
+            repeatPrompt()
+            return true
+        case .key(.function(1)), .key(.character("?")):
+            announcer.say(hint)
             return true
         case .line(let text), .phrase(let text):
             let words = CommandRouter.normalise(text)

@@ -133,6 +133,9 @@ package struct AdminGesture: Sendable {
         self.seconds = seconds
     }
 
+    /// Starts counting again, as any other key does.
+    package mutating func reset() { times = [] }
+
     /// Counts a key pressed at `time`; true when it completes the gesture.
     package mutating func press(_ pressed: Key, at time: Double) -> Bool {
         guard pressed == key else {

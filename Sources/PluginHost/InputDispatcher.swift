@@ -85,18 +85,15 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             return
         case .line(let text), .phrase(let text):
             interaction.announcer.say(
-                interaction.phrases.text("host.unknown-command", ["text": text]), group: Self.hintGroup)
+                interaction.phrases.text("host.unknown-command", ["text": text]), group: .hint)
         case .key(let key):
             interaction.announcer.say(
                 interaction.phrases.text("host.unknown-key", ["key": key.description]), remember: false,
-                group: Self.hintGroup)
+                group: .hint)
         case .typing, .endOfInput:
             break
         }
     }
-
-    /// The speech group of the host's hints: a new one takes the place of one not yet heard.
-    static let hintGroup = SpeechGroup.hint
 
     /// Says what changed in the line being typed: each character, what Backspace took, the line closed.
     private func echo(_ change: TypingEcho) {

@@ -101,7 +101,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
             return true
         case .typing:
             // A typed letter is a key between admin-key presses all the same: the gesture starts again.
-            _ = gesture.press(.character("\u{0}"), at: ProcessInfo.processInfo.systemUptime)
+            gesture.reset()
             return false
         case .endOfInput:
             // The terminal is gone (a hang-up): the kiosk goes on (voice, uploads) until systemd stops it.

@@ -24,10 +24,8 @@ package struct FileLogHandler: LogHandler {
     }
 
     package func log(event: LogEvent) {
-        var all = metadata
-        if let extra = metadataProvider?.get() { all.merge(extra) { _, new in new } }
-        if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
-        let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let fields = allMetadata(for: event).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+            separator: " ")
         let time = ISO8601DateFormatter().string(from: Date())
         file.append("\(time) \(event.level) \(label): \(event.message)\(fields.isEmpty ? "" : " " + fields)")
     }
@@ -78,5 +76,15 @@ package final class LogFile: @unchecked Sendable {  // because: `handle` is guar
             failed = true
             return nil
         }
+    }
+}
+
+extension LogHandler {
+    /// The handler's metadata, then its provider's, then the line's own, later ones winning.
+    func allMetadata(for event: LogEvent) -> Logger.Metadata {
+        var all = metadata
+        if let extra = metadataProvider?.get() { all.merge(extra) { _, new in new } }
+        if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
+        return all
     }
 }

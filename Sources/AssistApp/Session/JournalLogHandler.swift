@@ -28,9 +28,7 @@ package struct JournalLogHandler: LogHandler {
 
     package func log(event: LogEvent) {
         let (level, message) = (event.level, event.message)
-        var all = metadata
-        if let extra = metadataProvider?.get() { all.merge(extra) { _, new in new } }
-        if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
+        var all = allMetadata(for: event)
         var fields = [
             ("MESSAGE", message.description), ("PRIORITY", String(Self.priority(level))),
             ("SYSLOG_IDENTIFIER", "assist"), ("ASSIST_LOGGER", label),

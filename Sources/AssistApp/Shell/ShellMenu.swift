@@ -230,10 +230,10 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             session.features.handle(command)
         } else {
             session.announcer.say(session.phrases.text("shell.background-commands", ["name": record.name]))
-            for entry in router.help(for: record.id) where !entry.keys.isEmpty || entry.phrase != nil {
-                guard let phrase = entry.phrase,
-                    router.allBindings.contains(where: { $0.owner == record.id && $0.id == entry.id })
-                else { continue }
+            // Its own commands, not the host's that help lists beside them.
+            let own = Set(router.allBindings.filter { $0.owner == record.id }.map(\.id))
+            for entry in router.help(for: record.id) where own.contains(entry.id) {
+                guard let phrase = entry.phrase else { continue }
                 session.announcer.say("\(entry.label): \"\(phrase)\"", remember: false)
             }
         }
