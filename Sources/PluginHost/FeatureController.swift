@@ -199,6 +199,9 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             return
         case "help":
             speakHelp()
+        case CommandRouter.whatCanISay:
+            speakPhrases()
+            return
         case CommandRouter.typeCommand:
             announcer.say(phrases.text("typing.how"), remember: false)
             return
@@ -274,6 +277,26 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
                 how += (how.isEmpty ? "" : phrases.text("help.or")) + "\"\(phrase)\""
             }
             announcer.say("\(entry.label): \(how)", priority: .message, remember: false)
+        }
+    }
+
+    /// The phrases voice hears now, in this focus (set by the voice session; nil while voice is off).
+    package var phrasesHeard: (() -> [String])?
+
+    /// Says, one a line, what can be said now: the phrases voice listens for in this focus, or, with voice off,
+    /// that the same words can be typed after the command key.
+    package func speakPhrases() {
+        guard let heard = phrasesHeard?(), !heard.isEmpty else {
+            announcer.say(phrases.text("voice.phrases-off"))
+            return
+        }
+        announcer.say(phrases.text("voice.phrases-title", ["name": focused?.name ?? "Assist"]))
+        // Launch phrases and the feature's own first, the host's one-word commands after them.
+        let hostWords = Set(
+            services.interaction.router.allBindings.filter { $0.owner == CommandRouter.hostOwner }
+                .flatMap(\.phrases))
+        for phrase in heard.filter({ !hostWords.contains($0) }) + heard.filter({ hostWords.contains($0) }) {
+            announcer.say(phrase, priority: .message, remember: false)
         }
     }
 

@@ -145,6 +145,9 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
         }
     }
 
+    /// The plugin the launch keyword in `text` starts, if it is one.
+    package func launchTarget(of text: String) -> String? { keyword(in: .phrase(text))?.0 }
+
     /// The plugin and start arguments of the launch keyword `event` says: the phrase alone, or a phrase that
     /// takes words followed by them (the longest such phrase: "find object cup" → find-object, ["cup"]).
     private func keyword(in event: InputEvent) -> (String, [String])? {

@@ -19,12 +19,20 @@ package final class ArgumentFollower {
         case prompt(String)
         /// Nothing usable followed.
         case nothing
+        /// Something was said in a window, but it is no command (CommandConfidence): the phrase it came
+        /// nearest to, if any, and the confidence.
+        case rejected(String?, confidence: Double)
     }
 
     /// The phrase the words follow ("find object"), or the question's words.
     package let phrase: String
     /// Where the words decoded last lay in the sound fed (ms).
     package private(set) var span: (startMs: Int, endMs: Int)?
+    /// The confidence of the command heard in a window (0...1); 1 for other decodings.
+    package private(set) var confidence = 1.0
+    /// A window's utterance: judged as a command against everything else that might have been said (a
+    /// closed list alone would turn any sentence into one of its entries).
+    package var judged = false
     /// What may be said; nil until known (a plugin's list, asked for on the main loop).
     package var wanted: Wanted?
     private var afterMs: Int
@@ -70,13 +78,23 @@ package final class ArgumentFollower {
         case .going(let start):
             guard now - start >= Self.longestMs else { return nil }
             span = (start, now)
-            return spotter.decode(fromMs: max(afterMs - 80, start - 200), toMs: now, choices: choices)
-                .map(Outcome.words) ?? nothingSaid()
+            return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: now, choices: choices)
         case .ended(let start, let end):
             span = (start, end)
-            return spotter.decode(fromMs: max(afterMs - 80, start - 200), toMs: end + 150, choices: choices)
-                .map(Outcome.words) ?? nothingSaid()
+            return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: end + 150, choices: choices)
         }
+    }
+
+    private func decode(_ spotter: KeywordSpotter, fromMs: Int, toMs: Int, choices: [String]?) -> Outcome {
+        guard judged, let choices else {
+            return spotter.decode(fromMs: fromMs, toMs: toMs, choices: choices).map(Outcome.words) ?? nothingSaid()
+        }
+        guard let (phrase, confidence) = spotter.judge(fromMs: fromMs, toMs: toMs, commands: choices) else {
+            confidence = 0
+            return .rejected(nil, confidence: 0)
+        }
+        self.confidence = confidence
+        return confidence >= CommandConfidence.acceptAt ? .words(phrase) : .rejected(phrase, confidence: confidence)
     }
 
     /// The prompt was said (or was being said) up to `ms`: listens from there, for `afterPromptMs`.
@@ -95,10 +113,11 @@ package final class ArgumentFollower {
 }
 
 extension ArgumentFollower {
-    /// Inside a push-to-talk or wake-word window the user is known to be saying a command: the window's
-    /// utterance is decoded once as one of `phrases`, with each phrase that takes one of a list written out
-    /// with every word of it ("find object cup"), rather than spotted (measured: spotting missed one phrase in
-    /// twelve in the windows, mostly "start photo sensor" and "stop photo sensor").
+    /// Inside a push-to-talk or wake-word window the user means to say a command: the window's utterance is
+    /// decoded once as one of `phrases`, with each phrase that takes one of a list written out with every word
+    /// of it ("find object cup"), rather than spotted (measured: spotting missed one phrase in twelve in the
+    /// windows, mostly "start photo sensor" and "stop photo sensor"), and judged: what is no command is
+    /// rejected, never taken for the nearest one.
     package static func window(
         phrases: [String], lists: [String: Wanted], fromMs: Int, waitMs: Int
     ) -> ArgumentFollower {
@@ -106,7 +125,9 @@ extension ArgumentFollower {
         for (phrase, wanted) in lists.sorted(by: { $0.key < $1.key }) {
             if case .choices(let words, _) = wanted { all += words.map { "\(phrase) \($0)" } }
         }
-        return ArgumentFollower(
+        let follower = ArgumentFollower(
             phrase: "", wanted: .choices(all, prompt: nil), afterMs: max(0, fromMs - 80), waitMs: waitMs)
+        follower.judged = true
+        return follower
     }
 }

@@ -32,6 +32,8 @@ package struct Detection: Equatable, Sendable {
     package var score: Int
     /// The words said after the phrase, for a phrase that takes them ("cup" after "find object").
     package var argument: String?
+    /// How sure it is that the phrase was said, 0...1 (CommandConfidence); nil when not judged.
+    package var confidence: Double?
 
     package init(phrase: String, startMs: Int, endMs: Int, score: Int, argument: String? = nil) {
         self.phrase = phrase
@@ -47,7 +49,15 @@ package struct Detection: Equatable, Sendable {
             "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
         let argument = self.argument.map { #","argument":\#(quoted($0))"# } ?? ""
+        let score = String(format: "%.2f", confidence ?? 1)
         return #"{"phrase":\#(quoted(phrase))\#(argument),"start_ms":\#(startMs),"end_ms":\#(endMs),"score":\#(score)}"#
+    }
+
+    /// The JSON line for an utterance that was no command: what it came nearest to, and how sure that was.
+    package static func rejectedJSON(nearest: String?, startMs: Int, endMs: Int, confidence: Double) -> String {
+        let nearest = nearest.map { #","nearest":"\#($0)""# } ?? ""
+        let score = String(format: "%.2f", confidence)
+        return #"{"rejected":true\#(nearest),"start_ms":\#(startMs),"end_ms":\#(endMs),"score":\#(score)}"#
     }
 }
 
@@ -80,6 +90,9 @@ package final class KeywordSpotter {
     private var alternates: [String: [String]] = [:]
     /// Phrases that lie inside a longer one, and detections of them waiting to see whether it follows.
     private var shortPhrases: Set<String> = []
+    /// Phrases too short to be told from everyday talk by the pauses around a phrase ("stop", "next"): heard
+    /// at any time only when said alone, with longer pauses (LoudnessTrack.saidAlone).
+    private var alonePhrases: Set<String> = []
     private var held: [Detection] = []
     /// Phrases with a rival in the list, which the referee checks.
     private var contestable: Set<String> = []
@@ -98,6 +111,10 @@ package final class KeywordSpotter {
     /// Only phrases said on their own, after a pause, are heard (always-on listening): a phrase found inside
     /// running speech ("the bread is fresh" holds "read this") is somebody talking, not a command.
     package var standalone = false
+    /// Phrases that take words after them ("find object", "find text"): no pause after them is looked for.
+    package var takesWords: Set<String> = []
+    /// Each phrase spotted is judged too (its `confidence`), as a window's command is.
+    package var judgesSpotted = false
     /// Where to write what was heard and what became of it, for `ASSIST_VOICE_TRACE` (nil: nowhere).
     package var trace: ((String) -> Void)?
     /// How loud each 10 ms of the last seconds fed was: the pause rule and where an utterance ends.
@@ -105,7 +122,9 @@ package final class KeywordSpotter {
 
     /// Opens the recogniser on `model` listening for `phrases`; phrases with a word the dictionary lacks are
     /// left out (and listed in `unknown`).
-    package init(model: VoiceModel, phrases: [KeyPhrase], minimumPhones: Int = 0) throws(VoiceError) {
+    package init(model: VoiceModel, phrases: [KeyPhrase], minimumPhones: Int = 0, aloneBelow: Int = 0)
+        throws(VoiceError)
+    {
         self.model = model
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("assist-voice-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(
@@ -122,13 +141,14 @@ package final class KeywordSpotter {
             throw .library(String(cChars: error))
         }
         spotters = [opened]
-        try setPhrases(phrases, minimumPhones: minimumPhones)
+        try setPhrases(phrases, minimumPhones: minimumPhones, aloneBelow: aloneBelow)
     }
 
     deinit {
         spotters.forEach { assist_spotter_close($0) }
         if let referee { assist_spotter_close(referee) }
         if let argumentDecoder { assist_spotter_close(argumentDecoder) }
+        if let phoneLoop { assist_spotter_close(phoneLoop) }
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -147,7 +167,7 @@ package final class KeywordSpotter {
 
     /// Listens for `phrases` from now on (a feature took the focus, a wake word was heard); those with fewer
     /// than `minimumPhones` phones are left out (`tooShort`).
-    package func setPhrases(_ wanted: [KeyPhrase], minimumPhones: Int = 0) throws(VoiceError) {
+    package func setPhrases(_ wanted: [KeyPhrase], minimumPhones: Int = 0, aloneBelow: Int = 0) throws(VoiceError) {
         var kept: [KeyPhrase] = []
         var missing: [(String, String)] = []
         var short: [String] = []
@@ -199,6 +219,7 @@ package final class KeywordSpotter {
             openedAtMs.removeLast()
         }
         let texts = kept.map(\.text)
+        alonePhrases = Set(texts.filter { phoneCount($0) < aloneBelow })
         shortPhrases = Set(texts.filter { short in texts.contains { $0 != short && SearchPlan.contains($0, short) } })
         contestable = Set(
             kept.filter { phrase in kept.contains { $0 != phrase && SearchPlan.conflict($0.words, phrase.words) } }.map(
@@ -344,11 +365,43 @@ package final class KeywordSpotter {
             }
             held.append(detection)
         }
-        let due = held.filter { $0.endMs + wait(for: $0) <= fedMs }
-        held.removeAll { $0.endMs + wait(for: $0) <= fedMs }
-        let sure = due.sorted { $0.endMs < $1.endMs }
+        // Due once a longer phrase it lies in could no longer be heard over it; at any time (`standalone`), once
+        // the pause after it is heard too, or speech going on instead (then dropped).
+        var sure: [Detection] = []
+        var waiting: [Detection] = []
+        for detection in held.sorted(by: { $0.endMs < $1.endMs }) {
+            guard detection.endMs + wait(for: detection) <= fedMs else {
+                waiting.append(detection)
+                continue
+            }
+            // A phrase that takes words is followed by them ("find text emergency exit"), not by a pause.
+            guard standalone, !takesWords.contains(detection.phrase) else {
+                sure.append(detection)
+                continue
+            }
+            let single = alonePhrases.contains(detection.phrase)
+            let quietMs = single ? LoudnessTrack.aloneQuietMs : LoudnessTrack.afterQuietMs
+            let pause =
+                single
+                ? loudness.saidAlone(startMs: detection.startMs, endMs: detection.endMs, quietMs: quietMs)
+                : loudness.followedByAPause(startMs: detection.startMs, endMs: detection.endMs, quietMs: quietMs)
+            switch pause {
+            case true?: sure.append(detection)
+            case nil where detection.endMs + LoudnessTrack.tailMs + quietMs + 200 > fedMs: waiting.append(detection)
+            default: trace?("\(detection.phrase) at \(detection.startMs) ms is followed by speech: dropped")
+            }
+        }
+        held = waiting
         recent = (recent + sure).filter { $0.endMs + 2_000 > fedMs }
-        return sure
+        guard standalone, judgesSpotted else { return sure }
+        // Heard at any time: how sure, judged as a window's command is, over the phrase's own sound.
+        return sure.map { detection in
+            var judged = detection
+            judged.confidence =
+                judge(fromMs: detection.startMs - 400, toMs: detection.endMs + 300, commands: [detection.phrase])?
+                .confidence ?? 0
+            return judged
+        }
     }
 
     /// The phrase the referee hears over the sound of `detection` (from 250 ms before it to 150 ms after it,
@@ -430,6 +483,70 @@ package final class KeywordSpotter {
         let words = KeyPhrase(said.replacingOccurrences(of: "__", with: " ")).words
             .filter { !$0.hasPrefix("<") && !$0.hasPrefix("[") }
         return words.isEmpty ? nil : words.joined(separator: " ")
+    }
+
+    /// The free phone loop a window's command is judged against (opened when first needed).
+    private var phoneLoop: OpaquePointer?
+
+    /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` (each with every spoken form the
+    /// dictionary knows), with request words allowed around it, and judges how sure that is against the free
+    /// phone loop (CommandConfidence): the command and its confidence in 0...1; nil when nothing was heard or
+    /// the decoders cannot run.
+    package func judge(fromMs: Int, toMs: Int, commands: [String]) -> (phrase: String, confidence: Double)? {
+        guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
+        if argumentDecoder == nil { argumentDecoder = sideDecoder(precise: true) }
+        if phoneLoop == nil {
+            var error = [CChar](repeating: 0, count: 256)
+            let probe = folder.appendingPathComponent("probe.kws").path
+            phoneLoop = assist_spotter_open_phone_loop(
+                model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+            if phoneLoop == nil { trace?("no phone loop: \(String(cChars: error))") }
+        }
+        guard let decoder = argumentDecoder, let phoneLoop else { return nil }
+        let known = commands.filter { KeyPhrase($0).words.allSatisfy(knows) && !KeyPhrase($0).words.isEmpty }
+        let commandWords = Set(known.flatMap { KeyPhrase($0).words })
+        addAlternates(for: commandWords, only: decoder)
+        var forms: Set<String> = []
+        for command in known { forms.formUnion(spokenForms(KeyPhrase(command).words, argument: true)) }
+        guard !forms.isEmpty else { return nil }
+        let grammar = CommandConfidence.grammar(forms: Array(forms), knows: knows)
+        if grammar != argumentSearch {
+            guard assist_spotter_set_grammar(decoder, grammar) == 0 else { return nil }
+            argumentSearch = grammar
+        }
+        guard let heard = segments(decoder, range), let loop = segments(phoneLoop, range) else { return nil }
+        if let trace {
+            let timed = heard.filter { $0.startFrame >= 0 && $0.endFrame >= $0.startFrame }
+            let words = timed.filter { !$0.isSilence }
+            trace(
+                "window-features all \(CommandConfidence.fit(grammar: timed, phones: loop)) speech \(CommandConfidence.fit(grammar: words, phones: loop)) share \(CommandConfidence.find(known, in: words.map(\.plainWord)).map { CommandConfidence.fillerShare(words, command: $0.range) } ?? -1) heard \(words.map(\.plainWord).joined(separator: "_"))"
+            )
+        }
+        let verdict = CommandConfidence.judge(grammar: heard, phones: loop) { CommandConfidence.find(known, in: $0) }
+        trace?(
+            "window \(fromMs)–\(toMs) ms decoded as \(heard.filter { !$0.isSilence }.map(\.plainWord)): "
+                + (verdict.map {
+                    "\($0.phrase), score \(String(format: "%.2f", $0.score)), confidence \(String(format: "%.2f", $0.confidence))"
+                } ?? "no command"))
+        return verdict.map { ($0.phrase, $0.confidence) }
+    }
+
+    /// The segments `decoder`'s search hears in the kept samples `range`, decoded once; nil when it cannot run.
+    private func segments(_ decoder: OpaquePointer, _ range: Range<Int>) -> [DecodedSegment]? {
+        var found = [assist_segment](repeating: assist_segment(), count: 512)
+        let count = kept[range].withUnsafeBufferPointer { samples in
+            found.withUnsafeMutableBufferPointer {
+                assist_spotter_decode_segments(decoder, samples.baseAddress, samples.count, $0.baseAddress, 512)
+            }
+        }
+        guard count >= 0 else { return nil }
+        return found.prefix(Int(count)).map { segment in
+            var word = segment.word
+            let text = withUnsafeBytes(of: &word) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return DecodedSegment(
+                word: text, startFrame: Int(segment.start_frame), endFrame: Int(segment.end_frame),
+                acoustic: Int(segment.acoustic))
+        }
     }
 
     /// The kept samples from `fromMs` to `toMs` (as far as they are kept), when more than 100 ms of them are.

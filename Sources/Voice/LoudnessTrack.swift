@@ -104,6 +104,53 @@ package struct LoudnessTrack: Sendable {
         return phrase - loudest >= Self.pauseDecibels
     }
 
+    /// Whether a phrase heard from `startMs` to `endMs` is followed by a pause: within `tailMs` of the end the
+    /// recogniser gives it (which comes early on a word's last sound, the "z" of "pause"), `quietMs` begin whose
+    /// loudest tenth is back to the room heard before the phrase (within `roomMarginDecibels`) and
+    /// `pauseDecibels` under the phrase. A command said on its own ends so; the same words inside a sentence
+    /// ("I texted her", "what time does the film start", "we bought a new kettle" for "pause") run on into
+    /// more speech. Nil while too little is kept after it to tell; true when nothing before or in it is.
+    package func followedByAPause(startMs: Int, endMs: Int, quietMs: Int) -> Bool? {
+        let first = startMs / 10
+        let last = endMs / 10
+        let span = quietMs / 10
+        guard let phrase = loudness(from: first, to: last, quantile: 0.75) else { return true }
+        // The room: as heard before the phrase, or the quietest tenth after it where that is louder (a noise
+        // that began with the talk, such as a fan or a street).
+        let before = loudness(from: first - 45, to: first - 15, quantile: 0.5) ?? phrase - Self.pauseDecibels
+        let horizon = last + Self.tailMs / 10 + span
+        guard horizon <= base + energies.count else { return nil }
+        let after = loudness(from: last, to: horizon, quantile: 0.1) ?? before
+        let room = max(before, after, Self.quietestRoom)
+        let ceiling = min(phrase - Self.pauseDecibels, room + Self.roomMarginDecibels)
+        for start in last...(last + Self.tailMs / 10) {
+            guard start + span <= base + energies.count else { return nil }
+            if let after = loudness(from: start, to: start + span, quantile: 0.9), after <= ceiling { return true }
+        }
+        return false
+    }
+
+    /// Whether a word heard from `startMs` to `endMs` was said alone: the 450 ms before it quiet (its loudest
+    /// tenth `pauseDecibels` under the word: a sentence's pause between words is shorter) and a pause of
+    /// `quietMs` after it.
+    package func saidAlone(startMs: Int, endMs: Int, quietMs: Int) -> Bool? {
+        let first = startMs / 10
+        guard let word = loudness(from: first, to: endMs / 10, quantile: 0.75) else { return true }
+        if let before = loudness(from: first - 45, to: first - 2, quantile: 0.9), word - before < Self.pauseDecibels {
+            return false
+        }
+        return followedByAPause(startMs: startMs, endMs: endMs, quietMs: quietMs)
+    }
+
+    /// How much louder than the room before a phrase the stretch after it may be and still be the room.
+    package static let roomMarginDecibels: Float = 9
+    /// The pause after a phrase heard at any time, and after a single word (which needs more).
+    package static let afterQuietMs = 150
+    package static let aloneQuietMs = 300
+
+    /// How far past the recogniser's end of a word its sound may still ring.
+    package static let tailMs = 600
+
     /// The loudness of frames `from..<to` at `quantile` (1 for the loudest), when at least 8 of them are kept.
     package func loudness(from: Int, to: Int, quantile: Double) -> Float? {
         let low = max(from, base) - base

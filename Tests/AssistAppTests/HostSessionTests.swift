@@ -2,6 +2,7 @@ import AssistApp
 import AssistCore
 import Foundation
 import HostTesting
+import Interaction
 import Kiosk
 import PluginHost
 import Testing
@@ -56,6 +57,45 @@ struct HostSessionTests {
         let sentences = VoicePhrases.phrases(
             records: session.features.records, router: router, language: "en", singleWords: false)
         #expect(!sentences.isEmpty && sentences.allSatisfy { $0.contains(" ") }, "\(sentences)")
+        #expect(launch.contains("what can i say"))
+    }
+
+    /// Once a feature has the focus, the commands it registered are heard too ("where am i", "save text"),
+    /// and not while another has it.
+    @Test func aFocusedFeaturesOwnCommandsAreListenedFor() throws {
+        let session = try HostSession(options: options, interactive: false)
+        defer { session.shutdown() }
+        var router = session.services.interaction.router
+        try router.register(
+            CommandBinding(
+                id: "where", label: "Where am I", key: .character("w"), phrases: ["where am I"], scope: .focused,
+                owner: "read-text"))
+        try router.register(
+            CommandBinding(
+                id: "sync", label: "Sync", key: nil, phrases: ["sync photos now"], scope: .global,
+                owner: "photo-sensor"))
+        let records = session.features.records
+        let focused = VoicePhrases.phrases(records: records, router: router, language: "en", focused: "read-text")
+        let other = VoicePhrases.phrases(records: records, router: router, language: "en", focused: "survey")
+        #expect(focused.contains("where am i") && !other.contains("where am i"), "\(focused)")
+        #expect(focused.contains("sync photos now") && other.contains("sync photos now"), "a global command")
+    }
+
+    @Test func aQuestionIsAnsweredByItsWordsNumbersAndLabels() throws {
+        let session = try HostSession(options: options, interactive: false)
+        defer { session.shutdown() }
+        let choice = try #require(
+            VoicePhrases.answers(
+                to: .choice(prompt: "Which?", choices: ["S: status", "Diabetes", "Heart disease"], defaultIndex: nil),
+                phrases: session.phrases))
+        for word in ["status", "diabetes", "heart disease", "three", "number two", "next", "cancel", "repeat"] {
+            #expect(choice.contains(word), "\(word) in \(choice)")
+        }
+        let confirm = try #require(
+            VoicePhrases.answers(
+                to: .confirm(prompt: "Sure?", defaultYes: false, timeoutMs: 0), phrases: session.phrases))
+        #expect(confirm.contains("yes") && confirm.contains("no") && !confirm.contains("y"), "\(confirm)")
+        #expect(VoicePhrases.answers(to: .text(prompt: "Name?", kind: .plain), phrases: session.phrases) == nil)
     }
 
     @Test func badOptionsAreOneLineWithTheUsageExitCode() throws {

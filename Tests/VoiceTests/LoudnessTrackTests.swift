@@ -24,6 +24,38 @@ struct LoudnessTrackTests {
         #expect(LoudnessTrack(energies: run(60, 60)).followsAPause(startMs: 0, endMs: 600))
     }
 
+    /// At any time a command said on its own ends in a pause, back to the room; the same words inside a
+    /// sentence run on ("what time does the film start", "we bought a new kettle" for "pause").
+    @Test func aPhraseSaidAloneIsFollowedByAPause() {
+        let quiet = LoudnessTrack.afterQuietMs
+        let alone = LoudnessTrack(energies: run(40, 100) + run(60, 40) + run(40, 100))
+        #expect(alone.followedByAPause(startMs: 1000, endMs: 1400, quietMs: quiet) == true)
+        // The word's last sound rings on 200 ms past the recogniser's end: still a pause after it.
+        let ringing = LoudnessTrack(energies: run(40, 100) + run(60, 60) + run(40, 100))
+        #expect(ringing.followedByAPause(startMs: 1000, endMs: 1400, quietMs: quiet) == true)
+        // A sentence goes on: quieter words after it, never back to the room for long enough.
+        let sentence = LoudnessTrack(
+            energies: run(40, 100) + run(60, 40) + (0..<10).flatMap { _ in run(55, 8) + run(44, 6) })
+        #expect(sentence.followedByAPause(startMs: 1000, endMs: 1400, quietMs: quiet) == false)
+        // Not enough kept after it yet: not known.
+        #expect(
+            LoudnessTrack(energies: run(40, 100) + run(60, 45)).followedByAPause(
+                startMs: 1000, endMs: 1400, quietMs: quiet) == nil)
+        // A noise that began with the talk (a fan) is the room after it.
+        let fan = LoudnessTrack(energies: run(40, 100) + run(62, 40) + run(47, 100))
+        #expect(fan.followedByAPause(startMs: 1000, endMs: 1400, quietMs: quiet) == true)
+    }
+
+    /// A single word needs more: the 450 ms before it quiet, and a longer pause after it.
+    @Test func aWordSaidAloneHasQuietBeforeAndAfter() {
+        let quiet = LoudnessTrack.aloneQuietMs
+        let alone = LoudnessTrack(energies: run(40, 100) + run(60, 30) + run(40, 100))
+        #expect(alone.saidAlone(startMs: 1000, endMs: 1300, quietMs: quiet) == true)
+        // A short gap in a sentence before it (250 ms of quiet after speech).
+        let inSentence = LoudnessTrack(energies: run(40, 50) + run(58, 25) + run(40, 25) + run(60, 30) + run(40, 100))
+        #expect(inSentence.saidAlone(startMs: 1000, endMs: 1300, quietMs: quiet) == false)
+    }
+
     @Test func theRoomIsTheMedianOfTheStretchBeforeAMoment() {
         let track = LoudnessTrack(energies: run(42, 30) + run(44, 20) + run(70, 3) + run(60, 20))
         // 150–450 ms before 5 s... here before 700 ms: frames 25 to 55, mostly 44 dB with a click of 70.

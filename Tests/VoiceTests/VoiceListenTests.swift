@@ -550,4 +550,41 @@ struct VoiceListenTests {
         #expect(right >= spans.count - 3, "\(right) of \(spans.count): \(result.lines)")
         #expect(wrong.count <= 2, "\(wrong)")
     }
+
+    /// No guessing: in a window an everyday sentence is rejected (`{"rejected":true,...}`), never taken for
+    /// the nearest command, and a command inside a short request is kept. Four renderings of each, clean and
+    /// with pink noise 25, 15 and 10 dB under the speech.
+    @Test func aSentenceSaidInAWindowIsRejectedAndARequestIsKept() throws {
+        let requests = ["could you read text now": "read text", "stop please": "stop"]
+        let sentences = [
+            "the bus stop is just around the corner", "she helped me carry the shopping", "we bought a new kettle",
+            "what time does the film start",
+        ]
+        guard let files = try renderings(Array(requests.keys).sorted() + sentences, count: 4, seed: 23, into: "reject")
+        else { return }
+        let (stream, spans) = try stream(files)
+        let result = try listen(["--mic", "wav:" + stream.path, "--json", "--window"])
+        #expect(result.status == 0, "\(result.standardError)")
+        var kept = 0
+        var rejected = 0
+        var acted: [String] = []
+        for line in result.lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let start = object["start_ms"] as? Int, let end = object["end_ms"] as? Int,
+                let score = object["score"] as? Double,
+                let span = spans.first(where: { (start + end) / 2 >= $0.from - 300 && (start + end) / 2 <= $0.to + 300 }
+                )
+            else { continue }
+            #expect((0...1).contains(score), "a confidence: \(line)")
+            if object["rejected"] as? Bool == true {
+                if sentences.contains(span.label) { rejected += 1 }
+            } else if let phrase = object["phrase"] as? String {
+                if requests[span.label] == phrase { kept += 1 } else { acted.append("\(phrase) for “\(span.label)”") }
+            }
+        }
+        print("voice window: \(kept) of 8 requests kept, \(rejected) of 16 sentences rejected, acted on \(acted)")
+        // Measured on the calibration set: every request kept, 98.5 % of sentences rejected.
+        #expect(kept >= 7, "\(result.lines)")
+        #expect(rejected >= 15 && acted.count <= 1, "\(acted): \(result.lines)")
+    }
 }

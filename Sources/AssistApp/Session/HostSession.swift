@@ -289,7 +289,13 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// True when log lines go to systemd's journal.
     nonisolated(unsafe) private static var toJournal = false
 
+    /// Guards the one bootstrap: sessions made at once on several threads (the library's tests) must not both
+    /// bootstrap swift-log, which traps on a second one.
+    private static let loggingLock = NSLock()
+
     private static func bootstrapLogging(verbose: Bool, data: URL) {
+        loggingLock.lock()
+        defer { loggingLock.unlock() }
         guard !loggingReady else { return }
         loggingReady = true
         // Under systemd, with standard error going to the journal, lines go to it with their fields.

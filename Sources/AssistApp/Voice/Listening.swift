@@ -11,20 +11,20 @@ package enum Listening {
         let wanted =
             phrases.isEmpty
             ? VoicePhrases.phrases(
-                records: session.features.records, router: session.services.interaction.router, language: language,
-                everything: true, singleWords: window)
+                records: session.features.records, router: session.services.interaction.router, language: language)
             : phrases
         let thresholds = VoiceThresholds.load(data: session.paths.data, share: session.paths.share, language: language)
         let spotter: KeywordSpotter
-        // The features' phrases as `always` hears them; phrases named with --phrase, whatever their length.
-        let minimum = phrases.isEmpty && !window ? KeywordSpotter.alwaysMinimumPhones : 0
+        // As `always` hears them: a phrase too short to be told from everyday talk only when said alone.
+        let alone = window ? 0 : KeywordSpotter.alwaysMinimumPhones
         do {
-            spotter = try KeywordSpotter(model: model, phrases: thresholds.apply(to: wanted), minimumPhones: minimum)
+            spotter = try KeywordSpotter(model: model, phrases: thresholds.apply(to: wanted), aloneBelow: alone)
         } catch {
             throw CLIFailure(message: error.description, exitCode: 69)
         }
         // Always-on: a phrase is heard when said on its own, not inside a sentence.
         spotter.standalone = true
+        spotter.judgesSpotted = !window
         spotter.trace = VoiceSession.trace
         for line in VoicePhrases.unknownWordLines(spotter) {
             try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
@@ -54,6 +54,7 @@ package enum Listening {
         _ = session.loop.run(until: { found.value != nil }, timeoutSeconds: 30)
         // With --phrase, the phrases named are listened for as they are, with no words after them.
         let takes = phrases.isEmpty ? found.value ?? [:] : [:]
+        spotter.takesWords = Set(takes.keys)
         for line in VoicePhrases.unknownChoiceLines(spotter, takes) {
             try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
         }
@@ -76,7 +77,7 @@ package enum Listening {
                 following = nil
             case .prompt:
                 follower.listenAgain(fromMs: spotter.heardMs)
-            case .nothing:
+            case .nothing, .rejected:
                 print(detection)
                 following = nil
             }
@@ -90,13 +91,23 @@ package enum Listening {
             }
             guard let follower = inWindow, let outcome = follower.step(spotter) else { return }
             inWindow = nil
+            if case .rejected(let nearest, let confidence) = outcome, let span = follower.span {
+                let line =
+                    json
+                    ? Detection.rejectedJSON(
+                        nearest: nearest, startMs: span.startMs, endMs: span.endMs, confidence: confidence)
+                    : "Not a command at \(Double(span.startMs) / 1000) s (nearest “\(nearest ?? "")”, confidence \(String(format: "%.2f", confidence)))."
+                try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+                return
+            }
             guard case .words(let said) = outcome, let span = follower.span else { return }
             // "find object cup": the phrase and its word, as a spotted phrase and the words after it print.
             let phrase = takes.keys.filter { said.hasPrefix($0 + " ") }.max { $0.count < $1.count }
-            print(
-                Detection(
-                    phrase: phrase ?? said, startMs: span.startMs, endMs: span.endMs, score: 0,
-                    argument: phrase.map { String(said.dropFirst($0.count + 1)) }))
+            var heard = Detection(
+                phrase: phrase ?? said, startMs: span.startMs, endMs: span.endMs, score: 0,
+                argument: phrase.map { String(said.dropFirst($0.count + 1)) })
+            heard.confidence = follower.confidence
+            print(heard)
         }
         var level = SoundLevel()
         while !stopped.isSet {

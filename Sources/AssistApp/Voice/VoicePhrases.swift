@@ -22,9 +22,19 @@ package enum VoicePhrases {
                 if global || everything || record.id == focused { found.append(keyword.phrase) }
             }
         }
-        for binding in router.allBindings where includeHost && binding.owner == CommandRouter.hostOwner {
-            // "n", "h", "?" are keys and "prev" an abbreviation: not words to hear.
-            found += binding.phrases.filter { $0.count > 2 && $0 != "prev" }
+        for binding in router.allBindings {
+            let host = binding.owner == CommandRouter.hostOwner
+            // The focused feature's own commands ("where am i", "save text"), a background feature's global
+            // ones ("sync photos now"), and the host's.
+            let wanted =
+                host ? includeHost : binding.owner == focused || binding.scope == .global || everything
+            guard wanted else { continue }
+            // "n", "h", "?" are keys and "prev" an abbreviation: not words to hear. A number ("3": the survey's
+            // options) is heard said as words ("three").
+            found += binding.phrases.compactMap { phrase in
+                if let number = Int(phrase) { return NumberWords.spoken(number) }
+                return phrase.count > 2 && phrase != "prev" ? phrase : nil
+            }
         }
         var seen = Set<String>()
         return found.map(KeyPhrase.normalise).filter { phrase in
@@ -55,6 +65,39 @@ package enum VoicePhrases {
                 list.choices.map(KeyPhrase.normalise), prompt: list.prompt)
         }
         return wanted
+    }
+
+    /// What answers `question` by voice, normalised: "yes", "no" and the language's other words for them; a
+    /// choice's labels (a "S: status" label as "status"), its numbers said as words ("fourteen", "number
+    /// fourteen") and the words that move through it or ask again. Nil for a text question (typed).
+    package static func answers(to question: DialogRequest, phrases: PhraseBook) -> [String]? {
+        func words(_ key: String) -> [String] {
+            phrases.text(key).split(separator: "|").map { KeyPhrase.normalise(String($0)) }
+        }
+        let common =
+            ["cancel", "repeat", "help"] + words("dialog.word-cancel") + words("dialog.word-repeat")
+            + words("dialog.word-help")
+        var found: [String]
+        switch question {
+        case .confirm:
+            found = ["yes", "no"] + words("dialog.words-yes") + words("dialog.words-no")
+        case .choice(_, let choices, _):
+            found = choices.map { label in
+                // "S: status" is said "status".
+                let parts = label.split(separator: ":", maxSplits: 1)
+                return KeyPhrase.normalise(parts.count == 2 && parts[0].count == 1 ? String(parts[1]) : label)
+            }
+            for number in 1...max(1, min(choices.count, 99)) {
+                guard let said = NumberWords.spoken(number) else { continue }
+                found += [said, "number \(said)"]
+            }
+            found += ["next", "previous", "the last one"]
+        case .text:
+            return nil
+        }
+        var seen = Set<String>()
+        // "y" and "n" are keys, not words to hear.
+        return (found + common).filter { $0.count > 1 && seen.insert($0).inserted }
     }
 
     /// A session for a command that listens (no speech, no sound out) and the voice model of its language;

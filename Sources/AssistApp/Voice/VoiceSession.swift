@@ -31,14 +31,18 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// When a command was last heard (monotonic seconds).
     private var lastHeard = -100.0
     private var focused: String?
+    /// The phrases listened for, as last made on the main loop.
+    private var listening: [String] = []
     /// The phrases to listen for from the next chunk on, when they changed (made on the main loop).
     private var pendingPhrases: [KeyPhrase]?
     /// What may follow each phrase that takes words ("find object" → the names), made on the main loop.
     private var followers: [String: ArgumentFollower.Wanted] = [:]
     /// The launch keywords that take words, from the manifests (their lists may not be set yet).
     private var taking: Set<String> = []
-    /// The words that answer the yes-or-no question now asked, while one is (set on the main loop).
+    /// The words that answer the question now asked, while one is (set on the main loop).
     private var answerWords: [String]?
+    /// True while that question is a choice (a menu): a command spotted then still acts.
+    private var choosing = false
     // The listening thread's own:
     /// The phrase heard whose words are awaited, and its detection.
     private var following: (detection: Detection, follower: ArgumentFollower)?
@@ -126,6 +130,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                     .map { KeyPhrase.normalise($0.phrase) }
             })
         voice.focusChanged(to: nil, force: true)
+        session.features.phrasesHeard = { [weak voice] in voice?.phrasesNow ?? [] }
         if model.dictates { session.services.interaction.dictation = [model.language] }
         session.services.interaction.dialogs.observeQuestions { [weak voice] question in
             voice?.questionChanged(question)
@@ -156,24 +161,31 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     }
 
     package func stop() {
+        session.features.phrasesHeard = nil
         keyDevice?.stop()
         lock.withLock { running = false }
         session.services.interaction.dictation = []
     }
 
-    /// The focused feature changed: its focused phrases are listened for instead. Main loop.
+    /// The phrases for the focus now: the focused feature's keywords and the commands it registered (which
+    /// come as it starts), every background feature's global ones, and the host's. Called when the focus
+    /// changes and twice a second; the search is rebuilt only when the list changed. Main loop.
     package func focusChanged(to id: String?, force: Bool = false) {
-        guard force || lock.withLock({ focused != id }) else { return }
         var texts = VoicePhrases.phrases(
             records: session.features.records, router: session.services.interaction.router,
-            language: model.language, focused: id, singleWords: mode != .always)
+            language: model.language, focused: id, singleWords: true)
         if mode == .wakeWord { texts.append(wakePhrase) }
         let phrases = thresholds.apply(to: texts)
         lock.withLock {
+            guard force || focused != id || listening != texts else { return }
             focused = id
+            listening = texts
             pendingPhrases = phrases
         }
     }
+
+    /// The phrases listened for now (for "what can I say").
+    package var phrasesNow: [String] { lock.withLock { listening } }
 
     /// Finds again what may follow each phrase (plugins set lists as they load). Main loop.
     package func refreshFollowers() {
@@ -183,19 +195,18 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         lock.withLock { followers = found }
     }
 
-    /// A question is asked (or none is): while it is a yes-or-no one, its answer is listened for, in every mode
-    /// (the question was asked aloud, so the answer comes aloud). Main loop.
+    /// A question is asked (or none is): while it is a yes-or-no one or a choice, its answer is listened for,
+    /// in every mode (the question was asked aloud, so the answer comes aloud). Main loop.
     package func questionChanged(_ question: DialogRequest?) {
-        var words: [String]?
-        if case .confirm = question {
-            let phrases = session.phrases
-            words =
-                ["yes", "no"]
-                + (phrases.text("dialog.words-yes") + "|" + phrases.text("dialog.words-no"))
-                .split(separator: "|").map { KeyPhrase.normalise(String($0)) }.filter { !$0.isEmpty }
+        var words = question.map { VoicePhrases.answers(to: $0, phrases: session.phrases) } ?? nil
+        // At a menu or a choice the commands heard now still work ("what time is it" at the shell's menu): the
+        // dispatcher takes a launch phrase or a command before the question.
+        if case .choice = question, let answers = words {
+            words = answers + phrasesNow.filter { !answers.contains($0) }
         }
         lock.withLock {
             answerWords = words
+            choosing = words != nil && { if case .choice = question { return true } else { return false } }()
             // In push-to-talk, a question that follows a voice command (its window still open, or just closed)
             // is listened for; otherwise the key opens a window for the answer, as for any command.
             if words != nil, mode != .pushToTalk || Self.now < max(openUntil, lastHeard) + 10 {
@@ -255,15 +266,18 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             }
             if let update = phraseUpdate() {
                 do {
-                    // At any time only phrases too long to come up in everyday talk; in a window, all.
-                    let minimum = mode == .always ? KeywordSpotter.alwaysMinimumPhones : 0
+                    // At any time a phrase too short to be told from everyday talk ("stop", "next") is heard
+                    // only when said alone, with a pause before and after it; in a window, all as they come.
+                    let alone = mode == .always ? KeywordSpotter.alwaysMinimumPhones : 0
                     if let spotter {
-                        try spotter.setPhrases(update, minimumPhones: minimum)
+                        try spotter.setPhrases(update, aloneBelow: alone)
                     } else {
-                        spotter = try KeywordSpotter(model: model, phrases: update, minimumPhones: minimum)
+                        spotter = try KeywordSpotter(model: model, phrases: update, aloneBelow: alone)
                     }
                     // At any time, a command is said on its own; in a window, it may follow the wake word.
                     spotter?.standalone = mode == .always
+                    spotter?.judgesSpotted = mode == .always
+                    spotter?.takesWords = lock.withLock { taking.union(followers.keys) }
                     spotter?.trace = Self.trace
                     Self.trace?("listening for \(spotter?.phrases.count ?? 0) phrases: \(update.map(\.text))")
                 } catch {
@@ -322,7 +336,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             follower.listenAgain(fromMs: spotter.heardMs)
             lock.withLock { openUntil = max(openUntil, Self.now + Double(ArgumentFollower.afterPromptMs) / 1000) }
             say(prompt)
-        case .nothing:
+        case .nothing, .rejected:
             following = nil
             act(on: detection.phrase)
         }
@@ -360,6 +374,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
         inWindow = nil
         Self.trace?("window \(serial): \(outcome)")
+        if case .rejected = outcome { return reject() }
         guard case .words(let phrase) = outcome, let span = follower.span else { return }
         switch lists[phrase] {
         case .text:
@@ -399,11 +414,37 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         if answering == nil {
             answering = ArgumentFollower(
                 phrase: "", wanted: .choices(words, prompt: nil), afterMs: spotter.heardMs, waitMs: 60_000)
+            // Talk that is no answer is no "yes": the answer is judged as a window's command is.
+            answering?.judged = true
         }
         guard let outcome = answering?.step(spotter) else { return }
         answering = nil
         Self.trace?("answer: \(outcome)")
-        if case .words(let said) = outcome { act(on: said) }
+        switch outcome {
+        case .words(let said): act(on: said)
+        case .rejected: reject()
+        case .prompt, .nothing: break
+        }
+    }
+
+    /// What was said in a window, or as an answer, is no command: one short sentence and the error earcon,
+    /// and nothing runs (docs/voice.md, "No guessing"). In `always` mode outside a window nobody asked to be
+    /// heard: talk near the device that is no answer is let be, silently.
+    private func reject() {
+        let spoken = lock.withLock {
+            defer { if mode != .always { openUntil = 0 } }
+            return mode != .always || Self.now <= openUntil
+        }
+        guard spoken else {
+            Self.trace?("not an answer: let be (always-on)")
+            return
+        }
+        let session = session
+        let cues = session.services.sound.cues
+        session.loop.post {
+            cues?.play(.error)
+            session.announcer.say(session.phrases.text("voice.not-understood"), priority: .important, remember: false)
+        }
     }
 
     /// Open words heard after `phrase`: said back as a yes-or-no question, acted on only after yes.
@@ -471,7 +512,10 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// or, for a phrase that takes words, once they are heard.
     private func accept(_ heard: Detection, at heardMs: Int) {
         Self.trace?("accepting \(heard.phrase) (mode \(mode.rawValue))")
-        if following != nil || answering != nil {
+        if answering != nil, lock.withLock({ choosing }) {
+            // A command said at a menu: taken as spotted, and the answer is listened for afresh after it.
+            answering = nil
+        } else if following != nil || answering != nil {
             Self.trace?("not taken: words after a phrase, or an answer, are awaited")
             return
         }
@@ -511,13 +555,38 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             if mode != .always { openUntil = 0 }
             lastHeard = Self.now
         }
-        let dispatcher = session.dispatcher
-        let announcer = session.announcer
+        let session = session
         let cues = session.services.sound.cues
         session.loop.post {
             cues?.play(.tap)
-            announcer.say("Heard: \(phrase).", priority: .important, remember: false)
-            dispatcher.dispatch(.phrase(phrase))
+            session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
+            // Another feature's launch phrase heard while one runs is asked about, not acted on: a word
+            // misheard, or said to someone else, must not end what the user is doing.
+            let features = session.features
+            if let focused = features.focused, !session.services.interaction.dialogs.isActive,
+                let target = session.dispatcher.launchTarget(of: phrase), target != focused.id,
+                let record = features.record(id: target)
+            {
+                let question = session.phrases.text("voice.switch-to", ["name": record.name])
+                session.services.interaction.dialogs.open(
+                    .confirm(prompt: question, defaultYes: false, timeoutMs: 0), owner: CommandRouter.hostOwner
+                ) { answer in
+                    if answer.status == .answered, answer.yes {
+                        session.dispatcher.dispatch(.phrase(phrase))
+                    } else {
+                        session.announcer.say(session.phrases.text("voice.not-done"), priority: .important)
+                    }
+                }
+                return
+            }
+            // A number said as words goes to a feature's numbered commands as its digits ("three" → "3").
+            let router = session.services.interaction.router
+            if !session.services.interaction.dialogs.isActive, let number = NumberWords.value(phrase),
+                router.resolve(.phrase(phrase), focused: features.focused?.id) == nil
+            {
+                return session.dispatcher.dispatch(.phrase(String(number)))
+            }
+            session.dispatcher.dispatch(.phrase(phrase))
         }
     }
 

@@ -14,12 +14,18 @@ typedef struct assist_spotter assist_spotter;
 assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const char *kws_file, char *error,
                                     size_t error_size);
 
-/* Switches to the keyphrases of `kws_file` (or, with `jsgf`, to a JSGF grammar given as text, decoded as whole
- * utterances). 0 on success. */
 /* The same, computing the acoustic model on every frame (-ds 1): twice the CPU, for decoding a few seconds once
  * (a command's argument) rather than listening all the time. */
 assist_spotter *assist_spotter_open_precise(const char *hmm, const char *dict, const char *kws_file, char *error,
                                             size_t error_size);
+
+/* The same, decoding with every phone in a free loop (pocketsphinx's allphone search, narrow beams): the
+ * best the acoustic model can say of any sound, against which a command's fit is judged. */
+assist_spotter *assist_spotter_open_phone_loop(const char *hmm, const char *dict, const char *kws_file, char *error,
+                                               size_t error_size);
+
+/* Switches to the keyphrases of `kws_file` (or, with `jsgf`, to a JSGF grammar given as text, decoded as whole
+ * utterances). 0 on success. */
 int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file);
 int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf);
 /* Decodes whole utterances as open text with the n-gram language model in `lm_file` (dictation). 0 on success. */
@@ -34,13 +40,27 @@ int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t 
 int assist_spotter_result(assist_spotter *spotter, char *phrase, size_t phrase_size, int64_t *start_frame,
                           int64_t *end_frame, int32_t *score);
 
-/* Adds `word` with `phones` (space-separated, as the dictionary writes them) for the searches set after it. 0 on
- * success. */
 /* Grammar mode: decodes `samples` as one whole utterance and writes the words heard ("" for none) into
  * `phrase`. Returns 0, or -1 on error. Used to choose between rival phrases over the same sound. */
 int assist_spotter_decode(assist_spotter *spotter, const int16_t *samples, size_t count, char *phrase,
                           size_t phrase_size);
 
+/* One word (or phone, or silence) of a decoded utterance: its first and last 10 ms frame from the start of the
+ * samples, and its acoustic score (a log likelihood in the decoder's units; larger is better). */
+typedef struct {
+    char word[64];
+    int32_t start_frame;
+    int32_t end_frame;
+    int32_t acoustic;
+} assist_segment;
+
+/* Decodes `samples` as one whole utterance with the search set (a grammar, or the phone loop) and writes up to
+ * `capacity` of its segments, in order. Returns how many, or -1 on error. */
+int assist_spotter_decode_segments(assist_spotter *spotter, const int16_t *samples, size_t count,
+                                   assist_segment *segments, int capacity);
+
+/* Adds `word` with `phones` (space-separated, as the dictionary writes them) for the searches set after it. 0 on
+ * success. */
 int assist_spotter_add_word(assist_spotter *spotter, const char *word, const char *phones);
 
 /* 1 when `word` is in the dictionary, 0 when not, -1 when the spotter cannot tell. */
