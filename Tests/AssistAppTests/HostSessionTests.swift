@@ -81,6 +81,30 @@ struct HostSessionTests {
         #expect(focused.contains("sync photos now") && other.contains("sync photos now"), "a global command")
     }
 
+    /// A plugin that registers a thousand commands: the first `featureLimit` are heard, the rest typed, and the
+    /// host's own commands are heard as ever.
+    @Test func aThousandCommandsAreCappedForVoice() throws {
+        let session = try HostSession(options: options, interactive: false)
+        defer { session.shutdown() }
+        var router = session.services.interaction.router
+        // Each a phrase of its own in letters ("command number baa"): digits are no words to hear.
+        func letters(_ index: Int) -> String {
+            (0..<3).map { String(UnicodeScalar(UInt8(97 + (index / [1, 26, 676][$0]) % 26))) }.joined()
+        }
+        for index in 0..<1_000 {
+            try router.register(
+                CommandBinding(
+                    id: "c\(index)", label: "Command \(index)", key: nil, phrases: ["command number \(letters(index))"],
+                    scope: .focused, owner: "flood"))
+        }
+        let heard = VoicePhrases.phrases(
+            records: session.features.records, router: router, language: "en", focused: "flood")
+        #expect(heard.filter { $0.hasPrefix("command number") }.count == VoicePhrases.featureLimit)
+        #expect(heard.contains("stop") && heard.contains("what can i say"))
+        #expect(VoicePhrases.overLimit("flood", router: router) == 1_000)
+        #expect(VoicePhrases.overLimit("host", router: router) == nil)
+    }
+
     @Test func aQuestionIsAnsweredByItsWordsNumbersAndLabels() throws {
         let session = try HostSession(options: options, interactive: false)
         defer { session.shutdown() }

@@ -22,6 +22,7 @@ package enum VoicePhrases {
                 if global || everything || record.id == focused { found.append(keyword.phrase) }
             }
         }
+        var perOwner: [String: Int] = [:]
         for binding in router.allBindings {
             let host = binding.owner == CommandRouter.hostOwner
             // The focused feature's own commands ("where am i", "save text"), a background feature's global
@@ -31,15 +32,28 @@ package enum VoicePhrases {
             guard wanted else { continue }
             // "n", "h", "?" are keys and "prev" an abbreviation: not words to hear. A number ("3": the survey's
             // options) is heard said as words ("three").
-            found += binding.phrases.compactMap { phrase in
+            let heard = binding.phrases.compactMap { phrase -> String? in
                 if let number = Int(phrase) { return NumberWords.spoken(number) }
                 return phrase.count > 2 && phrase != "prev" ? phrase : nil
             }
+            // A feature's phrases beyond the limit are typed only: each search costs the whole acoustic model.
+            let room = host ? heard.count : max(0, featureLimit - perOwner[binding.owner, default: 0])
+            perOwner[binding.owner, default: 0] += heard.count
+            found += heard.prefix(room)
         }
         var seen = Set<String>()
         return found.map(KeyPhrase.normalise).filter { phrase in
             !phrase.isEmpty && (singleWords || phrase.contains(" ")) && seen.insert(phrase).inserted
         }
+    }
+
+    /// The most command phrases of one feature listened for at once.
+    package static let featureLimit = 60
+
+    /// How many command phrases `owner` registered, when more than voice listens for.
+    package static func overLimit(_ owner: String, router: CommandRouter) -> Int? {
+        let count = router.allBindings.filter { $0.owner == owner }.flatMap(\.phrases).count
+        return count > featureLimit ? count : nil
     }
 
     /// What may follow each phrase that takes words, by normalised phrase: launch keywords with `takes` in

@@ -176,6 +176,17 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             language: model.language, focused: id, singleWords: true)
         if mode == .wakeWord { texts.append(wakePhrase) }
         let phrases = thresholds.apply(to: texts)
+        if let id, !warnedLimit.contains(id),
+            let count = VoicePhrases.overLimit(id, router: session.services.interaction.router),
+            let record = session.features.record(id: id)
+        {
+            warnedLimit.insert(id)
+            session.announcer.say(
+                session.phrases.text(
+                    "voice.too-many",
+                    ["name": record.name, "count": String(count), "limit": String(VoicePhrases.featureLimit)]),
+                priority: .important)
+        }
         lock.withLock {
             guard force || focused != id || listening != texts else { return }
             focused = id
@@ -183,6 +194,9 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             pendingPhrases = phrases
         }
     }
+
+    /// Features already told they registered more commands than voice listens for (main loop).
+    private var warnedLimit: Set<String> = []
 
     /// The phrases listened for now (for "what can I say").
     package var phrasesNow: [String] { lock.withLock { listening } }
