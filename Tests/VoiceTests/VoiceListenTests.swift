@@ -420,56 +420,64 @@ struct VoiceListenTests {
     /// /dev/input/eventN, written as the kernel writes): the question said while F4 is held is heard and
     /// answered; the same question after F4 came up is not; a device that cannot be read is said in one
     /// sentence and the shell goes on.
-    @Test func pushToTalkHeldOnAKeyboardDeviceListensWhileTheKeyIsDown() throws {
-        let voice: WavFile
-        do { voice = try NaturalVoice.speak("What time is it?") } catch {
-            print("skipped: \(error)")
-            return
-        }
-        // Six seconds of room first (the searches load meanwhile), then the question.
-        let said = folder.path("held.wav")
+    /// The shell in push-to-talk with F4 held on a keyboard event device (a FIFO standing in for it): F4 goes
+    /// down as the shell opens the device and up `releaseAfter` s later (never, with nil); `voice`, after a
+    /// quiet room while the searches load, at a microphone's pace. "quit" is typed once `done` holds or after
+    /// `quitAfter` s. What it printed, by line, and the voice trace.
+    func heldShell(saying voice: WavFile, releaseAfter: Double?, quitAfter: Double, done: @escaping (String) -> Bool)
+        throws -> (lines: [String], trace: String)
+    {
+        let name = UUID().uuidString
+        let said = folder.path("held-\(name).wav")
         let room = NaturalVoice.inRoom(
             WavFile(format: voice.format, samples: []), gain: 1, noiseDecibels: -50,
             padSeconds: 3 * ProcessRunner.timeScale)
         let question = NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 1.5)
         try WavFile(format: voice.format, samples: room.samples + question.samples).data.write(to: said)
         let f4: UInt16 = 62
-        func shell(releaseAfter: Double?) throws -> (lines: [String], trace: String) {
-            let device = folder.path("event-kbd-\(releaseAfter ?? 0)")
-            try #require(mkfifo(device.path, 0o600) == 0)
-            try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"\(device.path)\"\n".write(
-                to: folder.path("held.toml"), atomically: false, encoding: .utf8)
-            // The keyboard: F4 goes down as soon as the shell opens the device, and up `releaseAfter` s later.
-            let keyboard = Thread {
-                guard let handle = FileHandle(forWritingAtPath: device.path) else { return }
-                handle.write(Self.keyEvent(code: f4, down: true))
-                if let releaseAfter {
-                    Thread.sleep(forTimeInterval: releaseAfter)
-                    handle.write(Self.keyEvent(code: f4, down: false))
-                }
-                Thread.sleep(forTimeInterval: 40 * ProcessRunner.timeScale)
-                try? handle.close()
+        let device = folder.path("event-kbd-\(name)")
+        try #require(mkfifo(device.path, 0o600) == 0)
+        try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"\(device.path)\"\n".write(
+            to: folder.path("held.toml"), atomically: false, encoding: .utf8)
+        let keyboard = Thread {
+            guard let handle = FileHandle(forWritingAtPath: device.path) else { return }
+            handle.write(Self.keyEvent(code: f4, down: true))
+            if let releaseAfter {
+                Thread.sleep(forTimeInterval: releaseAfter)
+                handle.write(Self.keyEvent(code: f4, down: false))
             }
-            keyboard.start()
-            let trace = folder.path("held-trace-\(releaseAfter ?? 0).txt")
-            let run = try ProcessRunner.typing(
-                BuildProducts.assist,
-                [
-                    "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                    folder.path("held.toml").path, "--mic", "live:" + said.path,
-                ],
-                lines: [
-                    // Held: as soon as the clock answers. Released: once the question has been played (the
-                    // room, then about 3.5 s), since nothing is printed when it is not heard.
-                    ProcessRunner.TypedLine(
-                        "quit",
-                        after: releaseAfter == nil ? 12 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 7,
-                        once: { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil })
-                ], environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30)
-            return (
-                run.output.split(separator: "\n").map(String.init),
-                (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
-            )
+            Thread.sleep(forTimeInterval: 40 * ProcessRunner.timeScale)
+            try? handle.close()
+        }
+        keyboard.start()
+        let trace = folder.path("held-trace-\(name).txt")
+        let run = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("held.toml").path, "--mic", "live:" + said.path,
+            ],
+            lines: [ProcessRunner.TypedLine("quit", after: quitAfter, once: done)],
+            environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30)
+        return (
+            run.output.split(separator: "\n").map(String.init),
+            (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
+        )
+    }
+
+    @Test func pushToTalkHeldOnAKeyboardDeviceListensWhileTheKeyIsDown() throws {
+        let voice: WavFile
+        do { voice = try NaturalVoice.speak("What time is it?") } catch {
+            print("skipped: \(error)")
+            return
+        }
+        // Held: "quit" as soon as the clock answers. Released: once the question has been played (the room, then
+        // about 3.5 s), since nothing is printed when it is not heard.
+        func shell(releaseAfter: Double?) throws -> (lines: [String], trace: String) {
+            try heldShell(
+                saying: voice, releaseAfter: releaseAfter,
+                quitAfter: releaseAfter == nil ? 12 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 7
+            ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
         }
         let held = try shell(releaseAfter: nil)
         #expect(held.lines.contains("Heard: what time is it."), "\(held.lines)\n\(held.trace)")
@@ -586,5 +594,22 @@ struct VoiceListenTests {
         // Measured on the calibration set: every request kept, 98.5 % of sentences rejected.
         #expect(kept >= 7, "\(result.lines)")
         #expect(rejected >= 15 && acted.count <= 1, "\(acted): \(result.lines)")
+    }
+
+    /// A sentence said in a push-to-talk window is no command: the shell says so in one sentence and does
+    /// nothing, and the menu goes on.
+    @Test func aSentenceInAPushToTalkWindowIsRefusedInOneSentence() throws {
+        let voice: WavFile
+        do { voice = try NaturalVoice.speak("We bought a new kettle.") } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let refusal = "Sorry, I didn't get that. Say help for what you can say."
+        let (lines, traced) = try heldShell(saying: voice, releaseAfter: nil, quitAfter: 12 * ProcessRunner.timeScale) {
+            $0.contains(refusal)
+        }
+        #expect(lines.filter { $0 == refusal }.count == 1, "\(lines)\n\(traced)")
+        #expect(!lines.contains { $0.hasPrefix("Heard: ") }, "nothing acted on: \(lines)")
+        #expect(lines.last == "Goodbye.", "\(lines)")
     }
 }
