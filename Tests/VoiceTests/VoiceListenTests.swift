@@ -424,7 +424,9 @@ struct VoiceListenTests {
     /// down as the shell opens the device and up `releaseAfter` s later (never, with nil); `voice`, after a
     /// quiet room while the searches load, at a microphone's pace. "quit" is typed once `done` holds or after
     /// `quitAfter` s. What it printed, by line, and the voice trace.
-    func heldShell(saying voice: WavFile, releaseAfter: Double?, quitAfter: Double, done: @escaping (String) -> Bool)
+    func heldShell(
+        saying voice: WavFile, releaseAfter: Double?, quitAfter: Double, done: @escaping @Sendable (String) -> Bool
+    )
         throws -> (lines: [String], trace: String)
     {
         let name = UUID().uuidString
