@@ -85,11 +85,13 @@ package enum CommandConfidence {
     package static func judge(
         grammar: [DecodedSegment], phones: [DecodedSegment],
         command: ([String]) -> (phrase: String, range: Range<Int>)?
-    ) -> (phrase: String, confidence: Double, score: Double)? {
+    ) -> (phrase: String, confidence: Double, score: Double, fit: Double, share: Double)? {
         let words = grammar.filter { $0.startFrame >= 0 && $0.endFrame >= $0.startFrame && !$0.isSilence }
         guard !words.isEmpty, let found = command(words.map(\.plainWord)) else { return nil }
-        let score = fit(grammar: words, phones: phones) - fillerWeight * fillerShare(words, command: found.range)
-        return (found.phrase, confidence(score), score)
+        let fit = fit(grammar: words, phones: phones)
+        let share = fillerShare(words, command: found.range)
+        let score = fit - fillerWeight * share
+        return (found.phrase, confidence(score), score, fit, share)
     }
 
     /// The confidence (0...1) of a score.

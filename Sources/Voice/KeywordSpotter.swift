@@ -113,7 +113,8 @@ package final class KeywordSpotter {
     package var standalone = false
     /// Phrases that take words after them ("find object", "find text"): no pause after them is looked for.
     package var takesWords: Set<String> = []
-    /// Each phrase spotted is judged too (its `confidence`), as a window's command is.
+    /// Each phrase spotted is judged too (its `confidence`), as a window's command is: for `assist listen`'s
+    /// printed score only (two more decodes a phrase; nothing rejects on it at any time).
     package var judgesSpotted = false
     /// Where to write what was heard and what became of it, for `ASSIST_VOICE_TRACE` (nil: nowhere).
     package var trace: ((String) -> Void)?
@@ -515,18 +516,11 @@ package final class KeywordSpotter {
             argumentSearch = grammar
         }
         guard let heard = segments(decoder, range), let loop = segments(phoneLoop, range) else { return nil }
-        if let trace {
-            let timed = heard.filter { $0.startFrame >= 0 && $0.endFrame >= $0.startFrame }
-            let words = timed.filter { !$0.isSilence }
-            trace(
-                "window-features all \(CommandConfidence.fit(grammar: timed, phones: loop)) speech \(CommandConfidence.fit(grammar: words, phones: loop)) share \(CommandConfidence.find(known, in: words.map(\.plainWord)).map { CommandConfidence.fillerShare(words, command: $0.range) } ?? -1) heard \(words.map(\.plainWord).joined(separator: "_"))"
-            )
-        }
         let verdict = CommandConfidence.judge(grammar: heard, phones: loop) { CommandConfidence.find(known, in: $0) }
         trace?(
             "window \(fromMs)–\(toMs) ms decoded as \(heard.filter { !$0.isSilence }.map(\.plainWord)): "
                 + (verdict.map {
-                    "\($0.phrase), score \(String(format: "%.2f", $0.score)), confidence \(String(format: "%.2f", $0.confidence))"
+                    "\($0.phrase), fit \(String(format: "%.2f", $0.fit)), request words \(String(format: "%.2f", $0.share)), score \(String(format: "%.2f", $0.score)), confidence \(String(format: "%.2f", $0.confidence))"
                 } ?? "no command"))
         return verdict.map { ($0.phrase, $0.confidence) }
     }

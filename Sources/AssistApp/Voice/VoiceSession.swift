@@ -213,14 +213,14 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// in every mode (the question was asked aloud, so the answer comes aloud). Main loop.
     package func questionChanged(_ question: DialogRequest?) {
         var words = question.map { VoicePhrases.answers(to: $0, phrases: session.phrases) } ?? nil
+        var isChoice = false
+        if case .choice = question { isChoice = true }
         // At a menu or a choice the commands heard now still work ("what time is it" at the shell's menu): the
         // dispatcher takes a launch phrase or a command before the question.
-        if case .choice = question, let answers = words {
-            words = answers + phrasesNow.filter { !answers.contains($0) }
-        }
+        if isChoice, let answers = words { words = answers + phrasesNow.filter { !answers.contains($0) } }
         lock.withLock {
             answerWords = words
-            choosing = words != nil && { if case .choice = question { return true } else { return false } }()
+            choosing = isChoice
             // In push-to-talk, a question that follows a voice command (its window still open, or just closed)
             // is listened for; otherwise the key opens a window for the answer, as for any command.
             if words != nil, mode != .pushToTalk || Self.now < max(openUntil, lastHeard) + 10 {
@@ -290,7 +290,6 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                     }
                     // At any time, a command is said on its own; in a window, it may follow the wake word.
                     spotter?.standalone = mode == .always
-                    spotter?.judgesSpotted = mode == .always
                     spotter?.takesWords = lock.withLock { taking.union(followers.keys) }
                     spotter?.trace = Self.trace
                     Self.trace?("listening for \(spotter?.phrases.count ?? 0) phrases: \(update.map(\.text))")
