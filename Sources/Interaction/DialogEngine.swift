@@ -65,6 +65,19 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         return false
     }
 
+    /// Asks `question` first, yes or no with no as the default and no time limit: `action` runs only on yes;
+    /// anything else (no, Escape, end of input) says "Not done.". For destructive or costly commands and for
+    /// what voice heard that should not act unasked.
+    package func askFirst(_ question: String, owner: String, then action: @escaping () -> Void) {
+        open(.confirm(prompt: question, defaultYes: false, timeoutMs: 0), owner: owner) { [announcer, phrases] answer in
+            if answer.status == .answered, answer.yes {
+                action()
+            } else {
+                announcer.say(phrases.text("voice.not-done"), priority: .important)
+            }
+        }
+    }
+
     /// Queues a dialog for `owner`; `completion` runs once on the main loop. Returns its id.
     /// With `yields`, the dialog steps aside for any dialog opened while it is shown and is asked again once
     /// those are answered (the shell's menu under a background feature's question).

@@ -181,15 +181,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     package func handle(_ command: RoutedCommand, confirmed: Bool = false) {
         if !confirmed, let question = confirmation(for: command) {
             // Destructive or costly: asked first, by voice or key; only yes goes on (Escape, no: nothing done).
-            services.interaction.dialogs.open(
-                .confirm(prompt: question, defaultYes: false, timeoutMs: 0), owner: CommandRouter.hostOwner
-            ) { [weak self] answer in
-                guard let self else { return }
-                if answer.status == .answered, answer.yes {
-                    handle(command, confirmed: true)
-                } else {
-                    announcer.say(phrases.text("voice.not-done"), priority: .important)
-                }
+            services.interaction.dialogs.askFirst(question, owner: CommandRouter.hostOwner) { [weak self] in
+                self?.handle(command, confirmed: true)
             }
             return
         }

@@ -80,8 +80,6 @@ package final class KeywordSpotter {
     /// The phrases listened for, and those left out because a word is not in the dictionary.
     package private(set) var phrases: [KeyPhrase] = []
     package private(set) var unknown: [(phrase: String, word: String)] = []
-    /// Phrases left out because they are too short to be heard at any time.
-    package private(set) var tooShort: [String] = []
     /// How long a phrase that is part of a longer one waits for it.
     package static let holdMs = 1_000
     /// The spoken form listened for (a variant) → the phrase it stands for.
@@ -123,7 +121,7 @@ package final class KeywordSpotter {
 
     /// Opens the recogniser on `model` listening for `phrases`; phrases with a word the dictionary lacks are
     /// left out (and listed in `unknown`).
-    package init(model: VoiceModel, phrases: [KeyPhrase], minimumPhones: Int = 0, aloneBelow: Int = 0)
+    package init(model: VoiceModel, phrases: [KeyPhrase], aloneBelow: Int = 0)
         throws(VoiceError)
     {
         self.model = model
@@ -142,7 +140,7 @@ package final class KeywordSpotter {
             throw .library(String(cChars: error))
         }
         spotters = [opened]
-        try setPhrases(phrases, minimumPhones: minimumPhones, aloneBelow: aloneBelow)
+        try setPhrases(phrases, aloneBelow: aloneBelow)
     }
 
     deinit {
@@ -162,21 +160,19 @@ package final class KeywordSpotter {
         KeyPhrase(phrase).words.map { Int(assist_spotter_phone_count(spotter, $0)) }.reduce(0, +)
     }
 
-    /// The fewest phones a phrase heard at any time must have (measured: "read this", 6 phones, was heard
-    /// in sentences at every threshold that still heard it; "read text", 8, was not).
+    /// Below this many phones a phrase heard at any time must be said alone, with longer pauses around it
+    /// (measured: "read this", 6 phones, was heard in sentences at every threshold that still heard it after a
+    /// pause before it alone; "read text", 8, was not).
     package static let alwaysMinimumPhones = 7
 
     /// Listens for `phrases` from now on (a feature took the focus, a wake word was heard); those with fewer
-    /// than `minimumPhones` phones are left out (`tooShort`).
-    package func setPhrases(_ wanted: [KeyPhrase], minimumPhones: Int = 0, aloneBelow: Int = 0) throws(VoiceError) {
+    /// than `aloneBelow` phones are heard at any time only when said alone.
+    package func setPhrases(_ wanted: [KeyPhrase], aloneBelow: Int = 0) throws(VoiceError) {
         var kept: [KeyPhrase] = []
         var missing: [(String, String)] = []
-        var short: [String] = []
         for phrase in wanted where !phrase.text.isEmpty && !kept.contains(where: { $0.text == phrase.text }) {
             if let word = phrase.words.first(where: { !knows($0) }) {
                 missing.append((phrase.text, word))
-            } else if phoneCount(phrase.text) < minimumPhones {
-                short.append(phrase.text)
             } else {
                 kept.append(phrase)
             }
@@ -227,7 +223,6 @@ package final class KeywordSpotter {
                 \.text))
         phrases = kept
         unknown = missing
-        tooShort = short
         held = []
     }
 

@@ -173,7 +173,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     package func focusChanged(to id: String?, force: Bool = false) {
         var texts = VoicePhrases.phrases(
             records: session.features.records, router: session.services.interaction.router,
-            language: model.language, focused: id, singleWords: true)
+            language: model.language, focused: id)
         if mode == .wakeWord { texts.append(wakePhrase) }
         let phrases = thresholds.apply(to: texts)
         if let id, !warnedLimit.contains(id),
@@ -469,14 +469,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             cues?.play(.tap)
             session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
             let question = session.phrases.text("voice.confirm-words", ["words": words])
-            session.services.interaction.dialogs.open(
-                .confirm(prompt: question, defaultYes: false, timeoutMs: 0), owner: CommandRouter.hostOwner
-            ) { answer in
-                if answer.status == .answered, answer.yes {
-                    session.dispatcher.dispatch(.phrase("\(phrase) \(words)"))
-                } else {
-                    session.announcer.say(session.phrases.text("voice.not-done"), priority: .important)
-                }
+            session.services.interaction.dialogs.askFirst(question, owner: CommandRouter.hostOwner) {
+                session.dispatcher.dispatch(.phrase("\(phrase) \(words)"))
             }
         }
     }
@@ -581,14 +575,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                 let record = features.record(id: target)
             {
                 let question = session.phrases.text("voice.switch-to", ["name": record.name])
-                session.services.interaction.dialogs.open(
-                    .confirm(prompt: question, defaultYes: false, timeoutMs: 0), owner: CommandRouter.hostOwner
-                ) { answer in
-                    if answer.status == .answered, answer.yes {
-                        session.dispatcher.dispatch(.phrase(phrase))
-                    } else {
-                        session.announcer.say(session.phrases.text("voice.not-done"), priority: .important)
-                    }
+                session.services.interaction.dialogs.askFirst(question, owner: CommandRouter.hostOwner) {
+                    session.dispatcher.dispatch(.phrase(phrase))
                 }
                 return
             }
