@@ -257,7 +257,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         guard command.id == "stop", command.owner == CommandRouter.hostOwner, let focused else { return nil }
         // The feature's own question before it is left (collect-videos while filming), set for "stop".
         if let question = router.confirmation(for: RoutedCommand(id: "stop", owner: focused.id)) { return question }
-        return PluginMicrophone.inUse ? phrases.text("voice.confirm-stop-recording") : nil
+        return services.sound.microphoneUse.inUse ? phrases.text("voice.confirm-stop-recording") : nil
     }
 
     /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".

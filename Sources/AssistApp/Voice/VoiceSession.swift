@@ -259,7 +259,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         let silence = VoiceListener.quietRoom
         while isRunning {
             // A plugin recording has the microphone; it is opened again afterwards.
-            if PluginMicrophone.inUse || !wantsMicrophone {
+            if session.services.sound.microphoneUse.inUse || !wantsMicrophone {
                 if input != nil, let spotter {
                     for heard in spotter.feed(silence) + spotter.flush() { accept(heard, at: spotter.heardMs) }
                 }

@@ -92,7 +92,7 @@ package final class HostServices: @unchecked Sendable {  // because: its members
                 ids: { [weak self] in self?.nextOwnerNumber() ?? 0 }),
             cues: LocalCues(player: sound.cues),
             playback: LocalPlayback(player: sound.clips),
-            microphone: LocalMicrophone(spec: sound.microphone),
+            microphone: LocalMicrophone(spec: sound.microphone, use: sound.microphoneUse),
             camera: LocalCamera(service: camera, owner: manifest.id),
             storage: LocalStorage(
                 folders: folders, settings: settings, dialogs: dialogs, featureName: manifest.name),
@@ -108,6 +108,8 @@ package struct SoundServices: Sendable {
     /// Plays plugins' own recordings back (nil when the command makes no sound).
     package var clips: ClipPlayer?
     package var microphone: AudioInputSpec
+    /// Whether a plugin records from the microphone now.
+    package let microphoneUse = MicrophoneUse()
 
     package init(
         speech: (any SpeechEngine)? = nil, cues: CuePlayer? = nil, clips: ClipPlayer? = nil,

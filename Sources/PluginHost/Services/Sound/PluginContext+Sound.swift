@@ -3,14 +3,18 @@ import Foundation
 import PluginAPI
 import Speech
 
-/// Whether a plugin records from the microphone: voice listening steps aside meanwhile (a survey's takes).
-package enum PluginMicrophone {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var open = 0
+/// Whether this host's plugins record from the microphone: voice listening steps aside meanwhile (a survey's
+/// takes), and stop asks first. One per host, never process-wide: two hosts in one process (tests) do not
+/// see each other's recordings.
+package final class MicrophoneUse: @unchecked Sendable {  // because: `open` is used under `lock` only
+    private let lock = NSLock()
+    private var open = 0
 
-    package static var inUse: Bool { lock.withLock { open > 0 } }
-    static func began() { lock.withLock { open += 1 } }
-    static func ended() { lock.withLock { open = max(0, open - 1) } }
+    package init() {}
+
+    package var inUse: Bool { lock.withLock { open > 0 } }
+    func began() { lock.withLock { open += 1 } }
+    func ended() { lock.withLock { open = max(0, open - 1) } }
 }
 
 /// A plugin's open recording stream: the `assist_audio_stream *` handed out points at one of these.
@@ -61,7 +65,7 @@ extension PluginContext {
     func closeAudioStream() {
         guard let stream = audioStream else { return }
         stream.lock.withLock { audioStream = nil }
-        PluginMicrophone.ended()
+        services.microphone.use.ended()
     }
 }
 
@@ -84,7 +88,7 @@ extension ServiceTables {
                 let format = AudioFormat(sampleRateHz: Int(rate), channels: Int(channels))
                 let stream = AudioStream(input: try context.services.microphone.open(format: format))
                 context.audioStream = stream
-                PluginMicrophone.began()
+                context.services.microphone.use.began()
                 context.holdings.hold("microphone") { [weak context] in context?.closeAudioStream() }
                 out.pointee = OpaquePointer(Unmanaged.passUnretained(stream).toOpaque())
                 return ASSIST_OK

@@ -42,6 +42,8 @@ package protocol CueProviding: Sendable {
 package protocol MicrophoneProviding: Sendable {
     /// Opens the microphone (or the file standing for it) in `format`; throws an `AudioError`.
     func open(format: AudioFormat) throws -> AudioInput
+    /// Counts the host's open recordings.
+    var use: MicrophoneUse { get }
 }
 
 struct LocalSpeech: SpeechProviding {
@@ -94,6 +96,7 @@ struct LocalCues: CueProviding {
 
 struct LocalMicrophone: MicrophoneProviding {
     let spec: AudioInputSpec
+    let use: MicrophoneUse
 
     func open(format: AudioFormat) throws -> AudioInput { try spec.open(format: format) }
 }
