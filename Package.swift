@@ -89,6 +89,8 @@ let package = Package(
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
         // pocketsphinx, opened on first use like espeak-ng: only a command that listens loads it.
         .target(name: "CPocketSphinx", linkerSettings: [.linkedLibrary("dl")]),
+        // speexdsp's echo canceller and resampler, opened on first use too: voice hears through Assist's speech.
+        .target(name: "CEchoCancel", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),
         .target(name: "CV4L2Shims", linkerSettings: [.linkedLibrary("v4l2")]),
         .target(name: "CMediaAPI"),
@@ -129,7 +131,7 @@ let package = Package(
             name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]
         ),
         // Voice commands: keyphrase spotting over the microphone (docs/voice.md).
-        .target(name: "Voice", dependencies: ["CPocketSphinx", "Audio"]),
+        .target(name: "Voice", dependencies: ["CPocketSphinx", "CEchoCancel", "Audio"]),
         .target(
             name: "Speech",
             dependencies: [

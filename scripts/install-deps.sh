@@ -35,6 +35,9 @@ packages=(
   systemd dpkg-dev lintian man-db
   # voice commands: keyphrase spotting (opened on first use) and the English model; the benchmark's baseline
   libpocketsphinx-dev pocketsphinx-en-us pocketsphinx
+  # voice over Assist's own speech: speexdsp's echo canceller (opened on first use); the benchmark compares it
+  # with WebRTC's on the same recordings (bench/echo/compare.cc)
+  libspeexdsp-dev libwebrtc-audio-processing-dev
 )
 
 # The outbox sends with libcurl; any of Debian's libcurl development packages will do (they exclude each other).

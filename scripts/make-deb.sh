@@ -53,7 +53,7 @@ depends=$(cd "$stage" && dpkg-shlibdeps -O -l"$root/usr/lib/assist/swift" -l"$ro
   --ignore-missing-info "${objects[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 # Opened with dlopen on first use, so not seen above: speech, uploads, voice commands, plugin packages; and
 # the programs and data the features call on.
-for package in libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libarchive13 tesseract-ocr-eng tesseract-ocr-osd; do
+for package in libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libspeexdsp1 libarchive13 tesseract-ocr-eng tesseract-ocr-osd; do
   [[ ", $depends," == *", $package "* || ", $depends," == *", $package,"* ]] || depends="$depends, $package"
 done
 recommends="alsa-utils, ffmpeg, tesseract-ocr-rus, tesseract-ocr-chi-sim, pocketsphinx-en-us, python3"

@@ -71,6 +71,7 @@ package enum SettingsSchema {
         "storage.quota-mb": .wholeNumber(1...100_000_000),
         "voice.mode": .oneOf(["push-to-talk", "wake-word", "always", "off"]),
         "voice.headphones": .flag,
+        "voice.echo-cancel": .oneOf(["on", "off", "headphones"]),
         "voice.key": .text,
         "voice.key-device": .text,
         "voice.wake-phrase": .text,

@@ -8,6 +8,10 @@ package protocol AudioInput: AnyObject {
     var name: String { get }
     /// Up to `frames` interleaved frames; blocks until they arrive. Empty at the end of a file. One thread.
     func read(frames: Int) throws -> [Int16]
+    /// When the last frame `read` returned was recorded (monotonic seconds, `ProcessInfo.systemUptime`), for
+    /// a source that runs in time (a microphone, a paced file); nil for a file read as fast as it goes. The
+    /// echo canceller lines the microphone up with what the speakers played by it.
+    var lastReadEndsAt: Double? { get }
 }
 
 /// Where `--mic` points: the ALSA device or a WAV file.
@@ -74,6 +78,12 @@ package final class WavFileInput: AudioInput {
         }
         return Array(samples[position..<end])
     }
+
+    /// A paced file's frames are "recorded" on their schedule from the first read, however late they are read.
+    package var lastReadEndsAt: Double? {
+        guard paced, let started else { return nil }
+        return started + Double(position / format.channels) / Double(format.sampleRateHz)
+    }
 }
 
 /// The microphone through ALSA; ALSA's plug layer converts the card's rate and channels to `format`.
@@ -88,4 +98,8 @@ package final class AlsaInput: AudioInput {
     package var format: AudioFormat { device.format }
     package var name: String { "the microphone \(device.name)" }
     package func read(frames: Int) throws -> [Int16] { try device.read(frames: frames) }
+    /// What the card has recorded and not yet given is later than the last frame read.
+    package var lastReadEndsAt: Double? {
+        ProcessInfo.processInfo.systemUptime - Double(device.delayFrames() ?? 0) / Double(device.format.sampleRateHz)
+    }
 }

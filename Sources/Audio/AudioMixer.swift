@@ -23,6 +23,10 @@ package final class AudioMixer: @unchecked Sendable {
     private var framesWritten: Int64 = 0
     private var idle = true
     private let finished = DispatchSemaphore(value: 0)
+    /// Where each period written goes too, for the echo canceller.
+    private var played: PlayedSound?
+    /// Until when (monotonic seconds) nothing is rendered: a voice command may be being said over the sound.
+    private var heldUntil = 0.0
     private let onSinkFailure: @Sendable (AudioError, AudioSink) -> AudioSink
 
     /// Starts the mixer thread writing to `sink`. `onSinkFailure` gets the error and the failed sink and returns
@@ -41,6 +45,36 @@ package final class AudioMixer: @unchecked Sendable {
         condition.lock()
         if ducksOthers { sources.insert((source, true), at: 0) } else { sources.append((source, false)) }
         condition.unlock()
+    }
+
+    /// Hands each period written from now on, and when it is heard, to `played` (nil: to nothing). Any thread.
+    package func monitor(_ played: PlayedSound?) {
+        condition.withLock { self.played = played }
+    }
+
+    /// Renders nothing, so every source stops where it is, for at most `seconds` or until `release`; the
+    /// sink lets what it holds play out (its latency). Voice calls this the moment it hears what may be a
+    /// command over Assist's own sound. Any thread.
+    package func hold(seconds: Double) {
+        condition.lock()
+        heldUntil = ProcessInfo.processInfo.systemUptime + seconds
+        wakeCount += 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Ends a `hold`: the sources go on from where they stopped. Any thread.
+    package func release() {
+        condition.lock()
+        heldUntil = 0
+        wakeCount += 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Whether the mixer is held now. Any thread.
+    package var isHeld: Bool {
+        condition.withLock { heldUntil > ProcessInfo.processInfo.systemUptime }
     }
 
     /// Tells the mixer a source has something new to play. Any thread.
@@ -93,6 +127,8 @@ package final class AudioMixer: @unchecked Sendable {
         var mix = [Float](repeating: 0, count: frames * 2)
         var pcm = [Int16](repeating: 0, count: frames * 2)
         var seen = 0
+        // After a hold the sink starts afresh, as after idleness.
+        var afterHold = false
         while true {
             condition.lock()
             while idle && running && wakeCount == seen { condition.wait() }
@@ -103,8 +139,25 @@ package final class AudioMixer: @unchecked Sendable {
             let position = framesWritten
             let output = sink
             let live = running
+            let monitor = played
+            let holdEnds = heldUntil
             condition.unlock()
             guard live else { break }
+            if holdEnds > ProcessInfo.processInfo.systemUptime {
+                if !wasIdle { output.idle() }
+                condition.lock()
+                idle = true
+                condition.broadcast()
+                if heldUntil > ProcessInfo.processInfo.systemUptime {
+                    _ = condition.wait(
+                        until: Date(timeIntervalSinceNow: heldUntil - ProcessInfo.processInfo.systemUptime))
+                }
+                // Woken by the end of the hold or a release: render again if anything is due.
+                idle = false
+                condition.unlock()
+                afterHold = true
+                continue
+            }
 
             for index in mix.indices { mix[index] = 0 }
             var sounding = false
@@ -136,6 +189,19 @@ package final class AudioMixer: @unchecked Sendable {
                 condition.unlock()
                 try? pcm.withUnsafeBufferPointer { try replacement.write($0) }
             }
+            if let monitor {
+                // The period's first frame is heard once what the sink still holds, this period included, has
+                // played.
+                let heardAt =
+                    ProcessInfo.processInfo.systemUptime + output.latencySeconds
+                    - Double(frames) / Double(AudioFormat.playback.sampleRateHz)
+                pcm.withUnsafeBufferPointer {
+                    monitor.add(
+                        $0, channels: AudioFormat.playback.channels, heardAt: heardAt,
+                        startsStretch: wasIdle || afterHold)
+                }
+            }
+            afterHold = false
             condition.lock()
             framesWritten += Int64(frames)
             condition.unlock()

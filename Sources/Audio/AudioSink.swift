@@ -9,6 +9,14 @@ package protocol AudioSink: AnyObject, Sendable {
     func write(_ samples: UnsafeBufferPointer<Int16>) throws
     /// Nothing will play for a while: let what was written finish. Mixer thread.
     func idle()
+    /// How long after a write returns its last frame is heard: the sound card's queue, or a pacer's lead. The
+    /// echo canceller lines the played sound up with the microphone by it. Mixer thread.
+    var latencySeconds: Double { get }
+}
+
+extension AudioSink {
+    /// A sink that plays at once.
+    package var latencySeconds: Double { 0 }
 }
 
 /// Discards sound at the pace it would have played, so timing (cue cycles, speech callbacks) stays real.
@@ -19,6 +27,7 @@ package final class NullSink: AudioSink, @unchecked Sendable {
     package var name: String { "nowhere (audio output is off)" }
     package func write(_ samples: UnsafeBufferPointer<Int16>) throws { pacer.wait(afterFrames: samples.count / 2) }
     package func idle() { pacer.reset() }
+    package var latencySeconds: Double { pacer.queuedSeconds }
 }
 
 /// Writes exactly what would have been played to a WAV file, at the pace it would have played. Silence while
@@ -46,6 +55,8 @@ package final class WavFileSink: AudioSink, @unchecked Sendable {
         try? writer.flush()
         pacer.reset()
     }
+
+    package var latencySeconds: Double { pacer.queuedSeconds }
 }
 
 /// Keeps a writer that never blocks (a file) from running ahead of the wall clock by more than `leadSeconds`,
@@ -67,6 +78,13 @@ package struct RealTimePacer {
         let dueSeconds = Double(frames) / Double(format.sampleRateHz) - leadSeconds
         let elapsedSeconds = Double(now - origin) / 1e9
         if dueSeconds > elapsedSeconds { usleep(useconds_t((dueSeconds - elapsedSeconds) * 1e6)) }
+    }
+
+    /// How much of what was written is not yet "played" now.
+    package var queuedSeconds: Double {
+        guard let start else { return 0 }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return max(0, Double(frames) / Double(format.sampleRateHz) - elapsed)
     }
 
     /// Forgets the clock; the next write starts a new stretch of sound.

@@ -244,6 +244,12 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
                 announcer.say(hint)
                 return true
             }
+            // "Stop" said while the question is read (over it, docs/voice.md "Barge-in") stops the talking; the
+            // question stays, for an answer or "cancel". Typed, it is an answer like any other.
+            if case .phrase = event, words == "stop" || words == phrases.text("dialog.word-stop") {
+                announcer.silence()
+                return true
+            }
             return false
         default:
             return false

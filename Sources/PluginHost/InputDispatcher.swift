@@ -75,6 +75,14 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             features.handle(command)
             return
         }
+        // "What can I say" is no answer to the question asked: it lists what is heard now, the answers too.
+        if !interaction.dialogs.wantsLine,
+            let command = interaction.router.resolve(event, focused: features.focused?.id),
+            command.id == CommandRouter.whatCanISay, command.owner == CommandRouter.hostOwner
+        {
+            features.handle(command)
+            return
+        }
         if interaction.dialogs.handle(event) { return }
         if let command = interaction.router.resolve(event, focused: features.focused?.id) {
             features.handle(command)

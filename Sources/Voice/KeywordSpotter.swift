@@ -34,6 +34,8 @@ package struct Detection: Equatable, Sendable {
     package var argument: String?
     /// How sure it is that the phrase was said, 0...1 (CommandConfidence); nil when not judged.
     package var confidence: Double?
+    /// Said over Assist's own sound, and kept by the echo canceller as a person's (`KeywordSpotter.overSound`).
+    package var overSound = false
 
     package init(phrase: String, startMs: Int, endMs: Int, score: Int, argument: String? = nil) {
         self.phrase = phrase
@@ -118,6 +120,16 @@ package final class KeywordSpotter {
     package var trace: ((String) -> Void)?
     /// How loud each 10 ms of the last seconds fed was: the pause rule and where an utterance ends.
     package private(set) var loudness = LoudnessTrack()
+    /// While Assist's own sound plays, whether the phrase from the first ms to the second was said by a
+    /// person (the echo canceller left its sound) or is Assist's voice coming back; nil when Assist was
+    /// quiet then. Over Assist's sound the pause rules cannot hold (its voice goes on around the phrase), so
+    /// this decides instead (docs/voice.md, "Barge-in").
+    package var overSound: ((Int, Int) -> Bool?)?
+    /// Called the moment a phrase said over Assist's sound is heard, before it is sure: the host holds its
+    /// sound, so that speech is cut at once.
+    package var onCandidate: ((Detection) -> Void)?
+    /// Whether a phrase said over Assist's sound waits to be sure.
+    package var hasCandidates: Bool { held.contains { $0.overSound } }
 
     /// Opens the recogniser on `model` listening for `phrases`; phrases with a word the dictionary lacks are
     /// left out (and listed in `unknown`).
@@ -332,15 +344,26 @@ package final class KeywordSpotter {
     private func settle(_ heard: [Detection]) -> [Detection] {
         if let trace {
             for detection in heard {
+                let over = overSound?(detection.startMs, detection.endMs)
                 let pause =
-                    standalone
-                    ? (loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs)
-                        ? " after a pause" : " inside speech: dropped") : ""
+                    over != nil
+                    ? " over Assist's sound"
+                    : standalone
+                        ? (loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs)
+                            ? " after a pause" : " inside speech: dropped") : ""
                 trace("heard \(detection.json) at \(fedMs) ms\(pause)")
             }
         }
-        for var detection in heard
-        where !standalone || loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs) {
+        for var detection in heard {
+            switch overSound?(detection.startMs, detection.endMs) {
+            case false?:
+                trace?("\(detection.phrase) at \(detection.startMs) ms is Assist's own voice: dropped")
+                continue
+            case true?:
+                detection.overSound = true
+            case nil:
+                if standalone, !loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs) { continue }
+            }
             let again = (recent + held).contains {
                 ($0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs)
                     || (SearchPlan.overlap($0, detection) > 0.5 && !SearchPlan.contains($0.phrase, detection.phrase)
@@ -360,6 +383,7 @@ package final class KeywordSpotter {
                 continue
             }
             held.append(detection)
+            if detection.overSound { onCandidate?(detection) }
         }
         // Due once a longer phrase it lies in could no longer be heard over it; at any time (`standalone`), once
         // the pause after it is heard too, or speech going on instead (then dropped).
@@ -370,8 +394,9 @@ package final class KeywordSpotter {
                 waiting.append(detection)
                 continue
             }
-            // A phrase that takes words is followed by them ("find text emergency exit"), not by a pause.
-            guard standalone, !takesWords.contains(detection.phrase) else {
+            // A phrase that takes words is followed by them ("find text emergency exit"), not by a pause; one
+            // said over Assist's sound was judged by the echo canceller.
+            guard standalone, !takesWords.contains(detection.phrase), !detection.overSound else {
                 sure.append(detection)
                 continue
             }

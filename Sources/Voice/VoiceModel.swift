@@ -78,6 +78,7 @@ package enum VoiceError: Error, Equatable, CustomStringConvertible {
     case library(String)
     case microphone(String)
     case noPhrases
+    case echoCancellerUnavailable(String)
 
     package var description: String {
         switch self {
@@ -85,6 +86,8 @@ package enum VoiceError: Error, Equatable, CustomStringConvertible {
         case .library(let why): return "Voice commands are not available: \(why)."
         case .microphone(let why): return "Voice commands cannot hear: \(why)"
         case .noPhrases: return "Voice commands are not available: no phrase could be listened for."
+        case .echoCancellerUnavailable(let why):
+            return "Voice cannot hear over Assist's own speech: \(why). Commands are heard while Assist is quiet."
         }
     }
 }

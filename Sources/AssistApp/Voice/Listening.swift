@@ -5,7 +5,11 @@ import Voice
 
 /// `assist listen`: prints each voice command heard, until Ctrl+C or the end of a WAV input.
 package enum Listening {
-    package static func run(options: HostOptions, json: Bool, window: Bool, phrases: [String]) throws {
+    package static func run(
+        options: HostOptions, json: Bool, window: Bool, phrases: [String], reference: String? = nil
+    ) throws {
+        // The played sound is read before anything starts: a bad file is a usage error.
+        let played = try reference.map(readReference)
         let (session, model) = try VoicePhrases.openSession(options)
         let language = model.language
         let wanted =
@@ -35,6 +39,18 @@ package enum Listening {
             let why = (error as? AudioError)?.message ?? "\(error)"
             throw CLIFailure(
                 message: "The microphone cannot be opened: \(why) Typed and key commands still work.", exitCode: 74)
+        }
+        // With --reference, Assist's sound is taken out first, and a phrase heard over it must be a person's.
+        var canceller: EchoCanceller?
+        if let played {
+            do { canceller = try EchoCanceller(reference: played) } catch {
+                throw CLIFailure(message: error.description, exitCode: 69)
+            }
+            canceller?.trace = VoiceSession.trace
+            canceller?.onNotice = { notice in
+                try? FileHandle.standardError.write(contentsOf: Data((noticeLine(notice) + "\n").utf8))
+            }
+            spotter.overSound = { [weak canceller] from, to in canceller?.saidByAPerson(fromMs: from, toMs: to) }
         }
         // With --json the line goes to standard error, so that standard output is JSON alone.
         let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
@@ -101,6 +117,15 @@ package enum Listening {
                 return
             }
             guard case .words(let said) = outcome, let span = follower.span else { return }
+            // Over Assist's sound, what the canceller took away was Assist's voice: no command.
+            if canceller?.saidByAPerson(fromMs: span.startMs, toMs: span.endMs) == false {
+                let line =
+                    json
+                    ? Detection.rejectedJSON(nearest: said, startMs: span.startMs, endMs: span.endMs, confidence: 0)
+                    : "Not a command at \(Double(span.startMs) / 1000) s (Assist's own voice)."
+                try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+                return
+            }
             // "find object cup": the phrase and its word, as a spotted phrase and the words after it print.
             let phrase = takes.keys.filter { said.hasPrefix($0 + " ") }.max { $0.count < $1.count }
             var heard = Detection(
@@ -124,7 +149,7 @@ package enum Listening {
             let heard =
                 ended
                 ? spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom) + spotter.flush()
-                : spotter.feed(chunk)
+                : spotter.feed(canceller?.process(chunk) ?? chunk)
             if window {
                 decodeWindow()
                 if ended {
@@ -158,5 +183,54 @@ package enum Listening {
                 break
             }
         }
+        if let canceller { summarise(canceller, json: json) }
+    }
+
+    /// The played sound of `--reference wav:PATH`, as 16 kHz mono; a usage error when it cannot be used.
+    private static func readReference(_ option: String) throws -> [Int16] {
+        guard case .wav(let url)? = AudioInputSpec(option) else {
+            throw CLIFailure(
+                message: "--reference takes wav:PATH, the sound the speakers played, not \(option).", exitCode: 64)
+        }
+        let file: WavFile
+        do { file = try WavFile.read(url) } catch {
+            let why = (error as? AudioError)?.message ?? "\(error)"
+            throw CLIFailure(
+                message: "The reference \(url.path) cannot be read: \(why) Give the WAV file the speakers played.",
+                exitCode: 66)
+        }
+        let samples = AudioConverter.convert(file.samples, from: file.format, to: VoiceListener.format)
+        if !samples.contains(where: { abs(Int($0)) > 64 }) {
+            try? FileHandle.standardError.write(
+                contentsOf: Data(
+                    "The reference \(url.path) is silent: there is nothing to take out of the microphone.\n".utf8))
+        }
+        return samples
+    }
+
+    /// The sentence for what the canceller found wrong with a recording.
+    package static func noticeLine(_ notice: EchoCanceller.Notice) -> String {
+        switch notice {
+        case .clipping:
+            return
+                "The microphone clips while the reference plays: its echo cannot be taken out, so phrases said over it are not heard. Record at a lower level."
+        case .unaligned:
+            return
+                "The reference's sound was not found in the microphone's: check that --reference is what the speakers played, starting when --mic starts."
+        case .outOfRange(let lagMs):
+            return
+                "The reference lies \(lagMs) ms from its echo in the microphone, at the edge of what is searched (half a second early to a second late): check that --reference starts when --mic starts."
+        }
+    }
+
+    /// After the recording: how far the echo came back and how much of it was taken out, on standard error.
+    private static func summarise(_ canceller: EchoCanceller, json: Bool) {
+        let delay = canceller.delayMs.map(String.init) ?? "null"
+        let enhancement = String(format: "%.1f", canceller.track.enhancementDecibels)
+        let line =
+            json
+            ? #"{"echo_delay_ms":\#(delay),"erle_db":\#(enhancement)}"#
+            : "Echo: \(canceller.delayMs.map { "delay \($0) ms" } ?? "delay not found"), \(enhancement) dB taken out."
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 }

@@ -2,6 +2,7 @@ import Audio
 import Foundation
 import Interaction
 import PluginHost
+import Speech
 import Voice
 
 /// Voice commands in an interactive session (docs/voice.md): the microphone is read on a thread of its own in
@@ -10,10 +11,15 @@ import Voice
 ///
 /// `voice.mode`: `off`; `push-to-talk` (the default: nothing is heard until the `voice.key` key, F4, is
 /// tapped, then for 5 s); `wake-word` (`voice.wake-phrase`, "assist", then a command within 5 s); `always`.
-/// Listening stops while the host speaks (so it never hears itself) unless `voice.headphones` is true, and
-/// while a plugin records from the microphone.
+/// While the host speaks or plays cues, `voice.echo-cancel` says what is heard: `on` (the default) takes
+/// Assist's own sound out of the microphone with the echo canceller, so a command said over it is heard and
+/// acted on at once (docs/voice.md, "Barge-in"); `headphones` listens as it is; `off` hears nothing then.
+/// Listening stops while a plugin records from the microphone.
 package final class VoiceSession: @unchecked Sendable {  // because: the state shared with the thread is under `lock`
     package enum Mode: String, CaseIterable { case off, pushToTalk = "push-to-talk", wakeWord = "wake-word", always }
+
+    /// `voice.echo-cancel`: what voice hears while Assist's own sound plays.
+    package enum EchoMode: String, CaseIterable { case on, off, headphones }
 
     package static let windowMs = 5_000
 
@@ -21,7 +27,9 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private let session: HostSession
     private let model: VoiceModel
     private let wakePhrase: String
-    private let headphones: Bool
+    private let echoMode: EchoMode
+    /// What the speakers play, from the mixer (nil when the command makes no sound).
+    private let played: PlayedSound?
     private let microphone: AudioInputSpec
     private let thresholds: VoiceThresholds
     private let lock = NSLock()
@@ -55,14 +63,21 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private var inWindow: ArgumentFollower?
 
     private init(
-        session: HostSession, mode: Mode, model: VoiceModel, wakePhrase: String, headphones: Bool,
+        session: HostSession, mode: Mode, model: VoiceModel, wakePhrase: String, echoMode: EchoMode,
         microphone: AudioInputSpec
     ) {
         self.session = session
         self.mode = mode
         self.model = model
         self.wakePhrase = KeyPhrase.normalise(wakePhrase)
-        self.headphones = headphones
+        self.echoMode = echoMode
+        if let mixer = session.sound?.mixer {
+            let played = PlayedSound()
+            mixer.monitor(played)
+            self.played = played
+        } else {
+            played = nil
+        }
         self.microphone = microphone
         thresholds = VoiceThresholds.load(
             data: session.paths.data, share: session.paths.share, language: model.language)
@@ -98,10 +113,14 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             return nil
         }
         let spec = microphone.flatMap(AudioInputSpec.init) ?? .alsa("default")
+        // `voice.headphones = true`, the older key, stands for `voice.echo-cancel = "headphones"`.
+        let echoMode =
+            settings.value("voice.echo-cancel").flatMap { EchoMode(rawValue: $0.description) }
+            ?? (settings.value("voice.headphones")?.flag == true ? .headphones : .on)
         let voice = VoiceSession(
             session: session, mode: mode, model: model,
-            wakePhrase: settings.value("voice.wake-phrase")?.description ?? "assist",
-            headphones: settings.value("voice.headphones")?.flag ?? false, microphone: spec)
+            wakePhrase: settings.value("voice.wake-phrase")?.description ?? "assist", echoMode: echoMode,
+            microphone: spec)
         if mode == .pushToTalk {
             let keyName = settings.value("voice.key")?.description ?? "f4"
             let key = Key(name: keyName) ?? .function(4)
@@ -161,6 +180,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     }
 
     package func stop() {
+        session.sound?.mixer.monitor(nil)
         session.features.phrasesHeard = nil
         keyDevice?.stop()
         lock.withLock { running = false }
@@ -261,6 +281,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             // A plugin recording has the microphone; it is opened again afterwards.
             if session.services.sound.microphoneUse.inUse || !wantsMicrophone {
                 if input != nil, let spotter {
+                    canceller?.skip(count: silence.count)
                     for heard in spotter.feed(silence) + spotter.flush() { accept(heard, at: spotter.heardMs) }
                 }
                 input = nil
@@ -311,22 +332,108 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                 for heard in spotter.feed(silence) + spotter.flush() { accept(heard, at: spotter.heardMs) }
                 return
             }
+            let endsAt = input.lastReadEndsAt ?? Self.now
             if let warning = level.add(chunk) { say(warning) }
-            // While the host speaks its own voice is not listened to: silence goes in instead, keeping time.
-            let speaking = !headphones && (session.speech?.isSpeaking ?? false)
+            let fed = hearable(chunk, endsAt: endsAt, spotter: spotter)
             chunksFed += 1
             if chunksFed % 10 == 0 {
                 let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
-                Self.trace?(
-                    "fed \(chunksFed) chunks\(speaking ? " (the host speaks: room sound instead)" : ""), peak \(peak)")
+                let note =
+                    fed.closed ? " (the host sounds: room sound instead)" : fed.cancelled ? " (echo cancelled)" : ""
+                Self.trace?("fed \(chunksFed) chunks\(note), peak \(peak)")
             }
-            let fed = speaking ? silence : chunk
-            Self.traceSound?(fed)
-            for heard in spotter.feed(fed) { accept(heard, at: spotter.heardMs) }
+            Self.traceSound?(fed.samples)
+            for heard in spotter.feed(fed.samples) { accept(heard, at: spotter.heardMs) }
             window(spotter)
             follow(spotter)
             answer(spotter)
+            releaseIfNothingHeard(spotter)
         }
+    }
+
+    // The listening thread's: the echo canceller (made with the first chunk, nil when off or unavailable), and
+    // where its first block lies on the recogniser's clock.
+    private var canceller: EchoCanceller?
+    private var cancellerTried = false
+    private var cancellerStartMs = 0
+    /// True while the mixer is held for a phrase heard over Assist's sound, not yet acted on.
+    private var holding = false
+
+    /// What the recogniser is given for a chunk of the microphone: with the canceller, what is left of it
+    /// once Assist's sound is taken out; with the canceller off, a quiet room while Assist sounds (keeping
+    /// time); with headphones, the chunk. The listening thread.
+    private func hearable(_ chunk: [Int16], endsAt: Double, spotter: KeywordSpotter) -> (
+        samples: [Int16], closed: Bool, cancelled: Bool
+    ) {
+        // Speech Dispatcher plays on its own: its speech never reaches the mixer, so it cannot be taken out.
+        let speechApart = session.speech != nil && !(session.speech is SpeechService)
+        let speaking = speechApart && (session.speech?.isSpeaking ?? false)
+        let sounding = played?.sounding(at: endsAt) ?? false
+        switch echoMode {
+        case .headphones:
+            return (chunk, false, false)
+        case .off:
+            return sounding || (session.speech?.isSpeaking ?? false)
+                ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
+        case .on:
+            if canceller == nil, !cancellerTried, let played { startCanceller(played, spotter: spotter) }
+            guard let canceller, !speaking else {
+                canceller?.skip(count: chunk.count)
+                return sounding || speaking ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
+            }
+            return (canceller.process(chunk, endsAt: endsAt), false, true)
+        }
+    }
+
+    private func startCanceller(_ played: PlayedSound, spotter: KeywordSpotter) {
+        cancellerTried = true
+        do {
+            let made = try EchoCanceller(played: played)
+            made.trace = Self.trace
+            made.onPlayed = Self.tracePlayed
+            made.onNotice = { [weak self] notice in self?.noticed(notice) }
+            cancellerStartMs = spotter.heardMs
+            let start = cancellerStartMs
+            spotter.overSound = { [weak made] from, to in
+                made?.saidByAPerson(fromMs: from - start, toMs: to - start)
+            }
+            spotter.onCandidate = { [weak self] detection in self?.hold(for: detection) }
+            canceller = made
+            Self.trace?("echo canceller on")
+        } catch {
+            // Said once; commands are heard while Assist is quiet, as with voice.echo-cancel = "off".
+            say(error.description)
+        }
+    }
+
+    /// Whether what was heard from `fromMs` to `toMs` was Assist's sound coming back, not a person's voice.
+    private func isAssistsOwnVoice(fromMs: Int, toMs: Int) -> Bool {
+        canceller?.saidByAPerson(fromMs: fromMs - cancellerStartMs, toMs: toMs - cancellerStartMs) == false
+    }
+
+    /// What the canceller found that the person must act on, said once.
+    private func noticed(_ notice: EchoCanceller.Notice) {
+        switch notice {
+        case .clipping: say(session.phrases.text("voice.echo-clipping"))
+        case .unaligned, .outOfRange: say(session.phrases.text("voice.echo-unaligned"))
+        }
+    }
+
+    /// A phrase said over Assist's sound is heard and may be a command: the sound stops at once (for at most
+    /// 1.5 s), before the phrase is sure. Acting on it, or finding it was nothing, lets the sound go on.
+    private func hold(for detection: Detection) {
+        guard let mixer = session.sound?.mixer else { return }
+        mixer.hold(seconds: 1.5)
+        holding = true
+        Self.trace?("holding the sound: \(detection.phrase) heard over it at \(detection.endMs) ms")
+    }
+
+    /// Lets held sound go on when the phrase that held it came to nothing. The listening thread.
+    private func releaseIfNothingHeard(_ spotter: KeywordSpotter) {
+        guard holding, !spotter.hasCandidates, following == nil else { return }
+        holding = false
+        session.sound?.mixer.release()
+        Self.trace?("the sound goes on: nothing was acted on")
     }
 
     /// Follows a phrase heard that takes words until they are known: one of a list is acted on at once ("find
@@ -387,6 +494,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
         inWindow = nil
         Self.trace?("window \(serial): \(outcome)")
+        // Assist's own voice coming back is nobody's command: let be, without a word.
+        if let span = follower.span, isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
+            Self.trace?("window \(serial): Assist's own voice, not a command")
+            return
+        }
         if case .rejected = outcome { return reject() }
         guard case .words(let phrase) = outcome, let span = follower.span else { return }
         switch lists[phrase] {
@@ -431,10 +543,17 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             answering?.judged = true
         }
         guard let outcome = answering?.step(spotter) else { return }
+        let span = answering?.span
         answering = nil
         Self.trace?("answer: \(outcome)")
+        // Assist's own voice coming back (the question itself, as it is read) is no answer: let be, silently.
+        if let span, isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
+            Self.trace?("answer: Assist's own voice, not an answer")
+            return
+        }
         switch outcome {
-        case .words(let said): act(on: said)
+        case .words(let said):
+            act(on: said)
         case .rejected: reject()
         case .prompt, .nothing: break
         }
@@ -465,7 +584,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         lock.withLock { lastHeard = Self.now }
         let session = session
         let cues = session.services.sound.cues
+        // Sound held for this phrase goes on once the command has acted (a stop cancels it first).
+        let held = holding ? session.sound?.mixer : nil
+        holding = false
         session.loop.post {
+            defer { held?.release() }
             cues?.play(.tap)
             session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
             let question = session.phrases.text("voice.confirm-words", ["words": words])
@@ -506,6 +629,20 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     package static let traceSound: (@Sendable ([Int16]) -> Void)? = {
         guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
         let raw = path + ".raw"
+        _ = FileManager.default.createFile(atPath: raw, contents: nil)
+        return { samples in
+            guard let handle = FileHandle(forWritingAtPath: raw) else { return }
+            handle.seekToEndOfFile()
+            samples.withUnsafeBufferPointer { handle.write(Data(buffer: $0)) }
+            try? handle.close()
+        }
+    }()
+
+    /// With the trace and the echo canceller, what the speakers played, on the microphone's time line, goes to
+    /// FILE.played.raw (16 kHz mono 16-bit) beside FILE.raw: a test makes the room's echo of it.
+    package static let tracePlayed: (@Sendable ([Int16]) -> Void)? = {
+        guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
+        let raw = path + ".played.raw"
         _ = FileManager.default.createFile(atPath: raw, contents: nil)
         return { samples in
             guard let handle = FileHandle(forWritingAtPath: raw) else { return }
@@ -556,15 +693,28 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// True for a launch keyword that takes words whose list is not known yet (its plugin is loading).
     private func takesWords(_ phrase: String) -> Bool { lock.withLock { taking.contains(phrase) } }
 
-    /// Acts on `phrase` as if typed, after the "heard" earcon and the echo.
+    /// The phrase last acted on and when (monotonic seconds): the listening thread's.
+    private var lastActed: (phrase: String, at: Double)?
+
+    /// Acts on `phrase` as if typed, after the "heard" earcon and the echo. The same phrase heard twice at
+    /// once (spotted, and decoded as the answer to a menu) acts once.
     private func act(on phrase: String) {
+        if let last = lastActed, last.phrase == phrase, Self.now - last.at < 2 {
+            Self.trace?("\(phrase) was acted on a moment ago: once is enough")
+            return
+        }
+        lastActed = (phrase, Self.now)
         lock.withLock {
             if mode != .always { openUntil = 0 }
             lastHeard = Self.now
         }
         let session = session
         let cues = session.services.sound.cues
+        // Sound held for this phrase goes on once the command has acted (a stop cancels it first).
+        let held = holding ? session.sound?.mixer : nil
+        holding = false
         session.loop.post {
+            defer { held?.release() }
             cues?.play(.tap)
             session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
             // Another feature's launch phrase heard while one runs is asked about, not acted on: a word

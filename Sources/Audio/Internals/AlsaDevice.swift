@@ -71,6 +71,12 @@ final class AlsaDevice {
         return Array(buffer.prefix(done * format.channels))
     }
 
+    /// Frames written and not yet heard (`snd_pcm_delay`); nil when the device cannot say.
+    func delayFrames() -> Int? {
+        var frames: snd_pcm_sframes_t = 0
+        return snd_pcm_delay(pcm, &frames) == 0 ? max(0, Int(frames)) : nil
+    }
+
     /// Lets queued frames play out, then readies the device for the next write. Wraps `snd_pcm_drain` and
     /// `snd_pcm_prepare`.
     func drain() {
@@ -98,4 +104,7 @@ package final class AlsaSink: AudioSink, @unchecked Sendable {
     package var name: String { "the sound device \(device.name)" }
     package func write(_ samples: UnsafeBufferPointer<Int16>) throws { try device.write(samples) }
     package func idle() { device.drain() }
+    package var latencySeconds: Double {
+        Double(device.delayFrames() ?? 0) / Double(AudioFormat.playback.sampleRateHz)
+    }
 }

@@ -5,7 +5,7 @@ import Foundation
 import PluginHost
 import Voice
 
-/// `assist listen [--mic wav:PATH] [--json]`: listens always, whatever `voice.mode` says, and prints each voice
+/// `assist listen [--mic wav:PATH] [--reference wav:PATH] [--json]`: listens always, whatever `voice.mode` says, and prints each voice
 /// command heard, until Ctrl+C or the end of a WAV input. For admins checking a microphone and for tests.
 struct ListenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,7 +28,13 @@ struct ListenCommand: ParsableCommand {
         help: "Listen for this phrase instead of the features' phrases of two or more words (repeatable).")
     var phrases: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "What the speakers played while --mic was recorded, starting when it starts (wav:PATH): Assist's own sound is taken out of the microphone's, as the shell does while it speaks.",
+            valueName: "wav:PATH"))
+    var reference: String?
+
     func run() throws {
-        try Listening.run(options: global.host, json: json, window: window, phrases: phrases)
+        try Listening.run(options: global.host, json: json, window: window, phrases: phrases, reference: reference)
     }
 }
