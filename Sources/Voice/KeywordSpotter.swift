@@ -394,6 +394,21 @@ package final class KeywordSpotter {
                 waiting.append(detection)
                 continue
             }
+            // Over Assist's sound, what is left of it can make the spotter take one command for another ("back"
+            // for "faster", "time" inside "what time is it"): the phrase's sound is decoded once as one of the
+            // commands and judged, as a window's is; what is not surely a command is dropped.
+            if detection.overSound, var judged = overSoundVerdict(detection) {
+                guard judged.confidence ?? 0 >= CommandConfidence.acceptAt else {
+                    trace?("\(detection.phrase) at \(detection.startMs) ms over Assist's sound is not sure: dropped")
+                    continue
+                }
+                if judged.phrase != detection.phrase {
+                    trace?("\(detection.phrase) at \(detection.startMs) ms over Assist's sound is \(judged.phrase)")
+                    judged.overSound = true
+                }
+                sure.append(judged)
+                continue
+            }
             // A phrase that takes words is followed by them ("find text emergency exit"), not by a pause; one
             // said over Assist's sound was judged by the echo canceller.
             guard standalone, !takesWords.contains(detection.phrase), !detection.overSound else {
@@ -423,6 +438,24 @@ package final class KeywordSpotter {
                 .confidence ?? 0
             return judged
         }
+    }
+
+    /// `detection`, said over Assist's sound, as the judge hears it over its own sound (from 400 ms before to
+    /// 300 ms after it): the command decoded there and how sure (0 when no command is heard there, or the
+    /// decoders cannot run: nothing acts on a guess).
+    private func overSoundVerdict(_ detection: Detection) -> Detection? {
+        guard
+            let verdict = judge(
+                fromMs: detection.startMs - 400, toMs: detection.endMs + 300, commands: phrases.map(\.text))
+        else {
+            var unsure = detection
+            unsure.confidence = 0
+            return unsure
+        }
+        var judged = detection
+        judged.phrase = verdict.phrase
+        judged.confidence = verdict.confidence
+        return judged
     }
 
     /// The phrase the referee hears over the sound of `detection` (from 250 ms before it to 150 ms after it,

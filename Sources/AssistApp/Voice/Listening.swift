@@ -149,7 +149,7 @@ package enum Listening {
             let heard =
                 ended
                 ? spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom) + spotter.flush()
-                : spotter.feed(canceller?.process(chunk) ?? chunk)
+                : spotter.feed(hearable(chunk, canceller))
             if window {
                 decodeWindow()
                 if ended {
@@ -184,6 +184,14 @@ package enum Listening {
             }
         }
         if let canceller { summarise(canceller, json: json) }
+    }
+
+    /// What the recogniser is given for `chunk`: with the canceller, what it leaves. With the voice trace, it is
+    /// written beside it (as the shell does), to be heard again.
+    private static func hearable(_ chunk: [Int16], _ canceller: EchoCanceller?) -> [Int16] {
+        let fed = canceller?.process(chunk) ?? chunk
+        VoiceSession.traceSound?(fed)
+        return fed
     }
 
     /// The played sound of `--reference wav:PATH`, as 16 kHz mono; a usage error when it cannot be used.

@@ -124,10 +124,11 @@ package final class EchoCanceller {
             let playedEnergy = Self.energy(aligned[range])
             var left = Self.energy(out[range])
             // More out than in: the room changed under the canceller (speakers muted, headphones plugged in), and
-            // what it takes away is Assist's voice that is no longer there, added back inverted. The microphone
-            // is given as it is; a second of it and the canceller starts learning afresh.
-            if left > micEnergy * 1.25 {
-                out.replaceSubrange(range, with: mic[range])
+            // what it takes away is Assist's voice that is no longer there, added back inverted. The block is
+            // brought down to the microphone's level; a second of it and the canceller starts learning afresh.
+            if left > micEnergy * 2 {
+                let scale = (micEnergy / left).squareRoot()
+                for index in range { out[index] = Int16((Double(out[index]) * scale).rounded()) }
                 left = micEnergy
                 divergedBlocks += 1
                 if divergedBlocks >= 50 {
@@ -191,7 +192,12 @@ package final class EchoCanceller {
         if let endsAt {
             let clocked = Int(((endsAt - epoch) * Double(Self.rate)).rounded()) - count
             if micNext == nil || abs(clocked - start) > Self.rate / 10 {
-                if micNext != nil { trace?("echo: the microphone's time line moved by \(clocked - start) samples") }
+                if micNext != nil {
+                    trace?("echo: the microphone's time line moved by \(clocked - start) samples")
+                } else {
+                    let first = endsAt - Double(count) / Double(Self.rate)
+                    trace?("echo: the microphone's first sample was recorded at \(String(format: "%.3f", first))")
+                }
                 start = clocked
                 micLevels.removeAll()
                 playedLevels.removeAll()

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Barge-in figures (issue 33), for bench/voice.sh: commands said over Assist's own reading, heard through its echo.
+
+  barge_in_bench.py WORK ASSIST SET
+
+WORK is a scratch folder, ASSIST the binary, SET a voice set made by scripts/voice-set.py (renderings of the one-word
+commands and launch phrases). Needs the test voices' Python (numpy) for scripts/echo-room.py, espeak-ng, sox, g++.
+
+  1. A reading: docs/ rendered by espeak-ng at 175 words a minute (what read-text sounds like), READING_MINUTES long.
+  2. Rooms made by scripts/echo-room.py: the reading's echo as loud as the voice (0 dB) and twice as loud (+6 dB),
+     delays 40 and 140 ms, RT60 350 ms, noise; a command every 7 s from the 20th second on (the canceller learns the
+     room over the first seconds of any session's speech).
+  3. Through `assist listen --reference` (the canceller on) and without it (the microphone as it is: the baseline):
+     recall per kind, commands heard as another, and the reading alone: false commands per 10 minutes.
+  4. Echo return loss enhancement and the delay found, from listen's summary line; CPU over the same file with and
+     without the reference.
+  5. speexdsp against WebRTC on the same rooms (bench/echo/compare.cc): ERLE, CPU, and recall through each one's
+     output.
+  6. Latency from a word's end to Assist's sound cut: the shell reading its menu, "stop" said over it at a
+     microphone's pace; the cut is found in what the speakers played, on the microphone's time line (the trace).
+"""
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+import wave
+
+work, assist, voice_set = sys.argv[1], sys.argv[2], sys.argv[3]
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+python = os.path.join(root, ".build/voices/bin/python")
+minutes = float(os.environ.get("READING_MINUTES", "10"))
+one_word = ["stop", "pause", "next", "back", "slower", "faster"]
+# Launch phrases said alone ("find object" waits for the name of a thing after it).
+launch = ["read text", "collect videos", "start survey", "what time is it", "sync photos now"]
+
+
+def run(args, **kwargs):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kwargs)
+
+
+def seconds_of(path):
+    with wave.open(path) as file:
+        return file.getnframes() / file.getframerate()
+
+
+def speech_end(path):
+    """Where the voice in a rendering ends, in seconds: its files have room sound around it, some of it noisy, so the
+    last 10 ms block well above the quietest fifth (8 times its RMS) and within 18 dB of the loudest."""
+    with wave.open(path) as file:
+        rate = file.getframerate()
+        data = file.readframes(file.getnframes())
+    samples = [int.from_bytes(data[i : i + 2], "little", signed=True) for i in range(0, len(data), 2)]
+    step = rate // 100
+    rms = [(sum(v * v for v in samples[i : i + step]) / step) ** 0.5 for i in range(0, len(samples) - step, step)]
+    floor = sorted(rms)[len(rms) // 5] if rms else 0
+    loudest = max(rms, default=1)
+    threshold = max(8 * floor, loudest / 8)
+    last = max((i for i, value in enumerate(rms) if value > threshold), default=0)
+    return (last + 1) * step / rate
+
+
+# 1. The reading.
+text = ""
+for name in sorted(os.listdir(os.path.join(root, "docs"))):
+    if name.endswith(".md"):
+        text += re.sub(r"[`#*|_\[\]()>-]+", " ", open(os.path.join(root, "docs", name)).read()) + "\n"
+words = text.split()
+text = " ".join(words[: int(175 * minutes * 1.05)])
+reading = os.path.join(work, "reading.wav")
+run(["espeak-ng", "-s", "175", "-w", reading, text])
+run(["sox", reading, os.path.join(work, "reading-cut.wav"), "trim", "0", str(minutes * 60)])
+reading = os.path.join(work, "reading-cut.wav")
+length = seconds_of(reading)
+
+# 2. Rooms.
+renderings = {}
+for label in one_word + launch:
+    folder = os.path.join(voice_set, label.replace(" ", "_"))
+    renderings[label] = sorted(os.path.join(folder, f) for f in os.listdir(folder))
+rng = random.Random(33)
+said = []
+at = 20.0
+while at + 3 < length:
+    label = rng.choice(one_word + launch)
+    said.append((label, rng.choice(renderings[label]), at))
+    at += 7
+rooms = [("as loud", 0, 40), ("twice as loud", 6, 140)]
+made = {}
+for name, echo_db, delay in rooms:
+    folder = os.path.join(work, f"room-{echo_db}")
+    args = [python, os.path.join(root, "scripts/echo-room.py"), folder, "--reading", reading, "--lead-seconds", "0",
+            "--echo-db", str(echo_db), "--delay-ms", str(delay), "--rt60-ms", "350", "--seed", str(echo_db + 1)]
+    for _, path, when in said:
+        args += ["--say", f"{path}@{when}"]
+    run(args)
+    alone = os.path.join(work, f"alone-{echo_db}")
+    run([python, os.path.join(root, "scripts/echo-room.py"), alone, "--reading", reading, "--lead-seconds", "0",
+         "--echo-db", str(echo_db), "--delay-ms", str(delay), "--rt60-ms", "350", "--seed", str(echo_db + 7)])
+    made[name] = (folder, alone, delay)
+
+
+def listen(mic, reference=None):
+    args = [assist, "listen", "--mic", f"wav:{mic}", "--json", "--data-dir", os.path.join(work, "data")]
+    if reference:
+        args += ["--reference", f"wav:{reference}"]
+    started = os.times()
+    done = subprocess.run(args, capture_output=True, text=True)
+    ended = os.times()
+    cpu = (ended.children_user - started.children_user) + (ended.children_system - started.children_system)
+    heard = []
+    for line in done.stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if "phrase" in item and not item.get("rejected"):
+            heard.append((item["phrase"], item["start_ms"], item["end_ms"]))
+    summary = {}
+    for line in done.stderr.splitlines():
+        if line.startswith("{"):
+            summary = json.loads(line)
+    return heard, cpu, summary
+
+
+def score(heard, spans):
+    hits, confused, per = 0, 0, {"one-word": [0, 0], "launch": [0, 0]}
+    used = set()
+    for label, start, end in spans:
+        inside = [(i, h) for i, h in enumerate(heard) if start - 300 <= (h[1] + h[2]) / 2 <= end + 300]
+        kind = "launch" if " " in label else "one-word"
+        per[kind][1] += 1
+        if any(h[0] == label for _, h in inside):
+            hits += 1
+            per[kind][0] += 1
+        confused += sum(1 for _, h in inside if h[0] != label)
+        used.update(i for i, _ in inside)
+    stray = sum(1 for i in range(len(heard)) if i not in used)
+    return hits, confused, stray, per
+
+
+print(f"barge-in: a reading of {length / 60:.1f} min (espeak-ng, 175 words a minute), {len(said)} commands said over "
+      f"it from 20 s on, one every 7 s")
+for name, (folder, alone, delay) in made.items():
+    spans_file = json.load(open(os.path.join(folder, "spans.json")))
+    spans = [(label, span["from_ms"], span["to_ms"]) for (label, _, _), span in zip(said, spans_file["commands"])]
+    heard, cpu_on, summary = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"))
+    raw, cpu_off, _ = listen(os.path.join(folder, "mic.wav"))
+    hits, confused, stray, per = score(heard, spans)
+    base_hits, _, base_stray, _ = score(raw, spans)
+    false_heard, _, alone_summary = listen(os.path.join(alone, "mic.wav"), os.path.join(alone, "reference.wav"))
+    false_raw, _, _ = listen(os.path.join(alone, "mic.wav"))
+    total = len(spans)
+    audio = seconds_of(os.path.join(folder, "mic.wav"))
+    print(f"echo {name} as the voice (delay {delay} ms, RT60 350 ms):")
+    print(f"  heard with the canceller: {hits}/{total} = {100 * hits / total:.1f} % (one-word "
+          f"{per['one-word'][0]}/{per['one-word'][1]}, launch phrases {per['launch'][0]}/{per['launch'][1]}), "
+          f"heard as another command {confused}, stray commands {stray}")
+    print(f"  without it (the microphone as it is): {base_hits}/{total} = {100 * base_hits / total:.1f} %, "
+          f"stray commands {base_stray}")
+    print(f"  the reading alone ({length / 60:.1f} min): {len(false_heard)} false commands with the canceller "
+          f"({len(false_heard) / (length / 600):.2f} per 10 min), {len(false_raw)} without it: "
+          f"{sorted(set(h[0] for h in false_raw))[:8]}")
+    print(f"  delay found {summary.get('echo_delay_ms')} ms (made {delay}); echo return loss enhancement "
+          f"{summary.get('erle_db')} dB (reading alone: {alone_summary.get('erle_db')} dB)")
+    print(f"  CPU: {100 * cpu_on / audio:.1f} % of a core with the canceller, {100 * cpu_off / audio:.1f} % without: "
+          f"the canceller {100 * (cpu_on - cpu_off) / audio:.1f} %")
+
+def voice_kept(cleaned, said):
+    """For each command: how far the person's voice stands above everything else left in the cleaned sound over it
+    (the voice as scripts/echo-room.py placed it, scaled by its best fit), dB."""
+    import numpy
+
+    def samples_of(path):
+        with wave.open(path) as file:
+            return numpy.frombuffer(file.readframes(file.getnframes()), dtype="<i2").astype(float), file.getframerate()
+
+    out, rate = samples_of(cleaned)
+    figures = []
+    for _, path, when in said:
+        voice, voice_rate = samples_of(path)
+        if voice_rate != rate:
+            voice = numpy.interp(numpy.arange(int(len(voice) * rate / voice_rate)) * voice_rate / rate,
+                                 numpy.arange(len(voice)), voice)
+        at = int(when * rate)
+        best = None
+        # The cancellers' output comes a frame or so late (the preprocessor's): the best of the first 20 ms.
+        for lag in range(0, 321, 8):
+            part = out[at + lag : at + lag + len(voice)]
+            fitted = voice[: len(part)]
+            gain = (part @ fitted) / max(fitted @ fitted, 1)
+            rest = part - gain * fitted
+            figure = 10 * numpy.log10(max((gain * fitted) @ (gain * fitted), 1) / max(rest @ rest, 1))
+            best = figure if best is None else max(best, figure)
+        figures.append(best)
+    return figures
+
+
+# 5. speexdsp against WebRTC, on the same rooms.
+compare = os.path.join(work, "compare")
+run(["g++", "-O2", "-o", compare, os.path.join(root, "bench/echo/compare.cc")]
+    + run(["pkg-config", "--cflags", "--libs", "speexdsp", "webrtc-audio-processing"]).stdout.split())
+print("speexdsp against WebRTC (audio-processing 0.3), each given the same reference, 30 ms ahead of the delay:")
+for name, (folder, alone, delay) in made.items():
+    spans_file = json.load(open(os.path.join(folder, "spans.json")))
+    spans = [(label, span["from_ms"], span["to_ms"]) for (label, _, _), span in zip(said, spans_file["commands"])]
+    args = [compare, os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"),
+            os.path.join(work, f"out-{delay}"), str(delay - 30)] + [f"{s}-{e}" for _, s, e in spans]
+    lines = [json.loads(line) for line in run(args).stdout.splitlines()]
+    for line in lines:
+        cleaned = os.path.join(work, f"out-{delay}-{'speex' if line['canceller'] == 'speexdsp' else 'webrtc'}.wav")
+        kept = voice_kept(cleaned, said)
+        print(f"  echo {name}: {line['canceller']}: ERLE {line['erle_db']} dB, CPU {line['cpu_ms_per_s'] / 10:.1f} % "
+              f"of a core; the person's voice over what is left of the echo, median over the commands: "
+              f"{statistics.median(kept):.1f} dB (worst {min(kept):.1f} dB)")
+
+# 6. Latency: the shell reading its menu, "stop" said over it (no echo in the microphone: the canceller and the
+# person check run). The cut is where the speakers fall quiet while, in a run where nothing was said, they sounded:
+# both from what was played, on the microphone's time line (the trace's FILE.played.raw), lined up by the menu's
+# first sound.
+def shell_played(folder, mic):
+    config = os.path.join(work, "always.toml")
+    open(config, "w").write('[voice]\nmode = "always"\n')
+    trace = os.path.join(folder, "trace.txt")
+    process = subprocess.Popen([assist, "shell", "--data-dir", os.path.join(work, "data"), "--config", config,
+                                "--audio-out", f"wav:{folder}/out.wav", "--mic", f"live:{mic}"],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=dict(os.environ, ASSIST_VOICE_TRACE=trace))
+    time.sleep(16)
+    process.communicate(b"q\n", timeout=30)
+    with open(trace + ".played.raw", "rb") as file:
+        played = file.read()
+    samples = [int.from_bytes(played[i : i + 2], "little", signed=True) for i in range(0, len(played), 2)]
+    blocks = [max((abs(v) for v in samples[i : i + 160]), default=0) for i in range(0, len(samples), 160)]
+    first = next((i for i, b in enumerate(blocks) if b > 300), 0)
+    return blocks, first
+
+
+quiet = os.path.join(work, "quiet.wav")
+run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", quiet, "synth", "20", "pinknoise", "vol", "0.002"])
+os.makedirs(os.path.join(work, "latency-none"), exist_ok=True)
+uncut, uncut_first = shell_played(os.path.join(work, "latency-none"), quiet)
+latencies = []
+for index, path in enumerate(renderings["stop"][:int(os.environ.get("LATENCY_RUNS", "6"))]):
+    folder = os.path.join(work, f"latency-{index}")
+    when = 8 + index * 0.37
+    run([python, os.path.join(root, "scripts/echo-room.py"), folder, "--reading", quiet, "--lead-seconds", "0",
+         "--echo-db", "-90", "--say", f"{path}@{when}"])
+    blocks, first = shell_played(folder, os.path.join(folder, "mic.wav"))
+    word_end = when + speech_end(path)
+    cut = None
+    for block in range(int(when * 100), len(blocks)):
+        other = block - first + uncut_first
+        if 0 <= other < len(uncut) and uncut[other] > 1000 and blocks[block] < 300:
+            cut = block / 100
+            break
+    if cut is None or cut > word_end + 3:
+        print(f"  latency run {index}: the menu was not cut (stop not heard)")
+        continue
+    latencies.append((cut - word_end) * 1000)
+if latencies:
+    latencies.sort()
+    p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))]
+    print(f"latency from the word's end to Assist's sound cut, the shell reading its menu ({len(latencies)} runs): "
+          f"median {statistics.median(latencies):.0f} ms, p95 {p95:.0f} ms (as heard: into a WAV file, paced)")
