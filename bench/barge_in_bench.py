@@ -147,12 +147,13 @@ print(f"barge-in: a reading of {length / 60:.1f} min (espeak-ng, 175 words a min
 for name, (folder, alone, delay) in made.items():
     spans_file = json.load(open(os.path.join(folder, "spans.json")))
     spans = [(label, span["from_ms"], span["to_ms"]) for (label, _, _), span in zip(said, spans_file["commands"])]
-    heard, cpu_on, summary = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"))
-    raw, cpu_off, _ = listen(os.path.join(folder, "mic.wav"))
+    heard, _, summary = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"))
+    raw, _, _ = listen(os.path.join(folder, "mic.wav"))
     hits, confused, stray, per = score(heard, spans)
     base_hits, _, base_stray, _ = score(raw, spans)
-    false_heard, _, alone_summary = listen(os.path.join(alone, "mic.wav"), os.path.join(alone, "reference.wav"))
-    false_raw, _, _ = listen(os.path.join(alone, "mic.wav"))
+    # CPU while listening through a reading with nobody speaking, with the canceller and without it.
+    false_heard, cpu_on, alone_summary = listen(os.path.join(alone, "mic.wav"), os.path.join(alone, "reference.wav"))
+    false_raw, cpu_off, _ = listen(os.path.join(alone, "mic.wav"))
     total = len(spans)
     audio = seconds_of(os.path.join(folder, "mic.wav"))
     print(f"echo {name} as the voice (delay {delay} ms, RT60 350 ms):")
@@ -166,8 +167,8 @@ for name, (folder, alone, delay) in made.items():
           f"{sorted(set(h[0] for h in false_raw))[:8]}")
     print(f"  delay found {summary.get('echo_delay_ms')} ms (made {delay}); echo return loss enhancement "
           f"{summary.get('erle_db')} dB (reading alone: {alone_summary.get('erle_db')} dB)")
-    print(f"  CPU: {100 * cpu_on / audio:.1f} % of a core with the canceller, {100 * cpu_off / audio:.1f} % without: "
-          f"the canceller {100 * (cpu_on - cpu_off) / audio:.1f} %")
+    print(f"  CPU listening through the reading alone: {100 * cpu_on / length:.1f} % of a core with the canceller, "
+          f"{100 * cpu_off / length:.1f} % without: the canceller {100 * (cpu_on - cpu_off) / length:.1f} %")
 
 def voice_kept(cleaned, said):
     """For each command: how far the person's voice stands above everything else left in the cleaned sound over it

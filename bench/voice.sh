@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Voice command figures (issues 20 and 32), on a natural-voice set (scripts/voice-set.py: RENDERINGS per phrase of
+# Voice command figures (issues 20, 32 and 33), on a natural-voice set (scripts/voice-set.py: RENDERINGS per phrase of
 # piper's Joe voice, clean and with pink noise at 25, 15 and 10 dB under the speech, and 196 everyday sentences,
 # NEGATIVE_RENDERINGS times each: some hold the commands' words, "the bus stop is near", "next week"):
 #  - always-on: the launch phrases and the host's one-word commands said alone, and the sentences, played as one
@@ -302,3 +302,9 @@ base_right = sum(1 for label, start, end in objects
 print(f"  pocketsphinx_continuous, one grammar of whole commands: name right {base_right}/{len(objects)} = "
       f"{100 * base_right / max(len(objects), 1):.1f} %")
 PY
+# Barge-in (issue 33): commands said over Assist's own reading, heard through its echo (bench/barge_in_bench.py).
+.build/voices/bin/python scripts/voice-set.py "$work/barge-set" --renderings "$renderings" --negatives 0 \
+  stop pause next back slower faster "read text" "collect videos" "start survey" "what time is it" "sync photos now" \
+  >/dev/null
+mkdir -p "$work/barge-in"
+.build/voices/bin/python bench/barge_in_bench.py "$work/barge-in" "$assist" "$work/barge-set"

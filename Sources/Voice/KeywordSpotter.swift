@@ -128,6 +128,8 @@ package final class KeywordSpotter {
     /// Called the moment a phrase said over Assist's sound is heard, before it is sure: the host holds its
     /// sound, so that speech is cut at once.
     package var onCandidate: ((Detection) -> Void)?
+    /// The verdicts on phrases heard over Assist's sound in the last seconds, by where they lie (100 ms steps).
+    private var judged: [String: (phrase: String, confidence: Double)] = [:]
     /// Whether a phrase said over Assist's sound waits to be sure.
     package var hasCandidates: Bool { held.contains { $0.overSound } }
 
@@ -444,10 +446,19 @@ package final class KeywordSpotter {
     /// 300 ms after it): the command decoded there and how sure (0 when no command is heard there, or the
     /// decoders cannot run: nothing acts on a guess).
     private func overSoundVerdict(_ detection: Detection) -> Detection? {
-        guard
-            let verdict = judge(
-                fromMs: detection.startMs - 400, toMs: detection.endMs + 300, commands: phrases.map(\.text))
-        else {
+        // Two spoken forms of one phrase over the same sound are judged once.
+        let key = "\(detection.startMs / 100)-\(detection.endMs / 100)"
+        if let known = judged[key] {
+            var again = detection
+            again.phrase = known.phrase
+            again.confidence = known.confidence
+            return again
+        }
+        let verdict = judge(
+            fromMs: detection.startMs - 400, toMs: detection.endMs + 300, commands: phrases.map(\.text))
+        judged = judged.filter { Int($0.key.split(separator: "-").last ?? "") ?? 0 > (fedMs - 5_000) / 100 }
+        judged[key] = verdict ?? (detection.phrase, 0)
+        guard let verdict else {
             var unsure = detection
             unsure.confidence = 0
             return unsure
