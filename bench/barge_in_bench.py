@@ -63,6 +63,79 @@ def speech_end(path):
     return (last + 1) * step / rate
 
 
+only_latency = os.environ.get("LATENCY_ONLY") == "1"
+renderings = {}
+for label in one_word + launch:
+    folder = os.path.join(voice_set, label.replace(" ", "_"))
+    renderings[label] = sorted(os.path.join(folder, f) for f in os.listdir(folder))
+
+def measure_latency():
+    # 6. Latency: the shell reading its menu, "stop" said over it (no echo in the microphone: the canceller and the
+    # person check run). The cut is where the speakers fall quiet while, in a run where nothing was said, they sounded:
+    # both from what was played, on the microphone's time line (the trace's FILE.played.raw), lined up by the menu's
+    # first sound.
+    def shell_played(folder, mic):
+        config = os.path.join(work, "always.toml")
+        open(config, "w").write('[voice]\nmode = "always"\n')
+        trace = os.path.join(folder, "trace.txt")
+        process = subprocess.Popen([assist, "shell", "--data-dir", os.path.join(work, "data"), "--config", config,
+                                    "--audio-out", f"wav:{folder}/out.wav", "--mic", f"live:{mic}"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   env=dict(os.environ, ASSIST_VOICE_TRACE=trace))
+        time.sleep(16)
+        process.communicate(b"q\n", timeout=30)
+        with open(trace + ".played.raw", "rb") as file:
+            played = file.read()
+        samples = [int.from_bytes(played[i : i + 2], "little", signed=True) for i in range(0, len(played), 2)]
+        blocks = [max((abs(v) for v in samples[i : i + 160]), default=0) for i in range(0, len(samples), 160)]
+        first = next((i for i, b in enumerate(blocks) if b > 300), 0)
+        return blocks, first
+
+
+    quiet = os.path.join(work, "quiet.wav")
+    run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", quiet, "synth", "20", "pinknoise", "vol", "0.002"])
+    os.makedirs(os.path.join(work, "latency-none"), exist_ok=True)
+    uncut, uncut_first = shell_played(os.path.join(work, "latency-none"), quiet)
+    latencies = []
+    for index, path in enumerate(renderings["stop"][:int(os.environ.get("LATENCY_RUNS", "6"))]):
+        folder = os.path.join(work, f"latency-{index}")
+        when = 8 + index * 0.37
+        run([python, os.path.join(root, "scripts/echo-room.py"), folder, "--reading", quiet, "--lead-seconds", "0",
+             "--echo-db", "-90", "--say", f"{path}@{when}"])
+        for stale in ("trace.txt", "trace.txt.raw", "trace.txt.played.raw"):
+            if os.path.exists(os.path.join(folder, stale)):
+                os.remove(os.path.join(folder, stale))
+        blocks, first = shell_played(folder, os.path.join(folder, "mic.wav"))
+        word_end = when + speech_end(path)
+        # The two runs' menus lined up by their loudness over the first 6 s (each starts a little earlier or later).
+        def likeness(lag):
+            pairs = [(blocks[i] > 1000, uncut[i + lag] > 1000) for i in range(0, 600) if 0 <= i + lag < len(uncut)]
+            return sum(a == b for a, b in pairs) / max(len(pairs), 1)
+        lag = max(range(-40, 41), key=likeness)
+        # The cut: the first 200 ms of quiet from the word on where the uncut run read on through most of it.
+        cut = None
+        for block in range(int(when * 100), len(blocks) - 20):
+            other = block + lag
+            if other < 0 or other + 20 > len(uncut):
+                continue
+            if all(b < 300 for b in blocks[block : block + 20]) and sum(b > 1000 for b in uncut[other : other + 20]) > 14:
+                cut = block / 100
+                break
+        if cut is None or cut > word_end + 3:
+            print(f"  latency run {index}: the menu was not cut (stop not heard)")
+            continue
+        latencies.append((cut - word_end) * 1000)
+    if latencies:
+        latencies.sort()
+        p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))]
+        print(f"latency from the word's end to Assist's sound cut, the shell reading its menu ({len(latencies)} runs): "
+              f"median {statistics.median(latencies):.0f} ms, p95 {p95:.0f} ms (as heard: into a WAV file, paced)")
+
+
+if only_latency:
+    measure_latency()
+    sys.exit(0)
+
 # 1. The reading.
 text = ""
 for name in sorted(os.listdir(os.path.join(root, "docs"))):
@@ -77,10 +150,6 @@ reading = os.path.join(work, "reading-cut.wav")
 length = seconds_of(reading)
 
 # 2. Rooms.
-renderings = {}
-for label in one_word + launch:
-    folder = os.path.join(voice_set, label.replace(" ", "_"))
-    renderings[label] = sorted(os.path.join(folder, f) for f in os.listdir(folder))
 rng = random.Random(33)
 said = []
 at = 20.0
@@ -218,52 +287,4 @@ for name, (folder, alone, delay) in made.items():
               f"of a core; the person's voice over what is left of the echo, median over the commands: "
               f"{statistics.median(kept):.1f} dB (worst {min(kept):.1f} dB)")
 
-# 6. Latency: the shell reading its menu, "stop" said over it (no echo in the microphone: the canceller and the
-# person check run). The cut is where the speakers fall quiet while, in a run where nothing was said, they sounded:
-# both from what was played, on the microphone's time line (the trace's FILE.played.raw), lined up by the menu's
-# first sound.
-def shell_played(folder, mic):
-    config = os.path.join(work, "always.toml")
-    open(config, "w").write('[voice]\nmode = "always"\n')
-    trace = os.path.join(folder, "trace.txt")
-    process = subprocess.Popen([assist, "shell", "--data-dir", os.path.join(work, "data"), "--config", config,
-                                "--audio-out", f"wav:{folder}/out.wav", "--mic", f"live:{mic}"],
-                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env=dict(os.environ, ASSIST_VOICE_TRACE=trace))
-    time.sleep(16)
-    process.communicate(b"q\n", timeout=30)
-    with open(trace + ".played.raw", "rb") as file:
-        played = file.read()
-    samples = [int.from_bytes(played[i : i + 2], "little", signed=True) for i in range(0, len(played), 2)]
-    blocks = [max((abs(v) for v in samples[i : i + 160]), default=0) for i in range(0, len(samples), 160)]
-    first = next((i for i, b in enumerate(blocks) if b > 300), 0)
-    return blocks, first
-
-
-quiet = os.path.join(work, "quiet.wav")
-run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", quiet, "synth", "20", "pinknoise", "vol", "0.002"])
-os.makedirs(os.path.join(work, "latency-none"), exist_ok=True)
-uncut, uncut_first = shell_played(os.path.join(work, "latency-none"), quiet)
-latencies = []
-for index, path in enumerate(renderings["stop"][:int(os.environ.get("LATENCY_RUNS", "6"))]):
-    folder = os.path.join(work, f"latency-{index}")
-    when = 8 + index * 0.37
-    run([python, os.path.join(root, "scripts/echo-room.py"), folder, "--reading", quiet, "--lead-seconds", "0",
-         "--echo-db", "-90", "--say", f"{path}@{when}"])
-    blocks, first = shell_played(folder, os.path.join(folder, "mic.wav"))
-    word_end = when + speech_end(path)
-    cut = None
-    for block in range(int(when * 100), len(blocks)):
-        other = block - first + uncut_first
-        if 0 <= other < len(uncut) and uncut[other] > 1000 and blocks[block] < 300:
-            cut = block / 100
-            break
-    if cut is None or cut > word_end + 3:
-        print(f"  latency run {index}: the menu was not cut (stop not heard)")
-        continue
-    latencies.append((cut - word_end) * 1000)
-if latencies:
-    latencies.sort()
-    p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))]
-    print(f"latency from the word's end to Assist's sound cut, the shell reading its menu ({len(latencies)} runs): "
-          f"median {statistics.median(latencies):.0f} ms, p95 {p95:.0f} ms (as heard: into a WAV file, paced)")
+measure_latency()

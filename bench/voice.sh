@@ -13,6 +13,10 @@
 #    (each utterance decoded as a whole and judged): commands kept, requests kept, sentences rejected.
 #  - latency from the end of a phrase to its line, with the stream paced as a microphone (`--mic live:`),
 #    over the first LATENCY_SECONDS of it: p50 and p95.
+#  - barge-in: commands said over a 10-minute reading, through its echo (scripts/echo-room.py), heard through the
+#    canceller (`assist listen --reference`) and without it; the reading alone; the delay and the enhancement; CPU;
+#    speexdsp against WebRTC (bench/echo/compare.cc); the time from "stop" to the sound cut in the shell
+#    (bench/barge_in_bench.py).
 # Needs `make voices`. CONFIG=debug for a quicker build.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -101,6 +101,35 @@ struct EchoCancellerTests {
         }
     }
 
+    @Test func aDelayThatChangesMidSentenceIsFollowed() throws {
+        // The sound card's delay jumps from 60 to 300 ms halfway (a Bluetooth speaker taking over).
+        let played = try reading(Self.text + " " + Self.text + " " + Self.text)
+        let half = played.count / 2
+        let early = Self.echo(of: played, delayMs: 60)
+        let late = Self.echo(of: played, delayMs: 300)
+        let mic = Array(early[..<half] + late[half...])
+        let canceller = try EchoCanceller(reference: played)
+        var seen: [Int] = []
+        for start in stride(from: 0, to: mic.count, by: VoiceListener.chunkFrames) {
+            _ = canceller.process(Array(mic[start..<min(mic.count, start + VoiceListener.chunkFrames)]))
+            if start == half - half % VoiceListener.chunkFrames { seen.append(canceller.delayMs ?? -1) }
+        }
+        seen.append(canceller.delayMs ?? -1)
+        #expect(abs(seen[0] - 60) <= 30, "before: \(seen)")
+        #expect(abs(seen[1] - 300) <= 30, "after: \(seen)")
+    }
+
+    @Test func aMicrophoneThatClipsWhileAssistSpeaksIsSaidOnce() throws {
+        let played = try reading(Self.text)
+        // Turned up until Assist's echo clips.
+        let mic = Self.echo(of: played, delayMs: 50, gain: 40)
+        let canceller = try EchoCanceller(reference: played)
+        var notices: [EchoCanceller.Notice] = []
+        canceller.onNotice = { notices.append($0) }
+        _ = Self.cancel(mic, canceller)
+        #expect(notices.filter { $0 == .clipping }.count == 1, "\(notices)")
+    }
+
     @Test func theDelayIsFoundInEnvelopesAndNotInSilence() throws {
         let played = try reading(Self.text)
         func levels(_ samples: [Int16]) -> [Double] {
