@@ -71,7 +71,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         self.model = model
         self.wakePhrase = KeyPhrase.normalise(wakePhrase)
         self.echoMode = echoMode
-        if let mixer = session.sound?.mixer {
+        // With headphones nothing played comes back: the mixer's periods are not needed.
+        if echoMode != .headphones, let mixer = session.sound?.mixer {
             let played = PlayedSound()
             mixer.monitor(played)
             self.played = played
@@ -626,23 +627,16 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
 
     /// With the trace, the sound fed to the recogniser goes to FILE.raw (16 kHz mono 16-bit), to be heard again
     /// by `assist listen`.
-    package static let traceSound: (@Sendable ([Int16]) -> Void)? = {
-        guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
-        let raw = path + ".raw"
-        _ = FileManager.default.createFile(atPath: raw, contents: nil)
-        return { samples in
-            guard let handle = FileHandle(forWritingAtPath: raw) else { return }
-            handle.seekToEndOfFile()
-            samples.withUnsafeBufferPointer { handle.write(Data(buffer: $0)) }
-            try? handle.close()
-        }
-    }()
+    package static let traceSound = rawTrace(".raw")
 
     /// With the trace and the echo canceller, what the speakers played, on the microphone's time line, goes to
     /// FILE.played.raw (16 kHz mono 16-bit) beside FILE.raw: a test makes the room's echo of it.
-    package static let tracePlayed: (@Sendable ([Int16]) -> Void)? = {
+    package static let tracePlayed = rawTrace(".played.raw")
+
+    /// Appends sound to the trace's file with `suffix` (made empty first); nil without `ASSIST_VOICE_TRACE`.
+    private static func rawTrace(_ suffix: String) -> (@Sendable ([Int16]) -> Void)? {
         guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
-        let raw = path + ".played.raw"
+        let raw = path + suffix
         _ = FileManager.default.createFile(atPath: raw, contents: nil)
         return { samples in
             guard let handle = FileHandle(forWritingAtPath: raw) else { return }
@@ -650,7 +644,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             samples.withUnsafeBufferPointer { handle.write(Data(buffer: $0)) }
             try? handle.close()
         }
-    }()
+    }
 
     /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it, at once
     /// or, for a phrase that takes words, once they are heard.
