@@ -257,7 +257,12 @@ extension EchoListenTests {
             "menu-stop",
             room + ["--say", "\(stop.path)@15", "--say", "\(stop.path)@17", "--echo-until", "15.9"])
         let stopped = try shell("stopped", mic: told.appendingPathComponent("mic.wav"))
-        #expect(stopped.lines.contains("Heard: stop."), "\(stopped.lines)\n\(stopped.trace)")
+        // In the sanitizer lanes (time scale over 1) the voice thread runs several times behind the sound it hears,
+        // and whether a word said at 15 s is caught before the shell quits is a matter of speed there: those lanes
+        // run this path for memory and races, and check that nothing of its own acts; the plain lane checks it acts.
+        if ProcessRunner.timeScale == 1 {
+            #expect(stopped.lines.contains("Heard: stop."), "\(stopped.lines)\n\(stopped.trace)")
+        }
         // It acted on a person's "stop" said over its voice, and on nothing of its own. How soon the sound stops is
         // measured by bench/voice.sh (a timed figure, not a test's).
         #expect(!stopped.lines.contains { $0.hasPrefix("Heard:") && $0 != "Heard: stop." }, "\(stopped.lines)")
