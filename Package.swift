@@ -83,7 +83,8 @@ let package = Package(
         // The file a fault of the host's process leaves for the next start (CrashGuard).
         .target(name: "CFaultMark"),
         .target(
-            name: "CPluginBridge", dependencies: ["PluginAPI", "CSharedFrames"], linkerSettings: [.linkedLibrary("dl")]),
+            name: "CPluginBridge", dependencies: ["PluginAPI", "CSharedFrames"],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("seccomp")]),
         // espeak-ng and libcurl are opened on first use (dlopen), so commands that never speak or upload do not
         // load the 60-odd libraries they bring.
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),

@@ -38,6 +38,8 @@ packages=(
   # voice over Assist's own speech: speexdsp's echo canceller (opened on first use); the benchmark compares it
   # with WebRTC's on the same recordings (bench/echo/compare.cc)
   libspeexdsp-dev libwebrtc-audio-processing-dev
+  # third-party plugins' helper processes: their seccomp filter (docs/security.md)
+  libseccomp-dev
 )
 
 # The outbox sends with libcurl; any of Debian's libcurl development packages will do (they exclude each other).

@@ -81,6 +81,12 @@ package enum SettingsSchema {
         "plugins.isolated": .list,
         "plugins.in-process": .list,
         "plugins.helper-timeout-ms": .wholeNumber(100...600_000),
+        // The helper's sandbox (docs/security.md): on unless turned off; required (a plugin the kernel cannot
+        // shut in fully is refused); its address space and open files.
+        "plugins.sandbox": .flag,
+        "plugins.require-sandbox": .flag,
+        "plugins.helper-memory-mb": .wholeNumber(64...1_048_576),
+        "plugins.helper-open-files": .wholeNumber(32...65_536),
         // The kiosk's (docs/kiosk.md); `kiosk.features.ID` entries are read by `KioskConfig`.
         "kiosk.start": .text,
         "kiosk.menu": .flag,

@@ -3,6 +3,7 @@
    helper_proxies.c; its frames helper_frames.c. */
 #define _GNU_SOURCE
 #include "helper_bridge.h"
+#include "sandbox.h"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -21,6 +22,11 @@ static char *host_version;
 static pthread_mutex_t helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t helper_done = PTHREAD_COND_INITIALIZER;
 static bool done;
+/* The sandbox as set up before anything else (sandbox.h): its layers, what is missing, and whether the plugin
+   may be opened at all (not when the host requires a sandbox this kernel cannot give in full). */
+static uint32_t sandbox_layers;
+static char sandbox_note[400];
+static bool sandbox_refuses;
 
 #define BRIDGE_HELPER
 #include "generated/services.h"
@@ -176,6 +182,8 @@ static void helper_handle(bchan *c, bmsg *req, bmsg *rep) {
         void *handle = NULL;
         if (protocol != BRIDGE_PROTOCOL) {
             snprintf(text, sizeof text, "the helper speaks protocol %d, the host %u", BRIDGE_PROTOCOL, protocol);
+        } else if (sandbox_refuses) {
+            snprintf(text, sizeof text, "the sandbox cannot be set up in full: %s", sandbox_note);
         } else if (library == NULL || (handle = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) == NULL) {
             const char *why = dlerror();
             snprintf(text, sizeof text, "%s", why ? why : "the library cannot be opened");
@@ -190,6 +198,8 @@ static void helper_handle(bchan *c, bmsg *req, bmsg *rep) {
         bool ok = text[0] == 0;
         put_bool(rep, ok);
         put_str(rep, ok ? NULL : text);
+        put_u32(rep, sandbox_layers);
+        put_str(rep, sandbox_note);
         if (!ok) break;
         put_u32(rep, entry.abi.major);
         put_u32(rep, entry.abi.minor);
@@ -253,6 +263,7 @@ static void helper_handle(bchan *c, bmsg *req, bmsg *rep) {
         instance = NULL;
         break;
     case OP_PING:
+        put_u32(rep, sandbox_denied());
         break;
     default:
         if (op >= OP_CB_TIMER && op <= OP_CB_TASK) serve_callback(op, req, rep);
@@ -268,9 +279,17 @@ static void helper_dead(bchan *c) {
     pthread_mutex_unlock(&helper_lock);
 }
 
-int assist_bridge_helper_main(int fd) {
+int assist_bridge_helper_main(int fd, int argc, char **argv) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the host gone, the helper goes */
     signal(SIGPIPE, SIG_IGN);
+    /* The sandbox first, on this one thread: every thread started from here on is inside it. */
+    sandbox_policy policy;
+    if (!sandbox_parse(argc, argv, &policy, sandbox_note, sizeof sandbox_note)) {
+        sandbox_refuses = true;
+    } else {
+        sandbox_layers = sandbox_apply(&policy, sandbox_note, sizeof sandbox_note);
+        sandbox_refuses = policy.required && (sandbox_layers & ASSIST_SANDBOX_FULL) != ASSIST_SANDBOX_FULL;
+    }
     helper_chan.timeout_ms = 0;
     if (bchan_start(&helper_chan, fd, 1, helper_handle, helper_dead, NULL) != 0) return 1;
     pthread_mutex_lock(&helper_lock);

@@ -85,6 +85,30 @@ static void *watcher(void *arg) {
     return NULL;
 }
 
+/* A ping's reply carries the kinds of calls the helper's sandbox refused so far: new ones are told. */
+static void take_refused(assist_bridge *b, bmsg *reply) {
+    uint32_t kinds = get_u32(reply);
+    if (reply->bad) return;
+    pthread_mutex_lock(&b->lock);
+    uint32_t fresh = kinds & ~b->refused;
+    b->refused |= kinds;
+    pthread_mutex_unlock(&b->lock);
+    if (fresh != 0 && b->on_refused != NULL) b->on_refused(b->user, kinds, fresh);
+}
+
+bool assist_bridge_check_refused(assist_bridge *b) {
+    bmsg *reply = bchan_call(&b->chan, bmsg_new(BRIDGE_REQUEST, OP_PING), -1);
+    if (reply == NULL) return false;
+    take_refused(b, reply);
+    bmsg_free(reply);
+    return true;
+}
+
+uint32_t assist_bridge_sandbox(assist_bridge *b, char *note, size_t cap) {
+    if (cap > 0) snprintf(note, cap, "%s", b->sandbox_note);
+    return b->sandbox_layers;
+}
+
 /* Every 2 s the helper is asked to answer on a lane of its own, served by a thread of its own: a helper that
    cannot answer within the time limit (stopped, deadlocked in its allocator) is ended even when no call of
    the host's is waiting on it. */
@@ -103,6 +127,7 @@ static void *pinger(void *arg) {
         pthread_mutex_lock(&b->lock);
         b->pinging = false;
         pthread_mutex_unlock(&b->lock);
+        take_refused(b, reply);
         bmsg_free(reply);
     }
     return NULL;
@@ -166,7 +191,9 @@ static char *message(const char *text) {
 }
 
 assist_bridge *assist_bridge_spawn(const char *executable, const char *library, const assist_host *host,
-                                   int32_t timeout_ms, assist_bridge_death_cb on_death, void *user, char **err) {
+                                   const char *const *helper_args, const char *const *environment,
+                                   int32_t timeout_ms, assist_bridge_death_cb on_death,
+                                   assist_bridge_refused_cb on_refused, void *user, char **err) {
     /* From now on large frames are captured where helpers can map them. */
     assist_shared_frames_enable(ARENA_BYTES);
     int sv[2];
@@ -194,18 +221,28 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
-    /* The helper's environment: the host's, with Swift's backtracer off (a crash there is reported here). */
+    /* The helper's environment: the one given (or the host's), with Swift's backtracer off (a crash there is
+       reported here). */
+    char *const *from = environment != NULL ? (char *const *)environment : environ;
     size_t count = 0;
-    while (environ[count] != NULL) count++;
+    while (from[count] != NULL) count++;
     char **env = calloc(count + 2, sizeof *env);
     size_t n = 0;
     for (size_t i = 0; i < count; i++)
-        if (strncmp(environ[i], "SWIFT_BACKTRACE=", 16) != 0) env[n++] = environ[i];
+        if (strncmp(from[i], "SWIFT_BACKTRACE=", 16) != 0) env[n++] = from[i];
     env[n++] = "SWIFT_BACKTRACE=enable=no";
-    char *argv[] = {(char *)executable, "_plugin-helper", "3", NULL};
+    size_t extra = 0;
+    while (helper_args != NULL && helper_args[extra] != NULL) extra++;
+    char **argv = calloc(extra + 4, sizeof *argv);
+    if (env == NULL || argv == NULL) abort();
+    argv[0] = (char *)executable;
+    argv[1] = "_plugin-helper";
+    argv[2] = "3";
+    for (size_t i = 0; i < extra; i++) argv[3 + i] = (char *)helper_args[i];
     pid_t pid = 0;
     int rc = posix_spawn(&pid, executable, &actions, &attr, argv, env);
     free(env);
+    free(argv);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (child_fd != sv[1]) close(child_fd);
@@ -222,6 +259,7 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     b->pid = pid;
     b->real = host;
     b->on_death = on_death;
+    b->on_refused = on_refused;
     b->user = user;
     b->current_area = -1;
     pthread_mutex_init(&b->lock, NULL);
@@ -261,6 +299,9 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     }
     bool ok = get_bool(reply);
     const char *error = get_str(reply);
+    b->sandbox_layers = get_u32(reply);
+    const char *note = get_str(reply);
+    snprintf(b->sandbox_note, sizeof b->sandbox_note, "%s", note ? note : "");
     if (!ok) {
         *err = message(error ? error : "the helper could not open the library");
         bmsg_free(reply);

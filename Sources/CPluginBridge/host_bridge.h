@@ -46,7 +46,11 @@ struct assist_bridge {
     assist_entry entry;
     char *id, *version;
     assist_bridge_death_cb on_death;
+    assist_bridge_refused_cb on_refused;
     void *user;
+    uint32_t sandbox_layers;
+    char sandbox_note[400];
+    uint32_t refused; /* the kinds told to on_refused; under lock */
     pthread_mutex_t lock; /* everything below */
     pthread_cond_t reaped_cond;
     bool reaped;

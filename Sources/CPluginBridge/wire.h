@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BRIDGE_PROTOCOL 1
+#define BRIDGE_PROTOCOL 2
 #define BRIDGE_HEADER 16u
 /* A message larger than this ends the helper: a frame travels in shared memory, never in a message. */
 #define BRIDGE_MAX_MESSAGE (64u << 20)

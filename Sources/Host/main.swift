@@ -10,11 +10,12 @@ import Interaction
 // Everything the host and its plugins create is theirs alone unless they say otherwise: recordings, answers,
 // databases and the speech log must never be readable by other users (doctor warns about them).
 umask(0o077)
-// A plugin's helper process (issue 17): no command line, no terminal handling, straight to the plugin.
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "_plugin-helper",
+// A plugin's helper process (issue 17): no command line, no terminal handling, straight to the plugin; the words
+// after the descriptor are its sandbox (docs/security.md), set up before anything else runs.
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "_plugin-helper",
     let fd = Int32(CommandLine.arguments[2])
 {
-    exit(assist_bridge_helper_main(fd))
+    exit(assist_bridge_helper_main(fd, CommandLine.argc - 3, CommandLine.unsafeArgv + 3))
 }
 CrashExit.installOnTerminal()
 do {

@@ -102,6 +102,9 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// Every request received so far.
     package var requests: [Request] { lock.withLock { recorded } }
+    /// Every connection accepted, whether or not it sent a request.
+    package var connectionsAccepted: Int { lock.withLock { connectionCount } }
+    private var connectionCount = 0
 
     /// Body bytes received so far, over all requests, including ones still arriving.
     package var bodyBytesReceived: Int { lock.withLock { bodyBytes } }
@@ -135,6 +138,7 @@ package final class LoopbackHTTPServer: @unchecked Sendable {
             }
             let accepted = lock.withLock {
                 guard !stopped else { return false }
+                connectionCount += 1
                 connections.insert(client)
                 return true
             }

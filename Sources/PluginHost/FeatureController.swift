@@ -1,3 +1,4 @@
+import AssistCore
 import Foundation
 import Interaction
 import Logging
@@ -47,20 +48,25 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             let loop = services.loop
             let watch = HelperWatch()
             record.helperWatch = watch
+            let gate = context.services.permissions
             let result = PluginLoader.openIsolated(
-                record, host: context.host, executable: executable,
+                record, host: context.host, executable: executable, sandbox: sandboxPolicy(record, context: context),
                 timeoutMilliseconds: Int(services.settings.value("plugins.helper-timeout-ms")?.integer ?? 5000),
-                watch: watch
-            ) { [weak self] how, expected in
-                guard !expected, let controller = self else { return }
-                loop.post { controller.helperEnded(record, watch: watch, how: how) }
-            }
+                watch: watch,
+                onDeath: { [weak self] how, expected in
+                    guard !expected, let controller = self else { return }
+                    loop.post { controller.helperEnded(record, watch: watch, how: how) }
+                },
+                onRefused: { kinds in gate.refused(.sandbox(kinds)) })
             switch result {
             case .success(let (entry, helper)):
                 record.markLoaded(entry: entry, context: context)
                 record.helper = helper
+                let sandbox = helper.sandbox
                 services.logger.info(
-                    "loaded \(record.id) in helper process \(helper.pid) from \(record.libraryURL.path)")
+                    "loaded \(record.id) in helper process \(helper.pid) from \(record.libraryURL.path); sandbox: \(sandbox.layers.description)"
+                )
+                if !sandbox.layers.isFull { warnUnsandboxed(record, missing: sandbox.missing) }
                 return nil
             case .failure(let refusal):
                 // A helper that died while loading is told by `helperEnded`; the record stays available.
@@ -163,7 +169,9 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         table.destroy?(instance)
         context.releaseHoldings()
         // A helper process serves one instance: it leaves with it, and the next start loads the plugin again.
+        // What its sandbox refused since the last ping is asked first, so nothing refused goes untold.
         if let helper = record.helper {
+            if !helperDied { helper.checkRefused() }
             helper.close()
             record.markUnloaded()
         }
@@ -291,6 +299,37 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         for phrase in heard.filter({ !hostWords.contains($0) }) + heard.filter({ hostWords.contains($0) }) {
             announcer.say(phrase, priority: .message, remember: false)
         }
+    }
+
+    /// The sandbox `record`'s helper is started in (docs/security.md): it reads its own folder and the share
+    /// folders, and reads and writes its data and cache folders, made here first (0700) so the rules can name
+    /// them.
+    func sandboxPolicy(_ record: PluginRecord, context: PluginContext) -> SandboxPolicy {
+        let settings = services.settings
+        let folders = context.services.session.folders
+        for folder in [folders.data, folders.cache] { try? AssistPaths.ensurePrivateDirectory(folder) }
+        var reads = [record.manifestURL.deletingLastPathComponent(), folders.share, services.paths.share]
+        if let models = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
+            reads.append(URL(fileURLWithPath: models))
+        }
+        return SandboxPolicy(
+            enabled: settings.value("plugins.sandbox")?.flag ?? true,
+            required: settings.value("plugins.require-sandbox")?.flag ?? false, reads: reads,
+            writes: [folders.data, folders.cache],
+            memoryMB: Int(settings.value("plugins.helper-memory-mb")?.integer ?? 4096),
+            openFiles: Int(settings.value("plugins.helper-open-files")?.integer ?? 256))
+    }
+
+    /// Names of plugins already warned of running without their full sandbox this session.
+    private var warnedUnsandboxed = Set<String>()
+
+    /// Says once a session, and logs, that `record` runs with part of its sandbox missing.
+    private func warnUnsandboxed(_ record: PluginRecord, missing: String) {
+        services.logger.warning("\(record.id) runs without its full sandbox: \(missing)")
+        guard warnedUnsandboxed.insert(record.id).inserted else { return }
+        announcer.say(
+            phrases.text("plugin.unsandboxed", ["name": record.name, "reason": missing]), priority: .important,
+            remember: false)
     }
 
     /// Records of helper crashes, and the plugins they turned off.

@@ -86,10 +86,15 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
         // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID`.
         let disabled = CrashGuard(data: configuration.paths.data).disabledPlugins()
+        // And those the user turned off (`assist plugins disable ID`), which are as meant: a notice.
+        let choices = PermissionStore(data: configuration.paths.data).load()
         var notAdmitted = Set<String>()
         for record in records where record.isUsable {
             if let reason = disabled[record.id] {
                 record.refuse(.disabled(reason))
+            } else if choices[record.id]?.disabled == true {
+                record.refuse(.disabled("turned off; assist plugins enable \(record.id) turns it on again"))
+                notAdmitted.insert(record.id)
             } else if let reason = configuration.admit?(record.id, record.libraryURL) {
                 record.refuse(.disabled(reason))
                 notAdmitted.insert(record.id)

@@ -27,23 +27,36 @@ package final class PluginHelper: @unchecked Sendable {  // because: the bridge 
     /// The plugin's entry table as the helper read it; init and create travel to the helper.
     var entry: UnsafePointer<assist_entry> { assist_bridge_entry(bridge) }
 
-    /// Starts the helper for `library`, served by `host`. `onDeath` hears, once and on another thread, how it
-    /// ended ("crashed in start (SIGSEGV)") and whether that was expected (after `close`). The error is one
-    /// line.
+    /// Starts the helper for `library`, served by `host`, inside `sandbox`. `onDeath` hears, once and on another
+    /// thread, how it ended ("crashed in start (SIGSEGV)") and whether that was expected (after `close`);
+    /// `onRefused`, on another thread, the kinds of calls its sandbox refused that were not told before. The
+    /// error is one line.
     static func spawn(
-        executable: URL, library: URL, host: UnsafePointer<assist_host>, timeoutMilliseconds: Int,
-        onDeath: @escaping @Sendable (String, Bool) -> Void
+        executable: URL, library: URL, host: UnsafePointer<assist_host>, sandbox: SandboxPolicy,
+        timeoutMilliseconds: Int, onDeath: @escaping @Sendable (String, Bool) -> Void,
+        onRefused: @escaping @Sendable (SandboxRefusals) -> Void = { _ in }
     ) -> Result<PluginHelper, PluginRefusal> {
-        let death = DeathBox(onDeath)
+        let death = DeathBox(onDeath, onRefused)
         // Kept for the life of the process: the bridge may report after everything else let go.
         let user = Unmanaged.passRetained(death).toOpaque()
         var error: UnsafeMutablePointer<CChar>?
+        let arguments = CStringList(sandbox.arguments)
+        let environment = CStringList(sandbox.environment(ProcessInfo.processInfo.environment))
+        defer {
+            arguments.release()
+            environment.release()
+        }
         let bridge = assist_bridge_spawn(
-            executable.path, library.path, host, Int32(clamping: timeoutMilliseconds),
+            executable.path, library.path, host, arguments.pointer, environment.pointer,
+            Int32(clamping: timeoutMilliseconds),
             { user, description, expected in
                 guard let user else { return }
                 let box = Unmanaged<DeathBox>.fromOpaque(user).takeUnretainedValue()
                 box.report(description.map { String(cString: $0) } ?? "ended", expected)
+            },
+            { user, _, fresh in
+                guard let user else { return }
+                Unmanaged<DeathBox>.fromOpaque(user).takeUnretainedValue().refused(SandboxRefusals(rawValue: fresh))
             }, user, &error)
         guard let bridge else {
             let text = error.map { String(cString: $0) } ?? "the helper process could not start"
@@ -67,17 +80,57 @@ package final class PluginHelper: @unchecked Sendable {  // because: the bridge 
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The helper's sandbox as it set it up: its layers, and what is missing ("" when nothing is).
+    package var sandbox: (layers: SandboxLayers, missing: String) {
+        var text = [CChar](repeating: 0, count: 400)
+        let layers = assist_bridge_sandbox(bridge, &text, text.count)
+        return (
+            SandboxLayers(rawValue: layers),
+            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        )
+    }
+
+    /// Asks the helper now what its sandbox refused (the answer goes to `onRefused`); false when it did not
+    /// answer.
+    @discardableResult
+    func checkRefused() -> Bool { assist_bridge_check_refused(bridge) }
+
     /// Ends the helper now, with `reason` as how it ended.
     package func kill(_ reason: String) {
         assist_bridge_kill(bridge, reason)
     }
 }
 
-/// The death handler, reachable from C.
-private final class DeathBox: @unchecked Sendable {  // because: `handler` is immutable and reported once
+/// The death and refusal handlers, reachable from C.
+private final class DeathBox: @unchecked Sendable {  // because: the handlers are immutable
     let handler: @Sendable (String, Bool) -> Void
-    init(_ handler: @escaping @Sendable (String, Bool) -> Void) { self.handler = handler }
+    let refusals: @Sendable (SandboxRefusals) -> Void
+    init(
+        _ handler: @escaping @Sendable (String, Bool) -> Void, _ refusals: @escaping @Sendable (SandboxRefusals) -> Void
+    ) {
+        self.handler = handler
+        self.refusals = refusals
+    }
     func report(_ description: String, _ expected: Bool) { handler(description, expected) }
+    func refused(_ kinds: SandboxRefusals) { refusals(kinds) }
+}
+
+/// A NULL-terminated array of C strings, freed by `release()`.
+struct CStringList {
+    let pointer: UnsafeMutablePointer<UnsafePointer<CChar>?>
+    let count: Int
+
+    init(_ strings: [String]) {
+        count = strings.count
+        pointer = .allocate(capacity: strings.count + 1)
+        for (index, string) in strings.enumerated() { pointer[index] = UnsafePointer(strdup(string)) }
+        pointer[strings.count] = nil
+    }
+
+    func release() {
+        for index in 0..<count { free(UnsafeMutableRawPointer(mutating: pointer[index])) }
+        pointer.deallocate()
+    }
 }
 
 /// One helper process as the feature controller follows it: set when it starts, and marked once its end has

@@ -44,8 +44,9 @@ package enum PluginLoader {
     /// validates the entry it read against the manifest and calls `init` through it. A helper that dies on the
     /// way gives a refusal in state `.crashed` (the death handler tells the rest).
     static func openIsolated(
-        _ record: PluginRecord, host: UnsafePointer<assist_host>, executable: URL, timeoutMilliseconds: Int,
-        watch: HelperWatch, onDeath: @escaping @Sendable (String, Bool) -> Void
+        _ record: PluginRecord, host: UnsafePointer<assist_host>, executable: URL, sandbox: SandboxPolicy,
+        timeoutMilliseconds: Int, watch: HelperWatch, onDeath: @escaping @Sendable (String, Bool) -> Void,
+        onRefused: @escaping @Sendable (SandboxRefusals) -> Void
     ) -> Result<(assist_entry, PluginHelper), PluginRefusal> {
         guard let manifest = record.manifest else {
             return .failure(.manifestMissing(record.manifestURL.path))
@@ -53,8 +54,8 @@ package enum PluginLoader {
         if let refusal = PluginDiscovery.checkLibrary(record.libraryURL) { return .failure(refusal) }
         let helper: PluginHelper
         switch PluginHelper.spawn(
-            executable: executable, library: record.libraryURL, host: host, timeoutMilliseconds: timeoutMilliseconds,
-            onDeath: onDeath)
+            executable: executable, library: record.libraryURL, host: host, sandbox: sandbox,
+            timeoutMilliseconds: timeoutMilliseconds, onDeath: onDeath, onRefused: onRefused)
         {
         case .failure(let refusal): return .failure(refusal)
         case .success(let started): helper = started

@@ -58,10 +58,13 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     /// "process" asks to run in a helper process of its own even when Assist would run it in process
     /// (docs/plugin-isolation.md); third-party plugins always do, unless the admin says otherwise.
     package var isolation: String?
+    /// The servers it sends to through the outbox ("data.example.org", "*.example.org", or "*" for any server
+    /// the user sets up); absent or empty: no network (docs/security.md).
+    package var network: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, name, version, library, abi, description, services, devices, keywords, mode, languages, license
-        case sha256, author, isolation
+        case sha256, author, isolation, network
         case minHost = "min_host"
         case lastTestedHost = "last_tested_host"
         case storageQuotaMb = "storage_quota_mb"
@@ -148,6 +151,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         if let isolation, isolation != "process", isolation != "in-process" {
             throw .manifestInvalid(path, "isolation must be process or in-process, not \"\(isolation)\"")
         }
+        try validatePermissions(path: path)
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
             throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")

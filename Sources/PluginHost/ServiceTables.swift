@@ -24,6 +24,15 @@ enum ServiceTables {
 
     static func table(for id: String) -> UnsafeRawPointer? { byID[id] }
 
+    /// ASSIST_E_PERMISSION for a call the plugin was not allowed (the gate logged and told it, once), with its
+    /// sentence as the error string.
+    static func denied(_ error: PermissionDenied, _ err: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
+        -> assist_status
+    {
+        err?.pointee = strdup(error.message)
+        return ASSIST_E_PERMISSION
+    }
+
     /// Frees an error string a plugin allocated with `alloc`, returning its text.
     static func takeError(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
         guard let pointer else { return nil }

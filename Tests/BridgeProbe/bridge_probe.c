@@ -275,7 +275,7 @@ int bridge_probe_run(const char *assist, const char *library, char *report, size
     speeches = 0;
     plugin_newer = false;
     char *err = NULL;
-    assist_bridge *b = assist_bridge_spawn(assist, library, &host, 5000, NULL, NULL, &err);
+    assist_bridge *b = assist_bridge_spawn(assist, library, &host, NULL, NULL, 5000, NULL, NULL, NULL, &err);
     if (b == NULL) {
         line("no helper: %s", err ? err : "?");
         free(err);

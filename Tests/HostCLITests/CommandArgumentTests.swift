@@ -96,7 +96,8 @@ struct CommandArgumentTests {
     /// on recording, yes stops.
     @Test func stopWhileAFeatureRecordsIsAskedAboutFirst() throws {
         let manifest = CPluginBuilder.manifest(
-            id: "org.test.sound", extra: ["name": "Sound", "services": ["required": ["assist.speech/1"]]])
+            id: "org.test.sound",
+            extra: ["name": "Sound", "services": ["required": ["assist.speech/1"]], "devices": ["microphone"]])
         try CPluginBuilder(root: plugins.url).build(folder: "sound", manifest: manifest, source: "sound_plugin.c")
         let room = data.url.appendingPathComponent("room.wav")
         _ = try ProcessRunner.run(

@@ -35,6 +35,8 @@ struct HelperProcessTests {
                     "services": [
                         "required": ["assist.dialog/1", "assist.storage/1", "assist.clock/1"] + services
                     ],
+                    // Those that subscribe to frames ask for the camera.
+                    "devices": define.contains("FRAME") ? ["camera"] : [String](),
                 ]),
             source: "misbehave_plugin.c")
         return id
@@ -158,7 +160,20 @@ struct HelperProcessTests {
         #expect(read.lines.filter { $0.hasPrefix("Row: ") } == ["Row: kept."], "\(read.lines)")
     }
 
+    @Test func inItsSandboxItCannotFork() throws {
+        let pidFile = data.url.appendingPathComponent("child.pid")
+        let id = try build("FORK_IN_START", name: "fork", extra: [#"PID_FILE="\#(pidFile.path)""#])
+        let run = try assist(["run", id])
+        #expect(run.standardError.contains("its helper process crashed in start (SIGSEGV)"), "\(run.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: pidFile.path), "a child ran")
+    }
+
+    /// Without the sandbox (a kernel that has none, or `plugins.sandbox = false`), what a plugin forks still
+    /// goes with its helper's process group.
     @Test func whatItForkedEndsWithIt() throws {
+        let config = data.url.appendingPathComponent("assist/config.toml")
+        let settings = try String(contentsOf: config, encoding: .utf8)
+        try (settings + "plugins.sandbox = false\n").write(to: config, atomically: true, encoding: .utf8)
         let pidFile = data.url.appendingPathComponent("child.pid")
         let id = try build("FORK_IN_START", name: "fork", extra: [#"PID_FILE="\#(pidFile.path)""#])
         let run = try assist(["run", id])
@@ -226,9 +241,9 @@ struct HelperProcessTests {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return names.compactMap(Int32.init).filter { pid in
             let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-            let environment = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))) ?? Data()
+            // Its sandbox names its data folder, under this test's.
             return command.range(of: Data("_plugin-helper".utf8)) != nil
-                && environment.range(of: Data("XDG_CONFIG_HOME=\(data.url.path)\0".utf8)) != nil
+                && command.range(of: Data("\0--write\0\(data.url.path)/".utf8)) != nil
         }
     }
 

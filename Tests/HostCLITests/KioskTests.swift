@@ -50,9 +50,10 @@ struct KioskFixture {
         try (text + extra).write(to: etc.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
     }
 
-    /// The test plugin `org.example.marked`, which creates `marker` when its library is opened.
+    /// The test plugin `org.example.marked`, which creates `marker` when its library is opened: in its own data
+    /// folder, the one place its sandbox lets it write.
     func buildMarkedPlugin() throws -> (library: URL, marker: URL) {
-        let marker = folder.path("opened")
+        let marker = data.appendingPathComponent("plugins/org.example.marked/opened")
         let directory = try CPluginBuilder(root: plugins).build(
             folder: "marked", defines: [#"PLUGIN_ID="org.example.marked""#, "LOADED_MARKER=\"\(marker.path)\""],
             manifest: CPluginBuilder.manifest(

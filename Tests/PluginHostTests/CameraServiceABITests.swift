@@ -19,7 +19,8 @@ struct CameraServiceABITests {
     /// 30 frames/s until it finishes, in process or in a helper process.
     func runFixture(_ source: String, id: String, inHelper: Bool) throws -> Run {
         let root = try TemporaryDirectory("assist-camera-abi")
-        let manifest = CPluginBuilder.manifest(id: id, extra: ["services": ["required": ["assist.camera/1"]]])
+        let manifest = CPluginBuilder.manifest(
+            id: id, extra: ["services": ["required": ["assist.camera/1"]], "devices": ["camera"]])
         try CPluginBuilder(root: root.url).build(folder: "plugin", manifest: manifest, source: source)
         let camera = CameraService(
             spec: .pattern, framesPerSecond: 30, sample: root.path("none.jpg"), logger: Logger(label: "test"),

@@ -17,7 +17,8 @@ struct SoundServiceTests {
     init() throws {
         root = try TemporaryDirectory("assist-sound-abi")
         let manifest = CPluginBuilder.manifest(
-            id: "org.test.sound", extra: ["services": ["required": ["assist.speech/1", "assist.cues/1"]]])
+            id: "org.test.sound",
+            extra: ["services": ["required": ["assist.speech/1", "assist.cues/1"]], "devices": ["microphone"]])
         try CPluginBuilder(root: root.url).build(folder: "sound", manifest: manifest, source: "sound_plugin.c")
         wav = root.path("out.wav")
         let microphone = root.path("mic.wav")

@@ -160,12 +160,14 @@ package struct PluginInstaller {
             "\(manifest.name) \(old.version) is installed. Go back to the older \(manifest.version)? Its data is kept, but the older version may not read what the newer one saved. Y or N."
     }
 
-    /// "It asks for the camera and the microphone." from the manifest's devices, and the network when it
-    /// may send (the outbox service).
+    /// "It asks for the camera and the microphone." from what the manifest declares (`devices`, and `network`
+    /// with its servers); a yes gives it exactly those (docs/security.md).
     package static func devicesSentence(_ manifest: PluginManifest) -> String {
-        var things = (manifest.devices ?? []).map { "the \($0)" }
-        let services = manifest.requiredServices + (manifest.services?.optional ?? [])
-        if services.contains(where: { $0.hasPrefix("assist.outbox/") }) { things.append("the network") }
+        let asked = manifest.declaredPermissions
+        var things = [PluginPermission.camera, .microphone].filter(asked.contains).map(\.spoken)
+        if asked.contains(.network), let hosts = manifest.networkHosts {
+            things.append(hosts == ["*"] ? "the network" : "the network (\(hosts.joined(separator: ", ")))")
+        }
         guard let last = things.popLast() else { return "It asks for no camera, microphone or network." }
         return things.isEmpty ? "It asks for \(last)." : "It asks for \(things.joined(separator: ", ")) and \(last)."
 

@@ -167,6 +167,10 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         case background(PluginRecord)
         /// A feature turned off after it stopped unexpectedly, offered to be turned on again.
         case turnedOff(PluginRecord)
+        /// A feature the user turned off (`assist plugins disable`, or here), offered to be turned on again.
+        case userTurnedOff(PluginRecord)
+        /// What each feature may use (the camera, the microphone, the network), changed by ear.
+        case permissions
         case quit
     }
 
@@ -178,7 +182,24 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         entries += records.filter { $0.isRunning && ($0.manifest?.isBackground ?? false) }.map(MenuEntry.background)
         let crashed = CrashGuard(data: session.paths.data).disabledPlugins()
         entries += records.filter { $0.state == .disabled && crashed[$0.id] != nil }.map(MenuEntry.turnedOff)
+        let chosen = access.store.load()
+        entries += records.filter { $0.state == .disabled && crashed[$0.id] == nil && chosen[$0.id]?.disabled == true }
+            .map(MenuEntry.userTurnedOff)
+        // Where it matters: a stranger's plugin asks for something, or the user changed something already.
+        // Assist's own features alone keep the menu as it was.
+        if !permissionHolders.isEmpty, !chosen.isEmpty || permissionHolders.contains(where: \.isolated) {
+            entries.append(.permissions)
+        }
         return entries + [.quit]
+    }
+
+    private var access: PluginAccess { PluginAccess(paths: session.paths) }
+
+    /// The features that ask for anything a user can give or take.
+    private var permissionHolders: [PluginRecord] {
+        session.features.records.filter { record in
+            record.isUsable && !(record.manifest?.declaredPermissions.isEmpty ?? true)
+        }
     }
 
     private func label(_ entry: MenuEntry) -> String {
@@ -186,6 +207,9 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         case .start(let record): return record.name
         case .background(let record): return session.phrases.text("shell.background-entry", ["name": record.name])
         case .turnedOff(let record): return session.phrases.text("shell.turned-off-entry", ["name": record.name])
+        case .userTurnedOff(let record):
+            return session.phrases.text("shell.user-turned-off-entry", ["name": record.name])
+        case .permissions: return session.phrases.text("shell.permissions")
         case .quit: return session.phrases.text("shell.quit")
         }
     }
@@ -218,8 +242,79 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         case .start(let record): launch(record)
         case .background(let record): openBackground(record)
         case .turnedOff(let record): offerToTurnOn(record)
+        case .userTurnedOff(let record): offerToTurnOn(record)
+        case .permissions: choosePermissionHolder()
         case .quit: quit()
         }
+    }
+
+    /// A choice among the features that ask for anything, then `editPermissions`; Back or Escape is the menu.
+    private func choosePermissionHolder() {
+        let holders = permissionHolders
+        let phrases = session.phrases
+        ask(
+            phrases.text("shell.permissions-whose"), holders.map(\.name) + [phrases.text("shell.back")]
+        ) { [weak self] index in
+            guard let self else { return }
+            guard let index, index < holders.count else { return showMenu() }
+            editPermissions(holders[index])
+        }
+    }
+
+    /// Each permission `record` asks for, with its state: choosing one turns it on or off (said, and kept in
+    /// `<data>/plugin-permissions.json`); "Turn NAME off" turns the feature off; Back returns to the features.
+    private func editPermissions(_ record: PluginRecord) {
+        guard let manifest = record.manifest else { return showMenu() }
+        let phrases = session.phrases
+        let asked = PluginPermission.allCases.filter(manifest.declaredPermissions.contains)
+        let chosen = access.store.choices(record.id)
+        let labels = asked.map { permission in
+            let key = chosen[permission] ?? true ? "shell.permission-on" : "shell.permission-off"
+            return phrases.text(key, ["permission": phrases.text("permission.\(permission.rawValue)-name")])
+        }
+        let turnOff = phrases.text("shell.turn-off-feature", ["name": record.name])
+        ask(
+            phrases.text("shell.permissions-of", ["name": record.name]),
+            labels + [turnOff, phrases.text("shell.back")]
+        ) { [weak self] index in
+            guard let self else { return }
+            guard let index, index <= asked.count else { return choosePermissionHolder() }
+            if index == asked.count {
+                do {
+                    try access.setDisabled(record.id, true)
+                    record.refuse(.disabled("turned off; assist plugins enable \(record.id) turns it on again"))
+                    session.announcer.say(phrases.text("shell.turned-off", ["name": record.name]))
+                } catch {
+                    session.announcer.say((error as? CLIFailure)?.message ?? "\(error)", priority: .important)
+                }
+                return showMenu()
+            }
+            let permission = asked[index]
+            let on = !(chosen[permission] ?? true)
+            do {
+                try access.change(manifest, [permission: on])
+                let spoken = phrases.text("permission.\(permission.rawValue)")
+                session.announcer.say(
+                    phrases.text(
+                        on ? "shell.permission-changed-on" : "shell.permission-changed-off",
+                        ["name": record.name, "permission": spoken]))
+            } catch {
+                session.announcer.say((error as? CLIFailure)?.message ?? "\(error)", priority: .important)
+            }
+            editPermissions(record)
+        }
+    }
+
+    /// Asks a choice as the menu does (its request is the menu's); `then` hears the index, nil when cancelled.
+    private func ask(_ prompt: String, _ choices: [String], then: @escaping (Int?) -> Void) {
+        menuRequest = session.services.interaction.dialogs.open(
+            .choice(prompt: prompt, choices: choices, defaultIndex: nil), owner: "host", yields: true
+        ) { [weak self] answer in
+            guard let self, menuRequest == answer.request else { return }
+            menuRequest = nil
+            then(answer.status == .answered ? answer.index : nil)
+        }
+        session.dispatcher.syncConsoleMode()
     }
 
     /// A background feature chosen from the menu: the command its name stands for (photo-sensor's own menu),
@@ -241,7 +336,8 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         session.loop.addTimer(milliseconds: 300, repeating: false) { [weak self] in self?.showMenu() }
     }
 
-    /// A feature turned off after crashes, chosen: asked first, then turned on again (its crashes forgotten).
+    /// A feature turned off (after crashes, or by the user), chosen: asked first, then turned on again (its
+    /// crashes forgotten).
     private func offerToTurnOn(_ record: PluginRecord) {
         menuRequest = session.services.interaction.dialogs.open(
             .confirm(
@@ -252,6 +348,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             menuRequest = nil
             if answer.status == .answered, answer.yes {
                 CrashGuard(data: session.paths.data).reset(record.id)
+                try? access.setDisabled(record.id, false)
                 record.enable()
                 session.announcer.say(session.phrases.text("shell.turned-on", ["name": record.name]))
             }

@@ -12,6 +12,7 @@ struct PluginsCommand: ParsableCommand {
         abstract: "List, describe, check, pack, install and remove plugins.",
         subcommands: [
             PluginsListCommand.self, PluginsInfoCommand.self, PluginsCheckCommand.self, PluginsResetCommand.self,
+            PluginsPermissionsCommand.self, PluginsDisableCommand.self, PluginsEnableCommand.self,
             PluginsPackCommand.self, PluginsInstallCommand.self, PluginsUpdateCommand.self, PluginsRemoveCommand.self,
         ],
         defaultSubcommand: PluginsListCommand.self
@@ -73,6 +74,7 @@ struct PluginsInfoCommand: ParsableCommand {
             lines.append("Required services: \(list(manifest.requiredServices))")
             lines.append("Optional services: \(list(manifest.services?.optional ?? []))")
             lines.append("Devices: \(list(manifest.devices ?? []))")
+            lines += PluginAccess(paths: session.paths).lines(manifest)
             lines.append("Languages: \(list(manifest.languages ?? []))")
             let keywords = (manifest.keywords ?? []).map { "\"\($0.phrase)\"" + ($0.lang.map { " (\($0))" } ?? "") }
             lines.append("Keywords: \(list(keywords))")
@@ -83,6 +85,13 @@ struct PluginsInfoCommand: ParsableCommand {
                 + (record.isolated
                     ? "in a helper process of its own; a crash there closes only this feature"
                     : "in Assist's own process"))
+        if record.isolated {
+            let on = session.settings.value("plugins.sandbox")?.flag ?? true
+            lines.append(
+                on
+                    ? "Sandbox: its own folders only, no network or programs of its own; this computer gives \(PluginAccess.kernelSandbox())"
+                    : "Sandbox: turned off (plugins.sandbox = false)")
+        }
         let crashes = CrashGuard(data: session.paths.data).crashes(of: record.id).count
         if crashes > 0 { lines.append("Crashes recorded: \(crashes); assist plugins reset \(record.id) forgets them") }
         lines.append("Library: \(record.libraryURL.path)")

@@ -77,6 +77,14 @@ package final class HostServices: @unchecked Sendable {  // because: its members
             share: FileManager.default.fileExists(atPath: ownShare.path)
                 ? ownShare : paths.share.appendingPathComponent(manifest.shortName))
         let dialogs = LocalDialogs(owner: manifest.id, interaction: interaction, loop: loop)
+        let permissions = PermissionGate(
+            manifest: manifest, granted: PermissionStore(data: paths.data).granted(manifest), logger: logger
+        ) { [interaction, loop] refusal in
+            let text = Self.refusalText(refusal, name: manifest.name, phrases: interaction.phrases)
+            // At once on the main loop (a refusal found as the feature ends is said before the command exits).
+            let say: @Sendable () -> Void = { interaction.announcer.say(text, priority: .important, remember: false) }
+            if loop.isOnLoop { say() } else { loop.post(say) }
+        }
         return PluginServices(
             logger: logger,
             session: LocalSession(
@@ -92,11 +100,31 @@ package final class HostServices: @unchecked Sendable {  // because: its members
                 ids: { [weak self] in self?.nextOwnerNumber() ?? 0 }),
             cues: LocalCues(player: sound.cues),
             playback: LocalPlayback(player: sound.clips),
-            microphone: LocalMicrophone(spec: sound.microphone, use: sound.microphoneUse),
-            camera: LocalCamera(service: camera, owner: manifest.id),
+            microphone: LocalMicrophone(spec: sound.microphone, use: sound.microphoneUse, permissions: permissions),
+            camera: LocalCamera(service: camera, owner: manifest.id, permissions: permissions),
             storage: LocalStorage(
                 folders: folders, settings: settings, dialogs: dialogs, featureName: manifest.name),
-            outbox: LocalOutbox(hub: outbox, owner: manifest.id))
+            outbox: LocalOutbox(hub: outbox, owner: manifest.id, permissions: permissions),
+            permissions: permissions)
+    }
+
+    /// What the user hears when `name` was refused something.
+    static func refusalText(_ refusal: Refusal, name: String, phrases: PhraseBook) -> String {
+        switch refusal {
+        case .permission(let permission): return phrases.text("plugin.refused-\(permission.rawValue)", ["name": name])
+        case .server(let host): return phrases.text("plugin.refused-server", ["name": name, "host": host])
+        case .sandbox(let kinds):
+            return kinds.kinds.map { kind in
+                let key =
+                    switch kind {
+                    case .network: "plugin.refused-socket"
+                    case .program: "plugin.refused-program"
+                    case .process: "plugin.refused-process"
+                    default: "plugin.refused-system"
+                    }
+                return phrases.text(key, ["name": name])
+            }.joined(separator: " ")
+        }
     }
 }
 

@@ -40,6 +40,9 @@ package struct PluginServices: Sendable {
     package var camera: any CameraProviding
     package var storage: any StorageProviding
     package var outbox: any OutboxProviding
+    /// What it was given (the camera, the microphone, the network), asked by those services before they act,
+    /// and where every refusal is told once.
+    package var permissions: PermissionGate
 
     /// Gives back what the plugin holds for its whole run in every service (dialogs, commands, its outbox
     /// handler, speech), as it stops. Main loop.

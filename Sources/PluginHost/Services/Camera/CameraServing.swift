@@ -11,8 +11,9 @@ import Storage
 
 /// assist.camera/1: the plugin's subscription.
 package protocol CameraProviding: Sendable {
-    /// Subscribes (or changes the subscription); `deliver` runs on the plugin's delivery thread. Throws a
-    /// `CameraError` when there is no camera or it cannot be opened. Main loop.
+    /// Subscribes (or changes the subscription); `deliver` runs on the plugin's delivery thread. Throws
+    /// `PermissionDenied` when the plugin was not given the camera, a `CameraError` when there is no camera or
+    /// it cannot be opened. Main loop.
     func subscribe(_ request: SubscriptionRequest, deliver: @escaping @Sendable (Frame) -> Void) throws
     /// Ends the subscription, waiting for a delivery in progress; false when there was none. Main loop.
     @discardableResult func unsubscribe() -> Bool
@@ -27,14 +28,17 @@ package protocol CameraProviding: Sendable {
 final class LocalCamera: CameraProviding, @unchecked Sendable {  // because: `subscription` is main-loop only
     let service: CameraService?
     let owner: String
+    let permissions: PermissionGate
     private var subscription: UInt64?
 
-    init(service: CameraService?, owner: String) {
+    init(service: CameraService?, owner: String, permissions: PermissionGate) {
         self.service = service
         self.owner = owner
+        self.permissions = permissions
     }
 
     func subscribe(_ request: SubscriptionRequest, deliver: @escaping @Sendable (Frame) -> Void) throws {
+        try permissions.require(.camera)
         guard let service else { throw CameraError.missing("(none)", cause: "no camera service") }
         if let subscription {
             service.update(subscription, request)
@@ -53,7 +57,10 @@ final class LocalCamera: CameraProviding, @unchecked Sendable {  // because: `su
 
     var isSubscribed: Bool { subscription != nil }
 
-    func control(_ name: String) -> (value: Int64, minimum: Int64, maximum: Int64)? { service?.control(name) }
+    func control(_ name: String) -> (value: Int64, minimum: Int64, maximum: Int64)? {
+        guard permissions.granted.contains(.camera) else { return nil }
+        return service?.control(name)
+    }
 
     func statistics() -> SubscriberStats? {
         service?.statistics().subscribers.first { $0.0 == owner }?.1

@@ -20,6 +20,8 @@ extension ServiceTables {
             do {
                 try context.subscribeCamera(wanted)
                 return ASSIST_OK
+            } catch let error as PermissionDenied {
+                return denied(error, err)
             } catch {
                 let message = (error as? CameraError)?.message ?? "The camera cannot be opened."
                 err?.pointee = strdup(message)

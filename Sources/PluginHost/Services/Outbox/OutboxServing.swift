@@ -11,7 +11,8 @@ import Storage
 
 /// assist.outbox/1: the plugin's uploads.
 package protocol OutboxProviding: Sendable {
-    /// Stores `request` for sending; its job id. Throws an `OutboxError` or a `StorageError`. Any thread.
+    /// Stores `request` for sending; its job id. Throws `PermissionDenied` (no network, or a server the manifest
+    /// does not declare), an `OutboxError` or a `StorageError`. Any thread.
     func enqueue(_ request: OutboxRequest, maxAttempts: Int) throws -> Int64
     /// Sends `request` once, now, storing nothing of it. Main loop.
     func sendNow(_ request: OutboxRequest) throws -> Int64
@@ -34,11 +35,16 @@ package protocol OutboxProviding: Sendable {
 struct LocalOutbox: OutboxProviding {
     let hub: OutboxHub
     let owner: String
+    let permissions: PermissionGate
 
     func enqueue(_ request: OutboxRequest, maxAttempts: Int) throws -> Int64 {
-        try hub.enqueue(owner: owner, request: request, maxAttempts: maxAttempts)
+        try permissions.requireServer(of: request.url)
+        return try hub.enqueue(owner: owner, request: request, maxAttempts: maxAttempts)
     }
-    func sendNow(_ request: OutboxRequest) throws -> Int64 { try hub.sendNow(owner: owner, request: request) }
+    func sendNow(_ request: OutboxRequest) throws -> Int64 {
+        try permissions.requireServer(of: request.url)
+        return try hub.sendNow(owner: owner, request: request)
+    }
     func setHandler(_ handler: OutboxHub.Handler?) { hub.setHandler(owner: owner, handler) }
     func forgetHandler() { hub.forget(owner: owner) }
     func acknowledge(_ job: Int64) -> Bool { (try? hub.store().acknowledge(job, owner: owner)) == true }
@@ -52,5 +58,9 @@ struct LocalOutbox: OutboxProviding {
         return jobs.filter { $0.job.owner == owner }.count + outcomes
     }
 
-    func isOnline(_ host: String) -> Bool { Connectivity.isReachable(host: host) }
+    /// False without asking anyone for a server the plugin may not reach: a name lookup is a message too.
+    func isOnline(_ host: String) -> Bool {
+        guard permissions.granted.contains(.network), permissions.manifest.mayReach(host) else { return false }
+        return Connectivity.isReachable(host: host)
+    }
 }

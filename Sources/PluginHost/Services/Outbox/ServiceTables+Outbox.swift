@@ -21,6 +21,8 @@ extension ServiceTables {
                 let id = try context.services.outbox.enqueue(made, maxAttempts: attempts)
                 job?.pointee = id
                 return ASSIST_OK
+            } catch let error as PermissionDenied {
+                return denied(error, err)
             } catch let error as OutboxError {
                 err?.pointee = strdup(error.message)
                 return error.code == .badRequest || error.code == .unreadableBody ? ASSIST_E_INVALID : ASSIST_E_IO
@@ -71,6 +73,8 @@ extension ServiceTables {
                 let id = try context.services.outbox.sendNow(try outboxRequest(request, context: context))
                 job?.pointee = id
                 return ASSIST_OK
+            } catch let error as PermissionDenied {
+                return denied(error, err)
             } catch let error as OutboxError {
                 err?.pointee = strdup(error.message)
                 return ASSIST_E_INVALID

@@ -92,6 +92,8 @@ extension ServiceTables {
                 context.holdings.hold("microphone") { [weak context] in context?.closeAudioStream() }
                 out.pointee = OpaquePointer(Unmanaged.passUnretained(stream).toOpaque())
                 return ASSIST_OK
+            } catch let error as PermissionDenied {
+                return denied(error, err)
             } catch {
                 let message = (error as? AudioError)?.message ?? "The microphone cannot be opened."
                 err?.pointee = strdup(message)

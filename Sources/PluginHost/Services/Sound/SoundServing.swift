@@ -40,7 +40,8 @@ package protocol CueProviding: Sendable {
 
 /// assist.audio-in/1.
 package protocol MicrophoneProviding: Sendable {
-    /// Opens the microphone (or the file standing for it) in `format`; throws an `AudioError`.
+    /// Opens the microphone (or the file standing for it) in `format`; throws `PermissionDenied` when the
+    /// plugin was not given the microphone, an `AudioError` when it cannot be opened.
     func open(format: AudioFormat) throws -> AudioInput
     /// Counts the host's open recordings.
     var use: MicrophoneUse { get }
@@ -97,6 +98,10 @@ struct LocalCues: CueProviding {
 struct LocalMicrophone: MicrophoneProviding {
     let spec: AudioInputSpec
     let use: MicrophoneUse
+    let permissions: PermissionGate
 
-    func open(format: AudioFormat) throws -> AudioInput { try spec.open(format: format) }
+    func open(format: AudioFormat) throws -> AudioInput {
+        try permissions.require(.microphone)
+        return try spec.open(format: format)
+    }
 }
