@@ -184,6 +184,44 @@ struct SandboxTests {
         #expect(back.lines.contains { $0.hasPrefix("\(id) 1.0.0") && !$0.contains("disabled") }, "\(back.lines)")
     }
 
+    /// By ear and keyboard, on a terminal: the shell's menu offers the permissions once a stranger's plugin asks
+    /// for any; each is turned off by choosing it, and the feature can be turned off there too.
+    @Test func theShellTurnsAPermissionAndAFeatureOffByKeyboard() throws {
+        let id = try build("ear", fields: ["devices": ["camera"], "network": ["127.0.0.1"]], extra: ["HARMLESS"])
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            ["shell", "--no-speech", "--data-dir", data.path, "--plugin-dir", plugins.path],
+            environment: ["HOME": folder.path("home").path, "XDG_CONFIG_HOME": folder.path("config").path])
+        /// The number the last list on the screen gives `label`.
+        func choose(_ label: String) throws {
+            let line = try #require(screen.lines.last { $0.hasSuffix(". \(label)") }, "\(screen.text)")
+            screen.typeSlowly(String(line.prefix { $0 != "." }) + "\r", gap: 0.1)
+        }
+        #expect(screen.waitFor("Permissions of features"), "\(screen.text)")
+        #expect(screen.waitFor("Control R repeats"), "\(screen.text)")
+        try choose("Permissions of features")
+        #expect(screen.waitFor("Whose permissions?"), "\(screen.text)")
+        #expect(screen.waitFor(". Hostile ear"), "\(screen.text)")
+        try choose("Hostile ear")
+        #expect(screen.waitFor("2. Network: allowed"), "\(screen.text)")
+        try choose("Camera: allowed")
+        #expect(screen.waitFor("Hostile ear may not use the camera from its next start."), "\(screen.text)")
+        #expect(screen.waitFor("1. Camera: turned off"), "\(screen.text)")
+        try choose("Turn Hostile ear off")
+        #expect(screen.waitFor("Hostile ear is turned off."), "\(screen.text)")
+        #expect(screen.waitFor("Hostile ear, turned off"), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist?"), "\(screen.text)")
+        screen.type("y")
+        #expect(screen.waitForExit() == 0)
+        let info = try assist(["plugins", "permissions", id])
+        #expect(info.lines.contains("Camera: asked for, turned off"), "\(info.lines)")
+        #expect(info.lines.contains("Network: allowed (127.0.0.1)"), "\(info.lines)")
+        let list = try assist(["plugins", "list"])
+        #expect(
+            list.lines.contains { $0.hasPrefix("\(id) 1.0.0") && $0.contains("disabled: turned off") }, "\(list.lines)")
+    }
+
     @Test func aManifestWithAPermissionAssistDoesNotKnowIsRefusedWithTheReason() throws {
         _ = try build("gps", fields: ["devices": ["camera", "gps"]])
         _ = try build("url", fields: ["network": ["https://example.org/api"]])
