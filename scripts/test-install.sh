@@ -41,9 +41,9 @@ echo "$out" | grep -q '^Installed in ' || fail "install did not say how long it 
   || fail "install the Swift template"
 greeter="$home/.local/lib/assist/plugins/org.example.greeter"
 list=$("$prefix/bin/assist" plugins list)
-echo "$list" | grep -q '^assist.clock 1.0.0, Talking clock, available; first-party, SHA-256 [0-9a-f]\{64\}$' \
+echo "$list" | grep -q '^assist.clock 1.0.0, Talking clock, available; first-party, Assist.s own, SHA-256 [0-9a-f]\{64\}$' \
   || fail "installed clock not listed: $list"
-echo "$list" | grep -q "^org.example.hello 1.0.0, Hello, available; user, SHA-256 $(sha256sum < "$home/.local/lib/assist/plugins/org.example.hello/libhello.so" | cut -c1-64)\$" \
+echo "$list" | grep -q "^org.example.hello 1.0.0, Hello, available; user, unsigned, SHA-256 $(sha256sum < "$home/.local/lib/assist/plugins/org.example.hello/libhello.so" | cut -c1-64)\$" \
   || fail "example not listed: $list"
 echo "$list" | grep -q '^org.example.greeter 1.0.0, Greeter, available; user' || fail "Swift template not listed: $list"
 # The validator runs both examples for real in a helper process (issue 17): start, commands, pause, stop, twice.

@@ -85,6 +85,8 @@ package enum SettingsSchema {
         // shut in fully is refused); its address space and open files.
         "plugins.sandbox": .flag,
         "plugins.require-sandbox": .flag,
+        // Install only packages signed by a publisher in trusted-keys.d (docs/security.md).
+        "plugins.require-signature": .flag,
         "plugins.helper-memory-mb": .wholeNumber(64...1_048_576),
         "plugins.helper-open-files": .wholeNumber(32...65_536),
         // The kiosk's (docs/kiosk.md); `kiosk.features.ID` entries are read by `KioskConfig`.

@@ -18,6 +18,10 @@ package struct PackageContents: Sendable {
     package var files: [String: PackageFile]
     /// Folders named by entries of their own.
     package var directories: Set<String>
+    /// SHA256SUMS' bytes, which a signature signs.
+    package var checksums = Data()
+    /// SIGNATURE's bytes, when the package is signed.
+    package var signature: Data?
 
     /// Bytes unpacked, all files together.
     package var totalBytes: Int64 { files.values.reduce(0) { $0 + $1.size } }
@@ -43,6 +47,7 @@ package enum PluginArchive {
     {
         var manifest: Data?
         var checksums: Data?
+        var signature: Data?
         var files: [String: PackageFile] = [:]
         var directories: Set<String> = []
         try walk(url, limits: limits) { (entry: Entry) throws(PackageProblem) -> FileSink? in
@@ -50,22 +55,26 @@ package enum PluginArchive {
                 directories.insert(entry.path)
                 return nil
             }
-            let keep = entry.path == manifestName || entry.path == checksumsName
+            let keep = [manifestName, checksumsName, PackageSignature.fileName].contains(entry.path)
             return FileSink(keepBytes: keep ? limits.textBytes : 0) { (sink: FileSink) throws(PackageProblem) in
                 files[entry.path] = PackageFile(size: sink.size, sha256: sink.hex, head: sink.head)
                 if entry.path == manifestName { manifest = sink.kept }
                 if entry.path == checksumsName { checksums = sink.kept }
+                if entry.path == PackageSignature.fileName { signature = sink.kept }
             }
         }
         guard let manifest else { throw .noManifest }
         guard let checksums else { throw .noChecksums }
         let listed = try parseChecksums(checksums)
-        for (path, file) in files.sorted(by: { $0.key < $1.key }) where path != checksumsName {
+        // SIGNATURE signs SHA256SUMS, so it cannot be listed there.
+        for (path, file) in files.sorted(by: { $0.key < $1.key })
+        where path != checksumsName && path != PackageSignature.fileName {
             guard let sum = listed[path] else { throw .unlisted(path) }
             guard sum == file.sha256 else { throw .checksumMismatch(path) }
         }
         if let absent = listed.keys.sorted().first(where: { files[$0] == nil }) { throw .missing(absent) }
-        return PackageContents(manifest: manifest, files: files, directories: directories)
+        return PackageContents(
+            manifest: manifest, files: files, directories: directories, checksums: checksums, signature: signature)
     }
 
     /// SHA256SUMS' lines: `<64 hex digits>  <path>` (or ` *<path>`, sha256sum's binary mark).
@@ -150,10 +159,13 @@ package enum PluginArchive {
     // MARK: Packing
 
     /// Writes a package of `files` (path in the package → file on disk) to `output`, through a temporary
-    /// file beside it: manifest.json first, then SHA256SUMS of every other file, then the rest by name.
+    /// file beside it: manifest.json first, then SHA256SUMS of every other file, then (with `signer`) SIGNATURE,
+    /// then the rest by name.
     /// `executable` is stored 0755, everything else 0644; owners and times are fixed, so the same input
     /// always gives the same package.
-    package static func pack(files: [String: URL], executable: String, to output: URL) throws(PackageProblem) {
+    package static func pack(files: [String: URL], executable: String, to output: URL, signer: SigningKey? = nil)
+        throws(PackageProblem)
+    {
         var sums = ""
         for (path, source) in files.sorted(by: { $0.key < $1.key }) {
             guard let hex = SHA256Digest.hex(ofFileAt: source) else {
@@ -177,6 +189,12 @@ package enum PluginArchive {
         var ordered: [(String, Data?, URL?)] = []
         if let manifest = files[manifestName] { ordered.append((manifestName, nil, manifest)) }
         ordered.append((checksumsName, Data(sums.utf8), nil))
+        if let signer {
+            guard let signature = signer.sign(checksums: Data(sums.utf8)) else {
+                throw .cannotWrite("OpenSSL could not sign the package")
+            }
+            ordered.append((PackageSignature.fileName, signature.text, nil))
+        }
         for (path, source) in files.sorted(by: { $0.key < $1.key }) where path != manifestName {
             ordered.append((path, nil, source))
         }

@@ -110,7 +110,7 @@ struct CLITests {
         let abi2 = try #require(listed.lines.first { $0.hasPrefix("org.test.abi2 ") }, "\(listed.lines)")
         #expect(
             abi2.hasPrefix(
-                "org.test.abi2 1.0.0, Test org.test.abi2, incompatible: plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h; path, SHA-256 "
+                "org.test.abi2 1.0.0, Test org.test.abi2, incompatible: plugin built for ABI 2.0, host supports 1.0; rebuild it against the installed assist_plugin.h; path, unsigned, SHA-256 "
             ), "\(abi2)")
         let ran = try assist(["run", "--no-speech", "--plugin-dir", plugins.url.path, "assist.clock"])
         #expect(ran.status == 0)

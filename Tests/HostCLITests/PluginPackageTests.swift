@@ -126,7 +126,8 @@ struct PluginPackageTests {
         #expect(declined.status == 1)
         #expect(
             declined.lines.first
-                == "Install Counter 1.0.0 by Example Ltd for you? It asks for the camera and the microphone. Y or N.")
+                == "Install Counter 1.0.0 by Example Ltd for you? It is not signed, so nobody vouches for who made it. It asks for the camera and the microphone. Y or N."
+        )
         #expect(declined.standardError.contains("Nothing was installed."))
         #expect(!FileManager.default.fileExists(atPath: fixture.installed.path))
 
@@ -138,7 +139,7 @@ struct PluginPackageTests {
         let library = fixture.installed.appendingPathComponent("libtest.so")
         let hash = try #require(SHA256Digest.hex(ofFileAt: library))
         #expect(
-            try fixture.listed() == "org.example.counter 1.0.0, Counter, available; user, SHA-256 \(hash)",
+            try fixture.listed() == "org.example.counter 1.0.0, Counter, available; user, unsigned, SHA-256 \(hash)",
             "the list says where it came from and the hash a kiosk allowlist needs")
         #expect(
             FileManager.default.fileExists(
@@ -158,7 +159,7 @@ struct PluginPackageTests {
         #expect(updated.status == 0, "\(updated.standardError)")
         #expect(
             updated.lines.first
-                == "Update Counter from 1.0.0 to 1.1.0 by Example Ltd? It asks for no camera, microphone or network. Its data is kept. Y or N."
+                == "Update Counter from 1.0.0 to 1.1.0 by Example Ltd? It is not signed, so nobody vouches for who made it. It asks for no camera, microphone or network. Its data is kept. Y or N."
         )
         #expect(updated.lines.contains("Counter is now version 1.1.0 (it was 1.0.0); its data is kept."))
         #expect(try fixture.listed()?.hasPrefix("org.example.counter 1.1.0, Counter, available; user") == true)
@@ -205,7 +206,7 @@ struct PluginPackageTests {
         #expect(system.status == 0, "\(system.standardError)")
         #expect(
             system.lines.contains("Counter 1.0.0 is installed for every user. To start it, run: assist run counter."))
-        #expect(try fixture.listed()?.contains("available; system, SHA-256 ") == true)
+        #expect(try fixture.listed()?.contains("available; system, unsigned, SHA-256 ") == true)
         let again = try fixture.assist(["plugins", "install", package.path], input: "y\n")
         #expect(again.status == 1)
         #expect(

@@ -1,6 +1,7 @@
 import AssistCore
 import Foundation
 import PluginHost
+import PluginPackage
 
 /// What a plugin is given and whether it is turned on, as `assist plugins info`, `plugins permissions`,
 /// `plugins disable|enable` and the shell say it (docs/security.md). Choices live in
@@ -58,5 +59,31 @@ package struct PluginAccess {
     package static func kernelSandbox() -> String {
         let (layers, missing) = SandboxLayers.kernel()
         return missing.isEmpty ? layers.description : "\(layers.description); missing: \(missing)"
+    }
+}
+
+/// Who vouches for an installed plugin, as `plugins list` says it: its package's SIGNATURE (kept beside its
+/// manifest by the install) checked against its SHA256SUMS and the trusted keys.
+package enum PluginProvenance {
+    /// "signed by Example Ltd (trusted)", "signed by an unknown publisher (key 1a2b…)", "unsigned", or
+    /// "Assist's own"; the publisher's name alone in `publisher` when trusted.
+    package static func describe(_ record: PluginRecord, paths: AssistPaths) -> (text: String, publisher: String?) {
+        if PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths) == "first-party" {
+            return ("Assist's own", "Assist")
+        }
+        let folder = record.manifestURL.deletingLastPathComponent()
+        guard let bytes = try? Data(contentsOf: folder.appendingPathComponent(PackageSignature.fileName)) else {
+            return ("unsigned", nil)
+        }
+        guard let signature = try? PackageSignature.parse(bytes),
+            let sums = try? Data(contentsOf: folder.appendingPathComponent(PluginArchive.checksumsName)),
+            signature.verifies(checksums: sums)
+        else { return ("its signature does not match its files", nil) }
+        if let publisher = TrustedKeys.load(folders: PluginInstaller.trustedKeyFolders).publisher(
+            of: signature.publicKey)
+        {
+            return ("signed by \(publisher) (trusted)", publisher)
+        }
+        return ("signed by an unknown publisher (key \(signature.keyID))", nil)
     }
 }

@@ -64,6 +64,7 @@ package struct PluginInstaller {
         }
         let title = "\(manifest.name) \(manifest.version)"
         try check(manifest, contents: contents, title: title)
+        let signed = try provenance(contents, title: title)
 
         let target = folder.appendingPathComponent(manifest.id)
         let installed = try installedCopy(of: manifest, at: target)
@@ -73,7 +74,7 @@ package struct PluginInstaller {
                     "\(manifest.name) is not installed \(whom), so there is nothing to update; install it with assist plugins install \(package.path)."
             )
         }
-        guard ask(question(manifest, installed: installed)) else {
+        guard ask(question(manifest, installed: installed, signed: signed)) else {
             throw InstallRefusal(message: "Nothing was installed.")
         }
 
@@ -138,11 +139,58 @@ package struct PluginInstaller {
         return nil
     }
 
-    /// The question before anything is written: who made it, which devices it asks for, and what happens to
-    /// the data of an installed version.
-    package func question(_ manifest: PluginManifest, installed: PluginRecord?) -> String {
+    /// The folders of trusted publishers' keys: the admin's, then the user's (docs/security.md).
+    package static var trustedKeyFolders: [URL] {
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return [
+            SettingsStore.systemFolder().appendingPathComponent("trusted-keys.d"),
+            URL(fileURLWithPath: (environment["XDG_CONFIG_HOME"] ?? "\(home)/.config") + "/assist/trusted-keys.d"),
+        ]
+    }
+
+    /// Who vouches for the package, as the question's sentence. Refused whatever the settings when its files do
+    /// not match its signature; refused when the admin requires a trusted publisher
+    /// (`plugins.require-signature`) and none signed it. A trusted-keys folder others may write is not used,
+    /// and the refusal or question says so.
+    private func provenance(_ contents: PackageContents, title: String) throws(InstallRefusal) -> String {
+        let required = session.settings.value("plugins.require-signature")?.flag ?? false
+        let trusted = TrustedKeys.load(folders: Self.trustedKeyFolders)
+        let caveat = trusted.problems.map { " " + $0 }.joined()
+        guard let bytes = contents.signature else {
+            if required {
+                throw InstallRefusal(
+                    message:
+                        "\(title) is not signed, and this computer installs only packages signed by a trusted publisher (plugins.require-signature).\(caveat)"
+                )
+            }
+            return "It is not signed, so nobody vouches for who made it.\(caveat)"
+        }
+        let signature: PackageSignature
+        do { signature = try PackageSignature.parse(bytes) } catch { throw InstallRefusal(message: error.description) }
+        guard signature.verifies(checksums: contents.checksums) else {
+            throw InstallRefusal(
+                message:
+                    "\(title) is refused: its files do not match its signature, so it was changed after it was signed. Nothing was installed."
+            )
+        }
+        if let publisher = trusted.publisher(of: signature.publicKey) {
+            return "It is signed by \(publisher), a publisher you trust."
+        }
+        if required {
+            throw InstallRefusal(
+                message:
+                    "\(title) is signed by an unknown publisher (key \(signature.keyID)), and this computer installs only packages signed by a trusted publisher (plugins.require-signature).\(caveat)"
+            )
+        }
+        return "It is signed by an unknown publisher (key \(signature.keyID)).\(caveat)"
+    }
+
+    /// The question before anything is written: who made it and who vouches for that (`signed`), which devices
+    /// it asks for, and what happens to the data of an installed version.
+    package func question(_ manifest: PluginManifest, installed: PluginRecord?, signed: String = "") -> String {
         let by = manifest.author.map { " by \($0)" } ?? ""
-        let asks = Self.devicesSentence(manifest)
+        let asks = (signed.isEmpty ? "" : signed + " ") + Self.devicesSentence(manifest)
         guard let old = installed?.manifest, let oldVersion = SemanticVersion(old.version),
             let newVersion = SemanticVersion(manifest.version)
         else {

@@ -19,6 +19,10 @@ package struct PluginSummary: Encodable {
     package var sha256: String?
     /// "process" (a helper process of its own) or "in-process" (docs/plugin-isolation.md).
     package var isolation: String
+    /// Who vouches for it: "signed by Example Ltd (trusted)", "unsigned", … (docs/security.md).
+    package var signature: String
+    /// The trusted publisher's name, when a trusted key signed it ("Assist" for Assist's own).
+    package var publisher: String?
 
     package init(_ record: PluginRecord, paths: AssistPaths) {
         id = record.id
@@ -32,5 +36,6 @@ package struct PluginSummary: Encodable {
         origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths)
         sha256 = SHA256Digest.hex(ofFileAt: record.libraryURL)
         isolation = record.isolated ? "process" : "in-process"
+        (signature, publisher) = PluginProvenance.describe(record, paths: paths)
     }
 }

@@ -13,7 +13,8 @@ struct PluginsCommand: ParsableCommand {
         subcommands: [
             PluginsListCommand.self, PluginsInfoCommand.self, PluginsCheckCommand.self, PluginsResetCommand.self,
             PluginsPermissionsCommand.self, PluginsDisableCommand.self, PluginsEnableCommand.self,
-            PluginsPackCommand.self, PluginsInstallCommand.self, PluginsUpdateCommand.self, PluginsRemoveCommand.self,
+            PluginsPackCommand.self, PluginsKeygenCommand.self, PluginsInstallCommand.self, PluginsUpdateCommand.self,
+            PluginsRemoveCommand.self,
         ],
         defaultSubcommand: PluginsListCommand.self
     )
@@ -49,7 +50,10 @@ struct PluginsListCommand: ParsableCommand {
             let reason = record.reason.map { ": \($0)" } ?? ""
             let origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: session.paths)
             let hash = SHA256Digest.hex(ofFileAt: record.libraryURL).map { ", SHA-256 \($0)" } ?? ""
-            print("\(record.id)\(version), \(record.name), \(record.state.rawValue)\(reason); \(origin)\(hash)")
+            let signed = PluginProvenance.describe(record, paths: session.paths).text
+            print(
+                "\(record.id)\(version), \(record.name), \(record.state.rawValue)\(reason); \(origin), \(signed)\(hash)"
+            )
         }
     }
 }

@@ -12,7 +12,7 @@ struct PluginsPackCommand: ParsableCommand {
         commandName: "pack",
         abstract: "Make a plugin package (.assist-plugin) from a plugin folder.",
         discussion:
-            "The package holds manifest.json, SHA256SUMS, the library the manifest names and the folder's share/ folder. See docs/plugin-packages.md."
+            "The package holds manifest.json, SHA256SUMS, with --sign a SIGNATURE of them, the library the manifest names and the folder's share/ folder. See docs/plugin-packages.md and docs/security.md."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -26,8 +26,11 @@ struct PluginsPackCommand: ParsableCommand {
     @Option(help: "The folder the package is written to (default: the current folder).")
     var output: String?
 
+    @Option(help: "Sign the package with this key file (made by assist plugins keygen).")
+    var sign: String?
+
     func run() throws {
-        try PluginPacking.pack(options: global.host, folder: folder, library: library, output: output)
+        try PluginPacking.pack(options: global.host, folder: folder, library: library, output: output, sign: sign)
     }
 }
 
@@ -114,5 +117,24 @@ struct PluginsRemoveCommand: ParsableCommand {
         try options.run { (installer: PluginInstaller) throws(InstallRefusal) -> String in
             try installer.remove(id, keepData: keepData)
         }
+    }
+}
+
+/// `assist plugins keygen KEYFILE --publisher NAME`: a new signing key (KEYFILE, 0600) and its public key
+/// (KEYFILE.pub), which a user or admin puts in trusted-keys.d to trust the packages it signs.
+struct PluginsKeygenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen", abstract: "Make a key to sign plugin packages with, and its public key to trust.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Where the private key is written (the public key goes beside it, with .pub).")
+    var keyFile: String
+
+    @Option(help: "The publisher's name, as installs will say it (\"Example Ltd\").")
+    var publisher: String
+
+    func run() throws {
+        try PluginPacking.keygen(at: URL(fileURLWithPath: keyFile), publisher: publisher)
     }
 }
