@@ -17,7 +17,9 @@ struct PluginKitServicesTests {
     init() throws {
         folder = try TemporaryDirectory("assist-kit")
         let manifestURL = folder.path("manifest.json")
-        let fields = CPluginBuilder.manifest(id: "org.test.kit")
+        // It uploads and records: it asks for the network and the microphone.
+        let fields = CPluginBuilder.manifest(
+            id: "org.test.kit", extra: ["devices": ["microphone", "camera"], "network": ["*"]])
         try JSONSerialization.data(withJSONObject: fields).write(to: manifestURL)
         host = try TestHost(pluginDirectories: [])
         context = PluginContext(
