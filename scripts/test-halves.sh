@@ -46,7 +46,8 @@ done
 cat "$scratch/test-1.log" "$scratch/test-2.log" >"$scratch/test.log"
 for n in 1 2; do
   log=$scratch/test-$n.log
-  grep -E "^✘ Test .*(recorded an issue|failed after)" "$log" | cut -c1-400 | head -n 40
+  # Each failure with the comment that explains it (swift-testing prints that on the next lines, after ↳).
+  grep -E -A6 "^✘ Test .*(recorded an issue|failed after)" "$log" | grep -E "^(✘|↳)" | cut -c1-2000 | head -n 60
   echo "half $n: $(grep -E "Test run with|error:" "$log" | tail -n 1)"
 done
 [ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] || {

@@ -34,6 +34,10 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         /// Why a discovered plugin (id, library) may not be used here, or nil: the kiosk's allowlist. Asked
         /// before any library is opened.
         package var admit: (@Sendable (String, URL) -> String?)?
+        /// The admin's plugin rules (`/etc/assist/plugins.d`), asked before any library is opened.
+        package var policy = AdminPluginPolicy.load()
+        /// A plugin's trusted publisher, for the rules that name publishers (its package's signature).
+        package var publisher: (@Sendable (PluginRecord) -> String?)?
         /// The `assist` executable for plugins' helper processes; nil runs every plugin in process.
         package var helperExecutable: URL?
 
@@ -82,6 +86,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             camera: try configuration.camera { notices.announce($0) })
         notices.events = services.events
         services.helperExecutable = configuration.helperExecutable
+        services.policy = configuration.policy
         let records = PluginDiscovery.discover(
             searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
         // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID`.
@@ -96,6 +101,13 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
                 record.refuse(.disabled("turned off; assist plugins enable \(record.id) turns it on again"))
                 notAdmitted.insert(record.id)
             } else if let reason = configuration.admit?(record.id, record.libraryURL) {
+                record.refuse(.disabled(reason))
+                notAdmitted.insert(record.id)
+            } else if let reason = configuration.policy.refusal(
+                id: record.id, publisher: { configuration.publisher?(record) },
+                firstParty: PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: configuration.paths)
+                    == "first-party")
+            {
                 record.refuse(.disabled(reason))
                 notAdmitted.insert(record.id)
             }

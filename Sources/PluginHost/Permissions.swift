@@ -108,10 +108,13 @@ package struct PermissionStore: Sendable {
 
     package func choices(_ id: String) -> PluginChoices { load()[id] ?? PluginChoices() }
 
-    /// What `manifest`'s plugin is given now: what it declares, less what the user turned off.
-    package func granted(_ manifest: PluginManifest) -> Set<PluginPermission> {
+    /// What `manifest`'s plugin is given now: what it declares, less what the user turned off, less (for a
+    /// plugin that is not Assist's own) what the admin does not let users grant.
+    package func granted(
+        _ manifest: PluginManifest, firstParty: Bool, policy: AdminPluginPolicy
+    ) -> Set<PluginPermission> {
         let chosen = choices(manifest.id)
-        return manifest.declaredPermissions.filter { chosen[$0] ?? true }
+        return manifest.declaredPermissions.filter { (chosen[$0] ?? true) && (firstParty || policy.mayGrant($0)) }
     }
 
     /// Changes `id`'s choices and writes the file.
@@ -149,6 +152,33 @@ package enum Refusal: Sendable, Hashable {
     case sandbox(SandboxRefusals)
 }
 
+/// What each plugin used and was refused since the host started, over all its loads: what
+/// `assist plugins check` reports against its manifest. Any thread.
+package final class PermissionUse: @unchecked Sendable {  // because: the tables are guarded by `lock`
+    private let lock = NSLock()
+    private var used: [String: Set<PluginPermission>] = [:]
+    private var servers: [String: Set<String>] = [:]
+    private var refused: [String: Set<Refusal>] = [:]
+
+    package init() {}
+
+    func noteUsed(_ id: String, _ permission: PluginPermission, server: String? = nil) {
+        lock.withLock {
+            used[id, default: []].insert(permission)
+            if let server { servers[id, default: []].insert(server) }
+        }
+    }
+
+    func noteRefused(_ id: String, _ refusal: Refusal) {
+        _ = lock.withLock { refused[id, default: []].insert(refusal) }
+    }
+
+    /// The permissions `id` used, the servers it sent to, and what it was refused.
+    package func report(_ id: String) -> (used: Set<PluginPermission>, servers: Set<String>, refused: Set<Refusal>) {
+        lock.withLock { (used[id] ?? [], servers[id] ?? [], refused[id] ?? []) }
+    }
+}
+
 /// One plugin's permissions while it runs: what the services ask before they act, and the one place that
 /// tells the user, once for each thing refused, what was refused. Any thread.
 package final class PermissionGate: @unchecked Sendable {  // because: `told` is guarded by `lock`
@@ -156,17 +186,20 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
     package let granted: Set<PluginPermission>
     private let logger: Logger
     private let tell: @Sendable (Refusal) -> Void
+    private let use: PermissionUse?
     private let lock = NSLock()
     private var told: Set<Refusal> = []
 
-    /// `tell` says a refusal to the user; it is called once for each, on the thread that was refused.
+    /// `tell` says a refusal to the user; it is called once for each, on the thread that was refused. `use`
+    /// keeps what was used and refused.
     package init(
-        manifest: PluginManifest, granted: Set<PluginPermission>, logger: Logger,
+        manifest: PluginManifest, granted: Set<PluginPermission>, logger: Logger, use: PermissionUse? = nil,
         tell: @escaping @Sendable (Refusal) -> Void = { _ in }
     ) {
         self.manifest = manifest
         self.granted = granted
         self.logger = logger
+        self.use = use
         self.tell = tell
     }
 
@@ -177,6 +210,11 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
 
     /// Throws unless `permission` was given.
     package func require(_ permission: PluginPermission) throws {
+        try allowed(permission)
+        if permission != .network { use?.noteUsed(manifest.id, permission) }
+    }
+
+    private func allowed(_ permission: PluginPermission) throws {
         guard !granted.contains(permission) else { return }
         refused(.permission(permission))
         throw PermissionDenied(message: "This feature was not given \(permission.spoken).")
@@ -184,23 +222,25 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
 
     /// Throws unless the network was given and `url`'s server is one the manifest declared.
     package func requireServer(of url: String) throws {
-        try require(.network)
+        try allowed(.network)
         let host = URLComponents(string: url)?.host ?? ""
         guard manifest.mayReach(host) else {
             refused(.server(host))
             throw PermissionDenied(message: "This feature may not send to \(host.isEmpty ? url : host).")
         }
+        use?.noteUsed(manifest.id, .network, server: host)
     }
 
     /// Logs `refusal` and tells the user, the first time only.
     package func refused(_ refusal: Refusal) {
+        use?.noteRefused(manifest.id, refusal)
         let first = lock.withLock { told.insert(refusal).inserted }
         guard first else { return }
         logger.warning("refused: \(Self.logLine(refusal))")
         tell(refusal)
     }
 
-    static func logLine(_ refusal: Refusal) -> String {
+    package static func logLine(_ refusal: Refusal) -> String {
         switch refusal {
         case .permission(let permission): "\(permission.rawValue) was not granted"
         case .server(let host): "sending to \(host), not among the servers its manifest declares"

@@ -84,7 +84,7 @@ struct CLITests {
         #expect(passed.status == 0, "\(passed.standardError)")
         #expect(
             passed.standardOutput
-                == "org.test.plugin 1.0.0: passes the checks\norg.test.plugin: ran in a helper process: 22 steps, no crash or hang.\n"
+                == "org.test.plugin 1.0.0: passes the checks\norg.test.plugin: permissions declared: none; used while checked: none.\norg.test.plugin: ran in a helper process: 22 steps, no crash or hang.\n"
         )
 
         let failing = try builder.build(

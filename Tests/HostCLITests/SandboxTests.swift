@@ -62,8 +62,16 @@ struct SandboxTests {
             arguments + ["--no-speech", "--data-dir", data.path, "--plugin-dir", plugins.path],
             environment: [
                 "XDG_CONFIG_HOME": folder.path("config").path, "HOME": folder.path("home").path,
-                "ASSIST_TEST_SECRET": "token-in-the-environment",
+                "ASSIST_TEST_SECRET": "token-in-the-environment", "ASSIST_SYSCONFDIR": folder.path("etc").path,
             ], timeoutSeconds: 90)
+    }
+
+    /// Writes the admin's plugin rules `<etc>/plugins.d/NAME` with `mode`.
+    func policy(_ name: String, _ text: String, mode: mode_t = 0o644) throws {
+        let rules = folder.path("etc/plugins.d")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try text.write(to: rules.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        chmod(rules.appendingPathComponent(name).path, mode)
     }
 
     /// Every file under `url` that holds `text`.
@@ -256,5 +264,99 @@ struct SandboxTests {
         let open = try assist(["run", id], config: "[plugins]\nsandbox = false\n")
         #expect(open.lines.contains("init: nothing tried"), "\(open.lines)\n\(open.standardError)")
         #expect(open.lines.contains { $0.contains("runs without its full sandbox") }, "\(open.lines)")
+    }
+
+    /// The admin's rules in /etc/assist/plugins.d: a denied id never loads, an allow list leaves out the others
+    /// (not Assist's own features), a permission users may not grant is withheld whatever they choose, and a
+    /// rules file others may change stops every stranger's plugin, with the reason.
+    @Test func theAdminsRulesDenyAllowAndWithholdPermissions() throws {
+        let denied = try build("denied", extra: ["HARMLESS"])
+        let kept = try build("kept", fields: ["devices": ["camera"], "network": ["127.0.0.1"]], extra: ["HARMLESS"])
+        let other = try build("other", extra: ["HARMLESS"])
+        try policy("50-site.toml", "# the school's rules\ndeny = [\"\(denied)\"]\nuser-may-grant = [\"camera\"]\n")
+        let list = try assist(["plugins", "list"])
+        #expect(
+            list.lines.contains {
+                $0.hasPrefix("\(denied) 1.0.0") && $0.contains("disabled: your administrator does not allow it")
+            }, "\(list.lines)")
+        #expect(list.lines.contains { $0.hasPrefix("\(other) 1.0.0") && !$0.contains("disabled") }, "\(list.lines)")
+        let run = try assist(["run", denied])
+        #expect(run.status != 0)
+        #expect(!run.lines.contains { $0.hasPrefix("init:") }, "it ran: \(run.lines)")
+        #expect((run.standardOutput + run.standardError).contains("your administrator does not allow it"))
+
+        let info = try assist(["plugins", "info", kept])
+        #expect(info.lines.contains("Camera: allowed"), "\(info.lines)")
+        #expect(
+            info.lines.contains { $0.hasPrefix("Network: asked for, withheld by your administrator (") },
+            "\(info.lines)"
+        )
+        let give = try assist(["plugins", "permissions", kept, "--network", "on"])
+        #expect(give.status == 77)
+        #expect(
+            give.standardError.contains("Your administrator does not let plugins have the network"),
+            "\(give.standardError)")
+        if Self.kernelHasSandbox {
+            let withheld = try assist(["run", kept])
+            #expect(withheld.status == 0, "\(withheld.standardError)")
+            #expect(
+                withheld.lines.contains { $0.contains("tried to use the network, which it was not given") },
+                "\(withheld.lines)")
+        }
+
+        // An allow list: only what it names, and Assist's own features as before.
+        try policy("60-allow.toml", "allow = [\"org.example.kep*\"]\n")
+        let allowed = try assist(["plugins", "list"])
+        #expect(
+            allowed.lines.contains { $0.hasPrefix("\(kept) 1.0.0") && !$0.contains("disabled") }, "\(allowed.lines)")
+        #expect(
+            allowed.lines.contains {
+                $0.hasPrefix("\(other) 1.0.0") && $0.contains("your administrator allows only the plugins they chose")
+            }, "\(allowed.lines)")
+        #expect(
+            allowed.lines.contains { $0.hasPrefix("assist.clock ") && !$0.contains("disabled") }, "\(allowed.lines)")
+
+        // A rules file anyone may change is no rule: every stranger's plugin stops until it is mended.
+        try policy("70-open.toml", "allow = [\"*\"]\n", mode: 0o666)
+        let open = try assist(["plugins", "list"])
+        #expect(
+            open.lines.contains {
+                $0.hasPrefix("\(kept) 1.0.0") && $0.contains("may be changed by others than its owner")
+            }, "\(open.lines)")
+        #expect(open.lines.contains { $0.hasPrefix("assist.clock ") && !$0.contains("disabled") }, "\(open.lines)")
+        try policy("70-open.toml", "allow = \"everything\"\n")
+        let wrong = try assist(["plugins", "list"])
+        #expect(
+            wrong.lines.contains { $0.hasPrefix("\(kept) 1.0.0") && $0.contains("that is not a list") },
+            "\(wrong.lines)")
+    }
+
+    /// `assist plugins check` says what a plugin used against what it declared, and fails one that asks for
+    /// what it did not declare (its users' Assist would refuse it the same).
+    @Test(.enabled(if: KernelSandbox.isFull, "the kernel cannot shut a helper in"))
+    func checkReportsThePermissionsUsedAgainstThoseDeclared() throws {
+        let id = try build("checked", fields: ["devices": ["camera", "microphone"], "network": ["127.0.0.1"]])
+        let checked = try assist(["plugins", "check", plugins.appendingPathComponent("checked").path])
+        #expect(checked.status == 1, "\(checked.standardOutput)\n\(checked.standardError)")
+        #expect(
+            checked.lines.contains(
+                "\(id): permissions declared: camera, microphone, network (127.0.0.1); used while checked: camera, microphone, network (127.0.0.1)."
+            ), "\(checked.lines)")
+        let failure = checked.standardError
+        #expect(failure.contains("sending to 192.0.2.1, a server its manifest's network does not list"), "\(failure)")
+        #expect(failure.contains("a socket of its own (the sandbox)"), "\(failure)")
+
+        let quiet = try build("quiet", fields: ["devices": ["microphone"]], extra: ["HARMLESS"])
+        let harmless = try assist(["plugins", "check", plugins.appendingPathComponent("quiet").path, "--json"])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(harmless.standardOutput.utf8)) as? [String: Any])
+        let permissions = try #require(report["permissions"] as? [String: Any], "\(report)")
+        #expect(permissions["declared"] as? [String] == ["microphone"], "\(permissions)")
+        #expect(
+            (permissions["refused"] as? [String])?.contains {
+                $0.contains("the camera, which its manifest does not declare")
+            } == true, "\(permissions)")
+        #expect(report["passed"] as? Bool == false)
+        _ = quiet
     }
 }

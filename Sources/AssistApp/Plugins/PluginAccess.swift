@@ -8,18 +8,36 @@ import PluginPackage
 /// `<data>/plugin-permissions.json`.
 package struct PluginAccess {
     package let store: PermissionStore
+    package let paths: AssistPaths
+    /// The admin's rules (`/etc/assist/plugins.d`): what users may grant plugins that are not Assist's own.
+    package let policy: AdminPluginPolicy
 
-    package init(paths: AssistPaths) {
+    package init(paths: AssistPaths, policy: AdminPluginPolicy = .load()) {
         store = PermissionStore(data: paths.data)
+        self.paths = paths
+        self.policy = policy
+    }
+
+    /// True for Assist's own features, which the admin's `user-may-grant` does not limit.
+    package func isFirstParty(_ record: PluginRecord) -> Bool {
+        PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths) == "first-party"
+    }
+
+    /// True when the admin keeps `permission` from `record` whatever the user chooses.
+    package func withheld(_ permission: PluginPermission, from record: PluginRecord) -> Bool {
+        !isFirstParty(record) && !policy.mayGrant(permission)
     }
 
     /// One line per permission: "Camera: allowed", "Microphone: asked for, turned off", "Network: not asked
-    /// for"; the network names its servers.
-    package func lines(_ manifest: PluginManifest) -> [String] {
+    /// for", "Camera: asked for, withheld by your administrator"; the network names its servers.
+    package func lines(_ record: PluginRecord, _ manifest: PluginManifest) -> [String] {
         let chosen = store.choices(manifest.id)
         return PluginPermission.allCases.map { permission in
             let name = permission.rawValue.prefix(1).uppercased() + permission.rawValue.dropFirst()
             guard manifest.declaredPermissions.contains(permission) else { return "\(name): not asked for" }
+            if withheld(permission, from: record) {
+                return "\(name): asked for, withheld by your administrator (\(policyFiles))"
+            }
             var state = chosen[permission] ?? true ? "allowed" : "asked for, turned off"
             if permission == .network, let hosts = manifest.networkHosts {
                 state += hosts == ["*"] ? " (any server you set up)" : " (\(hosts.joined(separator: ", ")))"
@@ -30,12 +48,21 @@ package struct PluginAccess {
 
     /// Turns permissions on or off for `manifest`'s plugin; only what it declares can be turned on. The error
     /// is one sentence.
-    package func change(_ manifest: PluginManifest, _ wanted: [PluginPermission: Bool]) throws(CLIFailure) {
+    package func change(
+        _ record: PluginRecord, _ manifest: PluginManifest, _ wanted: [PluginPermission: Bool]
+    ) throws(CLIFailure) {
         for (permission, on) in wanted where on && !manifest.declaredPermissions.contains(permission) {
             throw CLIFailure(
                 message:
                     "\(manifest.name) does not ask for \(permission.spoken) in its manifest, so it cannot be given it.",
                 exitCode: 65)
+        }
+        for (permission, on) in wanted.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+        where on && withheld(permission, from: record) {
+            throw CLIFailure(
+                message:
+                    "Your administrator does not let plugins have \(permission.spoken) (\(policyFiles)), so \(manifest.name) cannot be given it.",
+                exitCode: 77)
         }
         do {
             try store.update(manifest.id) { choices in
@@ -44,6 +71,11 @@ package struct PluginAccess {
         } catch {
             throw CLIFailure(message: "The permissions cannot be saved in \(store.file.path): \(error).", exitCode: 73)
         }
+    }
+
+    /// Where the admin's rules are, as sentences name them.
+    private var policyFiles: String {
+        policy.files.count == 1 ? policy.files[0] : AdminPluginPolicy.folder().path + "/*.toml"
     }
 
     /// Turns the plugin off (or on again) for this user.

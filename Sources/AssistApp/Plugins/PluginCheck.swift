@@ -53,25 +53,58 @@ package struct PluginCheck {
             if json { try Self.printJSON(report, failure: nil) }
             return
         }
-        report.steps = try PluginValidator(
+        (report.steps, report.permissions) = try PluginValidator(
             manifest: manifestURL, libraryDirectory: libraryDirectory, timeoutSeconds: timeout
         ).run()
         let failed = report.steps.first { !$0.ok }
-        report.passed = failed == nil
+        let refused = report.permissions.refused
+        report.passed = failed == nil && refused.isEmpty
         if json {
-            try Self.printJSON(report, failure: failed.map { "\($0.detail ?? "failed") in \($0.step)" })
+            try Self.printJSON(
+                report,
+                failure: failed.map { "\($0.detail ?? "failed") in \($0.step)" }
+                    ?? refused.first.map { "asked for \($0)" })
         } else {
             for step in report.steps where step.ok && step.detail != nil {
                 print("\(record.id): \(step.step): \(step.detail ?? "")")
             }
+            Self.permissionLines(record.id, report.permissions, manifest: record.manifest).forEach { print($0) }
         }
         if let failed {
             throw CLIFailure(
                 message: "\(record.id): fails at \(failed.step): \(failed.detail ?? "failed")", exitCode: 2)
         }
+        if !refused.isEmpty {
+            throw CLIFailure(
+                message: "\(record.id): fails: it asked for " + PluginInstaller.joined(refused)
+                    + "; users' Assist refuses the same.")
+        }
         if !json {
             print("\(record.id): ran in a helper process: \(report.steps.count) steps, no crash or hang.")
         }
+    }
+
+    /// "ID: permissions declared: camera, network (data.example.org); used: camera." and a warning for each
+    /// declared and not used.
+    static func permissionLines(
+        _ id: String, _ report: PluginValidator.PermissionReport, manifest: PluginManifest?
+    ) -> [String] {
+        func named(_ names: [String], servers: [String]) -> String {
+            guard !names.isEmpty else { return "none" }
+            return names.map { name in
+                name == "network" && !servers.isEmpty ? "network (\(servers.joined(separator: ", ")))" : name
+            }.joined(separator: ", ")
+        }
+        let hosts = manifest?.networkHosts ?? []
+        var lines = [
+            "\(id): permissions declared: \(named(report.declared, servers: hosts)); used while checked: \(named(report.used, servers: report.servers))."
+        ]
+        for name in report.unused {
+            lines.append(
+                "warning: \(id): it declares \(name == "network" ? "the network" : "the \(name)") but did not use it while checked; a plugin that asks only for what it uses is easier to trust."
+            )
+        }
+        return lines
     }
 
     /// What `--json` prints.
@@ -80,6 +113,7 @@ package struct PluginCheck {
         var passed: Bool
         var loaded: String?
         var steps: [PluginValidator.Step]
+        var permissions = PluginValidator.PermissionReport()
         var warnings: [String]
         var failure: String?
     }

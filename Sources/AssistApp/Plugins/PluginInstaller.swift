@@ -64,7 +64,20 @@ package struct PluginInstaller {
         }
         let title = "\(manifest.name) \(manifest.version)"
         try check(manifest, contents: contents, title: title)
-        let signed = try provenance(contents, title: title)
+        let (vouched, publisher) = try provenance(contents, title: title)
+        let policy = AdminPluginPolicy.load()
+        if let reason = policy.refusal(id: manifest.id, publisher: { publisher }, firstParty: false) {
+            throw InstallRefusal(message: "\(title) cannot be installed: \(reason). Nothing was installed.")
+        }
+        let withheld = PluginPermission.allCases.filter {
+            manifest.declaredPermissions.contains($0) && !policy.mayGrant($0)
+        }
+        let signed =
+            withheld.isEmpty
+            ? vouched
+            : vouched + " Your administrator does not let plugins have "
+                + Self.joined(withheld.map(\.spoken)) + ", so it will not get "
+                + (withheld.count == 1 ? "it." : "them.")
 
         let target = folder.appendingPathComponent(manifest.id)
         let installed = try installedCopy(of: manifest, at: target)
@@ -153,7 +166,9 @@ package struct PluginInstaller {
     /// not match its signature; refused when the admin requires a trusted publisher
     /// (`plugins.require-signature`) and none signed it. A trusted-keys folder others may write is not used,
     /// and the refusal or question says so.
-    private func provenance(_ contents: PackageContents, title: String) throws(InstallRefusal) -> String {
+    private func provenance(
+        _ contents: PackageContents, title: String
+    ) throws(InstallRefusal) -> (text: String, publisher: String?) {
         let required = session.settings.value("plugins.require-signature")?.flag ?? false
         let trusted = TrustedKeys.load(folders: Self.trustedKeyFolders)
         let caveat = trusted.problems.map { " " + $0 }.joined()
@@ -164,7 +179,7 @@ package struct PluginInstaller {
                         "\(title) is not signed, and this computer installs only packages signed by a trusted publisher (plugins.require-signature).\(caveat)"
                 )
             }
-            return "It is not signed, so nobody vouches for who made it.\(caveat)"
+            return ("It is not signed, so nobody vouches for who made it.\(caveat)", nil)
         }
         let signature: PackageSignature
         do { signature = try PackageSignature.parse(bytes) } catch { throw InstallRefusal(message: error.description) }
@@ -175,7 +190,7 @@ package struct PluginInstaller {
             )
         }
         if let publisher = trusted.publisher(of: signature.publicKey) {
-            return "It is signed by \(publisher), a publisher you trust."
+            return ("It is signed by \(publisher), a publisher you trust.", publisher)
         }
         if required {
             throw InstallRefusal(
@@ -183,7 +198,7 @@ package struct PluginInstaller {
                     "\(title) is signed by an unknown publisher (key \(signature.keyID)), and this computer installs only packages signed by a trusted publisher (plugins.require-signature).\(caveat)"
             )
         }
-        return "It is signed by an unknown publisher (key \(signature.keyID)).\(caveat)"
+        return ("It is signed by an unknown publisher (key \(signature.keyID)).\(caveat)", nil)
     }
 
     /// The question before anything is written: who made it and who vouches for that (`signed`), which devices
@@ -216,9 +231,14 @@ package struct PluginInstaller {
         if asked.contains(.network), let hosts = manifest.networkHosts {
             things.append(hosts == ["*"] ? "the network" : "the network (\(hosts.joined(separator: ", ")))")
         }
-        guard let last = things.popLast() else { return "It asks for no camera, microphone or network." }
-        return things.isEmpty ? "It asks for \(last)." : "It asks for \(things.joined(separator: ", ")) and \(last)."
+        guard !things.isEmpty else { return "It asks for no camera, microphone or network." }
+        return "It asks for \(joined(things))."
+    }
 
+    /// "a", "a and b", "a, b and c".
+    package static func joined(_ items: [String]) -> String {
+        guard let last = items.last else { return "" }
+        return items.count == 1 ? last : "\(items.dropLast().joined(separator: ", ")) and \(last)"
     }
 
     // MARK: Steps

@@ -33,8 +33,44 @@ package struct PluginValidator {
         "", "--no-such-option", "\u{1}\u{7}\u{1b}[2J", String(repeating: "A", count: 10_000), "📷 кружка 杯子", "-1",
     ]
 
-    /// Runs the plugin; returns the steps in order (the first failure ends the run).
-    package func run() throws -> [Step] {
+    /// What the plugin used against what its manifest declares, as `plugins check` reports it.
+    package struct PermissionReport: Encodable, Equatable {
+        /// What the manifest asks for: "camera", "network".
+        package var declared: [String] = []
+        /// What it used while checked.
+        package var used: [String] = []
+        /// The servers it sent to.
+        package var servers: [String] = []
+        /// Declared and not used while checked.
+        package var unused: [String] = []
+        /// What it asked for and was refused, one sentence each: the services' refusals and its sandbox's.
+        package var refused: [String] = []
+
+        init() {}
+
+        init(
+            declared: Set<PluginPermission>,
+            use: (used: Set<PluginPermission>, servers: Set<String>, refused: Set<Refusal>)
+        ) {
+            let order = PluginPermission.allCases
+            self.declared = order.filter(declared.contains).map(\.rawValue)
+            used = order.filter(use.used.contains).map(\.rawValue)
+            servers = use.servers.sorted()
+            unused = order.filter { declared.contains($0) && !use.used.contains($0) }.map(\.rawValue)
+            refused = use.refused.map { refusal in
+                switch refusal {
+                case .permission(let permission) where !declared.contains(permission):
+                    "\(permission.spoken), which its manifest does not declare (add it to \(permission == .network ? "network" : "devices"), or stop asking)"
+                case .permission(let permission): "\(permission.spoken), which was turned off"
+                case .server(let host): "sending to \(host), a server its manifest's network does not list"
+                case .sandbox: PermissionGate.logLine(refusal)
+                }
+            }.sorted()
+        }
+    }
+
+    /// Runs the plugin; returns the steps in order (the first failure ends the run) and what it used.
+    package func run() throws -> (steps: [Step], permissions: PermissionReport) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
             "assist-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try AssistPaths.ensurePrivateDirectory(scratch)
@@ -55,13 +91,21 @@ package struct PluginValidator {
             paths: paths, settings: settings, language: "en", output: output, speaker: nil,
             searchPath: PluginSearchPath(entries: [entry]), logger: logger)
         configuration.helperExecutable = paths.executable
+        // The check judges the plugin, not this computer's rules for plugins.
+        configuration.policy = AdminPluginPolicy()
         let assembly = try HostAssembly(configuration)
         let id = (try? PluginManifest.load(from: manifest))?.id ?? ""
         guard let record = assembly.features.record(id: id) else {
-            return [Step(step: "load", ok: false, detail: "the plugin was not found beside its manifest")]
+            return ([Step(step: "load", ok: false, detail: "the plugin was not found beside its manifest")], .init())
         }
         let run = Run(assembly: assembly, record: record)
-        return run.all()
+        let steps = run.all()
+        return (
+            steps,
+            PermissionReport(
+                declared: record.manifest?.declaredPermissions ?? [],
+                use: assembly.services.permissionUse.report(id))
+        )
     }
 
     /// The script, on the host's main loop.

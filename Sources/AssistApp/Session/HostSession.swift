@@ -110,6 +110,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         configuration.console = console
         if let kiosk { configuration.admit = { id, library in kiosk.refusal(id: id, library: library) } }
         configuration.helperExecutable = paths.executable
+        configuration.publisher = { record in PluginProvenance.describe(record, paths: paths).publisher }
         let assembly = try HostAssembly(configuration)
         loop = assembly.loop
         services = assembly.services

@@ -268,8 +268,10 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         let phrases = session.phrases
         let asked = PluginPermission.allCases.filter(manifest.declaredPermissions.contains)
         let chosen = access.store.choices(record.id)
+        let access = access
         let labels = asked.map { permission in
-            let key = chosen[permission] ?? true ? "shell.permission-on" : "shell.permission-off"
+            let on = (chosen[permission] ?? true) && !access.withheld(permission, from: record)
+            let key = on ? "shell.permission-on" : "shell.permission-off"
             return phrases.text(key, ["permission": phrases.text("permission.\(permission.rawValue)-name")])
         }
         let turnOff = phrases.text("shell.turn-off-feature", ["name": record.name])
@@ -290,9 +292,9 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
                 return showMenu()
             }
             let permission = asked[index]
-            let on = !(chosen[permission] ?? true)
+            let on = !((chosen[permission] ?? true) && !access.withheld(permission, from: record))
             do {
-                try access.change(manifest, [permission: on])
+                try access.change(record, manifest, [permission: on])
                 let spoken = phrases.text("permission.\(permission.rawValue)")
                 session.announcer.say(
                     phrases.text(

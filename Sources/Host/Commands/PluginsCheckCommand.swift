@@ -14,8 +14,9 @@ struct PluginsCheckCommand: ParsableCommand {
         abstract: "Check a plugin folder, manifest or library, then run it in a helper process.",
         discussion: """
             It starts the plugin with no arguments and with odd ones, sends every command, pauses, resumes, \
-            stops and destroys it, twice, against Assist's services in a scratch folder. Each failure is one \
-            line. Exit codes: 0 it passes; 1 it fails a check; 2 it crashed or hung.
+            stops and destroys it, twice, against Assist's services in a scratch folder, then says what it \
+            used against what its manifest declares. Each failure is one line. Exit codes: 0 it passes; 1 it \
+            fails a check (asking for what it did not declare is one); 2 it crashed or hung.
             """
     )
 

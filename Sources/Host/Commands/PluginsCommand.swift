@@ -78,7 +78,7 @@ struct PluginsInfoCommand: ParsableCommand {
             lines.append("Required services: \(list(manifest.requiredServices))")
             lines.append("Optional services: \(list(manifest.services?.optional ?? []))")
             lines.append("Devices: \(list(manifest.devices ?? []))")
-            lines += PluginAccess(paths: session.paths).lines(manifest)
+            lines += PluginAccess(paths: session.paths).lines(record, manifest)
             lines.append("Languages: \(list(manifest.languages ?? []))")
             let keywords = (manifest.keywords ?? []).map { "\"\($0.phrase)\"" + ($0.lang.map { " (\($0))" } ?? "") }
             lines.append("Keywords: \(list(keywords))")

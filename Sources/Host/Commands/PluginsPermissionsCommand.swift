@@ -72,9 +72,9 @@ struct PluginsPermissionsCommand: ParsableCommand {
         wanted[.camera] = camera?.isOn
         wanted[.microphone] = microphone?.isOn
         wanted[.network] = network?.isOn
-        if !wanted.isEmpty { try access.change(manifest, wanted) }
+        if !wanted.isEmpty { try access.change(record, manifest, wanted) }
         print("\(record.name) (\(record.id))")
-        access.lines(manifest).forEach { print($0) }
+        access.lines(record, manifest).forEach { print($0) }
         if !wanted.isEmpty, record.isRunning || record.state == .loaded {
             print("The change applies from its next start.")
         }

@@ -29,6 +29,10 @@ package final class HostServices: @unchecked Sendable {  // because: its members
     /// The `assist` executable that runs plugins' helper processes; nil runs every plugin in process (the
     /// in-process tests, whose executable is the test runner).
     package var helperExecutable: URL?
+    /// The admin's plugin rules: what users may grant plugins that are not Assist's own.
+    package var policy = AdminPluginPolicy()
+    /// What each plugin used and was refused (`assist plugins check` reports it).
+    package let permissionUse = PermissionUse()
     /// Receives `session.finish` calls; set by the feature controller.
     package weak var sessionDelegate: SessionDelegate?
 
@@ -78,7 +82,13 @@ package final class HostServices: @unchecked Sendable {  // because: its members
                 ? ownShare : paths.share.appendingPathComponent(manifest.shortName))
         let dialogs = LocalDialogs(owner: manifest.id, interaction: interaction, loop: loop)
         let permissions = PermissionGate(
-            manifest: manifest, granted: PermissionStore(data: paths.data).granted(manifest), logger: logger
+            manifest: manifest,
+            granted: PermissionStore(data: paths.data).granted(
+                manifest,
+                firstParty: PluginSearchPath.origin(
+                    of: directory.appendingPathComponent("manifest.json"), id: manifest.id, paths: paths)
+                    == "first-party", policy: policy),
+            logger: logger, use: permissionUse
         ) { [interaction, loop] refusal in
             let text = Self.refusalText(refusal, name: manifest.name, phrases: interaction.phrases)
             // At once on the main loop (a refusal found as the feature ends is said before the command exits).
