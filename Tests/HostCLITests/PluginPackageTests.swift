@@ -22,7 +22,7 @@ final class PackageFixture {
     var environment: [String: String] {
         [
             "HOME": home.url.path, "ASSIST_SYSTEM_PLUGIN_DIR": systemFolder.path,
-            "XDG_CONFIG_HOME": home.path("config").path,
+            "XDG_CONFIG_HOME": home.path("config").path, "ASSIST_SYSCONFDIR": home.path("etc").path,
         ]
     }
 

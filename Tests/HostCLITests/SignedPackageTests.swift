@@ -127,6 +127,51 @@ struct SignedPackageTests {
         #expect(installed.status == 0, "\(installed.standardError)")
     }
 
+    /// The admin's rules name publishers: a package from a publisher the rules deny is refused before anything
+    /// is written; one the rules allow by publisher installs and runs, told without the network the admin
+    /// does not let users give.
+    @Test func theAdminsRulesAllowAndDenyPackagesByPublisher() throws {
+        let line = try keygen()
+        try trust(line)
+        let rules = fixture.home.path("etc/plugins.d")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try "deny-publishers = [\"Example Ltd\"]\n".write(
+            to: rules.appendingPathComponent("10-deny.toml"), atomically: true, encoding: .utf8)
+        chmod(rules.appendingPathComponent("10-deny.toml").path, 0o644)
+        let folder = try fixture.plugin(
+            version: "1.0.0", extra: ["author": "Example Ltd", "network": ["data.example.org"]])
+        _ = try fixture.assist([
+            "plugins", "pack", folder.path, "--output", fixture.home.path("packages").path, "--sign", key.path,
+        ])
+        let package = fixture.home.path("packages/org.example.counter-1.0.0.assist-plugin")
+        let denied = try fixture.assist(["plugins", "install", package.path, "--yes"])
+        #expect(denied.status == 1)
+        #expect(
+            denied.standardError.contains(
+                "Counter 1.0.0 cannot be installed: your administrator does not allow plugins from Example Ltd ("),
+            "\(denied.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.installed.path))
+
+        try FileManager.default.removeItem(at: rules.appendingPathComponent("10-deny.toml"))
+        try "allow-publishers = [\"Example Ltd\"]\nuser-may-grant = [\"camera\", \"microphone\"]\n".write(
+            to: rules.appendingPathComponent("20-allow.toml"), atomically: true, encoding: .utf8)
+        chmod(rules.appendingPathComponent("20-allow.toml").path, 0o644)
+        let allowed = try fixture.assist(["plugins", "install", package.path], input: "y\n")
+        #expect(allowed.status == 0, "\(allowed.standardError)")
+        #expect(
+            allowed.lines.first
+                == "Install Counter 1.0.0 by Example Ltd for you? It is signed by Example Ltd, a publisher you trust. It asks for the network (data.example.org). Your administrator does not let plugins have the network, so it will not get it. Y or N.",
+            "\(allowed.lines)")
+        #expect(try fixture.runs())
+        // Unsigned, the same plugin is no publisher's: the allow list leaves it out.
+        let unsigned = try fixture.pack(try fixture.plugin(version: "1.0.1"))
+        let other = try fixture.assist(["plugins", "install", unsigned.path, "--yes"])
+        #expect(other.status == 1)
+        #expect(
+            other.standardError.contains("your administrator allows only the plugins they chose"),
+            "\(other.standardError)")
+    }
+
     @Test func aKeyFileOfTheWrongSizeIsRefusedWithWhatToDo() throws {
         try Data("short".utf8).write(to: key)
         let folder = try fixture.plugin(version: "1.0.0")

@@ -72,12 +72,11 @@ package struct PluginInstaller {
         let withheld = PluginPermission.allCases.filter {
             manifest.declaredPermissions.contains($0) && !policy.mayGrant($0)
         }
-        let signed =
+        let limits =
             withheld.isEmpty
-            ? vouched
-            : vouched + " Your administrator does not let plugins have "
-                + Self.joined(withheld.map(\.spoken)) + ", so it will not get "
-                + (withheld.count == 1 ? "it." : "them.")
+            ? ""
+            : "Your administrator does not let plugins have " + Self.joined(withheld.map(\.spoken))
+                + ", so it will not get " + (withheld.count == 1 ? "it." : "them.")
 
         let target = folder.appendingPathComponent(manifest.id)
         let installed = try installedCopy(of: manifest, at: target)
@@ -87,7 +86,7 @@ package struct PluginInstaller {
                     "\(manifest.name) is not installed \(whom), so there is nothing to update; install it with assist plugins install \(package.path)."
             )
         }
-        guard ask(question(manifest, installed: installed, signed: signed)) else {
+        guard ask(question(manifest, installed: installed, signed: vouched, withheld: limits)) else {
             throw InstallRefusal(message: "Nothing was installed.")
         }
 
@@ -202,10 +201,13 @@ package struct PluginInstaller {
     }
 
     /// The question before anything is written: who made it and who vouches for that (`signed`), which devices
-    /// it asks for, and what happens to the data of an installed version.
-    package func question(_ manifest: PluginManifest, installed: PluginRecord?, signed: String = "") -> String {
+    /// it asks for and what of them the admin withholds (`withheld`), and what happens to the data of an
+    /// installed version.
+    package func question(
+        _ manifest: PluginManifest, installed: PluginRecord?, signed: String = "", withheld: String = ""
+    ) -> String {
         let by = manifest.author.map { " by \($0)" } ?? ""
-        let asks = (signed.isEmpty ? "" : signed + " ") + Self.devicesSentence(manifest)
+        let asks = [signed, Self.devicesSentence(manifest), withheld].filter { !$0.isEmpty }.joined(separator: " ")
         guard let old = installed?.manifest, let oldVersion = SemanticVersion(old.version),
             let newVersion = SemanticVersion(manifest.version)
         else {
