@@ -1,6 +1,7 @@
 import Audio
 import Foundation
 import HostTesting
+import SurveyCore
 import Testing
 
 /// `assist survey …` as an admin or a participant runs it: the real executable and plugin library.
@@ -27,6 +28,40 @@ struct SurveyCLITests {
             BuildProducts.assist, ["survey", "check", good, "--no-speech", "--data-dir", folder.path("data").path])
         #expect(ok.status == 0)
         #expect(ok.lines == ["\(good): the survey covid19-sounds, version 1, is valid."])
+    }
+
+    /// Issue 38: an id is part of the reminder's systemd unit names and text, so one with a newline could
+    /// have added `ExecStartPre=` to a unit that runs daily. Such ids are refused by `survey check`, named
+    /// without their raw bytes, and no unit is ever written from one.
+    @Test func anIdThatCouldWriteIntoASystemdUnitIsRefused() throws {
+        let folder = try TemporaryDirectory("assist-survey-id")
+        let items =
+            #""parts":[{"id":"p","items":[{"id":"a","type":"single","field":"f","text":"A?","options":[{"key":"x"}]}]}]"#
+        // As written in the JSON file: \n and \t are JSON's escapes.
+        for id in [
+            #"x\nExecStartPre=touch\tpwned"#, "../up", "", String(repeating: "a", count: 65), "-x", #"caf\u00e9"#,
+        ] {
+            let file = folder.path("bad.json")
+            try Data(#"{"id":"\#(id)","version":1,\#(items)}"#.utf8).write(to: file)
+            let result = try ProcessRunner.run(
+                BuildProducts.assist,
+                ["survey", "check", file.path, "--no-speech", "--data-dir", folder.path("data").path])
+            #expect(result.status == 1, "\(id)")
+            #expect(
+                result.lines.contains {
+                    $0.contains("\"id\" must be 1 to 64 letters, digits, dots, dashes or underscores")
+                },
+                "\(id): \(result.lines)")
+            #expect(!result.standardOutput.contains("ExecStartPre") && !result.standardError.contains("ExecStartPre"))
+        }
+        let units = folder.path("units")
+        let installer = ReminderInstaller(folder: units) { _ in true }
+        let outcome = installer.install(
+            ReminderUnits(
+                definitionID: "x\nExecStartPre=touch pwned", executable: "/usr/bin/assist", time: "09:00",
+                testMode: false))
+        #expect(outcome == .cannotWrite(units.path))
+        #expect(!FileManager.default.fileExists(atPath: units.path))
     }
 
     @Test func aKillNineMidSurveyResumesAtTheSameQuestion() throws {

@@ -170,8 +170,12 @@ private struct Reader {
 
     mutating func definition(_ root: [String: Any]) -> SurveyDefinition? {
         let id = root["id"] as? String ?? ""
-        if id.isEmpty || id.contains("/") || id.contains(" ") {
-            problems.append(DefinitionProblem(item: nil, "\"id\" must be a short name without spaces or slashes."))
+        if !SurveyDefinition.isValidID(id) {
+            problems.append(
+                DefinitionProblem(
+                    item: nil,
+                    "\"id\" must be 1 to 64 letters, digits, dots, dashes or underscores, beginning with a letter or digit (like covid19-sounds)."
+                ))
         }
         guard let version = root["version"] as? Int, version >= 1 else {
             problems.append(DefinitionProblem(item: nil, "\"version\" must be a whole number of 1 or more."))

@@ -99,6 +99,8 @@ public struct ReminderInstaller: Sendable {
     }
 
     public func install(_ units: ReminderUnits) -> Outcome {
+        // The loader refuses such ids; a unit file is never written from one all the same.
+        guard SurveyDefinition.isValidID(units.definitionID) else { return .cannotWrite(folder.path) }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try write(units.service, to: folder.appendingPathComponent("\(units.name).service"))

@@ -71,6 +71,16 @@ public enum UploadAdapter: String, Sendable {
 
 /// A survey definition file (spec §3): parts of items, an upload adapter, eligibility and reminder spacing.
 public struct SurveyDefinition: Sendable, Equatable {
+    /// An id names files, database rows and the reminder's systemd units (`assist-survey-<id>.timer`): ASCII
+    /// letters and digits, then also `.`, `_` and `-`, 64 at most. Nothing else may reach a unit file.
+    public static func isValidID(_ id: String) -> Bool {
+        let alphanumerics = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".unicodeScalars)
+        let rest = alphanumerics.union("._-".unicodeScalars)
+        guard let first = id.unicodeScalars.first, alphanumerics.contains(first), id.unicodeScalars.count <= 64
+        else { return false }
+        return id.unicodeScalars.allSatisfy(rest.contains)
+    }
+
     public var id: String
     public var version: Int
     public var title: LocalizedText
