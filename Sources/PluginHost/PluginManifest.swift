@@ -113,6 +113,27 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
             throw .manifestInvalid(path, "it is not valid JSON")
         }
         try manifest.validate(path: path)
+        return manifest.cleaned()
+    }
+
+    /// The longest name, author or keyword kept whole, and the longest description, in characters.
+    static let nameLimit = 80
+    static let descriptionLimit = 500
+
+    /// The manifest with its free text made safe to print and speak (issue 38): a name, author, licence,
+    /// description or keyword from a third party loses control characters, direction overrides and line
+    /// breaks, and is shortened with its length said. Every command that shows a manifest shows these.
+    func cleaned() -> PluginManifest {
+        var manifest = self
+        manifest.name = PlainText.value(name, limit: Self.nameLimit)
+        manifest.author = author.map { PlainText.value($0, limit: Self.nameLimit) }
+        manifest.license = license.map { PlainText.value($0, limit: Self.nameLimit) }
+        manifest.description = description.map { PlainText.value($0, limit: Self.descriptionLimit) }
+        manifest.keywords = keywords?.map { keyword in
+            var keyword = keyword
+            keyword.phrase = PlainText.value(keyword.phrase, limit: Self.nameLimit)
+            return keyword
+        }
         return manifest
     }
 

@@ -21,7 +21,8 @@ package struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     package static func manifestInvalid(_ path: String, _ problem: String) -> Self {
-        Self(state: .failedInit, message: "the manifest \(path) is invalid: \(problem)")
+        // The problem quotes the manifest's own text: cleaned and shortened, as every third party's text is.
+        Self(state: .failedInit, message: "the manifest \(path) is invalid: \(PlainText.value(problem, limit: 300))")
     }
 
     package static func libraryMissing(_ path: String) -> Self {

@@ -100,6 +100,34 @@ struct CLITests {
         #expect(crashed.standardError.contains("signal 11"))
     }
 
+    /// Issue 38: a manifest's text is a stranger's. Escape sequences, a bell, a direction override, line breaks
+    /// and a megabyte never reach the terminal from `plugins list`, `info` or `pack`.
+    @Test func aManifestsTextIsCleanedEverywhereItIsPrinted() throws {
+        let hostile = "Evil\u{1b}[2J\u{7}\u{202E}eman\nSecond line"
+        let folder = try CPluginBuilder(root: plugins.url).build(
+            folder: "loud",
+            manifest: CPluginBuilder.manifest(
+                id: "org.test.loud",
+                extra: [
+                    "name": hostile, "author": "A\u{1b}]0;title\u{7}uthor",
+                    "description": String(repeating: "x", count: 1_000_000),
+                ]))
+        let list = try assist(["plugins", "list", "--plugin-dir", plugins.url.path])
+        let info = try assist(["plugins", "info", "org.test.loud", "--plugin-dir", plugins.url.path])
+        let pack = try assist(["plugins", "pack", folder.path, "--output", data.url.path])
+        for (command, result) in [("list", list), ("info", info), ("pack", pack)] {
+            #expect(result.status == 0, "\(command): \(result.standardError)")
+            let printed = result.standardOutput + result.standardError
+            #expect(
+                !printed.unicodeScalars.contains { $0 == "\u{1b}" || $0 == "\u{7}" || $0 == "\u{202E}" },
+                "\(command): \(printed.prefix(400))")
+            #expect(!printed.contains("\nSecond line"), "\(command): \(printed.prefix(400))")
+            #expect(printed.split(separator: "\n").allSatisfy { $0.count < 1_000 }, "\(command)")
+        }
+        #expect(list.lines.contains { $0.hasPrefix("org.test.loud 1.0.0, Evil[2Jeman Second line, ") }, "\(list.lines)")
+        #expect(info.lines.contains { $0.hasPrefix("Description: xxx") && $0.hasSuffix("… (1000000 characters)") })
+    }
+
     @Test func aBrokenPluginIsSkippedAndTheHostKeepsWorking() throws {
         let builder = CPluginBuilder(root: plugins.url)
         try builder.build(
