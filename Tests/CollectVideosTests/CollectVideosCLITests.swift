@@ -91,6 +91,29 @@ struct CollectVideosCLITests {
         #expect(server.things.isEmpty)
     }
 
+    /// Issue 38: a rename to a name another thing has (in any case) is refused, so a delete can never take the
+    /// other thing and its videos; a thing may change the case of its own name.
+    @Test func aNameAnotherThingHasIsRefusedAndDeleteTakesTheThingNamed() throws {
+        try consent()
+        _ = try run(["thing", "add", "Blue mug"])
+        _ = try run(["thing", "add", "Red mug"])
+        let clash = try run(["thing", "rename", "Red mug", "blue MUG"])
+        #expect(clash.status != 0)
+        #expect(all(clash).contains("You already have a thing called Blue mug; choose another name."), "\(all(clash))")
+        let exact = try run(["thing", "rename", "Red mug", "Blue mug"])
+        #expect(exact.status != 0 && all(exact).contains("You already have a thing called Blue mug"))
+        let added = try run(["thing", "add", "RED MUG"])
+        #expect(added.status != 0 && all(added).contains("You already have a thing called Red mug"))
+        let own = try run(["thing", "rename", "Red mug", "Red Mug"])
+        #expect(own.status == 0, "\(all(own))")
+        _ = try run(["thing", "delete", "Blue mug", "--yes"])
+        let status = try run(["status", "--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        let labels = (object["things"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
+        #expect(labels == ["Red Mug"], "\(status.standardOutput)")
+    }
+
     @Test func badSetupsAndBadServersGetOneSentence() throws {
         try configure(credential: nil)
         let unconfigured = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])

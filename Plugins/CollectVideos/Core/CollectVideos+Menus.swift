@@ -138,7 +138,9 @@ extension CollectVideos {
             guard let text, !text.isEmpty else { return thingsMenu() }
             if let problem = Rules.labelProblem(text) { return askNewThing(problem) }
             do {
-                if try store.thing(labelled: text) != nil { return askNewThing("You already have \(text).") }
+                if try store.otherThing(than: nil, labelled: text) != nil {
+                    return askNewThing("You already have \(text).")
+                }
                 let thing = try store.addThing(text.trimmingCharacters(in: .whitespacesAndNewlines))
                 say("\(thing.label) added.")
                 pump()
@@ -245,6 +247,9 @@ extension CollectVideos {
             guard let text, !text.isEmpty else { return thingMenu(thing) }
             if let problem = Rules.labelProblem(text) { return askRename(thing, problem: problem) }
             let label = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let other = try? store.otherThing(than: thing, labelled: label) {
+                return askRename(thing, problem: "You already have a thing called \(other.label).")
+            }
             try? store.rename(thing, to: label)
             say("\(thing.label) is now called \(label).")
             pump()

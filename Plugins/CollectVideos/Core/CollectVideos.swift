@@ -89,8 +89,8 @@ public final class CollectVideos: PluginFeature {
         let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let store else { return }
         do {
-            if try store.thing(labelled: trimmed) != nil {
-                throw PluginError("You already have a thing called \(trimmed).")
+            if let other = try store.otherThing(than: nil, labelled: trimmed) {
+                throw PluginError("You already have a thing called \(other.label).")
             }
             _ = try store.addThing(trimmed)
             let count = try store.things().count
@@ -112,6 +112,9 @@ public final class CollectVideos: PluginFeature {
         do {
             guard let thing = try store.thing(labelled: old) else {
                 throw PluginError("There is no thing called \(old).")
+            }
+            if let other = try store.otherThing(than: thing, labelled: new) {
+                throw PluginError("You already have a thing called \(other.label); choose another name.")
             }
             try store.rename(thing, to: new)
             say("\(thing.label) is now called \(new).")

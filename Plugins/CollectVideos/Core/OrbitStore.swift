@@ -53,9 +53,21 @@ public final class OrbitStore {
         return found
     }
 
+    /// The thing called `label`: the one whose label is exactly that, else the only one whose label differs
+    /// from it in case alone. Never a guess between two (names made before duplicates were refused may
+    /// differ in case only): then none.
     public func thing(labelled label: String) throws(PluginStatus) -> Thing? {
+        let wanted = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        let all = try things()
+        if let exact = all.first(where: { $0.label == wanted }) { return exact }
+        let alike = all.filter { $0.label.lowercased() == wanted.lowercased() }
+        return alike.count == 1 ? alike[0] : nil
+    }
+
+    /// Another thing than `thing` already called `label` in any case (a name must tell things apart by ear).
+    public func otherThing(than thing: Thing?, labelled label: String) throws(PluginStatus) -> Thing? {
         let wanted = label.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        return try things().first { $0.label.lowercased() == wanted }
+        return try things().first { $0.id != thing?.id && $0.label.lowercased() == wanted }
     }
 
     public func thing(id: Int64) throws(PluginStatus) -> Thing? { try things().first { $0.id == id } }
