@@ -94,6 +94,12 @@ struct CollectVideosCLITests {
     /// Issue 38: a rename to a name another thing has (in any case) is refused, so a delete can never take the
     /// other thing and its videos; a thing may change the case of its own name.
     @Test func aNameAnotherThingHasIsRefusedAndDeleteTakesTheThingNamed() throws {
+        // Issue 38: before consent nothing may be named or filmed, from the command line either.
+        for verb in [["thing", "add", "Blue mug"], ["record", "Blue mug", "--kind", "testing"]] {
+            let early = try run(verb)
+            #expect(early.status != 0, "\(verb)")
+            #expect(all(early).contains("You have not given consent on this device yet"), "\(verb): \(all(early))")
+        }
         try consent()
         _ = try run(["thing", "add", "Blue mug"])
         _ = try run(["thing", "add", "Red mug"])
@@ -112,6 +118,16 @@ struct CollectVideosCLITests {
             try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
         let labels = (object["things"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
         #expect(labels == ["Red Mug"], "\(status.standardOutput)")
+        // How long to film, and which video: a number in range, or one sentence saying what is.
+        for seconds in ["0", "-1", "0.5", "abc", "21", "nan"] {
+            let bad = try run(["record", "Red Mug", "--kind", "testing", "--seconds", seconds])
+            #expect(bad.status != 0, "\(seconds)")
+            #expect(
+                all(bad).contains("--seconds takes how long to film, from 1 to 20 seconds for a testing video."),
+                "\(seconds): \(all(bad))")
+        }
+        let slot = try run(["record", "Red Mug", "--kind", "training", "--slot", "6"])
+        #expect(all(slot).contains("--slot takes a training video's number, from 1 to 5."), "\(all(slot))")
     }
 
     @Test func badSetupsAndBadServersGetOneSentence() throws {

@@ -19,6 +19,24 @@ extension CollectVideos {
         guard let kind = ["testing": "S", "training": "T"][kindWord] else {
             throw PluginError("Say which kind of video: --kind testing or --kind training.")
         }
+        let longest: Double = kind == "S" ? 20 : 30
+        if arguments.contains("--seconds") {
+            guard let seconds = Self.number(after: "--seconds", in: arguments), seconds.isFinite,
+                (1...longest).contains(seconds)
+            else {
+                throw PluginError(
+                    "--seconds takes how long to film, from 1 to \(Int(longest)) seconds for a \(Self.kindName(kind)) video."
+                )
+            }
+        }
+        if arguments.contains("--slot") {
+            let count = Self.slots[kind] ?? 0
+            guard let slot = Self.number(after: "--slot", in: arguments), slot.rounded() == slot,
+                (1...Double(count)).contains(slot)
+            else {
+                throw PluginError("--slot takes a \(Self.kindName(kind)) video's number, from 1 to \(count).")
+            }
+        }
         var words: [String] = []
         var skip = false
         for word in arguments {
@@ -46,9 +64,8 @@ extension CollectVideos {
                     "All \(count) \(Self.kindName(kind)) videos of \(thing.label) are recorded. Add --slot to record one again."
                 )
             }
-            let seconds = Self.number(after: "--seconds", in: arguments) ?? (kind == "S" ? 20 : 30)
-            try startRecording(
-                thing: thing, kind: kind, slot: slot, maxSeconds: min(max(1, seconds), kind == "S" ? 20 : 30))
+            let seconds = Self.number(after: "--seconds", in: arguments) ?? longest
+            try startRecording(thing: thing, kind: kind, slot: slot, maxSeconds: seconds)
         } catch let error as PluginError {
             throw error
         } catch {

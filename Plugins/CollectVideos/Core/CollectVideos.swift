@@ -43,6 +43,13 @@ public final class CollectVideos: PluginFeature {
         }
         try? host.onOutcome { [weak self] outcome in self?.handle(outcome) ?? false }
         recoverUnfinishedRecording()
+        // Nothing is filmed or kept before the participant consents: without a credential only onboarding is
+        // offered (docs/collect-videos.md), and the command line is no way around it.
+        if ["thing", "record"].contains(arguments.first ?? ""), credential() == nil {
+            throw PluginError(
+                "You have not given consent on this device yet, so nothing can be filmed or kept. Open Collect videos to read the study and consent, or run: assist run collect-videos consent --name NAME --email EMAIL --agree-all."
+            )
+        }
         switch (arguments.first, arguments.dropFirst().first) {
         case ("consent", _): try consent(Array(arguments.dropFirst()))
         case ("thing", "add"): try addThing(arguments.dropFirst(2).joined(separator: " "))
