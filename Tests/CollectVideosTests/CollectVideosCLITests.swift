@@ -131,6 +131,16 @@ struct CollectVideosCLITests {
     }
 
     @Test func badSetupsAndBadServersGetOneSentence() throws {
+        // Issue 38: an address that is none is named as such, not "Update Assist".
+        for url in ["not a url", "ftp://orbit.example.org"] {
+            try configure(credential: "Basic d3Jvbmc6d3Jvbmc=", url: url)
+            let address = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
+            #expect(address.status != 0)
+            #expect(
+                all(address).contains("collect-videos.server-url is \"\(url)\", which is not a web address"),
+                "\(all(address))")
+            #expect(!all(address).contains("Update Assist"))
+        }
         try configure(credential: nil)
         let unconfigured = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
         #expect(all(unconfigured).contains("collect-videos.app-credential is missing. Ask the study team"))

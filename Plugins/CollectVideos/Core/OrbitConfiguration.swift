@@ -5,6 +5,8 @@ import Foundation
 /// spoken, printed or logged) and the contact line for error messages.
 public struct OrbitConfiguration: Sendable {
     public var serverURL: String?
+    /// `server-url` as the admin wrote it, for the sentence when it is no web address.
+    private var serverURLAsWritten: String?
     public var appCredential: String?
     public var contact: String?
     /// Clips end after this many seconds at most (an admin's or a test's cap under the 20/30 s of the spec).
@@ -16,7 +18,8 @@ public struct OrbitConfiguration: Sendable {
         func text(_ key: String) -> String? {
             lookup(key).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        serverURL = text("server-url").map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        serverURLAsWritten = text("server-url")
+        serverURL = serverURLAsWritten.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
         appCredential = text("app-credential")
         contact = text("contact")
         recordSeconds = text("record-seconds").flatMap(Double.init).map { max(1, $0) }
@@ -29,9 +32,25 @@ public struct OrbitConfiguration: Sendable {
         if serverURL == nil { missing.append("collect-videos.server-url") }
         if appCredential == nil { missing.append("collect-videos.app-credential") }
         if contact == nil { missing.append("collect-videos.contact") }
+        if missing.isEmpty, let serverURL, !Self.isWebAddress(serverURL) {
+            let shown =
+                serverURL.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
+                ? String(serverURL.dropLast().prefix(80)) : "a text with control characters"
+            return
+                "Collect videos is not set up on this device: collect-videos.server-url is \"\(shown)\", which is not a web address; write it like https://orbit.example.org/phasetwo/. Ask the study team or the person who set up this device."
+        }
         guard !missing.isEmpty else { return nil }
         return
             "Collect videos is not set up on this device: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") missing. Ask the study team or the person who set up this device."
+    }
+
+    /// An http or https address with a server name (and no spaces): what the ORBIT server's base can be.
+    static func isWebAddress(_ text: String) -> Bool {
+        guard !text.contains(where: \.isWhitespace), let parts = URLComponents(string: text),
+            let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = parts.host, !host.isEmpty
+        else { return false }
+        return true
     }
 
     /// What the person using the feature hears when it is not set up: in words, no setting names (those are
