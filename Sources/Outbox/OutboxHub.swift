@@ -2,6 +2,7 @@ import AssistCore
 import Foundation
 import Logging
 import Runtime
+import Storage
 
 /// The host's outbox as plugins see it: one queue in `<data>/outbox.sqlite`, sent by one worker thread, and
 /// outcomes handed to their plugin on the main loop (stored until the plugin has them, also across restarts).
@@ -31,15 +32,53 @@ package final class OutboxHub: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// The queue's database, opened once.
+    /// Said when the queue's database was damaged and set aside: one sentence naming both files.
+    package var onDamaged: (@Sendable (String) -> Void)?
+
+    /// The queue's database, opened once. One SQLite cannot read at all (not a database, or its pages damaged)
+    /// is moved aside as `outbox.sqlite.damaged-<time>` with its -wal and -shm, a new one started, and that
+    /// said (`onDamaged`) and logged: one bad file must not stop every upload for good.
     package func store() throws -> OutboxStore {
-        try lock.withLock {
+        var notice: String?
+        let store = try lock.withLock { () throws -> OutboxStore in
             if let opened { return opened }
             try AssistPaths.ensurePrivateDirectory(paths.data)
-            let store = try OutboxStore(url: paths.data.appendingPathComponent("outbox.sqlite"))
+            let url = paths.data.appendingPathComponent("outbox.sqlite")
+            let store: OutboxStore
+            do {
+                store = try OutboxStore(url: url)
+            } catch let error as StorageError where Self.isDamaged(error) {
+                let aside = try Self.setAside(url)
+                notice =
+                    "The upload queue \(url.path) was damaged and could not be read (\(error.cause ?? error.message)). It was moved to \(aside.path) and a new queue started: what waited in it will not be sent; keep that file for the study team."
+                logger.error("\(notice ?? "")")
+                store = try OutboxStore(url: url)
+            }
             opened = store
             return store
         }
+        if let notice { onDamaged?(notice) }
+        return store
+    }
+
+    /// SQLite's words for a file it cannot read as a database at all.
+    static func isDamaged(_ error: StorageError) -> Bool {
+        let cause = (error.cause ?? error.message).lowercased()
+        return cause.contains("file is not a database") || cause.contains("database disk image is malformed")
+    }
+
+    /// Moves `url` (and its -wal and -shm) to `<name>.damaged-<UTC time>`; the new name.
+    static func setAside(_ url: URL) throws -> URL {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let aside = URL(fileURLWithPath: url.path + ".damaged-" + formatter.string(from: Date()))
+        guard rename(url.path, aside.path) == 0 else {
+            throw StorageError.io("Moving the damaged \(url.path) aside", cause: String(cString: strerror(errno)))
+        }
+        for suffix in ["-wal", "-shm"] { _ = rename(url.path + suffix, aside.path + suffix) }
+        return aside
     }
 
     /// Starts sending (once); jobs left from earlier sessions go first.

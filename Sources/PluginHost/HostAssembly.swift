@@ -122,6 +122,10 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         // Names only: the records hold the plugins' contexts, whose services hold the outbox, which holds this
         // closure.
         let names = Dictionary(records.map { ($0.id, $0.manifest?.name ?? $0.id) }) { first, _ in first }
+        services.outbox.onDamaged = { text in
+            loop.isOnLoop
+                ? announcer.say(text, priority: .important) : loop.post { announcer.say(text, priority: .important) }
+        }
         services.outbox.onTrouble = { owner, outcome in
             let name = names[owner] ?? owner
             let text =

@@ -89,6 +89,30 @@ struct OutboxCLITests {
         #expect(run.lines.last == "Everything was sent.")
     }
 
+    /// Issue 38: an outbox.sqlite that is no database at all no longer stops every upload with "file is not a
+    /// database": it is set aside, with a time in its name, a new queue starts, and the message names both.
+    @Test func aDatabaseThatIsNoneIsSetAsideAndANewQueueStarts() throws {
+        let data = try TemporaryDirectory("assist-outbox-notadb")
+        let garbage = Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: data.path("outbox.sqlite"))
+        let listing = try ProcessRunner.run(BuildProducts.assist, ["outbox", "--data-dir", data.url.path])
+        #expect(listing.status == 0, "\(listing.standardError)")
+        #expect(listing.lines == ["The outbox is empty."], "\(listing.standardOutput)")
+        let said = listing.standardError
+        #expect(
+            said.contains(
+                "The upload queue \(data.path("outbox.sqlite").path) was damaged and could not be read (file is not a database). It was moved to \(data.url.path)/outbox.sqlite.damaged-"
+            ), "\(said)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: data.url.path)
+        let aside = try #require(names.first { $0.hasPrefix("outbox.sqlite.damaged-") }, "\(names)")
+        #expect(try Data(contentsOf: data.path(aside)) == garbage, "the damaged file is kept as it was")
+        // The new queue works, and says nothing more.
+        let store = try OutboxStore(url: data.path("outbox.sqlite"))
+        #expect(try store.pendingCount() == 0)
+        let again = try ProcessRunner.run(BuildProducts.assist, ["outbox", "--data-dir", data.url.path])
+        #expect(!again.standardError.contains("damaged"), "\(again.standardError)")
+    }
+
     @Test func aDamagedJobBecomesAFailedOutcomeAndTheRestFlow() throws {
         let data = try TemporaryDirectory("assist-outbox-damaged")
         let server = try LoopbackHTTPServer { _ in .answer(status: 200) }
