@@ -194,10 +194,43 @@ struct PhotoSensorCLITests {
         #expect(screen.waitFor("S: status"), "\(screen.text)")
         screen.type("s")
         #expect(screen.waitFor("Photo sensor running, watching 1 folder."), "\(screen.text)")
-        #expect(screen.text.contains("Folder \(gone) is missing."), "\(screen.text)")
+        #expect(screen.text.contains("Folder \(gone) is not available: it is missing."), "\(screen.text)")
         #expect(screen.waitFor(entry, count: 2), "the shell's menu comes back: \(screen.text)")
         kill(screen.processIdentifier, SIGHUP)
         #expect(screen.waitForExit() == 0)
+    }
+
+    /// Issue 38: a folder it cannot watch is never reported as watched. Missing, a file, or not a full path
+    /// (and, for a user without the rights, unreadable): each named by `watch --once` and `status`.
+    @Test func aFolderItCannotWatchIsNamedWithTheReason() throws {
+        let file = folder.path("a-file")
+        try Data("x".utf8).write(to: file)
+        let locked = folder.path("Locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        chmod(locked.path, 0)
+        defer { chmod(locked.path, 0o700) }
+        let gone = folder.path("Gone").path
+        try """
+        [photo-sensor]
+        watchDirectories = ["\(pictures.path)", "\(gone)", "\(file.path)", "Pictures", "\(locked.path)"]
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        let once = try run(["run", "photo-sensor", "watch", "--once"])
+        let said = once.standardOutput + once.standardError
+        #expect(said.contains("Folder \(gone) is not available: it is missing."), "\(said)")
+        #expect(said.contains("Folder \(file.path) is not available: it is a file, not a folder."), "\(said)")
+        #expect(
+            said.contains("Folder Pictures is not available: it is not a full path; write it from / on."), "\(said)")
+        let status = try run(["run", "photo-sensor", "status", "--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        let problems = try #require(object["folder_problems"] as? [String: String], "\(object)")
+        // Root may read any folder: the locked one is unavailable only to others.
+        let expected = getuid() == 0 ? 3 : 4
+        #expect(problems.count == expected, "\(problems)")
+        if getuid() != 0 { #expect(problems[locked.path]?.hasPrefix("it cannot be read (") == true, "\(problems)") }
+        #expect((object["missing_folders"] as? [String])?.count == expected)
+        let text = try run(["run", "photo-sensor", "status"])
+        #expect(text.standardOutput.contains("watching \(5 - expected) folder"), "\(text.standardOutput)")
     }
 
     @Test func withoutFoldersItStaysQuietInTheShell() throws {

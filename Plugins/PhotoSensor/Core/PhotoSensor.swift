@@ -252,6 +252,10 @@ public final class PhotoSensor: PluginFeature {
                 baseline
                     ? "First run: \(outcomes.count) existing file\(outcomes.count == 1 ? "" : "s") indexed as the baseline; new ones are recorded from now on."
                     : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
+            // What it could not look at is said too: a folder missing, unreadable or no folder at all.
+            for folder in configuration.watchDirectories {
+                if let problem = Self.folderProblem(folder) { say("Folder \(folder) is not available: \(problem).") }
+            }
         } catch {
             throw PluginError(fullDiskSentence() ?? "The catch-up failed: \(error.message)")
         }
@@ -324,6 +328,17 @@ public final class PhotoSensor: PluginFeature {
         if !quietly { say(text.isEmpty ? "Label cleared." : "Label set to \(text).") }
     }
 
+    /// Why `path` cannot be watched ("it is missing", "it cannot be read", …), or nil when it can: a folder,
+    /// named by its full path, that this user may list and enter.
+    static func folderProblem(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return "it is not a full path; write it from / on" }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "it is missing" }
+        guard isDirectory.boolValue else { return "it is a file, not a folder" }
+        guard access(path, R_OK | X_OK) == 0 else { return "it cannot be read (\(String(cString: strerror(errno))))" }
+        return nil
+    }
+
     /// "Photo sensor running, watching 2 folders. 134 items recorded." and what is wrong, if anything.
     func status(json: Bool) -> String {
         let count = (try? store?.photoCount()) ?? 0
@@ -331,11 +346,15 @@ public final class PhotoSensor: PluginFeature {
         let recognitionProblem = self.recognitionProblem ?? stored
         let state = (try? store?.value("state")) ?? nil
         let running = state != "stopped"
-        let missing = configuration.watchDirectories.filter { !FileManager.default.fileExists(atPath: $0) }
+        let problems = configuration.watchDirectories.compactMap { folder in
+            Self.folderProblem(folder).map { (folder, $0) }
+        }
+        let missing = problems.map(\.0)
         if json {
             let object: [String: Any] = [
                 "running": running, "folders": configuration.watchDirectories, "recorded": count,
                 "missing_folders": missing, "label": indexer?.label ?? "",
+                "folder_problems": Dictionary(problems) { first, _ in first },
                 "unwatched_subfolders": (watcher?.unwatched.values.filter { $0 == FolderWatcher.limitReason }.count)
                     ?? 0,
                 "recognition": !configuration.performRecognition
@@ -358,7 +377,7 @@ public final class PhotoSensor: PluginFeature {
                         : "Photo sensor running, watching \(folders) folder\(folders == 1 ? "" : "s").",
             "\(count) item\(count == 1 ? "" : "s") recorded, \((try? store?.pendingCount()) ?? 0) waiting to sync.",
         ]
-        for folder in missing { parts.append("Folder \(folder) is missing.") }
+        for (folder, problem) in problems { parts.append("Folder \(folder) is not available: \(problem).") }
         if watcher?.unwatched.values.contains(FolderWatcher.limitReason) == true {
             parts.append("Some subfolders are not watched; they are scanned every 5 minutes.")
         }
