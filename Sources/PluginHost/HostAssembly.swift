@@ -96,7 +96,9 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         var notAdmitted = Set<String>()
         for record in records where record.isUsable {
             if let reason = disabled[record.id] {
+                // Said where it matters (the shell's menu, `plugins list`, starting it), not before every command.
                 record.refuse(.disabled(reason))
+                notAdmitted.insert(record.id)
             } else if choices[record.id]?.disabled == true {
                 record.refuse(.disabled("turned off; assist plugins enable \(record.id) turns it on again"))
                 notAdmitted.insert(record.id)
@@ -136,7 +138,8 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         journal = EventJournal(bus: services.events, dataDirectory: configuration.paths.data)
         features = FeatureController(services: services, records: records)
         dispatcher = InputDispatcher(interaction: interaction, features: features, console: configuration.console)
-        // What the admin left out is as meant: a notice (in the journal), not a warning on the user's screen.
+        // What the admin or the user left out, and what crashed and is off until reset, are known: a notice (in
+        // the journal), not a warning on the user's screen before every command.
         for record in records where !record.isUsable {
             let line: Logger.Message = "skipped \(record.id): \(record.reason ?? record.state.rawValue)"
             if notAdmitted.contains(record.id) { logger.notice(line) } else { logger.warning(line) }

@@ -75,6 +75,8 @@ struct CrashGuardCLITests {
                 $0.hasPrefix(
                     "org.example.crash 1.0.0, Test org.example.crash, disabled: it stopped Assist unexpectedly 2 times")
             }, "\(listed.lines)")
+        // Issue 38: no warning about it before every other command.
+        #expect(!listed.standardError.contains("skipped org.example.crash"), "\(listed.standardError)")
         let run = try assist(["run", "--no-speech", "org.example.crash"])
         #expect(run.status != 0)
         #expect((run.standardOutput + run.standardError).contains("plugins reset org.example.crash"))
