@@ -92,7 +92,7 @@ struct DefinitionTests {
                 "item q: the type \"slider\" is unknown; use one of info, gate, single, multi, recording, location."))
         #expect(found.contains("item s: the option key \"a\" is used twice; keys must differ."))
         #expect(found.contains { $0.hasPrefix("item s: option b names \"nowhere\" in then") })
-        #expect(found.contains("item r: min_s and max_s must satisfy 1 ≤ min_s < max_s (they are 5 and 3)."))
+        #expect(found.contains("item r: min_s and max_s must satisfy 1 ≤ min_s < max_s ≤ 600 (they are 5 and 3)."))
         #expect(found.contains("item s: this id is used by two items; give each its own."))
     }
 

@@ -64,6 +64,47 @@ struct SurveyCLITests {
         #expect(!FileManager.default.fileExists(atPath: units.path))
     }
 
+    /// Issue 38: definitions no participant could answer are refused by `survey check`, each with its reason:
+    /// a take of 10^12 seconds, a number written as text, a negative wait, a NUL in a key, and 60,000 items.
+    @Test func checkRefusesDefinitionsThatCannotBeAnswered() throws {
+        let folder = try TemporaryDirectory("assist-survey-unanswerable")
+        func item(_ fields: String) -> String {
+            #"{"id":"t","version":1,"parts":[{"id":"p","items":[\#(fields)]}]}"#
+        }
+        let recording = #"{"id":"r","type":"recording","field":"f","file":"audio_f","text":"Say it.""#
+        let cases: [(String, String)] = [
+            (item(recording + #","max_s":1e12}"#), "min_s and max_s must satisfy 1 ≤ min_s < max_s ≤ 600"),
+            (item(recording + #","min_s":"1"}"#), #""min_s" must be a number, not text."#),
+            (
+                #"{"id":"t","version":1,"eligible_after_s":-5,"parts":[{"id":"p","items":[\#(recording)}]}]}"#,
+                #""eligible_after_s" must be seconds from 0 to a year"#
+            ),
+            (
+                item(#"{"id":"a","type":"single","field":"f","text":"A?","options":[{"key":"x\u0000y"}]}"#),
+                #"option 1 needs a "key" of text without control characters."#
+            ),
+            (item(recording + #","follow_up":"no"}"#), #""follow_up" must be true or false, not text."#),
+            (
+                item(
+                    Array(
+                        repeating: #"{"id":"q","type":"single","field":"f","text":"?","options":[{"key":"x"}]}"#,
+                        count: 60_000
+                    ).joined(separator: ",")),
+                "has 60000 items; a survey may have at most 2000"
+            ),
+        ]
+        for (index, (json, reason)) in cases.enumerated() {
+            let file = folder.path("bad-\(index).json")
+            try Data(json.utf8).write(to: file)
+            let result = try ProcessRunner.run(
+                BuildProducts.assist,
+                ["survey", "check", file.path, "--no-speech", "--data-dir", folder.path("data").path],
+                timeoutSeconds: 60)
+            #expect(result.status == 1, "\(reason): \(result.lines)")
+            #expect(result.lines.contains { $0.contains(reason) }, "\(reason): \(result.lines.prefix(5))")
+        }
+    }
+
     @Test func aKillNineMidSurveyResumesAtTheSameQuestion() throws {
         let folder = try TemporaryDirectory("assist-survey-kill")
         let mic = folder.path("mic.wav")

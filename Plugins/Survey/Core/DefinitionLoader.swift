@@ -91,11 +91,13 @@ public enum DefinitionLoader {
                         DefinitionProblem(item: item.id, "the follow-up \"\(target)\" must be in the same part."))
                 }
             }
-            if item.kind == .recording, !(1 <= item.minSeconds && item.minSeconds < item.maxSeconds) {
+            if item.kind == .recording,
+                !(1 <= item.minSeconds && item.minSeconds < item.maxSeconds && item.maxSeconds <= Self.longestTake)
+            {
                 problems.append(
                     DefinitionProblem(
                         item: item.id,
-                        "min_s and max_s must satisfy 1 ≤ min_s < max_s (they are \(Self.number(item.minSeconds)) and \(Self.number(item.maxSeconds)))."
+                        "min_s and max_s must satisfy 1 ≤ min_s < max_s ≤ \(Int(Self.longestTake)) (they are \(Self.number(item.minSeconds)) and \(Self.number(item.maxSeconds)))."
                     ))
             }
             if item.kind == .multi, item.minimumChoices < 1 || item.minimumChoices > item.options.count {
@@ -154,8 +156,13 @@ public enum DefinitionLoader {
         return problems
     }
 
+    /// The longest take a recording item may ask for, in seconds (10 minutes).
+    static let longestTake: Double = 600
+    /// The most items a definition may hold: a questionnaire, not a data file.
+    static let mostItems = 2_000
+
     static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     private static func reason(_ error: Error) -> String {
@@ -193,11 +200,20 @@ private struct Reader {
             problems.append(DefinitionProblem(item: nil, "\"parts\" must be a list with at least one part."))
             return nil
         }
+        let itemCount = partList.reduce(0) { $0 + (($1["items"] as? [Any])?.count ?? 0) }
+        guard itemCount <= DefinitionLoader.mostItems else {
+            problems.append(
+                DefinitionProblem(
+                    item: nil,
+                    "it has \(itemCount) items; a survey may have at most \(DefinitionLoader.mostItems), split it into several."
+                ))
+            return nil
+        }
         let parts = partList.enumerated().map { index, part in self.part(part, index: index) }
         return SurveyDefinition(
             id: id, version: version, title: text(root["title"]) ?? LocalizedText(["en": id]),
-            eligibleAfterSeconds: (root["eligible_after_s"] as? Double) ?? 169_200,
-            reminderSpacingSeconds: (root["reminder_spacing_s"] as? Double) ?? 169_200,
+            eligibleAfterSeconds: seconds(root, "eligible_after_s") ?? 169_200,
+            reminderSpacingSeconds: seconds(root, "reminder_spacing_s") ?? 169_200,
             adapter: adapter ?? .none, entryType: upload["entry_type"] as? String ?? "production-entry",
             parts: parts)
     }
@@ -217,6 +233,10 @@ private struct Reader {
             problems.append(DefinitionProblem(item: nil, "\(position) needs an \"id\"."))
             return nil
         }
+        guard !id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            problems.append(DefinitionProblem(item: nil, "\(position) has an \"id\" with a control character."))
+            return nil
+        }
         let typeName = object["type"] as? String ?? ""
         guard let kind = SurveyItemKind(rawValue: typeName) else {
             let known = SurveyItemKind.allCases.map(\.rawValue).joined(separator: ", ")
@@ -226,16 +246,20 @@ private struct Reader {
         }
         var item = SurveyItem(id: id, kind: kind, text: text(object["text"]) ?? LocalizedText([:]))
         if object["text"] == nil { problems.append(DefinitionProblem(item: id, "it needs a \"text\".")) }
-        item.field = object["field"] as? String
-        item.followUp = object["follow_up"] as? Bool ?? false
-        item.minimumChoices = object["min"] as? Int ?? 1
+        item.field = string(object, "field", item: id)
+        item.followUp = flag(object, "follow_up", item: id) ?? false
+        item.minimumChoices = number(object, "min", item: id).map { Int(max(-1, min($0, 1e6))) } ?? 1
         item.confirm = text(object["confirm"])
-        item.file = object["file"] as? String
-        item.minSeconds = object["min_s"] as? Double ?? 1
-        item.maxSeconds = object["max_s"] as? Double ?? 30
+        item.file = string(object, "file", item: id)
+        item.minSeconds = number(object, "min_s", item: id) ?? 1
+        item.maxSeconds = number(object, "max_s", item: id) ?? 30
         for (index, option) in (object["options"] as? [[String: Any]] ?? []).enumerated() {
-            guard let key = option["key"] as? String, !key.isEmpty else {
-                problems.append(DefinitionProblem(item: id, "option \(index + 1) needs a \"key\"."))
+            guard let key = option["key"] as? String, !key.isEmpty,
+                !key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            else {
+                problems.append(
+                    DefinitionProblem(
+                        item: id, "option \(index + 1) needs a \"key\" of text without control characters."))
                 continue
             }
             item.options.append(
@@ -267,6 +291,70 @@ private struct Reader {
             break
         }
         return item
+    }
+
+    /// `object[key]` as a finite number; nil when absent, and a problem (then nil) when it is something else
+    /// (`"min_s": "1"` is text, not a number).
+    mutating func number(_ object: [String: Any], _ key: String, item: String?) -> Double? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard !Self.isBoolean(value), let number = (value as? NSNumber)?.doubleValue, number.isFinite else {
+            problems.append(DefinitionProblem(item: item, "\"\(key)\" must be a number, not \(Self.kind(of: value))."))
+            return nil
+        }
+        return number
+    }
+
+    /// `root[key]` as seconds from 0 to a year.
+    mutating func seconds(_ root: [String: Any], _ key: String) -> Double? {
+        guard let value = number(root, key, item: nil) else { return nil }
+        guard (0...31_536_000).contains(value) else {
+            problems.append(DefinitionProblem(item: nil, "\"\(key)\" must be seconds from 0 to a year (31536000)."))
+            return nil
+        }
+        return value
+    }
+
+    /// `object[key]` as text without control characters; a problem when it is something else.
+    mutating func string(_ object: [String: Any], _ key: String, item: String?) -> String? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let text = value as? String else {
+            problems.append(DefinitionProblem(item: item, "\"\(key)\" must be text, not \(Self.kind(of: value))."))
+            return nil
+        }
+        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            problems.append(DefinitionProblem(item: item, "\"\(key)\" holds a control character."))
+            return nil
+        }
+        return text
+    }
+
+    /// `object[key]` as true or false; a problem when it is something else.
+    mutating func flag(_ object: [String: Any], _ key: String, item: String?) -> Bool? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard Self.isBoolean(value), let flag = value as? Bool else {
+            problems.append(
+                DefinitionProblem(item: item, "\"\(key)\" must be true or false, not \(Self.kind(of: value))."))
+            return nil
+        }
+        return flag
+    }
+
+    /// True for JSON's true and false (a number 1 also converts to Bool, so the number's own type is asked).
+    static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return false }
+        return String(cString: number.objCType) == "c"
+    }
+
+    /// "text", "a number", "a list", … for a problem's sentence.
+    static func kind(of value: Any) -> String {
+        if isBoolean(value) { return "true or false" }
+        return switch value {
+        case is String: "text"
+        case is NSNumber: "a number"
+        case is [Any]: "a list"
+        case is [String: Any]: "an object"
+        default: "something else"
+        }
     }
 
     func text(_ value: Any?) -> LocalizedText? {
