@@ -102,18 +102,18 @@ package struct AdminPluginPolicy: Sendable, Equatable {
     /// (asked only when a rule names publishers).
     package func refusal(id: String, publisher: () -> String?, firstParty: Bool) -> String? {
         if deny.contains(where: { Self.matches($0, id) }) {
-            return "your administrator does not allow it on this computer (\(Self.where(files)))"
+            return "your administrator does not allow it on this computer (\(location))"
         }
         guard !firstParty else { return nil }
         if let problem { return "\(problem); until it is mended, only Assist's own features run" }
         let named = denyPublishers.isEmpty && allowPublishers.isEmpty ? nil : publisher()
         if let publisher = named, denyPublishers.contains(publisher) {
-            return "your administrator does not allow plugins from \(publisher) (\(Self.where(files)))"
+            return "your administrator does not allow plugins from \(publisher) (\(location))"
         }
         guard !allow.isEmpty || !allowPublishers.isEmpty else { return nil }
         if allow.contains(where: { Self.matches($0, id) }) { return nil }
         if let publisher = named, allowPublishers.contains(publisher) { return nil }
-        return "your administrator allows only the plugins they chose, and not this one (\(Self.where(files)))"
+        return "your administrator allows only the plugins they chose, and not this one (\(location))"
     }
 
     /// True when users may give plugins that are not Assist's own `permission`.
@@ -121,9 +121,11 @@ package struct AdminPluginPolicy: Sendable, Equatable {
         problem == nil && (grantable?.contains(permission) ?? true)
     }
 
-    private static func `where`(_ files: [String]) -> String {
+    /// Where the rules are, as sentences name them: the one file, or the folder's `*.toml`.
+    package var location: String {
         files.count == 1
             ? files[0]
-            : (files.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? "") + "/*.toml"
+            : (files.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? Self.folder().path)
+                + "/*.toml"
     }
 }

@@ -107,8 +107,8 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
                 notAdmitted.insert(record.id)
             } else if let reason = configuration.policy.refusal(
                 id: record.id, publisher: { configuration.publisher?(record) },
-                firstParty: PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: configuration.paths)
-                    == "first-party")
+                firstParty: PluginSearchPath.isFirstParty(
+                    manifest: record.manifestURL, id: record.id, paths: configuration.paths))
             {
                 record.refuse(.disabled(reason))
                 notAdmitted.insert(record.id)

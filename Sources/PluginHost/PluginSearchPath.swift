@@ -78,6 +78,11 @@ package struct PluginSearchPath: Sendable {
         return "path"
     }
 
+    /// True for Assist's own features (`origin` "first-party"): what the admin's `user-may-grant` does not limit.
+    package static func isFirstParty(manifest: URL, id: String, paths: AssistPaths) -> Bool {
+        origin(of: manifest, id: id, paths: paths) == "first-party"
+    }
+
     /// A build folder given with `--plugin-dir .build/debug` becomes a development entry; anything else is installed.
     static func classify(_ url: URL) -> Entry {
         let standardised = url.standardizedFileURL

@@ -20,7 +20,7 @@ package struct PluginAccess {
 
     /// True for Assist's own features, which the admin's `user-may-grant` does not limit.
     package func isFirstParty(_ record: PluginRecord) -> Bool {
-        PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths) == "first-party"
+        PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: paths)
     }
 
     /// True when the admin keeps `permission` from `record` whatever the user chooses.
@@ -36,7 +36,7 @@ package struct PluginAccess {
             let name = permission.rawValue.prefix(1).uppercased() + permission.rawValue.dropFirst()
             guard manifest.declaredPermissions.contains(permission) else { return "\(name): not asked for" }
             if withheld(permission, from: record) {
-                return "\(name): asked for, withheld by your administrator (\(policyFiles))"
+                return "\(name): asked for, withheld by your administrator (\(policy.location))"
             }
             var state = chosen[permission] ?? true ? "allowed" : "asked for, turned off"
             if permission == .network, let hosts = manifest.networkHosts {
@@ -61,7 +61,7 @@ package struct PluginAccess {
         where on && withheld(permission, from: record) {
             throw CLIFailure(
                 message:
-                    "Your administrator does not let plugins have \(permission.spoken) (\(policyFiles)), so \(manifest.name) cannot be given it.",
+                    "Your administrator does not let plugins have \(permission.spoken) (\(policy.location)), so \(manifest.name) cannot be given it.",
                 exitCode: 77)
         }
         do {
@@ -71,11 +71,6 @@ package struct PluginAccess {
         } catch {
             throw CLIFailure(message: "The permissions cannot be saved in \(store.file.path): \(error).", exitCode: 73)
         }
-    }
-
-    /// Where the admin's rules are, as sentences name them.
-    private var policyFiles: String {
-        policy.files.count == 1 ? policy.files[0] : AdminPluginPolicy.folder().path + "/*.toml"
     }
 
     /// Turns the plugin off (or on again) for this user.
@@ -100,7 +95,7 @@ package enum PluginProvenance {
     /// "signed by Example Ltd (trusted)", "signed by an unknown publisher (key 1a2b…)", "unsigned", or
     /// "Assist's own"; the publisher's name alone in `publisher` when trusted.
     package static func describe(_ record: PluginRecord, paths: AssistPaths) -> (text: String, publisher: String?) {
-        if PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths) == "first-party" {
+        if PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: paths) {
             return ("Assist's own", "Assist")
         }
         let folder = record.manifestURL.deletingLastPathComponent()

@@ -85,9 +85,9 @@ package final class HostServices: @unchecked Sendable {  // because: its members
             manifest: manifest,
             granted: PermissionStore(data: paths.data).granted(
                 manifest,
-                firstParty: PluginSearchPath.origin(
-                    of: directory.appendingPathComponent("manifest.json"), id: manifest.id, paths: paths)
-                    == "first-party", policy: policy),
+                firstParty: PluginSearchPath.isFirstParty(
+                    manifest: directory.appendingPathComponent("manifest.json"), id: manifest.id, paths: paths),
+                policy: policy),
             logger: logger, use: permissionUse
         ) { [interaction, loop] refusal in
             let text = Self.refusalText(refusal, name: manifest.name, phrases: interaction.phrases)
