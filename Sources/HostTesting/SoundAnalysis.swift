@@ -79,4 +79,13 @@ package struct SoundAnalysis {
         }
         return Double(longest) / Double(file.format.sampleRateHz)
     }
+
+    /// Seconds from the first sound on `channel` to the last (above `threshold`), or 0 in silence.
+    package func soundingSeconds(channel: Int, threshold: Double = 0.001) -> Double {
+        let values = self.channel(channel)
+        guard let first = values.firstIndex(where: { abs($0) > threshold }),
+            let last = values.lastIndex(where: { abs($0) > threshold })
+        else { return 0 }
+        return Double(last - first) / Double(file.format.sampleRateHz)
+    }
 }

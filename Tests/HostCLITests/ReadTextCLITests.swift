@@ -114,6 +114,28 @@ struct ReadTextCLITests {
         #expect(sound.file.durationSeconds > 4, "three sentences and 'Reading' were spoken")
     }
 
+    /// Reading starts at the user's `speech.rate`, up to 450 words a minute, measured in the sound written.
+    @Test func readingFollowsTheUsersSpeechRateUpTo450WordsAMinute() throws {
+        func spokenSeconds(rate: Int) throws -> Double {
+            let config = folder.path("rate-\(rate).toml")
+            try "speech.rate = \(rate)\n".write(to: config, atomically: true, encoding: .utf8)
+            let wav = folder.path("rate-\(rate).wav")
+            let result = try assist(
+                [
+                    "run", "--config", config.path, "--audio-out", "wav:\(wav.path)", "read-text", "--image",
+                    page.path, "--exit-at-end",
+                ])
+            #expect(result.status == 0, "\(result.standardError)")
+            return try SoundAnalysis(url: wav).soundingSeconds(channel: 0)
+        }
+        let usual = try spokenSeconds(rate: 175)
+        let fastest = try spokenSeconds(rate: 450)
+        // "Reading" and the page's 16 words: 17 words.
+        let wordsPerMinute = 17 / fastest * 60
+        #expect(fastest / usual < 0.6, "450 against 175 words a minute: \(fastest) s against \(usual) s")
+        #expect(wordsPerMinute > 300, "\(Int(wordsPerMinute)) words a minute heard at speech.rate = 450")
+    }
+
     @Test func russianPagesUseTheRussianLanguagePack() throws {
         let russian = folder.path("ru.png")
         try PageRenderer().render([.init(["Привет, мир. Как дела?"], x: 100, y: 200)], to: russian)

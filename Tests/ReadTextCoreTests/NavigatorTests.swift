@@ -6,6 +6,7 @@ final class FakeVoice: ReadingVoice {
     var spoken: [(id: UInt64, text: String, rate: Int)] = []
     var stopped: [UInt64] = []
     var cues: [ReadingCue] = []
+    var rates: [String] = []
     private var next: UInt64 = 1
 
     func speakItem(_ text: String, wordsPerMinute: Int) -> UInt64? {
@@ -16,6 +17,9 @@ final class FakeVoice: ReadingVoice {
 
     func stopItem(_ id: UInt64) { stopped.append(id) }
     func play(_ cue: ReadingCue) { cues.append(cue) }
+    func sayRate(_ wordsPerMinute: Int, limit: Bool) {
+        rates.append(limit ? "limit \(wordsPerMinute)" : "\(wordsPerMinute)")
+    }
     var last: (id: UInt64, text: String, rate: Int) { spoken[spoken.count - 1] }
 }
 
@@ -81,13 +85,43 @@ struct NavigatorTests {
         #expect(voice.cues == [.end, .end] && voice.spoken.count == count, "stays silent past the end")
     }
 
-    @Test func aSpeedChangeRestartsAtTheCurrentWordAt260() {
+    @Test func theSpeedToggleRestartsAtTheCurrentWordAt260AndBack() {
         navigator.wordStarted(1, characterOffset: 8)
         navigator.toggleSpeed()
-        #expect(voice.cues == [.faster])
+        #expect(voice.cues == [.faster] && voice.rates == ["260"])
         #expect(voice.last.text == "three." && voice.last.rate == 260)
         navigator.toggleSpeed()
         #expect(voice.cues == [.faster, .slower] && voice.last.rate == 175)
+    }
+
+    @Test func fasterAndSlowerStep25AWordsAMinuteFromTheUsersRateUpTo450() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en", wordsPerMinute: 300)
+        navigator.load([ReadingItem(text: "One two three.", column: 0)], complete: true)
+        navigator.start()
+        #expect(voice.last.rate == 300, "reading starts at speech.rate")
+        navigator.changeSpeed(by: -1)
+        #expect(voice.cues == [.slower] && voice.last.rate == 275, "slower is slower")
+        for _ in 0..<8 { navigator.changeSpeed(by: 1) }
+        #expect(navigator.wordsPerMinute == 450 && voice.last.rate == 450)
+        #expect(
+            voice.rates == ["275", "300", "325", "350", "375", "400", "425", "450", "limit 450"],
+            "each step said as a number; past the top it says so and stays")
+        #expect(voice.cues.last == .end)
+        navigator.pause()
+        navigator.changeSpeed(by: -1)
+        #expect(navigator.state == .paused && voice.rates.last == "425", "a paused reader keeps the new rate")
+        navigator.resume()
+        #expect(voice.last.rate == 425)
+    }
+
+    @Test func theSlowestRateIs80AndRatesOutsideTheRangeAreBroughtIn() {
+        let voice = FakeVoice()
+        let slow = ReadingNavigator(voice: voice, language: "en", wordsPerMinute: 90)
+        slow.changeSpeed(by: -1)
+        slow.changeSpeed(by: -1)
+        #expect(slow.wordsPerMinute == 80 && voice.rates == ["80", "limit 80"])
+        #expect(ReadingNavigator(voice: voice, language: "en", wordsPerMinute: 9_000).wordsPerMinute == 450)
     }
 
     @Test func readAllStartsOverFromTheFirstItem() {

@@ -55,7 +55,9 @@ public final class ReadText: PluginFeature, ReadingVoice {
         if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
             host.log(.warning, "OMP_THREAD_LIMIT is unset; tesseract will run about 3 times slower")
         }
-        let navigator = ReadingNavigator(voice: self, language: language)
+        let rate = host.setting("speech.rate").flatMap { Double($0) }.map { Int($0.rounded()) }
+        let navigator = ReadingNavigator(
+            voice: self, language: language, wordsPerMinute: rate ?? ReadTextParameters.normalRate)
         navigator.onItemStart = { [weak self] item in
             guard let self, !self.options.transcript else { return }
             self.host.print(item.text)
@@ -70,6 +72,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
             id: "save", label: phrases.text("command.save"), key: "ctrl+s", phrase: phrases.text("phrase.save"))
         try? host.registerCommand(
             id: "again", label: phrases.text("command.again"), key: "a", phrase: phrases.text("phrase.again"))
+        try? host.registerCommand(
+            id: "all", label: phrases.text("command.all"), key: "g", phrase: phrases.text("phrase.all"))
         status(phrases.text("reading"))
         let languages = ocrLanguages
         worker.run { [self] in
@@ -106,7 +110,9 @@ public final class ReadText: PluginFeature, ReadingVoice {
             navigator.next()
             updateWaitingTick()
         case ASSIST_CMD_PREVIOUS: navigator.previous()
-        case ASSIST_CMD_FASTER, ASSIST_CMD_SLOWER, "speed": navigator.toggleSpeed()
+        case ASSIST_CMD_FASTER: navigator.changeSpeed(by: 1)
+        case ASSIST_CMD_SLOWER: navigator.changeSpeed(by: -1)
+        case "speed": navigator.toggleSpeed()
         case "where": host.speak(whereAmI(), priority: .important)
         case "save": saveText()
         case "again": readAgain()
@@ -127,6 +133,12 @@ public final class ReadText: PluginFeature, ReadingVoice {
     }
 
     public func stopItem(_ id: UInt64) { host.stopSpeech(id) }
+
+    public func sayRate(_ wordsPerMinute: Int, limit: Bool) {
+        let key =
+            !limit ? "rate" : wordsPerMinute >= ReadTextParameters.rates.upperBound ? "rate-fastest" : "rate-slowest"
+        host.speak(phrases.text(key, ["n": String(wordsPerMinute)]), wordsPerMinute: wordsPerMinute)
+    }
 
     public func play(_ cue: ReadingCue) {
         switch cue {

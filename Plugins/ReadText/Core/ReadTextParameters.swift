@@ -26,9 +26,14 @@ public enum ReadTextParameters {
     public static let clusterMinimumObservations = 6
     /// Sentences: a vertical gap above this (normalised) forces a break.
     public static let sentenceGap = 0.02
-    /// Speech: the normal and fast rates in words per minute (espeak-ng; the original's 0.4 and 0.6).
+    /// Speech: the rate when `speech.rate` is not set, in words per minute (espeak-ng's default).
     public static let normalRate = 175
-    public static let fastRate = 260
+    /// Speech: the rates faster and slower move within (`speech.rate`'s range), a step at a time.
+    public static let rates = 80...450
+    public static let rateStep = 25
+    /// Speech: how much faster the speed toggle reads than the starting rate (the original's 0.4 and 0.6
+    /// became 175 and 260 words a minute).
+    public static let fastStep = 85
     /// Still pictures: below this share of sharp cells, warn that the photo looks blurry.
     public static let blurryShare = 0.10
 }

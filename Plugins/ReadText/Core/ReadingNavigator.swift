@@ -4,7 +4,7 @@ public enum ReadingCue: Sendable, Equatable {
     case end
     /// The camera is steady: a tick at gain 0.4.
     case stable
-    /// Speed changed: rising for fast, falling for normal (gain 0.7).
+    /// Speed changed: rising when faster, falling when slower (gain 0.7).
     case faster, slower
     /// Waiting for the next streamed item: a soft tick every 0.5 s.
     case tick
@@ -19,6 +19,8 @@ public protocol ReadingVoice: AnyObject {
     func stopItem(_ id: UInt64)
     /// Plays a cue.
     func play(_ cue: ReadingCue)
+    /// Says the new reading speed as a number, at that speed; `limit` when it could go no further that way.
+    func sayRate(_ wordsPerMinute: Int, limit: Bool)
 }
 
 /// Where the reader is, for "where am I".
@@ -52,7 +54,10 @@ public final class ReadingNavigator {
     public private(set) var index = 0
     public private(set) var state = State.idle
     public private(set) var isComplete = true
-    public private(set) var isFast = false
+    /// The words per minute in use: the user's `speech.rate` at first, then as faster and slower leave it.
+    public private(set) var wordsPerMinute: Int
+    /// The rate reading started at, which the speed toggle returns to.
+    public let baseRate: Int
     public var columns = 1
     /// Told when an item starts from its beginning (the plugin prints its raw text).
     public var onItemStart: ((ReadingItem) -> Void)?
@@ -64,13 +69,13 @@ public final class ReadingNavigator {
     private var pauseAfterCurrent = false
     private var resumeMovesOn = false
 
-    public init(voice: ReadingVoice, language: String) {
+    public init(voice: ReadingVoice, language: String, wordsPerMinute: Int = ReadTextParameters.normalRate) {
         self.voice = voice
         self.language = language
+        let rate = ReadTextParameters.rates.clamped(wordsPerMinute)
+        self.wordsPerMinute = rate
+        baseRate = rate
     }
-
-    /// The words per minute in use.
-    public var wordsPerMinute: Int { isFast ? ReadTextParameters.fastRate : ReadTextParameters.normalRate }
 
     /// Replaces the items; `complete` is false while more will be appended (streaming).
     public func load(_ items: [ReadingItem], complete: Bool) {
@@ -198,13 +203,34 @@ public final class ReadingNavigator {
         speak(from: 0)
     }
 
-    public func toggleSpeed() {
-        isFast.toggle()
-        voice.play(isFast ? .faster : .slower)
-        if state == .speaking {
-            stopSpeech()
-            speak(from: wordOffset)
+    /// One step faster (`steps` > 0) or slower, `ReadTextParameters.rateStep` words a minute each, within
+    /// `ReadTextParameters.rates`; at a limit the end cue plays and the rate is said with "fastest" or
+    /// "slowest". Speech restarts at the current word.
+    public func changeSpeed(by steps: Int) {
+        let wanted = ReadTextParameters.rates.clamped(wordsPerMinute + steps * ReadTextParameters.rateStep)
+        guard wanted != wordsPerMinute else {
+            voice.play(.end)
+            voice.sayRate(wordsPerMinute, limit: true)
+            return
         }
+        setRate(wanted)
+    }
+
+    /// Switches between the starting rate and `ReadTextParameters.fastStep` words a minute faster (the
+    /// original's normal and fast), from wherever faster and slower left it.
+    public func toggleSpeed() {
+        let fast = ReadTextParameters.rates.clamped(baseRate + ReadTextParameters.fastStep)
+        setRate(wordsPerMinute == baseRate && fast != baseRate ? fast : baseRate)
+    }
+
+    private func setRate(_ rate: Int) {
+        let faster = rate > wordsPerMinute
+        wordsPerMinute = rate
+        let speaking = state == .speaking
+        if speaking { stopSpeech() }
+        voice.play(faster ? .faster : .slower)
+        voice.sayRate(rate, limit: false)
+        if speaking { speak(from: wordOffset) }
     }
 
     /// Stops reading for good.
@@ -252,4 +278,9 @@ public final class ReadingNavigator {
         if let utterance { voice.stopItem(utterance) }
         utterance = nil
     }
+}
+
+extension ClosedRange {
+    /// `value`, moved to the nearest end when it lies outside.
+    func clamped(_ value: Bound) -> Bound { Swift.min(Swift.max(value, lowerBound), upperBound) }
 }

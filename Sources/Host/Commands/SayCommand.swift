@@ -15,14 +15,14 @@ struct SayCommand: ParsableCommand {
     @Option(help: "An espeak-ng voice, such as en-us, ru or cmn (default: the language's).")
     var voice: String?
 
-    @Option(help: "Words per minute, 80 to 450.")
-    var rate: Int = 175
+    @Option(help: "Words per minute, 80 to 450 (default: speech.rate, else 175).")
+    var rate: Int?
 
     @Argument(help: "What to say.")
     var text: [String]
 
     func validate() throws {
-        guard (80...450).contains(rate) else {
+        if let rate, !(80...450).contains(rate) {
             throw ValidationError("--rate must be between 80 and 450 words per minute")
         }
         guard !text.joined().trimmingCharacters(in: .whitespaces).isEmpty else {
