@@ -88,6 +88,12 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             features.handle(command)
             return
         }
+        // A number in words, said or typed, reaches a feature's numbered commands as its digits ("fourteen",
+        // "option 14" → "14": the survey's options).
+        if let command = numbered(event) {
+            features.handle(command)
+            return
+        }
         switch event {
         case .line(let text) where text.trimmingCharacters(in: .whitespaces).isEmpty:
             return
@@ -101,6 +107,17 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
         case .typing, .endOfInput:
             break
         }
+    }
+
+    /// The command whose phrase is the number `text` says in words, if any.
+    private func numbered(_ event: InputEvent) -> RoutedCommand? {
+        let text: String
+        switch event {
+        case .line(let line), .phrase(let line): text = CommandRouter.normalise(line)
+        default: return nil
+        }
+        guard let number = NumberWords.value(text), String(number) != text else { return nil }
+        return interaction.router.resolve(.phrase(String(number)), focused: features.focused?.id)
     }
 
     /// Says what changed in the line being typed: each character, what Backspace took, the line closed.

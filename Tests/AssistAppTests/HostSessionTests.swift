@@ -79,6 +79,15 @@ struct HostSessionTests {
         let other = VoicePhrases.phrases(records: records, router: router, language: "en", focused: "survey")
         #expect(focused.contains("where am i") && !other.contains("where am i"), "\(focused)")
         #expect(focused.contains("sync photos now") && other.contains("sync photos now"), "a global command")
+        // The survey's option numbers are heard as words, past nine too.
+        for number in [3, 14] {
+            try router.register(
+                CommandBinding(
+                    id: "choose-\(number)", label: "Choose option \(number)", key: nil, phrases: ["\(number)"],
+                    scope: .focused, owner: "survey"))
+        }
+        let survey = VoicePhrases.phrases(records: records, router: router, language: "en", focused: "survey")
+        #expect(survey.contains("three") && survey.contains("fourteen"), "\(survey)")
     }
 
     /// A plugin that registers a thousand commands: the first `featureLimit` are heard, the rest typed, and the

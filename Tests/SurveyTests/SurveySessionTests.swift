@@ -151,6 +151,48 @@ struct SurveySessionTests {
         #expect(survey.waitFor("Chosen: COPD or emphysema.", after: mark), "the answer is kept after going back")
     }
 
+    /// Age has 10 options, medical history 18 and symptoms 14: "1" then "4" is option 14, never option 1 then
+    /// option 4 (which cleared the others with "None"); a lone "1" is taken after a pause or by Enter; words
+    /// said or typed ("ten", "option 16") choose too; 0 and 99 get one sentence and change nothing.
+    @Test func optionsPastNineAreChosenByTwoDigitsByWordsAndALoneDigitAfterAPause() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.key(.character("y"))
+        survey.key(.character("2")); survey.key(.enter)  // Female
+        var mark = survey.lines.count
+        #expect(survey.waitFor("For 10 and over, type both digits.", after: max(0, mark - 14)), "the hint says how")
+        survey.key(.character("1")); survey.key(.character("0"))
+        #expect(survey.waitFor("90 or over, chosen.", after: mark), "1 then 0 is option 10")
+        mark = survey.lines.count
+        survey.host.input(.phrase("two"))
+        #expect(survey.waitFor("16 to 19, chosen.", after: mark), "a number said in words")
+        survey.host.input(.phrase("ten"))
+        #expect(survey.waitFor("90 or over, chosen.", after: mark), "ten said is option 10")
+        survey.key(.enter)
+        // Medical history, 18 options.
+        mark = survey.lines.count
+        survey.key(.character("1")); survey.key(.character("4"))
+        #expect(survey.waitFor("Diabetes, on.", after: mark))
+        #expect(!survey.lines.dropFirst(mark).contains { $0.contains("None, on") }, "1 and 4 were not taken apart")
+        mark = survey.lines.count
+        survey.type("option 16")
+        #expect(survey.waitFor("An organ transplant, on.", after: mark), "typed words choose too")
+        mark = survey.lines.count
+        survey.key(.character("1"))
+        #expect(survey.waitFor("None, on. Other answers cleared.", after: mark), "a lone 1 is taken after a pause")
+        mark = survey.lines.count
+        survey.key(.character("0"))
+        #expect(survey.waitFor("There is no option 0; the options go from 1 to 18.", after: mark))
+        // Keys cannot make 99 here (9 answers at once); typed, it is no command of the survey's.
+        survey.type("99")
+        #expect(survey.waitFor("Unknown command: 99. Press h for help.", after: mark))
+        survey.key(.character("3"))
+        mark = survey.lines.count
+        survey.key(.character("1")); survey.key(.enter)
+        #expect(survey.waitFor("None, on. Other answers cleared.", after: mark), "1 then Enter takes option 1")
+        #expect(survey.waitFor("Question 5 of", after: mark), "and goes on")
+    }
+
     @Test func decliningTheAgeGateKeepsNothing() throws {
         let survey = try SurveyHarness()
         survey.start()

@@ -29,6 +29,11 @@ public final class Survey: PluginFeature {
     /// The feature ends by itself once the last upload of this session is settled.
     var finishWhenSettled = false
     var openDialog = false
+    /// Digits typed toward an option number over 9, and the timer that takes them after a short pause.
+    var typedDigits = ""
+    var digitTimer: UInt64?
+    /// How long a first digit waits for a second when the list is longer than 9.
+    static let digitPauseMilliseconds: UInt32 = 1_500
 
     enum Mode: Equatable {
         case idle, menu, resumeQuestion, asking, review, finished
@@ -196,8 +201,11 @@ public final class Survey: PluginFeature {
     // MARK: Commands
 
     private func registerCommands() {
-        var commands: [(String, String, String?, String?)] = (1...9).map {
-            ("choose-\($0)", "Choose option \($0)", "\($0)", "\($0)")
+        // Keys 0 to 9 type an option's number (two digits for 10 and over); "14", "fourteen" or "option 14"
+        // said or typed after "/" choose at once. Numbers past 9 only where a question has that many options.
+        let longest = definition?.items.map(\.options.count).max() ?? 9
+        var commands: [(String, String, String?, String?)] = (0...min(99, max(9, longest))).map {
+            ("choose-\($0)", "Choose option \($0)", $0 <= 9 ? "\($0)" : nil, $0 == 0 ? nil : "\($0)")
         }
         commands += [
             ("continue", "Continue", "enter", "continue"),
@@ -234,9 +242,11 @@ public final class Survey: PluginFeature {
             return
         }
         if command.hasPrefix("choose-"), let number = Int(command.dropFirst("choose-".count)) {
-            choose(number)
+            typeDigit(number)
             return
         }
+        // Any other command first takes digits still waiting for a second one ("1", Enter: option 1, go on).
+        takeTypedDigits()
         switch command {
         case "continue", "continue-words", "continue-ok", ASSIST_CMD_NEXT: proceed()
         case "back", ASSIST_CMD_PREVIOUS: goBack()
@@ -273,6 +283,7 @@ public final class Survey: PluginFeature {
         guard let flow, mode == .asking else { return }
         let item = flow.current
         focus = 0
+        clearTypedDigits()
         let (number, count) = flow.position
         var lines: [String] = []
         switch item.kind {
@@ -291,6 +302,9 @@ public final class Survey: PluginFeature {
             let chosen = labels(of: flow.selection(item.id), in: item)
             if !chosen.isEmpty { lines.append(phrases.text("chosen-now", ["labels": chosen])) }
             lines.append(phrases.text(item.kind == .single ? "single-hint" : "multi-hint"))
+            if item.options.count > 9 {
+                lines.append(phrases.text("two-digits-hint"))
+            }
         case .recording:
             lines.append(
                 phrases.text(
@@ -361,6 +375,38 @@ public final class Survey: PluginFeature {
     /// A short answer echo that "repeat" skips, so R still says the question.
     func echo(_ text: String) {
         host.speak(text, priority: .text)
+    }
+
+    /// A digit key, or a number said or typed as a phrase. Up to nine options one digit answers at once; on a
+    /// longer list a digit that could begin a number in the list waits for a second digit, Enter or a pause.
+    private func typeDigit(_ number: Int) {
+        let count = mode == .asking ? flow?.current.options.count ?? 0 : 0
+        let digits = typedDigits + String(number)
+        guard number <= 9, count > 9, let value = Int(digits), value * 10 <= count, value > 0 else {
+            let typed = typedDigits.isEmpty || number > 9 ? number : Int(digits) ?? number
+            clearTypedDigits()
+            choose(typed)
+            return
+        }
+        typedDigits = digits
+        if let digitTimer { host.cancelTimer(digitTimer) }
+        digitTimer = host.addTimer(milliseconds: Self.digitPauseMilliseconds, repeating: false) { [weak self] in
+            self?.digitTimer = nil
+            self?.takeTypedDigits()
+        }
+    }
+
+    /// Chooses the option whose number waits in `typedDigits`, if any.
+    func takeTypedDigits() {
+        guard let number = Int(typedDigits) else { return }
+        clearTypedDigits()
+        choose(number)
+    }
+
+    func clearTypedDigits() {
+        typedDigits = ""
+        if let digitTimer { host.cancelTimer(digitTimer) }
+        digitTimer = nil
     }
 
     private func choose(_ number: Int) {

@@ -724,13 +724,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                 }
                 return
             }
-            // A number said as words goes to a feature's numbered commands as its digits ("three" → "3").
-            let router = session.services.interaction.router
-            if !session.services.interaction.dialogs.isActive, let number = NumberWords.value(phrase),
-                router.resolve(.phrase(phrase), focused: features.focused?.id) == nil
-            {
-                return session.dispatcher.dispatch(.phrase(String(number)))
-            }
+            // A number said as words reaches a feature's numbered commands in the dispatcher ("three" → "3").
             session.dispatcher.dispatch(.phrase(phrase))
         }
     }
