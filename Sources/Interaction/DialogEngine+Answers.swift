@@ -8,13 +8,22 @@ extension DialogEngine {
         case .key(.character(let char)) where char.isASCII && char.isNumber:
             typedDigits.append(char)
             guard let number = Int(typedDigits) else { return }
-            // Up to nine choices, one digit answers at once; beyond that wait for Enter or a second digit.
-            if choices.count <= 9 || number * 10 > choices.count {
+            // Up to nine choices, one digit answers at once; beyond that a digit that could begin a longer
+            // number waits for a second digit, Enter or a pause.
+            if choices.count <= 9 || number * 10 > choices.count || number == 0 {
                 typedDigits = ""
+                cancelDigitPause()
                 pick(number, choices: choices)
+            } else {
+                takeDigitsAfterAPause { [weak self] in
+                    guard let self, let waiting = Int(self.typedDigits) else { return }
+                    self.typedDigits = ""
+                    self.pick(waiting, choices: choices)
+                }
             }
         case .key(.backspace):
             typedDigits = String(typedDigits.dropLast())
+            if typedDigits.isEmpty { cancelDigitPause() }
         case .key(.up), .key(.down), .key(.home), .key(.end):
             move(event, count: choices.count)
             if let highlighted {
@@ -32,6 +41,7 @@ extension DialogEngine {
         case .key(.enter), .key(.space):
             if let number = Int(typedDigits) {
                 typedDigits = ""
+                cancelDigitPause()
                 pick(number, choices: choices)
             } else if let chosen = highlighted ?? defaultIndex {
                 finish(status: .answered, index: chosen, yes: nil, text: nil)

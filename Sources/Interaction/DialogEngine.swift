@@ -37,6 +37,9 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     var highlighted: Int?
     var typedDigits = ""
     private var timer: UInt64?
+    private var digitTimer: UInt64?
+    /// How long a first digit waits for a second on a list longer than nine before it is taken alone.
+    static let digitPauseMilliseconds: UInt32 = 1_500
     private var nextID: UInt64 = 1
 
     /// Creates an engine speaking through `announcer` with the host's `phrases`, using `loop` for timeouts.
@@ -163,6 +166,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         current = next
         highlighted = nil
         typedDigits = ""
+        cancelDigitPause()
         present(next)
         if case .confirm(_, _, let timeoutMs) = next.request, timeoutMs > 0 {
             let id = next.id
@@ -170,6 +174,23 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
                 self?.timeout(id)
             }
         }
+    }
+
+    /// Runs `take` after `digitPauseMilliseconds` unless another digit, Enter or the next dialog comes first.
+    func takeDigitsAfterAPause(_ take: @escaping () -> Void) {
+        cancelDigitPause()
+        let id = current?.id
+        nonisolated(unsafe) let action = take  // because: the timer fires on the main loop, as every call here
+        digitTimer = loop.addTimer(milliseconds: Self.digitPauseMilliseconds, repeating: false) { [weak self] in
+            guard let self, self.current?.id == id else { return }
+            self.digitTimer = nil
+            action()
+        }
+    }
+
+    func cancelDigitPause() {
+        if let digitTimer { loop.cancelTimer(digitTimer) }
+        digitTimer = nil
     }
 
     private func present(_ pending: Pending) {

@@ -87,6 +87,19 @@ struct DialogEngineTests {
         #expect(answers.all.map(\.index) == [11])
     }
 
+    /// A lone digit that could begin a longer number is taken after a pause; one that cannot, and 0, at once.
+    @Test func aLoneFirstDigitIsTakenAfterAPause() {
+        _ = open(.choice(prompt: "Which?", choices: (1...12).map { "Item \($0)" }, defaultIndex: nil))
+        _ = engine.handle(.key(.character("1")))
+        #expect(answers.all.isEmpty, "1 may begin 10, 11 or 12")
+        let answers = self.answers
+        _ = loop.run(until: { !answers.all.isEmpty }, timeoutSeconds: 5)
+        #expect(answers.all.map(\.index) == [0], "taken alone after the pause")
+        _ = open(.choice(prompt: "Again?", choices: (1...12).map { "Item \($0)" }, defaultIndex: nil))
+        _ = engine.handle(.key(.character("3")))
+        #expect(answers.all.map(\.index) == [0, 2], "3 cannot begin a number up to 12")
+    }
+
     @Test func arrowsSpeakPositionAndEnterPicks() {
         _ = open(.choice(prompt: "Which?", choices: ["Tea", "Coffee", "Water"], defaultIndex: 0))
         _ = engine.handle(.key(.down))
