@@ -130,6 +130,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             onFocusChanged?(record.id)
         }
         services.events.publish("assist.plugin.started", json: #"{"id":"\#(record.id)"}"#)
+        sayOnceWhenEnglishOnly(record)
         let status = withCStrings(arguments) { argv in start(instance, Int32(arguments.count), argv, &error) }
         guard status == ASSIST_OK else {
             let reason = ServiceTables.takeError(error) ?? phrases.text("feature.start-failed", ["name": record.name])
@@ -268,6 +269,16 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         return services.sound.microphoneUse.inUse ? phrases.text("voice.confirm-stop-recording") : nil
     }
 
+    /// A feature whose manifest does not name the user's language speaks English: said once a session, so a
+    /// Russian or Chinese speaker knows it is the feature, not a fault.
+    private func sayOnceWhenEnglishOnly(_ record: PluginRecord) {
+        let language = phrases.language
+        guard language != "en", let languages = record.manifest?.languages, !languages.contains(language),
+            saidEnglishOnly.insert(record.id).inserted
+        else { return }
+        announcer.say(phrases.text("feature.english-only", ["name": record.name]))
+    }
+
     /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".
     package func speakHelp() {
         announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]))
@@ -322,6 +333,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
 
     /// Names of plugins already warned of running without their full sandbox this session.
     private var warnedUnsandboxed = Set<String>()
+    /// Features already said to speak English only this session.
+    private var saidEnglishOnly = Set<String>()
 
     /// Says once a session, and logs, that `record` runs with part of its sandbox missing.
     private func warnUnsandboxed(_ record: PluginRecord, missing: String) {

@@ -40,4 +40,13 @@ struct GlobalOptionsTests {
         #expect(featureOwn.status == 1, "after --, --lang is the clock's, which does not take it")
         #expect(featureOwn.lines.first?.hasPrefix("Unknown option --lang") == true, "\(featureOwn.lines)")
     }
+
+    /// A feature whose manifest does not name the user's language says so first, instead of English unexplained;
+    /// one that does says nothing of the kind.
+    @Test func aFeatureWithoutTheUsersLanguageSaysItSpeaksEnglishOnly() throws {
+        let english = try assist(["run", "--lang", "ru", "--no-speech", "collect-videos", "status"])
+        #expect(english.lines.first == "«Collect videos» говорит только по-английски.", "\(english.lines)")
+        let russian = try assist(["run", "--lang", "ru", "--no-speech", "clock"])
+        #expect(!russian.lines.contains { $0.contains("по-английски") }, "\(russian.lines)")
+    }
 }
