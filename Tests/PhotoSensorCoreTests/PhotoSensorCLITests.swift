@@ -157,6 +157,64 @@ struct PhotoSensorCLITests {
         #expect(events.standardOutput.contains(#""label":"garden""#), "\(events.lines)")
     }
 
+    /// "Pause for one hour": what is taken during the pause is never recorded, not at resume, not at the next
+    /// start after the pause ran out; status says until when; bad minutes change nothing.
+    @Test func aPauseRecordsNothingTakenMeanwhileAndStatusSaysUntilWhen() throws {
+        _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
+        let paused = try run(["run", "photo-sensor", "pause", "--minutes", "30"])
+        #expect(paused.status == 0, "\(paused.standardError)")
+        let pausedLine = try #require(paused.lines.last)
+        #expect(
+            pausedLine.hasPrefix("Photo sensor paused for 30 minutes, until ")
+                && pausedLine.hasSuffix("; nothing taken meanwhile is recorded."), "\(paused.lines)")
+        try picture("private.jpg")
+        let watched = try run(["run", "photo-sensor", "watch", "--once"])
+        #expect(watched.lines.last?.hasPrefix("Paused until ") == true, "\(watched.lines)")
+        let status = try run(["run", "photo-sensor", "status"])
+        #expect(status.lines.last?.contains("Paused until ") == true, "\(status.lines)")
+        let json = try run(["run", "photo-sensor", "status", "--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data((json.lines.last ?? "").utf8)) as? [String: Any])
+        #expect(object["paused_until"] is NSNumber && object["recorded"] as? Int == 0, "\(object)")
+        for bad in ["0", "10000", "soon"] {
+            let refused = try run(["run", "photo-sensor", "pause", "--minutes", bad])
+            #expect(refused.status != 0, "\(bad)")
+            #expect(
+                refused.standardOutput.contains(
+                    "--minutes must be a whole number from 1 to 1440 (a day), not \(bad); the sensor was not paused."),
+                "\(refused.lines)")
+        }
+        let resumed = try run(["run", "photo-sensor", "resume"])
+        #expect(resumed.lines.last == "Photo sensor resumed; new pictures are recorded again.", "\(resumed.lines)")
+        #expect(try run(["run", "photo-sensor", "resume"]).lines.last == "The photo sensor was not paused.")
+        try picture("later.jpg")
+        let after = try run(["run", "photo-sensor", "watch", "--once"])
+        #expect(after.lines.last == "1 new item recorded.", "only the picture after the pause: \(after.lines)")
+        let counted = try run(["run", "photo-sensor", "status", "--json"])
+        #expect(counted.standardOutput.contains(#""recorded":1"#), "\(counted.standardOutput)")
+    }
+
+    /// The same by voice or typed words in the shell, and from the sensor's menu by its P key.
+    @Test func inTheShellPausePhotoSensorAndItsMenuKeyPause() throws {
+        _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
+        let said = try shell([
+            ("pause photo sensor", 1.5, nil),
+            ("photo sensor status", 0.3, { try self.picture("while-paused.jpg") }),
+            ("photo sensor", 1.5, nil),
+            ("p", 0.3, nil),
+            ("photo sensor status", 0.5, nil),
+            ("quit", 0.3, nil),
+        ])
+        let lines = said.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("Photo sensor paused for 60 minutes, until ") }, "\(lines)")
+        #expect(lines.contains { $0.contains("Paused until ") && $0.contains("0 items recorded") }, "\(lines)")
+        #expect(lines.contains { $0.hasSuffix("P: resume now") }, "\(lines)")
+        #expect(lines.contains("Photo sensor resumed; new pictures are recorded again."), "\(lines)")
+        #expect(
+            lines.contains("Photo sensor running, watching 1 folder. 0 items recorded, 0 waiting to sync."),
+            "what was taken while paused stays unrecorded after resuming: \(lines)")
+    }
+
     @Test func itsMenuWorksByKeysAndAnnouncesNewItemsWhenAsked() throws {
         _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
         let said = try shell([

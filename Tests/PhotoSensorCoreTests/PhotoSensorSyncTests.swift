@@ -1,5 +1,6 @@
 import Foundation
 import HostTesting
+import PhotoSensorCore
 import Testing
 
 /// `assist run photo-sensor sync` against the loopback AWARE Micro: batches ordered by id after the
@@ -72,6 +73,22 @@ struct PhotoSensorSyncTests {
         #expect(server.ids("ios_photos") == Array(1...9))
         let status = try run(["status", "--json"])
         #expect(status.standardOutput.contains(#""waiting_to_sync":0"#), "\(status.standardOutput)")
+        #expect(status.standardOutput.contains(#""ok":true,"sent":2"#), "the last run: \(status.standardOutput)")
+        let said = try run(["status"])
+        #expect(said.lines.last?.hasSuffix(" Last sync just now, 2 photos sent.") == true, "\(said.lines)")
+    }
+
+    @Test func statusSaysHowTheLastSyncWentInWords() {
+        let now = 1_800_000_000.0
+        #expect(
+            LastSync(at: now - 12 * 60, ok: true, sent: 40, error: nil).sentence(now: now)
+                == "Last sync 12 minutes ago, 40 photos sent.")
+        #expect(
+            LastSync(at: now - 3 * 3600, ok: false, sent: 0, error: "the server answered 500").sentence(now: now)
+                == "Last sync 3 hours ago failed: the server answered 500.")
+        #expect(
+            LastSync(at: now - 3 * 86400, ok: true, sent: 1, error: nil).sentence(now: now)
+                == "Last sync 3 days ago, 1 photo sent.")
     }
 
     @Test func aRefusedKeyIsNamedAndNothingIsLost() throws {

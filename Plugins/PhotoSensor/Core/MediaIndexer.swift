@@ -15,6 +15,9 @@ public final class MediaIndexer {
     public var label: String
     /// Pictures recorded from now on are owed recognition (`performRecognition`).
     public var recognition = false
+    /// The last pause (modification times in ns): a file not yet known, modified within it, was taken while
+    /// the sensor was paused and is indexed without a row, even when found after the pause (the host was off).
+    public var pausedWindow: ClosedRange<Int64>?
     private let deviceID: String
     private let now: () -> Date
 
@@ -65,6 +68,7 @@ public final class MediaIndexer {
         guard before.size > 0 else { return .ignored }
         let known = try store.seen(path)
         if let known, known.size == before.size, known.mtimeNs == before.mtimeNs { return .unchanged }
+        let baseline = baseline || known == nil && pausedWindow?.contains(before.mtimeNs) == true
         guard let handle = FileHandle(forReadingAtPath: path) else { return .vanished }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: MediaSniffer.headerBytes)) ?? Data()
@@ -136,25 +140,26 @@ public final class MediaIndexer {
     /// Applies the watcher's settled changes: arrivals are processed; a rename of something the index knows
     /// moves its entry (not new media), a rename of something it never recorded (a `.part` download renamed
     /// to its final name) is processed as an arrival; an overflow becomes a catch-up of `folders`.
-    public func apply(_ changes: [FolderChange], folders: [String], recursive: Bool) throws(PluginStatus)
-        -> [Outcome]
+    /// With `baseline` (the sensor is paused) what arrives is indexed without a row: never recorded.
+    public func apply(_ changes: [FolderChange], folders: [String], recursive: Bool, baseline: Bool = false)
+        throws(PluginStatus) -> [Outcome]
     {
         var outcomes: [Outcome] = []
         for change in changes {
             switch change {
             case .arrived(let path):
-                outcomes.append(try process(path, lastTry: false))
+                outcomes.append(try process(path, baseline: baseline, lastTry: false))
             case .renamed(let from, let to):
                 let knownBelow = try store.allSeen().contains { $0.path.hasPrefix(from + "/") }
                 if try store.seen(from) != nil || knownBelow {
                     try store.move(from: from, to: to)
                 } else if Self.stamp(to) != nil {
-                    outcomes.append(try process(to, lastTry: false))
+                    outcomes.append(try process(to, baseline: baseline, lastTry: false))
                 } else {
-                    outcomes += try catchUp([to], recursive: recursive, baseline: false)
+                    outcomes += try catchUp([to], recursive: recursive, baseline: baseline)
                 }
             case .overflow:
-                outcomes += try catchUp(folders, recursive: recursive, baseline: false)
+                outcomes += try catchUp(folders, recursive: recursive, baseline: baseline)
             case .folderGone:
                 break
             }

@@ -16,6 +16,8 @@ extension PhotoSensor {
             ("sensor-start", "Start photo sensor", "start photo sensor"),
             ("sensor-stop", "Stop photo sensor", "stop photo sensor"),
             ("sensor-sync", "Sync photos now", "sync photos now"),
+            ("sensor-pause", "Pause the photo sensor for an hour", "pause photo sensor"),
+            ("sensor-resume", "Resume the photo sensor", "resume photo sensor"),
             ("sensor-label", "Set the photo sensor's label", "photo sensor label"),
             ("sensor-menu", "Photo sensor menu", "photo sensor"),
         ]
@@ -35,6 +37,11 @@ extension PhotoSensor {
         case "sensor-start": resumeWatching(announce: true)
         case "sensor-stop": pauseWatching(announce: true)
         case "sensor-sync": requestedSync(force: true, announce: true)
+        case "sensor-pause": pauseFor(minutes: SensorPause.defaultMinutes)
+        case "sensor-resume":
+            say(
+                resumePause()
+                    ? "Photo sensor resumed; new pictures are recorded again." : "The photo sensor was not paused.")
         case "sensor-menu": openMenu()
         case "sensor-label":
             guard let text = argument?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
@@ -47,13 +54,15 @@ extension PhotoSensor {
     }
 
     /// The sensor's menu by keys (spec §6): S status, T start or stop, Y sync now, L set label, A new-item
-    /// announcements on or off; numbers, arrows and the words work too.
+    /// announcements on or off, P pause for an hour or resume; numbers, arrows and the words work too.
     func openMenu() {
         let running = watcher != nil
         let announcing = (try? store?.value("announce")) == "on"
+        let paused = pausedUntil() != nil
         let choices = [
             "S: status", running ? "T: stop the sensor" : "T: start the sensor", "Y: sync now", "L: set the label",
             announcing ? "A: stop announcing new items" : "A: announce new items",
+            paused ? "P: resume now" : "P: pause for an hour",
         ]
         host.askChoice("Photo sensor.", choices: choices) { [weak self] index in
             guard let self, let index else { return }
@@ -66,9 +75,18 @@ extension PhotoSensor {
                     guard let self, let text else { return }
                     try? setLabel(text)
                 }
-            default:
+            case 4:
                 try? store?.setValue(announcing ? "off" : "on", for: "announce")
                 say(announcing ? "New items are not announced." : "New items are announced.")
+            default:
+                if paused {
+                    say(
+                        resumePause()
+                            ? "Photo sensor resumed; new pictures are recorded again."
+                            : "The photo sensor was not paused.")
+                } else {
+                    pauseFor(minutes: SensorPause.defaultMinutes)
+                }
             }
         }
     }
@@ -159,6 +177,65 @@ extension PhotoSensor {
             }
         }
         startSync()
+    }
+
+    /// When the pause in force ends (unix seconds), or nil when the sensor is not paused. Read from the
+    /// database each time, so a pause set by `assist run photo-sensor pause` in another process counts too.
+    func pausedUntil(now: Double = Date().timeIntervalSince1970) -> Double? {
+        SensorPause.until((try? store?.value("paused_until")) ?? nil, now: now)
+    }
+
+    /// The last pause as modification times in ns, for the indexer (`MediaIndexer.pausedWindow`).
+    func pauseWindow() -> ClosedRange<Int64>? {
+        guard let from = ((try? store?.value("paused_from")) ?? nil).flatMap(Double.init),
+            let until = ((try? store?.value("paused_until")) ?? nil).flatMap(Double.init), until >= from
+        else { return nil }
+        return Int64(from * 1e9)...Int64(until * 1e9)
+    }
+
+    /// `pause [--minutes N]`: N from 1 to 1440, 60 when not given; anything else changes nothing.
+    func pause(arguments: [String]) throws(PluginError) {
+        var minutes = SensorPause.defaultMinutes
+        if let index = arguments.firstIndex(of: "--minutes") {
+            let given = arguments.indices.contains(index + 1) ? arguments[index + 1] : ""
+            guard let number = Int(given), SensorPause.minutes.contains(number) else {
+                throw PluginError(
+                    "--minutes must be a whole number from \(SensorPause.minutes.lowerBound) to \(SensorPause.minutes.upperBound) (a day), not \(given.isEmpty ? "nothing" : given); the sensor was not paused."
+                )
+            }
+            minutes = number
+        } else if let other = arguments.first {
+            throw PluginError("Unknown pause option \(other). Use pause --minutes N (1 to 1440).")
+        }
+        pauseFor(minutes: minutes)
+    }
+
+    /// Pauses recording for `minutes`: what is taken meanwhile is seen but never recorded.
+    func pauseFor(minutes: Int) {
+        let now = Date().timeIntervalSince1970
+        let until = now + Double(minutes * 60)
+        do {
+            // A pause already on keeps its start: the window covers both.
+            if pausedUntil(now: now) == nil { try store?.setValue(String(Int(now)), for: "paused_from") }
+            try store?.setValue(String(Int(until)), for: "paused_until")
+        } catch {
+            say("The photo sensor could not be paused: its database cannot be written. Nothing changed.")
+            return
+        }
+        host.play(.fall)
+        say(
+            "Photo sensor paused for \(minutes) minute\(minutes == 1 ? "" : "s"), until \(SensorPause.clock(until)); nothing taken meanwhile is recorded."
+        )
+    }
+
+    /// Ends a pause now; false when there was none.
+    func resumePause() -> Bool {
+        let now = Date().timeIntervalSince1970
+        guard pausedUntil(now: now) != nil else { return false }
+        // The window ends now and is kept, so what was taken in it stays unrecorded.
+        try? store?.setValue(String(now), for: "paused_until")
+        host.play(.rise)
+        return true
     }
 
     /// Why an unforced run should wait (spec §3.24), or nil.

@@ -104,7 +104,9 @@ extension PhotoSensor {
             return true
         }
         do {
-            try store.acknowledge(parts[1], from: first, through: last, remove: configuration.removeAfterSync)
+            let sent = try store.acknowledge(
+                parts[1], from: first, through: last, remove: configuration.removeAfterSync)
+            if tableIndex == 0 { runSent += sent }
         } catch {
             return false  // offered again at the next start
         }
@@ -127,9 +129,17 @@ extension PhotoSensor {
             sendBatch(tableIndex: index + 1)
         } else {
             lastSync = (runFailure == nil, runFailure)
+            recordLastSync(ok: runFailure == nil, sent: runSent, error: runFailure)
             runFailure = nil
+            runSent = 0
             syncEnded()
         }
+    }
+
+    /// How the run ended, kept in the database so `status` says it in any process, after any restart.
+    private func recordLastSync(ok: Bool, sent: Int, error: String?) {
+        let record = LastSync(at: Date().timeIntervalSince1970, ok: ok, sent: sent, error: error)
+        try? store?.setValue(record.stored, for: "last_sync")
     }
 
     private func syncEnded() {

@@ -26,6 +26,8 @@ public final class PhotoSensor: PluginFeature {
     /// A sync run is going; its first failure, and how the last run ended.
     var syncing = false
     var runFailure: String?
+    /// Photo rows the server took in this run.
+    var runSent = 0
     var lastSync: (ok: Bool, error: String?)?
     var onSyncEnded: (() -> Void)?
     /// Failed automatic runs in a row, for the back-off; whether the next automatic run is scheduled.
@@ -77,6 +79,14 @@ public final class PhotoSensor: PluginFeature {
             let text = arguments.dropFirst().joined(separator: " ")
             try setLabel(text)
             host.finish()
+        case "pause":
+            try pause(arguments: Array(arguments.dropFirst()))
+            host.finish()
+        case "resume":
+            say(
+                resumePause()
+                    ? "Photo sensor resumed; new pictures are recorded again." : "The photo sensor was not paused.")
+            host.finish()
         case "stop":
             try? store?.setValue("stopped", for: "state")
             host.publish(SensorEvents.stop, json: "{\(Self.source)}")
@@ -84,7 +94,7 @@ public final class PhotoSensor: PluginFeature {
             host.finish()
         case let other?:
             throw PluginError(
-                "Unknown photo-sensor command \(other). Use start, stop, sync, status, label TEXT, export FOLDER or watch --once."
+                "Unknown photo-sensor command \(other). Use start, stop, pause [--minutes N], resume, sync, status, label TEXT, export FOLDER or watch --once."
             )
         }
     }
@@ -150,9 +160,11 @@ public final class PhotoSensor: PluginFeature {
                 "some subfolders are not watched: \(FolderWatcher.limitReason); raise it with sysctl fs.inotify.max_user_watches=N. A catch-up every 5 minutes covers them meanwhile."
             )
         }
-        let baseline = (try? store.value("baseline")) == nil
+        let baseline = (try? store.value("baseline")) == nil || pausedUntil() != nil
+        let window = pauseWindow()
         worker.run { [weak self] in
             guard let self else { return }
+            indexer.pausedWindow = window
             do {
                 let outcomes = try indexer.catchUp(folders, recursive: recursive, baseline: baseline)
                 try store.setValue("done", for: "baseline")
@@ -174,9 +186,11 @@ public final class PhotoSensor: PluginFeature {
     /// tried again.
     private func index(_ changes: [FolderChange]) {
         guard let indexer else { return }
+        indexer.pausedWindow = pauseWindow()
         do {
             let outcomes = try indexer.apply(
-                changes, folders: configuration.watchDirectories, recursive: configuration.recursive)
+                changes, folders: configuration.watchDirectories, recursive: configuration.recursive,
+                baseline: pausedUntil() != nil)
             publish(outcomes)
             retryLater(outcomes)
         } catch {
@@ -241,17 +255,21 @@ public final class PhotoSensor: PluginFeature {
         guard !configuration.watchDirectories.isEmpty else {
             throw PluginError("The photo sensor has no folders to watch. Set watchDirectories in [photo-sensor].")
         }
-        let baseline = (try? store.value("baseline")) == nil
+        let firstRun = (try? store.value("baseline")) == nil
+        let paused = pausedUntil()
+        indexer.pausedWindow = pauseWindow()
         do {
             let outcomes = try indexer.catchUp(
-                configuration.watchDirectories, recursive: configuration.recursive, baseline: baseline)
+                configuration.watchDirectories, recursive: configuration.recursive, baseline: firstRun || paused != nil)
             try store.setValue("done", for: "baseline")
             publish(outcomes)
             let recorded = outcomes.filter { if case .recorded = $0 { true } else { false } }.count
             host.print(
-                baseline
-                    ? "First run: \(outcomes.count) existing file\(outcomes.count == 1 ? "" : "s") indexed as the baseline; new ones are recorded from now on."
-                    : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
+                !firstRun && paused != nil
+                    ? "Paused until \(SensorPause.clock(paused ?? 0)): nothing new is recorded."
+                    : firstRun
+                        ? "First run: \(outcomes.count) existing file\(outcomes.count == 1 ? "" : "s") indexed as the baseline; new ones are recorded from now on."
+                        : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
             // What it could not look at is said too: a folder missing, unreadable or no folder at all.
             for folder in configuration.watchDirectories {
                 if let problem = Self.folderProblem(folder) { say("Folder \(folder) is not available: \(problem).") }
@@ -350,8 +368,11 @@ public final class PhotoSensor: PluginFeature {
             Self.folderProblem(folder).map { (folder, $0) }
         }
         let missing = problems.map(\.0)
+        let now = Date().timeIntervalSince1970
+        let paused = pausedUntil(now: now)
+        let lastSync = LastSync(stored: (try? store?.value("last_sync")) ?? nil)
         if json {
-            let object: [String: Any] = [
+            var object: [String: Any] = [
                 "running": running, "folders": configuration.watchDirectories, "recorded": count,
                 "missing_folders": missing, "label": indexer?.label ?? "",
                 "folder_problems": Dictionary(problems) { first, _ in first },
@@ -362,6 +383,14 @@ public final class PhotoSensor: PluginFeature {
                 "recognized": (try? store?.recognitionCount()) ?? 0,
                 "waiting_to_sync": (try? store?.pendingCount()) ?? 0,
             ]
+            object["paused_until"] = paused.map { Int($0) } ?? NSNull()
+            if let lastSync {
+                var sync: [String: Any] = ["at": Int(lastSync.at), "ok": lastSync.ok, "sent": lastSync.sent]
+                sync["error"] = lastSync.error ?? NSNull()
+                object["last_sync"] = sync
+            } else {
+                object["last_sync"] = NSNull()
+            }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return String(decoding: data, as: UTF8.self)
         }
@@ -377,6 +406,12 @@ public final class PhotoSensor: PluginFeature {
                         : "Photo sensor running, watching \(folders) folder\(folders == 1 ? "" : "s").",
             "\(count) item\(count == 1 ? "" : "s") recorded, \((try? store?.pendingCount()) ?? 0) waiting to sync.",
         ]
+        if running, let paused {
+            parts.insert("Paused until \(SensorPause.clock(paused)); nothing taken meanwhile is recorded.", at: 1)
+        }
+        if configuration.canSync {
+            parts.append(lastSync?.sentence(now: now) ?? "Not synced yet.")
+        }
         for (folder, problem) in problems { parts.append("Folder \(folder) is not available: \(problem).") }
         if watcher?.unwatched.values.contains(FolderWatcher.limitReason) == true {
             parts.append("Some subfolders are not watched; they are scanned every 5 minutes.")

@@ -272,11 +272,18 @@ public final class SensorStore {
 
     /// Moves the checkpoint after a batch the server took; with `remove`, exactly the rows sent are deleted,
     /// in the same transaction.
+    /// Moves `table`'s checkpoint to `last` (removing the rows with `remove`); returns how many rows the batch
+    /// held.
+    @discardableResult
     public func acknowledge(_ table: String, from first: Int64, through last: Int64, remove: Bool)
-        throws(PluginStatus)
+        throws(PluginStatus) -> Int
     {
         guard Self.syncedTables.contains(where: { $0.0 == table }) else { throw PluginStatus.invalid }
+        var count = 0
         try database.transaction { () throws(PluginStatus) in
+            try database.execute(
+                "SELECT count(*) FROM \(table) WHERE id >= ? AND id <= ?", [.integer(first), .integer(last)]
+            ) { count = Int($0[0]) ?? 0 }
             try database.execute(
                 "INSERT OR REPLACE INTO sync_state VALUES (?, max(?, coalesce((SELECT last_uploaded_id FROM sync_state WHERE table_name = ?), 0)))",
                 [.text(table), .integer(last), .text(table)])
@@ -285,6 +292,7 @@ public final class SensorStore {
                     "DELETE FROM \(table) WHERE id >= ? AND id <= ?", [.integer(first), .integer(last)])
             }
         }
+        return count
     }
 
     /// Up to `limit` rows of `table` after `checkpoint`, ordered by id, each as the JSON object AWARE stores.
