@@ -14,9 +14,12 @@ struct SurveyKillTests {
         private let output = Pipe()
         private let seen = Collected<String>()
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], environment: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
             process.arguments = arguments
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -115,7 +118,7 @@ struct SurveyKillTests {
     }
 
     /// Records the takes still to do and saves.
-    func recordAndSave(_ child: Child, takes: Int) {
+    func recordAndSave(_ child: Child, takes: Int, reminders: Bool = false) {
         for _ in 0..<takes {
             child.answer("record", expecting: "Recorded")
             child.answer("continue", expecting: "Question")
@@ -123,6 +126,41 @@ struct SurveyKillTests {
         #expect(child.waitFor("latitude and longitude"))
         child.answer("52.2,0.12", expecting: "Your answers:")
         child.answer("continue", expecting: "Your answers are saved.")
+        // The end offers reminders; without, the run ends once the upload settles.
+        #expect(child.waitFor("Would you like a reminder to answer again?"))
+        if reminders {
+            child.answer("yes", expecting: "Reminders are on")
+        } else {
+            child.answer("no", expecting: "No reminders.")
+        }
+    }
+
+    /// The end of a survey offers reminders (the original's end screen did); yes installs the user's systemd
+    /// timer, through a stand-in `systemctl` that records what it was asked, and the run still ends when sent.
+    @Test func theEndOffersRemindersAndYesTurnsThemOn() throws {
+        let bin = folder.path("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let asked = folder.path("systemctl.log")
+        try "#!/bin/sh\necho \"$@\" >> '\(asked.path)'\n".write(
+            to: bin.appendingPathComponent("systemctl"), atomically: true, encoding: .utf8)
+        chmod(bin.appendingPathComponent("systemctl").path, 0o755)
+        let config = folder.path("xdg-config")
+        let child = try Child(
+            arguments(mic: "wav:\(folder.path("short.wav").path)"),
+            environment: [
+                "PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+                "XDG_CONFIG_HOME": config.path,
+            ])
+        answerQuestions(child)
+        recordAndSave(child, takes: 3, reminders: true)
+        #expect(child.waitFor("Sent."))
+        child.process.waitUntilExit()
+        #expect(child.text.contains("Reminders are on: a check every day at "), "\(child.text.suffix(400))")
+        let timer = config.appendingPathComponent("systemd/user/assist-survey-covid19-sounds.timer")
+        #expect(FileManager.default.fileExists(atPath: timer.path), "the timer unit is written")
+        let calls = (try? String(contentsOf: asked, encoding: .utf8)) ?? ""
+        #expect(calls.contains("--user enable --now assist-survey-covid19-sounds.timer"), "\(calls)")
+        #expect(server.uploads.count == 1)
     }
 
     var mediaFiles: [String] {

@@ -126,6 +126,35 @@ extension Survey {
 
     func toggleReminders() { setReminders(!remindersInstalled) }
 
+    /// The end of a survey offers reminders when they are off (the original's end screen did): Y or "yes"
+    /// installs them, N or "no" says how to later, Escape leaves them as they are.
+    func offerReminders() {
+        guard !remindersInstalled else { return }
+        offeringReminders = true
+        openDialog = true
+        host.askChoice(
+            phrases.text("offer-reminders", ["time": reminderUnits.time]), choices: [yesWord, noWord], defaultIndex: nil
+        ) { [weak self] answer in
+            guard let self else { return }
+            openDialog = false
+            offeringReminders = false
+            if answer == 0 {
+                setReminders(true)
+            } else if answer == 1 {
+                host.say(phrases.text("reminders-declined"))
+            }
+            if finishAfterOffer {
+                finishAfterOffer = false
+                host.finish()
+            }
+        }
+    }
+
+    /// Ends the session once the reminder offer, if one is open, is answered.
+    func finishSession() {
+        if offeringReminders { finishAfterOffer = true } else { host.finish() }
+    }
+
     /// `remind`: speaks the reminder when one is due (eligible, the last one old enough), else stays quiet.
     /// Only participants are reminded: someone who has saved a survey here, or turned reminders on; a user who
     /// never joined the study is not nagged because the plugin is installed.

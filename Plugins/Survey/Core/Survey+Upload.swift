@@ -68,9 +68,10 @@ extension Survey {
         mode = .finished
         host.play(.success)
         host.say(phrases.text("saved"))
+        offerReminders()
         guard definition.adapter == .covid19Sounds else {
             host.say(phrases.text("kept-locally"))
-            host.finish()
+            finishSession()
             return
         }
         finishWhenSettled = true
@@ -149,7 +150,7 @@ extension Survey {
                 }
             }
         }
-        if !anyWaiting, finishWhenSettled { host.finish() }
+        if !anyWaiting, finishWhenSettled { finishSession() }
     }
 
     /// One try: the next request of the protocol for this submission (spec §5).
@@ -165,7 +166,7 @@ extension Survey {
             if finishWhenSettled {
                 host.say(phrases.text("not-configured"))
                 finishWhenSettled = false
-                host.finish()
+                finishSession()
             }
             return
         }
@@ -379,7 +380,7 @@ extension Survey {
         }
         if !open {
             finishWhenSettled = false
-            host.finish()
+            finishSession()
         }
     }
 

@@ -29,6 +29,9 @@ public final class Survey: PluginFeature {
     /// The feature ends by itself once the last upload of this session is settled.
     var finishWhenSettled = false
     var openDialog = false
+    /// The end-of-survey reminder offer is open; the session ends when it is answered.
+    var offeringReminders = false
+    var finishAfterOffer = false
     /// Digits typed toward an option number over 9, and the timer that takes them after a short pause.
     var typedDigits = ""
     var digitTimer: UInt64?
