@@ -237,6 +237,19 @@ extension PluginHostHandle {
         return String(cString: text)
     }
 
+    /// True the first time this plugin asks with `key` for this user, false ever after: a marker file (0600)
+    /// in its data folder. For what is said once, such as a safety notice at first use. False when there is
+    /// no data folder, so nothing is said again and again where it cannot be remembered. Any thread.
+    public func firstTime(_ key: String) -> Bool {
+        guard let folder = dataDirectory, !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })
+        else { return false }
+        let marker = folder + "/.said-" + key
+        let descriptor = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
+
     /// The plugin's cache folder (created 0700): media moved there with `moveMediaToCache` may be purged when
     /// space is needed. Wraps `cache_dir`. Any thread.
     public var cacheDirectory: String? {

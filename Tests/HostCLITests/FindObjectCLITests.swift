@@ -136,7 +136,7 @@ struct FindObjectCLITests {
         }
         let data = try TemporaryDirectory("assist-find-data")
         let result = try run(folder, ["--text", "Exit"], data: data)
-        #expect(result.lines.first == "Looking for text: exit", "\(result.lines)")
+        #expect(result.linesAfterNotice.first == "Looking for text: exit", "\(result.lines)")
         let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
         let first = try #require(guidance.first, "\(result)")
         #expect(first["direction"] as? String == "right" && (first["pan"] as? Double ?? 0) > 0.2, "\(first)")
@@ -185,7 +185,7 @@ struct FindObjectCLITests {
         var options = ["run", "--no-speech", "--camera", "dir:\(folder.url.path)", "--camera-fps", "2.5"]
         options += ["--data-dir", data.url.path, "find-object"]
         let search = try ProcessRunner.run(BuildProducts.assist, options + ["hound"], environment: environment)
-        #expect(search.lines.first == "Looking for object: hound", "\(search)")
+        #expect(search.linesAfterNotice.first == "Looking for object: hound", "\(search)")
         let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
         #expect(guidance.first?["direction"] as? String == "left", "\(guidance)")
 

@@ -32,13 +32,34 @@ struct ReadTextCLITests {
         let result = try assist(["run", "--no-speech", "read-text", "--image", page.path, "--exit-at-end"] + extra)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
-            result.lines == [
+            result.linesAfterNotice == [
                 "Reading", "Call Dr. Smith tomorrow morning.", "He is in.",
                 "Reading aloud helps people who cannot see.",
             ])
     }
 
     /// A 16000 x 10000 photo: decoded at a quarter of its size, never whole, and still read.
+    /// The safety notice comes once, at the first use on a data folder, before anything else; never again.
+    @Test func theSafetyNoticeIsSaidOnceAtTheFirstUse() throws {
+        let data = try TemporaryDirectory("assist-read-notice")
+        func read() throws -> ProcessResult {
+            try ProcessRunner.run(
+                BuildProducts.assist,
+                [
+                    "run", "--no-speech", "--data-dir", data.url.path, "read-text", "--image", page.path,
+                    "--exit-at-end",
+                ],
+                timeoutSeconds: 120)
+        }
+        let first = try read()
+        #expect(
+            first.lines.prefix(2) == [
+                "Recognition can be wrong. Do not rely on it for crossing roads, medicine doses or money.", "Reading",
+            ], "\(first.lines)")
+        let second = try read()
+        #expect(second.lines.first == "Reading", "once only: \(second.lines)")
+    }
+
     @Test func aHugeJPEGIsShrunkWhileDecodedAndRead() throws {
         let huge = folder.path("huge.jpg")
         let made = try ProcessRunner.run(
@@ -78,7 +99,7 @@ struct ReadTextCLITests {
             "run", "--no-speech", "--camera", "image:\(page.path)", "--camera-fps", "16", "read-text", "--exit-at-end",
         ])
         #expect(still.status == 0, "\(still.standardError)")
-        #expect(still.lines == expected)
+        #expect(still.linesAfterNotice == expected)
         #expect(!still.standardError.contains("misbehaving"), "frames are not held too long")
         // The same page through the real V4L2 path: libv4l2 converts the fake device's YUYV frames.
         let fake = try FakeCamera(folder: folder.url)
@@ -143,14 +164,14 @@ struct ReadTextCLITests {
             "run", "--no-speech", "--lang", "ru", "read-text", "--image", russian.path, "--exit-at-end",
         ])
         #expect(result.status == 0)
-        #expect(result.lines == ["Читаю", "Привет, мир.", "Как дела?"])
+        #expect(result.linesAfterNotice == ["Читаю", "Привет, мир.", "Как дела?"])
     }
 
     @Test func aBlurredPhotoIsReadWithAWarning() throws {
         let blurred = folder.path("blurred.jpg")
         _ = try ProcessRunner.run("/usr/bin/convert", [page.path, "-blur", "0x3", blurred.path])
         let result = try assist(["run", "--no-speech", "read-text", "--image", blurred.path, "--exit-at-end"])
-        #expect(result.lines.prefix(2) == ["Reading", "The photo looks blurry."], "\(result.lines)")
+        #expect(result.linesAfterNotice.prefix(2) == ["Reading", "The photo looks blurry."], "\(result.lines)")
     }
 
     @Test func blankPagesAndBadFilesGetOneClearMessage() throws {

@@ -117,6 +117,7 @@ public final class FindObject: PluginFeature {
         mailbox = LatestFrameWorker(host: host, name: "assist-find-object-search") { frame in
             search.stopped ? 0 : search.process(frame)
         }
+        if host.firstTime("safety-notice") { host.speak(phrases.text("safety-notice")) }
         switch request {
         case .object(_, let name, _): host.speak(phrases.text("looking-object", ["name": name]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))

@@ -74,6 +74,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
             id: "again", label: phrases.text("command.again"), key: "a", phrase: phrases.text("phrase.again"))
         try? host.registerCommand(
             id: "all", label: phrases.text("command.all"), key: "g", phrase: phrases.text("phrase.all"))
+        if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }
         status(phrases.text("reading"))
         let languages = ocrLanguages
         worker.run { [self] in
