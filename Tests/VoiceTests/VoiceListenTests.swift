@@ -523,6 +523,11 @@ struct VoiceListenTests {
                 .init("q", after: 20 * ProcessRunner.timeScale, once: { $0.contains("\nLooking for object: ") }),
                 .init("quit", after: 5 * ProcessRunner.timeScale, once: { $0.contains("Press a number") }),
             ])
+        #expect(lines.last == "Goodbye.", "\(lines)")
+        // Under ThreadSanitizer (the CI run of b4fd989) the voice thread fell so far behind the sound that the
+        // phrase was taken as said alone once the name had passed: the sanitizer lanes run this path for races,
+        // the plain lane checks what is understood.
+        guard ProcessRunner.timeScale == 1 else { return }
         let asked = try #require(lines.firstIndex(of: "Specify the object."), "\(lines)\n\(traced)")
         #expect(lines[asked...].contains("Heard: find object teddy bear."), "\(lines)\n\(traced)")
         #expect(lines[asked...].contains("Looking for object: teddy bear"), "\(lines)")
