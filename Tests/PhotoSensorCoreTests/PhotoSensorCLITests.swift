@@ -159,6 +159,34 @@ struct PhotoSensorCLITests {
 
     /// "Pause for one hour": what is taken during the pause is never recorded, not at resume, not at the next
     /// start after the pause ran out; status says until when; bad minutes change nothing.
+    /// Issue 38: settings that are not what their key takes are named with what is used instead, never taken
+    /// silently (`syncInterval = -1` had the sensor sync every 3 seconds).
+    @Test func settingsItCannotTakeAsWrittenAreNamedWithWhatIsUsed() throws {
+        try """
+        [photo-sensor]
+        watchDirectories = ["\(pictures.path)"]
+        recursive = "yes"
+        batchSize = 0
+        syncInterval = -1
+        debounceSeconds = "soon"
+        onlyWhenOnline = "maybe"
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        let expected = [
+            "In [photo-sensor], recursive = \"yes\" is taken as true; write true or false.",
+            "In [photo-sensor], syncInterval = -1 is outside 0.01 to 10080 minutes; 1 minute is used.",
+            "In [photo-sensor], onlyWhenOnline = \"maybe\" is neither true nor false; true is used.",
+            "In [photo-sensor], batchSize = 0 is outside 1 to 1000 rows; 1000 rows is used.",
+            "In [photo-sensor], debounceSeconds = \"soon\" is not a number; 1 second is used.",
+        ]
+        let watched = try run(["run", "photo-sensor", "watch", "--once"])
+        #expect(watched.status == 0, "\(watched.standardError)")
+        for line in expected { #expect(watched.lines.contains(line), "\(line) in \(watched.lines)") }
+        let status = try run(["run", "photo-sensor", "status"])
+        for line in expected { #expect(status.standardOutput.contains(line), "\(status.standardOutput)") }
+        let json = try run(["run", "photo-sensor", "status", "--json"])
+        #expect(json.standardOutput.contains(#""setting_problems":["recursive"#), "\(json.standardOutput)")
+    }
+
     @Test func aPauseRecordsNothingTakenMeanwhileAndStatusSaysUntilWhen() throws {
         _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
         let paused = try run(["run", "photo-sensor", "pause", "--minutes", "30"])

@@ -54,6 +54,7 @@ public final class PhotoSensor: PluginFeature {
                 host.finish()
                 return
             }
+            for problem in configuration.problems { host.log(.warning, "[photo-sensor] \(problem)") }
             try startWatching(announce: true)
             registerCommands()
             listenToTheBus()
@@ -270,7 +271,9 @@ public final class PhotoSensor: PluginFeature {
                     : firstRun
                         ? "First run: \(outcomes.count) existing file\(outcomes.count == 1 ? "" : "s") indexed as the baseline; new ones are recorded from now on."
                         : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
-            // What it could not look at is said too: a folder missing, unreadable or no folder at all.
+            // What it could not look at is said too: a folder missing, unreadable or no folder at all, and a
+            // setting it could not take as written.
+            for problem in configuration.problems { say("In [photo-sensor], \(problem)") }
             for folder in configuration.watchDirectories {
                 if let problem = Self.folderProblem(folder) { say("Folder \(folder) is not available: \(problem).") }
             }
@@ -382,6 +385,7 @@ public final class PhotoSensor: PluginFeature {
                     ? "off" : recognitionProblem == nil ? "on" : "unavailable",
                 "recognized": (try? store?.recognitionCount()) ?? 0,
                 "waiting_to_sync": (try? store?.pendingCount()) ?? 0,
+                "setting_problems": configuration.problems,
             ]
             object["paused_until"] = paused.map { Int($0) } ?? NSNull()
             if let lastSync {
@@ -413,6 +417,7 @@ public final class PhotoSensor: PluginFeature {
             parts.append(lastSync?.sentence(now: now) ?? "Not synced yet.")
         }
         for (folder, problem) in problems { parts.append("Folder \(folder) is not available: \(problem).") }
+        parts += configuration.problems.map { "In [photo-sensor], \($0)" }
         if watcher?.unwatched.values.contains(FolderWatcher.limitReason) == true {
             parts.append("Some subfolders are not watched; they are scanned every 5 minutes.")
         }

@@ -26,15 +26,57 @@ public struct SensorConfiguration: Equatable, Sendable {
     public var debounceSeconds = 1.0
     /// Seconds between tries to watch a folder that is missing or was deleted (spec §7: 60).
     public var folderRetrySeconds = 60.0
+    /// One sentence for each value that is not what its key takes, naming the key, the value and what is
+    /// used instead: said by `status` and `watch --once`, logged at start.
+    public var problems: [String] = []
 
     public init() {}
 
     /// Reads the settings through `lookup` (the plugin's namespace: "watchDirectories" is
     /// "photo-sensor.watchDirectories"). A list setting arrives comma-joined.
     public init(_ lookup: (String) -> String?) {
+        var problems: [String] = []
         func flag(_ key: String, _ fallback: Bool) -> Bool {
-            guard let text = lookup(key)?.lowercased() else { return fallback }
-            return ["true", "1", "yes", "on"].contains(text)
+            guard let text = lookup(key) else { return fallback }
+            switch text.lowercased() {
+            case "true": return true
+            case "false": return false
+            case "1", "yes", "on":
+                problems.append("\(key) = \"\(text)\" is taken as true; write true or false.")
+                return true
+            case "0", "no", "off":
+                problems.append("\(key) = \"\(text)\" is taken as false; write true or false.")
+                return false
+            default:
+                problems.append("\(key) = \"\(text)\" is neither true nor false; \(fallback) is used.")
+                return fallback
+            }
+        }
+        /// A number within `range`, or `fallback` (said) when the value is not a number or outside it.
+        func number<Value: Comparable & LosslessStringConvertible>(
+            _ key: String, _ range: ClosedRange<Value>, _ fallback: Value, _ unit: String = ""
+        ) -> Value {
+            guard let text = lookup(key) else { return fallback }
+            /// "1 minute", "10080 minutes", "0.5": numbers as a person writes them, with the unit.
+            func said(_ value: Value) -> String {
+                var written = "\(value)"
+                if written.hasSuffix(".0") { written.removeLast(2) }
+                return unit.isEmpty ? written : "\(written) \(unit)\(written == "1" ? "" : "s")"
+            }
+            guard
+                let value = Value(text.trimmingCharacters(in: .whitespaces)) ?? Double(text).flatMap({ Value("\($0)") })
+            else {
+                problems.append("\(key) = \"\(text)\" is not a number; \(said(fallback)) is used.")
+                return fallback
+            }
+            guard range.contains(value) else {
+                var lowest = "\(range.lowerBound)"
+                if lowest.hasSuffix(".0") { lowest.removeLast(2) }
+                problems.append(
+                    "\(key) = \(text) is outside \(lowest) to \(said(range.upperBound)); \(said(fallback)) is used.")
+                return fallback
+            }
+            return value
         }
         watchDirectories = (lookup("watchDirectories") ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -46,19 +88,17 @@ public struct SensorConfiguration: Equatable, Sendable {
         serverUrl = lookup("serverUrl").flatMap { $0.isEmpty ? nil : $0 }
         studyNumber = lookup("studyNumber").flatMap { $0.isEmpty ? nil : $0 }
         studyKey = lookup("studyKey").flatMap { $0.isEmpty ? nil : $0 }
-        syncInterval = lookup("syncInterval").flatMap(Double.init).map { max(0.05, $0) } ?? syncInterval
+        syncInterval = number("syncInterval", 0.01...10_080, syncInterval, "minute")
         onlyWhenOnline = flag("onlyWhenOnline", true)
         batteryChargingOnly = flag("batteryChargingOnly", false)
-        recognitionMinConfidence =
-            lookup("recognitionMinConfidence").flatMap(Double.init).map { min(max(0, $0), 1) } ?? 0.5
-        recognitionImageSize =
-            lookup("recognitionImageSize").flatMap(Int.init).map { min(max(64, $0), 4096) } ?? 640
-        batchSize = lookup("batchSize").flatMap(Int.init).map { min(max(1, $0), 1000) } ?? batchSize
+        recognitionMinConfidence = number("recognitionMinConfidence", 0...1, 0.5)
+        recognitionImageSize = number("recognitionImageSize", 64...4096, 640, "pixel")
+        batchSize = number("batchSize", 1...1000, batchSize, "row")
         removeAfterSync = flag("removeAfterSync", false)
         transparency = flag("transparency", true)
-        folderRetrySeconds =
-            lookup("folderRetrySeconds").flatMap(Double.init).map { max(0.1, $0) } ?? folderRetrySeconds
-        debounceSeconds = lookup("debounceSeconds").flatMap(Double.init).map { max(0.05, $0) } ?? debounceSeconds
+        folderRetrySeconds = number("folderRetrySeconds", 0.1...86_400, folderRetrySeconds, "second")
+        debounceSeconds = number("debounceSeconds", 0.05...3_600, debounceSeconds, "second")
+        self.problems = problems
     }
 
     /// True when rows can be sent: a server, a study number and a key.
