@@ -38,10 +38,7 @@ extension PhotoSensor {
         case "sensor-stop": pauseWatching(announce: true)
         case "sensor-sync": requestedSync(force: true, announce: true)
         case "sensor-pause": pauseFor(minutes: SensorPause.defaultMinutes)
-        case "sensor-resume":
-            say(
-                resumePause()
-                    ? "Photo sensor resumed; new pictures are recorded again." : "The photo sensor was not paused.")
+        case "sensor-resume": resumePause()
         case "sensor-menu": openMenu()
         case "sensor-label":
             guard let text = argument?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
@@ -80,10 +77,7 @@ extension PhotoSensor {
                 say(announcing ? "New items are not announced." : "New items are announced.")
             default:
                 if paused {
-                    say(
-                        resumePause()
-                            ? "Photo sensor resumed; new pictures are recorded again."
-                            : "The photo sensor was not paused.")
+                    resumePause()
                 } else {
                     pauseFor(minutes: SensorPause.defaultMinutes)
                 }
@@ -228,14 +222,14 @@ extension PhotoSensor {
         )
     }
 
-    /// Ends a pause now; false when there was none.
-    func resumePause() -> Bool {
+    /// Ends a pause now and says so, or says there was none.
+    func resumePause() {
         let now = Date().timeIntervalSince1970
-        guard pausedUntil(now: now) != nil else { return false }
+        guard pausedUntil(now: now) != nil else { return say("The photo sensor was not paused.") }
         // The window ends now and is kept, so what was taken in it stays unrecorded.
         try? store?.setValue(String(now), for: "paused_until")
         host.play(.rise)
-        return true
+        say("Photo sensor resumed; new pictures are recorded again.")
     }
 
     /// Why an unforced run should wait (spec §3.24), or nil.

@@ -84,9 +84,7 @@ public final class PhotoSensor: PluginFeature {
             try pause(arguments: Array(arguments.dropFirst()))
             host.finish()
         case "resume":
-            say(
-                resumePause()
-                    ? "Photo sensor resumed; new pictures are recorded again." : "The photo sensor was not paused.")
+            resumePause()
             host.finish()
         case "stop":
             try? store?.setValue("stopped", for: "state")

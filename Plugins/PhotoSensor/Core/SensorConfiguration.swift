@@ -63,9 +63,7 @@ public struct SensorConfiguration: Equatable, Sendable {
                 if written.hasSuffix(".0") { written.removeLast(2) }
                 return unit.isEmpty ? written : "\(written) \(unit)\(written == "1" ? "" : "s")"
             }
-            guard
-                let value = Value(text.trimmingCharacters(in: .whitespaces)) ?? Double(text).flatMap({ Value("\($0)") })
-            else {
+            guard let value = Value(text.trimmingCharacters(in: .whitespaces)) else {
                 problems.append("\(key) = \"\(text)\" is not a number; \(said(fallback)) is used.")
                 return fallback
             }
