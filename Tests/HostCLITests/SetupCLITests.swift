@@ -95,7 +95,7 @@ struct SetupCLITests {
             BuildProducts.assist,
             ["run", "--no-speech", "--camera", "dir:\(frames.url.path)"] + common + ["find-object", "dog"],
             environment: environment, timeoutSeconds: 60)
-        #expect(search.status == 0 && search.lines.first == "Looking for object: dog", "\(search)")
+        #expect(search.status == 0 && search.linesAfterNotice.first == "Looking for object: dog", "\(search)")
         #expect(!search.lines.contains { $0.contains("not installed") }, "\(search)")
         #expect(!search.standardError.contains("never released"), "the frame being searched at the end: \(search)")
     }
