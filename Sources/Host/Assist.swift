@@ -21,8 +21,45 @@ struct Assist: ParsableCommand {
     )
 }
 
-/// Options every command takes, for the shared services.
+/// Options every command takes, for the shared services: the common ones and where sound and pictures come
+/// from and go.
 struct GlobalOptions: ParsableArguments {
+    @OptionGroup var common: QuietGlobalOptions
+
+    @Option(help: "Where sound goes: alsa[:DEVICE], wav:PATH (exactly what would be played) or null.")
+    var audioOut: String?
+
+    @Option(
+        help:
+            "Where recordings come from: alsa[:DEVICE], wav:PATH (a file played as the microphone, all at once) or live:PATH (the same file at its real pace)."
+    )
+    var mic: String?
+
+    @Option(help: "Where pictures come from: v4l2:/dev/videoN, image:PATH, dir:PATH, video:PATH or pattern.")
+    var camera: String?
+
+    @Option(help: "Frames per second for picture, folder and pattern sources (or ask a camera for it).")
+    var cameraFps: Double?
+
+    var dataDir: String? { common.dataDir }
+    var shareDir: String? { common.shareDir }
+    var config: String? { common.config }
+    var noSpeech: Bool { common.noSpeech }
+
+    /// The same options for the host's library.
+    var host: HostOptions {
+        var options = common.host
+        options.audioOut = audioOut
+        options.mic = mic
+        options.camera = camera
+        options.cameraFps = cameraFps
+        return options
+    }
+}
+
+/// The options every command takes but the sound and camera ones: `plugins permissions` has a `--camera` of
+/// its own (on or off), and neither records nor films.
+struct QuietGlobalOptions: ParsableArguments {
     @Option(help: "Where Assist keeps its data (default: $XDG_DATA_HOME/assist).")
     var dataDir: String?
 
@@ -41,30 +78,34 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print only; do not speak.")
     var noSpeech = false
 
-    @Option(help: "Where sound goes: alsa[:DEVICE], wav:PATH (exactly what would be played) or null.")
-    var audioOut: String?
-
-    @Option(
-        help:
-            "Where recordings come from: alsa[:DEVICE], wav:PATH (a file played as the microphone, all at once) or live:PATH (the same file at its real pace)."
-    )
-    var mic: String?
-
-    @Option(help: "Where pictures come from: v4l2:/dev/videoN, image:PATH, dir:PATH, video:PATH or pattern.")
-    var camera: String?
-
-    @Option(help: "Frames per second for picture, folder and pattern sources (or ask a camera for it).")
-    var cameraFps: Double?
-
     @Flag(help: "Log details to standard error.")
     var verbose = false
-}
 
-extension GlobalOptions {
-    /// The same options for the host's library.
     var host: HostOptions {
         HostOptions(
             dataDir: dataDir, shareDir: shareDir, config: config, pluginDir: pluginDir, lang: lang, noSpeech: noSpeech,
-            audioOut: audioOut, mic: mic, camera: camera, cameraFps: cameraFps, verbose: verbose)
+            verbose: verbose)
+    }
+}
+
+/// A set of the global options that the host's library takes.
+protocol HostOptionGroup: ParsableArguments {
+    var host: HostOptions { get }
+}
+
+extension GlobalOptions: HostOptionGroup {}
+extension QuietGlobalOptions: HostOptionGroup {}
+
+/// The arguments of a `plugins` command about one plugin: the global options and the plugin's id or short name.
+struct OnePlugin<Options: HostOptionGroup>: ParsableArguments {
+    @OptionGroup var global: Options
+
+    @Argument(help: "The plugin id or short name.")
+    var id: String
+
+    /// The host's session and the plugin named; an unknown name is a failure that suggests the near ones.
+    func open() throws -> (session: HostSession, record: PluginRecord) {
+        let session = try HostSession(options: global.host, interactive: false)
+        return (session, try PluginLookup.find(id, in: session))
     }
 }

@@ -33,18 +33,26 @@ package struct ProcessResult: Sendable {
 
 /// Runs programs for tests: compilers, the built `assist` binary.
 package enum ProcessRunner {
-    /// Runs `executable` with `arguments`, feeding `input` on standard input; fails the test process only on
-    /// a launch error. Kills the program after `timeoutSeconds`.
-    package static func run(
-        _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
-        timeoutSeconds: Double = 60
-    ) throws -> ProcessResult {
+    /// `executable` with `arguments`, its environment this process's with `environment` laid over it.
+    private static func program(_ executable: String, _ arguments: [String], environment: [String: String]?)
+        -> Process
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
+        return process
+    }
+
+    /// Runs `executable` with `arguments`, feeding `input` on standard input; fails the test process only on
+    /// a launch error. Kills the program after `timeoutSeconds`.
+    package static func run(
+        _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
+        timeoutSeconds: Double = 60
+    ) throws -> ProcessResult {
+        let process = program(executable, arguments, environment: environment)
         let output = Pipe()
         let error = Pipe()
         let stdin = Pipe()
@@ -114,12 +122,7 @@ package enum ProcessRunner {
         _ executable: String, _ arguments: [String], lines: [TypedLine], before: (() throws -> Void)? = nil,
         environment: [String: String]? = nil, timeoutSeconds: Double = 30, stopSignal: Int32? = nil
     ) throws -> (output: String, endedByItself: Bool) {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: executable)
-        child.arguments = arguments
-        if let environment {
-            child.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
+        let child = program(executable, arguments, environment: environment)
         let input = Pipe()
         let output = Pipe()
         child.standardInput = input

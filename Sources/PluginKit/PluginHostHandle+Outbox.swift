@@ -116,18 +116,14 @@ extension PluginHostHandle {
                 }
             case .form(let fields):
                 cRequest.body = ASSIST_OUTBOX_BODY_FORM
-                let made = fields.map { strings.field($0.name, $0.value) }
-                return made.withUnsafeBufferPointer { fieldBuffer in
-                    cRequest.fields = fieldBuffer.baseAddress
-                    cRequest.field_count = fieldBuffer.count
+                return fields.map { strings.field($0.name, $0.value) }.withUnsafeBufferPointer {
+                    (cRequest.fields, cRequest.field_count) = ($0.baseAddress, $0.count)
                     return enqueue(raw, &cRequest, &job, &error)
                 }
             case .multipart(let parts):
                 cRequest.body = ASSIST_OUTBOX_BODY_MULTIPART
-                let made = parts.map { strings.part($0) }
-                return made.withUnsafeBufferPointer { partBuffer in
-                    cRequest.parts = partBuffer.baseAddress
-                    cRequest.part_count = partBuffer.count
+                return parts.map { strings.part($0) }.withUnsafeBufferPointer {
+                    (cRequest.parts, cRequest.part_count) = ($0.baseAddress, $0.count)
                     return enqueue(raw, &cRequest, &job, &error)
                 }
             }

@@ -307,8 +307,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         let file =
             journal == nil && !verbose && isatty(2) == 1 ? LogFile(folder: data.appendingPathComponent("logs")) : nil
         LoggingSystem.bootstrap { label in
-            if let journal { return JournalLogHandler(label: label, level: verbose ? .debug : .notice, sink: journal) }
-            if let file { return FileLogHandler(label: label, level: .notice, file: file) }
+            if let journal { return SinkLogHandler(label: label, level: verbose ? .debug : .notice, sink: journal) }
+            if let file { return SinkLogHandler(label: label, level: .notice, sink: file) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .warning
             return handler

@@ -583,19 +583,26 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// Open words heard after `phrase`: said back as a yes-or-no question, acted on only after yes.
     private func confirm(_ phrase: String, _ words: String) {
         lock.withLock { lastHeard = Self.now }
+        acknowledge(phrase) { session in
+            let question = session.phrases.text("voice.confirm-words", ["words": words])
+            session.services.interaction.dialogs.askFirst(question, owner: CommandRouter.hostOwner) {
+                session.dispatcher.dispatch(.phrase("\(phrase) \(words)"))
+            }
+        }
+    }
+
+    /// The tap and "Heard: …" for a phrase taken, then `then` on the main loop; sound held for the phrase goes
+    /// on once that has acted (a stop cancels it first).
+    private func acknowledge(_ phrase: String, then: @escaping @Sendable (HostSession) -> Void) {
         let session = session
         let cues = session.services.sound.cues
-        // Sound held for this phrase goes on once the command has acted (a stop cancels it first).
         let held = holding ? session.sound?.mixer : nil
         holding = false
         session.loop.post {
             defer { held?.release() }
             cues?.play(.tap)
             session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
-            let question = session.phrases.text("voice.confirm-words", ["words": words])
-            session.services.interaction.dialogs.askFirst(question, owner: CommandRouter.hostOwner) {
-                session.dispatcher.dispatch(.phrase("\(phrase) \(words)"))
-            }
+            then(session)
         }
     }
 
@@ -702,15 +709,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             if mode != .always { openUntil = 0 }
             lastHeard = Self.now
         }
-        let session = session
-        let cues = session.services.sound.cues
-        // Sound held for this phrase goes on once the command has acted (a stop cancels it first).
-        let held = holding ? session.sound?.mixer : nil
-        holding = false
-        session.loop.post {
-            defer { held?.release() }
-            cues?.play(.tap)
-            session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
+        acknowledge(phrase) { session in
             // Another feature's launch phrase heard while one runs is asked about, not acted on: a word
             // misheard, or said to someone else, must not end what the user is doing.
             let features = session.features

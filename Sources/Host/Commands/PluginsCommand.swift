@@ -62,14 +62,10 @@ struct PluginsListCommand: ParsableCommand {
 struct PluginsInfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "info", abstract: "Describe one plugin.")
 
-    @OptionGroup var global: GlobalOptions
-
-    @Argument(help: "The plugin id or short name.")
-    var id: String
+    @OptionGroup var plugin: OnePlugin<GlobalOptions>
 
     func run() throws {
-        let session = try HostSession(options: global.host, interactive: false)
-        let record = try PluginLookup.find(id, in: session)
+        let (session, record) = try plugin.open()
         var lines = ["\(record.name) (\(record.id))", "State: \(record.state.rawValue)"]
         if let reason = record.reason { lines.append("Reason: \(reason)") }
         if let manifest = record.manifest {

@@ -10,47 +10,13 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
     var isOn: Bool { self == .on }
 }
 
-/// The options every command takes but the sound and camera ones: `plugins permissions` has a `--camera` of
-/// its own (on or off), and neither records nor films.
-struct QuietGlobalOptions: ParsableArguments {
-    @Option(help: "Where Assist keeps its data (default: $XDG_DATA_HOME/assist).")
-    var dataDir: String?
-
-    @Option(help: "Read-only data folder (default: ../share/assist beside the executable).")
-    var shareDir: String?
-
-    @Option(help: "A config.toml read after the system and user ones.")
-    var config: String?
-
-    @Option(help: "Another folder to search for plugins; may be repeated.")
-    var pluginDir: [String] = []
-
-    @Option(help: "Language for speech and text: en, ru or zh.")
-    var lang: String?
-
-    @Flag(help: "Print only; do not speak.")
-    var noSpeech = false
-
-    @Flag(help: "Log details to standard error.")
-    var verbose = false
-
-    var host: HostOptions {
-        HostOptions(
-            dataDir: dataDir, shareDir: shareDir, config: config, pluginDir: pluginDir, lang: lang, noSpeech: noSpeech,
-            verbose: verbose)
-    }
-}
-
 /// `assist plugins permissions ID [--camera on|off] [--microphone on|off] [--network on|off]`: what a plugin
 /// is given, changed when asked; only what its manifest declares can be turned on (docs/security.md).
 struct PluginsPermissionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "permissions", abstract: "Show or change what a plugin may use: camera, microphone, network.")
 
-    @OptionGroup var global: QuietGlobalOptions
-
-    @Argument(help: "The plugin id or short name.")
-    var id: String
+    @OptionGroup var plugin: OnePlugin<QuietGlobalOptions>
 
     @Option(help: "Give or take the camera.")
     var camera: Switch?
@@ -62,8 +28,7 @@ struct PluginsPermissionsCommand: ParsableCommand {
     var network: Switch?
 
     func run() throws {
-        let session = try HostSession(options: global.host, interactive: false)
-        let record = try PluginLookup.find(id, in: session)
+        let (session, record) = try plugin.open()
         guard let manifest = record.manifest else {
             throw CLIFailure(message: "\(record.id) has no readable manifest: \(record.reason ?? "").", exitCode: 65)
         }
@@ -86,14 +51,10 @@ struct PluginsDisableCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "disable", abstract: "Turn a plugin off: it is not loaded until enabled again.")
 
-    @OptionGroup var global: GlobalOptions
-
-    @Argument(help: "The plugin id or short name.")
-    var id: String
+    @OptionGroup var plugin: OnePlugin<GlobalOptions>
 
     func run() throws {
-        let session = try HostSession(options: global.host, interactive: false)
-        let record = try PluginLookup.find(id, in: session)
+        let (session, record) = try plugin.open()
         try PluginAccess(paths: session.paths).setDisabled(record.id, true)
         print("\(record.name) is turned off; assist plugins enable \(record.id) turns it on again.")
     }
@@ -103,14 +64,10 @@ struct PluginsEnableCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enable", abstract: "Turn on again a plugin turned off with assist plugins disable.")
 
-    @OptionGroup var global: GlobalOptions
-
-    @Argument(help: "The plugin id or short name.")
-    var id: String
+    @OptionGroup var plugin: OnePlugin<GlobalOptions>
 
     func run() throws {
-        let session = try HostSession(options: global.host, interactive: false)
-        let record = try PluginLookup.find(id, in: session)
+        let (session, record) = try plugin.open()
         let access = PluginAccess(paths: session.paths)
         let wasOff = access.store.choices(record.id).disabled == true
         try access.setDisabled(record.id, false)

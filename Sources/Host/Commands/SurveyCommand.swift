@@ -15,13 +15,9 @@ struct SurveyCommand: ParsableCommand {
 
     struct Start: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Answer the survey now (the default).")
-        @OptionGroup var global: GlobalOptions
-        @Option(help: "The survey's id (default: setting survey.definition, else covid19-sounds).")
-        var definition: String?
+        @OptionGroup var survey: SurveyOptions
 
-        func run() throws {
-            try FeatureRun.run(global.host, id: pluginID, arguments: ["start"] + definitionArguments(definition))
-        }
+        func run() throws { try survey.run(["start"]) }
     }
 
     struct Check: ParsableCommand {
@@ -36,61 +32,55 @@ struct SurveyCommand: ParsableCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the answers kept on this device: JSON lines, or CSV with --csv.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var survey: SurveyOptions
         @Flag(help: "CSV with a header line instead of JSON lines.") var csv = false
-        @Option(help: "The survey's id.") var definition: String?
 
-        func run() throws {
-            var host = global.host
-            host.dataCommand = true
-            try FeatureRun.run(
-                host, id: pluginID, arguments: ["export"] + (csv ? ["--csv"] : []) + definitionArguments(definition))
-        }
+        func run() throws { try survey.run(["export"] + (csv ? ["--csv"] : []), dataCommand: true) }
     }
 
     struct Reminders: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Install (on) or remove (off) the systemd user timer that reminds the participant.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var survey: SurveyOptions
         @Argument(help: "on or off.") var state: String
-        @Option(help: "The survey's id.") var definition: String?
 
         func validate() throws {
             guard state == "on" || state == "off" else { throw ValidationError("Say on or off, not \(state).") }
         }
 
-        func run() throws {
-            try FeatureRun.run(
-                global.host, id: pluginID, arguments: ["reminders", state] + definitionArguments(definition))
-        }
+        func run() throws { try survey.run(["reminders", state]) }
     }
 
     struct Remind: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Speak the reminder when one is due (run by the timer); quiet otherwise.")
-        @OptionGroup var global: GlobalOptions
-        @Option(help: "The survey's id.") var definition: String?
+        @OptionGroup var survey: SurveyOptions
 
-        func run() throws {
-            try FeatureRun.run(global.host, id: pluginID, arguments: ["remind"] + definitionArguments(definition))
-        }
+        func run() throws { try survey.run(["remind"]) }
     }
 
     struct Forget: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete the account, tokens, drafts and kept answers of a survey from this device.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var survey: SurveyOptions
         @Flag(help: "Confirm the deletion.") var yes = false
-        @Option(help: "The survey's id.") var definition: String?
 
-        func run() throws {
-            try FeatureRun.run(
-                global.host, id: pluginID,
-                arguments: ["forget"] + (yes ? ["--yes"] : []) + definitionArguments(definition))
-        }
+        func run() throws { try survey.run(["forget"] + (yes ? ["--yes"] : [])) }
     }
 }
 
-private func definitionArguments(_ definition: String?) -> [String] {
-    definition.map { ["--definition", $0] } ?? []
+/// The options of the survey commands about one survey: the global ones and which survey.
+struct SurveyOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The survey's id (default: setting survey.definition, else covid19-sounds).")
+    var definition: String?
+
+    /// Starts the survey plugin with `arguments` and `--definition` when one was given; a data command's
+    /// standard output holds only its data.
+    func run(_ arguments: [String], dataCommand: Bool = false) throws {
+        var host = global.host
+        host.dataCommand = dataCommand
+        try FeatureRun.run(
+            host, id: SurveyCommand.pluginID, arguments: arguments + (definition.map { ["--definition", $0] } ?? []))
+    }
 }

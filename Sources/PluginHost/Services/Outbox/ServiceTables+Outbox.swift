@@ -13,11 +13,7 @@ extension ServiceTables {
         table.enqueue = { host, request, job, err in
             guard let context = PluginContext.from(host), let request else { return ASSIST_E_INVALID }
             do {
-                guard let request = assist_outbox_request.read(request) else {
-                    throw OutboxError.badRequest("the request's struct_size is below ABI 1.0's")
-                }
-                let made = try outboxRequest(request, context: context)
-                let attempts = request.max_attempts == 0 ? 8 : Int(request.max_attempts)
+                let (made, attempts) = try outboxRequest(request, context: context)
                 let id = try context.services.outbox.enqueue(made, maxAttempts: attempts)
                 job?.pointee = id
                 return ASSIST_OK
@@ -67,10 +63,7 @@ extension ServiceTables {
                 return ASSIST_E_INVALID
             }
             do {
-                guard let request = assist_outbox_request.read(request) else {
-                    throw OutboxError.badRequest("the request's struct_size is below ABI 1.0's")
-                }
-                let id = try context.services.outbox.sendNow(try outboxRequest(request, context: context))
+                let id = try context.services.outbox.sendNow(try outboxRequest(request, context: context).request)
                 job?.pointee = id
                 return ASSIST_OK
             } catch let error as PermissionDenied {
@@ -90,8 +83,14 @@ extension ServiceTables {
         return allocate(table)
     }()
 
-    /// The plugin's C request as an `OutboxRequest`; file parts must be the plugin's own files.
-    static func outboxRequest(_ raw: assist_outbox_request, context: PluginContext) throws -> OutboxRequest {
+    /// The plugin's C request as an `OutboxRequest`, with how many attempts it may take (8 for 0); file parts
+    /// must be the plugin's own files.
+    static func outboxRequest(_ pointer: UnsafePointer<assist_outbox_request>, context: PluginContext) throws -> (
+        request: OutboxRequest, maxAttempts: Int
+    ) {
+        guard let raw = assist_outbox_request.read(pointer) else {
+            throw OutboxError.badRequest("the request's struct_size is below ABI 1.0's")
+        }
         guard let method = raw.method, let url = raw.url else {
             throw OutboxError.badRequest("the request lacks a method or URL")
         }
@@ -129,7 +128,7 @@ extension ServiceTables {
             request.body = .multipart(boundary: "assist-\(UUID().uuidString)", parts: parts)
         default: throw OutboxError.badRequest("body kind \(raw.body) is unknown")
         }
-        return request
+        return (request, raw.max_attempts == 0 ? 8 : Int(raw.max_attempts))
     }
 
     private static func outboxPart(_ part: assist_outbox_part, index: Int, context: PluginContext) throws

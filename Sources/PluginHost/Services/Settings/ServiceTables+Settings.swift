@@ -18,27 +18,9 @@ extension ServiceTables {
                 return ASSIST_OK
             }
         }
-        table.get_int = { host, key, out in
-            lookup(host, key) { value in
-                guard let number = value.integer else { return ASSIST_E_INVALID }
-                out?.pointee = number
-                return ASSIST_OK
-            }
-        }
-        table.get_double = { host, key, out in
-            lookup(host, key) { value in
-                guard let number = value.number else { return ASSIST_E_INVALID }
-                out?.pointee = number
-                return ASSIST_OK
-            }
-        }
-        table.get_bool = { host, key, out in
-            lookup(host, key) { value in
-                guard let flag = value.flag else { return ASSIST_E_INVALID }
-                out?.pointee = flag
-                return ASSIST_OK
-            }
-        }
+        table.get_int = { host, key, out in lookup(host, key, into: out) { $0.integer } }
+        table.get_double = { host, key, out in lookup(host, key, into: out) { $0.number } }
+        table.get_bool = { host, key, out in lookup(host, key, into: out) { $0.flag } }
         table.set_string = { host, key, value in
             guard let value else { return ASSIST_E_INVALID }
             return store(host, key, .string(String(cString: value)))
@@ -55,6 +37,18 @@ extension ServiceTables {
         guard let context = PluginContext.from(host), let key else { return ASSIST_E_INVALID }
         guard let value = context.services.settings.value(String(cString: key)) else { return ASSIST_E_NOT_FOUND }
         return body(value)
+    }
+
+    /// The setting as the type `out` takes; a value of another type is `ASSIST_E_INVALID`.
+    private static func lookup<Value>(
+        _ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, into out: UnsafeMutablePointer<Value>?,
+        _ typed: (SettingValue) -> Value?
+    ) -> assist_status {
+        lookup(host, key) { value in
+            guard let typed = typed(value) else { return ASSIST_E_INVALID }
+            out?.pointee = typed
+            return ASSIST_OK
+        }
     }
 
     private static func store(_ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, _ value: SettingValue)

@@ -43,22 +43,14 @@ extension ServiceTables {
             return storageCall(context, err) { try database.migrate(to: Int(version), sql: String(cString: sql)) }
         }
         table.media_create = { host, name, path, cap, err in
-            guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
-            return storageCall(context, err) {
-                try copyPath(
-                    try context.services.storage.media.create(String(cString: name)), into: path, capacity: cap)
-            }
+            mediaPath(host, name, path, cap, err) { try $0.create($1) }
         }
         table.media_reserve = { host, bytes, err in
             guard let context = PluginContext.from(host), bytes >= 0 else { return ASSIST_E_INVALID }
             return storageCall(context, err) { try context.services.storage.media.reserve(bytes) }
         }
         table.media_to_cache = { host, name, path, cap, err in
-            guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
-            return storageCall(context, err) {
-                try copyPath(
-                    try context.services.storage.media.moveToCache(String(cString: name)), into: path, capacity: cap)
-            }
+            mediaPath(host, name, path, cap, err) { try $0.moveToCache($1) }
         }
         table.media_delete = { host, name, inCache in
             guard let context = PluginContext.from(host), let name else { return ASSIST_E_INVALID }
@@ -174,6 +166,20 @@ extension ServiceTables {
     }
 
     /// Writes `url`'s path into a plugin's buffer; a buffer too small is ASSIST_E_NOMEM's case.
+    /// A media call that makes a file (`media_create`, `media_to_cache`) and writes its path into the plugin's
+    /// buffer.
+    private static func mediaPath(
+        _ host: UnsafePointer<assist_host>?, _ name: UnsafePointer<CChar>?, _ path: UnsafeMutablePointer<CChar>?,
+        _ capacity: Int, _ err: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        _ make: (MediaStore, String) throws -> URL
+    ) -> assist_status {
+        guard let context = PluginContext.from(host), let name, let path else { return ASSIST_E_INVALID }
+        return storageCall(context, err) {
+            try copyPath(
+                try make(context.services.storage.media, String(cString: name)), into: path, capacity: capacity)
+        }
+    }
+
     static func copyPath(_ url: URL, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) throws(StorageError) {
         let bytes = Array(url.path.utf8CString)
         guard bytes.count <= capacity else { throw .io("Returning the path", cause: "the buffer is too small") }

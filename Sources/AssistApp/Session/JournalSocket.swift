@@ -8,39 +8,9 @@ import Runtime
 ///
 /// Used only when standard error is the journal (systemd's `JOURNAL_STREAM` names it, as
 /// sd_journal_stream_fd(3) advises checking); elsewhere lines go to standard error as before.
-package struct JournalLogHandler: LogHandler {
-    package var logLevel: Logger.Level
-    package var metadata: Logger.Metadata = [:]
-    package var metadataProvider: Logger.MetadataProvider?
-    private let label: String
-    private let sink: JournalSocket
-
-    package init(label: String, level: Logger.Level, sink: JournalSocket) {
-        self.label = label
-        self.logLevel = level
-        self.sink = sink
-    }
-
-    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    package func log(event: LogEvent) {
-        let (level, message) = (event.level, event.message)
-        var all = allMetadata(for: event)
-        var fields = [
-            ("MESSAGE", message.description), ("PRIORITY", String(Self.priority(level))),
-            ("SYSLOG_IDENTIFIER", "assist"), ("ASSIST_LOGGER", label),
-        ]
-        if case .string(let plugin) = all.removeValue(forKey: "plugin") { fields.append(("PLUGIN_ID", plugin)) }
-        for (key, value) in all.sorted(by: { $0.key < $1.key }) {
-            fields.append(("ASSIST_" + key.uppercased().filter { $0.isLetter || $0.isNumber }, "\(value)"))
-        }
-        if !sink.send(fields) {
-            try? FileHandle.standardError.write(contentsOf: Data("\(label): \(level): \(message)\n".utf8))
-        }
-    }
+package final class JournalSocket: LogSink, @unchecked Sendable {  // because: fixed after init; sendto is thread-safe
+    private let descriptor: Int32
+    private let address: UnixSocketAddress
 
     /// syslog priorities: 7 debug … 2 critical.
     package static func priority(_ level: Logger.Level) -> Int {
@@ -53,12 +23,22 @@ package struct JournalLogHandler: LogHandler {
         case .critical: return 2
         }
     }
-}
 
-/// The journal's datagram socket.
-package final class JournalSocket: @unchecked Sendable {  // because: fixed after init; sendto is thread-safe
-    private let descriptor: Int32
-    private let address: UnixSocketAddress
+    package func write(label: String, event: LogEvent, metadata: Logger.Metadata) {
+        let (level, message) = (event.level, event.message)
+        var all = metadata
+        var fields = [
+            ("MESSAGE", message.description), ("PRIORITY", String(Self.priority(level))),
+            ("SYSLOG_IDENTIFIER", "assist"), ("ASSIST_LOGGER", label),
+        ]
+        if case .string(let plugin) = all.removeValue(forKey: "plugin") { fields.append(("PLUGIN_ID", plugin)) }
+        for (key, value) in all.sorted(by: { $0.key < $1.key }) {
+            fields.append(("ASSIST_" + key.uppercased().filter { $0.isLetter || $0.isNumber }, "\(value)"))
+        }
+        if !send(fields) {
+            try? FileHandle.standardError.write(contentsOf: Data("\(label): \(level): \(message)\n".utf8))
+        }
+    }
 
     /// The journal, when standard error is a journal stream (`JOURNAL_STREAM` is "device:inode" of fd 2);
     /// `ASSIST_JOURNAL_SOCKET` names another socket (tests).

@@ -2,20 +2,24 @@ import AssistCore
 import Foundation
 import Logging
 
-/// Log lines in `<data>/logs/assist.log` (0600, in a 0700 folder): where they go when standard error is a
-/// terminal a person reads and `--verbose` was not given, so warnings meant for admins never land between the
-/// lines Assist says. The file is opened at the first line; one over 1 MB is moved to `assist.log.1` then.
-package struct FileLogHandler: LogHandler {
+/// Where a `SinkLogHandler` writes a line: the log file or the journal.
+package protocol LogSink: Sendable {
+    /// Writes one line of `label`'s logger with all its metadata (the handler's, its provider's, the line's).
+    func write(label: String, event: LogEvent, metadata: Logger.Metadata)
+}
+
+/// A log handler that hands each line, with its metadata merged, to a sink; one per logger label.
+package struct SinkLogHandler<Sink: LogSink>: LogHandler {
     package var logLevel: Logger.Level
     package var metadata: Logger.Metadata = [:]
     package var metadataProvider: Logger.MetadataProvider?
     private let label: String
-    private let file: LogFile
+    private let sink: Sink
 
-    package init(label: String, level: Logger.Level, file: LogFile) {
+    package init(label: String, level: Logger.Level, sink: Sink) {
         self.label = label
         self.logLevel = level
-        self.file = file
+        self.sink = sink
     }
 
     package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -23,16 +27,20 @@ package struct FileLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// The handler's metadata, then its provider's, then the line's own, later ones winning.
     package func log(event: LogEvent) {
-        let fields = allMetadata(for: event).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
-            separator: " ")
-        let time = ISO8601DateFormatter().string(from: Date())
-        file.append("\(time) \(event.level) \(label): \(event.message)\(fields.isEmpty ? "" : " " + fields)")
+        var all = metadata
+        if let extra = metadataProvider?.get() { all.merge(extra) { _, new in new } }
+        if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
+        sink.write(label: label, event: event, metadata: all)
     }
 }
 
-/// The log file every handler of the process shares.
-package final class LogFile: @unchecked Sendable {  // because: `handle` is guarded by `lock`
+/// Log lines in `<data>/logs/assist.log` (0600, in a 0700 folder): where they go when standard error is a
+/// terminal a person reads and `--verbose` was not given, so warnings meant for admins never land between the
+/// lines Assist says. The file is opened at the first line; one over 1 MB is moved to `assist.log.1` then. Every
+/// handler of the process shares it.
+package final class LogFile: LogSink, @unchecked Sendable {  // because: `handle` is guarded by `lock`
     private let lock = NSLock()
     private let url: URL
     private var handle: FileHandle?
@@ -47,6 +55,12 @@ package final class LogFile: @unchecked Sendable {  // because: `handle` is guar
 
     /// Where the lines go.
     package var path: String { url.path }
+
+    package func write(label: String, event: LogEvent, metadata: Logger.Metadata) {
+        let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let time = ISO8601DateFormatter().string(from: Date())
+        append("\(time) \(event.level) \(label): \(event.message)\(fields.isEmpty ? "" : " " + fields)")
+    }
 
     func append(_ line: String) {
         lock.withLock {
@@ -76,15 +90,5 @@ package final class LogFile: @unchecked Sendable {  // because: `handle` is guar
             failed = true
             return nil
         }
-    }
-}
-
-extension LogHandler {
-    /// The handler's metadata, then its provider's, then the line's own, later ones winning.
-    func allMetadata(for event: LogEvent) -> Logger.Metadata {
-        var all = metadata
-        if let extra = metadataProvider?.get() { all.merge(extra) { _, new in new } }
-        if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
-        return all
     }
 }
