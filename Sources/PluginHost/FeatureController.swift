@@ -35,6 +35,18 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         records.first { $0.id == id }
     }
 
+    /// A plugin from outside the session's search path (`plugins check`, an install's staging folder), placed
+    /// where a session would run it: a stranger's plugin in a sandboxed helper, so that checking or installing
+    /// it never runs its code with the user's rights.
+    package func inspect(manifestURL: URL, libraryDirectory: URL) -> PluginRecord {
+        let record = PluginDiscovery.inspect(
+            manifestURL: manifestURL, libraryDirectory: libraryDirectory, availableServices: HostServices.serviceIDs)
+        if services.helperExecutable != nil {
+            record.isolated = HostAssembly.runsInHelper(record, settings: services.settings, paths: services.paths)
+        }
+        return record
+    }
+
     /// Opens and initialises `record`'s library if it is not yet; returns the refusal, if any.
     @discardableResult
     package func load(_ record: PluginRecord) -> PluginRefusal? {

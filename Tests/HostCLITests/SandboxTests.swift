@@ -333,6 +333,21 @@ struct SandboxTests {
 
     /// `assist plugins check` says what a plugin used against what it declared, and fails one that asks for
     /// what it did not declare (its users' Assist would refuse it the same).
+    /// Checking a stranger's plugin runs its init in the sandbox too: `plugins check` opens it twice (the probe,
+    /// then a short run), and neither may read the user's key, write beside its data, connect, or start a
+    /// program that writes the escape file.
+    @Test(.enabled(if: KernelSandbox.isFull, "the kernel cannot shut a helper in"))
+    func checkingAStrangersPluginNeverRunsItOutsideTheSandbox() throws {
+        let id = try build("probed")
+        let checked = try assist(["plugins", "check", plugins.appendingPathComponent("probed").path])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("escaped").path), "\(checked.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("plugins/\(id)-beside.txt").path))
+        #expect(listener.connectionsAccepted == 0)
+        #expect(files(under: data, holding: Self.secret).isEmpty)
+        // The probe's verdict came from the helper, not from a probe the plugin replaced with a shell.
+        #expect(checked.standardOutput.contains("\(id) 1.0.0: passes the checks"), "\(checked.standardOutput)")
+    }
+
     @Test(.enabled(if: KernelSandbox.isFull, "the kernel cannot shut a helper in"))
     func checkReportsThePermissionsUsedAgainstThoseDeclared() throws {
         let id = try build("checked", fields: ["devices": ["camera", "microphone"], "network": ["127.0.0.1"]])

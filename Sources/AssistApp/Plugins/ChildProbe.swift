@@ -11,6 +11,9 @@ package enum ChildProbe {
         case crashed(String)
     }
 
+    /// The exit status of a probe whose plugin crashed its helper process: the line it printed says how.
+    package static let crashStatus: Int32 = 2
+
     package static func run(arguments: [String], timeoutSeconds: Double) throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -39,6 +42,10 @@ package enum ChildProbe {
             let name = String(cString: strsignal(signal))
             return .crashed("signal \(signal) (\(name)) while loading; the plugin's init or load code is faulty")
         }
-        return process.terminationStatus == 0 ? .passed(last) : .failed(last)
+        switch process.terminationStatus {
+        case 0: return .passed(last)
+        case crashStatus: return .crashed(last)
+        default: return .failed(last)
+        }
     }
 }

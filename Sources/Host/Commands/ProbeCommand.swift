@@ -3,8 +3,9 @@ import AssistApp
 import Foundation
 import PluginHost
 
-/// `assist _probe MANIFEST LIBDIR`: the child side of `plugins check`. Opens the library, checks the entry,
-/// and balances init/deinit twice. Prints one line; exit 0 pass, 1 fail.
+/// `assist _probe MANIFEST LIBDIR`: the child side of `plugins check` and `plugins install`. Opens the library
+/// where a session would (a stranger's plugin in its sandboxed helper), checks the entry, and balances
+/// init/deinit twice. Prints one line; exit 0 pass, 1 fail, 2 its helper died loading it.
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "_probe", shouldDisplay: false)
 
@@ -15,12 +16,16 @@ struct ProbeCommand: ParsableCommand {
 
     func run() throws {
         let session = try HostSession(options: global.host, interactive: false)
-        let record = PluginDiscovery.inspect(
-            manifestURL: URL(fileURLWithPath: manifest), libraryDirectory: URL(fileURLWithPath: libraryDirectory),
-            availableServices: HostServices.serviceIDs
-        )
+        let record = session.features.inspect(
+            manifestURL: URL(fileURLWithPath: manifest), libraryDirectory: URL(fileURLWithPath: libraryDirectory))
         let started = DispatchTime.now().uptimeNanoseconds
         if let refusal = session.features.load(record) {
+            // A helper that died loading the library is a crash, as a probe that died in-process would be.
+            guard refusal.state != .crashed else {
+                throw CLIFailure(
+                    message: "its helper process ended while loading; the plugin's init or load code is faulty",
+                    exitCode: ChildProbe.crashStatus)
+            }
             throw CLIFailure(message: "\(record.id): \(refusal.state.rawValue): \(refusal.message)")
         }
         let initMs = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
