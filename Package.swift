@@ -153,7 +153,7 @@ let package = Package(
             name: "PluginHost",
             dependencies: [
                 "PluginAPI", "PluginABI", "CPluginBridge", "Runtime", "AssistCore", "Interaction", "Audio", "Speech",
-                "Camera", "Storage", "Outbox", "CFaultMark",
+                "Camera", "Storage", "Outbox", "CFaultMark", "Digest",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

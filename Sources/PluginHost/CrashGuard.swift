@@ -1,5 +1,6 @@
 import AssistCore
 import CFaultMark
+import Digest
 import Foundation
 
 /// What a plugin that crashes the host (in process) leaves for the next start (issue 17): each running
@@ -8,7 +9,8 @@ import Foundation
 /// (CFaultMark). A mark whose process is gone and left a fault means that session crashed: the next start
 /// records a crash of the plugin it names (`<data>/crashes.jsonl`), says so, and may offer safe mode; a plugin
 /// that crashed Assist twice within a day is disabled (`<data>/disabled-plugins.json`) until `assist plugins
-/// reset ID`. A mark without a fault is a session that only never ended cleanly (kill -9, a power cut, a
+/// reset ID` or until its library changes (an update): each entry keeps the library's path, size, time and
+/// SHA-256, and stops matching when the file is another. A mark without a fault is a session that only never ended cleanly (kill -9, a power cut, a
 /// closed terminal before the host could tidy up): it is removed and blamed on nobody. Files 0600 in folders
 /// 0700, written whole.
 package final class CrashGuard: @unchecked Sendable {  // because: `focused` is written on the main loop only
@@ -58,22 +60,27 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
         return crashes
     }
 
-    /// Crashes of a plugin's helper process (issue 17) within `helperWindow` seconds that disable it.
-    package static let helperCrashesToDisable = 3
+    /// Crashes of a plugin's helper process within `helperWindow` seconds that disable it: a feature that stops
+    /// unexpectedly while it runs is started again once (`restartDelay` later), and a second crash turns it
+    /// off (plugin-abi spec, "Crashes and blacklist").
+    package static let helperCrashesToDisable = 2
     package static let helperWindow: TimeInterval = 10 * 60
+    /// How long after a crash a running feature is started again.
+    package static let restartDelay: TimeInterval = 2
 
-    /// Records that `plugin`'s helper process ended unexpectedly (`how`: "crashed in start (SIGSEGV)");
-    /// returns the reason it is now disabled, or nil.
-    package func recordHelperCrash(_ plugin: String, how: String, at time: Date = Date()) -> String? {
+    /// Records that `plugin`'s helper process ended unexpectedly (`how`: "crashed in start (SIGSEGV)"), with
+    /// its `library` for the turned-off entry; returns how many crashes it had within the window (this one
+    /// included) and the reason it is now turned off, or nil.
+    package func recordHelperCrash(_ plugin: String, how: String, library: URL?, at time: Date = Date()) -> (
+        recent: Int, disabled: String?
+    ) {
         append(plugin, how: how, at: time)
         let recent = crashes(of: plugin).filter { time.timeIntervalSince1970 - $0 < Self.helperWindow }
-        guard recent.count >= Self.helperCrashesToDisable else { return nil }
-        var disabled = disabledPlugins()
+        guard recent.count >= Self.helperCrashesToDisable else { return (recent.count, nil) }
         let reason =
-            "it stopped unexpectedly \(recent.count) times within \(Int(Self.helperWindow / 60)) minutes, last \(how); run assist plugins reset \(plugin) to enable it again"
-        disabled[plugin] = reason
-        write(disabled)
-        return reason
+            "it stopped unexpectedly \(recent.count) times within \(Int(Self.helperWindow / 60)) minutes, last \(how); run assist plugins reset \(plugin) or update it to enable it again"
+        disable(plugin, reason: reason, library: library)
+        return (recent.count, reason)
     }
 
     private func append(_ plugin: String, how: String, at time: Date) {
@@ -98,10 +105,12 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
         append(plugin, how: "the host ended unexpectedly", at: time)
         let recent = crashes(of: plugin).filter { time.timeIntervalSince1970 - $0 < Self.window }
         guard recent.count >= Self.crashesToDisable else { return false }
-        var disabled = disabledPlugins()
-        disabled[plugin] =
-            "it stopped Assist unexpectedly \(recent.count) times within a day; run assist plugins reset \(plugin) to enable it again"
-        write(disabled)
+        // The library is not known here (a mark names the plugin only): the first look at the entry takes it.
+        disable(
+            plugin,
+            reason:
+                "it stopped Assist unexpectedly \(recent.count) times within a day; run assist plugins reset \(plugin) or update it to enable it again",
+            library: nil)
         return true
     }
 
@@ -118,16 +127,30 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
 
     /// Disabled plugins and why.
     package func disabledPlugins() -> [String: String] {
-        guard let data = try? Data(contentsOf: disabledFile),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: String]
-        else { return [:] }
-        return object
+        entries().compactMapValues(\.reason)
+    }
+
+    /// Why `plugin` is turned off, or nil: an entry made for another file than `library` (the plugin was
+    /// updated or rebuilt) no longer matches, and goes with the plugin's crashes. An entry that names no file
+    /// yet (a crash of Assist itself names only the plugin) takes this one's.
+    package func disabledReason(_ plugin: String, library: URL) -> String? {
+        var all = entries()
+        guard let entry = all[plugin] else { return nil }
+        let current = LibraryFingerprint(of: library)
+        guard let kept = entry.library else {
+            all[plugin] = Entry(reason: entry.reason, library: current)
+            write(all)
+            return entry.reason
+        }
+        guard let current, current != kept else { return entry.reason }
+        reset(plugin)
+        return nil
     }
 
     /// Enables `plugin` again and forgets its crashes; false when it was not disabled.
     @discardableResult
     package func reset(_ plugin: String) -> Bool {
-        var disabled = disabledPlugins()
+        var disabled = entries()
         let was = disabled.removeValue(forKey: plugin) != nil
         write(disabled)
         if let text = try? String(contentsOf: crashesFile, encoding: .utf8) {
@@ -159,9 +182,35 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
     /// A clean end: the mark goes.
     package func end() { try? FileManager.default.removeItem(at: sessionFile) }
 
-    private func write(_ disabled: [String: String]) {
-        guard let bytes = try? JSONSerialization.data(withJSONObject: disabled, options: [.sortedKeys, .prettyPrinted])
-        else { return }
+    /// One turned-off plugin: why, and the library file it was turned off for.
+    private struct Entry: Codable {
+        var reason: String?
+        var library: LibraryFingerprint?
+    }
+
+    /// The turned-off plugins; an entry of an older Assist (the reason alone) names no file.
+    private func entries() -> [String: Entry] {
+        guard let data = try? Data(contentsOf: disabledFile),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [:] }
+        return object.compactMapValues { value in
+            if let reason = value as? String { return Entry(reason: reason, library: nil) }
+            guard let fields = value as? [String: Any], let bytes = try? JSONSerialization.data(withJSONObject: fields)
+            else { return nil }
+            return try? JSONDecoder().decode(Entry.self, from: bytes)
+        }
+    }
+
+    private func disable(_ plugin: String, reason: String, library: URL?) {
+        var all = entries()
+        all[plugin] = Entry(reason: reason, library: library.flatMap(LibraryFingerprint.init(of:)))
+        write(all)
+    }
+
+    private func write(_ disabled: [String: Entry]) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        guard let bytes = try? encoder.encode(disabled) else { return }
         try? AssistPaths.ensurePrivateDirectory(data)
         try? writeWhole(bytes, to: disabledFile)
     }
@@ -174,5 +223,23 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
                 atPath: partial.path, contents: bytes, attributes: [.posixPermissions: 0o600]),
             rename(partial.path, url.path) == 0
         else { throw CocoaError(.fileWriteUnknown) }
+    }
+}
+
+/// Which file a plugin's library is: its path, size, modification time and SHA-256 (plugin-abi spec: an entry
+/// "stops matching when the file changes").
+struct LibraryFingerprint: Codable, Equatable {
+    var path: String
+    var size: Int64
+    var modified: Double
+    var sha256: String
+
+    init?(of url: URL) {
+        var info = stat()
+        guard stat(url.path, &info) == 0, let digest = SHA256Digest.hex(ofFileAt: url) else { return nil }
+        path = url.path
+        size = Int64(info.st_size)
+        modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        sha256 = digest
     }
 }

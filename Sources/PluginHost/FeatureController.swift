@@ -114,6 +114,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             return false
         }
         guard let context = record.context, let entry = record.entry, let create = entry.create else { return false }
+        startArguments[record.id] = arguments
         let isForeground = !(record.manifest?.isBackground ?? false)
         if isForeground, let current = focused { deactivate(current, status: ASSIST_OK) }
         if context.instance != nil { return true }  // a background plugin already running
@@ -150,7 +151,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             if !crashed { announcer.say(reason, priority: .important) }
             teardown(record, callStop: false)
             if crashed { endNow(record) }
-            onFeatureEnded?(record, status)
+            tellEnded(record, status)
             return false
         }
         return true
@@ -160,7 +161,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     package func deactivate(_ record: PluginRecord, status: Int32) {
         guard record.context?.instance != nil else { return }
         teardown(record, callStop: true)
-        onFeatureEnded?(record, status)
+        tellEnded(record, status)
     }
 
     /// Stops every running plugin, foreground and background, as the host exits.
@@ -357,35 +358,73 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             remember: false)
     }
 
+    /// The words each feature was last started with, to start it again after a crash.
+    private var startArguments: [String: [String]] = [:]
+    /// How many times each feature's end was told.
+    private var endsTold: [String: Int] = [:]
+
     /// Records of helper crashes, and the plugins they turned off.
     private lazy var crashGuard = CrashGuard(data: services.paths.data)
 
     /// `record`'s helper process ended unexpectedly (`how`: "crashed in start (SIGSEGV)"): the host keeps
-    /// running, closes the feature without calling into it, says so, records the crash and, after
-    /// `CrashGuard.helperCrashesToDisable` within `CrashGuard.helperWindow`, turns the plugin off. Main loop.
+    /// running, closes the feature without calling into it, says so and records the crash. A feature that was
+    /// running is started again once, `CrashGuard.restartDelay` later, with the words it was started with; the
+    /// `CrashGuard.helperCrashesToDisable`th crash within `CrashGuard.helperWindow` turns the plugin off.
+    /// Main loop.
     func helperEnded(_ record: PluginRecord, watch: HelperWatch, how: String) {
         guard !watch.handled else { return }
         watch.handled = true
         services.logger.error("plugin-crashed: \(record.id): its helper process \(how)")
         let wasRunning = record.context?.instance != nil
+        let wasFocused = focused === record
         record.context?.abandonDatabases()
         // The stand-in answers every call at once now: dialogs, timers and speech are given back as usual.
         if wasRunning { teardown(record, callStop: false) }
         record.markUnloaded()
-        announcer.say(phrases.text("plugin.helper-died", ["name": record.name]), priority: .important)
         let json = try? JSONSerialization.data(withJSONObject: ["id": record.id, "how": how], options: [.sortedKeys])
         services.events.publish("assist.plugin.crashed", json: json.flatMap { String(data: $0, encoding: .utf8) })
-        if let reason = crashGuard.recordHelperCrash(record.id, how: how) {
+        let crash = crashGuard.recordHelperCrash(record.id, how: how, library: record.libraryURL)
+        if let reason = crash.disabled {
             record.refuse(.disabled(reason))
             announcer.say(
                 phrases.text(
                     "plugin.helper-disabled",
                     [
-                        "name": record.name, "id": record.id, "count": "\(CrashGuard.helperCrashesToDisable)",
+                        "name": record.name, "id": record.id, "count": "\(crash.recent)",
                         "minutes": "\(Int(CrashGuard.helperWindow / 60))",
                     ]), priority: .important)
+        } else if wasRunning, crash.recent == 1 {
+            announcer.say(phrases.text("plugin.helper-restarting", ["name": record.name]), priority: .important)
+            let arguments = startArguments[record.id] ?? []
+            services.loop.addTimer(milliseconds: UInt32(CrashGuard.restartDelay * 1000), repeating: false) {
+                [weak self] in self?.restart(record, arguments: arguments, wasFocused: wasFocused)
+            }
+            return
+        } else {
+            announcer.say(phrases.text("plugin.helper-died", ["name": record.name]), priority: .important)
         }
-        if wasRunning { onFeatureEnded?(record, ASSIST_E_INTERNAL) }
+        if wasRunning { tellEnded(record, ASSIST_E_INTERNAL) }
+    }
+
+    /// Starts again a feature that stopped unexpectedly, unless the user started another meanwhile (a
+    /// foreground one) or it cannot be; the feature's end is told then, as for any other. Main loop.
+    private func restart(_ record: PluginRecord, arguments: [String], wasFocused: Bool) {
+        guard record.isUsable, record.context?.instance == nil, !wasFocused || focused == nil else {
+            tellEnded(record, ASSIST_E_INTERNAL)
+            return
+        }
+        services.logger.notice("restarting \(record.id) after its helper process ended")
+        let told = endsTold[record.id, default: 0]
+        // A start that failed has told the feature's end already; a refusal before it has not.
+        if !activate(record, arguments: arguments), endsTold[record.id, default: 0] == told {
+            tellEnded(record, ASSIST_E_INTERNAL)
+        }
+    }
+
+    /// Tells `onFeatureEnded` that `record` ended with `status`, and counts it.
+    private func tellEnded(_ record: PluginRecord, _ status: Int32) {
+        endsTold[record.id, default: 0] += 1
+        onFeatureEnded?(record, status)
     }
 
     /// Tells the end of `record`'s helper, seen by a call that failed, at once rather than when the death

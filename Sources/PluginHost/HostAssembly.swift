@@ -89,13 +89,13 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         services.policy = configuration.policy
         let records = PluginDiscovery.discover(
             searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
-        // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID`.
-        let disabled = CrashGuard(data: configuration.paths.data).disabledPlugins()
+        // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID` or an update.
+        let crashGuard = CrashGuard(data: configuration.paths.data)
         // And those the user turned off (`assist plugins disable ID`), which are as meant: a notice.
         let choices = PermissionStore(data: configuration.paths.data).load()
         var notAdmitted = Set<String>()
         for record in records where record.isUsable {
-            if let reason = disabled[record.id] {
+            if let reason = crashGuard.disabledReason(record.id, library: record.libraryURL) {
                 // Said where it matters (the shell's menu, `plugins list`, starting it), not before every command.
                 record.refuse(.disabled(reason))
                 notAdmitted.insert(record.id)
