@@ -29,6 +29,15 @@ package struct SettingsFiles: Sendable {
         return ["secret", "password", "token", "credential", "api-key", "apikey"].contains { last.contains($0) }
     }
 
+    /// Values in the settings file (edited by hand) the host cannot use, each with its line and what is used
+    /// instead, as a config file's are said.
+    package func valueProblems() -> [String] {
+        guard let text = try? String(contentsOf: settings, encoding: .utf8),
+            let entries = try? ConfigFile.entries(text)
+        else { return [] }
+        return SettingsSchema.problems(in: entries, file: settings.path)
+    }
+
     /// Writes `values` as TOML to `url` (mode 0600), atomically.
     package static func write(_ values: [String: SettingValue], to url: URL) throws {
         var tables: [String: [(String, SettingValue)]] = [:]

@@ -61,6 +61,8 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     /// The servers it sends to through the outbox ("data.example.org", "*.example.org", or "*" for any server
     /// the user sets up); absent or empty: no network (docs/security.md).
     package var network: [String]?
+    /// Settings its users change in the shell's spoken settings (docs/plugin-abi.md).
+    package var userSettings: [UserSettingDeclaration]?
 
     enum CodingKeys: String, CodingKey {
         case id, name, version, library, abi, description, services, devices, keywords, mode, languages, license
@@ -71,6 +73,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         case swiftToolchain = "swift_toolchain"
         case settingsNamespaces = "settings_namespaces"
         case atShellStart = "at_shell_start"
+        case userSettings = "user_settings"
     }
 
     /// True for background plugins (sensors), false for foreground features.
@@ -134,6 +137,17 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
             keyword.phrase = PlainText.value(keyword.phrase, limit: Self.nameLimit)
             return keyword
         }
+        manifest.userSettings = userSettings?.map { setting in
+            var setting = setting
+            let clean = { (text: String) in PlainText.value(text, limit: Self.nameLimit) }
+            setting.label = clean(setting.label)
+            setting.labels = setting.labels?.mapValues(clean)
+            setting.unit = setting.unit.map(clean)
+            setting.choices = setting.choices?.map {
+                .init(value: $0.value, label: clean($0.label), labels: $0.labels?.mapValues(clean))
+            }
+            return setting
+        }
         return manifest
     }
 
@@ -173,6 +187,11 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
             throw .manifestInvalid(path, "isolation must be process or in-process, not \"\(isolation)\"")
         }
         try validatePermissions(path: path)
+        for (index, setting) in (userSettings ?? []).enumerated() {
+            if let problem = setting.problem(namespaces: writableNamespaces) {
+                throw .manifestInvalid(path, "user setting \(index + 1): \(problem)")
+            }
+        }
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
             throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")

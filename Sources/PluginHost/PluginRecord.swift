@@ -26,6 +26,10 @@ package final class PluginRecord: @unchecked Sendable {  // because: mutated onl
     /// The last helper process started for it, and whether its end was told; kept after it ends.
     var helperWatch: HelperWatch?
 
+    /// How its helper process ended ("crashed in init (SIGSEGV)"), waiting for it up to 2 s; nil when it has
+    /// no helper.
+    package var helperEnd: String? { helperWatch?.helper?.waitForEnd() }
+
     init(manifest: PluginManifest?, manifestURL: URL, libraryURL: URL, id: String) {
         self.manifest = manifest
         self.manifestURL = manifestURL

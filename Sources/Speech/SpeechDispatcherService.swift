@@ -42,6 +42,12 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
         SpeechDispatcherConnection.events = { [weak self] event in self?.handle(event) }
     }
 
+    /// The rate of utterances that name none; the volume is the user's in Speech Dispatcher's own settings.
+    package func configure(wordsPerMinute: Int?, volume: Double?) {
+        guard let wordsPerMinute else { return }
+        lock.withLock { defaultWordsPerMinute = min(450, max(80, wordsPerMinute)) }
+    }
+
     package func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64? {
         let text = SpeechService.speakable(utterance.text)
         guard text.contains(where: { !$0.isWhitespace }) else { return nil }
@@ -51,7 +57,7 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
             total += UTF8.width(scalar)
             offsets.append(total)
         }
-        let wordsPerMinute = utterance.wordsPerMinute ?? defaultWordsPerMinute
+        let wordsPerMinute = utterance.wordsPerMinute ?? lock.withLock { defaultWordsPerMinute }
         // Speech Dispatcher's rate runs from -100 to 100 around the module's default, about 175 wpm.
         let rate = Int32(max(-100, min(100, (wordsPerMinute - 175) * 100 / 275)))
         guard

@@ -20,6 +20,9 @@ package protocol SpeechEngine: Speaker {
     func detach(owner: Int)
     /// Ends the engine's threads or connection.
     func shutdown()
+    /// Sets the rate of utterances that name none, and the volume where the engine sets it (the user's
+    /// settings, changed while Assist runs). Any thread.
+    func configure(wordsPerMinute: Int?, volume: Double?)
 }
 
 extension SpeechService: SpeechEngine {}

@@ -73,9 +73,11 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         if let problem = loaded.errors.first {
             throw CLIFailure(message: "The config file cannot be read: \(problem).")
         }
-        for problem in settings.keep(in: SettingsFiles.standard()) {
+        let kept = SettingsFiles.standard()
+        for problem in settings.keep(in: kept) {
             logger.warning("saved settings ignored: \(problem)")
         }
+        let warnings = loaded.warnings + kept.valueProblems()
         kiosk = kioskMode ? KioskConfig(settings: settings) : nil
         let language = Self.language(option: options.lang, settings: settings)
         let target = try AudioTarget.parse(options.audioOut)
@@ -122,7 +124,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         deviceLost.announcer = announcer
         deviceLost.phrases = phrases
         // A value the host cannot use is said once, with where it is; standard output stays the command's own.
-        for warning in loaded.warnings {
+        for warning in warnings {
             let line = "Config: \(warning)."
             if speaking {
                 announcer.say(line, remember: false)
@@ -179,6 +181,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     /// Marks this process as running features (`<data>/sessions/<pid>.json`, naming the focused one) and
     /// returns how earlier sessions that ended unexpectedly ended; `shutdown` removes the mark.
+    /// Speech and cues follow the sound settings as they are now (after the shell's settings changed one).
+    package func applySoundSettings() { sound?.apply(settings) }
+
     package func watchForCrashes() -> [CrashGuard.Crash] {
         let guardian = CrashGuard(data: paths.data)
         let crashes = guardian.collectCrashes()

@@ -74,6 +74,14 @@ package final class SoundSystem: Sendable {
         }
     }
 
+    /// Applies the user's sound settings as they are now: the shell's settings changed one.
+    package func apply(_ settings: SettingsStore) {
+        cues.update(Self.cueSettings(settings))
+        speech?.configure(
+            wordsPerMinute: Self.int(settings, "speech.rate", default: 175, in: 80...450),
+            volume: Self.double(settings, "speech.volume", default: 1))
+    }
+
     /// Lets queued sound play out, then stops the threads.
     package func shutdown(drainSeconds: Double) {
         cues.stop()

@@ -171,6 +171,8 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         case userTurnedOff(PluginRecord)
         /// What each feature may use (the camera, the microphone, the network), changed by ear.
         case permissions
+        /// The spoken settings: speech, cues, language, voice and the features' own.
+        case settings
         case quit
     }
 
@@ -190,7 +192,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         if !permissionHolders.isEmpty, !chosen.isEmpty || permissionHolders.contains(where: \.isolated) {
             entries.append(.permissions)
         }
-        return entries + [.quit]
+        return entries + [.settings, .quit]
     }
 
     private var access: PluginAccess { PluginAccess(paths: session.paths) }
@@ -210,6 +212,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         case .userTurnedOff(let record):
             return session.phrases.text("shell.user-turned-off-entry", ["name": record.name])
         case .permissions: return session.phrases.text("shell.permissions")
+        case .settings: return session.phrases.text("shell.settings")
         case .quit: return session.phrases.text("shell.quit")
         }
     }
@@ -244,6 +247,10 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         case .turnedOff(let record): offerToTurnOn(record)
         case .userTurnedOff(let record): offerToTurnOn(record)
         case .permissions: choosePermissionHolder()
+        case .settings:
+            SettingsMenu(session: session, ask: { [weak self] in self?.ask($0, $1, then: $2) }) { [weak self] in
+                self?.showMenu()
+            }.show()
         case .quit: quit()
         }
     }

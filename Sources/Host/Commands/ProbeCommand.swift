@@ -22,8 +22,9 @@ struct ProbeCommand: ParsableCommand {
         if let refusal = session.features.load(record) {
             // A helper that died loading the library is a crash, as a probe that died in-process would be.
             guard refusal.state != .crashed else {
+                let how = record.helperEnd ?? "ended while loading"
                 throw CLIFailure(
-                    message: "its helper process ended while loading; the plugin's init or load code is faulty",
+                    message: "its helper process \(how); the plugin's init or load code is faulty",
                     exitCode: ChildProbe.crashStatus)
             }
             throw CLIFailure(message: "\(record.id): \(refusal.state.rawValue): \(refusal.message)")

@@ -1,0 +1,148 @@
+import AssistCore
+import Foundation
+import Interaction
+import PluginHost
+
+/// A setting the user changes by ear in the shell's settings (issue 35): its key, its spoken label, what it
+/// takes, and how a change is heard at once. The host's come from `host(_:)`, a plugin's from its manifest's
+/// `user_settings`.
+package struct UserSetting: Sendable {
+    package enum Kind: Sendable, Equatable {
+        /// A number from `range`, changed by `step`; `unit` says it ("{value} words a minute"), or a percentage
+        /// when `percent`.
+        case number(ClosedRange<Double>, step: Double, unit: String, percent: Bool)
+        case flag
+        /// One of `choices`, each a value kept and its label.
+        case choice([UserSettingDeclaration.Choice])
+    }
+
+    /// What is heard after a change, so the user judges it before leaving.
+    package enum Preview: Sendable {
+        /// A sample sentence at the new rate or volume.
+        case sample
+        /// A cue at the new volume or pitch.
+        case cue
+        /// Nothing now: it applies from the next start, and says so.
+        case nextStart
+        /// Nothing to hear: the feature reads it when it next starts.
+        case none
+    }
+
+    package var key: String
+    package var label: String
+    package var kind: Kind
+    package var defaultValue: SettingValue
+    package var preview: Preview
+
+    package init(key: String, label: String, kind: Kind, defaultValue: SettingValue, preview: Preview) {
+        self.key = key
+        self.label = label
+        self.kind = kind
+        self.defaultValue = defaultValue
+        self.preview = preview
+    }
+
+    /// The value now: the one set, else the default; a number held to its range.
+    package func current(in settings: SettingsStore) -> SettingValue {
+        let value = settings.value(key) ?? defaultValue
+        switch kind {
+        case .number(let range, _, _, _):
+            let number = value.number ?? defaultValue.number ?? range.lowerBound
+            return stored(min(range.upperBound, max(range.lowerBound, number)))
+        case .flag: return .bool(value.flag ?? defaultValue.flag ?? false)
+        case .choice: return value
+        }
+    }
+
+    /// A number as it is kept: whole for a whole step, else to two places.
+    package func stored(_ number: Double) -> SettingValue {
+        guard case .number(_, let step, _, _) = kind, step != step.rounded() else {
+            return .int(Int64(number.rounded()))
+        }
+        return .double((number * 100).rounded() / 100)
+    }
+
+    /// `value` in words: "175 words a minute", "80 percent", "on", "2 minutes".
+    package func words(_ value: SettingValue, phrases: PhraseBook) -> String {
+        switch kind {
+        case .number(_, _, let unit, let percent):
+            let number = value.number ?? 0
+            if percent { return phrases.text("settings.percent", ["value": String(Int((number * 100).rounded()))]) }
+            let text = number == number.rounded() ? String(Int64(number)) : String(number)
+            return unit.replacingOccurrences(of: "{value}", with: text)
+        case .flag: return phrases.text(value.flag == true ? "settings.on" : "settings.off")
+        case .choice(let choices):
+            return choices.first { $0.value == value.description }?.label ?? value.description
+        }
+    }
+
+    /// The host's own, in the order the menu says them.
+    package static func host(_ phrases: PhraseBook) -> [UserSetting] {
+        let label = { (key: String) in phrases.text("settings.\(key)") }
+        let choices = { (key: String, values: [String]) in
+            values.map { UserSettingDeclaration.Choice(value: $0, label: phrases.text("settings.\(key)-\($0)")) }
+        }
+        return [
+            UserSetting(
+                key: "speech.rate", label: label("speech.rate"),
+                kind: .number(80...450, step: 25, unit: phrases.text("settings.unit-rate"), percent: false),
+                defaultValue: .int(175), preview: .sample),
+            UserSetting(
+                key: "speech.volume", label: label("speech.volume"),
+                kind: .number(0.1...1, step: 0.1, unit: "", percent: true), defaultValue: .double(1), preview: .sample),
+            UserSetting(
+                key: "cues.volume", label: label("cues.volume"),
+                kind: .number(0...1, step: 0.1, unit: "", percent: true), defaultValue: .double(0.8), preview: .cue),
+            UserSetting(
+                key: "cues.enabled", label: label("cues.enabled"), kind: .flag, defaultValue: .bool(true),
+                preview: .cue),
+            UserSetting(
+                key: "cues.low-pitch", label: label("cues.low-pitch"), kind: .flag, defaultValue: .bool(false),
+                preview: .cue),
+            UserSetting(
+                key: "language", label: label("language"),
+                kind: .choice(choices("language", ["en", "ru", "zh"])), defaultValue: .string("en"),
+                preview: .nextStart),
+            UserSetting(
+                key: "voice.mode", label: label("voice.mode"),
+                kind: .choice(choices("voice.mode", ["push-to-talk", "wake-word", "always", "off"])),
+                defaultValue: .string("push-to-talk"), preview: .nextStart),
+        ]
+    }
+
+    /// A plugin's, as its manifest declares them, labelled in `language` where it gives one.
+    package static func declared(by manifest: PluginManifest, language: String, phrases: PhraseBook) -> [UserSetting] {
+        (manifest.userSettings ?? []).compactMap { declaration in
+            let kind: Kind
+            var fallback: SettingValue
+            switch declaration.type {
+            case "flag":
+                kind = .flag
+                fallback = .bool(false)
+            case "number":
+                guard let min = declaration.min, let max = declaration.max, min < max else { return nil }
+                let percent = declaration.unit == nil && max <= 1
+                kind = .number(
+                    min...max, step: declaration.step ?? 1, unit: declaration.unit ?? "{value}", percent: percent)
+                fallback = .double(min)
+            default:
+                let choices = (declaration.choices ?? []).map {
+                    UserSettingDeclaration.Choice(value: $0.value, label: $0.labels?[language] ?? $0.label)
+                }
+                guard let first = choices.first else { return nil }
+                kind = .choice(choices)
+                fallback = .string(first.value)
+            }
+            switch declaration.default {
+            case .flag(let flag): fallback = .bool(flag)
+            case .number(let number): fallback = .double(number)
+            case .text(let text): fallback = .string(text)
+            case nil: break
+            }
+            let label = phrases.text(
+                "settings.of-feature", ["feature": manifest.name, "label": declaration.label(in: language)])
+            return UserSetting(
+                key: declaration.key, label: label, kind: kind, defaultValue: fallback, preview: .none)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// The shell's spoken settings (issue 35) on a pseudo-terminal, keys typed one by one: a setting changed by
+/// keys is said, kept in `settings.toml` and heard in the next run; one the admin locked is refused; a
+/// feature's own setting from its manifest is changed like the host's.
+@Suite("Settings by ear")
+struct SettingsMenuTests {
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("assist-settings") }
+
+    var environment: [String: String] {
+        ["XDG_CONFIG_HOME": folder.path("config").path, "ASSIST_SYSCONFDIR": folder.path("etc").path]
+    }
+
+    var settingsFile: URL { folder.path("config/assist/settings.toml") }
+
+    func terminal() throws -> PseudoTerminal {
+        try PseudoTerminal(
+            BuildProducts.assist, ["shell", "--no-speech", "--data-dir", folder.path("data").path],
+            environment: environment)
+    }
+
+    /// The number before "label" in the lines shown so far (the menus list "3. Settings").
+    func number(of label: String, in screen: PseudoTerminal) throws -> String {
+        let line = try #require(
+            screen.text.split(separator: "\n").last { $0.hasSuffix(". \(label)") || $0.contains(". \(label):") },
+            "\(screen.text)")
+        return String(line.prefix { $0 != "." }).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// How long `assist say` sounds for a fixed sentence, with the settings as they are.
+    func sampleSeconds(_ name: String) throws -> Double {
+        let wav = folder.path("\(name).wav")
+        let said = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "say", "The quick brown fox jumps over the lazy dog, and then it runs away into the woods.",
+                "--audio-out", "wav:\(wav.path)", "--data-dir", folder.path("data").path,
+            ], environment: environment)
+        #expect(said.status == 0, "\(said.standardError)")
+        return try SoundAnalysis(url: wav).soundingSeconds(channel: 0)
+    }
+
+    @Test func theSpeechRateRaisedByKeysIsSaidKeptAndHeardInTheNextRun() throws {
+        let before = try sampleSeconds("before")
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.type(try number(of: "Settings", in: screen))
+        #expect(screen.waitFor("Settings. Choose one to change it."), "\(screen.text)")
+        #expect(screen.waitFor("1. Speech rate: 175 words a minute"), "\(screen.text)")
+        // More than nine settings: a digit waits for another, Enter takes it.
+        screen.type("1\r")
+        #expect(screen.waitFor("Speech rate: 175 words a minute."), "\(screen.text)")
+        for (step, rate) in [200, 225, 250, 275, 300].enumerated() {
+            screen.type("1")
+            #expect(screen.waitFor("Speech rate: \(rate) words a minute."), "step \(step + 1): \(screen.text)")
+            #expect(screen.waitFor("Speech rate: \(rate) words a minute.", count: 2), "asked again at \(rate)")
+        }
+        screen.type("3")
+        #expect(screen.waitFor("1. Speech rate: 300 words a minute"), "the list says the new value: \(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Choose a feature.", count: 2), "Escape goes back to the menu: \(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
+        screen.type("y")
+        #expect(screen.waitForExit() == 0)
+
+        let kept = try String(contentsOf: settingsFile, encoding: .utf8)
+        #expect(kept.contains("[speech]\n\"rate\" = 300"), "\(kept)")
+        let after = try sampleSeconds("after")
+        // 175 → 300 words a minute: the same sentence takes about 175/300 of the time.
+        #expect(after / before < 0.75 && after / before > 0.45, "\(before) s → \(after) s")
+    }
+
+    @Test func aLockedSettingIsRefusedAndAFeaturesOwnIsChanged() throws {
+        let etc = folder.path("etc")
+        try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: true)
+        try "[admin]\nlocked = [\"cues.volume\"]\n".write(
+            to: etc.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.type(try number(of: "Settings", in: screen))
+        #expect(screen.waitFor("Settings. Choose one to change it."), "\(screen.text)")
+        screen.type(try number(of: "Cue volume", in: screen) + "\r")
+        #expect(
+            screen.waitFor("Cue volume is set by the administrator and cannot be changed here."), "\(screen.text)")
+        #expect(screen.waitFor("Settings. Choose one to change it.", count: 2), "\(screen.text)")
+        // A feature's own, from its manifest: a choice of its values, the one in use said so.
+        screen.type(try number(of: "Find object, pause the search after", in: screen) + "\r")
+        #expect(screen.waitFor("3. 2 minutes, chosen now"), "\(screen.text)")
+        screen.type("1")
+        #expect(screen.waitFor("Find object, pause the search after: never."), "\(screen.text)")
+        // A flag turns over at once.
+        #expect(screen.waitFor("Settings. Choose one to change it.", count: 3), "\(screen.text)")
+        screen.type(try number(of: "Low-pitched cues", in: screen) + "\r")
+        #expect(screen.waitFor("Low-pitched cues: on."), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
+        screen.type("y")
+        #expect(screen.waitForExit() == 0)
+        let kept = try String(contentsOf: settingsFile, encoding: .utf8)
+        #expect(kept.contains("\"auto-pause\" = \"0\""), "\(kept)")
+        #expect(kept.contains("\"low-pitch\" = true"), "\(kept)")
+        #expect(!kept.contains("volume"), "the locked one was not written: \(kept)")
+    }
+
+    /// A settings file edited by hand to a rate Assist cannot use: one sentence with the file, the line and
+    /// what is used instead.
+    @Test func aHandEditedRateOutOfRangeIsSaidOnce() throws {
+        try FileManager.default.createDirectory(
+            at: settingsFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "[speech]\nrate = 9000\n".write(to: settingsFile, atomically: true, encoding: .utf8)
+        let run = try ProcessRunner.run(
+            BuildProducts.assist, ["run", "clock", "--no-speech", "--data-dir", folder.path("data").path],
+            environment: environment)
+        let said = (run.standardOutput + run.standardError).split(separator: "\n").filter { $0.contains("9000") }
+        #expect(
+            said == [
+                "Config: \(settingsFile.path) line 2: speech.rate is 9000, but it takes a whole number from 80 to 450; the nearest allowed value is used."
+            ], "\(run.standardOutput)\n\(run.standardError)")
+    }
+}
