@@ -66,9 +66,10 @@ struct VoiceListenTests {
     /// it) at a microphone's pace, with `lines` typed: what it printed, by line, and the voice trace. Where
     /// programs are slowed (the sanitizer lanes) the room is heard longer before the first part, while the
     /// searches load.
-    func shellAlways(hearing parts: [(voice: WavFile, pad: Double)], typing lines: [ProcessRunner.TypedLine])
-        throws -> (lines: [String], trace: String)
-    {
+    func shellAlways(
+        hearing parts: [(voice: WavFile, pad: Double)], typing lines: [ProcessRunner.TypedLine],
+        environment: [String: String] = [:]
+    ) throws -> (lines: [String], trace: String) {
         let format = parts[0].voice.format
         var samples =
             NaturalVoice.inRoom(
@@ -88,7 +89,8 @@ struct VoiceListenTests {
                 "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
                 folder.path("always.toml").path, "--mic", "live:" + said.path,
             ],
-            lines: lines, environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30)
+            lines: lines, environment: environment.merging(["ASSIST_VOICE_TRACE": trace.path]) { $1 },
+            timeoutSeconds: 30)
         return (
             run.output.split(separator: "\n").map(String.init),
             (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
@@ -312,6 +314,35 @@ struct VoiceListenTests {
         #expect(
             lines[heard...].contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil },
             "the clock answers: \(lines)")
+    }
+
+    /// The settings by voice: "settings" at the menu, then a setting by its name alone, then "higher": the rate
+    /// goes up a step, is said, and is kept in settings.toml.
+    @Test func theSpeechRateIsRaisedByVoice() throws {
+        var sayings: [(WavFile, Double)] = []
+        do {
+            for (text, pad) in [("Settings.", 5.0), ("Speech rate.", 5.0), ("Higher.", 5.0)] {
+                sayings.append((try NaturalVoice.speak(text), pad))
+            }
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let config = folder.path("config-\(UUID().uuidString)")
+        let (lines, traced) = try shellAlways(
+            hearing: sayings,
+            typing: [
+                ProcessRunner.TypedLine(
+                    "quit", after: 40 * ProcessRunner.timeScale,
+                    once: { $0.contains("Speech rate: 200 words a minute.") })
+            ], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(lines.last == "Goodbye.", "the shell ends: \(lines)")
+        // Under a sanitizer the voice thread falls behind the live microphone; the plain lane checks what is heard.
+        guard ProcessRunner.timeScale == 1 else { return }
+        #expect(lines.contains("Settings. Choose one to change it."), "\(lines)\n\(traced)")
+        #expect(lines.contains("Speech rate: 200 words a minute."), "\(lines)\n\(traced)")
+        let kept = try String(contentsOf: config.appendingPathComponent("assist/settings.toml"), encoding: .utf8)
+        #expect(kept.contains("\"rate\" = 200"), "\(kept)")
     }
 
     /// A third party's list: the C test plugin, run in a helper process, sets "apple", "banana", "cherry" to

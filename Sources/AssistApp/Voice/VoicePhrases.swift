@@ -96,10 +96,12 @@ package enum VoicePhrases {
         case .confirm:
             found = ["yes", "no"] + words("dialog.words-yes") + words("dialog.words-no")
         case .choice(_, let choices, _):
-            found = choices.map { label in
-                // "S: status" is said "status".
+            found = choices.flatMap { label in
+                // "S: status" is said "status"; "Speech rate: 175 words a minute" also by its name alone.
                 let parts = label.split(separator: ":", maxSplits: 1)
-                return KeyPhrase.normalise(parts.count == 2 && parts[0].count == 1 ? String(parts[1]) : label)
+                guard parts.count == 2 else { return [KeyPhrase.normalise(label)] }
+                if parts[0].count == 1 { return [KeyPhrase.normalise(String(parts[1]))] }
+                return [KeyPhrase.normalise(String(parts[0])), KeyPhrase.normalise(label)]
             }
             for number in 1...max(1, min(choices.count, 99)) {
                 guard let said = NumberWords.spoken(number) else { continue }
