@@ -265,4 +265,43 @@ struct FindObjectCLITests {
         #expect(screen.waitFor("Find object stopped."), "\(screen.text)")
         #expect(screen.waitForExit() == 0)
     }
+
+    /// t (or "explain the sounds") plays each guidance pattern after saying what it means, the search waiting
+    /// meanwhile: the dots sound on the left, the dashes on the right, in that order; the search goes on after.
+    @Test func theSoundTourSaysAndPlaysEachPattern() throws {
+        let data = try TemporaryDirectory("assist-find-data")
+        let blank = data.path("blank.png")
+        let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
+        try #require(made.status == 0)
+        let wav = data.path("tour.wav")
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--audio-out", "wav:\(wav.path)", "--camera", "image:\(blank.path)", "--camera-fps", "2",
+                "--data-dir", data.url.path, "find-object", "cup",
+            ])
+        #expect(screen.waitFor("Press t, or say explain the sounds"), "offered at first use: \(screen.text)")
+        #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
+        screen.type("t")
+        #expect(screen.waitFor("Search resumed", timeout: 90), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Find object stopped."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+        let said = [
+            "The sounds point you to the object.", "Dots: the object is to your left.", "Dashes: it is to your right.",
+            "Dot dash: it is above.", "Dash dot: it is below.", "A steady tone: it is in the middle.",
+            "This sound: it was found.", "This sound: it was lost from view.", "That is all the sounds.",
+            "Search resumed",
+        ].map { sentence in screen.lines.firstIndex { $0.hasPrefix(sentence) } }
+        #expect(said.allSatisfy { $0 != nil } && said == said.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(screen.lines)")
+        // The left pattern is heard in the left ear, then the right one in the right ear.
+        let sound = try SoundAnalysis(url: wav)
+        let seconds = Double(sound.file.frameCount) / Double(sound.file.format.frames(seconds: 1))
+        let windows = stride(from: 0, to: seconds - 0.25, by: 0.25).map {
+            (left: sound.rms(0, fromSeconds: $0, seconds: 0.25), right: sound.rms(1, fromSeconds: $0, seconds: 0.25))
+        }
+        let leftEar = windows.firstIndex { $0.left > 0.02 && $0.left > 3 * $0.right }
+        let rightEar = windows.firstIndex { $0.right > 0.02 && $0.right > 3 * $0.left }
+        #expect(leftEar != nil && rightEar != nil && leftEar! < rightEar!, "left then right: \(windows.count) windows")
+    }
 }

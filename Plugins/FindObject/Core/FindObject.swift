@@ -19,6 +19,10 @@ public final class FindObject: PluginFeature {
     var paused = false
     var autoPauseTimer: UInt64?
     var zoomTimer: UInt64?
+    /// The sound tour: playing, the step's timer, and whether the search it paused goes on after it.
+    var touring = false
+    var tourTimer: UInt64?
+    var resumeAfterTour = false
     static let zoomLevels = [1.0, 1.25, 1.8, 3, 5]
     static let zoomWords = ["one", "one point two five", "one point eight", "three", "five"]
 
@@ -35,6 +39,8 @@ public final class FindObject: PluginFeature {
             id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
         try? host.registerCommand(
             id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
+        try? host.registerCommand(
+            id: "sounds", label: phrases.text("command.sounds"), key: "t", phrase: phrases.text("phrase.sounds"))
         if arguments == ["--check-models"] {
             checkModels()
         } else if arguments.isEmpty {
@@ -117,7 +123,10 @@ public final class FindObject: PluginFeature {
         mailbox = LatestFrameWorker(host: host, name: "assist-find-object-search") { frame in
             search.stopped ? 0 : search.process(frame)
         }
-        if host.firstTime("safety-notice") { host.speak(phrases.text("safety-notice")) }
+        if host.firstTime("safety-notice") {
+            host.speak(phrases.text("safety-notice"))
+            host.speak(phrases.text("sounds-offer"))
+        }
         switch request {
         case .object(_, let name, _): host.speak(phrases.text("looking-object", ["name": name]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))
@@ -171,6 +180,9 @@ public final class FindObject: PluginFeature {
     }
 
     public func stop() {
+        touring = false
+        if let tourTimer { host.cancelTimer(tourTimer) }
+        tourTimer = nil
         search.stopped = true
         host.unsubscribeCamera()
         host.stopCues()
@@ -184,6 +196,7 @@ public final class FindObject: PluginFeature {
         switch command {
         case "zoom-in": zoom(by: 1)
         case "zoom-out": zoom(by: -1)
+        case "sounds": explainSounds()
         default: break
         }
     }
