@@ -11,21 +11,22 @@ package struct ProcessResult: Sendable {
     /// Standard output's lines, without empty ones.
     package var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
 
-    /// `lines` without the safety notice read-text and find-object say at their first use on a data folder,
-    /// for tests about what follows it.
+    /// `lines` without what read-text and find-object say once, at their first use on a data folder (the safety
+    /// notice, and find-object's offer of the sound tour), for tests about what follows it.
     package var linesAfterNotice: [String] { lines.filter { !Self.safetyNotices.contains($0) } }
 
-    /// The safety notice in every language, from read-text's phrase tables.
+    /// Those first-use sentences in every language, from read-text's and find-object's phrase tables.
     package static let safetyNotices: Set<String> = {
-        let folder = BuildProducts.packageRoot.appendingPathComponent("Plugins/ReadText/share")
         var found = Set<String>()
-        for language in ["en", "ru", "zh"] {
-            let url = folder.appendingPathComponent("phrases.\(language).json")
-            guard let data = try? Data(contentsOf: url),
-                let phrases = try? JSONSerialization.jsonObject(with: data) as? [String: String],
-                let notice = phrases["safety-notice"]
-            else { continue }
-            found.insert(notice)
+        for plugin in ["ReadText", "FindObject"] {
+            let folder = BuildProducts.packageRoot.appendingPathComponent("Plugins/\(plugin)/share")
+            for language in ["en", "ru", "zh"] {
+                let url = folder.appendingPathComponent("phrases.\(language).json")
+                guard let data = try? Data(contentsOf: url),
+                    let phrases = try? JSONSerialization.jsonObject(with: data) as? [String: String]
+                else { continue }
+                found.formUnion(["safety-notice", "sounds-offer"].compactMap { phrases[$0] })
+            }
         }
         return found
     }()

@@ -8,7 +8,7 @@ package struct CommandRouter: Sendable {
     /// The owner name of built-in commands.
     package static let hostOwner = "host"
     /// Commands that only the host may bind.
-    package static let reservedCommands: Set<String> = ["stop", "repeat", "help", typeCommand, whatCanISay]
+    package static let reservedCommands: Set<String> = ["stop", "repeat", "help", typeCommand, whatCanISay, tutorial]
     /// The toggle the Space key sends; the controller turns it into pause or resume.
     package static let pauseToggle = "pause-or-resume"
 
@@ -57,6 +57,10 @@ package struct CommandRouter: Sendable {
             CommandBinding(
                 id: Self.whatCanISay, label: label(Self.whatCanISay, "What can I say"), key: nil,
                 phrases: ["what can i say", "what can i say?"], scope: .focused, owner: host))
+        bindings.append(
+            CommandBinding(
+                id: Self.tutorial, label: label(Self.tutorial, "Tour of Assist"), key: nil, phrases: ["help tutorial"],
+                scope: .focused, owner: host))
         // Second keys for the same commands, for keyboards and terminals without arrows or Escape.
         bindings.append(
             CommandBinding(
@@ -90,6 +94,12 @@ package struct CommandRouter: Sendable {
 
     /// The command that says the phrases heard now, in this focus.
     package static let whatCanISay = "what-can-i-say"
+
+    /// The command that gives the spoken tour of Assist ("help tutorial").
+    package static let tutorial = "tutorial"
+
+    /// Commands that act before the question asked takes the words: they are no answer to it.
+    package static let beforeQuestions: Set<String> = [whatCanISay, tutorial]
 
     /// The command the command key ("/") stands for in help: typing a command on a line of its own.
     package static let typeCommand = "type-command"

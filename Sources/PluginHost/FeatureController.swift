@@ -217,6 +217,9 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         case CommandRouter.whatCanISay:
             speakPhrases()
             return
+        case CommandRouter.tutorial:
+            speakTour()
+            return
         case CommandRouter.typeCommand:
             announcer.say(phrases.text("typing.how"), remember: false)
             return
@@ -303,6 +306,26 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             }
             announcer.say("\(entry.label): \(how)", priority: .message, remember: false)
         }
+    }
+
+    /// How many sentences the tour has (`tour.1` … in the phrase tables).
+    static let tourSentences = 8
+    private var touring = false
+
+    /// The spoken tour of Assist ("help tutorial"): the menu, voice, the keys every feature shares, the
+    /// settings, two features, the recognisers' limits. A key ends it where it is.
+    package func speakTour() {
+        touring = true
+        for index in 1...Self.tourSentences {
+            announcer.say(phrases.text("tour.\(index)"), priority: .message, remember: false, group: .tour)
+        }
+    }
+
+    /// Stops what is left of the tour.
+    package func endTour() {
+        guard touring else { return }
+        touring = false
+        announcer.cancel(.tour)
     }
 
     /// The phrases voice hears now, in this focus (set by the voice session; nil while voice is off).

@@ -166,7 +166,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
     private static func labels(_ phrases: PhraseBook) -> [String: String] {
         let ids = [
             "next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help",
-            CommandRouter.typeCommand, CommandRouter.whatCanISay,
+            CommandRouter.typeCommand, CommandRouter.whatCanISay, CommandRouter.tutorial,
         ]
         return Dictionary(
             uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })

@@ -60,6 +60,9 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             return
         case .typing(let change):
             return echo(change)
+        case .key:
+            // A key ends the tour where it is, and does what it does.
+            features.endTour()
         default:
             break
         }
@@ -75,10 +78,11 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             features.handle(command)
             return
         }
-        // "What can I say" is no answer to the question asked: it lists what is heard now, the answers too.
+        // "What can I say" and "help tutorial" are no answer to the question asked: the first lists what is heard
+        // now, the answers too; the second gives the tour, the question waiting.
         if !interaction.dialogs.wantsLine,
             let command = interaction.router.resolve(event, focused: features.focused?.id),
-            command.id == CommandRouter.whatCanISay, command.owner == CommandRouter.hostOwner
+            CommandRouter.beforeQuestions.contains(command.id), command.owner == CommandRouter.hostOwner
         {
             features.handle(command)
             return

@@ -38,6 +38,8 @@ package struct SpeechGroup: Hashable, Sendable {
     package static let hint = SpeechGroup("hint", replaces: true)
     /// A typed character said back.
     package static let echo = SpeechGroup("echo", replaces: true)
+    /// The spoken tour of Assist: its sentences queue one after another, and a key stops what is left.
+    package static let tour = SpeechGroup("tour", replaces: false)
     /// A question and its choices, stopped once it is answered.
     package static let question = SpeechGroup("question", replaces: false)
 }

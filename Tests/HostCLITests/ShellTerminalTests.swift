@@ -194,4 +194,28 @@ struct ShellTerminalTests {
         #expect(disabled == "{}" || disabled.isEmpty, "no feature turned off: \(disabled)")
         #expect(sessions > 1 || sent > 10_000, "the keys reached Assist: \(sent) in \(sessions) sessions")
     }
+
+    /// A new user hears how to get the tour, once; "help tutorial" typed at the menu gives it, key by key, and
+    /// the menu still answers after it.
+    @Test func theTourIsOfferedOnceAndGivenWhenAsked() throws {
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        #expect(screen.text.contains("New to Assist? Type or say help tutorial"), "offered: \(screen.text)")
+        screen.typeSlowly("help tutorial\r")
+        #expect(screen.waitFor("That is the tour."), "\(screen.text)")
+        let tour = [
+            "A short tour of Assist.", "The menu lists the features.", "Voice commands:", "In every feature,",
+            "Settings, in the menu,", "Read text reads a page", "Recognition can be wrong", "That is the tour.",
+        ].map { start in screen.lines.firstIndex { $0.hasPrefix(start) } }
+        #expect(tour.allSatisfy { $0 != nil } && tour == tour.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(screen.lines)")
+        #expect(!screen.text.contains("Nothing matches"), "the menu did not take the words as a name")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "the menu still answers: \(screen.text)")
+        screen.type("y")
+        #expect(screen.waitForExit() == 0)
+        let again = try ProcessRunner.run(
+            BuildProducts.assist, ["shell", "--no-speech", "--data-dir", data.url.path], input: "",
+            environment: ["XDG_CONFIG_HOME": data.url.path])
+        #expect(!again.standardOutput.contains("New to Assist?"), "once for each user: \(again.standardOutput)")
+    }
 }

@@ -231,9 +231,9 @@ struct ShellReminderTests {
         let arguments = ["shell", "--no-speech", "--data-dir", survey.data.url.path, "--config", config.path]
         let first = try ProcessRunner.run(BuildProducts.assist, arguments, input: "quit\n")
         #expect(
-            first.lines.prefix(3) == [
+            first.lines.prefix(4) == [
                 "Assist is ready. 5 features.", "Survey reminder: how are you today? Say start survey or press S.",
-                "Choose a feature.",
+                "New to Assist? Type or say help tutorial, at any time, for a one-minute tour.", "Choose a feature.",
             ], "\(first.lines)")
         let second = try ProcessRunner.run(BuildProducts.assist, arguments, input: "quit\n")
         #expect(!second.standardOutput.contains("Survey reminder"), "one reminder per 47 hours")

@@ -181,6 +181,15 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     /// Marks this process as running features (`<data>/sessions/<pid>.json`, naming the focused one) and
     /// returns how earlier sessions that ended unexpectedly ended; `shutdown` removes the mark.
+    /// True the first time `key` is asked for with this data folder, which then keeps `.said-KEY` (0600) so
+    /// that what is said once per user (the tour's offer) is not said again.
+    package func firstTime(_ key: String) -> Bool {
+        let marker = paths.data.appendingPathComponent(".said-\(key)")
+        guard !FileManager.default.fileExists(atPath: marker.path) else { return false }
+        return FileManager.default.createFile(
+            atPath: marker.path, contents: nil, attributes: [.posixPermissions: 0o600])
+    }
+
     /// Speech and cues follow the sound settings as they are now (after the shell's settings changed one).
     package func applySoundSettings() { sound?.apply(settings) }
 

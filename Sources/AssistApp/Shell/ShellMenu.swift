@@ -129,6 +129,10 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             readyOnce()
             return
         }
+        // Once for each user, before the first menu (after what speaks at start): how to hear the tour.
+        if onReady != nil, kiosk == nil, session.firstTime("tour-offer") {
+            session.announcer.say(session.phrases.text("shell.tour-offer"))
+        }
         showMenu()
         readyOnce()
     }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import AssistApp
 import AssistCore
-import Digest
 import Foundation
 import PluginHost
 
@@ -32,28 +31,13 @@ struct PluginsListCommand: ParsableCommand {
 
     func run() throws {
         let session = try HostSession(options: global.host, interactive: false)
-        let records = session.features.records
+        let rows = session.features.records.map { PluginSummary($0, paths: session.paths) }
         if json {
-            let rows = records.map { PluginSummary($0, paths: session.paths) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
-            return
-        }
-        if records.isEmpty {
+            print(try PluginSummary.json(rows))
+        } else if rows.isEmpty {
             print("No plugins found. Install some, or pass --plugin-dir.")
-            return
-        }
-        // The hash last: a screen reader can stop before it.
-        for record in records {
-            let version = record.manifest.map { " \($0.version)" } ?? ""
-            let reason = record.reason.map { ": \($0)" } ?? ""
-            let origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: session.paths)
-            let hash = SHA256Digest.hex(ofFileAt: record.libraryURL).map { ", SHA-256 \($0)" } ?? ""
-            let signed = PluginProvenance.describe(record, paths: session.paths).text
-            print(
-                "\(record.id)\(version), \(record.name), \(record.state.rawValue)\(reason); \(origin), \(signed)\(hash)"
-            )
+        } else {
+            rows.forEach { print($0.line) }
         }
     }
 }
@@ -66,40 +50,8 @@ struct PluginsInfoCommand: ParsableCommand {
 
     func run() throws {
         let (session, record) = try plugin.open()
-        var lines = ["\(record.name) (\(record.id))", "State: \(record.state.rawValue)"]
-        if let reason = record.reason { lines.append("Reason: \(reason)") }
-        if let manifest = record.manifest {
-            lines.append("Version: \(manifest.version), ABI \(manifest.abi), mode \(manifest.mode ?? "foreground")")
-            if let description = manifest.description { lines.append("Description: \(description)") }
-            lines.append("Required services: \(list(manifest.requiredServices))")
-            lines.append("Optional services: \(list(manifest.services?.optional ?? []))")
-            lines.append("Devices: \(list(manifest.devices ?? []))")
-            lines += PluginAccess(paths: session.paths).lines(record, manifest)
-            lines.append("Languages: \(list(manifest.languages ?? []))")
-            let keywords = (manifest.keywords ?? []).map { "\"\($0.phrase)\"" + ($0.lang.map { " (\($0))" } ?? "") }
-            lines.append("Keywords: \(list(keywords))")
-            if let license = manifest.license { lines.append("License: \(license)") }
-        }
-        lines.append(
-            "Runs: "
-                + (record.isolated
-                    ? "in a helper process of its own; a crash there closes only this feature"
-                    : "in Assist's own process"))
-        if record.isolated {
-            let on = session.settings.value("plugins.sandbox")?.flag ?? true
-            lines.append(
-                on
-                    ? "Sandbox: its own folders only, no network or programs of its own; this computer gives \(PluginAccess.kernelSandbox())"
-                    : "Sandbox: turned off (plugins.sandbox = false)")
-        }
-        let crashes = CrashGuard(data: session.paths.data).crashes(of: record.id).count
-        if crashes > 0 { lines.append("Crashes recorded: \(crashes); assist plugins reset \(record.id) forgets them") }
-        lines.append("Library: \(record.libraryURL.path)")
-        lines.append("Manifest: \(record.manifestURL.path)")
-        lines.forEach { print($0) }
+        session.describe(record).forEach { print($0) }
     }
-
-    private func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
 }
 
 /// `assist plugins reset ID`: turns a plugin that crashed Assist on again and forgets its crashes.
