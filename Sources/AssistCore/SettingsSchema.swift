@@ -103,11 +103,55 @@ package enum SettingsSchema {
     /// One line per entry whose value the host cannot use: the file, the line, the key, what it is and what
     /// was expected, and that the default stays.
     package static func problems(in entries: [ConfigFile.Entry], file: String) -> [String] {
-        entries.compactMap { entry in
-            guard let kind = host[entry.key], let instead = kind.problem(with: entry.value) else { return nil }
+        var firstLine: [String: Int] = [:]
+        return entries.compactMap { entry in
+            if let first = firstLine[entry.key] {
+                return "\(file) line \(entry.line): \(entry.key) is set again (first on line \(first)); "
+                    + "this later value is used"
+            }
+            firstLine[entry.key] = entry.line
+            guard let kind = host[entry.key] else {
+                return unknown(entry.key).map { "\(file) line \(entry.line): \($0)" }
+            }
+            guard let instead = kind.problem(with: entry.value) else { return nil }
             return "\(file) line \(entry.line): \(entry.key) is \(describe(entry.value)), but it takes "
                 + "\(kind.expected); \(instead)"
         }
+    }
+
+    /// The tables the host's own keys live in; a key there that the host does not know is a slip.
+    static let hostTables: Set<String> = [
+        "speech", "cues", "camera", "voice", "outbox", "storage", "plugins", "admin", "kiosk",
+    ]
+
+    /// Why `key` (not one of the host's) is worth a line: in a host table, or a letter or two from a host key
+    /// ("speach.rate"); nil for a feature's own key, which is the feature's to read.
+    static func unknown(_ key: String) -> String? {
+        if key.hasPrefix("kiosk.features.") { return nil }
+        let table = key.split(separator: ".").first.map(String.init) ?? key
+        // A key far longer than any of the host's is no slip of one (and is not compared letter by letter).
+        let nearest =
+            key.count > 64
+            ? nil : host.keys.map { ($0, distance($0, key)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+        guard hostTables.contains(table) || nearest != nil else { return nil }
+        let guess = nearest.map { " (did you mean \($0)?)" } ?? ""
+        return "\(PlainText.value(key, limit: 80)) is not a setting Assist knows\(guess); it is ignored"
+    }
+
+    /// Edits (insert, delete, replace) between two keys.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let (a, b) = (Array(a), Array(b))
+        var row = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                let kept = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = kept
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
     }
 
     private static func describe(_ value: SettingValue) -> String {

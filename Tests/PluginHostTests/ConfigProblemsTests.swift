@@ -50,6 +50,34 @@ struct ConfigProblemsTests {
         #expect(store.value("cues.enabled")?.flag == true, "\"yes\" is a flag the host reads")
     }
 
+    /// A key set twice is named with both lines (the later value is used); a slip in a key of Assist's own
+    /// gets the key meant; a feature's own key is left to the feature.
+    @Test func aKeySetTwiceAndAMisspeltOneAreNamed() throws {
+        let text = """
+            [speech]
+            rate = 200
+            rate = 250
+            [speach]
+            volume = 0.5
+            [voice]
+            modee = "always"
+            made-up = 1
+            [read-text]
+            area = "full"
+            langauge = "ru"
+            """
+        let (store, report, path) = try load(Data(text.utf8))
+        #expect(
+            report.warnings == [
+                "\(path) line 3: speech.rate is set again (first on line 2); this later value is used",
+                "\(path) line 5: speach.volume is not a setting Assist knows (did you mean speech.volume?); it is ignored",
+                "\(path) line 7: voice.modee is not a setting Assist knows (did you mean voice.mode?); it is ignored",
+                "\(path) line 8: voice.made-up is not a setting Assist knows; it is ignored",
+            ], "\(report.warnings)")
+        #expect(store.value("speech.rate") == .int(250))
+        #expect(store.value("read-text.area") == .string("full"), "a feature's key is the feature's")
+    }
+
     @Test func bytesThatAreNotTextAreSaidToBeSoNotToBeMissing() throws {
         let (_, garbage, path) = try load(Data([0x73, 0x3D, 0xFF, 0xFE, 0x00, 0x01, 0x80]))
         #expect(garbage.errors.count == 1)
