@@ -31,6 +31,16 @@ struct SettingsMenuTests {
         return String(line.prefix { $0 != "." }).trimmingCharacters(in: .whitespaces)
     }
 
+    /// Escape leaves the settings for the menu, Escape again asks to quit, and y ends the shell cleanly.
+    func leave(_ screen: PseudoTerminal) {
+        screen.type([0x1B])
+        #expect(screen.waitFor("Choose a feature.", count: 2), "Escape goes back to the menu: \(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
+        screen.type("y")
+        #expect(screen.waitForExit() == 0)
+    }
+
     /// How long `assist say` sounds for a fixed sentence, with the settings as they are.
     func sampleSeconds(_ name: String) throws -> Double {
         let wav = folder.path("\(name).wav")
@@ -61,12 +71,7 @@ struct SettingsMenuTests {
         }
         screen.type("3")
         #expect(screen.waitFor("1. Speech rate: 300 words a minute"), "the list says the new value: \(screen.text)")
-        screen.type([0x1B])
-        #expect(screen.waitFor("Choose a feature.", count: 2), "Escape goes back to the menu: \(screen.text)")
-        screen.type([0x1B])
-        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
-        screen.type("y")
-        #expect(screen.waitForExit() == 0)
+        leave(screen)
 
         let kept = try String(contentsOf: settingsFile, encoding: .utf8)
         #expect(kept.contains("[speech]\n\"rate\" = 300"), "\(kept)")
@@ -97,12 +102,7 @@ struct SettingsMenuTests {
         #expect(screen.waitFor("Settings. Choose one to change it.", count: 3), "\(screen.text)")
         screen.type(try number(of: "Low-pitched cues", in: screen) + "\r")
         #expect(screen.waitFor("Low-pitched cues: on."), "\(screen.text)")
-        screen.type([0x1B])
-        #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
-        screen.type([0x1B])
-        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
-        screen.type("y")
-        #expect(screen.waitForExit() == 0)
+        leave(screen)
         let kept = try String(contentsOf: settingsFile, encoding: .utf8)
         #expect(kept.contains("\"auto-pause\" = \"0\""), "\(kept)")
         #expect(kept.contains("\"low-pitch\" = true"), "\(kept)")

@@ -34,14 +34,6 @@ package struct UserSetting: Sendable {
     package var defaultValue: SettingValue
     package var preview: Preview
 
-    package init(key: String, label: String, kind: Kind, defaultValue: SettingValue, preview: Preview) {
-        self.key = key
-        self.label = label
-        self.kind = kind
-        self.defaultValue = defaultValue
-        self.preview = preview
-    }
-
     /// The value now: the one set, else the default; a number held to its range.
     package func current(in settings: SettingsStore) -> SettingValue {
         let value = settings.value(key) ?? defaultValue
