@@ -114,9 +114,15 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
             guard FileManager.default.fileExists(atPath: path) || path == explicit else { continue }
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                let exists = FileManager.default.fileExists(atPath: path)
-                report.errors.append(
-                    "\(path) \(exists ? "cannot be read; check its permissions" : "does not exist; check the path")")
+                var isFolder: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+                let why =
+                    !exists
+                    ? "does not exist; check the path"
+                    : isFolder.boolValue
+                        ? "is a folder; give the path of a TOML file, like config.toml"
+                        : "cannot be read; check its permissions"
+                report.errors.append("\(path) \(why)")
                 continue
             }
             guard let text = String(validating: data, as: UTF8.self), !data.contains(0) else {

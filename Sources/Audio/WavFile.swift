@@ -18,7 +18,12 @@ package struct WavFile: Sendable {
     /// Reads PCM (8, 16, 24 or 32-bit integer) or 32-bit float WAV, including WAVE_FORMAT_EXTENSIBLE.
     package static func read(_ url: URL) throws -> WavFile {
         guard let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
-            throw AudioError.badFile(url.path, reason: "it does not exist or cannot be read")
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+            throw AudioError.badFile(
+                url.path,
+                reason: !exists
+                    ? "it does not exist" : isFolder.boolValue ? "it is a folder, not a WAV file" : "it cannot be read")
         }
         return try parse(data, path: url.path)
     }

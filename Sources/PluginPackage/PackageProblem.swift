@@ -22,6 +22,8 @@ package struct PackageLimits: Sendable {
 package enum PackageProblem: Error, Equatable, CustomStringConvertible {
     /// Not an archive at all, or not readable.
     case unreadable(String)
+    /// A folder was given where the package file was expected.
+    case folder(String)
     /// An archive that ends early or is corrupt.
     case damaged(String)
     /// An entry whose name would leave the plugin's folder (`..`, an absolute name).
@@ -48,6 +50,8 @@ package enum PackageProblem: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unreadable(let detail):
             return "The package cannot be read (\(detail)); check that it is an .assist-plugin file."
+        case .folder(let path):
+            return "\(path) is a folder, not a package; make one of it first with assist plugins pack \(path)."
         case .damaged(let detail):
             return "The package is damaged or incomplete (\(detail)); download it again."
         case .unsafePath(let name):

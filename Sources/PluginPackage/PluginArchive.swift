@@ -311,6 +311,10 @@ package enum PluginArchive {
     static func walk(
         _ url: URL, limits: PackageLimits, visit: (Entry) throws(PackageProblem) -> FileSink?
     ) throws(PackageProblem) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw .folder(url.path)
+        }
         let lib = try library()
         guard let archive = lib.read_new() else { throw .unreadable("libarchive could not start") }
         defer { _ = lib.read_free(archive) }

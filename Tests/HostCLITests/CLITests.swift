@@ -176,4 +176,41 @@ struct CLITests {
             #expect(line.contains(". Fix: "), "\(line)")
         }
     }
+
+    /// A folder given where a file is expected (issue 38): each command says it is a folder and what to give
+    /// instead, in one sentence, never "check its permissions" or a library's own words.
+    @Test func aFolderWhereAFileIsExpectedIsSaidToBeOne() throws {
+        let folder = data.path("a-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.path
+        let cases: [(arguments: [String], said: String)] = [
+            (
+                ["run", "--no-speech", "--config", path, "clock"],
+                "The config file cannot be read: \(path) is a folder; give the path of a TOML file, like config.toml."
+            ),
+            (
+                ["record", "1", data.path("out.wav").path, "--mic", "wav:\(path)"],
+                "The sound file \(path) cannot be used: it is a folder, not a WAV file."
+            ),
+            (
+                ["camera", "snapshot", data.path("x.ppm").path, "--camera", "video:\(path)"],
+                "The picture source \(path) cannot be used: it is a folder; dir:\(path) takes a folder of pictures."
+            ),
+            (
+                ["run", "--no-speech", "read-text", "--image", path, "--transcript"],
+                "The picture \(path) cannot be read: it is a folder; give the path of one photo."
+            ),
+            (
+                ["plugins", "install", path, "--yes"],
+                "\(path) is a folder, not a package; make one of it first with assist plugins pack \(path)."
+            ),
+            (["survey", "check", path], "\(path): It is a folder; give the path of a definition file (JSON)."),
+        ]
+        for (arguments, said) in cases {
+            let result = try assist(arguments)
+            #expect(result.status != 0, "\(arguments)")
+            let all = (result.standardOutput + result.standardError).split(separator: "\n").map(String.init)
+            #expect(all.contains(said), "\(arguments): \(all)")
+        }
+    }
 }

@@ -136,6 +136,10 @@ public final class TesseractEngine {
         var bitsPerSample: Int32 = 0
         var samples: Int32 = 0
         var colormap: Int32 = 0
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw OCRError.badImage(url.path, reason: "it is a folder; give the path of one photo")
+        }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw OCRError.badImage(url.path, reason: "it does not exist or cannot be read")
         }

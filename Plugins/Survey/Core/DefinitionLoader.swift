@@ -51,7 +51,15 @@ public enum DefinitionLoader {
     /// Loads `url`; a file that cannot be read is one problem.
     public static func load(contentsOf url: URL) -> DefinitionOutcome {
         guard let data = try? Data(contentsOf: url) else {
-            return .invalid([DefinitionProblem(item: nil, "the file cannot be read; check its path and permissions.")])
+            var isFolder: ObjCBool = false
+            let folder = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue
+            return .invalid([
+                DefinitionProblem(
+                    item: nil,
+                    folder
+                        ? "it is a folder; give the path of a definition file (JSON)."
+                        : "the file cannot be read; check its path and permissions.")
+            ])
         }
         return load(data)
     }

@@ -13,6 +13,10 @@ final class MediaFile {
 
     /// Opens `url`. Wraps `media_open`.
     init(url: URL) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw CameraError.badFile(url.path, reason: "it is a folder; dir:\(url.path) takes a folder of pictures")
+        }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw CameraError.badFile(url.path, reason: "it does not exist or cannot be read")
         }
