@@ -132,26 +132,10 @@ package enum SettingsSchema {
         // A key far longer than any of the host's is no slip of one (and is not compared letter by letter).
         let nearest =
             key.count > 64
-            ? nil : host.keys.map { ($0, distance($0, key)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+            ? nil : host.keys.map { ($0, EditDistance.between($0, key)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
         guard hostTables.contains(table) || nearest != nil else { return nil }
         let guess = nearest.map { " (did you mean \($0)?)" } ?? ""
         return "\(PlainText.value(key, limit: 80)) is not a setting Assist knows\(guess); it is ignored"
-    }
-
-    /// Edits (insert, delete, replace) between two keys.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let (a, b) = (Array(a), Array(b))
-        var row = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...max(1, b.count) where !b.isEmpty {
-                let kept = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = kept
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
     }
 
     private static func describe(_ value: SettingValue) -> String {
