@@ -23,8 +23,10 @@ bool get_struct(bmsg *m, void *dst, size_t dst_size, size_t min_size) {
     size_t size = 0;
     const void *bytes = get_bytes(m, &size);
     uint32_t declared = 0;
-    if (bytes != NULL && size >= sizeof declared) memcpy(&declared, bytes, sizeof declared);
-    if (m->bad || bytes == NULL || declared != size || !assist_struct_copy(dst, dst_size, bytes, min_size)) {
+    /* Shorter than its own struct_size field: assist_struct_copy would read that field past the bytes sent. */
+    bool whole = bytes != NULL && size >= sizeof declared;
+    if (whole) memcpy(&declared, bytes, sizeof declared);
+    if (m->bad || !whole || declared != size || !assist_struct_copy(dst, dst_size, bytes, min_size)) {
         memset(dst, 0, dst_size);
         m->bad = true;
         return false;
