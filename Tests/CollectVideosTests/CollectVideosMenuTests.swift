@@ -64,6 +64,29 @@ struct CollectVideosMenuTests {
         #expect(server.things.values.sorted() == ["Red cup"], "\(server.calls)")
     }
 
+    /// A filled slot offers to film it again or delete it; deleted while its upload is on the way, the copy the
+    /// server makes is deleted when the answer comes: nothing of it is left there or on disk.
+    @Test func aClipDeletedByKeysWhileItUploadsLeavesNothing() throws {
+        server.delayUploads(3)
+        var steps: [(String, Double)] = [("c", 0.8)]
+        steps += Array(repeating: ("y", 0.3), count: 6)
+        steps += [("Grace Hopper", 0.3), ("grace@example.org", 0.3)]
+        steps += [("a", 1.5), ("Red cup", 0.3), ("1", 0.8), ("1", 3.5), ("d", 0.5), ("y", 0.5), ("cancel", 6)]
+        steps += [("q", 0.5)]
+        let lines = try menus(steps)
+        #expect(lines.contains { $0.hasPrefix("Testing video 1 of 2, recorded") }, "the slot is read: \(lines)")
+        #expect(lines.contains("Delete testing video 1 of 2 of Red cup? Y or N."), "\(lines)")
+        #expect(lines.contains("Testing video 1 of 2 of Red cup deleted."), "\(lines)")
+        #expect(lines.contains("Red cup. 0 of 7 videos. Still to record: 2 testing, 5 training. Escape goes back."))
+        #expect(server.calls.contains("POST /phasetwo/api/video/"), "the upload was on its way: \(server.calls)")
+        #expect(server.calls.contains("DELETE /phasetwo/api/video/1/"), "\(server.calls)")
+        #expect(server.videos.isEmpty, "no copy left on the server")
+        let clips =
+            (FileManager.default.enumerator(at: folder.path("data"), includingPropertiesForKeys: nil)?
+            .allObjects ?? []).compactMap { ($0 as? URL)?.pathExtension }.filter { $0 == "mp4" }
+        #expect(clips.isEmpty, "no copy left on disk")
+    }
+
     @Test func refusingAStatementSendsNothing() throws {
         let lines = try menus([("c", 0.8), ("y", 0.3), ("n", 0.3), ("q", 0.5)])
         #expect(lines.contains("Taking part needs your agreement to every statement. Nothing was sent."), "\(lines)")

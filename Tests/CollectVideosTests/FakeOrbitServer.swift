@@ -80,6 +80,9 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
         lock.withLock { if let i = _videos.firstIndex(where: { $0.id == id }) { _videos[i].validation = code } }
     }
     func dropAfterUpload(_ count: Int) { lock.withLock { _dropAfterUpload = count } }
+    /// Seconds an upload's answer waits once its body has arrived: a clip stays "on its way" that long.
+    func delayUploads(_ seconds: Double) { lock.withLock { _uploadDelay = seconds } }
+    private var _uploadDelay = 0.0
     /// Newer videos of the same participant (on another thing), so that the first ones move to later pages.
     func padVideos(_ count: Int) {
         lock.withLock {
@@ -169,7 +172,10 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
             }
         }
         if route == "api/thing/" && request.method == "GET" { return thingPage(request, auth: auth) }
-        if path == "api/video/" && request.method == "POST" { return upload(request, auth: auth) }
+        if path == "api/video/" && request.method == "POST" {
+            Thread.sleep(forTimeInterval: lock.withLock { _uploadDelay })
+            return upload(request, auth: auth)
+        }
         if route == "api/video/" && request.method == "GET" { return videoPage(request, auth: auth) }
         let parts = path.split(separator: "/")
         if parts.count == 3, parts[1] == "video", let id = Int(parts[2]), request.method == "DELETE" {

@@ -154,4 +154,62 @@ struct RealOrbitServerTests {
                 $0["type"] as? String == "thing" && $0["label_participant"] as? String == label
             }))
     }
+    /// One clip deleted by its slot: gone from the server and from the disk, the slot empty; a second try, an
+    /// empty slot and a missing --yes each get one sentence and change nothing.
+    @Test func oneClipDeletedLeavesNoCopyOnTheServerOrOnDisk() throws {
+        guard let server = Self.server, let url = server["ORBIT_URL"] else {
+            print("skipped: the real ORBIT server is not running (scripts/orbit-server-for-tests.sh up)")
+            return
+        }
+        try OrbitFixtures.writeConfig(to: folder.path("config.toml"), serverURL: url)
+        try OrbitFixtures.camera(folder.path("camera.mp4"), size: "640x480", seconds: 4)
+        try OrbitFixtures.camera(folder.path("other.mp4"), pattern: "testsrc2", size: "640x480", seconds: 4)
+        let email = "katherine-\(UUID().uuidString.prefix(8))@example.org"
+        try #require(try run(["consent", "--name", "Katherine Johnson", "--email", email, "--agree-all"]).status == 0)
+        let label = "Wallet \(UUID().uuidString.prefix(6))"
+        _ = try run(["thing", "add", label])
+        for camera in ["camera.mp4", "other.mp4"] {  // two different clips: the server keeps one copy of a file
+            let recorded = try run(["record", label, "--kind", "training", "--seconds", "2"], camera: camera)
+            try #require(recorded.status == 0, "\(recorded.lines) \(recorded.standardError)")
+        }
+        try #require(try run(["sync", "--wait", "60"]).lines.last == "Everything is sent.")
+        let thingID = try #require(
+            try orbit(["status"]).first {
+                $0["type"] as? String == "thing" && $0["label_participant"] as? String == label
+            }?["id"] as? Int)
+        func serverVideos() throws -> [[String: Any]] {
+            try orbit(["status"]).filter { $0["type"] as? String == "video" && $0["thing"] as? Int == thingID }
+        }
+        try #require(try serverVideos().count == 2)
+        func clips() -> [String] {
+            (FileManager.default.enumerator(at: folder.path("data"), includingPropertiesForKeys: nil)?.allObjects ?? [])
+                .compactMap { ($0 as? URL)?.lastPathComponent }.filter { $0.hasSuffix(".mp4") }
+        }
+        #expect(clips().count == 2)
+
+        let unsure = try run(["video", "delete", label, "--kind", "training", "--slot", "1"])
+        #expect(unsure.status != 0)
+        #expect(
+            unsure.lines.last
+                == "Deleting training video 1 of 5 of \(label) removes it from this device and from the study. Add --yes to delete it.",
+            "\(unsure.lines)")
+        let deleted = try run(["video", "delete", label, "--kind", "training", "--slot", "1", "--yes"])
+        #expect(deleted.lines.last == "Training video 1 of 5 of \(label) deleted.", "\(deleted.lines)")
+        #expect(try run(["sync", "--wait", "60"]).lines.last == "Everything is sent.")
+        let left = try serverVideos()
+        #expect(left.count == 1, "the other clip stays: \(left)")
+        #expect(clips().count == 1, "the deleted clip's file is gone from the cache: \(clips())")
+        let status = try run(["status"]).lines.last ?? ""
+        #expect(status.contains("\(label). 1 of 7 videos."), "\(status)")
+        #expect(!status.contains("Training video 1 of 5,") && status.contains("Training video 2 of 5, recorded"))
+
+        let again = try run(["video", "delete", label, "--kind", "training", "--slot", "1", "--yes"])
+        #expect(again.status != 0)
+        #expect(
+            again.lines.last == "Training video 1 of 5 of \(label) is empty: there is nothing to delete.",
+            "\(again.lines)")
+        let noSlot = try run(["video", "delete", label, "--kind", "training", "--yes"])
+        #expect(noSlot.lines.last == "Say which video: --slot N, from 1 to 5 for training videos.", "\(noSlot.lines)")
+        #expect(try serverVideos().count == 1, "nothing more went")
+    }
 }

@@ -3,7 +3,8 @@ import PluginKit
 
 /// The participant's way in (spec §6): menus by keys, numbers or words, everything said and printed. Before
 /// consent: the information sheet and consent. After: things (A adds, U says what waits), a thing's seven
-/// slots (Enter records an empty one or reads a filled one, R renames, D deletes after a yes within 10 s).
+/// slots (Enter records an empty one, or offers to film a filled one again or delete it; O for a thing's options:
+/// rename, delete after a yes within 10 s, every slot's status).
 extension CollectVideos {
     /// `assist run collect-videos` with no verb.
     func openMenus() {
@@ -190,13 +191,38 @@ extension CollectVideos {
             if index < slots.count {
                 let chosen = slots[index]
                 if chosen.video == nil { return recordInteractively(thing, kind: chosen.kind, slot: chosen.slot) }
-                return host.confirm("\(chosen.line). Record it again? Y or N.", defaultYes: false) { [weak self] yes in
+                return slotOptions(thing, kind: chosen.kind, slot: chosen.slot, line: chosen.line)
+            }
+        }
+    }
+
+    /// A filled slot: film it again, or delete it (after a yes within 10 s), here and on the server.
+    private func slotOptions(_ thing: OrbitStore.Thing, kind: String, slot: Int, line: String) {
+        host.askChoice(
+            "\(line).", choices: ["R: record it again", "D: delete this video", "B: back"]
+        ) { [weak self] index in
+            guard let self else { return }
+            switch index {
+            case 0: recordInteractively(thing, kind: kind, slot: slot)
+            case 1:
+                let name = "\(Self.slotName(kind, slot)) of \(thing.label)"
+                host.confirm("Delete \(name)? Y or N.", defaultYes: false, timeoutMilliseconds: 10_000) {
+                    [weak self] yes in
+                    guard let self else { return }
                     if yes {
-                        self?.recordInteractively(thing, kind: chosen.kind, slot: chosen.slot)
+                        do throws(PluginError) {
+                            say(try deleteVideo(of: thing, kind: kind, slot: slot))
+                            pump()
+                        } catch {
+                            host.play(.error)
+                            say(error.message)
+                        }
                     } else {
-                        self?.thingMenu(thing)
+                        say("Not deleted.")
                     }
+                    thingMenu(thing)
                 }
+            default: thingMenu(thing)
             }
         }
     }
@@ -223,7 +249,7 @@ extension CollectVideos {
                         say("Not deleted.")
                         return thingMenu(thing)
                     }
-                    if let files = try? store.delete(thing) { for file in files { try? host.deleteMedia(file) } }
+                    if let files = try? store.delete(thing) { for file in files { deleteClip(file) } }
                     say("\(thing.label) deleted, with its videos.")
                     pump()
                     thingsMenu()

@@ -221,6 +221,13 @@ extension CollectVideos {
 
     private func apply(_ outcome: OutboxOutcome, to op: OrbitStore.PendingOp, store: OrbitStore) throws(PluginStatus) {
         let status = outcome.status
+        // The clip was deleted or filmed again while it was on its way: nothing of it may stay on the server.
+        if op.op == "video_upload", let local = op.localID, try store.video(id: local) == nil {
+            if status == 201, let orbitID = Self.uploadedVideo(outcome).id {
+                try store.queueDelete(ofServerVideo: orbitID)
+            }
+            return try store.finish(op.id)
+        }
         switch (op.op, status) {
         case ("thing_create", 201):
             guard let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
@@ -243,15 +250,14 @@ extension CollectVideos {
             ("video_delete", 404):
             try store.finish(op.id)
         case ("video_upload", 201):
-            let object = (try? JSONSerialization.jsonObject(with: outcome.body)) as? [String: Any]
-            let orbitID = (object?["id"] as? NSNumber)?.int64Value ?? outcome.header("orbit-id").flatMap { Int64($0) }
+            let (orbitID, validation) = Self.uploadedVideo(outcome)
             guard let orbitID, let local = op.localID, let video = try store.video(id: local) else {
                 try store.setState(op.id, "pending", status: status, error: "Unexpected reply from the server.")
                 return
             }
             // Uploaded: the file moves to the cache, which the host may purge; the server keeps it.
             if video.location == "data" { _ = try? host.moveMediaToCache(video.filename) }
-            try store.uploaded(video: local, orbitID: orbitID, validation: (object?["validation"] as? String) ?? "-")
+            try store.uploaded(video: local, orbitID: orbitID, validation: validation)
             try store.finish(op.id)
         case ("thing_rename", 404):
             // The server lost it: the thing is created again (and its videos with it, later).
@@ -275,6 +281,13 @@ extension CollectVideos {
             // Given up by the outbox after its tries (network, 5xx): waits for the next sync.
             try store.setState(op.id, "pending", status: outcome.status, error: outcome.error ?? "answered \(status)")
         }
+    }
+
+    /// The server's id and validation of an uploaded clip, from the 201's body (or its `orbit-id` header).
+    static func uploadedVideo(_ outcome: OutboxOutcome) -> (id: Int64?, validation: String) {
+        let object = (try? JSONSerialization.jsonObject(with: outcome.body)) as? [String: Any]
+        let id = (object?["id"] as? NSNumber)?.int64Value ?? outcome.header("orbit-id").flatMap { Int64($0) }
+        return (id, (object?["validation"] as? String) ?? "-")
     }
 
     /// What the user hears when the server refused `op` for good (spec §7).

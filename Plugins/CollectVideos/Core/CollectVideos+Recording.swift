@@ -12,13 +12,37 @@ extension CollectVideos {
     static let slots = ["S": 2, "T": 5]
     static func kindName(_ kind: String) -> String { kind == "S" ? "testing" : "training" }
 
-    /// `record LABEL --kind testing|training [--slot K] [--seconds S]`.
-    func record(_ arguments: [String]) throws(PluginError) {
-        guard let store else { return }
+    /// A slot as `record` and `video delete` name it: `LABEL --kind testing|training [--slot K]`, K from 1. The
+    /// label (the words that are not flags), the kind (`S` or `T`) and the slot from 0, if given.
+    static func slotArguments(_ arguments: [String]) throws(PluginError) -> (label: String, kind: String, slot: Int?) {
         let kindWord = Self.value(after: "--kind", in: arguments) ?? ""
         guard let kind = ["testing": "S", "training": "T"][kindWord] else {
             throw PluginError("Say which kind of video: --kind testing or --kind training.")
         }
+        var slot: Int?
+        if arguments.contains("--slot") {
+            let count = Self.slots[kind] ?? 0
+            guard let number = Self.number(after: "--slot", in: arguments), number.rounded() == number,
+                (1...Double(count)).contains(number)
+            else {
+                throw PluginError("--slot takes a \(Self.kindName(kind)) video's number, from 1 to \(count).")
+            }
+            slot = Int(number) - 1
+        }
+        var words: [String] = []
+        var skip = false
+        for word in arguments {
+            if skip { skip = false; continue }
+            if ["--kind", "--slot", "--seconds"].contains(word) { skip = true; continue }
+            if word != "--yes" { words.append(word) }
+        }
+        return (words.joined(separator: " "), kind, slot)
+    }
+
+    /// `record LABEL --kind testing|training [--slot K] [--seconds S]`.
+    func record(_ arguments: [String]) throws(PluginError) {
+        guard let store else { return }
+        let (label, kind, wanted) = try Self.slotArguments(arguments)
         let longest: Double = kind == "S" ? 20 : 30
         if arguments.contains("--seconds") {
             guard let seconds = Self.number(after: "--seconds", in: arguments), seconds.isFinite,
@@ -29,22 +53,6 @@ extension CollectVideos {
                 )
             }
         }
-        if arguments.contains("--slot") {
-            let count = Self.slots[kind] ?? 0
-            guard let slot = Self.number(after: "--slot", in: arguments), slot.rounded() == slot,
-                (1...Double(count)).contains(slot)
-            else {
-                throw PluginError("--slot takes a \(Self.kindName(kind)) video's number, from 1 to \(count).")
-            }
-        }
-        var words: [String] = []
-        var skip = false
-        for word in arguments {
-            if skip { skip = false; continue }
-            if ["--kind", "--slot", "--seconds"].contains(word) { skip = true; continue }
-            words.append(word)
-        }
-        let label = words.joined(separator: " ")
         let count = Self.slots[kind] ?? 0
         do {
             guard let thing = try store.thing(labelled: label) else {
@@ -52,11 +60,8 @@ extension CollectVideos {
             }
             let filled = Set(try store.videos(of: thing.id).filter { $0.kind == kind }.map(\.slot))
             var slot: Int
-            if let wanted = Self.number(after: "--slot", in: arguments) {
-                slot = Int(wanted) - 1
-                guard (0..<count).contains(slot) else {
-                    throw PluginError("\(thing.label) has \(Self.kindName(kind)) videos 1 to \(count).")
-                }
+            if let wanted {
+                slot = wanted
             } else if let free = (0..<count).first(where: { !filled.contains($0) }) {
                 slot = free
             } else {
@@ -174,8 +179,7 @@ extension CollectVideos {
             if let old = try store.saveRecording(
                 thing: state.thing.id, kind: state.kind, slot: state.slot, filename: state.filename)
             {
-                try? host.deleteMedia(old)
-                try? host.deleteMedia(old, inCache: true)
+                deleteClip(old)
             }
         } catch {
             say("The video could not be saved: \(error.message)")
@@ -221,7 +225,7 @@ extension CollectVideos {
             if let old = try store.saveRecording(
                 thing: left.thing, kind: left.kind, slot: left.slot, filename: left.filename)
             {
-                try? host.deleteMedia(old)
+                deleteClip(old)
             }
             say("Recovered \(thing.label), \(Self.kindName(left.kind)) video \(left.slot + 1).")
         } catch {

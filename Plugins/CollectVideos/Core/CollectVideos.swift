@@ -3,8 +3,8 @@ import PluginKit
 
 /// The ORBIT Camera port (spec collect-videos.md): consent, things, and the ORBIT Data server's protocol
 /// through the host outbox. Verbs (`assist run collect-videos VERB`): `consent --name N --email E
-/// --agree-all`, `thing add LABEL`, `thing rename OLD NEW`, `thing delete LABEL --yes`, `sync [--wait S]`,
-/// `status [--json]`. Every method runs on [main].
+/// --agree-all`, `thing add LABEL`, `thing rename OLD NEW`, `thing delete LABEL --yes`, `record LABEL --kind K`,
+/// `video delete LABEL --kind K --slot N --yes`, `sync [--wait S]`, `status [--json]`. Every method runs on [main].
 public final class CollectVideos: PluginFeature {
     let host: PluginHostHandle
     var store: OrbitStore?
@@ -45,7 +45,7 @@ public final class CollectVideos: PluginFeature {
         recoverUnfinishedRecording()
         // Nothing is filmed or kept before the participant consents: without a credential only onboarding is
         // offered (docs/collect-videos.md), and the command line is no way around it.
-        if ["thing", "record"].contains(arguments.first ?? ""), credential() == nil {
+        if ["thing", "record", "video"].contains(arguments.first ?? ""), credential() == nil {
             throw PluginError(
                 "You have not given consent on this device yet, so nothing can be filmed or kept. Open Collect videos to read the study and consent, or run: assist run collect-videos consent --name NAME --email EMAIL --agree-all."
             )
@@ -56,6 +56,7 @@ public final class CollectVideos: PluginFeature {
         case ("thing", "rename"): try renameThing(Array(arguments.dropFirst(2)))
         case ("thing", "delete"): try deleteThing(Array(arguments.dropFirst(2)))
         case ("record", _): try record(Array(arguments.dropFirst()))
+        case ("video", "delete"): try deleteVideo(Array(arguments.dropFirst(2)))
         case ("sync", _): sync(waitSeconds: Self.number(after: "--wait", in: arguments) ?? 60)
         case ("status", _):
             host.print(try status(json: arguments.contains("--json")))
@@ -63,7 +64,7 @@ public final class CollectVideos: PluginFeature {
         case (nil, _): openMenus()
         case (let other?, _):
             throw PluginError(
-                "Unknown collect-videos command \(other). Use consent, thing add, thing rename, thing delete, record, sync or status."
+                "Unknown collect-videos command \(other). Use consent, thing add, thing rename, thing delete, record, video delete, sync or status."
             )
         }
     }
@@ -143,7 +144,7 @@ public final class CollectVideos: PluginFeature {
             guard let thing = try store.thing(labelled: label) else {
                 throw PluginError("There is no thing called \(label).")
             }
-            for file in try store.delete(thing) { try? host.deleteMedia(file) }
+            for file in try store.delete(thing) { deleteClip(file) }
             say("\(thing.label) deleted, with its videos.")
         } catch let error as PluginError {
             throw error
@@ -151,6 +152,53 @@ public final class CollectVideos: PluginFeature {
             throw PluginError("The thing could not be deleted: \(error).")
         }
         pumpThenFinish()
+    }
+
+    private func deleteVideo(_ arguments: [String]) throws(PluginError) {
+        guard let store else { return }
+        let (label, kind, wanted) = try Self.slotArguments(arguments)
+        let count = Self.slots[kind] ?? 0
+        guard let slot = wanted else {
+            throw PluginError("Say which video: --slot N, from 1 to \(count) for \(Self.kindName(kind)) videos.")
+        }
+        let thing: OrbitStore.Thing?
+        do { thing = try store.thing(labelled: label) } catch {
+            throw PluginError("The video could not be deleted: \(error).")
+        }
+        guard let thing else { throw PluginError("There is no thing called \(label).") }
+        guard arguments.contains("--yes") else {
+            throw PluginError(
+                "Deleting \(Self.slotName(kind, slot)) of \(thing.label) removes it from this device and from the study. Add --yes to delete it."
+            )
+        }
+        say(try deleteVideo(of: thing, kind: kind, slot: slot))
+        pumpThenFinish()
+    }
+
+    /// One clip deleted here (row and file) and, through the outbox, on the server; what to say. Throws when
+    /// the slot is empty or the database refuses.
+    func deleteVideo(of thing: OrbitStore.Thing, kind: String, slot: Int) throws(PluginError) -> String {
+        guard let store else { throw PluginError("Collect videos has no database open.") }
+        let slotName = Self.slotName(kind, slot)
+        let name = "\(slotName.prefix(1).uppercased())\(slotName.dropFirst()) of \(thing.label)"
+        let file: String?
+        do { file = try store.deleteVideo(thing: thing.id, kind: kind, slot: slot) } catch {
+            throw PluginError("\(name) could not be deleted: \(error). Nothing was changed.")
+        }
+        guard let file else { throw PluginError("\(name) is empty: there is nothing to delete.") }
+        deleteClip(file)
+        return "\(name) deleted."
+    }
+
+    /// A clip's file, wherever it is: in the media folder until it is uploaded, in the cache after.
+    func deleteClip(_ name: String) {
+        try? host.deleteMedia(name)
+        try? host.deleteMedia(name, inCache: true)
+    }
+
+    /// "testing video 1 of 2" for slot 0 of kind `S`.
+    static func slotName(_ kind: String, _ slot: Int) -> String {
+        "\(kindName(kind)) video \(slot + 1) of \(slots[kind] ?? 0)"
     }
 
     /// Hands what waits to the outbox, then finishes (the outbox sends in the background and after restarts).

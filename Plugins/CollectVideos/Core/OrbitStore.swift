@@ -224,22 +224,7 @@ public final class OrbitStore {
     /// returned for deletion, a DELETE queued when the server has it), the upload waits.
     public func saveRecording(thing: Int64, kind: String, slot: Int, filename: String) throws(PluginStatus) -> String? {
         try database.transaction { () throws(PluginStatus) -> String? in
-            var old: (file: String, orbit: Int64?, id: Int64)?
-            try database.execute(
-                "SELECT filename, orbit_id, id FROM video WHERE thing_id = ? AND kind = ? AND slot = ?",
-                [.integer(thing), .text(kind), .integer(Int64(slot))]
-            ) { old = ($0[0], Int64($0[1]), Int64($0[2]) ?? 0) }
-            if let old {
-                try database.execute("DELETE FROM video WHERE id = ?", [.integer(old.id)])
-                try database.execute(
-                    "DELETE FROM pending_op WHERE op = 'video_upload' AND local_id = ? AND job IS NULL",
-                    [.integer(old.id)])
-                if let orbit = old.orbit {
-                    try database.execute(
-                        "INSERT INTO pending_op (op, remote_path) VALUES ('video_delete', ?)",
-                        [.text("api/video/\(orbit)/")])
-                }
-            }
+            let old = try removeSlot(thing: thing, kind: kind, slot: slot)
             try database.execute(
                 """
                 INSERT INTO video (thing_id, kind, slot, filename, recorded_at, state) VALUES (?, ?, ?, ?, ?, 'ready')
@@ -252,8 +237,43 @@ public final class OrbitStore {
             try database.execute("SELECT last_insert_rowid()") { id = Int64($0[0]) ?? 0 }
             try database.execute("INSERT INTO pending_op (op, local_id) VALUES ('video_upload', ?)", [.integer(id)])
             try database.execute("DELETE FROM recording")
-            return old?.file
+            return old
         }
+    }
+
+    /// One clip goes (spec §3.19's deletion, for one slot): its row at once, its upload if not yet handed to the
+    /// outbox, and a DELETE waits when the server has it. An upload already on its way is left to end: its answer
+    /// then finds no clip and deletes the server's new copy (`CollectVideos.apply`). The file name, for the
+    /// caller to delete; nil when the slot is empty.
+    public func deleteVideo(thing: Int64, kind: String, slot: Int) throws(PluginStatus) -> String? {
+        try database.transaction { () throws(PluginStatus) -> String? in
+            try removeSlot(thing: thing, kind: kind, slot: slot)
+        }
+    }
+
+    /// The slot's clip removed inside the caller's transaction, as `deleteVideo` says; its file name, or nil.
+    private func removeSlot(thing: Int64, kind: String, slot: Int) throws(PluginStatus) -> String? {
+        var found: (file: String, orbit: Int64?, id: Int64)?
+        try database.execute(
+            "SELECT filename, orbit_id, id FROM video WHERE thing_id = ? AND kind = ? AND slot = ?",
+            [.integer(thing), .text(kind), .integer(Int64(slot))]
+        ) { found = ($0[0], Int64($0[1]), Int64($0[2]) ?? 0) }
+        guard let found else { return nil }
+        try database.execute("DELETE FROM video WHERE id = ?", [.integer(found.id)])
+        try database.execute(
+            "DELETE FROM pending_op WHERE op = 'video_upload' AND local_id = ? AND job IS NULL", [.integer(found.id)])
+        if let orbit = found.orbit { try queueDelete(ofServerVideo: orbit) }
+        return found.file
+    }
+
+    /// The server has a clip this device no longer keeps (deleted or filmed again while it was being sent):
+    /// its DELETE waits, once.
+    public func queueDelete(ofServerVideo orbitID: Int64) throws(PluginStatus) {
+        let path = "api/video/\(orbitID)/"
+        var queued = false
+        try database.execute("SELECT 1 FROM pending_op WHERE remote_path = ?", [.text(path)]) { _ in queued = true }
+        if queued { return }
+        try database.execute("INSERT INTO pending_op (op, remote_path) VALUES ('video_delete', ?)", [.text(path)])
     }
 
     public func uploaded(video: Int64, orbitID: Int64, validation: String) throws(PluginStatus) {
