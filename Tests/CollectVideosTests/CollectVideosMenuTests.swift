@@ -87,6 +87,58 @@ struct CollectVideosMenuTests {
         #expect(clips.isEmpty, "no copy left on disk")
     }
 
+    /// The command line, as the menus are run: set-up for a test that starts with a participant and clips.
+    func cli(_ arguments: [String], camera: String = "camera.mp4") throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist,
+            ["run", "collect-videos"] + arguments + [
+                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+                "--camera", "video:" + folder.path(camera).path,
+            ], timeoutSeconds: 60)
+    }
+
+    /// A clip the study team rejects is said at the next start, once, and offered to be filmed again; one
+    /// rejected while the menus are open is said when the statuses arrive, with where to film it again.
+    @Test func aRejectedClipIsSaidOnceAtTheNextStart() throws {
+        try OrbitFixtures.camera(folder.path("other.mp4"), pattern: "testsrc2", seconds: 6)
+        try #require(
+            try cli(["consent", "--name", "Mary Jackson", "--email", "mary@example.org", "--agree-all"]).status == 0)
+        _ = try cli(["thing", "add", "Red mug"])
+        _ = try cli(["record", "Red mug", "--kind", "training", "--seconds", "2"])
+        _ = try cli(["record", "Red mug", "--kind", "training", "--seconds", "2"], camera: "other.mp4")
+        try #require(try cli(["sync", "--wait", "30"]).lines.last == "Everything is sent.")
+        try #require(server.videos.count == 2)
+        server.validate(1, "M")
+        _ = try cli(["sync", "--wait", "30"])
+
+        let first = try menus([("n", 1.5), ("q", 0.5)])
+        #expect(
+            first.contains("Your training video 1 of 5 of Red mug was not accepted: the thing is missing from it."),
+            "\(first)")
+        #expect(first.contains("Record training video 1 of 5 of Red mug again? Y or N."), "\(first)")
+        #expect(first.contains { $0.hasPrefix("Your things, 1 of 5.") }, "no goes on to the things: \(first)")
+
+        server.failRoute(
+            "POST /phasetwo/api/video/", [FakeOrbitServer.json(400, ["file": ["The file is not a video."]])])
+        _ = try cli(["record", "Red mug", "--kind", "training", "--seconds", "2"])
+        _ = try cli(["sync", "--wait", "30"])
+        server.validate(2, "P")
+        let second = try menus([("q", 3.0)])
+        #expect(
+            second.contains {
+                $0.hasPrefix("The server refused training video 3 of 5 of Red mug: The file is not a video.")
+            },
+            "a refused upload is said at the next start too: \(second)")
+        #expect(
+            !second.contains { $0.contains("training video 1 of 5 of Red mug was not accepted") }, "once: \(second)")
+        #expect(
+            second.contains(
+                "Your training video 2 of 5 of Red mug was not accepted: it shows a person or something that identifies someone. Choose it among Red mug's videos to film it again."
+            ), "said when the statuses arrive: \(second)")
+        let third = try menus([("q", 1.5)])
+        #expect(!third.contains { $0.contains("was not accepted") || $0.contains("refused") }, "\(third)")
+    }
+
     @Test func refusingAStatementSendsNothing() throws {
         let lines = try menus([("c", 0.8), ("y", 0.3), ("n", 0.3), ("q", 0.5)])
         #expect(lines.contains("Taking part needs your agreement to every statement. Nothing was sent."), "\(lines)")

@@ -29,9 +29,43 @@ extension CollectVideos {
                 self?.refreshParticipant()
                 self?.pollStatuses()
             }
-            thingsMenu()
+            tellRejections(asking: true) { [weak self] in self?.thingsMenu() }
         }
     }
+
+    /// Clips the study team rejected, or the server refused, since the participant last heard: each said once
+    /// ("Your training video 3 of 5 of Red mug was not accepted: the thing is missing from it."). With `asking`,
+    /// the first is offered to be filmed again at once; otherwise each says where to film it again. Then `next`.
+    func tellRejections(asking: Bool, then next: @escaping () -> Void) {
+        guard let store, let untold = try? store.untoldRejections(), !untold.isEmpty else { return next() }
+        var first: (thing: OrbitStore.Thing, video: OrbitStore.Video)?
+        for (video, code, refusal) in untold {
+            guard let thing = try? store.thing(id: video.thingID) else { continue }
+            try? store.markTold(video: video.id, code)
+            let name = "\(Self.slotName(video.kind, video.slot)) of \(thing.label)"
+            var sentence =
+                code == "R"
+                ? (refusal ?? "The server refused your \(name).")
+                : "Your \(name) was not accepted: \(Self.rejection[code] ?? "the study team did not accept it")."
+            if !asking { sentence += " Choose it among \(thing.label)'s videos to film it again." }
+            say(sentence)
+            if first == nil { first = (thing, video) }
+        }
+        guard asking, let first else { return next() }
+        let name = "\(Self.slotName(first.video.kind, first.video.slot)) of \(first.thing.label)"
+        host.confirm("Record \(name) again? Y or N.", defaultYes: false, timeoutMilliseconds: 10_000) {
+            [weak self] yes in
+            guard let self else { return }
+            if yes { return recordInteractively(first.thing, kind: first.video.kind, slot: first.video.slot) }
+            next()
+        }
+    }
+
+    /// Why the study team did not accept a clip, by its validation code (spec §3.27).
+    static let rejection = [
+        "P": "it shows a person or something that identifies someone", "I": "it was judged inappropriate",
+        "M": "the thing is missing from it",
+    ]
 
     // MARK: Before consent
 
@@ -285,7 +319,7 @@ extension CollectVideos {
         }
     }
 
-    private func recordInteractively(_ thing: OrbitStore.Thing, kind: String, slot: Int) {
+    func recordInteractively(_ thing: OrbitStore.Thing, kind: String, slot: Int) {
         let longest = kind == "S" ? 20.0 : 30.0
         let seconds = min(longest, configuration.recordSeconds ?? longest)
         say("Recording. Space or stop recording ends it.")

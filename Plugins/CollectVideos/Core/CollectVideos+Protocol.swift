@@ -272,7 +272,10 @@ extension CollectVideos {
             // Permanent for this change: kept with the server's words, said, and tried again when the user acts.
             let sentence = refusal(of: op, message: Self.fieldMessages(outcome.body), store: store)
             try store.setState(op.id, "failed", status: 400, error: sentence)
-            if onIdle == nil { say(sentence) }  // a sync says what failed as it ends
+            if onIdle == nil {  // a sync says what failed as it ends
+                say(sentence)
+                if op.op == "video_upload", let id = op.localID { try? store.markTold(video: id, "R") }
+            }
         case (_, 403):
             // Withdrawn, outside the period, or a passing refusal inside it: `participant/` tells which.
             try store.setState(op.id, "pending", status: 403, error: "The server refused access.")
@@ -387,6 +390,8 @@ extension CollectVideos {
         } else {
             try? store?.statusesRead(ok: true)
             serverVideoThings = readingVideoThings
+            // A clip rejected since the menus opened is said now, unless the participant is filming.
+            if interactive && recording == nil { tellRejections(asking: false) {} }
         }
     }
 

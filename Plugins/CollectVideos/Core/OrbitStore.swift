@@ -39,6 +39,9 @@ public final class OrbitStore {
                 ALTER TABLE participant ADD COLUMN statuses_at INTEGER;
                 ALTER TABLE participant ADD COLUMN statuses_failed INTEGER NOT NULL DEFAULT 0;
                 """,
+                // Version 3: what the participant was last told of a clip's fate (a validation code, or `R`
+                // for a refused upload), so a rejection is said once.
+                "ALTER TABLE video ADD COLUMN told TEXT NOT NULL DEFAULT '';",
             ])
     }
 
@@ -285,6 +288,30 @@ public final class OrbitStore {
     public func setValidation(_ validation: String, forOrbitVideo orbitID: Int64) throws(PluginStatus) {
         try database.execute(
             "UPDATE video SET validation = ? WHERE orbit_id = ?", [.text(validation), .integer(orbitID)])
+    }
+
+    /// Clips the study team rejected (`P`, `I`, `M`) or whose upload the server refused (`R`, with the refusal
+    /// as said then), not yet told to the participant; oldest first.
+    public func untoldRejections() throws(PluginStatus) -> [(video: Video, code: String, refusal: String?)] {
+        var found: [(Int64, String, String?)] = []
+        try database.execute(
+            """
+            SELECT id, validation, NULL FROM video WHERE validation IN ('P', 'I', 'M') AND told != validation
+            UNION ALL
+            SELECT video.id, 'R', pending_op.last_error FROM video JOIN pending_op ON pending_op.local_id = video.id
+                WHERE pending_op.op = 'video_upload' AND pending_op.state = 'failed' AND video.told != 'R'
+            ORDER BY 1
+            """
+        ) { found.append((Int64($0[0]) ?? 0, $0[1], $0[2].isEmpty ? nil : $0[2])) }
+        var result: [(video: Video, code: String, refusal: String?)] = []
+        for (id, code, refusal) in found {
+            if let video = try video(id: id) { result.append((video, code, refusal)) }
+        }
+        return result
+    }
+
+    public func markTold(video id: Int64, _ code: String) throws(PluginStatus) {
+        try database.execute("UPDATE video SET told = ? WHERE id = ?", [.text(code), .integer(id)])
     }
 
     // MARK: Pending operations
