@@ -139,6 +139,93 @@ struct CollectVideosMenuTests {
         #expect(!third.contains { $0.contains("was not accepted") || $0.contains("refused") }, "\(third)")
     }
 
+    /// Leaving the study: asked, then every clip, name and the credential gone from the data folder (searched
+    /// byte by byte), and the server asked to delete the things it has, which it does.
+    @Test func leavingTheStudyLeavesNoTraceAndTheServerDeletesWhatItHas() throws {
+        try #require(
+            try cli(["consent", "--name", "Dorothy Vaughan", "--email", "dorothy@example.org", "--agree-all"]).status
+                == 0)
+        let credential = try String(
+            contentsOf: folder.path("data/plugins/assist.collect-videos/credential"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try cli(["thing", "add", "Blue umbrella"])
+        _ = try cli(["thing", "add", "Green scarf"])
+        _ = try cli(["record", "Blue umbrella", "--kind", "testing", "--seconds", "2"])
+        try #require(try cli(["sync", "--wait", "30"]).lines.last == "Everything is sent.")
+        try #require(server.things.count == 2 && server.videos.count == 1)
+
+        let asked = try cli(["leave"])
+        #expect(asked.status != 0)
+        #expect(
+            asked.lines.last
+                == "Leaving the study on this device deletes your 2 things and 1 video here, and the study credential, and asks the study's server to delete the 2 things it has, with their videos. Add --yes to leave.",
+            "\(asked.lines)")
+        let left = try cli(["leave", "--yes"])
+        #expect(left.status == 0, "\(left.lines)")
+        #expect(
+            left.lines.contains {
+                $0.hasPrefix(
+                    "You have left the study on this device. Deleted here: 2 things, 1 video and the study credential.")
+            }, "\(left.lines)")
+        #expect(
+            left.lines.last == "The study's server deleted the 2 things you sent, with their videos.", "\(left.lines)")
+        #expect(server.things.isEmpty && server.videos.isEmpty, "\(server.calls)")
+
+        var traces: [String] = []
+        for case let url as URL in FileManager.default.enumerator(
+            at: folder.path("data"), includingPropertiesForKeys: nil)
+            ?? FileManager.default.enumerator(atPath: "/nonexistent")!
+        {
+            guard let data = try? Data(contentsOf: url) else { continue }
+            if url.pathExtension == "mp4" { traces.append(url.lastPathComponent) }
+            for secret in ["Blue umbrella", "Green scarf", credential] where data.range(of: Data(secret.utf8)) != nil {
+                traces.append("\(url.lastPathComponent) holds \(secret == credential ? "the credential" : secret)")
+            }
+        }
+        #expect(traces.isEmpty, "\(traces)")
+        let after = try cli(["status"])
+        #expect(after.lines.last?.contains("You have not given consent on this device yet.") == true, "\(after.lines)")
+        #expect(
+            try cli(["leave", "--yes"]).lines.last
+                == "You are not taking part in the study on this device: there is nothing to leave.")
+    }
+
+    /// Leaving by keys: T, L, a yes, and a yes to delete what was sent too. Offline, the same leave is done here
+    /// at once and the server's deletion waits in the outbox.
+    @Test func leavingByKeysAndOffline() throws {
+        try #require(
+            try cli(["consent", "--name", "Dorothy Vaughan", "--email", "dorothy@example.org", "--agree-all"]).status
+                == 0)
+        _ = try cli(["thing", "add", "Blue umbrella"])
+        try #require(try cli(["sync", "--wait", "30"]).lines.last == "Everything is sent.")
+        let lines = try menus([("t", 1.0), ("l", 0.5), ("y", 0.5), ("y", 2.0)])
+        #expect(
+            lines.contains(
+                "Leave the study on this device? Your 1 thing and 0 videos here, and the study credential, are deleted. Y or N."
+            ), "\(lines)")
+        #expect(
+            lines.contains(
+                "Also delete the 1 thing you sent from the study's server, with their videos? Y or N. No leaves them with the study."
+            ))
+        #expect(lines.contains("The study's server deleted the 1 thing you sent, with their videos."), "\(lines)")
+        #expect(server.things.isEmpty)
+
+        try #require(
+            try cli(["consent", "--name", "Dorothy Vaughan", "--email", "dorothy@example.org", "--agree-all"]).status
+                == 0)
+        _ = try cli(["thing", "add", "Green scarf"])
+        try #require(try cli(["sync", "--wait", "30"]).lines.last == "Everything is sent.")
+        server.fail(Array(repeating: .answer(status: 503), count: 50))
+        let offline = try cli(["leave", "--yes", "--wait", "2"])
+        #expect(
+            offline.lines.contains { $0.hasPrefix("You have left the study on this device. Deleted here: 1 thing,") })
+        #expect(
+            offline.lines.last
+                == "The study's server has not answered yet: it is asked again whenever this device is online, until it deletes them.",
+            "\(offline.lines)")
+        #expect(server.things.values.sorted() == ["Green scarf"], "not yet deleted there")
+    }
+
     @Test func refusingAStatementSendsNothing() throws {
         let lines = try menus([("c", 0.8), ("y", 0.3), ("n", 0.3), ("q", 0.5)])
         #expect(lines.contains("Taking part needs your agreement to every statement. Nothing was sent."), "\(lines)")

@@ -133,7 +133,7 @@ extension CollectVideos {
             return "\(thing.label), \(count) of 7 videos"
         }
         // At most 9 choices (5 things and 4 more), so that one digit answers at once.
-        let extra = ["A: add a thing", "U: upload status", "T: texts and help", "Q: leave"]
+        let extra = ["A: add a thing", "U: upload status", "T: texts, help and leaving", "Q: leave"]
         host.askChoice("Your things, \(things.count) of 5.", choices: lines + extra) { [weak self] index in
             guard let self, let index else { return self?.host.finish() ?? () }
             if index < things.count { return thingMenu(things[index]) }
@@ -158,9 +158,13 @@ extension CollectVideos {
     private func textsMenu() {
         host.askChoice(
             "Texts.",
-            choices: ["I: introduction", "H: how to film your things", "W: the information sheet", "B: back"]
+            choices: [
+                "I: introduction", "H: how to film your things", "W: the information sheet",
+                "L: leave the study on this device", "B: back",
+            ]
         ) { [weak self] index in
             guard let self else { return }
+            if index == 3 { return askToLeave { [weak self] in self?.textsMenu() } }
             let names = ["introduction", "recording-help", "information"]
             guard let index, names.indices.contains(index) else { return thingsMenu() }
             read(names[index]) { [weak self] in self?.textsMenu() }

@@ -106,6 +106,18 @@ extension CollectVideos {
         return text.isEmpty ? nil : text
     }
 
+    /// Leaving the study: the credential goes (overwritten first, so its bytes do not stay on the disk's free
+    /// blocks any longer than the file system keeps them).
+    func forgetCredential() {
+        guard let url = credentialURL, let handle = try? FileHandle(forWritingTo: url) else { return }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: 0)
+        try? handle.write(contentsOf: Data(count: Int(size)))
+        try? handle.synchronize()
+        try? handle.close()
+        try? FileManager.default.removeItem(at: url)
+    }
+
     /// Written whole (a temporary file renamed over it), mode 0600.
     private func storeCredential(_ credential: String) throws(PluginStatus) {
         guard let url = credentialURL else { throw PluginStatus.io }
@@ -122,7 +134,7 @@ extension CollectVideos {
 
     // MARK: Sending what waits
 
-    private func request(_ method: String, _ path: String, json: [String: Any]? = nil, tag: String) -> OutboxRequest? {
+    func request(_ method: String, _ path: String, json: [String: Any]? = nil, tag: String) -> OutboxRequest? {
         guard let base = configuration.serverURL, let credential = credential() else { return nil }
         var request = OutboxRequest(method: method, url: base + path)
         request.headers = [("Authorization", credential), ("Accept", "application/json")]
@@ -200,6 +212,10 @@ extension CollectVideos {
         }
         if let tag = outcome.tag, tag.hasPrefix("videos:"), let page = Int(tag.dropFirst(7)) {
             videosAnswered(outcome, page: page)
+            return true
+        }
+        if let tag = outcome.tag, tag.hasPrefix("leave:") {
+            leaveAnswered(outcome)
             return true
         }
         if let tag = outcome.tag, tag.hasPrefix("things:"), let page = Int(tag.dropFirst(7)) {

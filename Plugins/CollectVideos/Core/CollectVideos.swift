@@ -4,7 +4,7 @@ import PluginKit
 /// The ORBIT Camera port (spec collect-videos.md): consent, things, and the ORBIT Data server's protocol
 /// through the host outbox. Verbs (`assist run collect-videos VERB`): `consent --name N --email E
 /// --agree-all`, `thing add LABEL`, `thing rename OLD NEW`, `thing delete LABEL --yes`, `record LABEL --kind K`,
-/// `video delete LABEL --kind K --slot N --yes`, `sync [--wait S]`, `status [--json]`. Every method runs on [main].
+/// `video delete LABEL --kind K --slot N --yes`, `sync [--wait S]`, `status [--json]`, `leave --yes [--keep-sent] [--wait S]`. Every method runs on [main].
 public final class CollectVideos: PluginFeature {
     let host: PluginHostHandle
     var store: OrbitStore?
@@ -31,6 +31,8 @@ public final class CollectVideos: PluginFeature {
     var reader: TextReader?
     /// The slot last chosen in each thing's menu, so N moves on from it (spec §6).
     var lastSlot: [Int64: Int] = [:]
+    /// Leaving the study: the server's deletions still to be answered.
+    var leaving: LeaveWait?
 
     public init(host: PluginHostHandle) {
         self.host = host
@@ -57,6 +59,7 @@ public final class CollectVideos: PluginFeature {
         case ("thing", "delete"): try deleteThing(Array(arguments.dropFirst(2)))
         case ("record", _): try record(Array(arguments.dropFirst()))
         case ("video", "delete"): try deleteVideo(Array(arguments.dropFirst(2)))
+        case ("leave", _): try leaveCommand(Array(arguments.dropFirst()))
         case ("sync", _): sync(waitSeconds: Self.number(after: "--wait", in: arguments) ?? 60)
         case ("status", _):
             host.print(try status(json: arguments.contains("--json")))
@@ -64,7 +67,7 @@ public final class CollectVideos: PluginFeature {
         case (nil, _): openMenus()
         case (let other?, _):
             throw PluginError(
-                "Unknown collect-videos command \(other). Use consent, thing add, thing rename, thing delete, record, video delete, sync or status."
+                "Unknown collect-videos command \(other). Use consent, thing add, thing rename, thing delete, record, video delete, sync, status or leave."
             )
         }
     }

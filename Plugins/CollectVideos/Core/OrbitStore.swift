@@ -314,6 +314,17 @@ public final class OrbitStore {
         try database.execute("UPDATE video SET told = ? WHERE id = ?", [.text(code), .integer(id)])
     }
 
+    /// Leaving the study: every row goes, and the file is rebuilt so that no freed page keeps a label.
+    public func forgetEverything() throws(PluginStatus) {
+        try database.transaction { () throws(PluginStatus) in
+            for table in ["pending_op", "recording", "video", "thing", "participant"] {
+                try database.execute("DELETE FROM \(table)")
+            }
+        }
+        try database.execute("VACUUM")
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     // MARK: Pending operations
 
     public struct PendingOp: Equatable, Sendable {

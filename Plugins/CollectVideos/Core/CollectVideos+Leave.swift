@@ -1,0 +1,140 @@
+import Foundation
+import PluginKit
+
+/// "Leave the study on this device" (spec §9, issue 36): what this device holds of the study goes (every clip,
+/// the things' names, the database's rows and the credential), and, unless the participant keeps them, the
+/// server is asked to delete the things it was sent (`DELETE api/thing/{id}/` takes their videos with it;
+/// ORBIT has no request that withdraws a participant, so the name and email stay with the team).
+extension CollectVideos {
+    /// The server's deletions leaving waits for, how many it confirmed, and what runs when they are answered.
+    struct LeaveWait {
+        var jobs: Set<Int64>
+        var deleted = 0
+        var done: () -> Void
+    }
+
+    /// Leave, asked in the menus: what goes here, then (when the server has things) whether they go there too.
+    func askToLeave(back: @escaping () -> Void) {
+        let (things, videos, sent) = leaveSummary()
+        host.confirm(
+            "Leave the study on this device? Your \(Self.count(things, "thing")) and \(Self.count(videos, "video")) here, and the study credential, are deleted. Y or N.",
+            defaultYes: false, timeoutMilliseconds: 10_000
+        ) { [weak self] yes in
+            guard let self else { return }
+            guard yes else {
+                say("You are still taking part.")
+                return back()
+            }
+            let finish = { [weak self] in self?.host.finish() ?? () }
+            guard sent > 0 else { return leave(keepSent: true, waitSeconds: 30, done: finish) }
+            host.confirm(
+                "Also delete the \(Self.count(sent, "thing")) you sent from the study's server, with their videos? Y or N. No leaves them with the study.",
+                defaultYes: false, timeoutMilliseconds: 15_000
+            ) { [weak self] alsoThere in
+                self?.leave(keepSent: !alsoThere, waitSeconds: 30, done: finish)
+            }
+        }
+    }
+
+    /// What leaving will delete: things and clips here, and things the server has.
+    func leaveSummary() -> (things: Int, videos: Int, sent: Int) {
+        guard let store, let things = try? store.things() else { return (0, 0, 0) }
+        let videos = things.reduce(0) { $0 + ((try? store.videos(of: $1.id).count) ?? 0) }
+        return (things.count, videos, things.filter { $0.orbitID != nil }.count)
+    }
+
+    /// `leave --yes [--keep-sent] [--wait S]`.
+    func leaveCommand(_ arguments: [String]) throws(PluginError) {
+        guard credential() != nil else {
+            throw PluginError("You are not taking part in the study on this device: there is nothing to leave.")
+        }
+        guard arguments.contains("--yes") else {
+            throw PluginError(leaveQuestion(keepSent: arguments.contains("--keep-sent")) + " Add --yes to leave.")
+        }
+        let wait = Self.number(after: "--wait", in: arguments) ?? 30
+        guard wait.isFinite, (0...600).contains(wait) else {
+            throw PluginError("--wait takes how many seconds to wait for the server, from 0 to 600.")
+        }
+        leave(keepSent: arguments.contains("--keep-sent"), waitSeconds: wait) { [weak self] in self?.host.finish() }
+    }
+
+    /// "Leaving the study on this device deletes your 2 things and 5 videos here, and asks the study's server
+    /// to delete the 2 things it has and their videos."
+    func leaveQuestion(keepSent: Bool) -> String {
+        let (things, videos, sent) = leaveSummary()
+        var sentence =
+            "Leaving the study on this device deletes your \(Self.count(things, "thing")) and \(Self.count(videos, "video")) here, and the study credential"
+        if sent > 0 {
+            sentence +=
+                keepSent
+                ? "; what you already sent stays with the study."
+                : ", and asks the study's server to delete the \(Self.count(sent, "thing")) it has, with their videos."
+        } else {
+            sentence += "."
+        }
+        return sentence
+    }
+
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// Leaves, then says what was done and calls `done`: the server's deletions are handed to the outbox (which
+    /// keeps them until they are answered, offline too) and waited for up to `waitSeconds`.
+    func leave(keepSent: Bool, waitSeconds: Double, done: @escaping () -> Void) {
+        guard let store else { return done() }
+        let (thingCount, videoCount, _) = leaveSummary()
+        // Nothing more of ours leaves for the server: uploads and changes not yet sent are cancelled.
+        for op in (try? store.pendingOps()) ?? [] { if let job = op.job { try? host.cancel(job: job) } }
+        var asked: Set<Int64> = []
+        if !keepSent {
+            for thing in (try? store.things()) ?? [] {
+                guard let orbitID = thing.orbitID,
+                    let made = request("DELETE", "api/thing/\(orbitID)/", tag: "leave:\(orbitID)"),
+                    let job = try? host.enqueue(made)
+                else { continue }
+                asked.insert(job)
+            }
+        }
+        var files: [String] = []
+        for thing in (try? store.things()) ?? [] {
+            files += ((try? store.videos(of: thing.id)) ?? []).map(\.filename)
+        }
+        if let left = try? store.unfinishedRecording() { files.append(left.filename) }
+        for file in files { deleteClip(file) }
+        do { try store.forgetEverything() } catch {
+            host.log(.error, "leaving: the database could not be emptied: \(error)")
+        }
+        forgetCredential()
+        var said =
+            "You have left the study on this device. Deleted here: \(Self.count(thingCount, "thing")), \(Self.count(videoCount, "video")) and the study credential."
+        if configuration.contact != nil {
+            said +=
+                " Your name and email stay with the research team; to have them removed, contact them.\(configuration.contactLine)"
+        }
+        say(said)
+        guard !asked.isEmpty else { return done() }
+        leaving = LeaveWait(jobs: asked, done: done)
+        host.addTimer(milliseconds: UInt32(waitSeconds * 1000), repeating: false) { [weak self] in
+            self?.leaveAnswered(nil)
+        }
+    }
+
+    /// An answer to one of leaving's deletions (nil: the wait is over).
+    func leaveAnswered(_ outcome: OutboxOutcome?) {
+        guard var waiting = leaving else { return }
+        if let outcome {
+            waiting.jobs.remove(outcome.job)
+            if [204, 404].contains(outcome.status) { waiting.deleted += 1 }
+        }
+        leaving = waiting
+        guard outcome == nil || waiting.jobs.isEmpty else { return }
+        leaving = nil
+        if waiting.jobs.isEmpty {
+            say("The study's server deleted the \(Self.count(waiting.deleted, "thing")) you sent, with their videos.")
+        } else {
+            say(
+                "The study's server has not answered yet: it is asked again whenever this device is online, until it deletes them."
+            )
+        }
+        waiting.done()
+    }
+}
