@@ -155,8 +155,9 @@ struct RealOrbitServerTests {
             }))
     }
     /// One clip deleted by its slot: gone from the server and from the disk, the slot empty; a second try, an
-    /// empty slot and a missing --yes each get one sentence and change nothing.
-    @Test func oneClipDeletedLeavesNoCopyOnTheServerOrOnDisk() throws {
+    /// empty slot and a missing --yes each get one sentence and change nothing. Then the study is left: the
+    /// server deletes the thing and its other clip.
+    @Test func oneClipDeletedAndThenTheStudyLeftLeaveNothing() throws {
         guard let server = Self.server, let url = server["ORBIT_URL"] else {
             print("skipped: the real ORBIT server is not running (scripts/orbit-server-for-tests.sh up)")
             return
@@ -211,5 +212,14 @@ struct RealOrbitServerTests {
         let noSlot = try run(["video", "delete", label, "--kind", "training", "--yes"])
         #expect(noSlot.lines.last == "Say which video: --slot N, from 1 to 5 for training videos.", "\(noSlot.lines)")
         #expect(try serverVideos().count == 1, "nothing more went")
+
+        // Leaving the study: the real server deletes the thing and its last clip; nothing stays here.
+        let leaving = try run(["leave", "--yes"])
+        #expect(
+            leaving.lines.last == "The study's server deleted the 1 thing you sent, with their videos.",
+            "\(leaving.lines)")
+        #expect(try serverVideos().isEmpty)
+        #expect(!(try orbit(["status"]).contains { $0["type"] as? String == "thing" && $0["id"] as? Int == thingID }))
+        #expect(clips().isEmpty)
     }
 }
