@@ -153,6 +153,14 @@ extension CollectVideos {
         if session.add(frame) == false {
             host.onMain { [weak self] in self?.stopRecording(reason: .writeFailed) }
         }
+        // The camera check: a problem with the view is said at once, after its own earcon.
+        if let problem = session.checkView(frame) {
+            host.onMain { [weak self] in
+                guard let self, recording != nil else { return }
+                host.play(.lost)
+                say(problem.words + ".")
+            }
+        }
     }
 
     /// Saves what was recorded and says so; `finishing` ends the run (not when the host is stopping us).
@@ -294,6 +302,21 @@ final class RecordingSession: @unchecked Sendable {  // because: every member is
             count += 1
             return true
         }
+    }
+
+    private var watch = ViewWatch()
+    private var checked = 0
+
+    /// Every 5th frame's view checked (`ViewLook`); the problem to say now, if any.
+    func checkView(_ frame: CameraFrame) -> ViewProblem? {
+        let due = lock.withLock {
+            checked += 1
+            return checked % 5 == 1
+        }
+        guard due, frame.format == .bgr24 else { return nil }
+        let look = ViewLook.of(bgr: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        return lock.withLock { watch.check(look?.problem, at: seconds) }
     }
 
     /// Closes the file; the seconds recorded.

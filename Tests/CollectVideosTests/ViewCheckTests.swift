@@ -1,0 +1,104 @@
+import CollectVideosCore
+import Foundation
+import HostTesting
+import Testing
+
+/// The camera check while filming, on frames rendered at test time from the real photos Debian's darknet
+/// package ships: each photo as it is reads as fine, and darkened, blurred, covered or emptied each reads as
+/// that problem; then a dark clip filmed through the real binary hears "Too dark."
+@Suite("collect-videos camera check")
+struct ViewCheckTests {
+    static let photos = ["dog", "eagle", "giraffe", "horses", "kite", "person", "scream"].map {
+        "/usr/share/darknet/data/\($0).jpg"
+    }
+
+    /// One BGR24 frame of `source` squared, through `filter`, at `side` pixels.
+    static func frame(_ source: [String], filter: String, side: Int) throws -> ViewLook? {
+        let vf = "crop='min(iw,ih)':'min(iw,ih)',\(filter.isEmpty ? "" : filter + ",")scale=\(side):\(side)"
+        let folder = try TemporaryDirectory("assist-view-frame")
+        let file = folder.path("frame.bgr")
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-y"] + source + [
+                "-vf", vf, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgr24", file.path,
+            ])
+        try #require(made.status == 0, "\(made.standardError)")
+        let bytes = [UInt8](try Data(contentsOf: file))
+        try #require(bytes.count == side * side * 3)
+        return bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.flatMap { ViewLook.of(bgr: $0, width: side, height: side, stride: side * 3) }
+        }
+    }
+
+    @Test(arguments: [540, 1080])
+    func realScenesAreFineAndSpoiledOnesAreNamed(side: Int) throws {
+        let blur = "gblur=sigma=\(Double(side) * 0.015)"
+        for photo in Self.photos {
+            let input = ["-i", photo]
+            let name = (photo as NSString).lastPathComponent
+            let plain = try #require(try Self.frame(input, filter: "", side: side))
+            #expect(plain.problem == nil, "\(name) as it is: \(plain)")
+            #expect(
+                try Self.frame(input, filter: "eq=brightness=-0.35:contrast=0.3", side: side)?.problem == .dark,
+                "\(name)")
+            #expect(try Self.frame(input, filter: blur, side: side)?.problem == .blurred, "\(name) blurred")
+        }
+        let covered = ["-f", "lavfi", "-i", "color=c=0x140a08:size=640x480"]
+        #expect(try Self.frame(covered, filter: "noise=alls=3", side: side)?.problem == .covered)
+        let wall = ["-f", "lavfi", "-i", "color=c=0xd8d4cc:size=640x480"]
+        #expect(try Self.frame(wall, filter: "noise=alls=3", side: side)?.problem == .emptyCentre)
+    }
+
+    @Test func aProblemIsSaidOnceItLastsAndAgainOnlyAfterTheViewWasFine() {
+        var watch = ViewWatch()
+        var said: [ViewProblem?] = []
+        var time = 0.0
+        func feed(_ problem: ViewProblem?, _ count: Int) {
+            for _ in 0..<count {
+                time += 0.17
+                said.append(watch.check(problem, at: time))
+            }
+        }
+        feed(.dark, 3)
+        #expect(said.compactMap { $0 }.isEmpty, "a passing shadow is not said")
+        feed(nil, 1)
+        feed(.dark, 10)
+        #expect(said.compactMap { $0 } == [.dark], "said once, after 4 checks")
+        feed(nil, 2)
+        feed(.dark, 10)
+        #expect(said.compactMap { $0 } == [.dark], "not again after a moment's light")
+        feed(nil, 6)
+        feed(.dark, 10)
+        #expect(said.compactMap { $0 } == [.dark, .dark], "again once the view was fine for a while")
+    }
+
+    /// Filming a dark room through the real binary: "Too dark." is said while filming, after its earcon, and
+    /// the clip is kept.
+    @Test func filmingADarkRoomSaysTooDark() throws {
+        let folder = try TemporaryDirectory("assist-orbit-view")
+        let server = try FakeOrbitServer()
+        try OrbitFixtures.writeConfig(to: folder.path("config.toml"), serverURL: server.baseURL)
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-loop", "1", "-i", Self.photos[0], "-vf",
+                "crop='min(iw,ih)':'min(iw,ih)',scale=720:720,eq=brightness=-0.35:contrast=0.3", "-r", "30", "-t", "4",
+                "-pix_fmt", "yuv420p", folder.path("dark.mp4").path,
+            ])
+        try #require(made.status == 0, "\(made.standardError)")
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.run(
+                BuildProducts.assist,
+                ["run", "collect-videos"] + arguments + [
+                    "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                    folder.path("config.toml").path, "--camera", "video:" + folder.path("dark.mp4").path,
+                ], timeoutSeconds: 60)
+        }
+        try #require(
+            try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"]).status == 0)
+        _ = try run(["thing", "add", "Red cup"])
+        let filmed = try run(["record", "Red cup", "--kind", "testing", "--seconds", "3"])
+        #expect(filmed.lines.filter { $0 == "Too dark." }.count == 1, "\(filmed.lines)")
+        #expect(filmed.lines.last == "Stopped at 3 seconds. Testing video 1 of 2 saved.", "\(filmed.lines)")
+    }
+}
