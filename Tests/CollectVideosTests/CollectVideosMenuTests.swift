@@ -226,6 +226,27 @@ struct CollectVideosMenuTests {
         #expect(server.things.values.sorted() == ["Green scarf"], "not yet deleted there")
     }
 
+    /// A clip stopped by hand under the study's shortest is not kept without asking: discarded, the slot stays
+    /// empty; kept, it is saved.
+    @Test func aShortClipIsKeptOnlyWhenAsked() throws {
+        try OrbitFixtures.writeConfig(
+            to: folder.path("config.toml"), serverURL: server.baseURL, extra: "min-seconds = \"4\"")
+        try #require(
+            try cli(["consent", "--name", "Annie Easley", "--email", "annie@example.org", "--agree-all"]).status == 0)
+        _ = try cli(["thing", "add", "Red cup"])
+        let lines = try menus([
+            ("1", 1.0), ("1", 0.8), ("stop recording", 1.5), ("d", 0.8), ("1", 0.8), ("stop recording", 1.5),
+            ("k", 0.8), ("cancel", 0.8), ("q", 0.5),
+        ])
+        #expect(lines.contains("Only 1 second, shorter than the 4 the study asks for."), "\(lines)")
+        #expect(lines.contains("Discarded."), "\(lines)")
+        #expect(
+            lines.contains { $0.hasPrefix("Stopped at") && $0.hasSuffix("Testing video 1 of 2 saved.") },
+            "kept when asked: \(lines)")
+        let status = try cli(["status"]).lines.last ?? ""
+        #expect(status.contains("Red cup. 1 of 7 videos."), "\(status)")
+    }
+
     @Test func refusingAStatementSendsNothing() throws {
         let lines = try menus([("c", 0.8), ("y", 0.3), ("n", 0.3), ("q", 0.5)])
         #expect(lines.contains("Taking part needs your agreement to every statement. Nothing was sent."), "\(lines)")

@@ -173,7 +173,6 @@ extension CollectVideos {
         let seconds = state.session.finish()
         if let spareURL { try? FileManager.default.removeItem(at: spareURL) }
         host.play(.fall)
-        let what = "\(Self.kindName(state.kind).capitalized) video \(state.slot + 1) of \(Self.slots[state.kind] ?? 0)"
         guard reason != .noFrames, seconds >= 1 else {
             try? store.dropRecording()
             try? host.deleteMedia(state.filename)
@@ -183,6 +182,34 @@ extension CollectVideos {
             if interactive { afterRecording(state.thing, finishing: finishing) } else if finishing { host.finish(.io) }
             return
         }
+        // Stopped early in the menus, under the study's shortest: kept, filmed again or discarded, as asked.
+        let shortest = configuration.minSeconds
+        if interactive && finishing && reason == .user && seconds < shortest {
+            let whole = max(1, Int(seconds.rounded(.down)))
+            return host.askChoice(
+                "Only \(Self.count(whole, "second")), shorter than the \(Int(shortest)) the study asks for.",
+                choices: ["K: keep it", "R: record it again", "D: discard it"]
+            ) { [weak self] index in
+                guard let self else { return }
+                switch index {
+                case 0: keepClip(state, seconds: seconds, reason: reason, finishing: finishing)
+                default:
+                    try? store.dropRecording()
+                    try? host.deleteMedia(state.filename)
+                    host.unregisterCommand("stop-recording")
+                    if index == 1 { return recordInteractively(state.thing, kind: state.kind, slot: state.slot) }
+                    say("Discarded.")
+                    thingMenu(state.thing)
+                }
+            }
+        }
+        keepClip(state, seconds: seconds, reason: reason, finishing: finishing)
+    }
+
+    /// The clip becomes its slot's (an older one there is deleted) and is said saved.
+    private func keepClip(_ state: RecordingState, seconds: Double, reason: StopReason, finishing: Bool) {
+        guard let store else { return }
+        let what = "\(Self.kindName(state.kind).capitalized) video \(state.slot + 1) of \(Self.slots[state.kind] ?? 0)"
         do {
             if let old = try store.saveRecording(
                 thing: state.thing.id, kind: state.kind, slot: state.slot, filename: state.filename)
@@ -196,11 +223,11 @@ extension CollectVideos {
         }
         let whole = Int(seconds.rounded())
         if reason == .writeFailed {
-            say("Storage full, stopped at \(whole) seconds. \(what) saved.")
+            say("Storage full, stopped at \(Self.count(whole, "second")). \(what) saved.")
         } else if reason == .cameraLost {
-            say("Camera not available. Stopped at \(whole) seconds. \(what) saved.")
+            say("Camera not available. Stopped at \(Self.count(whole, "second")). \(what) saved.")
         } else {
-            say("Stopped at \(whole) seconds. \(what) saved.")
+            say("Stopped at \(Self.count(whole, "second")). \(what) saved.")
         }
         pump()
         afterRecording(state.thing, finishing: finishing)

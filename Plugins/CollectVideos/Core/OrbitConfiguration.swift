@@ -13,6 +13,8 @@ public struct OrbitConfiguration: Sendable {
     public var recordSeconds: Double?
     /// Minutes between status readings while the menus are open (`poll-minutes`, spec §3.26; default 30).
     public var pollMinutes: Double = 30
+    /// A clip stopped by hand before this many seconds is offered to be kept, filmed again or discarded.
+    public var minSeconds: Double = 5
 
     public init(_ lookup: (String) -> String?) {
         func text(_ key: String) -> String? {
@@ -23,6 +25,9 @@ public struct OrbitConfiguration: Sendable {
         appCredential = text("app-credential")
         contact = text("contact")
         recordSeconds = text("record-seconds").flatMap(Double.init).map { max(1, $0) }
+        if let shortest = text("min-seconds").flatMap(Double.init), shortest.isFinite {
+            minSeconds = min(max(shortest, 0), 30)
+        }
         if let minutes = text("poll-minutes").flatMap(Double.init), minutes >= 1 { pollMinutes = min(minutes, 24 * 60) }
     }
 
