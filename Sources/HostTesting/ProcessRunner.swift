@@ -115,6 +115,22 @@ package enum ProcessRunner {
         }
     }
 
+    /// `line`, typed `wait` seconds after the program has printed `text` for the `count`th time, or after
+    /// `atMost` seconds whatever it printed: a step that must not come before the program is ready for it,
+    /// however slow the machine (a sanitizer's build).
+    package static func when(
+        _ text: String, count: Int = 1, thenWait wait: Double = 0, type line: String, atMost: Double = 15
+    ) -> TypedLine {
+        let seen = Collected<Date>()
+        return TypedLine(
+            line, after: atMost * timeScale,
+            once: { printed in
+                guard printed.components(separatedBy: text).count - 1 >= count else { return false }
+                if seen.values.isEmpty { seen.append(Date()) }
+                return Date().timeIntervalSince(seen.values[0]) >= wait
+            })
+    }
+
     /// Runs `executable` with `lines` typed at a person's pace (the shell or a plugin's menus reading them as
     /// they come), `before` first; closes standard input (and sends `stopSignal`, for a program that outlives
     /// its input, like the kiosk) and waits up to `timeoutSeconds` for the program to end on its own (it is

@@ -20,13 +20,18 @@ struct CollectVideosMenuTests {
     /// Runs the plugin's menus with typed lines, each after `pause` seconds; what it printed. With `paced`,
     /// speech is heard (into a WAV file, at the pace of playback) rather than only printed.
     func menus(_ steps: [(String, Double)], paced: Bool = false) throws -> [String] {
+        try menus(steps.map { ProcessRunner.TypedLine($0.0, after: $0.1) }, paced: paced)
+    }
+
+    /// The same, with steps that may wait for what was printed (`ProcessRunner.when`).
+    func menus(_ steps: [ProcessRunner.TypedLine], paced: Bool = false) throws -> [String] {
         let speech = paced ? ["--audio-out", "wav:" + folder.path("speech.wav").path] : ["--no-speech"]
         let run = try ProcessRunner.typing(
             BuildProducts.assist,
             ["run", "collect-videos"] + speech + [
                 "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path, "--camera",
                 "video:" + folder.path("camera.mp4").path,
-            ], lines: steps.map { ProcessRunner.TypedLine($0.0, after: $0.1) }, timeoutSeconds: 60)
+            ], lines: steps, timeoutSeconds: 60)
         #expect(run.endedByItself, "the menus end when the input does")
         return run.output.split(separator: "\n").map(String.init)
     }
@@ -68,11 +73,20 @@ struct CollectVideosMenuTests {
     /// server makes is deleted when the answer comes: nothing of it is left there or on disk.
     @Test func aClipDeletedByKeysWhileItUploadsLeavesNothing() throws {
         server.delayUploads(3)
-        var steps: [(String, Double)] = [("c", 0.8)]
-        steps += Array(repeating: ("y", 0.3), count: 6)
-        steps += [("Grace Hopper", 0.3), ("grace@example.org", 0.3)]
-        steps += [("a", 1.5), ("Red cup", 0.3), ("1", 0.8), ("1", 3.5), ("d", 0.5), ("y", 0.5), ("cancel", 6)]
-        steps += [("q", 0.5)]
+        typealias Step = ProcessRunner.TypedLine
+        var steps: [Step] = [Step("c", after: 0.8)]
+        steps += Array(repeating: Step("y", after: 0.3), count: 6)
+        steps += [Step("Grace Hopper", after: 0.3), Step("grace@example.org", after: 0.3)]
+        steps += [Step("a", after: 1.5), Step("Red cup", after: 0.3), Step("1", after: 0.8)]
+        steps += [ProcessRunner.when("Testing video 1 of 2 saved.", thenWait: 0.3, type: "1")]
+        steps += [Step("d", after: 0.5), Step("y", after: 0.5)]
+        let server = server
+        steps += [
+            Step(
+                "cancel", after: 15 * ProcessRunner.timeScale,
+                once: { _ in server.calls.contains("DELETE /phasetwo/api/video/1/") }),
+            Step("q", after: 0.5),
+        ]
         let lines = try menus(steps)
         #expect(lines.contains { $0.hasPrefix("Testing video 1 of 2, recorded") }, "the slot is read: \(lines)")
         #expect(lines.contains("Delete testing video 1 of 2 of Red cup? Y or N."), "\(lines)")
@@ -111,7 +125,9 @@ struct CollectVideosMenuTests {
         server.validate(1, "M")
         _ = try cli(["sync", "--wait", "30"])
 
-        let first = try menus([("n", 1.5), ("q", 0.5)])
+        let first = try menus([
+            ProcessRunner.when("again? Y or N.", type: "n"), ProcessRunner.TypedLine("q", after: 0.5),
+        ])
         #expect(
             first.contains("Your training video 1 of 5 of Red mug was not accepted: the thing is missing from it."),
             "\(first)")
@@ -123,7 +139,7 @@ struct CollectVideosMenuTests {
         _ = try cli(["record", "Red mug", "--kind", "training", "--seconds", "2"])
         _ = try cli(["sync", "--wait", "30"])
         server.validate(2, "P")
-        let second = try menus([("q", 3.0)])
+        let second = try menus([ProcessRunner.when("to film it again.", type: "q")])
         #expect(
             second.contains {
                 $0.hasPrefix("The server refused training video 3 of 5 of Red mug: The file is not a video.")
@@ -198,7 +214,11 @@ struct CollectVideosMenuTests {
                 == 0)
         _ = try cli(["thing", "add", "Blue umbrella"])
         try #require(try cli(["sync", "--wait", "30"]).lines.last == "Everything is sent.")
-        let lines = try menus([("t", 1.0), ("l", 0.5), ("y", 0.5), ("y", 2.0)])
+        typealias Step = ProcessRunner.TypedLine
+        let lines = try menus([
+            Step("t", after: 1.0), Step("l", after: 0.5), Step("y", after: 0.5), Step("y", after: 0.5),
+            ProcessRunner.when("The study's server", type: "q"),
+        ])
         #expect(
             lines.contains(
                 "Leave the study on this device? Your 1 thing and 0 videos here, and the study credential, are deleted. Y or N."
@@ -234,11 +254,19 @@ struct CollectVideosMenuTests {
         try #require(
             try cli(["consent", "--name", "Annie Easley", "--email", "annie@example.org", "--agree-all"]).status == 0)
         _ = try cli(["thing", "add", "Red cup"])
+        typealias Step = ProcessRunner.TypedLine
         let lines = try menus([
-            ("1", 1.0), ("1", 0.8), ("stop recording", 1.5), ("d", 0.8), ("1", 0.8), ("stop recording", 1.5),
-            ("k", 0.8), ("cancel", 0.8), ("q", 0.5),
+            Step("1", after: 1.0), Step("1", after: 0.8),
+            ProcessRunner.when("Recording.", thenWait: 2.0, type: "stop recording"),
+            ProcessRunner.when("the study asks for.", type: "d"), Step("1", after: 0.8),
+            ProcessRunner.when("Recording.", count: 2, thenWait: 2.0, type: "stop recording"),
+            ProcessRunner.when("the study asks for.", count: 2, type: "k"), Step("cancel", after: 0.8),
+            Step("q", after: 0.5),
         ])
-        #expect(lines.contains("Only 1 second, shorter than the 4 the study asks for."), "\(lines)")
+        #expect(
+            lines.filter { $0.hasPrefix("Only ") && $0.hasSuffix(" shorter than the 4 the study asks for.") }.count
+                == 2,
+            "\(lines)")
         #expect(lines.contains("Discarded."), "\(lines)")
         #expect(
             lines.contains { $0.hasPrefix("Stopped at") && $0.hasSuffix("Testing video 1 of 2 saved.") },

@@ -82,7 +82,7 @@ struct ViewCheckTests {
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-y", "-loop", "1", "-i", Self.photos[0], "-vf",
-                "crop='min(iw,ih)':'min(iw,ih)',scale=720:720,eq=brightness=-0.35:contrast=0.3", "-r", "30", "-t", "4",
+                "crop='min(iw,ih)':'min(iw,ih)',scale=720:720,eq=brightness=-0.35:contrast=0.3", "-r", "30", "-t", "7",
                 "-pix_fmt", "yuv420p", folder.path("dark.mp4").path,
             ])
         try #require(made.status == 0, "\(made.standardError)")
@@ -97,8 +97,8 @@ struct ViewCheckTests {
         try #require(
             try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"]).status == 0)
         _ = try run(["thing", "add", "Red cup"])
-        let filmed = try run(["record", "Red cup", "--kind", "testing", "--seconds", "3"])
+        let filmed = try run(["record", "Red cup", "--kind", "testing", "--seconds", "5"])
         #expect(filmed.lines.filter { $0 == "Too dark." }.count == 1, "\(filmed.lines)")
-        #expect(filmed.lines.last == "Stopped at 3 seconds. Testing video 1 of 2 saved.", "\(filmed.lines)")
+        #expect(filmed.lines.last == "Stopped at 5 seconds. Testing video 1 of 2 saved.", "\(filmed.lines)")
     }
 }
