@@ -103,12 +103,7 @@ struct CollectVideosMenuTests {
 
     /// The command line, as the menus are run: set-up for a test that starts with a participant and clips.
     func cli(_ arguments: [String], camera: String = "camera.mp4") throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
-            ["run", "collect-videos"] + arguments + [
-                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
-                "--camera", "video:" + folder.path(camera).path,
-            ], timeoutSeconds: 60)
+        try OrbitFixtures.run(arguments, in: folder, camera: camera)
     }
 
     /// A clip the study team rejects is said at the next start, once, and offered to be filmed again; one

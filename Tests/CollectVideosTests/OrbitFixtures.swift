@@ -26,4 +26,17 @@ enum OrbitFixtures {
             ])
         try #require(made.status == 0, "\(made.standardError)")
     }
+
+    /// `assist run collect-videos ARGUMENTS` without speech, on `folder`'s `data` and `config.toml`, filming
+    /// `folder`'s `camera` file.
+    static func run(
+        _ arguments: [String], in folder: TemporaryDirectory, camera: String = "camera.mp4", timeout: Double = 60
+    ) throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist,
+            ["run", "collect-videos"] + arguments + [
+                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+                "--camera", "video:" + folder.path(camera).path,
+            ], timeoutSeconds: timeout)
+    }
 }

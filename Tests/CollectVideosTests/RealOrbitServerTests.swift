@@ -34,12 +34,7 @@ struct RealOrbitServerTests {
     }
 
     func run(_ arguments: [String], camera: String = "camera.mp4") throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
-            ["run", "collect-videos"] + arguments + [
-                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
-                "--camera", "video:" + folder.path(camera).path,
-            ], timeoutSeconds: 120)
+        try OrbitFixtures.run(arguments, in: folder, camera: camera, timeout: 120)
     }
 
     @Test func theWholeFlowWorksAgainstTheRealServer() throws {

@@ -87,12 +87,7 @@ struct ViewCheckTests {
             ])
         try #require(made.status == 0, "\(made.standardError)")
         func run(_ arguments: [String]) throws -> ProcessResult {
-            try ProcessRunner.run(
-                BuildProducts.assist,
-                ["run", "collect-videos"] + arguments + [
-                    "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                    folder.path("config.toml").path, "--camera", "video:" + folder.path("dark.mp4").path,
-                ], timeoutSeconds: 60)
+            try OrbitFixtures.run(arguments, in: folder, camera: "dark.mp4")
         }
         try #require(
             try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"]).status == 0)
