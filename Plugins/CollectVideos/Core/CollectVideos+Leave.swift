@@ -84,9 +84,10 @@ extension CollectVideos {
         let (thingCount, videoCount, _) = leaveSummary()
         // Nothing more of ours leaves for the server: uploads and changes not yet sent are cancelled.
         for op in (try? store.pendingOps()) ?? [] { if let job = op.job { try? host.cancel(job: job) } }
+        let things = (try? store.things()) ?? []
         var asked: Set<Int64> = []
         if !keepSent {
-            for thing in (try? store.things()) ?? [] {
+            for thing in things {
                 guard let orbitID = thing.orbitID,
                     let made = request("DELETE", "api/thing/\(orbitID)/", tag: "leave:\(orbitID)"),
                     let job = try? host.enqueue(made)
@@ -95,9 +96,7 @@ extension CollectVideos {
             }
         }
         var files: [String] = []
-        for thing in (try? store.things()) ?? [] {
-            files += ((try? store.videos(of: thing.id)) ?? []).map(\.filename)
-        }
+        for thing in things { files += ((try? store.videos(of: thing.id)) ?? []).map(\.filename) }
         if let left = try? store.unfinishedRecording() { files.append(left.filename) }
         for file in files { deleteClip(file) }
         do { try store.forgetEverything() } catch {

@@ -204,7 +204,7 @@ extension CollectVideos {
         for (kind, count) in [("S", 2), ("T", 5)] {
             for slot in 0..<count {
                 let video = videos.first { $0.kind == kind && $0.slot == slot }
-                let name = "\(Self.kindName(kind).capitalized) video \(slot + 1) of \(count)"
+                let name = Self.slotName(kind, slot, capitalised: true)
                 slots.append(
                     (kind, slot, "\(name), \(video.map { describe($0, studyEnd: period.end) } ?? "empty")", video))
             }

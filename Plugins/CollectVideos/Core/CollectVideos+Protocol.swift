@@ -314,9 +314,8 @@ extension CollectVideos {
         if op.op == "video_upload", let id = op.localID, let video = try? store.video(id: id),
             let thing = try? store.thing(id: video.thingID)
         {
-            let count = Self.slots[video.kind] ?? 0
             return
-                "The server refused \(Self.kindName(video.kind)) video \(video.slot + 1) of \(count) of \(thing.label): \(message) Re-record or delete it."
+                "The server refused \(Self.slotName(video.kind, video.slot)) of \(thing.label): \(message) Re-record or delete it."
         }
         let label = op.localID.flatMap { try? store.thing(id: $0) }?.label ?? "a thing"
         return "Server refused the name \(label): \(message) Rename it to retry."

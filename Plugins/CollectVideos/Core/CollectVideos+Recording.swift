@@ -110,8 +110,7 @@ extension CollectVideos {
             try host.subscribeCamera(format: .bgr24, maxWidth: 1080, maxHeight: 1080, square: true)
         } catch {
             recording = nil
-            try? store.dropRecording()
-            try? host.deleteMedia(filename)
+            discardRecording(filename)
             if let spareURL { try? FileManager.default.removeItem(at: spareURL) }
             throw PluginError("Camera not available.")
         }
@@ -165,7 +164,7 @@ extension CollectVideos {
 
     /// Saves what was recorded and says so; `finishing` ends the run (not when the host is stopping us).
     func stopRecording(reason: StopReason, finishing: Bool = true) {
-        guard let state = recording, let store else { return }
+        guard let state = recording, store != nil else { return }
         recording = nil
         _ = host.setConfirmation(command: "stop", question: nil)
         if let watchdog = state.watchdog { host.cancelTimer(watchdog) }
@@ -174,8 +173,7 @@ extension CollectVideos {
         if let spareURL { try? FileManager.default.removeItem(at: spareURL) }
         host.play(.fall)
         guard reason != .noFrames, seconds >= 1 else {
-            try? store.dropRecording()
-            try? host.deleteMedia(state.filename)
+            discardRecording(state.filename)
             say(
                 reason == .noFrames || reason == .cameraLost
                     ? "Camera not available." : "Video recording is not available: nothing was recorded.")
@@ -194,8 +192,7 @@ extension CollectVideos {
                 switch index {
                 case 0: keepClip(state, seconds: seconds, reason: reason, finishing: finishing)
                 default:
-                    try? store.dropRecording()
-                    try? host.deleteMedia(state.filename)
+                    discardRecording(state.filename)
                     host.unregisterCommand("stop-recording")
                     if index == 1 { return recordInteractively(state.thing, kind: state.kind, slot: state.slot) }
                     say("Discarded.")
@@ -206,10 +203,16 @@ extension CollectVideos {
         keepClip(state, seconds: seconds, reason: reason, finishing: finishing)
     }
 
+    /// A recording that is not kept: its row and its file go.
+    private func discardRecording(_ filename: String) {
+        try? store?.dropRecording()
+        try? host.deleteMedia(filename)
+    }
+
     /// The clip becomes its slot's (an older one there is deleted) and is said saved.
     private func keepClip(_ state: RecordingState, seconds: Double, reason: StopReason, finishing: Bool) {
         guard let store else { return }
-        let what = "\(Self.kindName(state.kind).capitalized) video \(state.slot + 1) of \(Self.slots[state.kind] ?? 0)"
+        let what = Self.slotName(state.kind, state.slot, capitalised: true)
         do {
             if let old = try store.saveRecording(
                 thing: state.thing.id, kind: state.kind, slot: state.slot, filename: state.filename)

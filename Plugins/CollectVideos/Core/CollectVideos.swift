@@ -182,8 +182,7 @@ public final class CollectVideos: PluginFeature {
     /// the slot is empty or the database refuses.
     func deleteVideo(of thing: OrbitStore.Thing, kind: String, slot: Int) throws(PluginError) -> String {
         guard let store else { throw PluginError("Collect videos has no database open.") }
-        let slotName = Self.slotName(kind, slot)
-        let name = "\(slotName.prefix(1).uppercased())\(slotName.dropFirst()) of \(thing.label)"
+        let name = "\(Self.slotName(kind, slot, capitalised: true)) of \(thing.label)"
         let file: String?
         do { file = try store.deleteVideo(thing: thing.id, kind: kind, slot: slot) } catch {
             throw PluginError("\(name) could not be deleted: \(error). Nothing was changed.")
@@ -199,9 +198,9 @@ public final class CollectVideos: PluginFeature {
         try? host.deleteMedia(name, inCache: true)
     }
 
-    /// "testing video 1 of 2" for slot 0 of kind `S`.
-    static func slotName(_ kind: String, _ slot: Int) -> String {
-        "\(kindName(kind)) video \(slot + 1) of \(slots[kind] ?? 0)"
+    /// "testing video 1 of 2" for slot 0 of kind `S` ("Testing video 1 of 2" to begin a sentence).
+    static func slotName(_ kind: String, _ slot: Int, capitalised: Bool = false) -> String {
+        "\(capitalised ? kindName(kind).capitalized : kindName(kind)) video \(slot + 1) of \(slots[kind] ?? 0)"
     }
 
     /// Hands what waits to the outbox, then finishes (the outbox sends in the background and after restarts).
@@ -306,7 +305,7 @@ public final class CollectVideos: PluginFeature {
                 parts.append(line)
                 for video in videos {
                     parts.append(
-                        "\(Self.kindName(video.kind).capitalized) video \(video.slot + 1) of \(video.kind == "S" ? 2 : 5), \(describe(video, studyEnd: period.end))."
+                        "\(Self.slotName(video.kind, video.slot, capitalised: true)), \(describe(video, studyEnd: period.end))."
                     )
                 }
             }

@@ -150,12 +150,15 @@ public final class OrbitStore {
 
     /// A server thing this device made twice: its DELETE waits, once.
     public func queueDelete(ofServerThing orbitID: Int64) throws(PluginStatus) {
-        let path = "api/thing/\(orbitID)/"
+        try queueOnce("thing_delete", path: "api/thing/\(orbitID)/")
+    }
+
+    /// `op` on `path` waits, unless something for that path already does.
+    private func queueOnce(_ op: String, path: String) throws(PluginStatus) {
         var queued = false
         try database.execute("SELECT 1 FROM pending_op WHERE remote_path = ?", [.text(path)]) { _ in queued = true }
         if queued { return }
-        try database.execute(
-            "INSERT INTO pending_op (op, local_id, remote_path) VALUES ('thing_delete', NULL, ?)", [.text(path)])
+        try database.execute("INSERT INTO pending_op (op, remote_path) VALUES (?, ?)", [.text(op), .text(path)])
     }
 
     public func clearOrbitID(forThing id: Int64) throws(PluginStatus) {
@@ -272,11 +275,7 @@ public final class OrbitStore {
     /// The server has a clip this device no longer keeps (deleted or filmed again while it was being sent):
     /// its DELETE waits, once.
     public func queueDelete(ofServerVideo orbitID: Int64) throws(PluginStatus) {
-        let path = "api/video/\(orbitID)/"
-        var queued = false
-        try database.execute("SELECT 1 FROM pending_op WHERE remote_path = ?", [.text(path)]) { _ in queued = true }
-        if queued { return }
-        try database.execute("INSERT INTO pending_op (op, remote_path) VALUES ('video_delete', ?)", [.text(path)])
+        try queueOnce("video_delete", path: "api/video/\(orbitID)/")
     }
 
     public func uploaded(video: Int64, orbitID: Int64, validation: String) throws(PluginStatus) {
