@@ -50,13 +50,18 @@ extension OutboxStore {
     /// The owner has the outcome: forget it. Returns false when there was none.
     @discardableResult
     package func acknowledge(_ jobID: Int64, owner: String) throws(StorageError) -> Bool {
-        try database.execute(
-            "DELETE FROM outcomes WHERE job_id = ? AND owner = ?", arguments: [.integer(jobID), .text(owner)]) > 0
+        let removed =
+            try database.execute(
+                "DELETE FROM outcomes WHERE job_id = ? AND owner = ?", arguments: [.integer(jobID), .text(owner)])
+            > 0
+        if removed { scrub(after: owner) }
+        return removed
     }
 
     /// Stores `outcome` and removes its job, in one transaction.
     func store(_ outcome: Outcome) throws(StorageError) {
         try database.transaction { () throws(StorageError) in try insert(outcome) }
+        scrub(after: outcome.owner)
     }
 
     /// Stores `outcome` and removes its job, inside the caller's transaction.

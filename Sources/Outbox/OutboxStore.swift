@@ -21,6 +21,9 @@ package final class OutboxStore: Sendable {
     /// Opens (creating) the store at `url`.
     package init(url: URL) throws(StorageError) {
         database = try PluginDatabase(url: url)
+        // Requests carry credentials and answers carry what the user sent: what leaves is overwritten with
+        // zeros, whatever SQLite was built with (see `scrub`).
+        try database.execute("PRAGMA secure_delete = ON") { _, _ in false }
         try database.migrate(
             to: 1,
             sql: """
@@ -38,6 +41,7 @@ package final class OutboxStore: Sendable {
                 ALTER TABLE outcomes ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;
                 CREATE INDEX jobs_by_owner ON jobs (owner, id);
                 """)
+        try database.migrate(to: 3, sql: "CREATE INDEX outcomes_by_owner ON outcomes (owner, job_id);")
     }
 
     /// A job is due when its owner has no older job: each plugin's jobs leave in the order they came, so a
@@ -230,8 +234,30 @@ extension OutboxStore {
     /// Removes `owner`'s job `id` unless it is being sent. Returns false when there is no such waiting job.
     @discardableResult
     package func cancel(_ id: Int64, owner: String) throws(StorageError) -> Bool {
-        try database.execute(
-            "DELETE FROM jobs WHERE id = ? AND owner = ? AND state = 'pending'",
-            arguments: [.integer(id), .text(owner)]) > 0
+        let removed =
+            try database.execute(
+                "DELETE FROM jobs WHERE id = ? AND owner = ? AND state = 'pending'",
+                arguments: [.integer(id), .text(owner)]) > 0
+        if removed { scrub(after: owner) }
+        return removed
+    }
+
+    /// Leaves no copy of what `owner` had here once it has nothing left here: with `secure_delete` the
+    /// database file's pages are zeroed, but the write-ahead log keeps the older pages (a request's
+    /// `Authorization` header, a thing's name in an answer) until it is checkpointed and cut to nothing. Only
+    /// when the owner's last job and outcome are gone, so a plugin sending many jobs pays once, not per job.
+    /// Best effort: another process reading the outbox (`assist outbox`) only delays it to the next time.
+    func scrub(after owner: String) {
+        var left: Int64 = 1
+        _ = try? database.execute(
+            """
+            SELECT EXISTS (SELECT 1 FROM jobs WHERE owner = ?1) OR EXISTS (SELECT 1 FROM outcomes WHERE owner = ?1)
+            """, arguments: [.text(owner)]
+        ) { _, values in
+            if case .integer(let count) = values.first { left = count }
+            return false
+        }
+        guard left == 0 else { return }
+        _ = try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") { _, _ in false }
     }
 }

@@ -33,6 +33,36 @@ struct OutboxStoreTests {
         #expect(try reopened.takeNext(now: 0)?.id == second)
     }
 
+    /// A request's credential and an answer's contents leave no copy in the outbox's files once the job is
+    /// done, its outcome delivered, or it is cancelled: searched byte by byte in the database and its
+    /// write-ahead log while the store is still open (a running host never closes it).
+    @Test func whatLeavesTheOutboxLeavesNoCopyInItsFiles() throws {
+        let store = try OutboxStore(url: url)
+        let secret = "Token 5e1c0ffee5e1c0ffee"
+        func request(_ path: String) -> OutboxRequest {
+            OutboxRequest(method: "POST", url: "http://127.0.0.1/\(path)", headers: [.init("Authorization", secret)])
+        }
+        let sent = try store.enqueue(owner: "collect-videos", request: request("thing"))
+        let cancelled = try store.enqueue(owner: "collect-videos", request: request("video"))
+        let job = try #require(try store.takeNext(now: 0))
+        #expect(job.id == sent)
+        try store.finish(
+            job,
+            answer: HTTPAnswer(
+                status: 201, headers: [], body: Data(#"{"label":"Blue umbrella"}"#.utf8), truncated: false))
+        #expect(try store.cancel(cancelled, owner: "collect-videos"))
+        #expect(try store.acknowledge(sent, owner: "collect-videos"))
+
+        var traces: [String] = []
+        for name in ["outbox.sqlite", "outbox.sqlite-wal"] {
+            guard let data = FileManager.default.contents(atPath: folder.path(name).path) else { continue }
+            for text in [secret, "Blue umbrella"] where data.range(of: Data(text.utf8)) != nil {
+                traces.append("\(name) holds \(text)")
+            }
+        }
+        #expect(traces.isEmpty, "\(traces)")
+    }
+
     @Test func aPluginsFailingJobHoldsUpOnlyThatPluginsLaterJobs() throws {
         let store = try OutboxStore(url: url)
         let thing = try store.enqueue(owner: "collect-videos", request: Self.request("thing"))
