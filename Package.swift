@@ -42,7 +42,7 @@ let firstPartyPlugins = [
     // photo-sensor (AWARE photos): a background plugin that records new media in watched folders.
     FirstPartyPlugin(
         name: "PhotoSensor", core: ["PluginKit", "CMediaInfo", "ObjectDetection", "Digest"],
-        tests: "PhotoSensorCoreTests", testDependencies: ["PluginKit", "PluginHost", "Digest"]),
+        tests: "PhotoSensorCoreTests", testDependencies: ["PluginKit", "PluginHost", "Digest", "Storage"]),
     // collect-videos (ORBIT Camera): consent, things and clips for the ORBIT Data server.
     FirstPartyPlugin(
         name: "CollectVideos",

@@ -1,6 +1,7 @@
 import Foundation
 import HostTesting
 import PhotoSensorCore
+import Storage
 import Testing
 
 /// `assist run photo-sensor sync` against the loopback AWARE Micro: batches ordered by id after the
@@ -190,14 +191,32 @@ struct PhotoSensorAutomaticSyncTests {
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()
-        Thread.sleep(forTimeInterval: 1)
+        // What is in the folder at the first start is the baseline, never sent: the picture is dropped once
+        // the sensor has taken it (a sanitizer's build takes seconds to get there).
+        let database = folder.path("data/plugins/assist.photo-sensor/aware_photos.sqlite")
+        let started = Date().addingTimeInterval(30 * ProcessRunner.timeScale)
+        while Date() < started, Self.value("baseline", in: database) != "done" { Thread.sleep(forTimeInterval: 0.1) }
+        try #require(Self.value("baseline", in: database) == "done", "the sensor never started")
         try Data([0xFF, 0xD8, 0xFF, 0xE1, 1, 2, 3]).write(to: pictures.appendingPathComponent("new.jpg"))
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(15 * ProcessRunner.timeScale)
         while server.ids("ios_photos").isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         input.fileHandleForWriting.write(Data("quit\n".utf8))
         input.fileHandleForWriting.closeFile()
         child.waitUntilExit()
         #expect(server.ids("ios_photos") == [1])
         #expect((server.rows("ios_photos").first?["localIdentifier"] as? String)?.contains("new.jpg#sha256:") == true)
+    }
+
+    /// The sensor's stored setting `key`, read from its database as the shell writes it; nil until there.
+    static func value(_ key: String, in url: URL) -> String? {
+        guard FileManager.default.fileExists(atPath: url.path), let database = try? PluginDatabase(url: url) else {
+            return nil
+        }
+        var found: String?
+        _ = try? database.execute("SELECT value FROM settings WHERE key = ?", arguments: [.text(key)]) { _, values in
+            if case .text(let text) = values.first { found = text }
+            return false
+        }
+        return found
     }
 }

@@ -467,6 +467,8 @@ struct VoiceListenTests {
         let room = NaturalVoice.inRoom(
             WavFile(format: voice.format, samples: []), gain: 1, noiseDecibels: -50,
             padSeconds: 3 * ProcessRunner.timeScale)
+        // The words begin about 7.5 s into the sound (the room padded on both sides, then 1.5 s), after the
+        // shell has started; `quitAfter` leaves a loaded machine room past that, `done` quits sooner.
         let question = NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 1.5)
         try WavFile(format: voice.format, samples: room.samples + question.samples).data.write(to: said)
         let f4: UInt16 = 62
@@ -493,7 +495,7 @@ struct VoiceListenTests {
                 folder.path("held.toml").path, "--mic", "live:" + said.path,
             ],
             lines: [ProcessRunner.TypedLine("quit", after: quitAfter, once: done)],
-            environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30)
+            environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30 + quitAfter)
         return (
             run.output.split(separator: "\n").map(String.init),
             (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
@@ -511,7 +513,7 @@ struct VoiceListenTests {
         func shell(releaseAfter: Double?) throws -> (lines: [String], trace: String) {
             try heldShell(
                 saying: voice, releaseAfter: releaseAfter,
-                quitAfter: releaseAfter == nil ? 12 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 7
+                quitAfter: releaseAfter == nil ? 20 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 7
             ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
         }
         let held = try shell(releaseAfter: nil)
@@ -645,7 +647,7 @@ struct VoiceListenTests {
             return
         }
         let refusal = "Sorry, I didn't get that. Say help for what you can say."
-        let (lines, traced) = try heldShell(saying: voice, releaseAfter: nil, quitAfter: 12 * ProcessRunner.timeScale) {
+        let (lines, traced) = try heldShell(saying: voice, releaseAfter: nil, quitAfter: 20 * ProcessRunner.timeScale) {
             $0.contains(refusal)
         }
         #expect(lines.last == "Goodbye.", "\(lines)")

@@ -538,6 +538,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             return
         }
         if answering == nil {
+            // In push-to-talk the answer, too, is said with the key down (or just after a voice command).
+            guard mode != .pushToTalk || lock.withLock({ Self.now <= openUntil + 1.5 }) else { return }
             answering = ArgumentFollower(
                 phrase: "", wanted: .choices(words, prompt: nil), afterMs: spotter.heardMs, waitMs: 60_000)
             // Talk that is no answer is no "yes": the answer is judged as a window's command is.
@@ -658,7 +660,13 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private func accept(_ heard: Detection, at heardMs: Int) {
         Self.trace?("accepting \(heard.phrase) (mode \(mode.rawValue))")
         if answering != nil, lock.withLock({ choosing }) {
-            // A command said at a menu: taken as spotted, and the answer is listened for afresh after it.
+            // In a push-to-talk or wake-word window the utterance at a menu is judged as a whole against the
+            // choices and the commands (a command spotted inside "we bought a new kettle" is no command).
+            guard mode == .always else {
+                Self.trace?("not taken: the window's answer is decoded as a whole")
+                return
+            }
+            // A command said at a menu at any time: taken as spotted, and the answer is listened for afresh.
             answering = nil
         } else if following != nil || answering != nil {
             Self.trace?("not taken: words after a phrase, or an answer, are awaited")
