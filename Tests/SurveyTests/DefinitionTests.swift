@@ -63,6 +63,33 @@ struct DefinitionTests {
         }
     }
 
+    /// The shipped survey opens with its privacy and data-use text; a definition marks at most one such text,
+    /// and only an `info` item can be it.
+    @Test func thePrivacyTextIsOneInfoItemAndTheShippedSurveyOpensWithIt() throws {
+        guard case .valid(let definition) = DefinitionLoader.load(contentsOf: Self.shipped) else {
+            Issue.record("the shipped definition is invalid")
+            return
+        }
+        let privacy = try #require(definition.privacyItem)
+        #expect(definition.parts.first?.items.first == privacy && privacy.kind == .info)
+        let english = privacy.text.byLanguage["en"] ?? ""
+        for fact in ["location", "random participant number", "never asked", "deleted", "forget me"] {
+            #expect(english.contains(fact), "the privacy text says what it sends and keeps: \(fact)")
+        }
+        let found = problems(
+            Self.minimal(
+                items: #"""
+                    {"id":"p","type":"info","privacy":true,"text":"P"},
+                    {"id":"q","type":"info","privacy":true,"text":"Q"},
+                    {"id":"s","type":"single","field":"f","privacy":true,"text":"S?","options":[{"key":"a"}]},
+                    {"id":"t","type":"info","privacy":"yes","text":"T"}
+                    """#))
+        #expect(found.contains("item s: only an info item can be the \"privacy\" text."), "\(found)")
+        #expect(
+            found.contains("more than one item is marked \"privacy\"; mark the one text to hear again."), "\(found)")
+        #expect(found.contains { $0.hasPrefix("item t: \"privacy\" must be") }, "\(found)")
+    }
+
     @Test func aCycleOfFollowUpsIsOneProblemNamingItsPath() {
         let found = problems(
             Self.minimal(

@@ -132,7 +132,7 @@ struct SurveyCLITests {
             }
             return false
         }
-        for line in ["yes", "2", "continue", "4", "continue", "3", "continue"] {
+        for line in ["continue", "yes", "2", "continue", "4", "continue", "3", "continue"] {
             input.fileHandleForWriting.write(Data((line + "\n").utf8))
             Thread.sleep(forTimeInterval: 0.15)
         }
@@ -160,6 +160,8 @@ struct SurveyCLITests {
         try WavFile(format: AudioFormat(sampleRateHz: 44_100, channels: 1), samples: samples).data.write(to: mic)
         let arguments = ["survey", "--no-speech", "--data-dir", folder.path("data").path, "--mic", "wav:\(mic.path)"]
         let screen = try PseudoTerminal(BuildProducts.assist, arguments)
+        #expect(screen.waitFor("Press I at any time to hear this again."), "\(screen.text)")
+        screen.typeSlowly("\r", gap: 0.2)
         #expect(screen.waitFor("Press Y for"), "\(screen.text)")
         for (keys, next) in [("y", "Question 2 of 12"), ("2\r", "Question 3 of 12"), ("4\r", "Question 4 of 12")] {
             screen.typeSlowly(keys, gap: 0.2)

@@ -107,9 +107,16 @@ final class SurveyHarness {
         key(.enter)
     }
 
+    /// The first session opens with the study's privacy and data-use text: heard, then Enter.
+    func pastPrivacy() {
+        #expect(waitFor("How your data is used."), "the privacy text comes first: \(lines.suffix(3))")
+        key(.enter)
+    }
+
     /// From the age gate to the first recording: Female, 20-29, asthma, never smoked, fever, prefer not to say
     /// about COVID-19, not in hospital.
     func answerUpToTheRecordings() {
+        pastPrivacy()
         key(.character("y"))
         for choice in ["2", "3", "3", "1", "3", "4", "1", "1"] {
             key(.character(Character(choice)))
@@ -120,6 +127,7 @@ final class SurveyHarness {
     /// Goes through the whole COVID-19 Sounds survey; `initial` answers the once-only part too.
     func answerEverything(initial: Bool, symptoms: [Int] = [3, 5], covid: Int = 1, covidFollowUp: Int = 1) {
         if initial {
+            pastPrivacy()
             key(.character("y"))  // age gate
             key(.character("2")); key(.enter)  // Female
             key(.character("3")); key(.enter)  // 20-29

@@ -99,7 +99,8 @@ struct SurveyKillTests {
 
     /// From the age gate to the first recording.
     func answerQuestions(_ child: Child) {
-        #expect(child.waitFor("Press Y for"))
+        #expect(child.waitFor("How your data is used."))
+        child.answer("continue", expecting: "Press Y for")
         child.answer("yes", expecting: "Question 2 of")
         child.answer("2", expecting: "chosen")
         child.answer("continue", expecting: "Question 3 of")

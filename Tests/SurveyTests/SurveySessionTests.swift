@@ -10,7 +10,7 @@ struct SurveySessionTests {
     @Test func aWholeSessionSendsTheSpecsPartsAndDeletesTheFilesAfter200() throws {
         let survey = try SurveyHarness()
         survey.start()
-        #expect(survey.waitFor("This study is for people aged 16"))
+        #expect(survey.waitFor("How your data is used."))
         survey.answerEverything(initial: true)
         #expect(survey.waitFor("Sent."), "the upload succeeds: \(survey.lines.suffix(5))")
         let server = survey.server
@@ -123,6 +123,7 @@ struct SurveySessionTests {
     @Test func multiChoiceRulesBackspaceAndTheAgeGate() throws {
         let survey = try SurveyHarness()
         survey.start()
+        survey.pastPrivacy()
         survey.key(.character("y"))
         survey.key(.character("1"))
         survey.key(.enter)
@@ -157,6 +158,7 @@ struct SurveySessionTests {
     @Test func optionsPastNineAreChosenByTwoDigitsByWordsAndALoneDigitAfterAPause() throws {
         let survey = try SurveyHarness()
         survey.start()
+        survey.pastPrivacy()
         survey.key(.character("y"))
         survey.key(.character("2")); survey.key(.enter)  // Female
         var mark = survey.lines.count
@@ -193,21 +195,46 @@ struct SurveySessionTests {
         #expect(survey.waitFor("Question 5 of", after: mark), "and goes on")
     }
 
+    /// The privacy and data-use text comes before the first question and says how to hear it again; I (or the
+    /// word "privacy", said or typed) brings it back at any question, which stays where it was.
+    @Test func thePrivacyTextComesFirstAndIBringsItBack() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        #expect(survey.waitFor("How your data is used."))
+        #expect(survey.waitFor("Press Enter to continue. Press I at any time to hear this again."))
+        #expect(!survey.lines.contains { $0.contains("Question 1") }, "the text is no question")
+        survey.key(.enter)
+        #expect(survey.waitFor("Press Y for"))
+        survey.key(.character("y"))
+        #expect(survey.waitFor("Question 2 of 12. What is your biological sex?"))
+        var mark = survey.lines.count
+        survey.key(.character("i"))
+        #expect(survey.waitFor("How your data is used.", after: mark))
+        survey.key(.character("2"))
+        survey.key(.enter)
+        #expect(survey.waitFor("Question 3 of 12", after: mark), "the answer still goes to the question")
+        mark = survey.lines.count
+        survey.type("privacy")
+        #expect(survey.waitFor("How your data is used.", after: mark), "the word works too")
+    }
+
     @Test func decliningTheAgeGateKeepsNothing() throws {
         let survey = try SurveyHarness()
         survey.start()
+        survey.pastPrivacy()
         survey.key(.character("n"))
         #expect(survey.waitFor("This study is for people over 16. Nothing was saved."))
         #expect(survey.mediaFiles.isEmpty)
         try survey.restart()
         survey.start()
-        #expect(survey.waitFor("This study is for people aged 16"), "no draft is offered")
+        #expect(survey.waitFor("How your data is used."), "no draft is offered")
         #expect(!survey.lines.contains { $0.contains("unfinished survey") })
     }
 
     @Test func anUnfinishedSurveyResumesAtTheSameQuestionWithItsTakes() throws {
         let survey = try SurveyHarness()
         survey.start()
+        survey.pastPrivacy()
         survey.key(.character("y"))
         survey.key(.character("2")); survey.key(.enter)
         survey.key(.character("3")); survey.key(.enter)

@@ -121,6 +121,7 @@ func timeToSpeech(_ key: Key) -> Double {
 _ = loop.run(until: { false }, timeoutSeconds: 0.05)
 loop.post { _ = assembly.features.activate(record) }
 _ = loop.run(until: { false }, timeoutSeconds: 0.2)
+send(.enter)  // past the privacy text
 send(.character("y"))
 quiet()
 var answered: [Double] = []
@@ -180,7 +181,7 @@ func wholeSession(_ index: Int) throws -> Double {
     let start = now()
     let dispatcher = session.dispatcher
     session.loop.post { _ = session.features.activate(survey) }
-    var keys: [InputEvent] = [.key(.character("y"))]
+    var keys: [InputEvent] = [.key(.enter), .key(.character("y"))]
     keys += ["2", "3", "3", "1", "3", "1", "1", "1"].flatMap { [.key(.character(Character($0))), .key(.enter)] }
     for event in keys { session.loop.post { dispatcher.dispatch(event) } }
     let endings = Collected<Int>()

@@ -120,6 +120,11 @@ public enum DefinitionLoader {
                     DefinitionProblem(item: item.id, "option \(option.key) needs an English (\"en\") label."))
             }
         }
+        if definition.items.filter(\.privacy).count > 1 {
+            problems.append(
+                DefinitionProblem(
+                    item: nil, "more than one item is marked \"privacy\"; mark the one text to hear again."))
+        }
         problems += followUpCycles(definition)
         let unreferenced = definition.items.filter { item in
             item.followUp && !definition.items.contains { $0.options.contains { $0.then == item.id } }
@@ -258,6 +263,10 @@ private struct Reader {
         item.followUp = flag(object, "follow_up", item: id) ?? false
         item.minimumChoices = number(object, "min", item: id).map { Int(max(-1, min($0, 1e6))) } ?? 1
         item.confirm = text(object["confirm"])
+        item.privacy = flag(object, "privacy", item: id) ?? false
+        if item.privacy, kind != .info {
+            problems.append(DefinitionProblem(item: id, "only an info item can be the \"privacy\" text."))
+        }
         item.file = string(object, "file", item: id)
         item.minSeconds = number(object, "min_s", item: id) ?? 1
         item.maxSeconds = number(object, "max_s", item: id) ?? 30

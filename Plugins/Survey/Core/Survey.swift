@@ -182,7 +182,7 @@ public final class Survey: PluginFeature {
         mode = .asking
         host.say(
             phrases.text(
-                "intro", ["title": localized(definition.title), "count": String(started.mainItems.count)]))
+                "intro", ["title": localized(definition.title), "count": String(started.position.count)]))
         ask()
     }
 
@@ -225,6 +225,7 @@ public final class Survey: PluginFeature {
             ("reminders", "Reminders on or off", "m", "reminders"),
             ("retry-upload", "Retry the upload", nil, "retry upload"),
             ("forget-me", "Delete everything of this survey", nil, "forget me"),
+            ("privacy", "How your data is used", "i", "privacy"),
         ]
         for (id, label, key, phrase) in commands {
             do {
@@ -266,8 +267,20 @@ public final class Survey: PluginFeature {
         case "retry-upload": retryUploads()
         case "reminders": toggleReminders()
         case "forget-me": askToForget()
+        case "privacy": sayPrivacy()
         default: break
         }
+    }
+
+    /// I, or "privacy": the study's text on privacy and data use, at the menu or at any question (a survey
+    /// without one says so). What was being asked stays; R repeats it.
+    func sayPrivacy() {
+        guard let definition else { return }
+        guard let item = definition.privacyItem else {
+            host.say(phrases.text("privacy-none"))
+            return
+        }
+        host.say(localized(item.text))
     }
 
     // MARK: Asking
@@ -291,7 +304,7 @@ public final class Survey: PluginFeature {
         var lines: [String] = []
         switch item.kind {
         case .info:
-            lines = [localized(item.text), phrases.text("info-hint")]
+            lines = [localized(item.text), phrases.text(item.privacy ? "privacy-hint" : "info-hint")]
         case .gate:
             lines = [
                 localized(item.text), phrases.text("gate-hint", ["confirm": item.confirm.map(localized) ?? yesWord]),

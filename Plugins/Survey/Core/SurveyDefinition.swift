@@ -45,6 +45,8 @@ public struct SurveyItem: Sendable, Equatable {
     public var followUp = false
     /// `gate`: the one confirming answer.
     public var confirm: LocalizedText?
+    /// `info`: the study's text on privacy and data use (`"privacy": true`), heard again with I at any time.
+    public var privacy = false
     /// `recording`: the file's base name ("audio_file_breathe") and the length limits in seconds.
     public var file: String?
     public var minSeconds: Double = 1
@@ -92,6 +94,9 @@ public struct SurveyDefinition: Sendable, Equatable {
 
     /// Every item of every part, in order.
     public var items: [SurveyItem] { parts.flatMap(\.items) }
+
+    /// The item marked as the study's privacy and data-use text, if the survey has one.
+    public var privacyItem: SurveyItem? { items.first { $0.privacy } }
 
     public func item(_ id: String) -> SurveyItem? { items.first { $0.id == id } }
 

@@ -68,7 +68,8 @@ public struct SurveyFlow: Sendable {
 
     /// "Question k of n": a follow-up shares its question's number.
     public var position: (number: Int, count: Int) {
-        let main = mainItems
+        // A text to hear (privacy, instructions) is no question: it takes no number.
+        let main = mainItems.filter { $0.kind != .info }
         let anchor = anchorID
         return ((main.firstIndex { $0.id == anchor } ?? 0) + 1, main.count)
     }
