@@ -83,6 +83,9 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
     /// Seconds an upload's answer waits once its body has arrived: a clip stays "on its way" that long.
     func delayUploads(_ seconds: Double) { lock.withLock { _uploadDelay = seconds } }
     private var _uploadDelay = 0.0
+    /// Seconds each page of `GET api/video/` waits before its answer: a status poll stays on its way.
+    func delayListings(_ seconds: Double) { lock.withLock { _listingDelay = seconds } }
+    private var _listingDelay = 0.0
     /// Newer videos of the same participant (on another thing), so that the first ones move to later pages.
     func padVideos(_ count: Int) {
         lock.withLock {
@@ -176,7 +179,10 @@ final class FakeOrbitServer: @unchecked Sendable {  // because: every mutable me
             Thread.sleep(forTimeInterval: lock.withLock { _uploadDelay })
             return upload(request, auth: auth)
         }
-        if route == "api/video/" && request.method == "GET" { return videoPage(request, auth: auth) }
+        if route == "api/video/" && request.method == "GET" {
+            Thread.sleep(forTimeInterval: lock.withLock { _listingDelay })
+            return videoPage(request, auth: auth)
+        }
         let parts = path.split(separator: "/")
         if parts.count == 3, parts[1] == "video", let id = Int(parts[2]), request.method == "DELETE" {
             return lock.withLock {

@@ -373,13 +373,13 @@ extension CollectVideos {
     /// Statuses (spec §3.26): every page of `GET api/video/`, needing only `id` and `validation`.
     func pollStatuses(page: Int = 1) {
         guard let made = request("GET", "api/video/?page=\(page)", tag: "videos:\(page)") else { return }
-        pollsInFlight += 1
-        _ = try? host.enqueue(made)
+        if let job = try? host.enqueue(made) { pollJobs.insert(job) }
     }
 
     private func videosAnswered(_ outcome: OutboxOutcome, page: Int) {
-        pollsInFlight -= 1
         defer { checkIdle() }
+        // A page asked for by an earlier run (killed before its answer came) is not ours: this run asks afresh.
+        guard pollJobs.remove(outcome.job) != nil else { return }
         // A page past the end is 404 {"detail":"Invalid page."}: the list has ended (it shrank meanwhile).
         if outcome.status == 404 && page > 1 {
             try? store?.statusesRead(ok: true)
@@ -416,13 +416,13 @@ extension CollectVideos {
     func listThings(page: Int = 1) {
         guard let made = request("GET", "api/thing/?page=\(page)", tag: "things:\(page)") else { return }
         if page == 1 { serverThings = [] }
-        pollsInFlight += 1
-        _ = try? host.enqueue(made)
+        if let job = try? host.enqueue(made) { pollJobs.insert(job) }
     }
 
     private func thingsAnswered(_ outcome: OutboxOutcome, page: Int) {
-        pollsInFlight -= 1
         defer { checkIdle() }
+        // An earlier run's page would mix another listing into this one's.
+        guard pollJobs.remove(outcome.job) != nil else { return }
         guard outcome.status == 200,
             let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
             let results = object["results"] as? [[String: Any]]
@@ -584,9 +584,10 @@ extension CollectVideos {
     func checkIdle() {
         guard onIdle != nil else { return }
         host.onMain { [weak self] in
-            guard let self, ((try? host.pendingUploads()) ?? 1) == 0 else { return }
+            guard let self else { return }
+            guard ((try? host.pendingUploads()) ?? 1) == 0 else { return }
             let inFlight = ((try? store?.pendingOps()) ?? [])?.contains { $0.state == "sent" } ?? false
-            if !inFlight && pollsInFlight == 0 { onIdle?() }
+            if !inFlight && pollJobs.isEmpty { onIdle?() }
         }
     }
 

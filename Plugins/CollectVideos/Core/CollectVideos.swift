@@ -14,8 +14,9 @@ public final class CollectVideos: PluginFeature {
     var consentJob: Int64?
     /// Menus by keys (no verb) rather than a command-line verb: where to go after consent or a recording.
     var interactive = false
-    /// Status pages asked for and not yet answered.
-    var pollsInFlight = 0
+    /// The outbox jobs of status and thing pages this run asked for and has no answer to yet (a count would
+    /// go wrong when a killed run's answers arrive: `sync --wait` then waited out its whole limit).
+    var pollJobs: Set<Int64> = []
     /// The recording in progress, if any.
     var recording: RecordingState?
     var consentFinished: ((OutboxOutcome) -> Void)?
