@@ -46,6 +46,8 @@ package enum SettingsSchema {
                 return "the default is used"
             case .oneOf(let choices):
                 if case .string(let text) = value, choices.contains(text) { return nil }
+                // A feature's choices of numbers ("0", "60") written as TOML numbers read as the same text.
+                if case .int(let number) = value, choices.contains(String(number)) { return nil }
                 return "the default is used"
             case .list:
                 if case .list = value { return nil }
@@ -114,6 +116,21 @@ package enum SettingsSchema {
                 return unknown(entry.key).map { "\(file) line \(entry.line): \($0)" }
             }
             guard let instead = kind.problem(with: entry.value) else { return nil }
+            return "\(file) line \(entry.line): \(entry.key) is \(describe(entry.value)), but it takes "
+                + "\(kind.expected); \(instead)"
+        }
+    }
+
+    /// One line per entry of a feature's declared setting (its manifest's `user_settings`, as `declared`) whose
+    /// value the feature cannot use, said as the host's own are: `read-text.streaming = "maybe"` names the
+    /// file, the line and what the setting takes. Keys a feature reads without declaring them stay its own.
+    package static func problems(
+        in entries: [ConfigFile.Entry], file: String, declared: [String: Kind]
+    ) -> [String] {
+        entries.compactMap { entry in
+            guard host[entry.key] == nil, let kind = declared[entry.key],
+                let instead = kind.problem(with: entry.value)
+            else { return nil }
             return "\(file) line \(entry.line): \(entry.key) is \(describe(entry.value)), but it takes "
                 + "\(kind.expected); \(instead)"
         }

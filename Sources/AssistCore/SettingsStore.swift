@@ -80,6 +80,14 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     package struct LoadReport: Equatable, Sendable {
         package var errors: [String] = []
         package var warnings: [String] = []
+        /// Each file read, with its entries, for the checks that wait until the features are known.
+        package var files: [LoadedFile] = []
+    }
+
+    /// A config file as read: its path and its entries with their lines.
+    package struct LoadedFile: Equatable, Sendable {
+        package var path: String
+        package var entries: [ConfigFile.Entry]
     }
 
     /// The system folder: `/etc/assist`, or `ASSIST_SYSCONFDIR` (tests, and packages built for another prefix).
@@ -134,6 +142,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
             do {
                 let entries = try ConfigFile.entries(text)
                 report.warnings += SettingsSchema.problems(in: entries, file: path)
+                report.files.append(LoadedFile(path: path, entries: entries))
                 var values: [String: SettingValue] = [:]
                 for entry in entries { values[entry.key] = entry.value }
                 apply(values, admin: isAdmin)

@@ -124,4 +124,31 @@ struct SettingsMenuTests {
                 "Config: \(settingsFile.path) line 2: speech.rate is 9000, but it takes a whole number from 80 to 450; the nearest allowed value is used."
             ], "\(run.standardOutput)\n\(run.standardError)")
     }
+    /// A feature's declared setting given a value it cannot use, in a config file: the file, the line and what
+    /// the setting takes, as the host's own are said; a key the feature reads without declaring it is left
+    /// alone.
+    @Test func aFeaturesDeclaredSettingOfTheWrongKindIsNamedWithFileAndLine() throws {
+        let config = folder.path("config.toml")
+        try """
+        [read-text]
+        streaming = "maybe"
+        area = "sideways"
+        ocr-languages = "eng"
+        [find-object]
+        auto-pause = 45
+        directions = "clock"
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let run = try ProcessRunner.run(
+            BuildProducts.assist,
+            ["run", "clock", "--no-speech", "--data-dir", folder.path("data").path, "--config", config.path],
+            environment: environment)
+        let said = (run.standardOutput + run.standardError).split(separator: "\n").filter { $0.hasPrefix("Config: ") }
+        #expect(
+            said == [
+                "Config: \(config.path) line 2: read-text.streaming is the text \"maybe\", but it takes true or false; the default is used.",
+                "Config: \(config.path) line 3: read-text.area is the text \"sideways\", but it takes one of \"page\", \"full\"; the default is used.",
+                "Config: \(config.path) line 6: find-object.auto-pause is 45, but it takes one of \"0\", \"60\", \"120\", \"300\", \"600\"; the default is used.",
+            ], "\(run.standardOutput)\n\(run.standardError)")
+        #expect(run.status == 0)
+    }
 }

@@ -50,6 +50,30 @@ struct ConfigProblemsTests {
         #expect(store.value("cues.enabled")?.flag == true, "\"yes\" is a flag the host reads")
     }
 
+    /// A feature's declared choices of numbers accept the number written bare or in quotes; anything else is
+    /// named; keys the feature did not declare are not checked.
+    @Test func aFeaturesDeclaredChoiceOfNumbersTakesThemBareOrQuoted() throws {
+        let text = """
+            [find-object]
+            auto-pause = 60
+            [read-text]
+            area = 2
+            ocr-languages = 7
+            [clock]
+            interval = "300"
+            """
+        let (_, report, path) = try load(Data(text.utf8))
+        let declared: [String: SettingsSchema.Kind] = [
+            "find-object.auto-pause": .oneOf(["0", "60"]), "read-text.area": .oneOf(["page", "full"]),
+            "clock.interval": .oneOf(["60", "300"]),
+        ]
+        let found = report.files.flatMap { SettingsSchema.problems(in: $0.entries, file: $0.path, declared: declared) }
+        #expect(
+            found == [
+                "\(path) line 4: read-text.area is 2, but it takes one of \"page\", \"full\"; the default is used"
+            ], "\(found)")
+    }
+
     /// A key set twice is named with both lines (the later value is used); a slip in a key of Assist's own
     /// gets the key meant; a feature's own key is left to the feature.
     @Test func aKeySetTwiceAndAMisspeltOneAreNamed() throws {

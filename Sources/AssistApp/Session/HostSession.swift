@@ -77,7 +77,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         for problem in settings.keep(in: kept) {
             logger.warning("saved settings ignored: \(problem)")
         }
-        let warnings = loaded.warnings + kept.valueProblems()
+        var warnings = loaded.warnings + kept.valueProblems()
         kiosk = kioskMode ? KioskConfig(settings: settings) : nil
         let language = Self.language(option: options.lang, settings: settings)
         let target = try AudioTarget.parse(options.audioOut)
@@ -123,6 +123,16 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         let phrases = assembly.phrases
         deviceLost.announcer = announcer
         deviceLost.phrases = phrases
+        // Features' declared settings are checked once the features are known.
+        var declared: [String: SettingsSchema.Kind] = [:]
+        for record in features.records {
+            for declaration in record.manifest?.userSettings ?? [] {
+                if let kind = UserSetting.schemaKind(declaration) { declared[declaration.key] = kind }
+            }
+        }
+        for file in loaded.files {
+            warnings += SettingsSchema.problems(in: file.entries, file: file.path, declared: declared)
+        }
         // A value the host cannot use is said once, with where it is; standard output stays the command's own.
         for warning in warnings {
             let line = "Config: \(warning)."

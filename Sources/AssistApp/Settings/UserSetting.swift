@@ -102,6 +102,20 @@ package struct UserSetting: Sendable {
         ]
     }
 
+    /// What a feature's declared setting takes, for checking config files: nil for a declaration the menu
+    /// cannot offer either.
+    package static func schemaKind(_ declaration: UserSettingDeclaration) -> SettingsSchema.Kind? {
+        switch declaration.type {
+        case "flag": return .flag
+        case "number":
+            guard let min = declaration.min, let max = declaration.max, min < max else { return nil }
+            return .number(min...max)
+        default:
+            let values = (declaration.choices ?? []).map(\.value)
+            return values.isEmpty ? nil : .oneOf(values)
+        }
+    }
+
     /// A plugin's, as its manifest declares them, labelled in `language` where it gives one.
     package static func declared(by manifest: PluginManifest, language: String, phrases: PhraseBook) -> [UserSetting] {
         (manifest.userSettings ?? []).compactMap { declaration in
