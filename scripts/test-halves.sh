@@ -7,20 +7,30 @@
 #   SCRATCH     the build folder (.build, .build-asan, ...), already built with --build-tests
 #   FIRST_HALF  a regular expression for the test targets of the first half, e.g. '^(HostCLITests|Voice)\.';
 #               the second half is every other test
-# Each half's output is in SCRATCH/test-1.log and SCRATCH/test-2.log, both in SCRATCH/test.log. Printed at
+# TEST_ALONE, a regular expression of tests, takes those out of both halves and runs them after, by themselves
+# (`SCRATCH/test-3.log`): tests that time a voice against Assist's own sound in real time, which a machine
+# running two halves at once on two cores makes late by seconds.
+# Each half's output is in SCRATCH/test-1.log and SCRATCH/test-2.log, all in SCRATCH/test.log. Printed at
 # the end: each half's failures and its last line. Exits non-zero when either half fails.
 set -uo pipefail
 scratch=$1 first=$2
 shift 2
 limit=${TEST_HALF_TIMEOUT:-1200}
+alone=${TEST_ALONE:-}
 cd "$(dirname "$0")/.."
+[ -n "$alone" ] && set -- "$@" --skip "$alone"
 
-# half N: runs half N (1: the tests matching FIRST_HALF, 2: the others) into its log; its status.
-# --ignore-lock: both halves only read the build folder (--skip-build).
+# half N: runs half N (1: the tests matching FIRST_HALF, 2: the others, 3: TEST_ALONE's) into its log; its
+# status. --ignore-lock: both halves only read the build folder (--skip-build).
 half() {
   local n=$1 pick=(--filter "$first")
   shift
   [ "$n" -eq 2 ] && pick=(--skip "$first")
+  if [ "$n" -eq 3 ]; then
+    # The options without the --skip of TEST_ALONE added above (its last two).
+    set -- "${@:1:$(($# - 2))}"
+    pick=(--filter "$alone")
+  fi
   timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" "${pick[@]}" \
     >"$scratch/test-$n.log" 2>&1
 }
@@ -43,14 +53,23 @@ for n in 1 2; do
     summarised "$n" || status[$n]=1
   fi
 done
-cat "$scratch/test-1.log" "$scratch/test-2.log" >"$scratch/test.log"
-for n in 1 2; do
+halves=(1 2)
+status[3]=0
+if [ -n "$alone" ]; then
+  half 3 "$@"
+  status[3]=$?
+  summarised 3 || status[3]=1
+  halves+=(3)
+fi
+: >"$scratch/test.log"
+for n in "${halves[@]}"; do cat "$scratch/test-$n.log" >>"$scratch/test.log"; done
+for n in "${halves[@]}"; do
   log=$scratch/test-$n.log
   # Each failure with the comment that explains it (swift-testing prints that on the next lines, after ↳).
   grep -E -A6 "^✘ Test .*(recorded an issue|failed after)" "$log" | grep -E "^(✘|↳)" | cut -c1-2000 | head -n 60
   echo "half $n: $(grep -E "Test run with|error:" "$log" | tail -n 1)"
 done
-[ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] || {
-  echo "Failures above; whole logs: $scratch/test-1.log and $scratch/test-2.log"
+[ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] && [ "${status[3]}" -eq 0 ] || {
+  echo "Failures above; whole logs: $scratch/test-N.log for N in ${halves[*]}"
   exit 1
 }
