@@ -46,10 +46,12 @@ struct CameraServiceABITests {
     @Test(arguments: [false, true])
     func aPluginGetsConvertedFramesRetainsWithinItsBudgetAndZooms(inHelper: Bool) throws {
         let run = try runFixture("camera_plugin.c", id: "org.test.camera", inHelper: inHelper)
-        #expect(
-            run.lines.contains(
-                "Frames many, wrong 0, out of order 0, widths 640 then 320, retained 4, refused 1, stats ASSIST_OK counted."
-            ), "\(run.lines)")
+        // The fixture counts a second of 30 frames a second: "many" is over 10. A sanitizer's build (time scale
+        // over 1) makes the camera several times slower (9 in ThreadSanitizer's lane once): there the lane looks
+        // for races and memory faults, and the rest of the line must still hold.
+        let rest = "wrong 0, out of order 0, widths 640 then 320, retained 4, refused 1, stats ASSIST_OK counted."
+        let counts = ProcessRunner.timeScale == 1 ? ["many"] : ["many", "few"]
+        #expect(counts.contains { run.lines.contains("Frames \($0), \(rest)") }, "\(run.lines)")
         #expect(run.camera.statistics().subscribers.isEmpty, "unsubscribed")
     }
 
@@ -63,7 +65,9 @@ struct CameraServiceABITests {
         let numbers = line.split { !$0.isNumber }.compactMap { Int($0) }
         try #require(numbers.count == 4, "\(line)")
         let (frames, kept, refused, changed) = (numbers[0], numbers[1], numbers[2], numbers[3])
-        #expect(frames >= 10 && kept == frames && refused == 0 && changed == 0, "\(line)")
+        // A second at 30 frames a second; a sanitizer's build (time scale over 1) delivers a few times fewer.
+        let fewest = ProcessRunner.timeScale == 1 ? 10 : 3
+        #expect(frames >= fewest && kept == frames && refused == 0 && changed == 0, "\(line)")
         if inHelper {
             let helper = try #require(run.helper)
             // Opening, starting, the subscription, the timer and the report are a few dozen; the frames one each.
