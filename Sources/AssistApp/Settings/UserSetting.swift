@@ -102,43 +102,44 @@ package struct UserSetting: Sendable {
         ]
     }
 
+    /// What a feature's declared setting takes, and its value when the declaration gives no default; nil
+    /// for a declaration that cannot be offered (a number without a range, a choice without values).
+    static func kind(of declaration: UserSettingDeclaration, language: String) -> (Kind, fallback: SettingValue)? {
+        switch declaration.type {
+        case "flag":
+            return (.flag, .bool(false))
+        case "number":
+            guard let min = declaration.min, let max = declaration.max, min < max else { return nil }
+            let percent = declaration.unit == nil && max <= 1
+            return (
+                .number(min...max, step: declaration.step ?? 1, unit: declaration.unit ?? "{value}", percent: percent),
+                .double(min)
+            )
+        default:
+            let choices = (declaration.choices ?? []).map {
+                UserSettingDeclaration.Choice(value: $0.value, label: $0.labels?[language] ?? $0.label)
+            }
+            guard let first = choices.first else { return nil }
+            return (.choice(choices), .string(first.value))
+        }
+    }
+
     /// What a feature's declared setting takes, for checking config files: nil for a declaration the menu
     /// cannot offer either.
     package static func schemaKind(_ declaration: UserSettingDeclaration) -> SettingsSchema.Kind? {
-        switch declaration.type {
-        case "flag": return .flag
-        case "number":
-            guard let min = declaration.min, let max = declaration.max, min < max else { return nil }
-            return .number(min...max)
-        default:
-            let values = (declaration.choices ?? []).map(\.value)
-            return values.isEmpty ? nil : .oneOf(values)
+        switch kind(of: declaration, language: "en")?.0 {
+        case .flag: return .flag
+        case .number(let range, _, _, _): return .number(range)
+        case .choice(let choices): return .oneOf(choices.map(\.value))
+        case nil: return nil
         }
     }
 
     /// A plugin's, as its manifest declares them, labelled in `language` where it gives one.
     package static func declared(by manifest: PluginManifest, language: String, phrases: PhraseBook) -> [UserSetting] {
         (manifest.userSettings ?? []).compactMap { declaration in
-            let kind: Kind
-            var fallback: SettingValue
-            switch declaration.type {
-            case "flag":
-                kind = .flag
-                fallback = .bool(false)
-            case "number":
-                guard let min = declaration.min, let max = declaration.max, min < max else { return nil }
-                let percent = declaration.unit == nil && max <= 1
-                kind = .number(
-                    min...max, step: declaration.step ?? 1, unit: declaration.unit ?? "{value}", percent: percent)
-                fallback = .double(min)
-            default:
-                let choices = (declaration.choices ?? []).map {
-                    UserSettingDeclaration.Choice(value: $0.value, label: $0.labels?[language] ?? $0.label)
-                }
-                guard let first = choices.first else { return nil }
-                kind = .choice(choices)
-                fallback = .string(first.value)
-            }
+            guard let taken = kind(of: declaration, language: language) else { return nil }
+            var fallback = taken.fallback
             switch declaration.default {
             case .flag(let flag): fallback = .bool(flag)
             case .number(let number): fallback = .double(number)
@@ -148,7 +149,7 @@ package struct UserSetting: Sendable {
             let label = phrases.text(
                 "settings.of-feature", ["feature": manifest.name, "label": declaration.label(in: language)])
             return UserSetting(
-                key: declaration.key, label: label, kind: kind, defaultValue: fallback, preview: .none)
+                key: declaration.key, label: label, kind: taken.0, defaultValue: fallback, preview: .none)
         }
     }
 }
