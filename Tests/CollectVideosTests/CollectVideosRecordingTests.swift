@@ -29,6 +29,17 @@ struct CollectVideosRecordingTests {
         try ProcessRunner.run(BuildProducts.assist, arguments(verb, camera: camera), timeoutSeconds: 90)
     }
 
+    /// `verb` running in the background, to be killed: what it prints is not read.
+    func started(_ verb: [String]) throws -> Process {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        child.arguments = arguments(verb)
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        return child
+    }
+
     func takePart(thing: String = "Mug", thenFail faults: [LoopbackHTTPServer.Reply] = []) throws {
         let consent = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
         try #require(consent.status == 0, "\(consent.lines)")
@@ -80,12 +91,7 @@ struct CollectVideosRecordingTests {
 
     @Test func aCrashWhileFilmingLeavesAPlayableClipThatIsRecovered() throws {
         try takePart()
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
-        child.arguments = arguments(["record", "Mug", "--kind", "training"])
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try started(["record", "Mug", "--kind", "training"])
         // Killed once two seconds of fragments are on disk (a loaded or sanitized machine starts the camera
         // and the encoder later than an idle one), or after a minute at most.
         let deadline = Date().addingTimeInterval(60)
@@ -112,13 +118,8 @@ struct CollectVideosRecordingTests {
         try takePart()
         try #require(try run(["sync", "--wait", "30"]).lines.last == "Everything is sent.")
         server.delayListings(3)
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: BuildProducts.assist)
-        child.arguments = arguments(["sync", "--wait", "30"])
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
         let asked = server.calls.count
-        try child.run()
+        let child = try started(["sync", "--wait", "30"])
         let deadline = Date().addingTimeInterval(30 * ProcessRunner.timeScale)
         while Date() < deadline,
             !server.calls.dropFirst(asked).contains(where: { $0.hasPrefix("GET /phasetwo/api/video/") })
