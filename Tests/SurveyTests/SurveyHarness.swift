@@ -87,16 +87,20 @@ final class SurveyHarness {
 
     func type(_ line: String) { host.input(.line(line)) }
 
-    /// Runs the loop until a printed line contains `text` (after `from` lines), or `timeout`.
+    /// Runs the loop until a printed line contains `text` (after `from` lines), or `timeout` (longer in the
+    /// sanitizer lanes, where a take of a microphone file played at its own pace ends seconds late: a TSan run
+    /// on CI took over 10 s to end the reading take).
     @discardableResult
     func waitFor(_ text: String, after from: Int = 0, timeout: Double = 10) -> Bool {
         let output = host.output
-        return host.run(timeoutSeconds: timeout, until: { output.lines.dropFirst(from).contains { $0.contains(text) } })
+        return host.run(
+            timeoutSeconds: timeout * ProcessRunner.timeScale,
+            until: { output.lines.dropFirst(from).contains { $0.contains(text) } })
     }
 
     @discardableResult
     func waitUntil(timeout: Double = 10, _ condition: @escaping @Sendable () -> Bool) -> Bool {
-        host.run(timeoutSeconds: timeout, until: condition)
+        host.run(timeoutSeconds: timeout * ProcessRunner.timeScale, until: condition)
     }
 
     /// Answers a recording item: Space, wait for the take, Enter.

@@ -250,9 +250,17 @@ extension EchoListenTests {
         ]
         let echo = try self.room("menu-echo", room)
         let own = try shell("own", mic: echo.appendingPathComponent("mic.wav"))
-        #expect(!own.lines.contains { $0.hasPrefix("Heard:") }, "acted on its own voice: \(own.lines)\n\(own.trace)")
-        #expect(!own.lines.contains { $0.hasPrefix("Sorry") }, "answered its own voice: \(own.lines)")
-        #expect(own.trace.contains("echo: the delay is"), "\(own.trace)")
+        // The room's echo is the first run's sound, so it matches this run's only while both keep the same pace.
+        // In the sanitizer lanes (time scale over 1) each line's speech is made several times slower, and late
+        // by a different amount in each run, so that echo no longer matches what this run plays (a real room's
+        // always does): an ASan run on CI heard "repeat" in it. Those lanes run this path for memory and races;
+        // the plain lane, which runs this suite by itself, checks that nothing of its own is acted on.
+        if ProcessRunner.timeScale == 1 {
+            #expect(
+                !own.lines.contains { $0.hasPrefix("Heard:") }, "acted on its own voice: \(own.lines)\n\(own.trace)")
+            #expect(!own.lines.contains { $0.hasPrefix("Sorry") }, "answered its own voice: \(own.lines)")
+            #expect(own.trace.contains("echo: the delay is"), "\(own.trace)")
+        }
 
         // "Stop" said over it at 15 s (and again at 17 s, as a person would if not heard); the echo ends when it
         // is first said, as speakers would fall silent.
@@ -261,9 +269,8 @@ extension EchoListenTests {
             "menu-stop",
             room + ["--say", "\(stop.path)@15", "--say", "\(stop.path)@17", "--echo-until", "15.9"])
         let stopped = try shell("stopped", mic: told.appendingPathComponent("mic.wav"))
-        // In the sanitizer lanes (time scale over 1) the voice thread runs several times behind the sound it hears,
-        // and whether a word said at 15 s is caught before the shell quits is a matter of speed there: those lanes
-        // run this path for memory and races, and check that nothing of its own acts; the plain lane checks it acts.
+        // In the sanitizer lanes the voice thread also runs several times behind the sound it hears, and whether a
+        // word said at 15 s is caught before the shell quits is a matter of speed there: the plain lane checks it.
         guard ProcessRunner.timeScale == 1 else { return }
         #expect(stopped.lines.contains("Heard: stop."), "\(stopped.lines)\n\(stopped.trace)")
         // The first thing it acted on is the person's "stop": nothing of its own before it (the run above, with
