@@ -29,7 +29,7 @@ package enum Listening {
         // Always-on: a phrase is heard when said on its own, not inside a sentence.
         spotter.standalone = true
         spotter.judgesSpotted = !window
-        spotter.trace = VoiceSession.trace
+        spotter.trace = VoiceTrace.line
         for line in VoicePhrases.unknownWordLines(spotter) {
             try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
         }
@@ -46,7 +46,7 @@ package enum Listening {
             do { canceller = try EchoCanceller(reference: played) } catch {
                 throw CLIFailure(message: error.description, exitCode: 69)
             }
-            canceller?.trace = VoiceSession.trace
+            canceller?.trace = VoiceTrace.line
             canceller?.onNotice = { notice in
                 try? FileHandle.standardError.write(contentsOf: Data((noticeLine(notice) + "\n").utf8))
             }
@@ -190,7 +190,7 @@ package enum Listening {
     /// written beside it (as the shell does), to be heard again.
     private static func hearable(_ chunk: [Int16], _ canceller: EchoCanceller?) -> [Int16] {
         let fed = canceller?.process(chunk) ?? chunk
-        VoiceSession.traceSound?(fed)
+        VoiceTrace.sound?(fed)
         return fed
     }
 

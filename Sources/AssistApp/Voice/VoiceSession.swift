@@ -27,9 +27,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private let session: HostSession
     private let model: VoiceModel
     private let wakePhrase: String
-    private let echoMode: EchoMode
-    /// What the speakers play, from the mixer (nil when the command makes no sound).
-    private let played: PlayedSound?
+    /// Assist's own sound at the microphone: the listening thread's.
+    private let own: OwnSound
     private let microphone: AudioInputSpec
     private let thresholds: VoiceThresholds
     private let lock = NSLock()
@@ -70,18 +69,10 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         self.mode = mode
         self.model = model
         self.wakePhrase = KeyPhrase.normalise(wakePhrase)
-        self.echoMode = echoMode
-        // With headphones nothing played comes back: the mixer's periods are not needed.
-        if echoMode != .headphones, let mixer = session.sound?.mixer {
-            let played = PlayedSound()
-            mixer.monitor(played)
-            self.played = played
-        } else {
-            played = nil
-        }
         self.microphone = microphone
         thresholds = VoiceThresholds.load(
             data: session.paths.data, share: session.paths.share, language: model.language)
+        own = OwnSound(session: session, mode: echoMode, say: Self.saying(in: session))
     }
 
     /// Starts listening as the settings say; nil when voice is off or cannot work (said once, in words that
@@ -173,7 +164,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             openUntil = down ? Self.now + 3_600 : min(openUntil, Self.now)
             if down { windows += 1 }
         }
-        Self.trace?("push-to-talk key \(down ? "down" : "up")")
+        VoiceTrace.line?("push-to-talk key \(down ? "down" : "up")")
         if down {
             let cues = session.services.sound.cues
             session.loop.post { cues?.play(.listen) }
@@ -181,7 +172,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     }
 
     package func stop() {
-        session.sound?.mixer.monitor(nil)
+        own.stop()
         session.features.phrasesHeard = nil
         keyDevice?.stop()
         lock.withLock { running = false }
@@ -282,7 +273,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             // A plugin recording has the microphone; it is opened again afterwards.
             if session.services.sound.microphoneUse.inUse || !wantsMicrophone {
                 if input != nil, let spotter {
-                    canceller?.skip(count: silence.count)
+                    own.skip(count: silence.count)
                     for heard in spotter.feed(silence) + spotter.flush() { accept(heard, at: spotter.heardMs) }
                 }
                 input = nil
@@ -313,8 +304,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                     // At any time, a command is said on its own; in a window, it may follow the wake word.
                     spotter?.standalone = mode == .always
                     spotter?.takesWords = lock.withLock { taking.union(followers.keys) }
-                    spotter?.trace = Self.trace
-                    Self.trace?("listening for \(spotter?.phrases.count ?? 0) phrases: \(update.map(\.text))")
+                    spotter?.trace = VoiceTrace.line
+                    VoiceTrace.line?("listening for \(spotter?.phrases.count ?? 0) phrases: \(update.map(\.text))")
                 } catch {
                     say(error.description)
                     return
@@ -335,106 +326,21 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             }
             let endsAt = input.lastReadEndsAt ?? Self.now
             if let warning = level.add(chunk) { say(warning) }
-            let fed = hearable(chunk, endsAt: endsAt, spotter: spotter)
+            let fed = own.hearable(chunk, endsAt: endsAt, spotter: spotter)
             chunksFed += 1
             if chunksFed % 10 == 0 {
                 let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
                 let note =
                     fed.closed ? " (the host sounds: room sound instead)" : fed.cancelled ? " (echo cancelled)" : ""
-                Self.trace?("fed \(chunksFed) chunks\(note), peak \(peak)")
+                VoiceTrace.line?("fed \(chunksFed) chunks\(note), peak \(peak)")
             }
-            Self.traceSound?(fed.samples)
+            VoiceTrace.sound?(fed.samples)
             for heard in spotter.feed(fed.samples) { accept(heard, at: spotter.heardMs) }
             window(spotter)
             follow(spotter)
             answer(spotter)
-            releaseIfNothingHeard(spotter)
+            own.releaseIfNothingHeard(spotter, awaiting: following != nil)
         }
-    }
-
-    // The listening thread's: the echo canceller (made with the first chunk, nil when off or unavailable), and
-    // where its first block lies on the recogniser's clock.
-    private var canceller: EchoCanceller?
-    private var cancellerTried = false
-    private var cancellerStartMs = 0
-    /// True while the mixer is held for a phrase heard over Assist's sound, not yet acted on.
-    private var holding = false
-
-    /// What the recogniser is given for a chunk of the microphone: with the canceller, what is left of it
-    /// once Assist's sound is taken out; with the canceller off, a quiet room while Assist sounds (keeping
-    /// time); with headphones, the chunk. The listening thread.
-    private func hearable(_ chunk: [Int16], endsAt: Double, spotter: KeywordSpotter) -> (
-        samples: [Int16], closed: Bool, cancelled: Bool
-    ) {
-        // Speech Dispatcher plays on its own: its speech never reaches the mixer, so it cannot be taken out.
-        let speechApart = session.speech != nil && !(session.speech is SpeechService)
-        let speaking = speechApart && (session.speech?.isSpeaking ?? false)
-        let sounding = played?.sounding(at: endsAt) ?? false
-        switch echoMode {
-        case .headphones:
-            return (chunk, false, false)
-        case .off:
-            return sounding || (session.speech?.isSpeaking ?? false)
-                ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
-        case .on:
-            if canceller == nil, !cancellerTried, let played { startCanceller(played, spotter: spotter) }
-            guard let canceller, !speaking else {
-                canceller?.skip(count: chunk.count)
-                return sounding || speaking ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
-            }
-            return (canceller.process(chunk, endsAt: endsAt), false, true)
-        }
-    }
-
-    private func startCanceller(_ played: PlayedSound, spotter: KeywordSpotter) {
-        cancellerTried = true
-        do {
-            let made = try EchoCanceller(played: played)
-            made.trace = Self.trace
-            made.onPlayed = Self.tracePlayed
-            made.onNotice = { [weak self] notice in self?.noticed(notice) }
-            cancellerStartMs = spotter.heardMs
-            let start = cancellerStartMs
-            spotter.overSound = { [weak made] from, to in
-                made?.saidByAPerson(fromMs: from - start, toMs: to - start)
-            }
-            spotter.onCandidate = { [weak self] detection in self?.hold(for: detection) }
-            canceller = made
-            Self.trace?("echo canceller on")
-        } catch {
-            // Said once; commands are heard while Assist is quiet, as with voice.echo-cancel = "off".
-            say(error.description)
-        }
-    }
-
-    /// Whether what was heard from `fromMs` to `toMs` was Assist's sound coming back, not a person's voice.
-    private func isAssistsOwnVoice(fromMs: Int, toMs: Int) -> Bool {
-        canceller?.saidByAPerson(fromMs: fromMs - cancellerStartMs, toMs: toMs - cancellerStartMs) == false
-    }
-
-    /// What the canceller found that the person must act on, said once.
-    private func noticed(_ notice: EchoCanceller.Notice) {
-        switch notice {
-        case .clipping: say(session.phrases.text("voice.echo-clipping"))
-        case .unaligned, .outOfRange: say(session.phrases.text("voice.echo-unaligned"))
-        }
-    }
-
-    /// A phrase said over Assist's sound is heard and may be a command: the sound stops at once (for at most
-    /// 1.5 s), before the phrase is sure. Acting on it, or finding it was nothing, lets the sound go on.
-    private func hold(for detection: Detection) {
-        guard let mixer = session.sound?.mixer else { return }
-        mixer.hold(seconds: 1.5)
-        holding = true
-        Self.trace?("holding the sound: \(detection.phrase) heard over it at \(detection.endMs) ms")
-    }
-
-    /// Lets held sound go on when the phrase that held it came to nothing. The listening thread.
-    private func releaseIfNothingHeard(_ spotter: KeywordSpotter) {
-        guard holding, !spotter.hasCandidates, following == nil else { return }
-        holding = false
-        session.sound?.mixer.release()
-        Self.trace?("the sound goes on: nothing was acted on")
     }
 
     /// Follows a phrase heard that takes words until they are known: one of a list is acted on at once ("find
@@ -444,7 +350,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         guard let (detection, follower) = following else { return }
         if follower.wanted == nil { follower.wanted = lock.withLock { followers[detection.phrase] } }
         guard let outcome = follower.step(spotter) else { return }
-        Self.trace?("after \(detection.phrase): \(outcome)")
+        VoiceTrace.line?("after \(detection.phrase): \(outcome)")
         switch outcome {
         case .words(let words):
             following = nil
@@ -483,21 +389,21 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             inWindow = ArgumentFollower.window(
                 phrases: spotter.phrases.map(\.text).filter { $0 != wakePhrase || mode != .wakeWord }, lists: lists,
                 fromMs: spotter.heardMs - 300, waitMs: 60_000)
-            Self.trace?("window \(serial) opened at \(spotter.heardMs) ms")
+            VoiceTrace.line?("window \(serial) opened at \(spotter.heardMs) ms")
         }
         guard let follower = inWindow else { return }
         guard let outcome = follower.step(spotter) else {
             if !open, spotter.utterance(after: spotter.heardMs - 300) == .none {
                 inWindow = nil
-                Self.trace?("window \(serial) closed with nothing said")
+                VoiceTrace.line?("window \(serial) closed with nothing said")
             }
             return
         }
         inWindow = nil
-        Self.trace?("window \(serial): \(outcome)")
+        VoiceTrace.line?("window \(serial): \(outcome)")
         // Assist's own voice coming back is nobody's command: let be, without a word.
-        if let span = follower.span, isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
-            Self.trace?("window \(serial): Assist's own voice, not a command")
+        if let span = follower.span, own.isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
+            VoiceTrace.line?("window \(serial): Assist's own voice, not a command")
             return
         }
         if case .rejected = outcome { return reject() }
@@ -548,10 +454,10 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         guard let outcome = answering?.step(spotter) else { return }
         let span = answering?.span
         answering = nil
-        Self.trace?("answer: \(outcome)")
+        VoiceTrace.line?("answer: \(outcome)")
         // Assist's own voice coming back (the question itself, as it is read) is no answer: let be, silently.
-        if let span, isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
-            Self.trace?("answer: Assist's own voice, not an answer")
+        if let span, own.isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
+            VoiceTrace.line?("answer: Assist's own voice, not an answer")
             return
         }
         switch outcome {
@@ -571,7 +477,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             return mode != .always || Self.now <= openUntil
         }
         guard spoken else {
-            Self.trace?("not an answer: let be (always-on)")
+            VoiceTrace.line?("not an answer: let be (always-on)")
             return
         }
         let session = session
@@ -598,8 +504,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private func acknowledge(_ phrase: String, then: @escaping @Sendable (HostSession) -> Void) {
         let session = session
         let cues = session.services.sound.cues
-        let held = holding ? session.sound?.mixer : nil
-        holding = false
+        let held = own.takeHold()
         session.loop.post {
             defer { held?.release() }
             cues?.play(.tap)
@@ -616,60 +521,21 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
     }
 
-    /// `ASSIST_VOICE_TRACE=FILE`: each phrase list, each phrase heard and what became of it, appended to FILE
-    /// (for admins and tests finding out why a phrase was not taken).
-    package static let trace: (@Sendable (String) -> Void)? = {
-        guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
-        return { line in
-            guard
-                let handle = FileHandle(forWritingAtPath: path)
-                    ?? {
-                        _ = FileManager.default.createFile(atPath: path, contents: nil)
-                        return FileHandle(forWritingAtPath: path)
-                    }()
-            else { return }
-            handle.seekToEndOfFile()
-            handle.write(Data("\(String(format: "%.3f", ProcessInfo.processInfo.systemUptime)) \(line)\n".utf8))
-            try? handle.close()
-        }
-    }()
-
-    /// With the trace, the sound fed to the recogniser goes to FILE.raw (16 kHz mono 16-bit), to be heard again
-    /// by `assist listen`.
-    package static let traceSound = rawTrace(".raw")
-
-    /// With the trace and the echo canceller, what the speakers played, on the microphone's time line, goes to
-    /// FILE.played.raw (16 kHz mono 16-bit) beside FILE.raw: a test makes the room's echo of it.
-    package static let tracePlayed = rawTrace(".played.raw")
-
-    /// Appends sound to the trace's file with `suffix` (made empty first); nil without `ASSIST_VOICE_TRACE`.
-    private static func rawTrace(_ suffix: String) -> (@Sendable ([Int16]) -> Void)? {
-        guard let path = ProcessInfo.processInfo.environment["ASSIST_VOICE_TRACE"], !path.isEmpty else { return nil }
-        let raw = path + suffix
-        _ = FileManager.default.createFile(atPath: raw, contents: nil)
-        return { samples in
-            guard let handle = FileHandle(forWritingAtPath: raw) else { return }
-            handle.seekToEndOfFile()
-            samples.withUnsafeBufferPointer { handle.write(Data(buffer: $0)) }
-            try? handle.close()
-        }
-    }
-
     /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it, at once
     /// or, for a phrase that takes words, once they are heard.
     private func accept(_ heard: Detection, at heardMs: Int) {
-        Self.trace?("accepting \(heard.phrase) (mode \(mode.rawValue))")
+        VoiceTrace.line?("accepting \(heard.phrase) (mode \(mode.rawValue))")
         if answering != nil, lock.withLock({ choosing }) {
             // In a push-to-talk or wake-word window the utterance at a menu is judged as a whole against the
             // choices and the commands (a command spotted inside "we bought a new kettle" is no command).
             guard mode == .always else {
-                Self.trace?("not taken: the window's answer is decoded as a whole")
+                VoiceTrace.line?("not taken: the window's answer is decoded as a whole")
                 return
             }
             // A command said at a menu at any time: taken as spotted, and the answer is listened for afresh.
             answering = nil
         } else if following != nil || answering != nil {
-            Self.trace?("not taken: words after a phrase, or an answer, are awaited")
+            VoiceTrace.line?("not taken: words after a phrase, or an answer, are awaited")
             return
         }
         if mode == .wakeWord && heard.phrase == wakePhrase {
@@ -681,13 +547,13 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             return
         }
         if inWindow != nil {
-            Self.trace?("not taken: the window's utterance is decoded as a whole")
+            VoiceTrace.line?("not taken: the window's utterance is decoded as a whole")
             return
         }
         // A phrase held to see whether a longer one follows arrives up to a second after its end.
         let open = lock.withLock { mode == .always || Self.now <= openUntil + 1.2 }
         guard open else {
-            Self.trace?("not taken: no window is open")
+            VoiceTrace.line?("not taken: no window is open")
             return
         }
         let wanted = lock.withLock { followers[heard.phrase] }
@@ -709,7 +575,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// once (spotted, and decoded as the answer to a menu) acts once.
     private func act(on phrase: String) {
         if let last = lastActed, last.phrase == phrase, Self.now - last.at < 2 {
-            Self.trace?("\(phrase) was acted on a moment ago: once is enough")
+            VoiceTrace.line?("\(phrase) was acted on a moment ago: once is enough")
             return
         }
         lastActed = (phrase, Self.now)
@@ -736,8 +602,12 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
     }
 
-    private func say(_ text: String) {
+    private func say(_ text: String) { Self.saying(in: session)(text) }
+
+    /// Says a sentence on the main loop, from any thread.
+    private static func saying(in session: HostSession) -> @Sendable (String) -> Void {
         let announcer = session.announcer
-        session.loop.post { announcer.say(text, priority: .important) }
+        let loop = session.loop
+        return { text in loop.post { announcer.say(text, priority: .important) } }
     }
 }

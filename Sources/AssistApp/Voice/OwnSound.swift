@@ -1,0 +1,128 @@
+import Audio
+import Foundation
+import PluginHost
+import Speech
+import Voice
+
+/// Assist's own sound as voice's microphone hears it (`voice.echo-cancel`, docs/voice.md "Barge-in"): taken
+/// out by the echo canceller (`on`), heard as it is (`headphones`), or covered by a quiet room while it plays
+/// (`off`); and the mixer held while a phrase said over it is judged. The listening thread's, but for `stop`.
+final class OwnSound {
+    let mode: VoiceSession.EchoMode
+    private let session: HostSession
+    /// What the speakers play, from the mixer (nil with headphones, or when the command makes no sound).
+    private let played: PlayedSound?
+    private let say: (String) -> Void
+    /// The echo canceller, made with the first chunk (nil when off or unavailable), and where its first block
+    /// lies on the recogniser's clock.
+    private var canceller: EchoCanceller?
+    private var tried = false
+    private var startMs = 0
+    /// True while the mixer is held for a phrase heard over Assist's sound, not yet acted on.
+    private var holding = false
+
+    init(session: HostSession, mode: VoiceSession.EchoMode, say: @escaping (String) -> Void) {
+        self.session = session
+        self.mode = mode
+        self.say = say
+        // With headphones nothing played comes back: the mixer's periods are not needed.
+        if mode != .headphones, let mixer = session.sound?.mixer {
+            let played = PlayedSound()
+            mixer.monitor(played)
+            self.played = played
+        } else {
+            played = nil
+        }
+    }
+
+    /// The mixer no longer reports what it plays. Main loop.
+    func stop() { session.sound?.mixer.monitor(nil) }
+
+    /// `count` samples of the microphone that the recogniser is not given keep the canceller's clock.
+    func skip(count: Int) { canceller?.skip(count: count) }
+
+    /// What the recogniser is given for a chunk of the microphone: with the canceller, what is left of it once
+    /// Assist's sound is taken out; with the canceller off, a quiet room while Assist sounds (keeping time);
+    /// with headphones, the chunk.
+    func hearable(_ chunk: [Int16], endsAt: Double, spotter: KeywordSpotter) -> (
+        samples: [Int16], closed: Bool, cancelled: Bool
+    ) {
+        // Speech Dispatcher plays on its own: its speech never reaches the mixer, so it cannot be taken out.
+        let speechApart = session.speech != nil && !(session.speech is SpeechService)
+        let speaking = speechApart && (session.speech?.isSpeaking ?? false)
+        let sounding = played?.sounding(at: endsAt) ?? false
+        switch mode {
+        case .headphones:
+            return (chunk, false, false)
+        case .off:
+            return sounding || (session.speech?.isSpeaking ?? false)
+                ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
+        case .on:
+            if canceller == nil, !tried, let played { startCanceller(played, spotter: spotter) }
+            guard let canceller, !speaking else {
+                canceller?.skip(count: chunk.count)
+                return sounding || speaking ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
+            }
+            return (canceller.process(chunk, endsAt: endsAt), false, true)
+        }
+    }
+
+    private func startCanceller(_ played: PlayedSound, spotter: KeywordSpotter) {
+        tried = true
+        do {
+            let made = try EchoCanceller(played: played)
+            made.trace = VoiceTrace.line
+            made.onPlayed = VoiceTrace.played
+            made.onNotice = { [weak self] notice in self?.noticed(notice) }
+            startMs = spotter.heardMs
+            let start = startMs
+            spotter.overSound = { [weak made] from, to in
+                made?.saidByAPerson(fromMs: from - start, toMs: to - start)
+            }
+            spotter.onCandidate = { [weak self] detection in self?.hold(for: detection) }
+            canceller = made
+            VoiceTrace.line?("echo canceller on")
+        } catch {
+            // Said once; commands are heard while Assist is quiet, as with voice.echo-cancel = "off".
+            say(error.description)
+        }
+    }
+
+    /// Whether what was heard from `fromMs` to `toMs` (the recogniser's clock) was Assist's sound coming back,
+    /// not a person's voice.
+    func isAssistsOwnVoice(fromMs: Int, toMs: Int) -> Bool {
+        canceller?.saidByAPerson(fromMs: fromMs - startMs, toMs: toMs - startMs) == false
+    }
+
+    /// What the canceller found that the person must act on, said once.
+    private func noticed(_ notice: EchoCanceller.Notice) {
+        switch notice {
+        case .clipping: say(session.phrases.text("voice.echo-clipping"))
+        case .unaligned, .outOfRange: say(session.phrases.text("voice.echo-unaligned"))
+        }
+    }
+
+    /// A phrase said over Assist's sound is heard and may be a command: the sound stops at once (for at most
+    /// 1.5 s), before the phrase is sure. Acting on it, or finding it was nothing, lets the sound go on.
+    private func hold(for detection: Detection) {
+        guard let mixer = session.sound?.mixer else { return }
+        mixer.hold(seconds: 1.5)
+        holding = true
+        VoiceTrace.line?("holding the sound: \(detection.phrase) heard over it at \(detection.endMs) ms")
+    }
+
+    /// The mixer held for a phrase now acted on, to be released once it has acted (nil when none is held).
+    func takeHold() -> AudioMixer? {
+        defer { holding = false }
+        return holding ? session.sound?.mixer : nil
+    }
+
+    /// Lets held sound go on when the phrase that held it came to nothing (`awaiting`: words after it are
+    /// still awaited).
+    func releaseIfNothingHeard(_ spotter: KeywordSpotter, awaiting: Bool) {
+        guard holding, !spotter.hasCandidates, !awaiting else { return }
+        holding = false
+        session.sound?.mixer.release()
+        VoiceTrace.line?("the sound goes on: nothing was acted on")
+    }
+}
