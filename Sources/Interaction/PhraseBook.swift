@@ -39,6 +39,14 @@ package final class PhraseBook: @unchecked Sendable {
     /// The longest value a placeholder takes whole (a list of ten matching names fits).
     static let valueLimit = 240
 
+    /// The phrase for `key` with a number, `{count}`: `key-one` for exactly one ("1 upload waiting", not
+    /// "1 uploads"), when a table has it; a language whose one form is its other's keeps both the same.
+    package func text(_ key: String, count: Int, _ values: [String: String] = [:]) -> String {
+        let one = key + "-one"
+        let hasOne = primary[one] != nil || english[one] != nil
+        return text(count == 1 && hasOne ? one : key, values.merging(["count": String(count)]) { given, _ in given })
+    }
+
     /// The phrase for `key` with `{name}` placeholders replaced from `values`, each cleaned and shortened
     /// (`PlainText.value`).
     package func text(_ key: String, _ values: [String: String] = [:]) -> String {

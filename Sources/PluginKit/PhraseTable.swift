@@ -16,6 +16,14 @@ public struct PhraseTable: Sendable {
         table = load("en").merging(load(language)) { _, localised in localised }
     }
 
+    /// The phrase `key` with a number, `{count}`: `key-one` for exactly one ("1 question", not "1 questions");
+    /// when a table has it; a language whose one form is its other's keeps both the same.
+    public func text(_ key: String, count: Int, _ values: [String: String] = [:]) -> String {
+        let one = key + "-one"
+        return text(
+            count == 1 && table[one] != nil ? one : key, values.merging(["count": String(count)]) { given, _ in given })
+    }
+
     /// The phrase `key` with `values` filled in; the key itself when no file has it.
     public func text(_ key: String, _ values: [String: String] = [:]) -> String {
         var text = table[key] ?? key

@@ -74,6 +74,44 @@ struct PhraseCompletenessTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    /// The English keys whose `{count}` is followed by a plural noun ("{count} questions") and that have no
+    /// `-one` form beside them ("1 question"), which `text(_:count:)` says for exactly one.
+    static func countedWithoutOne(_ folder: URL) throws -> [String] {
+        let url = folder.appendingPathComponent("phrases.en.json")
+        guard FileManager.default.fileExists(atPath: url.path),
+            let phrases = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: String]
+        else { return [] }
+        // Said only for numbers that are never one.
+        let neverOne: Set = [
+            "plugin.helper-disabled",  // after the third stop in a row
+            "voice.too-many",  // over the limit of phrases
+            "choose-at-least-n",  // for a minimum over one; choose-at-least is the form for one
+        ]
+        let plural = /\{count\} ([a-z]+ )?[a-z]+s\b/
+        return phrases.filter { key, text in
+            !neverOne.contains(key) && !key.hasSuffix("-one") && phrases[key + "-one"] == nil && text.contains(plural)
+        }.keys.sorted()
+    }
+
+    /// "1 questions" is heard as a mistake: every counted phrase of the host and each plugin has its form for
+    /// one, and the tables in other languages have it too (the completeness tests above).
+    @Test func everyCountedPhraseHasItsFormForOne() throws {
+        var folders = [Self.root.appendingPathComponent("share/assist/host")]
+        let plugins = Self.root.appendingPathComponent("Plugins")
+        for name in try FileManager.default.contentsOfDirectory(atPath: plugins.path) {
+            folders.append(plugins.appendingPathComponent("\(name)/share"))
+        }
+        let missing = try folders.flatMap { folder in
+            try Self.countedWithoutOne(folder).map { "\(folder.path): \($0) has no \($0)-one" }
+        }
+        #expect(missing.isEmpty, "\(missing.joined(separator: "\n"))")
+        // And the check finds one.
+        let planted = try TemporaryDirectory("assist-phrases")
+        try #"{"a": "{count} finished surveys wait.", "b": "{count} left", "c": "{count} items", "c-one": "1 item"}"#
+            .write(to: planted.path("phrases.en.json"), atomically: true, encoding: .utf8)
+        #expect(try Self.countedWithoutOne(planted.url) == ["a"])
+    }
+
     /// The test itself catches what it is for.
     @Test func aMissingKeyAndAWrongPlaceholderAreFound() throws {
         let folder = try TemporaryDirectory("assist-phrases")

@@ -32,6 +32,18 @@ struct PlainTextTests {
         #expect(PlainText.message(String(repeating: "word ", count: 1_000)).count <= PlainText.messageLimit + 30)
     }
 
+    @Test func aCountedPhraseSaysItsFormForOneForExactlyOne() {
+        let book = PhraseBook(
+            language: "en", primary: ["k": "{count} uploads waiting: {who}.", "k-one": "1 upload waiting: {who}."],
+            english: [:])
+        #expect(book.text("k", count: 1, ["who": "Survey"]) == "1 upload waiting: Survey.")
+        #expect(book.text("k", count: 0, ["who": "Survey"]) == "0 uploads waiting: Survey.")
+        #expect(book.text("k", count: 21, ["who": "Survey"]) == "21 uploads waiting: Survey.")
+        // A table without the form for one (a third party's) says the other form.
+        let plain = PhraseBook(language: "en", primary: ["n": "{count} items"], english: [:])
+        #expect(plain.text("n", count: 1) == "1 items")
+    }
+
     @Test func phraseValuesAreCleanedAndShortened() {
         let book = PhraseBook(language: "en", primary: ["k": "Nothing matches {text}."], english: [:])
         let text = book.text("k", ["text": "\u{1B}]0;title\u{07}" + String(repeating: "z", count: 5_000)])

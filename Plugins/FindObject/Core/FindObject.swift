@@ -109,7 +109,7 @@ public final class FindObject: PluginFeature {
         for (id, result) in found {
             switch result {
             case .success(let model):
-                host.speak(phrases.text("custom-model-ok", ["id": id, "count": "\(model.spec.classNames.count)"]))
+                host.speak(phrases.text("custom-model-ok", count: model.spec.classNames.count, ["id": id]))
             case .failure(let error): host.speak(error.message)
             }
         }

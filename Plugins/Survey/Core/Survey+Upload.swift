@@ -390,7 +390,7 @@ extension Survey {
         guard let definition, let store else { return }
         let waiting = ((try? store.submissions(definition.id)) ?? []).filter { $0.state != .done && $0.state != .kept }
         host.say(
-            waiting.isEmpty ? phrases.text("uploads-none") : phrases.text("uploads-some", ["count": "\(waiting.count)"])
+            waiting.isEmpty ? phrases.text("uploads-none") : phrases.text("uploads-some", count: waiting.count)
         )
     }
 

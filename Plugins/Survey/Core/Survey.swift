@@ -182,7 +182,7 @@ public final class Survey: PluginFeature {
         mode = .asking
         host.say(
             phrases.text(
-                "intro", ["title": localized(definition.title), "count": String(started.position.count)]))
+                "intro", count: started.position.count, ["title": localized(definition.title)]))
         ask()
     }
 

@@ -239,7 +239,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
                 }
                 announcer.say(
                     phrases.text(
-                        "kiosk.uploads", ["count": String(jobs.count), "owners": owners.joined(separator: ", ")]))
+                        "kiosk.uploads", count: jobs.count, ["owners": owners.joined(separator: ", ")]))
             }
         } catch {
             announcer.say(phrases.text("kiosk.uploads-unreadable", ["reason": "\(error)"]))

@@ -83,8 +83,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             session.features.activate(record)
         }
         let count = foreground.count
-        let welcome = count == 1 ? "shell.welcome-one" : "shell.welcome"
-        session.announcer.say(session.phrases.text(welcome, ["count": String(count)]))
+        session.announcer.say(session.phrases.text("shell.welcome", count: count))
         // Features that have something to say when Assist starts (a survey reminder) run once, before the menu;
         // not in a kiosk's quiet hours.
         startHooks = kiosk?.isQuiet == true ? [] : foreground.filter { $0.manifest?.atShellStart != nil }
