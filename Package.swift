@@ -301,7 +301,9 @@ let package = Package(
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(
             name: "AssistAppTests",
-            dependencies: ["AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "HostTesting"]),
+            dependencies: [
+                "AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "PluginPackage", "HostTesting",
+            ]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
     ] + firstPartyPlugins.flatMap(\.targets)
 )

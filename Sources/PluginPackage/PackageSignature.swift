@@ -155,3 +155,22 @@ package struct TrustedKeys: Sendable {
 
     private static func writableByOthers(_ status: stat) -> Bool { status.st_mode & (S_IWGRP | S_IWOTH) != 0 }
 }
+
+/// The trusted keys read once, when first asked for: discovery and `plugins list` ask for each plugin, and a
+/// host with no signed plugin never reads the folders.
+package final class TrustedKeysOnce: @unchecked Sendable {  // because: `read` is under `lock`
+    private let folders: [URL]
+    private let lock = NSLock()
+    private var read: TrustedKeys?
+
+    package init(folders: [URL]) { self.folders = folders }
+
+    package var keys: TrustedKeys {
+        lock.withLock {
+            if let read { return read }
+            let loaded = TrustedKeys.load(folders: folders)
+            read = loaded
+            return loaded
+        }
+    }
+}

@@ -93,8 +93,12 @@ package struct PluginAccess {
 /// manifest by the install) checked against its SHA256SUMS and the trusted keys.
 package enum PluginProvenance {
     /// "signed by Example Ltd (trusted)", "signed by an unknown publisher (key 1a2b…)", "unsigned", or
-    /// "Assist's own"; the publisher's name alone in `publisher` when trusted.
-    package static func describe(_ record: PluginRecord, paths: AssistPaths) -> (text: String, publisher: String?) {
+    /// "Assist's own"; the publisher's name alone in `publisher` when trusted. `trusted` is read when a
+    /// signature is first checked, once for all the plugins described with it.
+    package static func describe(
+        _ record: PluginRecord, paths: AssistPaths,
+        trusted: TrustedKeysOnce = TrustedKeysOnce(folders: PluginInstaller.trustedKeyFolders)
+    ) -> (text: String, publisher: String?) {
         if PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: paths) {
             return ("Assist's own", "Assist")
         }
@@ -106,9 +110,7 @@ package enum PluginProvenance {
             let sums = try? Data(contentsOf: folder.appendingPathComponent(PluginArchive.checksumsName)),
             signature.verifies(checksums: sums)
         else { return ("its signature does not match its files", nil) }
-        if let publisher = TrustedKeys.load(folders: PluginInstaller.trustedKeyFolders).publisher(
-            of: signature.publicKey)
-        {
+        if let publisher = trusted.keys.publisher(of: signature.publicKey) {
             return ("signed by \(publisher) (trusted)", publisher)
         }
         return ("signed by an unknown publisher (key \(signature.keyID))", nil)

@@ -2,6 +2,7 @@ import AssistCore
 import Digest
 import Foundation
 import PluginHost
+import PluginPackage
 
 /// One plugin as `plugins list --json` prints it.
 package struct PluginSummary: Encodable {
@@ -24,7 +25,7 @@ package struct PluginSummary: Encodable {
     /// The trusted publisher's name, when a trusted key signed it ("Assist" for Assist's own).
     package var publisher: String?
 
-    package init(_ record: PluginRecord, paths: AssistPaths) {
+    package init(_ record: PluginRecord, paths: AssistPaths, trusted: TrustedKeysOnce) {
         id = record.id
         name = record.name
         version = record.manifest?.version
@@ -36,7 +37,7 @@ package struct PluginSummary: Encodable {
         origin = PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths)
         sha256 = SHA256Digest.hex(ofFileAt: record.libraryURL)
         isolation = record.isolated ? "process" : "in-process"
-        (signature, publisher) = PluginProvenance.describe(record, paths: paths)
+        (signature, publisher) = PluginProvenance.describe(record, paths: paths, trusted: trusted)
     }
 
     /// The line `plugins list` prints: the hash last, so a screen reader can stop before it.

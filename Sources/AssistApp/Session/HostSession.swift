@@ -6,6 +6,7 @@ import Interaction
 import Kiosk
 import Logging
 import PluginHost
+import PluginPackage
 import Runtime
 import Speech
 
@@ -112,7 +113,10 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         configuration.console = console
         if let kiosk { configuration.admit = { id, library in kiosk.refusal(id: id, library: library) } }
         configuration.helperExecutable = paths.executable
-        configuration.publisher = { record in PluginProvenance.describe(record, paths: paths).publisher }
+        let trusted = TrustedKeysOnce(folders: PluginInstaller.trustedKeyFolders)
+        configuration.publisher = { record in
+            PluginProvenance.describe(record, paths: paths, trusted: trusted).publisher
+        }
         let assembly = try HostAssembly(configuration)
         loop = assembly.loop
         services = assembly.services

@@ -3,6 +3,7 @@ import AssistApp
 import AssistCore
 import Foundation
 import PluginHost
+import PluginPackage
 
 /// `assist plugins …`: list, describe and check plugins without running features.
 struct PluginsCommand: ParsableCommand {
@@ -31,7 +32,8 @@ struct PluginsListCommand: ParsableCommand {
 
     func run() throws {
         let session = try HostSession(options: global.host, interactive: false)
-        let rows = session.features.records.map { PluginSummary($0, paths: session.paths) }
+        let trusted = TrustedKeysOnce(folders: PluginInstaller.trustedKeyFolders)
+        let rows = session.features.records.map { PluginSummary($0, paths: session.paths, trusted: trusted) }
         if json {
             print(try PluginSummary.json(rows))
         } else if rows.isEmpty {
