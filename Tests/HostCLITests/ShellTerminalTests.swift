@@ -128,6 +128,55 @@ struct ShellTerminalTests {
         #expect(reading < 3, "longest silence while the menu and the page were said: \(reading) s")
     }
 
+    /// The tour, asked for with "help tutorial", plays on while nothing is pressed, and a key ends what is left
+    /// of it at once (tour.1: "Press any key to end it."). Measured on what the speakers played: the WAV grows
+    /// at the pace it plays, and not at all in silence.
+    @Test func aKeyEndsWhatIsLeftOfTheTour() throws {
+        let wav = data.path("tour.wav")
+        let screen = try PseudoTerminal(
+            BuildProducts.assist, ["shell", "--audio-out", "wav:\(wav.path)", "--data-dir", data.url.path],
+            environment: ["XDG_CONFIG_HOME": data.url.path])
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        let scale = ProcessRunner.timeScale
+        func bytes() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: wav.path))?[.size] as? Int) ?? 0
+        }
+        /// Waits until nothing has played for a second (the menu read, the typing echoed).
+        func quiet() {
+            var last = -1
+            let deadline = Date().addingTimeInterval(60 * scale)
+            while bytes() != last, Date() < deadline {
+                last = bytes()
+                Thread.sleep(forTimeInterval: 1 * scale)
+            }
+        }
+        /// The bytes played by 3 s into the tour, and in the 6 s after, with `key` pressed at 3 s.
+        func tour(thenKey key: [UInt8]?) -> (before: Int, after: Int) {
+            quiet()
+            screen.typeSlowly("help tutorial\r")
+            Thread.sleep(forTimeInterval: 3 * scale)
+            let start = bytes()
+            if let key { screen.type(key) }
+            Thread.sleep(forTimeInterval: 6 * scale)
+            return (start, bytes() - start)
+        }
+        // Ended first: left alone, the tour would play on for half a minute before the next could start.
+        let ended = tour(thenKey: [0x1B, 0x5B, 0x42])  // the down arrow
+        let alone = tour(thenKey: nil)
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
+        screen.type("y")
+        #expect(screen.waitForExit() == 0)
+        let sound = try SoundAnalysis(url: wav)
+        let perSecond = Double(bytes() - 44) / max(0.1, sound.file.durationSeconds)
+        let (aloneSeconds, endedSeconds) = (Double(alone.after) / perSecond, Double(ended.after) / perSecond)
+        #expect(ended.before > 0 && alone.before > ended.before, "the tour was heard before the key")
+        #expect(aloneSeconds > 4.5, "left alone, the tour goes on: \(aloneSeconds) s in 6 s")
+        // After the key: what the arrow itself says (the next feature's name, 1.9 s here), not the tour's next
+        // sentences.
+        #expect(endedSeconds < 3, "a key ends the tour: \(endedSeconds) s played in the 6 s after it")
+    }
+
     /// A long paste at the menu is refused with one sentence, and the menu goes on working; a paste of a
     /// command inside a feature is one command, not a burst of keys.
     @Test func aLongPasteIsRefusedOnceAndTheShellGoesOn() throws {
