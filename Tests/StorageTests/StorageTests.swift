@@ -122,6 +122,26 @@ struct PluginDatabaseTests {
         #expect(try rows("SELECT x FROM t") == [[.integer(1)]])
     }
 
+    /// A write another connection blocks past the 5 s busy timeout (as another program holding the file would)
+    /// is not the plugin's SQL at fault: it names the database and says to try again, and nothing is lost.
+    @Test func aDatabaseAnotherConnectionHoldsIsNamedAndNotCalledBadSQL() throws {
+        try database.execute("CREATE TABLE t (x)")
+        let other = try PluginDatabase(url: folder.path("plugin/main.sqlite"))
+        try other.begin()
+        do {
+            try database.execute("INSERT INTO t VALUES (1)")
+            Issue.record("a write went through another connection's write lock")
+        } catch {
+            #expect(error.code == .io)
+            #expect(
+                error.message == "The database \(folder.path("plugin/main.sqlite").path) is in use by another program "
+                    + "(database is locked). Try again in a moment.")
+        }
+        try other.rollback()
+        try database.execute("INSERT INTO t VALUES (2)")
+        #expect(try rows("SELECT x FROM t") == [[.integer(2)]])
+    }
+
     @Test func theDataSurvivesReopening() throws {
         try database.execute("CREATE TABLE t (x)")
         try database.execute("INSERT INTO t VALUES ('kept')")

@@ -5,6 +5,8 @@ import Foundation
 /// in `deinit`. Not thread-safe: `PluginDatabase` serialises every use with its lock.
 final class SQLiteConnection {
     private let handle: OpaquePointer
+    /// The database file, named in what a failure says.
+    private let path: String
     private var statements: [String: OpaquePointer] = [:]
     /// SQLite's way of saying "copy this buffer now".
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -19,6 +21,7 @@ final class SQLiteConnection {
             throw .io("Opening the database \(path)", cause: reason)
         }
         handle = opened
+        self.path = path
         sqlite3_busy_timeout(handle, 5_000)
         try execute(script: "PRAGMA journal_mode = WAL;")
     }
@@ -98,9 +101,32 @@ final class SQLiteConnection {
         }
     }
 
+    /// What a failed call says: a full disk as `diskFull`; a file that cannot be written, opened, shared or
+    /// read as a database names the database and what to do (SQLite's words kept as the cause); what remains
+    /// is SQL the database refused.
     private func error(_ status: Int32, _ message: String?) -> StorageError {
-        if status & 0xff == SQLITE_FULL { return .diskFull }
-        return .sql(message ?? String(cString: sqlite3_errmsg(handle)))
+        let cause = message ?? String(cString: sqlite3_errmsg(handle))
+        func failed(_ sentence: String) -> StorageError { StorageError(code: .io, message: sentence, cause: cause) }
+        switch status & 0xff {
+        case SQLITE_FULL:
+            return .diskFull
+        case SQLITE_READONLY:
+            return failed(
+                "The database \(path) cannot be written: it is read-only (\(cause)). Its folder and file must be writable."
+            )
+        case SQLITE_CANTOPEN:
+            return failed(
+                "The database \(path) or its journal cannot be opened (\(cause)). Its folder must exist and be writable."
+            )
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return failed("The database \(path) is in use by another program (\(cause)). Try again in a moment.")
+        case SQLITE_IOERR:
+            return failed("The disk reported an error reading or writing \(path) (\(cause)).")
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return failed("The database \(path) is damaged (\(cause)).")
+        default:
+            return .sql(cause)
+        }
     }
 }
 
