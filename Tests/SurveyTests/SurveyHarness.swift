@@ -103,6 +103,41 @@ final class SurveyHarness {
         host.run(timeoutSeconds: timeout * ProcessRunner.timeScale, until: condition)
     }
 
+    /// Another process holding the survey database's write lock (`BEGIN IMMEDIATE`) until `release`: every
+    /// write of the survey then fails after the 5 s busy timeout, as on a full or read-only disk.
+    final class DatabaseLock {
+        private let holder = Process()
+        private let input = Pipe()
+
+        init(_ database: URL) throws {
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            // It ends when its standard input does (a signal may be blocked in what the test runner spawns).
+            holder.arguments = [
+                "-c",
+                "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                    + "db.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\nsys.stdin.read()",
+                database.path,
+            ]
+            let said = Pipe()
+            holder.standardOutput = said
+            holder.standardInput = input
+            try holder.run()
+            let first = String(decoding: said.fileHandleForReading.availableData, as: UTF8.self)
+            #expect(first.hasPrefix("locked"), "the lock is held: \(first)")
+        }
+
+        func release() {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+
+        deinit { if holder.isRunning { release() } }
+    }
+
+    func holdDatabaseWriteLock() throws -> DatabaseLock {
+        try DatabaseLock(data.path("plugins/assist.survey/survey.sqlite"))
+    }
+
     /// Answers a recording item: Space, wait for the take, Enter.
     func record() {
         let mark = lines.count

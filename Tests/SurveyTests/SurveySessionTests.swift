@@ -325,6 +325,73 @@ struct SurveySessionTests {
         #expect(survey.mediaFiles.isEmpty)
     }
 
+    /// Enter to keep a take while the survey's database cannot take it (another process holds its write lock
+    /// past the 5 s busy timeout; a full or read-only disk refuses the same write): the take is not dropped.
+    /// The participant hears why and that Enter tries again, the survey stays on the take, and once the
+    /// database is free Enter keeps it and the survey goes on to its end, with the take uploaded.
+    @Test func aTakeThatCannotBeSavedStaysAndEnterTriesAgain() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.answerUpToTheRecordings()
+        var mark = survey.lines.count
+        survey.key(.space)
+        #expect(survey.waitFor("Recorded", after: mark))
+        let lock = try survey.holdDatabaseWriteLock()
+        mark = survey.lines.count
+        survey.key(.enter)
+        #expect(
+            survey.waitFor("This take could not be saved", after: mark, timeout: 20), "\(survey.lines.suffix(3))")
+        #expect(survey.mediaFiles.count == 1, "the take's file is kept: \(survey.mediaFiles)")
+        lock.release()
+        mark = survey.lines.count
+        survey.key(.enter)
+        survey.record()
+        survey.record()
+        #expect(survey.waitFor("latitude and longitude", after: mark))
+        survey.type("52.2, 0.12")
+        #expect(survey.waitFor("Your answers:", after: mark))
+        survey.key(.enter)
+        #expect(survey.waitFor("Sent."), "\(survey.lines.suffix(4))")
+        let upload = try #require(survey.server.uploads.first)
+        #expect(
+            upload.parts.map(\.name).suffix(3) == [
+                "audio_file_breathe.wav", "audio_file_cough.wav", "audio_file_read.wav",
+            ], "\(upload.parts.map(\.name))")
+    }
+
+    /// The draft, saved as each answer is given, cannot be written (the database's write lock held past the
+    /// busy timeout, as a full disk would refuse the write): the participant hears it once, not at every
+    /// answer, and goes on; once saving works again, the next start finds the draft.
+    @Test func aDraftThatCannotBeSavedIsSaidOnceAndSavedWhenItCanBe() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.pastPrivacy()
+        let lock = try survey.holdDatabaseWriteLock()
+        let mark = survey.lines.count
+        survey.key(.character("y"))  // the age gate
+        #expect(
+            survey.waitFor("Your answers so far could not be saved", after: mark, timeout: 20),
+            "\(survey.lines.suffix(3))")
+        survey.key(.character("2"))
+        survey.key(.enter)
+        let output = survey.host.output
+        let asked = survey.waitUntil(timeout: 30) {
+            output.lines.dropFirst(mark).filter { $0.hasPrefix("Question ") }.count >= 2
+        }
+        #expect(asked, "the survey goes on: \(survey.lines.suffix(4))")
+        #expect(survey.lines.dropFirst(mark).filter { $0.contains("could not be saved") }.count == 1, "said once")
+        lock.release()
+        survey.key(.character("3"))
+        survey.key(.enter)
+        let saved = survey.waitUntil(timeout: 20) {
+            output.lines.dropFirst(mark).filter { $0.hasPrefix("Question ") }.count >= 3
+        }
+        #expect(saved, "\(survey.lines.suffix(4))")
+        try survey.restart()
+        survey.start()
+        #expect(survey.waitFor("unfinished survey"), "the draft was saved once it could be")
+    }
+
     @Test func takesGoAsAACInM4AWhenTheAdminAsks() throws {
         let survey = try SurveyHarness(extra: ["survey.audio-format": "m4a"])
         survey.start()

@@ -234,10 +234,12 @@ extension Survey {
         host.say(lines.joined(separator: " "))
     }
 
-    /// Enter after a take: it replaces the earlier accepted one, whose file is deleted only now.
-    func acceptTake() {
-        guard let take = pendingTake, let definition, let store else { return }
-        pendingTake = nil
+    /// Enter after a take: it replaces the earlier accepted one, whose file is deleted only now. False when
+    /// it could not be kept (a full, read-only or busy database): the take stays waiting, its file untouched,
+    /// and the participant hears why and that Enter tries again.
+    @discardableResult
+    func acceptTake() -> Bool {
+        guard let take = pendingTake, let definition, let store else { return true }
         let recording = SurveyStore.Recording(
             task: take.item, path: take.path, durationMs: Int(take.seconds * 1000), sampleRate: take.rateHz,
             channels: 1, format: "wav")
@@ -245,10 +247,15 @@ extension Survey {
             if let earlier = try store.acceptTake(recording, definitionID: definition.id) {
                 try? host.deleteMedia(earlier.path)
             }
-            flow?.setValue(definition.item(take.item)?.file.map { $0 + ".wav" } ?? take.path, for: take.item)
         } catch {
-            host.say(phrases.text("disk-full"), priority: .important)
+            host.log(.warning, "the take \(take.path) could not be kept: \(error.message)")
+            host.play(.error)
+            host.say(phrases.text("take-not-kept", ["reason": error.message]), priority: .important)
+            return false
         }
+        pendingTake = nil
+        flow?.setValue(definition.item(take.item)?.file.map { $0 + ".wav" } ?? take.path, for: take.item)
+        return true
     }
 
     func discardPendingTake() {

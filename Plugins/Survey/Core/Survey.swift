@@ -24,6 +24,8 @@ public final class Survey: PluginFeature {
     var toneRequestedAt: Double?
     /// A take just recorded, waiting to be kept, played or replaced.
     var pendingTake: PendingTake?
+    /// The last save of the draft failed and the participant was told: said once until a save works again.
+    var toldDraftNotSaved = false
     var saidLanguageFallback = false
     var retryTimers: [Int64: UInt64] = [:]
     /// The feature ends by itself once the last upload of this session is settled.
@@ -505,7 +507,7 @@ public final class Survey: PluginFeature {
             host.say(phrases.text("gate-press"))
             return
         }
-        if pendingTake != nil { acceptTake() }
+        if pendingTake != nil, !acceptTake() { return }
         guard var updated = self.flow else { return }
         flow = updated
         switch updated.advance() {
@@ -575,9 +577,16 @@ public final class Survey: PluginFeature {
         guard let flow, let definition, let store, mode == .asking || mode == .review else { return false }
         do {
             try store.saveDraft(flow.state, definition: definition, at: now())
+            toldDraftNotSaved = false
             return true
         } catch {
             host.log(.error, "the draft could not be saved: \(error.message)")
+            // Said once while saving keeps failing (not at every answer); the answers stay in memory meanwhile.
+            if !toldDraftNotSaved {
+                toldDraftNotSaved = true
+                host.play(.error)
+                host.say(phrases.text("draft-not-saved", ["reason": error.message]), priority: .important)
+            }
             return false
         }
     }
