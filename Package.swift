@@ -125,14 +125,16 @@ let package = Package(
             ]),
         .target(
             name: "Camera",
-            dependencies: ["CV4L2Shims", "CMediaAPI", "CSharedFrames", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CV4L2Shims", "CMediaAPI", "CSharedFrames", "Runtime", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(name: "Audio", dependencies: ["CALSA"]),
         .systemLibrary(
             name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]
         ),
         // Voice commands: keyphrase spotting over the microphone (docs/voice.md).
-        .target(name: "Voice", dependencies: ["CPocketSphinx", "CEchoCancel", "Audio"]),
+        .target(name: "Voice", dependencies: ["CPocketSphinx", "CEchoCancel", "Audio", "Runtime"]),
         .target(
             name: "Speech",
             dependencies: [

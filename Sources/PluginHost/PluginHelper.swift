@@ -1,6 +1,7 @@
 import CPluginBridge
 import Foundation
 import PluginAPI
+import Runtime
 
 /// A plugin running in a helper process of its own (issue 17, docs/plugin-isolation.md): the same `assist`
 /// executable started as `assist _plugin-helper 3`, which opens the library and gives it the very same C ABI.
@@ -77,7 +78,7 @@ package final class PluginHelper: @unchecked Sendable {  // because: the bridge 
     func waitForEnd(seconds: Double = 2) -> String? {
         var text = [CChar](repeating: 0, count: 320)
         guard assist_bridge_wait_end(bridge, Int32(seconds * 1000), &text, text.count) else { return nil }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(nulTerminated: text)
     }
 
     /// The helper's sandbox as it set it up: its layers, and what is missing ("" when nothing is).
@@ -86,7 +87,7 @@ package final class PluginHelper: @unchecked Sendable {  // because: the bridge 
         let layers = assist_bridge_sandbox(bridge, &text, text.count)
         return (
             SandboxLayers(rawValue: layers),
-            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            String(nulTerminated: text)
         )
     }
 

@@ -1,5 +1,6 @@
 import CPluginBridge
 import Foundation
+import Runtime
 
 /// What a plugin's helper process is shut in (issue 34, docs/security.md): it reads the system's libraries,
 /// the plugin's own folder and the share folder, writes its data and cache folders only, and cannot open a
@@ -95,7 +96,7 @@ extension SandboxLayers {
     package static func kernel() -> (layers: SandboxLayers, missing: String) {
         var note = [CChar](repeating: 0, count: 300)
         let layers = SandboxLayers(rawValue: assist_sandbox_probe(&note, note.count))
-        return (layers, String(decoding: note.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return (layers, String(nulTerminated: note))
     }
 }
 

@@ -297,7 +297,8 @@ private final class EventHandlerBox {
 }
 
 extension String {
-    /// The text in a C buffer the host filled, up to its first NUL.
+    /// The text in a C buffer the host filled, up to its first NUL. (The host's own is Runtime's
+    /// `String(nulTerminated:)`; plugins do not link the host's modules, so PluginKit keeps this one.)
     init(cBuffer buffer: [CChar]) {
         self = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

@@ -1,5 +1,6 @@
 import CPocketSphinx
 import Foundation
+import Runtime
 
 /// A phrase to listen for and how sure the recogniser must be: pocketsphinx's keyphrase threshold, a
 /// probability such as 1e-20 (a smaller value lets more through; `assist voice tune` chooses it).
@@ -151,7 +152,7 @@ package final class KeywordSpotter {
                 model.acousticModel.path, model.dictionary.path, probe.path, &error, error.count)
         else {
             try? FileManager.default.removeItem(at: folder)
-            throw .library(String(cChars: error))
+            throw .library(String(nulTerminated: error))
         }
         spotters = [opened]
         try setPhrases(phrases, aloneBelow: aloneBelow)
@@ -215,7 +216,7 @@ package final class KeywordSpotter {
                 guard
                     let opened = assist_spotter_open(
                         model.acousticModel.path, model.dictionary.path, list.path, &error, error.count)
-                else { throw .library(String(cChars: error)) }
+                else { throw .library(String(nulTerminated: error)) }
                 spotters.append(opened)
                 openedAtMs.append(fedMs)
                 copyAlternates(to: opened)
@@ -320,8 +321,8 @@ package final class KeywordSpotter {
             var end: Int64 = 0
             var score: Int32 = 0
             while assist_spotter_result(search, &phrase, phrase.count, &start, &end, &score) == 0 {
-                let text = KeyPhrase.normalise(String(cChars: phrase).replacingOccurrences(of: "__", with: " "))
-                let said = variants[String(cChars: phrase)] ?? variants[text] ?? text
+                let text = KeyPhrase.normalise(String(nulTerminated: phrase).replacingOccurrences(of: "__", with: " "))
+                let said = variants[String(nulTerminated: phrase)] ?? variants[text] ?? text
                 heard.append(
                     Detection(
                         phrase: said, startMs: openedAt + Int(start) * 10, endMs: openedAt + Int(end) * 10,
@@ -565,7 +566,7 @@ package final class KeywordSpotter {
             let probe = folder.appendingPathComponent("probe.kws").path
             phoneLoop = assist_spotter_open_phone_loop(
                 model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
-            if phoneLoop == nil { trace?("no phone loop: \(String(cChars: error))") }
+            if phoneLoop == nil { trace?("no phone loop: \(String(nulTerminated: error))") }
         }
         guard let decoder = argumentDecoder, let phoneLoop else { return nil }
         let known = commands.filter { KeyPhrase($0).words.allSatisfy(knows) && !KeyPhrase($0).words.isEmpty }
@@ -599,8 +600,7 @@ package final class KeywordSpotter {
         }
         guard count >= 0 else { return nil }
         return found.prefix(Int(count)).map { segment in
-            var word = segment.word
-            let text = withUnsafeBytes(of: &word) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let text = String(nulTerminatedTuple: segment.word)
             return DecodedSegment(
                 word: text, startFrame: Int(segment.start_frame), endFrame: Int(segment.end_frame),
                 acoustic: Int(segment.acoustic))
@@ -631,7 +631,7 @@ package final class KeywordSpotter {
         let status = kept[range].withUnsafeBufferPointer {
             assist_spotter_decode(decoder, $0.baseAddress, $0.count, &heard, heard.count)
         }
-        return status == 0 ? String(cChars: heard) : nil
+        return status == 0 ? String(nulTerminated: heard) : nil
     }
 
     /// Keeps the last 8 s of sound for the referee.
@@ -647,12 +647,5 @@ package final class KeywordSpotter {
     /// How long a phrase is held before it is sure.
     private func wait(for detection: Detection) -> Int {
         shortPhrases.contains(detection.phrase) ? Self.holdMs : 0
-    }
-}
-
-extension String {
-    /// The text of a NUL-terminated C buffer filled by a C call.
-    init(cChars buffer: [CChar]) {
-        self.init(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
     }
 }

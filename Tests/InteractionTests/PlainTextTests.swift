@@ -1,5 +1,6 @@
 import AssistCore
 import Interaction
+import Runtime
 import Testing
 
 @Suite("Plain text: nothing raw reaches a terminal or a speech engine")
@@ -42,6 +43,16 @@ struct PlainTextTests {
         // A table without the form for one (a third party's) says the other form.
         let plain = PhraseBook(language: "en", primary: ["n": "{count} items"], english: [:])
         #expect(plain.text("n", count: 1) == "1 items")
+    }
+
+    /// What C calls write into buffers (a reason, a device name, a word heard) becomes text up to the first NUL.
+    @Test func aCBufferIsReadUpToItsFirstNul() {
+        let bytes: [UInt8] = Array("no camera".utf8) + [0] + Array("left over".utf8)
+        #expect(String(nulTerminated: bytes.map { CChar(bitPattern: $0) }) == "no camera")
+        #expect(String(nulTerminated: Array("whole".utf8).map { CChar(bitPattern: $0) }) == "whole", "no NUL at all")
+        #expect(String(nulTerminated: [CChar(bitPattern: 0xFF), 0x41, 0]) == "\u{FFFD}A", "not UTF-8")
+        let card: (CChar, CChar, CChar, CChar, CChar) = (0x55, 0x56, 0x43, 0, 0x58)
+        #expect(String(nulTerminatedTuple: card) == "UVC")
     }
 
     @Test func phraseValuesAreCleanedAndShortened() {

@@ -1,5 +1,6 @@
 internal import CMediaAPI
 import Foundation
+import Runtime
 
 /// One picture or video file open in FFmpeg. Owns the decoder and closes it in `deinit`. One thread.
 final class MediaFile {
@@ -63,7 +64,7 @@ final class MediaFile {
     }
 
     private static func text(_ reason: [CChar]) -> String {
-        let text = String(cReason: reason)
+        let text = String(nulTerminated: reason)
         return text.isEmpty ? "it cannot be decoded" : text
     }
 }

@@ -55,10 +55,3 @@ final class Scaler {
             bytes.assumingMemoryBound(to: UInt8.self), Int32(stride), capacity) == 0
     }
 }
-
-extension String {
-    /// The text in a NUL-terminated C buffer a shim filled (a reason, a device name).
-    init(cReason buffer: [CChar]) {
-        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}

@@ -1,5 +1,6 @@
 internal import CV4L2Shims
 import Foundation
+import Runtime
 
 /// A V4L2 camera through libv4l2, in the format its first subscriber wants: the device's own when that is it
 /// (or grey from YUYV, which the subscriber takes from the Y bytes), else BGR24 or RGB24 that libv4l2 converts
@@ -28,7 +29,7 @@ final class V4L2Source: FrameSource {
         let status = assist_v4l2_open(
             path, preferring.rawValue, UInt32(width), UInt32(height), framesPerSecond, 4, &handle, &reason,
             reason.count)
-        let text = String(cReason: reason)
+        let text = String(nulTerminated: reason)
         guard status == 0, let handle else {
             switch -status {
             case ENOENT, ENXIO: throw CameraError.missing(path, cause: text)
@@ -47,8 +48,8 @@ final class V4L2Source: FrameSource {
         self.stride = Int(info.stride)
         self.format = PixelFormat(rawValue: info.fourcc) ?? .bgr24
         self.framesPerSecond = info.fps > 0 ? info.fps : 30
-        let card = withUnsafeBytes(of: info.card) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let driver = withUnsafeBytes(of: info.driver) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let card = String(nulTerminatedTuple: info.card)
+        let driver = String(nulTerminatedTuple: info.driver)
         details =
             "\(card) (\(driver)), \(info.width)x\(info.height) \(format) at \(self.framesPerSecond) fps, \(info.buffers) buffers"
     }

@@ -1,5 +1,6 @@
 internal import CCurlShims
 import Foundation
+import Runtime
 
 /// One libcurl handle and what one exchange collects. Used by one thread at a time.
 final class CurlSession {
@@ -89,7 +90,7 @@ final class CurlSession {
         }
         var exchange = collector.exchange
         exchange.status = status
-        let cause = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let cause = String(nulTerminated: reason)
         exchange.failure = Self.error(failure, cause: cause, bodyFailure: body?.failure)
         return exchange
     }

@@ -1,6 +1,7 @@
 import Audio
 import CEchoCancel
 import Foundation
+import Runtime
 
 /// Takes Assist's own sound out of the microphone, so that voice can hear a person over it (docs/voice.md,
 /// "Barge-in"). The reference is exactly what the speakers played: the mixer's periods as they reach the sink
@@ -75,7 +76,7 @@ package final class EchoCanceller {
         var error = [CChar](repeating: 0, count: 256)
         guard let echo = assist_echo_open(Int32(Self.rate), Int32(Self.frame), Int32(Self.tailSamples), &error, 256)
         else {
-            throw VoiceError.echoCancellerUnavailable(String(cChars: error))
+            throw VoiceError.echoCancellerUnavailable(String(nulTerminated: error))
         }
         self.echo = echo
         self.played = played
