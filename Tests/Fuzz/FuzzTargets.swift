@@ -127,10 +127,19 @@ enum FuzzTargets {
     }
 
     /// `config.toml` files, then the host's check of the values found.
+    /// A config file checked against the host's settings and against settings features declare in their
+    /// manifests (one of each kind, as `HostSession` passes them).
     static func config(_ data: Data) {
-        guard let text = String(validating: data, as: UTF8.self) else { return }
-        if let entries = try? ConfigFile.entries(text) { _ = SettingsSchema.problems(in: entries, file: "f") }
+        guard let text = String(validating: data, as: UTF8.self), let entries = try? ConfigFile.entries(text)
+        else { return }
+        _ = SettingsSchema.problems(in: entries, file: "f")
+        _ = SettingsSchema.problems(in: entries, file: "f", declared: declaredSettings)
     }
+
+    static let declaredSettings: [String: SettingsSchema.Kind] = [
+        "survey.rounds": .wholeNumber(1...9), "find-object.gain": .number(0...2), "read-text.tilt": .flag,
+        "survey.site": .text, "collect-videos.slot": .oneOf(["1", "2", "clean"]), "photo-sensor.folders": .list,
+    ]
 
     /// `events.jsonl`, which other sessions and crashes write.
     static func journal(_ data: Data) {
