@@ -20,6 +20,8 @@ final class OwnSound {
     private var startMs = 0
     /// True while the mixer is held for a phrase heard over Assist's sound, not yet acted on.
     private var holding = false
+    /// `ASSIST_TEST_ROOM`: the echo added to the microphone by a simulated room (tests and demonstrations).
+    private let room = SimulatedRoom.fromEnvironment()
 
     init(session: HostSession, mode: VoiceSession.EchoMode, say: @escaping (String) -> Void) {
         self.session = session
@@ -63,7 +65,8 @@ final class OwnSound {
                 canceller?.skip(count: chunk.count)
                 return sounding || speaking ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
             }
-            return (canceller.process(chunk, endsAt: endsAt), false, true)
+            let heard = room?.add(to: chunk) ?? chunk
+            return (canceller.process(heard, endsAt: endsAt), false, true)
         }
     }
 
@@ -72,7 +75,11 @@ final class OwnSound {
         do {
             let made = try EchoCanceller(played: played)
             made.trace = VoiceTrace.line
-            made.onPlayed = VoiceTrace.played
+            let room = room
+            made.onPlayed = { samples in
+                VoiceTrace.played?(samples)
+                room?.heard(played: samples)
+            }
             made.onNotice = { [weak self] notice in self?.noticed(notice) }
             startMs = spotter.heardMs
             let start = startMs
