@@ -18,7 +18,7 @@ asan() {
   swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error:|Build complete" || return 1
   # Leaks are left to valgrind: the host keeps process-lifetime objects (threads, tables) until exit by design.
   # Every suite runs here, the natural-voice ones too (their renderings are repeatable: scripts/voice-set.py),
-  # but the barge-in shell test: three shell runs of 40 s in real time that the ASan build makes the longest
+  # but the barge-in shell test: two shell runs of 40 s in real time that the ASan build makes the longest
   # pole of its half, to check what this lane does not (whether a voice is caught in time). The canceller's C
   # code runs here through `assist listen --reference` in the same suite, and the shell's path under TSan.
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
