@@ -94,10 +94,10 @@ package struct PluginAccess {
 package enum PluginProvenance {
     /// "signed by Example Ltd (trusted)", "signed by an unknown publisher (key 1a2b…)", "unsigned", or
     /// "Assist's own"; the publisher's name alone in `publisher` when trusted. `trusted` is read when a
-    /// signature is first checked, once for all the plugins described with it.
+    /// signature is first checked, once for all the plugins described with it (no default: a caller that made
+    /// one per plugin would read the folders once per plugin again).
     package static func describe(
-        _ record: PluginRecord, paths: AssistPaths,
-        trusted: TrustedKeysOnce = TrustedKeysOnce(folders: PluginInstaller.trustedKeyFolders)
+        _ record: PluginRecord, paths: AssistPaths, trusted: TrustedKeysOnce
     ) -> (text: String, publisher: String?) {
         if PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: paths) {
             return ("Assist's own", "Assist")
