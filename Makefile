@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models test-photos voices build run test test-fast install deb bench clean example fuzz memcheck abi-compat
+.PHONY: deps models test-photos voices build run test test-fast install deb bench clean example fuzz memcheck abi-compat sweep
 
 deps:
 	@scripts/install-deps.sh
@@ -106,6 +106,12 @@ install:
 
 example:
 	$(MAKE) -C examples/c-hello
+
+# About a hundred bad inputs and eight kill -9s against the debug build: crashes, hangs and unclear messages
+# counted last (docs/memory-safety.md, "The bad-input sweep").
+sweep: deps
+	$(SWIFT) build
+	scripts/bad-input-sweep.py
 
 # The suite under AddressSanitizer and ThreadSanitizer, and valgrind on paths through uninstrumented libraries.
 memcheck: deps models test-photos voices

@@ -5,7 +5,8 @@
 #   scripts/memcheck.sh valgrind  paths through uninstrumented libraries under valgrind memcheck
 #   scripts/memcheck.sh           all three; exits non-zero when any finds something
 set -uo pipefail
-# A sanitizer that stops a test process can leave the runner waiting: each suite run has 20 minutes at most.
+# A sanitizer that stops a test process can leave the runner waiting: each suite run has 20 minutes at most
+# (30 in the ASan lane).
 cd "$(dirname "$0")/.."
 lanes=${1:-"asan tsan valgrind"}
 failed=()
@@ -21,7 +22,10 @@ asan() {
   # but the barge-in shell test: two shell runs of 40 s in real time that the ASan build makes the longest
   # pole of its half, to check what this lane does not (whether a voice is caught in time). The canceller's C
   # code runs here through `assist listen --reference` in the same suite, and the shell's path under TSan.
-  ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
+  # A half may take 30 minutes here (20 elsewhere): the voice suites, one test at a time each, made the first
+  # half 1,184 s of 1,200 in a rehearsal, and a CI run stopped it at the limit.
+  TEST_HALF_TIMEOUT=1800 ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no \
+    ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
     scripts/test-halves.sh .build-asan '^(HostCLITests|FuzzReplayTests|VoiceTests)\.' --sanitize=address \
     --skip theShellStopsReadingWhenToldOverItsVoiceAndNeverByItsOwnWords
   local status=$?
@@ -125,5 +129,18 @@ for lane in $lanes; do
   esac
   echo "== $lane took $(( $(date +%s) - start )) s"
 done
-if [ ${#failed[@]} -gt 0 ]; then echo "memcheck: ${failed[*]} found problems."; exit 1; fi
+if [ ${#failed[@]} -gt 0 ]; then
+  # Again at the very end, where a CI log's tail shows it: each failing sanitizer lane's failed tests and how
+  # each half ended.
+  for lane in "${failed[@]}"; do
+    [ "$lane" = valgrind ] && continue
+    echo "memcheck: $lane's failures:"
+    grep -hE "^✘ Test .*(recorded an issue|failed after)" .build-"$lane"/test-[123].log 2>/dev/null | cut -c1-300 | head -n 8
+    for log in .build-"$lane"/test-[123].log; do
+      [ -f "$log" ] && echo "$(basename "$log"): $(grep -E "Test run with|error:" "$log" | tail -n 1)"
+    done
+  done
+  echo "memcheck: ${failed[*]} found problems."
+  exit 1
+fi
 echo "memcheck: $lanes clean."

@@ -68,6 +68,8 @@ for n in "${halves[@]}"; do
   # Each failure with the comment that explains it (swift-testing prints that on the next lines, after ↳).
   grep -E -A6 "^✘ Test .*(recorded an issue|failed after)" "$log" | grep -E "^(✘|↳)" | cut -c1-2000 | head -n 60
   echo "half $n: $(grep -E "Test run with|error:" "$log" | tail -n 1)"
+  # timeout's status: the half was stopped at its limit, which its log cannot say.
+  [ "${status[$n]}" -eq 124 ] && echo "half $n was stopped after its limit of $limit s (TEST_HALF_TIMEOUT)"
 done
 [ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] && [ "${status[3]}" -eq 0 ] || {
   echo "Failures above; whole logs: $scratch/test-N.log for N in ${halves[*]}"

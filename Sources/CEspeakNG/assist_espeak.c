@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 /* The espeak-ng runtime package's soname. */
 #define ESPEAK_LIBRARY "libespeak-ng.so.1"
@@ -15,6 +17,7 @@ static struct {
     espeak_ERROR (*synth)(const void *, size_t, unsigned int, espeak_POSITION_TYPE, unsigned int, unsigned int,
                           unsigned int *, void *);
     espeak_ERROR (*synchronize)(void);
+    const espeak_VOICE **(*list_voices)(espeak_VOICE *);
     int loaded;
     char error[256];
 } lib;
@@ -45,6 +48,8 @@ static void load(void) {
     *(void **)&lib.set_parameter = symbol(handle, "espeak_SetParameter", &missing);
     *(void **)&lib.synth = symbol(handle, "espeak_Synth", &missing);
     *(void **)&lib.synchronize = symbol(handle, "espeak_Synchronize", &missing);
+    /* Optional: without it, a voice is taken as known when espeak-ng sets it (it may fall back silently). */
+    *(void **)&lib.list_voices = dlsym(handle, "espeak_ListVoices");
     lib.loaded = !missing;
 }
 
@@ -77,6 +82,35 @@ espeak_ERROR assist_espeak_Synth(const void *text, size_t size, unsigned int pos
 }
 
 espeak_ERROR assist_espeak_Synchronize(void) { return ready() ? lib.synchronize() : EE_INTERNAL_ERROR; }
+
+/* Whether `wanted` (before any "+variant") matches a voice's name, its identifier or the file name in it, or one
+ * of its languages, ignoring case. */
+static int voice_matches(const espeak_VOICE *voice, const char *wanted) {
+    if (voice->name != NULL && strcasecmp(voice->name, wanted) == 0) return 1;
+    if (voice->identifier != NULL) {
+        const char *slash = strrchr(voice->identifier, '/');
+        if (strcasecmp(voice->identifier, wanted) == 0 || (slash != NULL && strcasecmp(slash + 1, wanted) == 0)) return 1;
+    }
+    /* languages: a priority byte, a NUL-terminated name, again, and a zero byte at the end. */
+    for (const char *language = voice->languages; language != NULL && *language != 0;
+         language += strlen(language + 1) + 2) {
+        if (strcasecmp(language + 1, wanted) == 0) return 1;
+    }
+    return 0;
+}
+
+int assist_espeak_has_voice(const char *name) {
+    if (!ready() || lib.list_voices == NULL || name == NULL) return -1;
+    char wanted[128];
+    size_t length = strcspn(name, "+");
+    if (length == 0 || length >= sizeof wanted) return 0;
+    memcpy(wanted, name, length);
+    wanted[length] = 0;
+    for (const espeak_VOICE **voice = lib.list_voices(NULL); voice != NULL && *voice != NULL; voice++) {
+        if (voice_matches(*voice, wanted)) return 1;
+    }
+    return 0;
+}
 
 const char *assist_espeak_load_error(void) {
     return lib.error[0] ? lib.error : NULL;

@@ -124,7 +124,7 @@ static int assist_media_open(const char *path, assist_media **out, char *reason,
     media->height = media->codec->height;
     if (media->width <= 0 || media->height <= 0) {
         assist_media_close(media);
-        return say(reason, size, AVERROR_INVALIDDATA, "its picture has no size");
+        return say(reason, size, AVERROR_INVALIDDATA, "it is not a picture that can be decoded, or it is cut short");
     }
     AVRational rate = stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
     int still = media->format->iformat != NULL && strstr(media->format->iformat->name, "_pipe") != NULL;

@@ -38,6 +38,12 @@ static int fail(char *reason, size_t size, int error, const char *what) {
     return -error;
 }
 
+/* Assist's own words only, where strerror would repeat them ("it is not a video device: No such device"). */
+static int fail_plain(char *reason, size_t size, int error, const char *what) {
+    if (reason != NULL && size > 0) snprintf(reason, size, "%s", what);
+    return -error;
+}
+
 static uint64_t timeval_ns(struct timeval tv) {
     return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
@@ -151,7 +157,10 @@ static int precheck(const char *path, char *reason, size_t size) {
     } while (result == -1 && errno == EINTR);
     int error = errno;
     close(fd);
-    if (result == -1) return fail(reason, size, error == ENOTTY || error == EINVAL ? ENODEV : error, "it is not a video device");
+    if (result == -1) {
+        if (error == ENOTTY || error == EINVAL) return fail_plain(reason, size, ENODEV, "it is not a video device");
+        return fail(reason, size, error, "it is not a video device");
+    }
     return 0;
 }
 
@@ -177,7 +186,8 @@ int assist_v4l2_open(const char *path, uint32_t fourcc, uint32_t width, uint32_t
     if (xioctl(device->fd, VIDIOC_QUERYCAP, &capability) == -1) {
         int error = errno;
         assist_v4l2_close(device);
-        return fail(reason, size, error == ENOTTY ? ENODEV : error, "it is not a video device");
+        if (error == ENOTTY) return fail_plain(reason, size, ENODEV, "it is not a video device");
+        return fail(reason, size, error, "it is not a video device");
     }
     uint32_t caps = (capability.capabilities & V4L2_CAP_DEVICE_CAPS) ? capability.device_caps : capability.capabilities;
     if (!(caps & V4L2_CAP_VIDEO_CAPTURE) || !(caps & V4L2_CAP_STREAMING)) {

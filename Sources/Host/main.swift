@@ -36,8 +36,10 @@ do {
     }
     var message = Assist.message(for: error).split(separator: "\n").first.map(String.init) ?? "Invalid command line"
     while message.hasSuffix(".") { message.removeLast() }
+    // A sentence that ends in a question ("Did you mean '--lang'?") keeps its mark, without a full stop after.
+    let end = message.hasSuffix("?") || message.hasSuffix("!") ? "" : "."
     try? FileHandle.standardError.write(
         contentsOf:
-            Data("\(PlainText.message(message)). Run 'assist --help' for the commands.\n".utf8))
+            Data("\(PlainText.message(message))\(end) Run 'assist --help' for the commands.\n".utf8))
     exit(code.rawValue)
 }

@@ -31,7 +31,7 @@ struct CueAndRecordTests {
     @Test func unknownCuesAndBadNumbersAreOneLine() throws {
         let unknown = try assist(["cue", "kazoo"])
         #expect(unknown.status == 64)
-        #expect(unknown.standardError.hasPrefix("there is no cue called kazoo; choose one of dot, dash"))
+        #expect(unknown.standardError.hasPrefix("There is no cue called kazoo; choose one of dot, dash"))
         #expect(unknown.standardError.split(separator: "\n").count == 1)
         let far = try assist(["cue", "dot", "--pan", "3"])
         #expect(far.status == 64 && far.standardError.contains("--pan must be between -1 and 1"))

@@ -84,6 +84,7 @@ struct SurveyCLITests {
                 #"option 1 needs a "key" of text without control characters."#
             ),
             (item(recording + #","follow_up":"no"}"#), #""follow_up" must be true or false, not text."#),
+            (item(recording + #","fi\u0000eld":"x"}"#), "Item r has a key with a control character; remove it."),
             (
                 item(
                     Array(

@@ -3,16 +3,14 @@ import Foundation
 import HostTesting
 import Testing
 
-/// `assist listen` on speech from a natural voice (piper's Joe, rendered now by scripts/voice-set.py, with
-/// pink noise mixed in at several levels): commands and everyday sentences in one continuous stream, as a
-/// microphone would give them, with the shipped thresholds. And what bad input gets.
-@Suite("Voice commands heard by assist listen", .serialized)
-struct VoiceListenTests {
-    let folder: TemporaryDirectory
+/// What both suites share: a folder of their own, natural voices rendered, streams made, the shell run hearing
+/// them.
+protocol VoiceListening {
+    var folder: TemporaryDirectory { get }
+}
 
-    init() throws { folder = try TemporaryDirectory("assist-voice") }
-
-    static let commands = ["read text", "find object", "collect videos", "start survey", "sync photos now"]
+extension VoiceListening {
+    static var commands: [String] { ["read text", "find object", "collect videos", "start survey", "sync photos now"] }
 
     func listen(_ arguments: [String]) throws -> ProcessResult {
         try ProcessRunner.run(
@@ -129,6 +127,77 @@ struct VoiceListenTests {
         try #require(joined.status == 0, "\(joined.standardError)")
         return (out, spans)
     }
+
+    /// One `struct input_event` (64-bit Linux): a timeval, EV_KEY, the key's code, and 1 pressed or 0 released.
+    static func keyEvent(code: UInt16, down: Bool) -> Data {
+        var data = Data(count: 16)
+        for value in [UInt16(1), code] { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        withUnsafeBytes(of: Int32(down ? 1 : 0).littleEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// Push-to-talk held down, read through evdev (`voice.key-device`; here a FIFO standing in for
+    /// /dev/input/eventN, written as the kernel writes): the question said while F4 is held is heard and
+    /// answered; the same question after F4 came up is not; a device that cannot be read is said in one
+    /// sentence and the shell goes on.
+    /// The shell in push-to-talk with F4 held on a keyboard event device (a FIFO standing in for it): F4 goes
+    /// down as the shell opens the device and up `releaseAfter` s later (never, with nil); `voice`, after a
+    /// quiet room while the searches load, at a microphone's pace. "quit" is typed once `done` holds or after
+    /// `quitAfter` s. What it printed, by line, and the voice trace.
+    func heldShell(
+        saying voice: WavFile, releaseAfter: Double?, quitAfter: Double, done: @escaping @Sendable (String) -> Bool
+    )
+        throws -> (lines: [String], trace: String)
+    {
+        let name = UUID().uuidString
+        let said = folder.path("held-\(name).wav")
+        let room = NaturalVoice.inRoom(
+            WavFile(format: voice.format, samples: []), gain: 1, noiseDecibels: -50,
+            padSeconds: 3 * ProcessRunner.timeScale)
+        // The words begin about 7.5 s into the sound (the room padded on both sides, then 1.5 s), after the
+        // shell has started; `quitAfter` leaves a loaded machine room past that, `done` quits sooner.
+        let question = NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 1.5)
+        try WavFile(format: voice.format, samples: room.samples + question.samples).data.write(to: said)
+        let f4: UInt16 = 62
+        let device = folder.path("event-kbd-\(name)")
+        try #require(mkfifo(device.path, 0o600) == 0)
+        try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"\(device.path)\"\n".write(
+            to: folder.path("held.toml"), atomically: false, encoding: .utf8)
+        let keyboard = Thread {
+            guard let handle = FileHandle(forWritingAtPath: device.path) else { return }
+            handle.write(Self.keyEvent(code: f4, down: true))
+            if let releaseAfter {
+                Thread.sleep(forTimeInterval: releaseAfter)
+                handle.write(Self.keyEvent(code: f4, down: false))
+            }
+            Thread.sleep(forTimeInterval: 40 * ProcessRunner.timeScale)
+            try? handle.close()
+        }
+        keyboard.start()
+        let trace = folder.path("held-trace-\(name).txt")
+        let run = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("held.toml").path, "--mic", "live:" + said.path,
+            ],
+            lines: [ProcessRunner.TypedLine("quit", after: quitAfter, once: done)],
+            environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30 + quitAfter)
+        return (
+            run.output.split(separator: "\n").map(String.init),
+            (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
+        )
+    }
+}
+
+/// `assist listen` on speech from a natural voice (piper's Joe, rendered now by scripts/voice-set.py, with
+/// pink noise mixed in at several levels): commands and everyday sentences in one continuous stream, as a
+/// microphone would give them, with the shipped thresholds. And what bad input gets.
+@Suite("Voice commands heard by assist listen", .serialized)
+struct VoiceListenTests: VoiceListening {
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("assist-voice") }
 
     @Test func commandsFromANaturalVoiceInANoisyRoomAreHeardAndSentencesAreNot() throws {
         guard let set = try render(renderings: 4, negatives: 24) else {
@@ -276,73 +345,13 @@ struct VoiceListenTests {
         let deaf = try listen(["--mic", "alsa:assist-no-such-card"])
         #expect(deaf.status == 74)
         #expect(deaf.standardError.contains("The microphone cannot be opened:"), "\(deaf.standardError)")
-        #expect(deaf.standardError.contains("Typed and key commands still work."))
+        #expect(deaf.standardError.contains("Choose another with --mic."))
         let silent = folder.path("silence.wav")
         _ = try ProcessRunner.run(
             "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", silent.path, "trim", "0", "11"])
         let quiet = try listen(["--mic", "wav:" + silent.path])
         #expect(quiet.status == 0)
         #expect(quiet.standardError.contains("The microphone gives only silence"), "\(quiet.standardError)")
-    }
-
-    /// The shell with `voice.mode = "always"` and a natural voice at a microphone's pace: the clock's question
-    /// is heard, echoed, and answered as if it had been typed; then a typed "quit" ends the shell (once the
-    /// answer is printed, or after 30 s: loading the searches takes about 2 s of a debug build, and a loaded
-    /// machine more).
-    @Test func theShellActsOnAQuestionHeardLikeATypedOne() throws {
-        // Asked up to three times, as a person does when not answered, each a rendering of its own (piper varies
-        // its timing and tone from one to the next, as a person does; one rendering in about 20 is not heard at
-        // the shipped threshold, so three copies of one failed together): this checks the shell's path from a
-        // phrase heard to its effect; how often one saying is heard is the recall the other test and
-        // bench/voice.sh measure.
-        var sayings: [WavFile] = []
-        do {
-            for _ in 0..<3 { sayings.append(try NaturalVoice.speak("What time is it?")) }
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
-        let (lines, traced) = try shellAlways(
-            hearing: sayings.map { ($0, 1) },
-            typing: [
-                ProcessRunner.TypedLine(
-                    "quit", after: 30 * ProcessRunner.timeScale,
-                    once: { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil })
-            ])
-        #expect(lines.contains("Heard: what time is it."), "\(lines)\n\(traced)")
-        let heard = try #require(lines.firstIndex(of: "Heard: what time is it."))
-        #expect(
-            lines[heard...].contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil },
-            "the clock answers: \(lines)")
-    }
-
-    /// The settings by voice: "settings" at the menu, then a setting by its name alone, then "higher": the rate
-    /// goes up a step, is said, and is kept in settings.toml.
-    @Test func theSpeechRateIsRaisedByVoice() throws {
-        var sayings: [(WavFile, Double)] = []
-        do {
-            for (text, pad) in [("Settings.", 5.0), ("Speech rate.", 5.0), ("Higher.", 5.0)] {
-                sayings.append((try NaturalVoice.speak(text), pad))
-            }
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
-        let config = folder.path("config-\(UUID().uuidString)")
-        let (lines, traced) = try shellAlways(
-            hearing: sayings,
-            typing: [
-                ProcessRunner.TypedLine(
-                    "quit", after: 40 * ProcessRunner.timeScale,
-                    once: { $0.contains("Speech rate: 200 words a minute.") })
-            ], environment: ["XDG_CONFIG_HOME": config.path])
-        #expect(lines.last == "Goodbye.", "the shell ends: \(lines)")
-        // Under a sanitizer the voice thread falls behind the live microphone; the plain lane checks what is heard.
-        guard ProcessRunner.timeScale == 1 else { return }
-        #expect(lines.contains("Settings. Choose one to change it."), "\(lines)\n\(traced)")
-        #expect(lines.contains("Speech rate: 200 words a minute."), "\(lines)\n\(traced)")
-        let kept = try String(contentsOf: config.appendingPathComponent("assist/settings.toml"), encoding: .utf8)
-        #expect(kept.contains("\"rate\" = 200"), "\(kept)")
     }
 
     /// A third party's list: the C test plugin, run in a helper process, sets "apple", "banana", "cherry" to
@@ -410,162 +419,6 @@ struct VoiceListenTests {
         // one run of the loaded first half of the suite (ci29); alone it is 4 to 6.
         #expect(wrong.count <= 1, "\(wrong)")
         #expect(right >= 3, "\(right) of 6: \(result.lines)")
-    }
-
-    /// Open words after "find text" are dictated, said back as a question, and acted on after a spoken yes:
-    /// the shell in `always` mode, a natural voice at a microphone's pace (said up to three times, each a
-    /// rendering of its own, as a person does when not answered).
-    @Test func theShellAsksAboutDictatedWordsAndActsOnASpokenYes() throws {
-        var sayings: [WavFile] = []
-        let yes: WavFile
-        do {
-            for _ in 0..<3 { sayings.append(try NaturalVoice.speak("Find text emergency exit.")) }
-            yes = try NaturalVoice.speak("Yes.")
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
-        let (lines, traced) = try shellAlways(
-            hearing: sayings.flatMap { [($0, 1), (yes, 1.5)] },
-            typing: [
-                .init("q", after: 40 * ProcessRunner.timeScale, once: { $0.contains("\nLooking for text: ") }),
-                .init(
-                    "quit", after: 5 * ProcessRunner.timeScale,
-                    once: { $0.hasSuffix("Choose a feature.\n") || $0.contains("Press a number") }),
-            ])
-        let question = try #require(lines.firstIndex { $0.hasPrefix("Did you say: ") }, "\(lines)\n\(traced)")
-        let words = String(lines[question].dropFirst("Did you say: ".count).dropLast())
-        #expect(lines[..<question].contains("Heard: find text."), "\(lines)")
-        #expect(words.contains("exit"), "dictated: \(words)")
-        #expect(lines[question...].contains("Heard: yes."), "\(lines)\n\(traced)")
-        #expect(lines[question...].contains("Looking for text: \(words)"), "\(lines)\n\(traced)")
-    }
-
-    /// One `struct input_event` (64-bit Linux): a timeval, EV_KEY, the key's code, and 1 pressed or 0 released.
-    static func keyEvent(code: UInt16, down: Bool) -> Data {
-        var data = Data(count: 16)
-        for value in [UInt16(1), code] { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        withUnsafeBytes(of: Int32(down ? 1 : 0).littleEndian) { data.append(contentsOf: $0) }
-        return data
-    }
-
-    /// Push-to-talk held down, read through evdev (`voice.key-device`; here a FIFO standing in for
-    /// /dev/input/eventN, written as the kernel writes): the question said while F4 is held is heard and
-    /// answered; the same question after F4 came up is not; a device that cannot be read is said in one
-    /// sentence and the shell goes on.
-    /// The shell in push-to-talk with F4 held on a keyboard event device (a FIFO standing in for it): F4 goes
-    /// down as the shell opens the device and up `releaseAfter` s later (never, with nil); `voice`, after a
-    /// quiet room while the searches load, at a microphone's pace. "quit" is typed once `done` holds or after
-    /// `quitAfter` s. What it printed, by line, and the voice trace.
-    func heldShell(
-        saying voice: WavFile, releaseAfter: Double?, quitAfter: Double, done: @escaping @Sendable (String) -> Bool
-    )
-        throws -> (lines: [String], trace: String)
-    {
-        let name = UUID().uuidString
-        let said = folder.path("held-\(name).wav")
-        let room = NaturalVoice.inRoom(
-            WavFile(format: voice.format, samples: []), gain: 1, noiseDecibels: -50,
-            padSeconds: 3 * ProcessRunner.timeScale)
-        // The words begin about 7.5 s into the sound (the room padded on both sides, then 1.5 s), after the
-        // shell has started; `quitAfter` leaves a loaded machine room past that, `done` quits sooner.
-        let question = NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 1.5)
-        try WavFile(format: voice.format, samples: room.samples + question.samples).data.write(to: said)
-        let f4: UInt16 = 62
-        let device = folder.path("event-kbd-\(name)")
-        try #require(mkfifo(device.path, 0o600) == 0)
-        try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"\(device.path)\"\n".write(
-            to: folder.path("held.toml"), atomically: false, encoding: .utf8)
-        let keyboard = Thread {
-            guard let handle = FileHandle(forWritingAtPath: device.path) else { return }
-            handle.write(Self.keyEvent(code: f4, down: true))
-            if let releaseAfter {
-                Thread.sleep(forTimeInterval: releaseAfter)
-                handle.write(Self.keyEvent(code: f4, down: false))
-            }
-            Thread.sleep(forTimeInterval: 40 * ProcessRunner.timeScale)
-            try? handle.close()
-        }
-        keyboard.start()
-        let trace = folder.path("held-trace-\(name).txt")
-        let run = try ProcessRunner.typing(
-            BuildProducts.assist,
-            [
-                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                folder.path("held.toml").path, "--mic", "live:" + said.path,
-            ],
-            lines: [ProcessRunner.TypedLine("quit", after: quitAfter, once: done)],
-            environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 30 + quitAfter)
-        return (
-            run.output.split(separator: "\n").map(String.init),
-            (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
-        )
-    }
-
-    @Test func pushToTalkHeldOnAKeyboardDeviceListensWhileTheKeyIsDown() throws {
-        let voice: WavFile
-        do { voice = try NaturalVoice.speak("What time is it?") } catch {
-            print("skipped: \(error)")
-            return
-        }
-        // Held: "quit" as soon as the clock answers. Released: once the question has been played (the room, then
-        // about 3.5 s), since nothing is printed when it is not heard.
-        func shell(releaseAfter: Double?) throws -> (lines: [String], trace: String) {
-            try heldShell(
-                saying: voice, releaseAfter: releaseAfter,
-                quitAfter: releaseAfter == nil ? 20 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 7
-            ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
-        }
-        let held = try shell(releaseAfter: nil)
-        #expect(held.lines.contains("Heard: what time is it."), "\(held.lines)\n\(held.trace)")
-        #expect(held.lines.contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil })
-        let released = try shell(releaseAfter: 1)
-        #expect(released.trace.contains("push-to-talk key up"), "\(released.trace)")
-        #expect(!released.lines.contains("Heard: what time is it."), "\(released.lines)\n\(released.trace)")
-
-        try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"/dev/input/assist-no-such-event\"\n".write(
-            to: folder.path("held.toml"), atomically: false, encoding: .utf8)
-        let missing = try ProcessRunner.run(
-            BuildProducts.assist,
-            [
-                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                folder.path("held.toml").path,
-            ],
-            input: "quit\n")
-        #expect(
-            missing.standardOutput.contains(
-                "The push-to-talk key device /dev/input/assist-no-such-event cannot be read (No such file or directory): add the user to the input group"
-            ), "\(missing.standardOutput)")
-        #expect(missing.status == 0)
-    }
-
-    /// "Find object" said alone: the shell asks find-object's question ("Specify the object.") and hears the
-    /// name said after it, up to 7 s later (find-object.md §2), then starts the search for it.
-    @Test func aPhraseSaidAloneIsFollowedByItsQuestionAndTheNameSaidAfter() throws {
-        let phrase: WavFile
-        let name: WavFile
-        do {
-            phrase = try NaturalVoice.speak("Find object.")
-            // (A name of two syllables: a lone "Cup." was once heard as "oven".)
-            name = try NaturalVoice.speak("Teddy bear.")
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
-        let (lines, traced) = try shellAlways(
-            hearing: [(phrase, 1), (name, 1.5)],
-            typing: [
-                .init("q", after: 20 * ProcessRunner.timeScale, once: { $0.contains("\nLooking for object: ") }),
-                .init("quit", after: 5 * ProcessRunner.timeScale, once: { $0.contains("Press a number") }),
-            ])
-        #expect(lines.last == "Goodbye.", "\(lines)")
-        // Under ThreadSanitizer (the CI run of b4fd989) the voice thread fell so far behind the sound that the
-        // phrase was taken as said alone once the name had passed: the sanitizer lanes run this path for races,
-        // the plain lane checks what is understood.
-        guard ProcessRunner.timeScale == 1 else { return }
-        let asked = try #require(lines.firstIndex(of: "Specify the object."), "\(lines)\n\(traced)")
-        #expect(lines[asked...].contains("Heard: find object teddy bear."), "\(lines)\n\(traced)")
-        #expect(lines[asked...].contains("Looking for object: teddy bear"), "\(lines)")
     }
 
     /// Inside a push-to-talk window every utterance is a command: decoded as a whole, one of the phrases (with
@@ -636,6 +489,170 @@ struct VoiceListenTests {
         // Measured on the calibration set: every request kept, 98.5 % of sentences rejected.
         #expect(kept >= 7, "\(result.lines)")
         #expect(rejected >= 15 && acted.count <= 1, "\(acted): \(result.lines)")
+    }
+}
+
+/// The shell hearing a natural voice at a microphone's pace: each test a run of its own, one at a time (they
+/// time what is heard against what is typed); beside the suite above, which only decodes files.
+@Suite("Voice commands heard by the shell", .serialized)
+struct VoiceShellListenTests: VoiceListening {
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("assist-voice") }
+
+    /// The shell with `voice.mode = "always"` and a natural voice at a microphone's pace: the clock's question
+    /// is heard, echoed, and answered as if it had been typed; then a typed "quit" ends the shell (once the
+    /// answer is printed, or after 30 s: loading the searches takes about 2 s of a debug build, and a loaded
+    /// machine more).
+    @Test func theShellActsOnAQuestionHeardLikeATypedOne() throws {
+        // Asked up to three times, as a person does when not answered, each a rendering of its own (piper varies
+        // its timing and tone from one to the next, as a person does; one rendering in about 20 is not heard at
+        // the shipped threshold, so three copies of one failed together): this checks the shell's path from a
+        // phrase heard to its effect; how often one saying is heard is the recall the other test and
+        // bench/voice.sh measure.
+        var sayings: [WavFile] = []
+        do {
+            for _ in 0..<3 { sayings.append(try NaturalVoice.speak("What time is it?")) }
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let (lines, traced) = try shellAlways(
+            hearing: sayings.map { ($0, 1) },
+            typing: [
+                ProcessRunner.TypedLine(
+                    "quit", after: 30 * ProcessRunner.timeScale,
+                    once: { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil })
+            ])
+        #expect(lines.contains("Heard: what time is it."), "\(lines)\n\(traced)")
+        let heard = try #require(lines.firstIndex(of: "Heard: what time is it."))
+        #expect(
+            lines[heard...].contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil },
+            "the clock answers: \(lines)")
+    }
+
+    /// The settings by voice: "settings" at the menu, then a setting by its name alone, then "higher": the rate
+    /// goes up a step, is said, and is kept in settings.toml.
+    @Test func theSpeechRateIsRaisedByVoice() throws {
+        var sayings: [(WavFile, Double)] = []
+        do {
+            for (text, pad) in [("Settings.", 5.0), ("Speech rate.", 5.0), ("Higher.", 5.0)] {
+                sayings.append((try NaturalVoice.speak(text), pad))
+            }
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let config = folder.path("config-\(UUID().uuidString)")
+        let (lines, traced) = try shellAlways(
+            hearing: sayings,
+            typing: [
+                ProcessRunner.TypedLine(
+                    "quit", after: 40 * ProcessRunner.timeScale,
+                    once: { $0.contains("Speech rate: 200 words a minute.") })
+            ], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(lines.last == "Goodbye.", "the shell ends: \(lines)")
+        // Under a sanitizer the voice thread falls behind the live microphone; the plain lane checks what is heard.
+        guard ProcessRunner.timeScale == 1 else { return }
+        #expect(lines.contains("Settings. Choose one to change it."), "\(lines)\n\(traced)")
+        #expect(lines.contains("Speech rate: 200 words a minute."), "\(lines)\n\(traced)")
+        let kept = try String(contentsOf: config.appendingPathComponent("assist/settings.toml"), encoding: .utf8)
+        #expect(kept.contains("\"rate\" = 200"), "\(kept)")
+    }
+
+    /// Open words after "find text" are dictated, said back as a question, and acted on after a spoken yes:
+    /// the shell in `always` mode, a natural voice at a microphone's pace (said up to three times, each a
+    /// rendering of its own, as a person does when not answered).
+    @Test func theShellAsksAboutDictatedWordsAndActsOnASpokenYes() throws {
+        var sayings: [WavFile] = []
+        let yes: WavFile
+        do {
+            for _ in 0..<3 { sayings.append(try NaturalVoice.speak("Find text emergency exit.")) }
+            yes = try NaturalVoice.speak("Yes.")
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let (lines, traced) = try shellAlways(
+            hearing: sayings.flatMap { [($0, 1), (yes, 1.5)] },
+            typing: [
+                .init("q", after: 40 * ProcessRunner.timeScale, once: { $0.contains("\nLooking for text: ") }),
+                .init(
+                    "quit", after: 5 * ProcessRunner.timeScale,
+                    once: { $0.hasSuffix("Choose a feature.\n") || $0.contains("Press a number") }),
+            ])
+        let question = try #require(lines.firstIndex { $0.hasPrefix("Did you say: ") }, "\(lines)\n\(traced)")
+        let words = String(lines[question].dropFirst("Did you say: ".count).dropLast())
+        #expect(lines[..<question].contains("Heard: find text."), "\(lines)")
+        #expect(words.contains("exit"), "dictated: \(words)")
+        #expect(lines[question...].contains("Heard: yes."), "\(lines)\n\(traced)")
+        #expect(lines[question...].contains("Looking for text: \(words)"), "\(lines)\n\(traced)")
+    }
+
+    @Test func pushToTalkHeldOnAKeyboardDeviceListensWhileTheKeyIsDown() throws {
+        let voice: WavFile
+        do { voice = try NaturalVoice.speak("What time is it?") } catch {
+            print("skipped: \(error)")
+            return
+        }
+        // Held: "quit" as soon as the clock answers. Released: once the question has been played (the room, then
+        // about 3.5 s), since nothing is printed when it is not heard.
+        func shell(releaseAfter: Double?) throws -> (lines: [String], trace: String) {
+            try heldShell(
+                saying: voice, releaseAfter: releaseAfter,
+                quitAfter: releaseAfter == nil ? 20 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 7
+            ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
+        }
+        let held = try shell(releaseAfter: nil)
+        #expect(held.lines.contains("Heard: what time is it."), "\(held.lines)\n\(held.trace)")
+        #expect(held.lines.contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil })
+        let released = try shell(releaseAfter: 1)
+        #expect(released.trace.contains("push-to-talk key up"), "\(released.trace)")
+        #expect(!released.lines.contains("Heard: what time is it."), "\(released.lines)\n\(released.trace)")
+
+        try "[voice]\nmode = \"push-to-talk\"\nkey-device = \"/dev/input/assist-no-such-event\"\n".write(
+            to: folder.path("held.toml"), atomically: false, encoding: .utf8)
+        let missing = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("held.toml").path,
+            ],
+            input: "quit\n")
+        #expect(
+            missing.standardOutput.contains(
+                "The push-to-talk key device /dev/input/assist-no-such-event cannot be read (No such file or directory): add the user to the input group"
+            ), "\(missing.standardOutput)")
+        #expect(missing.status == 0)
+    }
+
+    /// "Find object" said alone: the shell asks find-object's question ("Specify the object.") and hears the
+    /// name said after it, up to 7 s later (find-object.md §2), then starts the search for it.
+    @Test func aPhraseSaidAloneIsFollowedByItsQuestionAndTheNameSaidAfter() throws {
+        let phrase: WavFile
+        let name: WavFile
+        do {
+            phrase = try NaturalVoice.speak("Find object.")
+            // (A name of two syllables: a lone "Cup." was once heard as "oven".)
+            name = try NaturalVoice.speak("Teddy bear.")
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let (lines, traced) = try shellAlways(
+            hearing: [(phrase, 1), (name, 1.5)],
+            typing: [
+                .init("q", after: 20 * ProcessRunner.timeScale, once: { $0.contains("\nLooking for object: ") }),
+                .init("quit", after: 5 * ProcessRunner.timeScale, once: { $0.contains("Press a number") }),
+            ])
+        #expect(lines.last == "Goodbye.", "\(lines)")
+        // Under ThreadSanitizer (the CI run of b4fd989) the voice thread fell so far behind the sound that the
+        // phrase was taken as said alone once the name had passed: the sanitizer lanes run this path for races,
+        // the plain lane checks what is understood.
+        guard ProcessRunner.timeScale == 1 else { return }
+        let asked = try #require(lines.firstIndex(of: "Specify the object."), "\(lines)\n\(traced)")
+        #expect(lines[asked...].contains("Heard: find object teddy bear."), "\(lines)\n\(traced)")
+        #expect(lines[asked...].contains("Looking for object: teddy bear"), "\(lines)")
     }
 
     /// A sentence said in a push-to-talk window is no command: the shell says so in one sentence and does

@@ -189,6 +189,11 @@ private struct Reader {
     var problems: [DefinitionProblem]
 
     mutating func definition(_ root: [String: Any]) -> SurveyDefinition? {
+        // A key no field can have: a control character (a NUL, a line break) in any object's key.
+        if let place = Self.keyWithControlCharacter(in: root, at: "The definition") {
+            problems.append(
+                DefinitionProblem(item: nil, "\(place) has a key with a control character; remove it."))
+        }
         let id = root["id"] as? String ?? ""
         if !SurveyDefinition.isValidID(id) {
             problems.append(
@@ -229,6 +234,24 @@ private struct Reader {
             reminderSpacingSeconds: seconds(root, "reminder_spacing_s") ?? 169_200,
             adapter: adapter ?? .none, entryType: upload["entry_type"] as? String ?? "production-entry",
             parts: parts)
+    }
+
+    /// Where the first key with a control character is in `value` (an object's "id" or its position), or nil.
+    static func keyWithControlCharacter(in value: Any, at place: String) -> String? {
+        if let object = value as? [String: Any] {
+            if object.keys.contains(where: { $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }) {
+                return (object["id"] as? String).map { "Item \($0)" } ?? place
+            }
+            for (key, child) in object.sorted(by: { $0.key < $1.key }) {
+                let inner = (object["id"] as? String).map { "Item \($0)" } ?? place
+                if let found = keyWithControlCharacter(in: child, at: key == "parts" ? place : inner) { return found }
+            }
+        } else if let list = value as? [Any] {
+            for child in list {
+                if let found = keyWithControlCharacter(in: child, at: place) { return found }
+            }
+        }
+        return nil
     }
 
     mutating func part(_ object: [String: Any], index: Int) -> SurveyPart {

@@ -80,7 +80,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         }
         var warnings = loaded.warnings + kept.valueProblems()
         kiosk = kioskMode ? KioskConfig(settings: settings) : nil
-        let language = Self.language(option: options.lang, settings: settings)
+        let language = try Self.language(option: options.lang, settings: settings)
         let target = try AudioTarget.parse(options.audioOut)
         let speaking = (speaks ?? interactive) && !options.noSpeech
         let deviceLost = AnnouncerBox()
@@ -304,9 +304,14 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         return spec
     }
 
-    private static func language(option: String?, settings: SettingsStore) -> String {
+    private static func language(option: String?, settings: SettingsStore) throws -> String {
         let supported = ["en", "ru", "zh"]
-        if let option, supported.contains(option) { return option }
+        if let option {
+            guard supported.contains(option) else {
+                throw CLIFailure(message: "--lang takes en, ru or zh, not \(option).", exitCode: 64)
+            }
+            return option
+        }
         if case .string(let configured) = settings.value("language"), supported.contains(configured) {
             return configured
         }

@@ -38,7 +38,7 @@ package enum Listening {
         do { input = try spec.open(format: VoiceListener.format) } catch {
             let why = (error as? AudioError)?.message ?? "\(error)"
             throw CLIFailure(
-                message: "The microphone cannot be opened: \(why) Typed and key commands still work.", exitCode: 74)
+                message: "The microphone cannot be opened: \(why) Choose another with --mic.", exitCode: 74)
         }
         // With --reference, Assist's sound is taken out first, and a phrase heard over it must be a person's.
         var canceller: EchoCanceller?

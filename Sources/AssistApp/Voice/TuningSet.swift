@@ -12,7 +12,10 @@ package struct TuningSet {
         var set = TuningSet()
         let files = FileManager.default
         guard let folders = try? files.contentsOfDirectory(at: root, includingPropertiesForKeys: nil) else {
-            throw CLIFailure(message: "\(root.path) cannot be read.", exitCode: 66)
+            throw CLIFailure(
+                message:
+                    "\(root.path) cannot be read: check the path (a folder with a folder of WAV files for each phrase).",
+                exitCode: 66)
         }
         for folder in folders.sorted(by: { $0.path < $1.path }) where folder.hasDirectoryPath {
             let wavs = ((try? files.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])

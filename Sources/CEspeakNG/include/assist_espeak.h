@@ -21,6 +21,13 @@ espeak_ERROR assist_espeak_Synth(const void *text, size_t size, unsigned int pos
                                  unsigned int *unique_identifier, void *user_data);
 espeak_ERROR assist_espeak_Synchronize(void);
 
+/**
+ * 1 when espeak-ng has a voice called `name` (its name, identifier or a language it speaks, ignoring case and
+ * a "+variant"), 0 when not, -1 when that cannot be told (no library, or one without espeak_ListVoices).
+ * espeak_SetVoiceByName cannot tell: it falls back to a near voice for any name. Call after Initialize.
+ */
+int assist_espeak_has_voice(const char *name);
+
 /** NULL while espeak-ng is loaded or not yet tried; otherwise dlerror's reason. */
 const char *assist_espeak_load_error(void);
 

@@ -30,7 +30,7 @@ struct CueCommand: ParsableCommand {
     func validate() throws {
         guard CuePattern(rawValue: pattern) != nil || Earcon(rawValue: pattern) != nil else {
             let names = (CuePattern.allCases.map(\.rawValue) + Earcon.allCases.map(\.rawValue)).joined(separator: ", ")
-            throw ValidationError("there is no cue called \(pattern); choose one of \(names)")
+            throw ValidationError("There is no cue called \(pattern); choose one of \(names)")
         }
         guard (0.1...1).contains(intensity) else { throw ValidationError("--intensity must be between 0.1 and 1") }
         guard (-1...1).contains(pan) else { throw ValidationError("--pan must be between -1 and 1") }

@@ -68,10 +68,18 @@ struct PluginsResetCommand: ParsableCommand {
 
     func run() throws {
         let paths = AssistPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)
-        if CrashGuard(data: paths.data).reset(id) {
+        let guardian = CrashGuard(data: paths.data)
+        if guardian.reset(id) {
             print("\(id) is turned on again.")
+            return
+        }
+        // Not turned off: a plugin found here (by its id or short name), or a mistyped name, said as such.
+        let session = try HostSession(options: global.host, interactive: false)
+        let record = try PluginLookup.find(id, in: session)
+        if record.id != id, guardian.reset(record.id) {
+            print("\(record.id) is turned on again.")
         } else {
-            print("\(id) was not turned off; its crash history is cleared.")
+            print("\(record.id) was not turned off; its crash history is cleared.")
         }
     }
 }

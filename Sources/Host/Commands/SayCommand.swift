@@ -26,7 +26,7 @@ struct SayCommand: ParsableCommand {
             throw ValidationError("--rate must be between 80 and 450 words per minute")
         }
         guard !text.joined().trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw ValidationError("give some text to say")
+            throw ValidationError("Give some text to say")
         }
     }
 

@@ -52,9 +52,19 @@ final class EspeakEngine {
     /// The handler of the synthesis in progress; touched only on the speech thread.
     nonisolated(unsafe) private static var handler: ChunkHandler?
 
-    /// True when espeak-ng knows `voice`. Wraps `espeak_SetVoiceByName`.
+    /// The voices asked about, and whether espeak-ng has them; under `processLock`.
+    nonisolated(unsafe) private static var knownVoices: [String: Bool] = [:]
+
+    /// True when espeak-ng has `voice` by its name, identifier or language (`espeak_ListVoices`, once per name);
+    /// where the list cannot be read, when `espeak_SetVoiceByName` takes it (which also takes unknown names).
     func hasVoice(_ voice: String) -> Bool {
-        Self.processLock.withLock { assist_espeak_SetVoiceByName(voice) == EE_OK }
+        Self.processLock.withLock {
+            if let known = Self.knownVoices[voice] { return known }
+            let listed = assist_espeak_has_voice(voice)
+            let known = listed == -1 ? assist_espeak_SetVoiceByName(voice) == EE_OK : listed == 1
+            Self.knownVoices[voice] = known
+            return known
+        }
     }
 
     /// Speaks `text` with `voice` at `wordsPerMinute`, calling `handler` with each chunk as it is made. Returns
