@@ -218,6 +218,26 @@ struct SurveySessionTests {
         #expect(survey.waitFor("How your data is used.", after: mark), "the word works too")
     }
 
+    /// "help" at a question: after the commands, what the survey asks (from its definition) and where to hear
+    /// why; the question stays where it was (issue 35).
+    @Test func helpSaysWhatTheSurveyAsksAndWhereToHearWhy() throws {
+        let survey = try SurveyHarness()
+        survey.start()
+        survey.pastPrivacy()
+        survey.key(.character("y"))
+        #expect(survey.waitFor("Question 2 of 12. What is your biological sex?"))
+        let mark = survey.lines.count
+        survey.type("help")
+        #expect(
+            survey.waitFor(
+                "COVID-19 Sounds asks up to 9 questions, 5 of them only the first time, about you and how you feel, and makes 3 short sound recordings with the microphone.",
+                after: mark), "\(survey.lines.suffix(12))")
+        #expect(survey.waitFor("Press I, or say privacy, to hear why the study asks", after: mark))
+        survey.key(.character("2"))
+        survey.key(.enter)
+        #expect(survey.waitFor("Question 3 of 12", after: mark), "the answer still goes to the question")
+    }
+
     @Test func decliningTheAgeGateKeepsNothing() throws {
         let survey = try SurveyHarness()
         survey.start()

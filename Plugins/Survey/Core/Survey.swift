@@ -270,12 +270,32 @@ public final class Survey: PluginFeature {
         case "reminders": toggleReminders()
         case "forget-me": askToForget()
         case "privacy": sayPrivacy()
+        case ASSIST_CMD_HELP: explain()
         default: break
         }
     }
 
     /// I, or "privacy": the study's text on privacy and data use, at the menu or at any question (a survey
     /// without one says so). What was being asked stays; R repeats it.
+    /// "help", after the host has said the commands: what this survey asks (questions, those asked only the
+    /// first time, recordings) and where to hear why, from the definition itself.
+    func explain() {
+        guard let definition else { return }
+        let questions = definition.parts.flatMap { part in
+            part.items.filter { !$0.followUp && [.single, .multi, .gate, .location].contains($0.kind) }
+                .map { (item: $0, once: part.once) }
+        }
+        let recordings = definition.items.filter { $0.kind == .recording }.count
+        host.say(
+            phrases.text(
+                "help-asks",
+                [
+                    "title": localized(definition.title), "questions": String(questions.count),
+                    "once": String(questions.filter(\.once).count), "recordings": String(recordings),
+                ]))
+        host.say(phrases.text(definition.privacyItem == nil ? "help-why-none" : "help-why"))
+    }
+
     func sayPrivacy() {
         guard let definition else { return }
         guard let item = definition.privacyItem else {
