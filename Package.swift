@@ -245,7 +245,8 @@ let package = Package(
             path: "Plugins/Shared/ObjectDetection"),
         .target(
             name: "CDetectorAPI", path: "Plugins/Shared/CDetectorAPI", linkerSettings: [.linkedLibrary("dl")]),
-        // YOLO through OpenCV DNN (C++ behind a C header), the library libAssistDetector.so that ObjectDetection
+        // YOLO through OpenCV DNN, and the follower between detections through its optical flow (C++ behind a C
+        // header), the library libAssistDetector.so that ObjectDetection
         // opens on first use; Debian ships no opencv4.pc, hence the flags.
         .target(
             name: "CDetector",
@@ -253,8 +254,8 @@ let package = Package(
             path: "Plugins/Shared/CDetector",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
             linkerSettings: [
-                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
-                .linkedLibrary("stdc++"),
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_core"), .linkedLibrary("stdc++"),
             ]
         ),
 

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product CameraBench >/dev/null
 swift build -c release --product assist >/dev/null
+swift build -c release --product AssistMedia >/dev/null  # the camera's picture conversion
 .build/release/CameraBench
 
 work=$(mktemp -d /tmp/assist-camera-bench.XXXXXX)

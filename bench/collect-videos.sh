@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 seconds=${SECONDS_PER_CLIP:-10}
 runs=${RUNS:-3}
 swift build -c release --product assist >/dev/null
+swift build -c release --product AssistMedia >/dev/null  # the camera's picture conversion
 swift build -c release --product AssistCollectVideos >/dev/null
 work=$(mktemp -d /tmp/assist-video-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -7,4 +7,6 @@ share/assist/setup/fetch-models.sh >/dev/null
 swift build -c release --product FindObjectBench >/dev/null
 swift build -c release --product assist >/dev/null
 swift build -c release --product AssistFindObject >/dev/null
+swift build -c release --product AssistDetector >/dev/null
+swift build -c release --product AssistMedia >/dev/null
 .build/release/FindObjectBench

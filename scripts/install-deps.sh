@@ -21,11 +21,11 @@ packages=(
   # read-text: which way up a page is (orientation and script detection)
   tesseract-ocr-osd
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline
-  libopencv-dnn-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
+  libopencv-dnn-dev libopencv-video-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
   # find-object tests: labelled real photos (dog.jpg, person.jpg, ...) in /usr/share/darknet/data
   darknet
-  # tests: make real photos, pages and videos
-  ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei
+  # tests: make real photos, pages and videos; benchmarks: a run's CPU and peak memory (/usr/bin/time)
+  ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei time
   # memory checks in CI (scripts/memcheck.sh): valgrind for the paths through uninstrumented libraries
   valgrind python3
   # tests: natural voices (piper-tts from PyPI in a virtual environment, scripts/test-voices.sh)

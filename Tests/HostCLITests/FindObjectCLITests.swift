@@ -88,6 +88,47 @@ struct FindObjectCLITests {
         #expect(try events(data).contains { $0.name == "assist.find-object.lost" })
     }
 
+    /// Issue 37: the dog moved across a real picture at 30 frames a second on a path the test knows (ffmpeg's
+    /// overlay, frame by frame). Between detections the follower moves the cue with it: most guided frames take
+    /// their position from the follower, not from a detection, and each guidance event is near where the dog
+    /// really was in its frame, with the direction a person should turn.
+    @Test func theCueFollowsAMovingTargetBetweenDetections() throws {
+        let count = 90
+        func truth(_ frame: Int) -> Double { 0.2 + 0.6 * Double(frame) / Double(count - 1) }
+        let folder = try TemporaryDirectory("assist-find-moving")
+        let made = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-loop", "1", "-i", "\(Self.photos)/scream.jpg", "-loop", "1", "-i",
+                "\(Self.photos)/dog.jpg", "-filter_complex",
+                "[0]scale=800:600,setsar=1[bg];[1]crop=190:320:130:220[dog];"
+                    + "[bg][dog]overlay=x='(0.2+0.6*n/\(count - 1))*800-95':y=140",
+                "-frames:v", "\(count)", folder.path("f%03d.png").path,
+            ], timeoutSeconds: 120)
+        try #require(made.status == 0, "\(made.standardError)")
+        let data = try TemporaryDirectory("assist-find-data")
+        let result = try run(folder, ["dog"], data: data, framesPerSecond: 30 / ProcessRunner.timeScale)
+        #expect(result.status == 0, "\(result.standardError)")
+        let guidance = try events(data).filter { $0.name == "assist.find-object.guidance" }.map(\.payload)
+        let guided = guidance.compactMap { event -> (frame: Int, x: Double, direction: String, from: String)? in
+            guard let frame = event["frame"] as? Int, let x = event["x"] as? Double,
+                let direction = event["direction"] as? String, let from = event["from"] as? String
+            else { return nil }
+            return (frame, x, direction, from)
+        }
+        try #require(guided.count >= 10, "\(guidance)")
+        let followed = guided.filter { $0.from == "follower" }.count
+        #expect(followed * 2 > guided.count, "most cues between detections: \(guided.map(\.from))")
+        let near = guided.filter { abs($0.x - truth($0.frame)) <= 0.05 }.count
+        #expect(Double(near) >= 0.95 * Double(guided.count), "\(guided.map { ($0.frame, $0.x - truth($0.frame)) })")
+        // The direction where the dog is not within 0.03 of a boundary (0.4 and 0.6 of the width).
+        let clear = guided.filter { abs(truth($0.frame) - 0.4) > 0.03 && abs(truth($0.frame) - 0.6) > 0.03 }
+        let right = clear.filter {
+            $0.direction == (truth($0.frame) < 0.4 ? "left" : truth($0.frame) > 0.6 ? "right" : "centered")
+        }
+        #expect(Double(right.count) >= 0.95 * Double(clear.count), "\(clear.map { ($0.frame, $0.direction) })")
+    }
+
     @Test func unknownNamesGetTheClosestOnesAndBadQueriesOneSentence() throws {
         let folder = try frames([nil])
         let data = try TemporaryDirectory("assist-find-data")

@@ -143,12 +143,15 @@ public final class FindObject: PluginFeature {
         }
     }
 
+    /// Text: gray pictures up to 1280×960 (small print needs them), 16 a second. Objects: colour pictures up
+    /// to 640×480 (the detector's input is 416 square), every frame up to 30 a second for the follower.
     func subscribe() throws(PluginError) {
         let text = search.isTextSearch
+        search.forgetFollowing()
         do {
             try host.subscribeCamera(
-                format: text ? .gray8 : .bgr24, maxWidth: 1280, maxHeight: 960,
-                maxFramesPerSecond: 16, zoom: Self.zoomLevels[zoomIndex])
+                format: text ? .gray8 : .bgr24, maxWidth: text ? 1280 : 640, maxHeight: text ? 960 : 480,
+                maxFramesPerSecond: text || !search.follows ? 16 : 30, zoom: Self.zoomLevels[zoomIndex])
         } catch { throw PluginError(error.message) }
     }
 
@@ -157,8 +160,11 @@ public final class FindObject: PluginFeature {
         host.finish(.notFound)
     }
 
+    /// On the host's delivery thread: an object search's follower moves with every frame; the search worker
+    /// takes the newest it can.
     public func handle(frame: CameraFrame) {
         guard !search.stopped else { return }
+        if search.follows { search.follow(frame) }
         mailbox?.offer(frame)
     }
 

@@ -4,10 +4,17 @@ import ObjectDetection
 import PluginAPI
 import PluginKit
 
-/// The search as the frame thread runs it: the engine, the tracker and what was last played and said.
-/// `stopped` is set from the main loop; everything else is used only on the frame thread (and by `prepare`
-/// on the loader thread before the first frame).
-// because: `stopped` is guarded by `lock`; the rest is confined to one thread at a time, as described
+/// The search as the frame threads run it: the engine, the tracker and what was last played and said.
+///
+/// A text search runs on the search worker alone: each recognised frame is tracked and guided. An object
+/// search runs on two threads: the search worker detects in the newest frame it can take (8 a second or so)
+/// and hands each result over (`results`); the host's delivery thread, on every frame, moves the follower
+/// (optical flow, a few milliseconds), takes the newest result to correct it, and guides, so cues follow a
+/// moving hand at the camera's rate rather than at the detector's (issue 37).
+/// `stopped` and the hand-over are guarded by `lock`; the detector is the worker's; the tracker, the follower
+/// and what was played and said belong to the thread that guides (and to `prepare` on the loader thread
+/// before the first frame).
+// because: `stopped`, `handedOver` and `forget` are guarded by `lock`; the rest is confined as described
 final class SearchState: @unchecked Sendable {
     enum Request: Sendable {
         /// A class of COCO's model, or of `model` when it is a custom one.
@@ -31,6 +38,16 @@ final class SearchState: @unchecked Sendable {
         get { lock.withLock { isStopped } }
         set { lock.withLock { isStopped = newValue } }
     }
+    /// The newest detection not yet taken by the delivery thread: the nearest box (nil: not seen) and the
+    /// frame's capture time. Guarded by `lock`.
+    private var handedOver: (box: Detection?, captured: UInt64)?
+    /// Set when the pictures change under the follower (pause, resume, zoom); guarded by `lock`.
+    private var forget = false
+    /// The follower of an object search (nil for text, or without the detector library's follower), and where
+    /// it put the target in the last frames (capture time, centre), for a late detection to be compared with.
+    private var follower: ObjectFollower?
+    private var followed: [(captured: UInt64, x: Double, y: Double)] = []
+    private var followedBox: Detection?
 
     private(set) var request: Request?
     private var detector: ObjectDetector?
@@ -91,12 +108,14 @@ final class SearchState: @unchecked Sendable {
             do { detector = try ObjectDetector(spec: custom.spec) } catch {
                 throw FindObjectError(message: error.message)
             }
+            follower = ObjectFollower()
         case .object:
             let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
             if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
             do {
                 detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, data: data, cache: cache))
             } catch { throw FindObjectError(message: error.message) }
+            follower = ObjectFollower()
         case .text:
             tracker = Tracker(missPenalty: 2)
             throttle = Throttle(capMilliseconds: 500)
@@ -107,28 +126,90 @@ final class SearchState: @unchecked Sendable {
         }
     }
 
-    /// One frame: find the target, track it, guide. Returns the back-off delay in milliseconds.
+    /// True when an object search has a follower: the delivery thread guides (`follow`), the worker detects.
+    var follows: Bool { follower != nil }
+
+    /// One frame on the search worker: find the target; for a text search also track it and guide, for an
+    /// object search with a follower hand the result over. Returns the back-off delay in milliseconds.
     func process(_ frame: CameraFrame) -> Double {
         let now = ProcessInfo.processInfo.systemUptime
         let started = DispatchTime.now().uptimeNanoseconds
-        let seen = locate(frame)
-        tracker.update(seen)
-        if seen != nil { lastSeen = now }
-        guide(now: now, captured: frame.timestamp)
+        if follows {
+            let box = nearestObject(frame)
+            lock.withLock { handedOver = (box, frame.timestamp) }
+        } else {
+            let seen = locate(frame)
+            tracker.update(seen)
+            if seen != nil { lastSeen = now }
+            guide(now: now, frame: frame, at: tracker.isGuiding ? tracker.predicted : nil, from: "detector")
+        }
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         return throttle.delay(afterProcessing: milliseconds, heat: thermal.pressure(at: now))
+    }
+
+    /// Every frame of an object search, on the host's delivery thread: the follower moves with it, the newest
+    /// detection corrects the follower (by how far the detection is from where the follower had the target in
+    /// the frame it was made from) and the conviction, and the cues follow.
+    func follow(_ frame: CameraFrame) {
+        guard let follower, frame.format == .bgr24 else { return }
+        let (taken, forgetting, isStopped) = lock.withLock {
+            defer {
+                handedOver = nil
+                forget = false
+            }
+            return (handedOver, forget, self.isStopped)
+        }
+        if forgetting {
+            follower.stop()
+            followed.removeAll()
+            followedBox = nil
+        }
+        guard !isStopped else { return }
+        let (pixels, width, height, stride) = (frame.pixels, frame.width, frame.height, frame.stride)
+        let now = ProcessInfo.processInfo.systemUptime
+        followedBox = follower.step(bgr: pixels, width: width, height: height, stride: stride)
+        if let taken {
+            tracker.update(taken.box.map { Tracker.Point(x: $0.centreX, y: $0.centreY) })
+            if var box = taken.box {
+                lastSeen = now
+                if let current = followedBox, let then = followed.last(where: { $0.captured <= taken.captured }) {
+                    box.x = current.centreX + (box.centreX - then.x) - box.width / 2
+                    box.y = current.centreY + (box.centreY - then.y) - box.height / 2
+                }
+                followedBox =
+                    follower.start(bgr: pixels, width: width, height: height, stride: stride, box: box)
+                    ? box : nil
+            } else if tracker.conviction == 0 {
+                follower.stop()
+                followedBox = nil
+            }
+        }
+        if let followedBox {
+            followed.append((frame.timestamp, followedBox.centreX, followedBox.centreY))
+            if followed.count > 64 { followed.removeFirst(followed.count - 64) }
+        }
+        let point = followedBox.map { Tracker.Point(x: min(1, max(0, $0.centreX)), y: min(1, max(0, $0.centreY))) }
+        guide(
+            now: now, frame: frame, at: tracker.isGuiding ? point ?? tracker.predicted : nil,
+            from: taken?.box != nil ? "detector" : point != nil ? "follower" : "tracker")
+    }
+
+    /// The pictures change under the follower (pause, resume, zoom): it starts again from the next detection.
+    func forgetFollowing() { lock.withLock { forget = true } }
+
+    /// The detection of the target nearest the centre, in a BGR24 frame of an object search.
+    private func nearestObject(_ frame: CameraFrame) -> Detection? {
+        guard case .object(let classID, _, _) = request, let detector, frame.format == .bgr24 else { return nil }
+        let found = detector.detect(
+            bgr: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride, onlyClass: classID)
+        return found.detections.min { Self.distance($0.centreX, $0.centreY) < Self.distance($1.centreX, $1.centreY) }
     }
 
     private func locate(_ frame: CameraFrame) -> Tracker.Point? {
         let (pixels, width, height, stride) = (frame.pixels, frame.width, frame.height, frame.stride)
         switch request {
-        case .object(let classID, _, _):
-            guard let detector, frame.format == .bgr24 else { return nil }
-            let found = detector.detect(bgr: pixels, width: width, height: height, stride: stride, onlyClass: classID)
-            let nearest = found.detections.min {
-                Self.distance($0.centreX, $0.centreY) < Self.distance($1.centreX, $1.centreY)
-            }
-            return nearest.map { Tracker.Point(x: $0.centreX, y: $0.centreY) }
+        case .object:
+            return nearestObject(frame).map { Tracker.Point(x: $0.centreX, y: $0.centreY) }
         case .text(let query):
             guard let engine, frame.format == .gray8 else { return nil }
             let lines = engine.recognize(
@@ -145,16 +226,18 @@ final class SearchState: @unchecked Sendable {
         }
     }
 
-    /// Plays and says what the tracker's prediction calls for; `captured` (CLOCK_MONOTONIC ns) gives the
-    /// frame-to-cue latency reported with each guidance event.
-    private func guide(now: Double, captured: UInt64) {
+    /// Plays and says what guiding to `target` calls for (nil: not guiding); the frame's capture time gives the
+    /// frame-to-cue latency reported with each guidance event, and its sequence number and where the position
+    /// came `from` (a detection in this frame, the follower, or the tracker's prediction) are reported with it.
+    private func guide(now: Double, frame: CameraFrame, at target: Tracker.Point?, from: String) {
+        let captured = frame.timestamp
         // Stopped or paused while this frame was searched: nothing more is played or said for it.
         guard !stopped else {
             lastHeard = 0
             return
         }
         if lastHeard == 0 { lastHeard = now }
-        guard tracker.isGuiding, let point = tracker.predicted else {
+        guard let point = target else {
             if wasGuiding { host.stopCues() }
             wasGuiding = false
             if tracker.conviction == 0, !lostSaid, now - lastSeen >= 1 {
@@ -179,9 +262,11 @@ final class SearchState: @unchecked Sendable {
         wasGuiding = true
         lostSaid = false
         let decision = GuidanceDecision(x: point.x, y: point.y)
-        if feedback != .speech,
-            patternFilter.allows("\(decision.pattern)", at: now) || decision.pattern == ASSIST_CUE_CONTINUOUS
-        {
+        // The same pattern with the same pan and intensity (to a twentieth) within 0.15 s is dropped; a target
+        // that moves changes them, and the cue's next cycle takes the newest.
+        let cue =
+            "\(decision.pattern) \(Int((decision.pan * 20).rounded())) \(Int((decision.intensity * 20).rounded()))"
+        if feedback != .speech, patternFilter.allows(cue, at: now) || decision.pattern == ASSIST_CUE_CONTINUOUS {
             host.guidance(
                 GuidancePattern(rawValue: decision.pattern) ?? .centred, intensity: decision.intensity,
                 pan: decision.pan)
@@ -193,9 +278,9 @@ final class SearchState: @unchecked Sendable {
                 "assist.find-object.guidance",
                 json: String(
                     format:
-                        #"{"direction":"%@","pattern":%d,"intensity":%.3f,"pan":%.3f,"x":%.3f,"y":%.3f,"latency_ms":%.1f}"#,
+                        #"{"direction":"%@","pattern":%d,"intensity":%.3f,"pan":%.3f,"x":%.3f,"y":%.3f,"latency_ms":%.1f,"frame":%llu,"from":"%@"}"#,
                     decision.direction.rawValue, decision.pattern, decision.intensity, decision.pan, point.x, point.y,
-                    latency))
+                    latency, frame.sequence, from))
         }
         // Phrases only while speech is idle; a phrase printed already is not printed again until another comes.
         guard feedback != .tones, !host.isSpeaking, let phrase = phrase(for: decision, x: point.x, now: now),

@@ -13,6 +13,11 @@ assist_det *assist_det_open(const char *cfg, const char *weights, int input_size
 int assist_det_run(assist_det *det, const uint8_t *bgr, int width, int height, size_t stride, float confidence,
                    float nms, int only_class, assist_det_box *out, int max, double *ms);
 void assist_det_close(assist_det *det);
+assist_trk *assist_trk_open(void);
+int assist_trk_start(assist_trk *trk, const uint8_t *bgr, int width, int height, size_t stride,
+                     const assist_det_box *box);
+int assist_trk_step(assist_trk *trk, const uint8_t *bgr, int width, int height, size_t stride, assist_det_box *box);
+void assist_trk_close(assist_trk *trk);
 
 #ifdef __cplusplus
 }
