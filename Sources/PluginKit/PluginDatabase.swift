@@ -52,14 +52,26 @@ public struct PluginDatabaseHandle {
     public func transaction<T>(_ body: () throws(PluginStatus) -> T) throws(PluginStatus) -> T {
         guard let storage = host.tables.storage?.pointee, let begin = storage.begin, let commit = storage.commit
         else { throw PluginStatus.unsupported }
-        try PluginStatus.check(begin(host.raw, database))
+        let began = begin(host.raw, database)
+        try PluginStatus.check(began, otherwise: Self.reason(began))
         do {
             let result = try body()
-            try PluginStatus.check(commit(host.raw, database))
+            let committed = commit(host.raw, database)
+            try PluginStatus.check(committed, otherwise: Self.reason(committed))
             return result
         } catch {
             _ = storage.rollback?(host.raw, database)
             throw error
+        }
+    }
+
+    /// `begin` and `commit` give no sentence of their own (the ABI has no `*err` for them): the likely reason
+    /// by code, so that a participant hears why rather than a code's name.
+    static func reason(_ status: Int32) -> String? {
+        switch status {
+        case ASSIST_E_IO: return "The disk is full or cannot be written."
+        case ASSIST_E_BUSY, ASSIST_E_LOCKED: return "Another program is using the data; try again in a moment."
+        default: return nil
         }
     }
 

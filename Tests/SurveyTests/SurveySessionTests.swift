@@ -379,6 +379,57 @@ struct SurveySessionTests {
             ], "\(upload.parts.map(\.name))")
     }
 
+    /// Issue 38, item 4, on a disk that is really full: the data folder on a small tmpfs of its own (mounted
+    /// for the test, which needs root and CAP_SYS_ADMIN; skipped, and said so, where mounting is refused),
+    /// filled to the last byte once the take is recorded. Enter says the disk is full and keeps the take; once
+    /// space is freed, Enter keeps it, and the survey ends with all three takes sent.
+    @Test func aTakeOnAFullDiskStaysUntilSpaceIsFreed() throws {
+        let data = try TemporaryDirectory("assist-survey-full")
+        let mounted = try ProcessRunner.run(
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", data.url.path])
+        guard mounted.status == 0 else {
+            print("skipped: a tmpfs cannot be mounted here (\(mounted.standardError.prefix(200)))")
+            return
+        }
+        defer { _ = try? ProcessRunner.run("/bin/umount", ["-l", data.url.path]) }
+        let survey = try SurveyHarness(data: data)
+        survey.start()
+        survey.answerUpToTheRecordings()
+        var mark = survey.lines.count
+        survey.key(.space)
+        #expect(survey.waitFor("Recorded", after: mark))
+        // Every byte left taken, as a full disk leaves it.
+        let filler = data.path("filler")
+        FileManager.default.createFile(atPath: filler.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: filler)
+        let chunk = Data(count: 4_096)
+        while (try? handle.write(contentsOf: chunk)) != nil {}
+        try handle.close()
+        mark = survey.lines.count
+        survey.key(.enter)
+        #expect(
+            survey.waitFor("This take could not be saved: The disk is full or cannot be written.", after: mark, timeout: 20),
+            "\(survey.lines.suffix(3))")
+        #expect(survey.mediaFiles.count == 1, "the take's file is kept: \(survey.mediaFiles)")
+        try FileManager.default.removeItem(at: filler)
+        mark = survey.lines.count
+        survey.key(.enter)
+        survey.record()
+        survey.record()
+        #expect(survey.waitFor("latitude and longitude", after: mark), "\(survey.lines.suffix(3))")
+        survey.type("52.2, 0.12")
+        #expect(survey.waitFor("Your answers:", after: mark))
+        survey.key(.enter)
+        #expect(survey.waitFor("Sent."), "\(survey.lines.suffix(4))")
+        let upload = try #require(survey.server.uploads.first)
+        #expect(
+            upload.parts.map(\.name).suffix(3) == [
+                "audio_file_breathe.wav", "audio_file_cough.wav", "audio_file_read.wav",
+            ], "\(upload.parts.map(\.name))")
+        survey.host.features.stopAll()
+        survey.host.settle(0.1)
+    }
+
     /// The draft, saved as each answer is given, cannot be written (the database's write lock held past the
     /// busy timeout, as a full disk would refuse the write): the participant hears it once, not at every
     /// answer, and goes on; once saving works again, the next start finds the draft.
