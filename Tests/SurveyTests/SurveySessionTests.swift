@@ -408,7 +408,8 @@ struct SurveySessionTests {
         mark = survey.lines.count
         survey.key(.enter)
         #expect(
-            survey.waitFor("This take could not be saved: The disk is full or cannot be written.", after: mark, timeout: 20),
+            survey.waitFor(
+                "This take could not be saved: The disk is full or cannot be written.", after: mark, timeout: 20),
             "\(survey.lines.suffix(3))")
         #expect(survey.mediaFiles.count == 1, "the take's file is kept: \(survey.mediaFiles)")
         try FileManager.default.removeItem(at: filler)
