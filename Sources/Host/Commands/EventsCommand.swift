@@ -19,8 +19,15 @@ struct EventsCommand: ParsableCommand {
     @Option(help: "Only events whose name starts with this (assist.plugin.).")
     var prefix: String = ""
 
-    @Option(help: "How many past events to print first.")
+    // Unconditional: "-1" is taken as the value (and refused below), not as an option named 1.
+    @Option(parsing: .unconditional, help: "How many past events to print first (0 to 100000).")
     var last: Int = 20
+
+    func validate() throws {
+        guard (0...100_000).contains(last) else {
+            throw ValidationError("--last must be a count from 0 to 100000, not \(last)")
+        }
+    }
 
     func run() throws {
         let paths = AssistPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)

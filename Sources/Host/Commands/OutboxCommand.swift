@@ -51,8 +51,15 @@ struct OutboxCommand: ParsableCommand {
             abstract: "Send what is due now and wait until nothing more is due (later retries stay queued).")
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Give up waiting after this many seconds.")
+        // Unconditional: "-1" is taken as the value (and refused below), not as an option named 1.
+        @Option(parsing: .unconditional, help: "Give up waiting after this many seconds (0 to 86400).")
         var timeout: Double = 600
+
+        func validate() throws {
+            guard (0...86_400).contains(timeout) else {
+                throw ValidationError("--timeout must be 0 to 86400 seconds, not \(timeout.formatted())")
+            }
+        }
 
         func run() throws {
             let session = try HostSession(options: global.host, interactive: false, speaks: false)
