@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -27,12 +26,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 60  # seconds a case may take before it counts as a hang
 
+# What a crash prints (Swift's runtime and backtracer, the sanitizers, the shell).
+CRASH = r"Fatal error|fatalError|Thread \d+ crashed|AddressSanitizer|Segmentation fault|Illegal instruction"
+
 # What a person should never read: a program's insides instead of a sentence.
 INTERNAL = [
     (r"Error Domain=|NSCocoaErrorDomain|NSPOSIXErrorDomain", "a Foundation error dump"),
     (r"Optional\(", "Optional(…)"),
     (r"\bSwift\.\w+Error\b|DecodingError|keyNotFound|typeMismatch|dataCorrupted|CodingKeys", "a decoding error"),
-    (r"Fatal error|fatalError|Thread \d+ crashed|AddressSanitizer|Segmentation fault|Illegal instruction", "a crash"),
+    (CRASH, "a crash"),
     (r"SQLITE_[A-Z]+|sqlite3_", "a SQLite name"),
     (r"\berrno\b|\bEINVAL\b|\bENOENT\b|\bEACCES\b", "an errno name"),
     (r"\b(?:nil|NULL)\b", "nil or NULL"),
@@ -318,7 +320,7 @@ def run_case(assist: str, case: Case, work: Path, index: int) -> dict:
     seconds = time.monotonic() - start
     text = out.decode("utf-8", "replace")
     status = process.returncode
-    crashed = (status < 0 and not hung) or bool(re.search(r"Fatal error|AddressSanitizer|Segmentation fault|Thread \d+ crashed", text))
+    crashed = (status < 0 and not hung) or bool(re.search(CRASH, text))
     message = message_of(text)
     return {"case": case, "status": status, "hung": hung, "crashed": crashed, "seconds": seconds,
             "message": message, "problems": [] if hung or crashed else judge(message, status, case.expect)}

@@ -8,7 +8,7 @@ import PluginKit
 ///
 /// A text search runs on the search worker alone: each recognised frame is tracked and guided. An object
 /// search runs on two threads: the search worker detects in the newest frame it can take (8 a second or so)
-/// and hands each result over (`results`); the host's delivery thread, on every frame, moves the follower
+/// and hands each result over (`handedOver`); the host's delivery thread, on every frame, moves the follower
 /// (optical flow, a few milliseconds), takes the newest result to correct it, and guides, so cues follow a
 /// moving hand at the camera's rate rather than at the detector's (issue 37).
 /// `stopped` and the hand-over are guarded by `lock`; the detector is the worker's; the tracker, the follower
@@ -164,15 +164,17 @@ final class SearchState: @unchecked Sendable {
             followed.removeAll()
             followedBox = nil
         }
+        // A detection handed over before the pictures changed describes the old ones.
+        let detected = forgetting ? nil : taken
         guard !isStopped else { return }
         let (pixels, width, height, stride) = (frame.pixels, frame.width, frame.height, frame.stride)
         let now = ProcessInfo.processInfo.systemUptime
         followedBox = follower.step(bgr: pixels, width: width, height: height, stride: stride)
-        if let taken {
-            tracker.update(taken.box.map { Tracker.Point(x: $0.centreX, y: $0.centreY) })
-            if var box = taken.box {
+        if let detected {
+            tracker.update(detected.box.map { Tracker.Point(x: $0.centreX, y: $0.centreY) })
+            if var box = detected.box {
                 lastSeen = now
-                if let current = followedBox, let then = followed.last(where: { $0.captured <= taken.captured }) {
+                if let current = followedBox, let then = followed.last(where: { $0.captured <= detected.captured }) {
                     box.x = current.centreX + (box.centreX - then.x) - box.width / 2
                     box.y = current.centreY + (box.centreY - then.y) - box.height / 2
                 }
@@ -191,7 +193,7 @@ final class SearchState: @unchecked Sendable {
         let point = followedBox.map { Tracker.Point(x: min(1, max(0, $0.centreX)), y: min(1, max(0, $0.centreY))) }
         guide(
             now: now, frame: frame, at: tracker.isGuiding ? point ?? tracker.predicted : nil,
-            from: taken?.box != nil ? "detector" : point != nil ? "follower" : "tracker")
+            from: detected?.box != nil ? "detector" : point != nil ? "follower" : "tracker")
     }
 
     /// The pictures change under the follower (pause, resume, zoom): it starts again from the next detection.
