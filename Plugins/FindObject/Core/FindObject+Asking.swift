@@ -101,14 +101,19 @@ extension TextSearch.QueryProblem {
 }
 
 extension FindObject {
-    /// Gives the host's voice recogniser every object's names in the session's language, to listen for after
-    /// "find object" ("find object cup"), with the spec's question for when nothing follows (find-object.md
-    /// §2: "Specify the object"). Called from the library's init, before the phrase is first heard.
+    /// Gives the host's voice recogniser every object's names in the session's language and the names of the
+    /// things the person taught, to listen for after "find object" ("find object cup", "find object my keys"),
+    /// with the spec's question for when nothing follows (find-object.md §2: "Specify the object"). Called from
+    /// the library's init, before the phrase is first heard, and again after a thing is taught or renamed.
     public static func offerNames(host: PluginHostHandle) {
         let language = host.language
         guard let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language) else { return }
         let phrases = PhraseTable(directory: host.shareDirectory, language: language)
-        let choices = names.entries.flatMap { $0.names(language) }
+        let taught = ((try? ThingStore(host: host).all()) ?? []).flatMap { [$0.words, $0.key] }
+        var choices: [String] = []
+        for name in taught + names.entries.flatMap({ $0.names(language) }) where !choices.contains(name) {
+            choices.append(name)
+        }
         host.setChoices(
             after: phrases.text("phrase.find-object"), prompt: phrases.text("voice-prompt"), choices: choices)
     }

@@ -23,6 +23,13 @@ public final class FindObject: PluginFeature {
     var touring = false
     var tourTimer: UInt64?
     var resumeAfterTour = false
+    /// Camera teaching while it films (set and cleared on the main loop, fed on the delivery thread).
+    private let teachingLock = NSLock()
+    private var currentTeaching: Teaching?
+    var teaching: Teaching? {
+        get { teachingLock.withLock { currentTeaching } }
+        set { teachingLock.withLock { currentTeaching = newValue } }
+    }
     static let zoomLevels = [1.0, 1.25, 1.8, 3, 5]
     static let zoomWords = ["one", "one point two five", "one point eight", "three", "five"]
 
@@ -43,6 +50,8 @@ public final class FindObject: PluginFeature {
             id: "sounds", label: phrases.text("command.sounds"), key: "t", phrase: phrases.text("phrase.sounds"))
         if arguments == ["--check-models"] {
             checkModels()
+        } else if try startThings(arguments) {
+            return
         } else if arguments.isEmpty {
             askForObject()
         } else if arguments == ["--text"] {
@@ -82,9 +91,18 @@ public final class FindObject: PluginFeature {
         return try resolveObject(query)
     }
 
-    /// The object `query` names, or the sentence saying it is unknown (with the closest names). COCO's names
-    /// are searched first, then each custom model's (find-object.md §2 and §6).
+    /// The object `query` names, or the sentence saying it is unknown (with the closest names). The person's
+    /// own things come first (a taught "cup" is theirs), then COCO's names, then each custom model's
+    /// (find-object.md §2 and §6).
     func resolveObject(_ query: String) throws(PluginError) -> SearchState.Request {
+        if let key = Thing.key(for: query), let store = try? ThingStore(host: host) {
+            var damaged: [String] = []
+            let things = (try? store.all(damaged: &damaged)) ?? []
+            if let thing = things.first(where: { $0.key == key }) { return .thing(thing) }
+            if let words = damaged.first(where: { Thing.key(for: $0) == key }) {
+                throw PluginError(phrases.text("thing-damaged", ["name": words]))
+            }
+        }
         let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language)
         if let names, let id = names.resolve(query) { return .object(classID: id, name: names.mainName(id)) }
         for found in CustomModel.discover(roots: CustomModel.roots(share: host.shareDirectory)) {
@@ -92,8 +110,9 @@ public final class FindObject: PluginFeature {
             let custom = ObjectNames(model: model, language: language)
             if let id = custom.resolve(query) { return .object(classID: id, name: custom.mainName(id), model: model) }
         }
-        if let item = SearchState.knownGap.first(where: { $0 == query.lowercased() }) {
-            throw PluginError(phrases.text("not-supported", ["item": item]))
+        if let item = SearchState.knownGap.first(where: { $0 == Thing.key(for: query) }) {
+            let plural = SearchState.pluralGap.contains(item)
+            throw PluginError(phrases.text(plural ? "not-taught-plural" : "not-taught", ["item": item]))
         }
         let closest = names?.suggestions(for: query).joined(separator: ", ") ?? ""
         throw PluginError(phrases.text("not-found", ["query": query, "names": closest]))
@@ -129,6 +148,7 @@ public final class FindObject: PluginFeature {
         }
         switch request {
         case .object(_, let name, _): host.speak(phrases.text("looking-object", ["name": name]))
+        case .thing(let thing): host.speak(phrases.text("looking-object", ["name": thing.words]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))
         }
         // Paused before the engine was ready: the pictures start with resume.
@@ -163,6 +183,10 @@ public final class FindObject: PluginFeature {
     /// On the host's delivery thread: an object search's follower moves with every frame; the search worker
     /// takes the newest it can.
     public func handle(frame: CameraFrame) {
+        if let teaching {
+            teaching.worker?.offer(frame)
+            return
+        }
         guard !search.stopped else { return }
         if search.follows { search.follow(frame) }
         mailbox?.offer(frame)
@@ -186,6 +210,9 @@ public final class FindObject: PluginFeature {
     }
 
     public func stop() {
+        if let timer = teaching?.timer { host.cancelTimer(timer) }
+        teaching?.worker?.stop()
+        teaching = nil
         touring = false
         if let tourTimer { host.cancelTimer(tourTimer) }
         tourTimer = nil

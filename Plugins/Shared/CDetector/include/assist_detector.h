@@ -18,6 +18,17 @@ int assist_trk_start(assist_trk *trk, const uint8_t *bgr, int width, int height,
                      const assist_det_box *box);
 int assist_trk_step(assist_trk *trk, const uint8_t *bgr, int width, int height, size_t stride, assist_det_box *box);
 void assist_trk_close(assist_trk *trk);
+assist_emb *assist_emb_open(const char *onnx, int input_size, int threads, char **err);
+int assist_emb_run(assist_emb *emb, const uint8_t *bgr, int width, int height, size_t stride,
+                   const assist_det_box *regions, int count, float *out);
+int assist_emb_coarse(assist_emb *emb, const uint8_t *bgr, int width, int height, size_t stride, int map_width,
+                      const assist_det_box *regions, int count, float *out);
+void assist_emb_close(assist_emb *emb);
+int assist_pic_measure(const uint8_t *bgr, const uint8_t *previous, int width, int height, size_t stride,
+                       assist_pic_measures *out);
+assist_vid *assist_vid_open(const char *path, double *fps, char **err);
+const uint8_t *assist_vid_next(assist_vid *video, int *width, int *height, size_t *stride, double *seconds);
+void assist_vid_close(assist_vid *video);
 
 #ifdef __cplusplus
 }
