@@ -10,3 +10,5 @@ swift build -c release --product AssistFindObject >/dev/null
 swift build -c release --product AssistDetector >/dev/null
 swift build -c release --product AssistMedia >/dev/null
 .build/release/FindObjectBench
+# Issue 39: a person's own things taught from videos and found in other scenes, with the two baselines.
+/usr/bin/python3 bench/find_things_bench.py 2> >(grep -v "libpng warning" >&2)

@@ -202,6 +202,14 @@ def cases(f: dict, work: Path) -> list:
              expect="any"),  # root reads it all the same
         Case("find-object unknown name", ["run", "find-object", "flux capacitor"]),
         Case("find-object empty text", ["run", "find-object", "--text", ""]),
+        Case("teach from a video that is text", ["run", "find-object", "teach", "keys", "--video", str(f["text.mp4"])]),
+        Case("teach from a video that is missing", ["run", "find-object", "teach", "keys", "--video", "/nonexistent.mp4"]),
+        Case("teach from a folder", ["run", "find-object", "teach", "keys", "--video", str(f["folder.jpg"])]),
+        Case("teach a name of control characters", ["run", "find-object", "teach", "\x07\x1b", "--video", str(f["text.mp4"])]),
+        Case("teach with an unknown option", ["run", "find-object", "teach", "keys", "--loud"]),
+        Case("forget a thing never taught", ["run", "find-object", "forget", "keys", "--yes"]),
+        Case("rename with one name", ["run", "find-object", "rename", "keys"]),
+        Case("things with an argument", ["run", "find-object", "things", "all"]),
         # Settings an admin wrote.
         Case("config with a duplicate key", ["say", "--audio-out", "null", "--config", str(f["dup-key.toml"]), "hi"], expect="any"),
         Case("config with a duplicate table", ["say", "--audio-out", "null", "--config", str(f["dup-table.toml"]), "hi"],

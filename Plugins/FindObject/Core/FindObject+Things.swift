@@ -161,7 +161,8 @@ extension FindObject {
                 }
             }
             let result = teacher.finish(key: key, words: words, source: "video")
-            host.onMain { [self] in learned(result, words: words, fromCamera: false) }
+            let calibration = teacher.calibration
+            host.onMain { [self] in learned(result, words: words, fromCamera: false, calibration: calibration) }
         }
     }
 
@@ -193,8 +194,8 @@ extension FindObject {
                     host.unsubscribeCamera()
                     self.teaching = nil
                     teaching.worker?.stop()
-                    let result = teaching.finish(key: key, words: words)
-                    learned(result, words: words, fromCamera: true)
+                    let (result, calibration) = teaching.finish(key: key, words: words)
+                    learned(result, words: words, fromCamera: true, calibration: calibration)
                 }
             }
         }
@@ -215,7 +216,10 @@ extension FindObject {
     }
 
     /// Saves a thing learned, or says why not; finishes.
-    func learned(_ result: Result<Thing, Teacher.Problem>, words: String, fromCamera: Bool) {
+    func learned(
+        _ result: Result<Thing, Teacher.Problem>, words: String, fromCamera: Bool,
+        calibration: (alike: Double, nearest: Double)
+    ) {
         switch result {
         case .failure(.nothingSeen):
             fail(
@@ -234,7 +238,8 @@ extension FindObject {
             host.publish(
                 "assist.find-object.taught",
                 json: String(
-                    format: #"{"views":%d,"threshold":%.3f}"#, thing.prototypes.count, thing.threshold))
+                    format: #"{"views":%d,"threshold":%.3f,"alike":%.3f,"background":%.3f}"#, thing.prototypes.count,
+                    thing.threshold, calibration.alike, calibration.nearest))
             Self.offerNames(host: host)
             host.speak(phrases.text("taught", count: thing.prototypes.count, ["name": words]))
             host.finish(.ok)
@@ -364,7 +369,7 @@ final class Teaching: @unchecked Sendable {
 
     var goodViews: Int { lock.withLock { teacher.views.count } }
 
-    func finish(key: String, words: String) -> Result<Thing, Teacher.Problem> {
-        lock.withLock { teacher.finish(key: key, words: words, source: "camera") }
+    func finish(key: String, words: String) -> (Result<Thing, Teacher.Problem>, (alike: Double, nearest: Double)) {
+        lock.withLock { (teacher.finish(key: key, words: words, source: "camera"), teacher.calibration) }
     }
 }

@@ -42,6 +42,8 @@ final class Teacher {
     private(set) var views: [View] = []
     private(set) var sampled = 0
     private(set) var empty = 0
+    /// How alike the kept views were and the nearest background, after `finish` (reported when taught).
+    private(set) var calibration = (alike: 0.0, nearest: 0.0)
     private var previous: [UInt8] = []
     private var previousSize = (0, 0, 0)
 
@@ -106,22 +108,29 @@ final class Teacher {
             if chosen.allSatisfy({ Thing.dot($0.embedding, view.embedding) < 0.985 }) { chosen.append(view) }
         }
         guard chosen.count >= Self.minimumViews else { return .failure(.tooFewViews(chosen.count)) }
-        var thing = Thing(key: key, words: words, threshold: 0.8, prototypes: chosen.map(\.embedding), source: source)
-        thing.threshold = Self.threshold(
-            views: chosen.map(\.embedding), background: views.flatMap(\.background))
-        return .success(thing)
+        let calibrated = Self.threshold(views: chosen.map(\.embedding), background: views.flatMap(\.background))
+        calibration = (calibrated.alike, calibrated.nearest)
+        return .success(
+            Thing(
+                key: key, words: words, threshold: calibrated.threshold, prototypes: chosen.map(\.embedding),
+                source: source))
     }
 
-    /// Halfway between how alike the views are (each to the nearest other, the fifth lowest in twenty) and how
-    /// alike the most alike background is to the thing, within 0.72…0.95.
-    static func threshold(views: [[Float]], background: [[Float]]) -> Double {
+    /// A third of the way from how alike the most alike background is to the thing towards how alike the views
+    /// are (each to the nearest other, the fifth lowest in twenty), within 0.64…0.9. The views are of one
+    /// session and more alike than the thing will be elsewhere; other scenes' regions stay below about 0.6 (the
+    /// most alike of 240 pictures without the thing in `bench/find_things_bench.py` was 0.648, an eagle among
+    /// animals). Returns the threshold, how alike the views are and the nearest background.
+    static func threshold(views: [[Float]], background: [[Float]]) -> (
+        threshold: Double, alike: Double, nearest: Double
+    ) {
         let alike = views.indices.map { index in
             views.indices.filter { $0 != index }.map { Double(Thing.dot(views[index], views[$0])) }.max() ?? 1
         }.sorted()
         let low = alike.isEmpty ? 0.9 : alike[alike.count / 5]
         let thing = Thing(key: "", words: "", threshold: 0, prototypes: views, source: "")
-        let nearest = background.map { thing.similarity($0) }.max() ?? 0.6
-        return min(0.95, max(0.72, (low + nearest) / 2, nearest + 0.02))
+        let nearest = background.map { thing.similarity($0) }.max() ?? 0.5
+        return (min(0.9, max(0.64, nearest + 0.3 * (low - nearest))), low, nearest)
     }
 }
 

@@ -203,6 +203,10 @@ struct assist_vid {
 };
 
 extern "C" assist_vid *assist_vid_open(const char *path, double *fps, char **err) {
+    // FFmpeg's own complaints ("moov atom not found") would reach the person's terminal beside Assist's one
+    // sentence; OpenCV reads this when it first opens a video (AV_LOG_QUIET), unless an admin set it.
+    static const bool quiet = setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0) == 0;
+    (void)quiet;
     try {
         auto *video = new assist_vid();
         if (!video->capture.open(path, cv::CAP_FFMPEG)) {
