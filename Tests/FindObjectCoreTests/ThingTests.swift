@@ -33,7 +33,8 @@ struct ThingTests {
     @Test func windowsCoverThePictureAtThreeSizes() {
         let windows = ThingSearch.windows(aspect: 4.0 / 3)
         #expect(Set(windows.map(\.height)) == [0.6, 0.4, 0.27])
-        #expect(windows.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x + $0.width <= 1.0001 && $0.y + $0.height <= 1.0001 })
+        #expect(
+            windows.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x + $0.width <= 1.0001 && $0.y + $0.height <= 1.0001 })
         // Every point of the picture is inside a window of each size.
         for size in [0.6, 0.4, 0.27] {
             let some = windows.filter { $0.height == size }

@@ -105,7 +105,8 @@ struct SetupCLITests {
             "\(after.lines)")
         let embedder = data.path("models/mobilenetv2-embedder")
         try FileManager.default.createDirectory(at: embedder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.embedder, to: embedder.appendingPathComponent("mobilenetv2-embedder.onnx"))
+        try FileManager.default.copyItem(
+            at: Self.embedder, to: embedder.appendingPathComponent("mobilenetv2-embedder.onnx"))
         let both = try ProcessRunner.run(BuildProducts.assist, ["doctor"] + common, environment: environment)
         #expect(
             both.lines.contains("ok: things model: \(embedder.path)/mobilenetv2-embedder.onnx"), "\(both.lines)")
