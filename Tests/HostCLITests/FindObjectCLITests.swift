@@ -129,6 +129,43 @@ struct FindObjectCLITests {
         #expect(Double(right.count) >= 0.95 * Double(clear.count), "\(clear.map { ($0.frame, $0.direction) })")
     }
 
+    /// Issue 39, item 3: two people cross, the target (the one nearest the middle at first, darknet's
+    /// person.jpg) walking right while the other (scikit-image's astronaut) walks into the middle. Nearest the
+    /// middle would hop to the astronaut half way; the embedder keeps the sounds on the first person.
+    @Test func theTargetStaysTheSamePersonWhenAnotherComesNearerTheMiddle() throws {
+        let count = 30
+        func first(_ frame: Int) -> Double { 0.45 + 0.4 * Double(frame) / Double(count - 1) }
+        func other(_ frame: Int) -> Double { 0.1 + 0.4 * Double(frame) / Double(count - 1) }
+        let folder = try TemporaryDirectory("assist-find-crowd")
+        let photos = BuildProducts.packageRoot.appendingPathComponent(".build/test-photos").path
+        for frame in 0..<count {
+            let made = try ProcessRunner.run(
+                "/usr/bin/convert",
+                [
+                    "\(photos)/grass.png", "-resize", "800x600!", "(", "\(Self.photos)/person.jpg", "-crop",
+                    "90x295+186+88", "+repage", ")", "-geometry", "+\(Int(first(frame) * 800) - 45)+150", "-composite",
+                    "(", "\(photos)/astronaut.png", "-crop", "360x512+30+0", "+repage", "-resize", "x300", ")",
+                    "-geometry", "+\(Int(other(frame) * 800) - 105)+150", "-composite",
+                    folder.path(String(format: "f%02d.png", frame)).path,
+                ])
+            try #require(made.status == 0, "\(made.standardError)")
+        }
+        let data = try TemporaryDirectory("assist-find-data")
+        let result = try run(folder, ["person"], data: data, framesPerSecond: 2.5 / min(ProcessRunner.timeScale, 2))
+        #expect(result.status == 0, "\(result.standardError)")
+        let guided = try events(data).filter { $0.name == "assist.find-object.guidance" }.compactMap {
+            event -> (frame: Int, x: Double)? in
+            guard let frame = event.payload["frame"] as? Int, let x = event.payload["x"] as? Double else { return nil }
+            return (frame, x)
+        }
+        try #require(guided.count >= 8, "\(guided)")
+        let onFirst = guided.filter { abs($0.x - first($0.frame)) < abs($0.x - other($0.frame)) }
+        #expect(
+            Double(onFirst.count) >= 0.95 * Double(guided.count),
+            "\(guided.map { ($0.frame, $0.x, first($0.frame), other($0.frame)) })")
+        #expect(guided.contains { $0.frame >= count * 2 / 3 }, "still guided when the other is in the middle")
+    }
+
     @Test func unknownNamesGetTheClosestOnesAndBadQueriesOneSentence() throws {
         let folder = try frames([nil])
         let data = try TemporaryDirectory("assist-find-data")

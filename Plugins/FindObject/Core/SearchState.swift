@@ -54,7 +54,11 @@ final class SearchState: @unchecked Sendable {
 
     private(set) var request: Request?
     private var detector: ObjectDetector?
+    /// The embedder: a taught thing's search needs it; an object search uses it, when installed, to keep one
+    /// instance as the target (`targetLook`, the worker's) rather than hop to whichever is nearest the middle.
     private var embedder: ObjectEmbedder?
+    private var targetLook: [Float]?
+    private var searchesWithoutTarget = 0
     private var engine: TesseractEngine?
     private var tracker = Tracker()
     private var throttle = Throttle()
@@ -113,6 +117,7 @@ final class SearchState: @unchecked Sendable {
             do { detector = try ObjectDetector(spec: custom.spec) } catch {
                 throw FindObjectError(message: error.message)
             }
+            embedder = Self.optionalEmbedder(share: share, data: data)
             follower = ObjectFollower()
         case .thing:
             let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
@@ -134,6 +139,7 @@ final class SearchState: @unchecked Sendable {
             do {
                 detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, data: data, cache: cache))
             } catch { throw FindObjectError(message: error.message) }
+            embedder = Self.optionalEmbedder(share: share, data: data)
             follower = ObjectFollower()
         case .text:
             tracker = Tracker(missPenalty: 2)
@@ -143,6 +149,13 @@ final class SearchState: @unchecked Sendable {
                 throw FindObjectError(message: (error as? OCRError)?.message ?? "Text recognition cannot start.")
             }
         }
+    }
+
+    /// The embedder when it is installed and sound; an object search goes on without it (nearest the middle).
+    private static func optionalEmbedder(share: String?, data: String?) -> ObjectEmbedder? {
+        let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("things-model-checked.txt") }
+        guard let path = try? ObjectEmbedder.locate(share: share, data: data, cache: cache) else { return nil }
+        return try? ObjectEmbedder(path: path)
     }
 
     /// True when an object search has a follower: the delivery thread guides (`follow`), the worker detects.
@@ -225,7 +238,45 @@ final class SearchState: @unchecked Sendable {
         guard case .object(let classID, _, _) = request, let detector, frame.format == .bgr24 else { return nil }
         let found = detector.detect(
             bgr: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride, onlyClass: classID)
-        return found.detections.min { Self.distance($0.centreX, $0.centreY) < Self.distance($1.centreX, $1.centreY) }
+        let nearest = found.detections.sorted {
+            Self.distance($0.centreX, $0.centreY) < Self.distance($1.centreX, $1.centreY)
+        }
+        guard let embedder else { return nearest.first }
+        return sameInstance(Array(nearest.prefix(6)), in: frame, embedder: embedder)
+    }
+
+    /// Of the detections (nearest the middle first), the one that looks like the target: the first search
+    /// takes the nearest and remembers how it looks; later ones take the most alike when it is alike enough
+    /// (0.75) and let the look drift slowly with it (a fifth each time). When none is, the target is not
+    /// seen, rather than another of its kind taken: in a crowd the sounds stay with one person. After eight
+    /// searches without it, the nearest is taken again.
+    private func sameInstance(_ candidates: [Detection], in frame: CameraFrame, embedder: ObjectEmbedder) -> Detection?
+    {
+        guard !candidates.isEmpty else {
+            searchesWithoutTarget += 1
+            if searchesWithoutTarget >= 8 { targetLook = nil }
+            return nil
+        }
+        let regions = candidates.map { Region(x: $0.x, y: $0.y, width: $0.width, height: $0.height).clamped }
+        let looks = embedder.embed(
+            bgr: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride, regions: regions)
+        guard looks.count == candidates.count else { return candidates.first }
+        guard let target = targetLook, searchesWithoutTarget < 8 else {
+            targetLook = looks[0]
+            searchesWithoutTarget = 0
+            return candidates[0]
+        }
+        let scored = looks.map { Double(Thing.dot(target, $0)) }
+        guard let best = scored.indices.max(by: { scored[$0] < scored[$1] }), scored[best] >= 0.75 else {
+            searchesWithoutTarget += 1
+            return nil
+        }
+        var drifted = zip(target, looks[best]).map { 0.8 * $0 + 0.2 * $1 }
+        let norm = drifted.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        if norm > 0 { drifted = drifted.map { $0 / norm } }
+        targetLook = drifted
+        searchesWithoutTarget = 0
+        return candidates[best]
     }
 
     /// The region of a BGR24 frame most like `thing`, above its threshold (`ThingSearch`).
