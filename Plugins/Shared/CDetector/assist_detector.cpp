@@ -1,4 +1,5 @@
 #include "assist_detector.h"
+#include "assist_detector_reason.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
@@ -19,12 +20,6 @@ struct assist_det {
     cv::Mat blob;
 };
 
-static char *copy_reason(const std::string &text) {
-    char *copy = static_cast<char *>(std::malloc(text.size() + 1));
-    if (copy != nullptr) std::memcpy(copy, text.c_str(), text.size() + 1);
-    return copy;
-}
-
 extern "C" assist_det *assist_det_open(const char *cfg, const char *weights, int input_size, int threads,
                                        char **err) {
     try {
@@ -41,7 +36,7 @@ extern "C" assist_det *assist_det_open(const char *cfg, const char *weights, int
         assist_det_run(det, grey.data, input_size, input_size, grey.step, 0.25f, 0.45f, -1, &unused, 1, &ms);
         return det;
     } catch (const std::exception &error) {
-        if (err != nullptr) *err = copy_reason(error.what());
+        if (err != nullptr) *err = assist_copy_reason(error.what());
         return nullptr;
     }
 }

@@ -2,6 +2,7 @@
 // things"): MobileNetV2 without its classifier through OpenCV DNN, one 1280-number unit vector per region; the
 // measures teaching chooses views by; and the video reader that teaches from a file.
 #include "assist_detector.h"
+#include "assist_detector_reason.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
@@ -22,12 +23,6 @@ struct assist_emb {
     cv::Mat blob;
 };
 
-static char *copy_reason(const std::string &text) {
-    char *copy = static_cast<char *>(std::malloc(text.size() + 1));
-    if (copy != nullptr) std::memcpy(copy, text.c_str(), text.size() + 1);
-    return copy;
-}
-
 extern "C" assist_emb *assist_emb_open(const char *onnx, int input_size, int threads, char **err) {
     try {
         if (threads > 0) cv::setNumThreads(threads);
@@ -41,12 +36,12 @@ extern "C" assist_emb *assist_emb_open(const char *onnx, int input_size, int thr
         std::vector<float> unused(ASSIST_EMB_DIMENSION);
         if (assist_emb_run(emb, grey.data, input_size, input_size, grey.step, &whole, 1, unused.data()) != 1) {
             delete emb;
-            if (err != nullptr) *err = copy_reason("the network gives no embedding");
+            if (err != nullptr) *err = assist_copy_reason("the network gives no embedding");
             return nullptr;
         }
         return emb;
     } catch (const std::exception &error) {
-        if (err != nullptr) *err = copy_reason(error.what());
+        if (err != nullptr) *err = assist_copy_reason(error.what());
         return nullptr;
     }
 }
@@ -211,13 +206,13 @@ extern "C" assist_vid *assist_vid_open(const char *path, double *fps, char **err
         auto *video = new assist_vid();
         if (!video->capture.open(path, cv::CAP_FFMPEG)) {
             delete video;
-            if (err != nullptr) *err = copy_reason("it is not a video that can be read");
+            if (err != nullptr) *err = assist_copy_reason("it is not a video that can be read");
             return nullptr;
         }
         if (fps != nullptr) *fps = video->capture.get(cv::CAP_PROP_FPS);
         return video;
     } catch (const std::exception &error) {
-        if (err != nullptr) *err = copy_reason(error.what());
+        if (err != nullptr) *err = assist_copy_reason(error.what());
         return nullptr;
     }
 }

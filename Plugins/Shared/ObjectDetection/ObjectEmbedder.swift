@@ -40,17 +40,12 @@ public final class ObjectEmbedder {
 
     /// One unit vector per region of a BGR24 picture, in the regions' order; empty when the network fails.
     public func embed(bgr: UnsafeRawPointer, width: Int, height: Int, stride: Int, regions: [Region]) -> [[Float]] {
-        guard !regions.isEmpty, let run = library.emb_run else { return [] }
-        let boxes = regions.map {
-            assist_det_box(
-                x: Float($0.x), y: Float($0.y), w: Float($0.width), h: Float($0.height), score: 1, class_id: -1)
+        guard let run = library.emb_run else { return [] }
+        return vectors(regions) { boxes, out in
+            run(
+                handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, boxes,
+                Int32(regions.count), out)
         }
-        var out = [Float](repeating: 0, count: regions.count * Self.dimension)
-        let count = run(
-            handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, boxes,
-            Int32(boxes.count), &out)
-        guard count == Int32(regions.count) else { return [] }
-        return (0..<regions.count).map { Array(out[$0 * Self.dimension..<($0 + 1) * Self.dimension]) }
     }
 
     /// The same, coarser and far cheaper: the network once over the picture `mapWidth` pixels wide, each region
@@ -58,16 +53,31 @@ public final class ObjectEmbedder {
     public func coarse(
         bgr: UnsafeRawPointer, width: Int, height: Int, stride: Int, mapWidth: Int = 448, regions: [Region]
     ) -> [[Float]] {
-        guard !regions.isEmpty, let run = library.emb_coarse else { return [] }
+        guard let run = library.emb_coarse else { return [] }
+        return vectors(regions) { boxes, out in
+            run(
+                handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, Int32(mapWidth),
+                boxes, Int32(regions.count), out)
+        }
+    }
+
+    /// `regions` as the C API's boxes, given to `body` with room for their vectors; the vectors, or none when
+    /// `body` did not give one for each region.
+    private func vectors(
+        _ regions: [Region], _ body: (UnsafePointer<assist_det_box>, UnsafeMutablePointer<Float>) -> Int32
+    ) -> [[Float]] {
+        guard !regions.isEmpty else { return [] }
         let boxes = regions.map {
             assist_det_box(
                 x: Float($0.x), y: Float($0.y), w: Float($0.width), h: Float($0.height), score: 1, class_id: -1)
         }
         var out = [Float](repeating: 0, count: regions.count * Self.dimension)
-        let count = run(
-            handle, bgr.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), stride, Int32(mapWidth),
-            boxes,
-            Int32(boxes.count), &out)
+        let count = boxes.withUnsafeBufferPointer { boxes in
+            out.withUnsafeMutableBufferPointer { vectors in
+                guard let boxes = boxes.baseAddress, let vectors = vectors.baseAddress else { return Int32(-1) }
+                return body(boxes, vectors)
+            }
+        }
         guard count == Int32(regions.count) else { return [] }
         return (0..<regions.count).map { Array(out[$0 * Self.dimension..<($0 + 1) * Self.dimension]) }
     }
