@@ -138,6 +138,35 @@ struct FindObjectThingsCLITests {
             try run(["things"], data: data).linesAfterNotice == ["my badge: \(views(taught, "my badge") ?? 0) views"])
     }
 
+    /// On a terminal, typed key by key: `teach` without a name asks for one, the name typed, the camera
+    /// teaching heard through; a second teaching stopped with Escape half way saves nothing.
+    @Test func onATerminalTheNameIsTypedAndEscapeStopsTeachingWithNothingSaved() throws {
+        let folder = try TemporaryDirectory("assist-things-terminal")
+        let data = try TemporaryDirectory("assist-things-data")
+        let badge = try video(folder, "badge.mp4", seconds: 14)
+        let options = [
+            "run", "--no-speech", "--camera", "video:\(badge)", "--camera-fps", "30", "--data-dir", data.url.path,
+            "find-object", "teach",
+        ]
+        let screen = try PseudoTerminal(BuildProducts.assist, options)
+        #expect(screen.waitFor("What is the thing called?", timeout: 30), "\(screen.text)")
+        screen.typeSlowly("my badge\r")
+        #expect(screen.waitFor("Hold my badge in front of the camera", timeout: 30), "\(screen.text)")
+        #expect(screen.waitFor("Learned my badge from", timeout: 60), "\(screen.text)")
+        #expect(screen.waitForExit(timeout: 30) == 0, "\(screen.text)")
+
+        let second = try PseudoTerminal(BuildProducts.assist, options + ["wallet"])
+        #expect(second.waitFor("Hold wallet in front of the camera", timeout: 30), "\(second.text)")
+        #expect(second.waitFor("good views.", timeout: 30), "\(second.text)")
+        second.type([0x1B])
+        #expect(second.waitFor("Find object stopped.", timeout: 20), "\(second.text)")
+        #expect(second.waitForExit(timeout: 30) != nil, "\(second.text)")
+        let listed = try run(["things"], data: data)
+        #expect(
+            listed.linesAfterNotice.count == 1 && listed.linesAfterNotice.first?.hasPrefix("my badge:") == true,
+            "\(listed)")
+    }
+
     @Test func badVideosSayWhatToFilmAndSaveNothing() throws {
         let folder = try TemporaryDirectory("assist-things-bad")
         let data = try TemporaryDirectory("assist-things-data")
@@ -275,6 +304,23 @@ struct FindObjectThingsCLITests {
         #expect(renamed.status == 0 && renamed.lines.last == "my badge is now called work badge.", "\(renamed)")
         let taken = try run(["rename", "work badge", "!!"], data: data)
         #expect(taken.status != 0)
+        // The numbered list has the person's things first, then the 80 objects.
+        let listScene = try scene([0.5])
+        let listed = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--data-dir", data.url.path, "--camera", "dir:\(listScene.url.path)",
+                "--camera-fps", "2", "find-object",
+            ],
+            lines: [
+                ProcessRunner.when("press Enter for the list", type: ""),
+                ProcessRunner.when("Choose the object to find.", thenWait: 0.5, type: "work badge"),
+            ], timeoutSeconds: 60)
+        let lines = listed.output.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains("1. work badge") && lines.contains("18. dog") && lines.contains("81. toothbrush"),
+            "\(lines)")
+        #expect(lines.contains("Looking for object: work badge"), "\(lines)")
         let kept = try run(["forget", "work", "badge"], data: data, input: "n\n")
         #expect(kept.lines.last == "work badge was kept as it was.", "\(kept.lines)")
         let forgotten = try run(["forget", "work badge", "--yes"], data: data)

@@ -17,15 +17,17 @@ extension FindObject {
         }
     }
 
-    /// Every object by its main name, numbered, in the model's order.
+    /// The things the person taught, then every object by its main name in the model's order, numbered.
     func offerList() {
         guard let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language) else {
             return fail(phrases.text("usage"))
         }
-        let choices = names.entries.indices.map { names.mainName($0) }
+        let taught = (try? ThingStore(host: host).all()) ?? []
+        let choices = taught.map(\.words) + names.entries.indices.map { names.mainName($0) }
         host.askChoice(phrases.text("choose-object"), choices: choices) { [self] index in
             guard let index else { return host.finish(.cancelled) }
-            startSearch(.object(classID: index, name: choices[index]))
+            if index < taught.count { return startSearch(.thing(taught[index])) }
+            startSearch(.object(classID: index - taught.count, name: choices[index]))
         }
     }
 
