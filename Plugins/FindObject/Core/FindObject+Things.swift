@@ -117,13 +117,10 @@ extension FindObject {
         let share = host.shareDirectory
         let data = host.dataDirectory
         loader.run { [self] in
-            do {
-                let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("things-model-checked.txt") }
-                let path = try ObjectEmbedder.locate(share: share, data: data, cache: cache)
-                body(try ObjectEmbedder(path: path))
+            do throws(DetectionError) {
+                body(try SearchState.openEmbedder(share: share, data: data))
             } catch {
-                let message = (error as? DetectionError)?.message ?? "\(error)"
-                host.onMain { [self] in fail(message, status: .notFound) }
+                host.onMain { [self] in fail(error.message, status: .notFound) }
             }
         }
     }

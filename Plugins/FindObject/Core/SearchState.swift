@@ -121,7 +121,6 @@ final class SearchState: @unchecked Sendable {
             follower = ObjectFollower()
         case .thing:
             let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
-            let thingsCache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("things-model-checked.txt") }
             if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
             do {
                 // The detector only proposes where things are, of any kind: a 320-pixel input is enough and
@@ -129,8 +128,7 @@ final class SearchState: @unchecked Sendable {
                 var spec = try ModelSpec.coco(folder: try ModelFiles.locate(share: share, data: data, cache: cache))
                 spec.inputSize = 320
                 detector = try ObjectDetector(spec: spec)
-                embedder = try ObjectEmbedder(
-                    path: try ObjectEmbedder.locate(share: share, data: data, cache: thingsCache))
+                embedder = try Self.openEmbedder(share: share, data: data)
             } catch { throw FindObjectError(message: error.message) }
             follower = ObjectFollower()
         case .object:
@@ -151,11 +149,16 @@ final class SearchState: @unchecked Sendable {
         }
     }
 
+    /// The embedder, checked (a check remembered in the plugin's data folder); for teaching and for a taught
+    /// thing's search.
+    static func openEmbedder(share: String?, data: String?) throws(DetectionError) -> ObjectEmbedder {
+        let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("things-model-checked.txt") }
+        return try ObjectEmbedder(path: try ObjectEmbedder.locate(share: share, data: data, cache: cache))
+    }
+
     /// The embedder when it is installed and sound; an object search goes on without it (nearest the middle).
     private static func optionalEmbedder(share: String?, data: String?) -> ObjectEmbedder? {
-        let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("things-model-checked.txt") }
-        guard let path = try? ObjectEmbedder.locate(share: share, data: data, cache: cache) else { return nil }
-        return try? ObjectEmbedder(path: path)
+        try? openEmbedder(share: share, data: data)
     }
 
     /// True when an object search has a follower: the delivery thread guides (`follow`), the worker detects.
