@@ -120,23 +120,19 @@ final class SearchState: @unchecked Sendable {
             embedder = Self.optionalEmbedder(share: share, data: data)
             follower = ObjectFollower()
         case .thing:
-            let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
-            if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
             do {
                 // The detector only proposes where things are, of any kind: a 320-pixel input is enough and
                 // costs 60 % of the 416 an object search uses.
-                var spec = try ModelSpec.coco(folder: try ModelFiles.locate(share: share, data: data, cache: cache))
+                var spec = try Self.cocoSpec(share: share, data: data)
                 spec.inputSize = 320
                 detector = try ObjectDetector(spec: spec)
                 embedder = try Self.openEmbedder(share: share, data: data)
             } catch { throw FindObjectError(message: error.message) }
             follower = ObjectFollower()
         case .object:
-            let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
-            if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
-            do {
-                detector = try ObjectDetector(directory: try ModelFiles.locate(share: share, data: data, cache: cache))
-            } catch { throw FindObjectError(message: error.message) }
+            do { detector = try ObjectDetector(spec: try Self.cocoSpec(share: share, data: data)) } catch {
+                throw FindObjectError(message: error.message)
+            }
             embedder = Self.optionalEmbedder(share: share, data: data)
             follower = ObjectFollower()
         case .text:
@@ -147,6 +143,13 @@ final class SearchState: @unchecked Sendable {
                 throw FindObjectError(message: (error as? OCRError)?.message ?? "Text recognition cannot start.")
             }
         }
+    }
+
+    /// COCO's detector, checked (a check remembered in the plugin's data folder, made if missing).
+    private static func cocoSpec(share: String?, data: String?) throws(DetectionError) -> ModelSpec {
+        let cache = data.map { URL(fileURLWithPath: $0).appendingPathComponent("model-checked.txt") }
+        if let data { try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true) }
+        return try ModelSpec.coco(folder: try ModelFiles.locate(share: share, data: data, cache: cache))
     }
 
     /// The embedder, checked (a check remembered in the plugin's data folder); for teaching and for a taught
@@ -257,7 +260,6 @@ final class SearchState: @unchecked Sendable {
     {
         guard !candidates.isEmpty else {
             searchesWithoutTarget += 1
-            if searchesWithoutTarget >= 8 { targetLook = nil }
             return nil
         }
         let regions = candidates.map { Region(x: $0.x, y: $0.y, width: $0.width, height: $0.height).clamped }
@@ -311,7 +313,7 @@ final class SearchState: @unchecked Sendable {
         guard let detector, let embedder, frame.format == .bgr24, frame.height > 0 else { return nil }
         let (pixels, width, height, stride) = (frame.pixels, frame.width, frame.height, frame.stride)
         let found = detector.detect(bgr: pixels, width: width, height: height, stride: stride, maximum: 8)
-        let boxes = ThingSearch.proposals(detections: found.detections, aspect: Double(width) / Double(height))
+        let boxes = ThingSearch.proposals(detections: found.detections)
         let windows = ThingSearch.windows(aspect: Double(width) / Double(height))
         let coarse = embedder.coarse(
             bgr: pixels, width: width, height: height, stride: stride, regions: boxes + windows)

@@ -128,8 +128,7 @@ final class Teacher {
             views.indices.filter { $0 != index }.map { Double(Thing.dot(views[index], views[$0])) }.max() ?? 1
         }.sorted()
         let low = alike.isEmpty ? 0.9 : alike[alike.count / 5]
-        let thing = Thing(key: "", words: "", threshold: 0, prototypes: views, source: "")
-        let nearest = background.map { thing.similarity($0) }.max() ?? 0.5
+        let nearest = background.map { Thing.similarity(of: $0, to: views) }.max() ?? 0.5
         return (min(0.9, max(0.64, nearest + 0.3 * (low - nearest))), low, nearest)
     }
 }
@@ -158,7 +157,7 @@ enum ThingSearch {
     }
 
     /// The detector's boxes grown by a tenth on each side.
-    static func proposals(detections: [Detection], aspect: Double) -> [Region] {
+    static func proposals(detections: [Detection]) -> [Region] {
         detections.prefix(8).map {
             Region(
                 x: $0.x - $0.width * 0.1, y: $0.y - $0.height * 0.1, width: $0.width * 1.2, height: $0.height * 1.2

@@ -36,8 +36,11 @@ struct Thing: Equatable, Sendable {
     }
 
     /// The best similarity of `embedding` to the prototypes (each a unit vector: the dot product).
-    func similarity(_ embedding: [Float]) -> Double {
-        prototypes.map { Double(Self.dot($0, embedding)) }.max() ?? 0
+    func similarity(_ embedding: [Float]) -> Double { Self.similarity(of: embedding, to: prototypes) }
+
+    /// The best similarity of `embedding` to any of `prototypes`; 0 when there are none.
+    static func similarity(of embedding: [Float], to prototypes: [[Float]]) -> Double {
+        prototypes.map { Double(dot($0, embedding)) }.max() ?? 0
     }
 
     static func dot(_ a: [Float], _ b: [Float]) -> Float {
