@@ -20,76 +20,35 @@ package struct CommandRouter: Sendable {
 
     /// Creates a router holding the built-in commands with their English labels.
     package init(labels: [String: String] = [:]) {
-        func label(_ id: String, _ fallback: String) -> String { labels[id] ?? fallback }
-        let host = Self.hostOwner
-        bindings = [
-            CommandBinding(
-                id: "next", label: label("next", "Next"), key: .right, phrases: ["next", "n"], scope: .focused,
-                owner: host),
-            CommandBinding(
-                id: "previous", label: label("previous", "Previous"), key: .left,
-                phrases: ["previous", "prev", "back", "p"], scope: .focused, owner: host),
-            CommandBinding(
-                id: Self.pauseToggle, label: label("pause", "Pause or resume"), key: .space, phrases: [],
-                scope: .focused, owner: host),
-            CommandBinding(
-                id: "pause", label: label("pause", "Pause"), key: nil, phrases: ["pause"], scope: .focused, owner: host),
-            CommandBinding(
-                id: "resume", label: label("resume", "Resume"), key: nil, phrases: ["resume", "continue"],
-                scope: .focused, owner: host),
-            CommandBinding(
-                id: "faster", label: label("faster", "Faster"), key: .character("]"), phrases: ["faster"],
-                scope: .focused, owner: host),
-            CommandBinding(
-                id: "slower", label: label("slower", "Slower"), key: .character("["), phrases: ["slower"],
-                scope: .focused, owner: host),
-            CommandBinding(
-                id: "repeat", label: label("repeat", "Repeat"), key: .character("r"),
-                phrases: ["repeat", "again", "r"], scope: .focused, owner: host),
-            CommandBinding(
-                id: "stop", label: label("stop", "Stop"), key: .escape,
-                phrases: ["stop", "quit", "exit", "cancel", "q"], scope: .focused, owner: host),
-            CommandBinding(
-                id: "help", label: label("help", "Help"), key: .character("h"), phrases: ["help", "h", "?"],
-                scope: .focused, owner: host),
+        // (id, label key, English label, key, phrases), in the order a key or phrase is looked up.
+        let table: [(String, String, String, Key?, [String])] = [
+            ("next", "next", "Next", .right, ["next", "n"]),
+            ("previous", "previous", "Previous", .left, ["previous", "prev", "back", "p"]),
+            (Self.pauseToggle, "pause", "Pause or resume", .space, []),
+            ("pause", "pause", "Pause", nil, ["pause"]),
+            ("resume", "resume", "Resume", nil, ["resume", "continue"]),
+            ("faster", "faster", "Faster", .character("]"), ["faster"]),
+            ("slower", "slower", "Slower", .character("["), ["slower"]),
+            ("repeat", "repeat", "Repeat", .character("r"), ["repeat", "again", "r"]),
+            ("stop", "stop", "Stop", .escape, ["stop", "quit", "exit", "cancel", "q"]),
+            ("help", "help", "Help", .character("h"), ["help", "h", "?"]),
+            (Self.whatCanISay, Self.whatCanISay, "What can I say", nil, ["what can i say", "what can i say?"]),
+            (Self.tutorial, Self.tutorial, "Tour of Assist", nil, ["help tutorial"]),
+            // Second keys for the same commands, for keyboards and terminals without arrows or Escape.
+            ("stop", "stop", "Stop", .character("q"), []),
+            ("help", "help", "Help", .function(1), []),
+            ("help", "help", "Help", .character("?"), []),
+            ("next", "next", "Next", .character("n"), []),
+            ("previous", "previous", "Previous", .character("p"), []),
+            ("repeat", "repeat", "Repeat", .control("r"), []),
+            // On a terminal the console opens the line itself; a "/" that reaches the router came from a pipe.
+            (Self.typeCommand, Self.typeCommand, "Type a command", LineEditor.commandKey, []),
         ]
-        bindings.append(
+        bindings = table.map { id, labelKey, english, key, phrases in
             CommandBinding(
-                id: Self.whatCanISay, label: label(Self.whatCanISay, "What can I say"), key: nil,
-                phrases: ["what can i say", "what can i say?"], scope: .focused, owner: host))
-        bindings.append(
-            CommandBinding(
-                id: Self.tutorial, label: label(Self.tutorial, "Tour of Assist"), key: nil, phrases: ["help tutorial"],
-                scope: .focused, owner: host))
-        // Second keys for the same commands, for keyboards and terminals without arrows or Escape.
-        bindings.append(
-            CommandBinding(
-                id: "stop", label: label("stop", "Stop"), key: .character("q"), phrases: [], scope: .focused,
-                owner: host))
-        bindings.append(
-            CommandBinding(
-                id: "help", label: label("help", "Help"), key: .function(1), phrases: [], scope: .focused, owner: host))
-        bindings.append(
-            CommandBinding(
-                id: "help", label: label("help", "Help"), key: .character("?"), phrases: [], scope: .focused,
-                owner: host))
-        bindings.append(
-            CommandBinding(
-                id: "next", label: label("next", "Next"), key: .character("n"), phrases: [], scope: .focused,
-                owner: host))
-        bindings.append(
-            CommandBinding(
-                id: "previous", label: label("previous", "Previous"), key: .character("p"), phrases: [],
-                scope: .focused, owner: host))
-        bindings.append(
-            CommandBinding(
-                id: "repeat", label: label("repeat", "Repeat"), key: .control("r"), phrases: [], scope: .focused,
-                owner: host))
-        // On a terminal the console opens the line itself; a "/" that reaches the router came from a pipe.
-        bindings.append(
-            CommandBinding(
-                id: Self.typeCommand, label: label(Self.typeCommand, "Type a command"), key: LineEditor.commandKey,
-                phrases: [], scope: .focused, owner: host))
+                id: id, label: labels[labelKey] ?? english, key: key, phrases: phrases, scope: .focused,
+                owner: Self.hostOwner)
+        }
     }
 
     /// The command that says the phrases heard now, in this focus.
