@@ -89,6 +89,9 @@ package enum SettingsSchema {
         "plugins.require-sandbox": .flag,
         // Install only packages signed by a publisher in trusted-keys.d (docs/security.md).
         "plugins.require-signature": .flag,
+        // Ask at a terminal, the first time one of Assist's own features starts, for each device and the
+        // network it declares (docs/security.md); off: what it declares is given.
+        "plugins.ask-first-use": .flag,
         "plugins.helper-memory-mb": .wholeNumber(64...1_048_576),
         "plugins.helper-open-files": .wholeNumber(32...65_536),
         // The kiosk's (docs/kiosk.md); `kiosk.features.ID` entries are read by `KioskConfig`.

@@ -135,6 +135,20 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
         return false
     }
 
+    /// Answers yes (typed whole), as a person does, to the `count` questions Assist's own feature `name` asks the first time it
+    /// starts ("Read text asks for the camera. Allow it? Y or N."); false when one is not asked in time.
+    @discardableResult
+    package func allowFirstUse(_ name: String, count: Int = 1, timeout: Double = 30) -> Bool {
+        for asked in 1...count {
+            // The question is printed as one line: its start seen, its end is there too.
+            guard waitFor("\(name) asks for", count: asked, timeout: timeout) else { return false }
+            // The whole word and Enter, which the answer takes (Y answers at once, and the "es" and Enter that
+            // follow within 1.5 s are its own): the feature's next question hears the next key.
+            typeSlowly("yes\r", gap: 0.05)
+        }
+        return true
+    }
+
     /// How many times `needle` has been printed.
     package func occurrences(of needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
 

@@ -100,9 +100,15 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     }
 
     /// Starts `record` with `arguments`; a foreground feature takes the focus from the one running.
-    /// On failure the reason is spoken and printed, and false is returned.
+    /// On failure the reason is spoken and printed, and false is returned. Started by the person (`asking`),
+    /// Assist's own feature asks first for what nobody was asked about yet (`asksFirstUse`); a shell's start-up
+    /// hook (the survey's reminder) does not ask.
     @discardableResult
-    package func activate(_ record: PluginRecord, arguments: [String] = []) -> Bool {
+    package func activate(_ record: PluginRecord, arguments: [String] = [], asking: Bool = true) -> Bool {
+        if asking, let permission = unasked(record).first {
+            askFirstUse(permission, record, arguments: arguments)
+            return true
+        }
         if let refusal = load(record) {
             if refusal.state == .crashed {
                 endNow(record)
@@ -155,6 +161,72 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             return false
         }
         return true
+    }
+
+    /// Whether a Assist's own feature asks the person, the first time it starts, for each device and the
+    /// network its manifest declares (issue 34): set where someone can answer (a terminal, not a kiosk) and
+    /// `plugins.ask-first-use` is not off. Elsewhere what it declares is given, as before.
+    package var asksFirstUse = false
+
+    /// What `record` declares that nobody was asked about yet: a stranger's plugin was asked at install, and a
+    /// background feature (photo-sensor) starts with the shell, set up by whoever gave it folders and a server.
+    private func unasked(_ record: PluginRecord) -> [PluginPermission] {
+        guard asksFirstUse, record.state == .available || record.state == .loaded, let manifest = record.manifest,
+            !manifest.isBackground,
+            PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: services.paths)
+        else { return [] }
+        let chosen = PermissionStore(data: services.paths.data).choices(record.id)
+        return PluginPermission.allCases.filter { manifest.declaredPermissions.contains($0) && chosen[$0] == nil }
+    }
+
+    /// Asks whether `record` may use `permission`, keeps the answer and starts it (asking the next one first);
+    /// Escape starts nothing and is told as a cancelled start.
+    private func askFirstUse(_ permission: PluginPermission, _ record: PluginRecord, arguments: [String]) {
+        let name = record.name
+        let what = phrases.text("permission.\(permission.rawValue)")
+        let servers = record.manifest?.networkHosts ?? []
+        let prompt =
+            permission == .network
+            ? phrases.text(
+                "permission.first-use-network",
+                [
+                    "name": name,
+                    "servers": servers == ["*"]
+                        ? phrases.text("permission.any-server") : servers.joined(separator: ", "),
+                ])
+            : phrases.text("permission.first-use", ["name": name, "permission": what])
+        services.interaction.dialogs.open(
+            .confirm(prompt: prompt, defaultYes: true, timeoutMs: 0), owner: CommandRouter.hostOwner
+        ) { [weak self] answer in
+            guard let self else { return }
+            guard answer.status == .answered else { return tellEnded(record, ASSIST_E_CANCELLED) }
+            let store = PermissionStore(data: services.paths.data)
+            do {
+                try store.update(record.id) { $0[permission] = answer.yes }
+            } catch {
+                announcer.say(
+                    phrases.text("permission.not-saved", ["path": store.file.path]), priority: .important)
+                return tellEnded(record, ASSIST_E_IO)
+            }
+            services.logger.info(
+                "\(record.id): \(permission.rawValue) \(answer.yes ? "allowed" : "refused") at first use")
+            if !answer.yes {
+                announcer.say(
+                    phrases.text("permission.first-use-no", ["name": name, "permission": what, "id": record.id]))
+            }
+            // Loaded already (by a check before this start): its services take the answer now.
+            record.context?.services.permissions.setGranted(permission, answer.yes)
+            // Once this answer has left the dialogs: a feature that asks at once (the survey's consent) opens
+            // its question on a clear queue, and the keyboard follows it.
+            services.loop.post { [weak self] in
+                guard let self else { return }
+                // A start that failed has told the feature's end already; a refusal before it has not.
+                let told = endsTold[record.id, default: 0]
+                if !activate(record, arguments: arguments), endsTold[record.id, default: 0] == told {
+                    tellEnded(record, ASSIST_E_CANCELLED)
+                }
+            }
+        }
     }
 
     /// Stops `record`, frees its instance and tells `onFeatureEnded`.

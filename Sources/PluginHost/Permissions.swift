@@ -183,7 +183,9 @@ package final class PermissionUse: @unchecked Sendable {  // because: the tables
 /// tells the user, once for each thing refused, what was refused. Any thread.
 package final class PermissionGate: @unchecked Sendable {  // because: `told` is guarded by `lock`
     package let manifest: PluginManifest
-    package let granted: Set<PluginPermission>
+    /// What it was given; the first-use question (`FeatureController.asksFirstUse`) may change one.
+    package var granted: Set<PluginPermission> { lock.withLock { given } }
+    private var given: Set<PluginPermission>
     private let logger: Logger
     private let tell: @Sendable (Refusal) -> Void
     private let use: PermissionUse?
@@ -197,7 +199,7 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
         tell: @escaping @Sendable (Refusal) -> Void = { _ in }
     ) {
         self.manifest = manifest
-        self.granted = granted
+        self.given = granted
         self.logger = logger
         self.use = use
         self.tell = tell
@@ -206,6 +208,14 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
     /// Everything declared is granted: the in-process tests' plugins and the host's own uses.
     package static func all(_ manifest: PluginManifest, logger: Logger) -> PermissionGate {
         PermissionGate(manifest: manifest, granted: Set(PluginPermission.allCases), logger: logger)
+    }
+
+    /// Gives or takes `permission`, within what the manifest declares.
+    package func setGranted(_ permission: PluginPermission, _ on: Bool) {
+        guard manifest.declaredPermissions.contains(permission) else { return }
+        lock.withLock {
+            if on { given.insert(permission) } else { given.remove(permission) }
+        }
     }
 
     /// Throws unless `permission` was given.

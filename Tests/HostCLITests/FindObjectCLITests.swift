@@ -337,6 +337,7 @@ struct FindObjectCLITests {
                 "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
                 data.url.path, "find-object", "cup",
             ])
+        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
         #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
         let started = Date()
         #expect(screen.waitFor("Still looking for cup.", timeout: 40), "\(screen.text)")
@@ -361,6 +362,7 @@ struct FindObjectCLITests {
                 "run", "--audio-out", "wav:\(wav.path)", "--camera", "image:\(blank.path)", "--camera-fps", "2",
                 "--data-dir", data.url.path, "find-object", "cup",
             ])
+        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
         #expect(screen.waitFor("Press t, or say explain the sounds"), "offered at first use: \(screen.text)")
         #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
         screen.type("t")

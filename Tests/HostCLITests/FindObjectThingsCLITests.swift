@@ -149,6 +149,7 @@ struct FindObjectThingsCLITests {
             "find-object", "teach",
         ]
         let screen = try PseudoTerminal(BuildProducts.assist, options)
+        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
         #expect(screen.waitFor("What is the thing called?", timeout: 30), "\(screen.text)")
         screen.typeSlowly("my badge\r")
         #expect(screen.waitFor("Hold my badge in front of the camera", timeout: 30), "\(screen.text)")

@@ -161,9 +161,10 @@ struct SurveyCLITests {
         try WavFile(format: AudioFormat(sampleRateHz: 44_100, channels: 1), samples: samples).data.write(to: mic)
         let arguments = ["survey", "--no-speech", "--data-dir", folder.path("data").path, "--mic", "wav:\(mic.path)"]
         let screen = try PseudoTerminal(BuildProducts.assist, arguments)
+        #expect(screen.allowFirstUse("Survey", count: 2), "the microphone and the network: \(screen.text)")
         #expect(screen.waitFor("Press I at any time to hear this again."), "\(screen.text)")
         screen.typeSlowly("\r", gap: 0.2)
-        #expect(screen.waitFor("Press Y for"), "\(screen.text)")
+        #expect(screen.waitFor("Press Y for", count: 3), "after the two first-use questions: \(screen.text)")
         for (keys, next) in [("y", "Question 2 of 12"), ("2\r", "Question 3 of 12"), ("4\r", "Question 4 of 12")] {
             screen.typeSlowly(keys, gap: 0.2)
             #expect(screen.waitFor(next), "\(screen.text)")

@@ -121,6 +121,11 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         loop = assembly.loop
         services = assembly.services
         features = assembly.features
+        // Someone at a terminal is asked, the first time each of Assist's own features starts, for what it uses;
+        // a kiosk's features are the admin's choice, and a pipe has nobody to ask.
+        features.asksFirstUse =
+            console?.isTerminal == true && !kioskMode
+            && (settings.value("plugins.ask-first-use")?.flag ?? true)
         dispatcher = assembly.dispatcher
         journal = assembly.journal
         let announcer = assembly.announcer
@@ -172,6 +177,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// The focused feature changed: the crash mark names it, and systemd's status says it.
     private func focusChanged(to id: String?) {
         crashGuard?.focus(id)
+        // A feature started or ended outside a key (after a first-use answer, by a timer): its keys are read
+        // as keys, the menu's as words.
+        dispatcher.syncConsoleMode()
         guard let notifier else { return }
         if let id, let record = features.record(id: id) {
             notifier.status("Running \(record.name).")

@@ -119,7 +119,9 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
     private func runStartHooksOrShowMenu() {
         while !startHooks.isEmpty {
             let record = startHooks.removeFirst()
-            if session.features.activate(record, arguments: record.manifest?.atShellStart ?? []) { return }
+            if session.features.activate(record, arguments: record.manifest?.atShellStart ?? [], asking: false) {
+                return
+            }
         }
         // A kiosk's own feature: started by itself once, and after each end when there is no menu.
         if !quitting, session.features.focused == nil, let id = kiosk?.featureToStart(),
