@@ -163,7 +163,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         return true
     }
 
-    /// Whether a Assist's own feature asks the person, the first time it starts, for each device and the
+    /// Whether Assist's own feature asks the person, the first time it starts, for each device and the
     /// network its manifest declares (issue 34): set where someone can answer (a terminal, not a kiosk) and
     /// `plugins.ask-first-use` is not off. Elsewhere what it declares is given, as before.
     package var asksFirstUse = false
@@ -216,8 +216,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             }
             // Loaded already (by a check before this start): its services take the answer now.
             record.context?.services.permissions.setGranted(permission, answer.yes)
-            // Once this answer has left the dialogs: a feature that asks at once (the survey's consent) opens
-            // its question on a clear queue, and the keyboard follows it.
+            // Once the dialogs are done with this answer, so that a feature asking at once (the survey's
+            // privacy text) opens its question after it, not inside its completion.
             services.loop.post { [weak self] in
                 guard let self else { return }
                 // A start that failed has told the feature's end already; a refusal before it has not.
