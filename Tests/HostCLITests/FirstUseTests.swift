@@ -40,6 +40,7 @@ struct FirstUseTests {
         #expect(first.waitFor("assist plugins permissions assist.find-object"), "\(first.text)")
         #expect(first.waitFor("Find object asked for the camera, which it was not given. Refused."), "\(first.text)")
         #expect(first.waitForExit() == 1, "\(first.text)")
+        #expect(!first.text.contains("Looking for object"), "the refusal instead of the search: \(first.text)")
 
         let attributes = try FileManager.default.attributesOfItem(atPath: choices.path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)

@@ -146,16 +146,17 @@ public final class FindObject: PluginFeature {
             host.speak(phrases.text("safety-notice"))
             host.speak(phrases.text("sounds-offer"))
         }
+        // Paused before the engine was ready: the pictures start with resume. A camera that is refused (not
+        // given, or gone) is said instead of the search, not after it.
+        if !paused {
+            do throws(PluginError) { try subscribe() } catch { return fail(error.message) }
+        }
         switch request {
         case .object(_, let name, _): host.speak(phrases.text("looking-object", ["name": name]))
         case .thing(let thing): host.speak(phrases.text("looking-object", ["name": thing.words]))
         case .text(let query): host.speak(phrases.text("looking-text", ["query": query]))
         }
-        // Paused before the engine was ready: the pictures start with resume.
-        if !paused {
-            do { try subscribe() } catch { fail(error.message) }
-            scheduleAutoPause()
-        }
+        if !paused { scheduleAutoPause() }
         // A video or a folder of pictures ran out (the host has said so): the search is over.
         host.subscribeEvents(prefix: "assist.camera.ended") { [self] _, _ in
             stop()
