@@ -135,8 +135,9 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
         return false
     }
 
-    /// Answers yes (typed whole), as a person does, to the `count` questions Assist's own feature `name` asks the first time it
-    /// starts ("Read text asks for the camera. Allow it? Y or N."); false when one is not asked in time.
+    /// Answers yes (typed whole), as a person does, to the `count` questions Assist's own feature `name` asks
+    /// the first time it starts ("Read text asks for the camera. Allow it? Y or N."); false when one is not asked
+    /// in time.
     @discardableResult
     package func allowFirstUse(_ name: String, count: Int = 1, timeout: Double = 30) -> Bool {
         for asked in 1...count {
