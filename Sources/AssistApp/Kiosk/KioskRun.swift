@@ -79,4 +79,63 @@ package enum KioskRun {
         }
         throw ExitStatus(code: problems.contains(where: \.blocking) ? KioskRun.unusable : 1)
     }
+
+    /// `assist kiosk set-pin`: asks for the admin PIN twice, never shown, and keeps its salted hash in `pinFile`
+    /// (default: the setting kiosk.pin-file).
+    package static func setPIN(config: String?, pinFile: String?) throws {
+        let file: URL
+        if let pinFile {
+            file = URL(fileURLWithPath: pinFile)
+        } else {
+            let settings = SettingsStore()
+            _ = settings.loadStandardFiles(explicit: config, explicitIsAdmin: true)
+            file = KioskConfig(settings: settings).pinFile
+        }
+        let reader = SecretLineReader()
+        guard let first = reader.read(prompt: "New admin PIN (4 to 12 digits, not shown): ") else {
+            throw CLIFailure(message: "No PIN was given; nothing changed.")
+        }
+        if let problem = KioskPIN.problem(with: first) {
+            throw CLIFailure(message: "That PIN cannot be used: \(problem). Nothing changed.")
+        }
+        guard reader.read(prompt: "The same PIN again: ") == first else {
+            throw CLIFailure(message: "The two PINs differ. Nothing changed; run assist kiosk set-pin again.")
+        }
+        do { try KioskPIN.write(PasswordHash.make(first), to: file) } catch {
+            throw CLIFailure(
+                message:
+                    "The PIN cannot be written to \(file.path): \(error.localizedDescription). Run it as root (sudo assist kiosk set-pin)."
+            )
+        }
+        print("The admin PIN is set: its salted hash is in \(file.path), which only its owner can read.")
+    }
+
+    /// `assist kiosk hash`: a `[kiosk.features]` table of the installed features named in `ids` (all when
+    /// empty), each with its library's SHA-256.
+    package static func printHashes(options: HostOptions, ids: [String]) throws {
+        let session = try HostSession(options: options, interactive: false, speaks: false)
+        let records = session.features.records.filter { $0.manifest != nil }
+        for id in ids where !records.contains(where: { $0.id == id }) {
+            throw CLIFailure(message: "There is no installed feature called \(id).", exitCode: 64)
+        }
+        print("[kiosk.features]")
+        for record in records where ids.isEmpty || ids.contains(record.id) {
+            guard let hash = SHA256Digest.hex(ofFileAt: record.libraryURL) else {
+                throw CLIFailure(message: "\(record.libraryURL.path) cannot be read.")
+            }
+            print("\"\(record.id)\" = \"\(hash)\"  # \(record.name)")
+        }
+    }
+
+    /// `assist kiosk failed`: says, and logs for the journal, that the kiosk on `instance` hit its start limit.
+    package static func sayFailing(options: HostOptions, instance: String) throws {
+        let session = try HostSession(options: options, interactive: false, speaks: !options.noSpeech)
+        let line =
+            "Assist keeps failing: it stopped \(KioskUnits.startLimitBurst) times within \(KioskUnits.startLimitSeconds / 60) minutes and will not be started again until this device restarts. Please tell the person who looks after it."
+        session.logger.critical(
+            "Assist keeps failing on \(instance): the start limit was hit; journalctl -u assist-kiosk@\(instance) shows why"
+        )
+        session.announcer.say(line, priority: .important)
+        session.shutdown(drainSeconds: 20)
+    }
 }

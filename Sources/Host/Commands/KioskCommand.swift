@@ -1,11 +1,5 @@
 import ArgumentParser
 import AssistApp
-import AssistCore
-import Digest
-import Foundation
-import Interaction
-import Kiosk
-import PluginHost
 
 /// `assist kiosk`: the shell locked down for a shared machine (docs/kiosk.md), and the admin's commands that
 /// set it up: `check`, `set-pin`, `hash`, `install`, `uninstall`.
@@ -55,33 +49,7 @@ struct KioskCommand: ParsableCommand {
         @Option(help: "Where to keep the PIN's hash (default: kiosk.pin-file, or /etc/assist/kiosk-pin).")
         var pinFile: String?
 
-        func run() throws {
-            let file: URL
-            if let pinFile {
-                file = URL(fileURLWithPath: pinFile)
-            } else {
-                let settings = SettingsStore()
-                _ = settings.loadStandardFiles(explicit: global.config, explicitIsAdmin: true)
-                file = KioskConfig(settings: settings).pinFile
-            }
-            let reader = SecretLineReader()
-            guard let first = reader.read(prompt: "New admin PIN (4 to 12 digits, not shown): ") else {
-                throw CLIFailure(message: "No PIN was given; nothing changed.")
-            }
-            if let problem = KioskPIN.problem(with: first) {
-                throw CLIFailure(message: "That PIN cannot be used: \(problem). Nothing changed.")
-            }
-            guard reader.read(prompt: "The same PIN again: ") == first else {
-                throw CLIFailure(message: "The two PINs differ. Nothing changed; run assist kiosk set-pin again.")
-            }
-            do { try KioskPIN.write(PasswordHash.make(first), to: file) } catch {
-                throw CLIFailure(
-                    message:
-                        "The PIN cannot be written to \(file.path): \(error.localizedDescription). Run it as root (sudo assist kiosk set-pin)."
-                )
-            }
-            print("The admin PIN is set: its salted hash is in \(file.path), which only its owner can read.")
-        }
+        func run() throws { try KioskRun.setPIN(config: global.config, pinFile: pinFile) }
     }
 
     struct Hash: ParsableCommand {
@@ -91,20 +59,7 @@ struct KioskCommand: ParsableCommand {
         @Argument(help: "Feature ids (default: every installed feature).")
         var ids: [String] = []
 
-        func run() throws {
-            let session = try HostSession(options: global.host, interactive: false, speaks: false)
-            let records = session.features.records.filter { $0.manifest != nil }
-            for id in ids where !records.contains(where: { $0.id == id }) {
-                throw CLIFailure(message: "There is no installed feature called \(id).", exitCode: 64)
-            }
-            print("[kiosk.features]")
-            for record in records where ids.isEmpty || ids.contains(record.id) {
-                guard let hash = SHA256Digest.hex(ofFileAt: record.libraryURL) else {
-                    throw CLIFailure(message: "\(record.libraryURL.path) cannot be read.")
-                }
-                print("\"\(record.id)\" = \"\(hash)\"  # \(record.name)")
-            }
-        }
+        func run() throws { try KioskRun.printHashes(options: global.host, ids: ids) }
     }
 
     struct Failed: ParsableCommand {
@@ -115,15 +70,6 @@ struct KioskCommand: ParsableCommand {
         @Option(help: "The kiosk's unit instance (its terminal).")
         var instance = "tty1"
 
-        func run() throws {
-            let session = try HostSession(options: global.host, interactive: false, speaks: !global.noSpeech)
-            let line =
-                "Assist keeps failing: it stopped \(KioskUnits.startLimitBurst) times within \(KioskUnits.startLimitSeconds / 60) minutes and will not be started again until this device restarts. Please tell the person who looks after it."
-            session.logger.critical(
-                "Assist keeps failing on \(instance): the start limit was hit; journalctl -u assist-kiosk@\(instance) shows why"
-            )
-            session.announcer.say(line, priority: .important)
-            session.shutdown(drainSeconds: 20)
-        }
+        func run() throws { try KioskRun.sayFailing(options: global.host, instance: instance) }
     }
 }
