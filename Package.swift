@@ -34,8 +34,8 @@ let firstPartyPlugins = [
         name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry"], tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),
     FirstPartyPlugin(
-        name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection"], tests: "FindObjectCoreTests",
-        testDependencies: ["ObjectDetection"]),
+        name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection", "Storage"], tests: "FindObjectCoreTests",
+        testDependencies: ["ObjectDetection", "Storage"]),
     FirstPartyPlugin(
         name: "Survey", core: ["PluginKit", "CAudioEncoder"], tests: "SurveyTests",
         testDependencies: ["PluginKit", "PluginHost", "Audio"]),

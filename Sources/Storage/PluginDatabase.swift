@@ -30,6 +30,14 @@ package final class PluginDatabase: @unchecked Sendable {
         self.url = url
     }
 
+    /// Opens another's database at `url` to read it only: nothing is created or changed; a file that is not
+    /// there is `.missing`.
+    package init(readingOnly url: URL) throws(StorageError) {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw .missing(url.path) }
+        connection = try SQLiteConnection(path: url.path, readOnly: true)
+        self.url = url
+    }
+
     /// Runs `sql` with `arguments` borrowed for the call, handing each result row (column names, values) to
     /// `row`; `row` returns false to stop early. Returns how many rows the statement changed.
     @discardableResult

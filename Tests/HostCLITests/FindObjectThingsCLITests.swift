@@ -8,28 +8,16 @@ import Testing
 /// the issue names, each one sentence with nothing half-saved.
 @Suite("assist run find-object teach", .serialized)
 struct FindObjectThingsCLITests {
-    static let photos = BuildProducts.packageRoot.appendingPathComponent(".build/test-photos").path
+    static let photos = ThingVideo.photos
     static let darknet = "/usr/share/darknet/data"
 
-    /// A video of `thing` (a picture in the test photos) turning, nearing and receding in front of `background`,
-    /// or of the background alone; `seconds` long at 30 frames a second.
+    /// A video of `thing` turning in front of `background` (`ThingVideo.make`), in `folder`.
     func video(
         _ folder: TemporaryDirectory, _ name: String, seconds: Double = 10, background: String = "brick.png",
         thing: String? = "logo.png"
     ) throws -> String {
         let output = folder.path(name).path
-        var arguments = ["-v", "error", "-y", "-loop", "1", "-i", "\(Self.photos)/\(background)"]
-        var filter = "[0]scale=640:480,setsar=1"
-        if let thing {
-            arguments += ["-loop", "1", "-i", "\(Self.photos)/\(thing)"]
-            filter +=
-                "[bg];[1]scale=w='200+50*sin(t*1.3)':h=-1:eval=frame,rotate=a='0.5*sin(2*PI*t/6)':c=none"
-                + ":ow='hypot(iw,ih)':oh=ow,eq=brightness='0.08*sin(t)':eval=frame[fg];"
-                + "[bg][fg]overlay=x='(W-w)/2+40*sin(t*0.7)':y='(H-h)/2+20*cos(t*0.9)':format=auto"
-        }
-        arguments += ["-filter_complex", filter + ",format=yuv420p", "-t", "\(seconds)", "-r", "30", output]
-        let made = try ProcessRunner.run("/usr/bin/ffmpeg", arguments, timeoutSeconds: 120)
-        try #require(made.status == 0, "\(made.standardError)")
+        try ThingVideo.make(output, seconds: seconds, background: background, thing: thing)
         return output
     }
 

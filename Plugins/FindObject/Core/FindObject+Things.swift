@@ -4,7 +4,7 @@ import PluginAPI
 import PluginKit
 
 /// Teaching find-object a person's own things and managing them (docs/find-object.md, "Your own things"):
-/// `teach NAME` from the camera or `--video FILE`, `things`, `forget NAME [--yes]`, `rename OLD NEW`.
+/// `teach NAME` from the camera, `--video FILE` or `--from-collect-videos LABEL`, `things`, `forget NAME [--yes]`, `rename OLD NEW`.
 extension FindObject {
     /// Seconds of camera teaching, and how many views a second are taken (from the camera or a video).
     static let teachingSeconds = 10.0
@@ -40,36 +40,70 @@ extension FindObject {
 
     // MARK: teaching
 
-    /// `teach [NAME] [--video FILE] [--replace]`: asks for the name when none is given.
+    /// Where a thing is taught from: the camera, a video file, or the training clips collect-videos filmed.
+    enum TeachingSource {
+        case camera
+        case video(String)
+        case collected(CollectedClips)
+    }
+
+    /// `teach [NAME] [--video FILE | --from-collect-videos LABEL [--yes]] [--replace]`: asks for the name when
+    /// none is given (collect-videos' label when it is the source).
     func teach(_ arguments: [String]) throws(PluginError) {
         var words: [String] = []
         var video: String?
+        var label: String?
         var replace = false
+        var yes = false
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
-            case "--video":
+            case "--video", "--from-collect-videos":
                 guard index + 1 < arguments.count else { throw PluginError(phrases.text("teach-usage")) }
-                video = arguments[index + 1]
+                if arguments[index] == "--video" { video = arguments[index + 1] } else { label = arguments[index + 1] }
                 index += 1
             case "--replace": replace = true
+            case "--yes": yes = true
             case let option where option.hasPrefix("--"): throw PluginError(phrases.text("teach-usage"))
             default: words.append(arguments[index])
             }
             index += 1
         }
-        let name = words.joined(separator: " ").trimmingCharacters(in: .whitespaces)
-        if let video { try checkVideo(video) }
+        guard video == nil || label == nil else { throw PluginError(phrases.text("teach-usage")) }
+        var name = words.joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        var source = TeachingSource.camera
+        if let video {
+            try checkVideo(video)
+            source = .video(video)
+        }
+        if let label {
+            let clips = try collectedClips(label)
+            source = .collected(clips)
+            if name.isEmpty { name = clips.label }
+            guard yes else {
+                let asked = phrases.text(
+                    "collected-ask", count: clips.paths.count, ["name": name, "label": clips.label])
+                return host.confirm(asked, defaultYes: false, timeoutMilliseconds: 30_000) { [self] allowed in
+                    guard allowed else {
+                        host.speak(phrases.text("collected-declined"))
+                        return host.finish(.cancelled)
+                    }
+                    do throws(PluginError) { try teach(named: name, from: source, replace: replace) } catch {
+                        fail(error.message, status: .invalid)
+                    }
+                }
+            }
+        }
         if name.isEmpty {
             host.askText(phrases.text("ask-thing-name")) { [self] answer in
                 guard let answer, !answer.isEmpty else { return host.finish(.cancelled) }
-                do throws(PluginError) { try teach(named: answer, video: video, replace: replace) } catch {
+                do throws(PluginError) { try teach(named: answer, from: source, replace: replace) } catch {
                     fail(error.message, status: .invalid)
                 }
             }
             return
         }
-        try teach(named: name, video: video, replace: replace)
+        try teach(named: name, from: source, replace: replace)
     }
 
     /// A file that is not there or not readable is said before anything else is asked.
@@ -80,7 +114,23 @@ extension FindObject {
         else { throw PluginError(phrases.text("video-missing", ["path": path])) }
     }
 
-    func teach(named name: String, video: String?, replace: Bool) throws(PluginError) {
+    /// collect-videos' training clips of `label` on this device, or the sentence that says why there are none.
+    func collectedClips(_ label: String) throws(PluginError) -> CollectedClips {
+        guard let data = host.dataDirectory else { throw PluginError(phrases.text("collected-none")) }
+        switch CollectedClips.find(label, data: data, cache: host.cacheDirectory) {
+        case .success(let clips): return clips
+        case .failure(.nothingFilmed): throw PluginError(phrases.text("collected-none"))
+        case .failure(.unreadable(let reason)):
+            throw PluginError(phrases.text("collected-unreadable", ["reason": reason]))
+        case .failure(.unknown(let labels)):
+            throw PluginError(
+                phrases.text("collected-unknown", ["label": label, "names": labels.joined(separator: ", ")]))
+        case .failure(.noClips(let found)): throw PluginError(phrases.text("collected-no-clips", ["label": found]))
+        case .failure(.gone(let found)): throw PluginError(phrases.text("collected-gone", ["label": found]))
+        }
+    }
+
+    func teach(named name: String, from source: TeachingSource, replace: Bool) throws(PluginError) {
         if let problem = Thing.problem(with: name) { throw PluginError(phrases.text(problem)) }
         guard let key = Thing.key(for: name) else { throw PluginError(phrases.text("thing-name-empty")) }
         let store = try thingStore()
@@ -94,10 +144,14 @@ extension FindObject {
             {
                 host.speak(phrases.text("thing-is-also-object", ["name": name]))
             }
-            if let video {
-                teachFromVideo(video, key: key, words: name)
-            } else {
-                teachFromCamera(key: key, words: name)
+            switch source {
+            case .camera: teachFromCamera(key: key, words: name)
+            case .video(let path):
+                host.speak(phrases.text("teaching-video", ["name": name]))
+                teachFromVideos([path], key: key, words: name, collected: nil)
+            case .collected(let clips):
+                host.speak(phrases.text("teaching-collected", count: clips.paths.count, ["name": name]))
+                teachFromVideos(clips.paths, key: key, words: name, collected: clips.label)
             }
         }
         guard let existing, !replace else { return go() }
@@ -125,30 +179,34 @@ extension FindObject {
         }
     }
 
-    /// Reads the video on the loader thread, about four views a second.
-    func teachFromVideo(_ path: String, key: String, words: String) {
-        host.speak(phrases.text("teaching-video", ["name": words]))
+    /// Reads the videos on the loader thread, about four views a second. Of collect-videos' clips (`collected`
+    /// names their thing), one that cannot be read is passed over while another can.
+    func teachFromVideos(_ paths: [String], key: String, words: String, collected: String?) {
         withEmbedder { [self] embedder in
             let teacher = Teacher(embedder: embedder)
-            let video: VideoReader
-            do { video = try VideoReader(path: path) } catch {
-                return host.onMain { [self] in fail(phrases.text("video-unreadable", ["path": path]), status: .invalid)
+            var duration = 0.0
+            var read = 0
+            for path in paths {
+                guard let video = try? VideoReader(path: path) else { continue }
+                let every = max(1, Int((video.framesPerSecond / Self.viewsPerSecond).rounded()))
+                var frames = 0
+                var last = 0.0
+                while let seconds = video.next({ pixels, width, height, stride, seconds -> Double in
+                    if frames % every == 0 { teacher.add(bgr: pixels, width: width, height: height, stride: stride) }
+                    return seconds
+                }) {
+                    frames += 1
+                    last = seconds
                 }
+                guard frames > 0 else { continue }
+                read += 1
+                duration += video.framesPerSecond > 0 ? Double(frames) / video.framesPerSecond : last
             }
-            let every = max(1, Int((video.framesPerSecond / Self.viewsPerSecond).rounded()))
-            var frames = 0
-            var last = 0.0
-            while let seconds = video.next({ pixels, width, height, stride, seconds -> Double in
-                if frames % every == 0 { teacher.add(bgr: pixels, width: width, height: height, stride: stride) }
-                return seconds
-            }) {
-                frames += 1
-                last = seconds
-            }
-            let duration = video.framesPerSecond > 0 ? Double(frames) / video.framesPerSecond : last
-            guard frames > 0 else {
-                return host.onMain { [self] in fail(phrases.text("video-unreadable", ["path": path]), status: .invalid)
-                }
+            guard read > 0 else {
+                let sentence =
+                    collected.map { phrases.text("collected-clips-unreadable", ["label": $0]) }
+                    ?? phrases.text("video-unreadable", ["path": paths.first ?? ""])
+                return host.onMain { [self] in fail(sentence, status: .invalid) }
             }
             guard duration >= 3 else {
                 return host.onMain { [self] in
@@ -157,7 +215,7 @@ extension FindObject {
                         status: .invalid)
                 }
             }
-            let result = teacher.finish(key: key, words: words, source: "video")
+            let result = teacher.finish(key: key, words: words, source: collected == nil ? "video" : "collect-videos")
             let calibration = teacher.calibration
             host.onMain { [self] in learned(result, words: words, fromCamera: false, calibration: calibration) }
         }

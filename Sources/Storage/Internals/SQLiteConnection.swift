@@ -11,10 +11,12 @@ final class SQLiteConnection {
     /// SQLite's way of saying "copy this buffer now".
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    /// Opens `path` in WAL mode with a 5 s busy timeout. Wraps `sqlite3_open_v2`.
-    init(path: String) throws(StorageError) {
+    /// Opens `path` in WAL mode with a 5 s busy timeout; `readOnly`, an existing file is only read, in the
+    /// journal mode its writer chose. Wraps `sqlite3_open_v2`.
+    init(path: String, readOnly: Bool = false) throws(StorageError) {
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &opened, flags, nil) == SQLITE_OK, let opened else {
             let reason = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(opened)
@@ -23,7 +25,7 @@ final class SQLiteConnection {
         handle = opened
         self.path = path
         sqlite3_busy_timeout(handle, 5_000)
-        try execute(script: "PRAGMA journal_mode = WAL;")
+        if !readOnly { try execute(script: "PRAGMA journal_mode = WAL;") }
     }
 
     deinit {
