@@ -4,7 +4,8 @@ import PluginAPI
 import PluginKit
 
 /// Teaching find-object a person's own things and managing them (docs/find-object.md, "Your own things"):
-/// `teach NAME` from the camera, `--video FILE` or `--from-collect-videos LABEL`, `things`, `forget NAME [--yes]`, `rename OLD NEW`.
+/// `teach NAME` from the camera, `--video FILE` or `--from-collect-videos LABEL`, `things`, `forget NAME [--yes]`,
+/// `rename OLD NEW`.
 extension FindObject {
     /// Seconds of camera teaching, and how many views a second are taken (from the camera or a video).
     static let teachingSeconds = 10.0
