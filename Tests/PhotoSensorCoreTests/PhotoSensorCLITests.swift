@@ -187,6 +187,40 @@ struct PhotoSensorCLITests {
         #expect(json.standardOutput.contains(#""setting_problems":["recursive"#), "\(json.standardOutput)")
     }
 
+    /// Issue 35: the sensor speaks the session's language, its settings' problems and the menu's words too.
+    @Test func itSpeaksRussianAndChinese() throws {
+        try picture("before.jpg")
+        let first = try run(["run", "--lang", "ru", "photo-sensor", "watch", "--once"])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(
+            first.lines.last
+                == "Первый запуск: один существующий файл учтён как исходный; новые записываются с этого момента.",
+            "\(first.lines)")
+        try picture("after.jpg")
+        let second = try run(["run", "--lang", "zh", "photo-sensor", "watch", "--once"])
+        #expect(second.lines.last == "记录了1个新项目。", "\(second.lines)")
+        let status = try run(["run", "--lang", "ru", "photo-sensor", "status"])
+        #expect(
+            status.lines.last
+                == "Фотодатчик работает, следит за одной папкой. Записан один элемент, ждут синхронизации: 1.",
+            "\(status.lines)")
+        let paused = try run(["run", "--lang", "zh", "photo-sensor", "pause", "--minutes", "0"])
+        #expect(paused.status != 0)
+        #expect(
+            (paused.standardOutput + paused.standardError).contains(
+                "--minutes 必须是 1 到 1440（一天）之间的整数，而不是 0；传感器没有暂停。"), "\(paused.standardOutput)")
+        try """
+        [photo-sensor]
+        watchDirectories = ["\(pictures.path)"]
+        batchSize = 0
+        """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
+        let problems = try run(["run", "--lang", "ru", "photo-sensor", "status"])
+        #expect(
+            problems.standardOutput.contains(
+                "В [photo-sensor]: batchSize = 0 вне диапазона от 1 до 1000 строк; используется 1000 строк."),
+            "\(problems.standardOutput)")
+    }
+
     @Test func aPauseRecordsNothingTakenMeanwhileAndStatusSaysUntilWhen() throws {
         _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
         let paused = try run(["run", "photo-sensor", "pause", "--minutes", "30"])

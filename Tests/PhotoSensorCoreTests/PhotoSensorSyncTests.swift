@@ -1,6 +1,7 @@
 import Foundation
 import HostTesting
 import PhotoSensorCore
+import PluginKit
 import Storage
 import Testing
 
@@ -81,15 +82,21 @@ struct PhotoSensorSyncTests {
 
     @Test func statusSaysHowTheLastSyncWentInWords() {
         let now = 1_800_000_000.0
+        let share = BuildProducts.packageRoot.appendingPathComponent("Plugins/PhotoSensor/share").path
+        let english = PhraseTable(directory: share, language: "en")
         #expect(
-            LastSync(at: now - 12 * 60, ok: true, sent: 40, error: nil).sentence(now: now)
+            LastSync(at: now - 12 * 60, ok: true, sent: 40, error: nil).sentence(now: now, phrases: english)
                 == "Last sync 12 minutes ago, 40 photos sent.")
         #expect(
-            LastSync(at: now - 3 * 3600, ok: false, sent: 0, error: "the server answered 500").sentence(now: now)
-                == "Last sync 3 hours ago failed: the server answered 500.")
+            LastSync(at: now - 3 * 3600, ok: false, sent: 0, error: "the server answered 500").sentence(
+                now: now, phrases: english) == "Last sync 3 hours ago failed: the server answered 500.")
         #expect(
-            LastSync(at: now - 3 * 86400, ok: true, sent: 1, error: nil).sentence(now: now)
+            LastSync(at: now - 3 * 86400, ok: true, sent: 1, error: nil).sentence(now: now, phrases: english)
                 == "Last sync 3 days ago, 1 photo sent.")
+        let russian = PhraseTable(directory: share, language: "ru")
+        #expect(
+            LastSync(at: now - 12 * 60, ok: true, sent: 40, error: nil).sentence(now: now, phrases: russian)
+                == "Последняя синхронизация: 12 мин назад, отправлено фото: 40.")
     }
 
     @Test func aRefusedKeyIsNamedAndNothingIsLost() throws {

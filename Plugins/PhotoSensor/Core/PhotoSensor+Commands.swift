@@ -11,22 +11,17 @@ extension PhotoSensor {
 
     /// The phrases, as global commands of the running sensor.
     func registerCommands() {
-        let commands: [(id: String, label: String, phrase: String)] = [
-            ("sensor-status", "Photo sensor status", "photo sensor status"),
-            ("sensor-start", "Start photo sensor", "start photo sensor"),
-            ("sensor-stop", "Stop photo sensor", "stop photo sensor"),
-            ("sensor-sync", "Sync photos now", "sync photos now"),
-            ("sensor-pause", "Pause the photo sensor for an hour", "pause photo sensor"),
-            ("sensor-resume", "Resume the photo sensor", "resume photo sensor"),
-            ("sensor-label", "Set the photo sensor's label", "photo sensor label"),
-            ("sensor-menu", "Photo sensor menu", "photo sensor"),
+        let commands = [
+            "sensor-status", "sensor-start", "sensor-stop", "sensor-sync", "sensor-pause", "sensor-resume",
+            "sensor-label", "sensor-menu",
         ]
-        for command in commands {
+        for id in commands {
+            let phrase = phrases.text("phrase." + id)
             do {
                 try host.registerCommand(
-                    id: command.id, label: command.label, key: nil, phrase: command.phrase, global: true)
+                    id: id, label: phrases.text("command." + id), key: nil, phrase: phrase, global: true)
             } catch {
-                host.log(.warning, "\"\(command.phrase)\" is taken by another feature")
+                host.log(.warning, "\"\(phrase)\" is taken by another feature")
             }
         }
     }
@@ -42,7 +37,7 @@ extension PhotoSensor {
         case "sensor-menu": openMenu()
         case "sensor-label":
             guard let text = argument?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
-                say("Say the label after the words photo sensor label, for example photo sensor label kitchen.")
+                say(phrases.text("label-say-after"))
                 return
             }
             try? setLabel(text)
@@ -57,24 +52,23 @@ extension PhotoSensor {
         let announcing = (try? store?.value("announce")) == "on"
         let paused = pausedUntil() != nil
         let choices = [
-            "S: status", running ? "T: stop the sensor" : "T: start the sensor", "Y: sync now", "L: set the label",
-            announcing ? "A: stop announcing new items" : "A: announce new items",
-            paused ? "P: resume now" : "P: pause for an hour",
-        ]
-        host.askChoice("Photo sensor.", choices: choices) { [weak self] index in
+            "menu-status", running ? "menu-stop" : "menu-start", "menu-sync", "menu-label",
+            announcing ? "menu-announce-stop" : "menu-announce", paused ? "menu-resume" : "menu-pause",
+        ].map { phrases.text($0) }
+        host.askChoice(phrases.text("menu"), choices: choices) { [weak self] index in
             guard let self, let index else { return }
             switch index {
             case 0: say(status(json: false))
             case 1: running ? pauseWatching(announce: true) : resumeWatching(announce: true)
             case 2: requestedSync(force: true, announce: true)
             case 3:
-                host.askText("Label for new photos, or empty to clear it.") { [weak self] text in
+                host.askText(phrases.text("ask-label")) { [weak self] text in
                     guard let self, let text else { return }
                     try? setLabel(text)
                 }
             case 4:
                 try? store?.setValue(announcing ? "off" : "on", for: "announce")
-                say(announcing ? "New items are not announced." : "New items are announced.")
+                say(phrases.text(announcing ? "announce-off" : "announce-on"))
             default:
                 if paused {
                     resumePause()
@@ -89,10 +83,14 @@ extension PhotoSensor {
     /// for announcements.
     func announceNewItem(kind: Int, labels: [String] = []) {
         guard (try? store?.value("announce")) == "on" else { return }
-        let noun = kind == 1 ? "Photo" : kind == 2 ? "Video" : "Sound"
+        let item = phrases.text(kind == 1 ? "item-photo" : kind == 2 ? "item-video" : "item-sound")
+        let sentence =
+            labels.isEmpty
+            ? phrases.text("item-recorded", ["item": item])
+            : phrases.text("item-labels", ["item": item, "labels": labels.joined(separator: ", ")])
         host.onMain { [host] in
             host.play(.tap, gain: 0.5)
-            host.say(labels.isEmpty ? "\(noun) recorded." : "\(noun): \(labels.joined(separator: ", ")).")
+            host.say(sentence)
         }
     }
 
@@ -132,7 +130,7 @@ extension PhotoSensor {
         host.publish(SensorEvents.stop, json: "{\(Self.source)}")
         if announce {
             host.play(.fall)
-            say("Photo sensor stopped.")
+            say(phrases.text("stopped"))
         }
     }
 
@@ -147,7 +145,7 @@ extension PhotoSensor {
         }
         if announce {
             host.play(.rise)
-            say("Photo sensor started.")
+            say(phrases.text("started"))
         }
     }
 
@@ -165,9 +163,9 @@ extension PhotoSensor {
             guard let self, announce else { return }
             if let last = lastSync, !last.ok {
                 host.play(.error)
-                say("Last sync failed: \(last.error ?? "unknown reason").")
+                say(phrases.text("last-sync-failed-now", ["reason": last.error ?? phrases.text("unknown-reason")]))
             } else {
-                say("Sync done.")
+                say(phrases.text("sync-done"))
             }
         }
         startSync()
@@ -194,12 +192,17 @@ extension PhotoSensor {
             let given = arguments.indices.contains(index + 1) ? arguments[index + 1] : ""
             guard let number = Int(given), SensorPause.minutes.contains(number) else {
                 throw PluginError(
-                    "--minutes must be a whole number from \(SensorPause.minutes.lowerBound) to \(SensorPause.minutes.upperBound) (a day), not \(given.isEmpty ? "nothing" : given); the sensor was not paused."
-                )
+                    phrases.text(
+                        "pause-minutes-bad",
+                        [
+                            "low": String(SensorPause.minutes.lowerBound),
+                            "high": String(SensorPause.minutes.upperBound),
+                            "given": given.isEmpty ? phrases.text("nothing") : given,
+                        ]))
             }
             minutes = number
         } else if let other = arguments.first {
-            throw PluginError("Unknown pause option \(other). Use pause --minutes N (1 to 1440).")
+            throw PluginError(phrases.text("pause-unknown-option", ["option": other]))
         }
         pauseFor(minutes: minutes)
     }
@@ -213,23 +216,21 @@ extension PhotoSensor {
             if pausedUntil(now: now) == nil { try store?.setValue(String(Int(now)), for: "paused_from") }
             try store?.setValue(String(Int(until)), for: "paused_until")
         } catch {
-            say("The photo sensor could not be paused: its database cannot be written. Nothing changed.")
+            say(phrases.text("pause-failed"))
             return
         }
         host.play(.fall)
-        say(
-            "Photo sensor paused for \(minutes) minute\(minutes == 1 ? "" : "s"), until \(SensorPause.clock(until)); nothing taken meanwhile is recorded."
-        )
+        say(phrases.text("paused", count: minutes, ["time": SensorPause.clock(until)]))
     }
 
     /// Ends a pause now and says so, or says there was none.
     func resumePause() {
         let now = Date().timeIntervalSince1970
-        guard pausedUntil(now: now) != nil else { return say("The photo sensor was not paused.") }
+        guard pausedUntil(now: now) != nil else { return say(phrases.text("not-paused")) }
         // The window ends now and is kept, so what was taken in it stays unrecorded.
         try? store?.setValue(String(now), for: "paused_until")
         host.play(.rise)
-        say("Photo sensor resumed; new pictures are recorded again.")
+        say(phrases.text("resumed"))
     }
 
     /// Why an unforced run should wait (spec §3.24), or nil.

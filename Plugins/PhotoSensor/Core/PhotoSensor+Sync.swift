@@ -45,7 +45,7 @@ extension PhotoSensor {
     func startSync() {
         guard !syncing else { return }
         guard configuration.canSync else {
-            lastSync = (false, "sending is not set up: set serverUrl, studyNumber and studyKey in [photo-sensor]")
+            lastSync = (false, phrases.text("sync-not-set-up"))
             syncEnded()
             return
         }
@@ -55,7 +55,7 @@ extension PhotoSensor {
         do {
             try host.onOutcome { [weak self] outcome in self?.handleSync(outcome) ?? false }
         } catch {
-            lastSync = (false, "the outbox is not available")
+            lastSync = (false, phrases.text("sync-no-outbox"))
             syncEnded()
             return
         }
@@ -95,11 +95,11 @@ extension PhotoSensor {
         guard Self.succeeded(outcome) else {
             let reason =
                 outcome.status == 401
-                ? "the server refused the study number or key"
+                ? phrases.text("sync-refused")
                 : outcome.error
-                    ?? ((200..<300).contains(outcome.status)
-                        ? "the server answered \(outcome.status) with status 404"
-                        : "the server answered \(outcome.status)")
+                    ?? phrases.text(
+                        (200..<300).contains(outcome.status) ? "sync-answered-404" : "sync-answered",
+                        ["status": String(outcome.status)])
             tableDone(tableIndex, ok: false, error: reason)
             return true
         }

@@ -9,6 +9,8 @@ import PluginKit
 /// says otherwise.
 public final class PhotoSensor: PluginFeature {
     let host: PluginHostHandle
+    /// What it says, in the session's language (`share/phrases.<lang>.json`).
+    let phrases: PhraseTable
     var configuration: SensorConfiguration
     var store: SensorStore?
     var indexer: MediaIndexer?
@@ -36,7 +38,9 @@ public final class PhotoSensor: PluginFeature {
 
     public init(host: PluginHostHandle) {
         self.host = host
-        self.configuration = SensorConfiguration { host.setting($0) }
+        let phrases = PhraseTable(directory: host.shareDirectory, language: host.language)
+        self.phrases = phrases
+        self.configuration = SensorConfiguration(phrases: phrases) { host.setting($0) }
     }
 
     deinit {
@@ -61,12 +65,12 @@ public final class PhotoSensor: PluginFeature {
         case "start":
             try? store?.setValue("running", for: "state")
             host.publish(SensorEvents.start, json: "{\(Self.source)}")
-            say("Photo sensor started; it watches while Assist runs.")
+            say(phrases.text("started-here"))
             host.finish()
         case "watch" where arguments.contains("--once"):
             try watchOnce(sync: !arguments.contains("--no-sync"))
         case "sync":
-            say("Syncing photos.")
+            say(phrases.text("syncing"))
             host.publish(SensorEvents.sync, json: #"{\#(Self.source),"force":\#(arguments.contains("--force"))}"#)
             syncThenFinish()
         case "status":
@@ -89,12 +93,10 @@ public final class PhotoSensor: PluginFeature {
         case "stop":
             try? store?.setValue("stopped", for: "state")
             host.publish(SensorEvents.stop, json: "{\(Self.source)}")
-            say("Photo sensor stopped.")
+            say(phrases.text("stopped"))
             host.finish()
         case let other?:
-            throw PluginError(
-                "Unknown photo-sensor command \(other). Use start, stop, pause [--minutes N], resume, sync, status, label TEXT, export FOLDER or watch --once."
-            )
+            throw PluginError(phrases.text("unknown-command", ["command": other]))
         }
     }
 
@@ -114,7 +116,7 @@ public final class PhotoSensor: PluginFeature {
             self.indexer = indexer
             recognizer = makeRecognizer()
         } catch {
-            throw PluginError(fullDiskSentence() ?? "The photo sensor cannot open its database: \(error.message)")
+            throw PluginError(fullDiskSentence() ?? phrases.text("database-unopened", ["reason": error.message]))
         }
     }
 
@@ -126,8 +128,7 @@ public final class PhotoSensor: PluginFeature {
         guard let data = host.dataDirectory else { return nil }
         var info = statvfs()
         guard statvfs(data, &info) == 0, UInt64(info.f_bavail) * UInt64(info.f_frsize) < 256 << 10 else { return nil }
-        return
-            "The photo sensor cannot record: the disk holding Assist's data is full. Free some space; nothing is lost, and new pictures are recorded at the next start."
+        return phrases.text("disk-full")
     }
 
     // MARK: Watching
@@ -137,7 +138,7 @@ public final class PhotoSensor: PluginFeature {
         guard let store, let indexer else { return }
         if (try? store.value("state")) == "stopped", announce { return }
         guard !configuration.watchDirectories.isEmpty else {
-            throw PluginError("The photo sensor has no folders to watch. Set watchDirectories in [photo-sensor].")
+            throw PluginError(phrases.text("no-folders"))
         }
         try? store.setValue("running", for: "state")
         let folders = configuration.watchDirectories
@@ -150,7 +151,7 @@ public final class PhotoSensor: PluginFeature {
             target.sensor?.worker.run { target.sensor?.index(changes) }
         }
         do { try watcher.start() } catch {
-            throw PluginError("The photo sensor cannot watch folders: inotify is not available.")
+            throw PluginError(phrases.text("no-inotify"))
         }
         self.watcher = watcher
         if watcher.unwatched.values.contains(FolderWatcher.limitReason) {
@@ -176,8 +177,8 @@ public final class PhotoSensor: PluginFeature {
         host.publish(SensorEvents.start, json: "{\(Self.source)}")
         scheduleAutomaticSync()
         if announce && configuration.transparency {
-            let names = folders.map { ($0 as NSString).lastPathComponent }.joined(separator: " and ")
-            say("Photo sensor is on, watching \(names).")
+            let names = folders.map { ($0 as NSString).lastPathComponent }.joined(separator: phrases.text("and"))
+            say(phrases.text("on-watching", ["names": names]))
         }
     }
 
@@ -252,7 +253,7 @@ public final class PhotoSensor: PluginFeature {
     private func watchOnce(sync: Bool) throws(PluginError) {
         guard let indexer, let store else { return }
         guard !configuration.watchDirectories.isEmpty else {
-            throw PluginError("The photo sensor has no folders to watch. Set watchDirectories in [photo-sensor].")
+            throw PluginError(phrases.text("no-folders"))
         }
         let firstRun = (try? store.value("baseline")) == nil
         let paused = pausedUntil()
@@ -265,18 +266,20 @@ public final class PhotoSensor: PluginFeature {
             let recorded = outcomes.filter { if case .recorded = $0 { true } else { false } }.count
             host.print(
                 !firstRun && paused != nil
-                    ? "Paused until \(SensorPause.clock(paused ?? 0)): nothing new is recorded."
+                    ? phrases.text("paused-nothing-new", ["time": SensorPause.clock(paused ?? 0)])
                     : firstRun
-                        ? "First run: \(outcomes.count) existing file\(outcomes.count == 1 ? "" : "s") indexed as the baseline; new ones are recorded from now on."
-                        : "\(recorded) new item\(recorded == 1 ? "" : "s") recorded.")
+                        ? phrases.text("first-run", count: outcomes.count)
+                        : phrases.text("recorded-new", count: recorded))
             // What it could not look at is said too: a folder missing, unreadable or no folder at all, and a
             // setting it could not take as written.
-            for problem in configuration.problems { say("In [photo-sensor], \(problem)") }
+            for problem in configuration.problems { say(phrases.text("setting-problem", ["problem": problem])) }
             for folder in configuration.watchDirectories {
-                if let problem = Self.folderProblem(folder) { say("Folder \(folder) is not available: \(problem).") }
+                if let problem = folderProblem(folder) {
+                    say(phrases.text("folder-unavailable", ["folder": folder, "problem": problem]))
+                }
             }
         } catch {
-            throw PluginError(fullDiskSentence() ?? "The catch-up failed: \(error.message)")
+            throw PluginError(fullDiskSentence() ?? phrases.text("catch-up-failed", ["reason": error.message]))
         }
         recognizeOwed { [weak self] in
             guard let self else { return }
@@ -290,10 +293,10 @@ public final class PhotoSensor: PluginFeature {
         onSyncEnded = { [weak self] in
             guard let self else { return }
             if let last = lastSync, !last.ok {
-                say("Sync failed: \(last.error ?? "unknown reason").")
+                say(phrases.text("sync-failed", ["reason": last.error ?? phrases.text("unknown-reason")]))
                 host.finish(.io)
             } else {
-                say("Sync done.")
+                say(phrases.text("sync-done"))
                 host.finish()
             }
         }
@@ -305,7 +308,7 @@ public final class PhotoSensor: PluginFeature {
     /// `export DIR`: both tables as CSV files in `DIR` (made if missing), written whole or not at all, 0600.
     private func export(to folder: String?) throws(PluginError) {
         guard let folder, !folder.isEmpty, let store else {
-            throw PluginError("Say where to export: assist run photo-sensor export FOLDER.")
+            throw PluginError(phrases.text("export-where"))
         }
         let directory = URL(fileURLWithPath: (folder as NSString).expandingTildeInPath)
         var counts: [Int] = []
@@ -324,14 +327,17 @@ public final class PhotoSensor: PluginFeature {
                 counts.append(rows)
             }
         } catch let error as PluginStatus {
-            throw PluginError("The export failed: the database could not be read (\(error.message)).")
+            throw PluginError(phrases.text("export-unreadable", ["reason": error.message]))
         } catch {
-            throw PluginError(
-                "The export failed: \(directory.path) cannot be written. Choose a folder you can write to.")
+            throw PluginError(phrases.text("export-unwritable", ["path": directory.path]))
         }
         say(
-            "Exported \(counts[0]) photo row\(counts[0] == 1 ? "" : "s") and \(counts[1]) recognition row\(counts[1] == 1 ? "" : "s") to \(directory.path)."
-        )
+            phrases.text(
+                "exported",
+                [
+                    "photos": phrases.text("photo-rows", count: counts[0]),
+                    "recognitions": phrases.text("recognition-rows", count: counts[1]), "path": directory.path,
+                ]))
     }
 
     // MARK: Label and status
@@ -344,17 +350,21 @@ public final class PhotoSensor: PluginFeature {
         }
         worker.run { [indexer] in indexer?.label = text }  // the indexer lives on the worker
         host.publish(SensorEvents.setLabel, json: #"{\#(Self.source),"label":\#(SensorStore.quoted(text))}"#)
-        if !quietly { say(text.isEmpty ? "Label cleared." : "Label set to \(text).") }
+        if !quietly { say(text.isEmpty ? phrases.text("label-cleared") : phrases.text("label-set", ["label": text])) }
     }
 
     /// Why `path` cannot be watched ("it is missing", "it cannot be read", …), or nil when it can: a folder,
     /// named by its full path, that this user may list and enter.
-    static func folderProblem(_ path: String) -> String? {
-        guard path.hasPrefix("/") else { return "it is not a full path; write it from / on" }
+    func folderProblem(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return phrases.text("folder-not-full-path") }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "it is missing" }
-        guard isDirectory.boolValue else { return "it is a file, not a folder" }
-        guard access(path, R_OK | X_OK) == 0 else { return "it cannot be read (\(String(cString: strerror(errno))))" }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return phrases.text("folder-missing")
+        }
+        guard isDirectory.boolValue else { return phrases.text("folder-is-file") }
+        guard access(path, R_OK | X_OK) == 0 else {
+            return phrases.text("folder-unreadable", ["reason": String(cString: strerror(errno))])
+        }
         return nil
     }
 
@@ -366,7 +376,7 @@ public final class PhotoSensor: PluginFeature {
         let state = (try? store?.value("state")) ?? nil
         let running = state != "stopped"
         let problems = configuration.watchDirectories.compactMap { folder in
-            Self.folderProblem(folder).map { (folder, $0) }
+            folderProblem(folder).map { (folder, $0) }
         }
         let missing = problems.map(\.0)
         let now = Date().timeIntervalSince1970
@@ -400,27 +410,28 @@ public final class PhotoSensor: PluginFeature {
         let folders = configuration.watchDirectories.count - missing.count
         var parts = [
             !running
-                ? "Photo sensor stopped."
+                ? phrases.text("stopped")
                 : configuration.watchDirectories.isEmpty
-                    ? "Photo sensor running, but no folder is chosen to watch; whoever set up this device chooses them."
+                    ? phrases.text("status-no-folders")
                     : folders == 0
-                        ? "Photo sensor running, but none of its folders is there to watch."
-                        : "Photo sensor running, watching \(folders) folder\(folders == 1 ? "" : "s").",
-            "\(count) item\(count == 1 ? "" : "s") recorded, \((try? store?.pendingCount()) ?? 0) waiting to sync.",
+                        ? phrases.text("status-none-there") : phrases.text("status-watching", count: folders),
+            phrases.text("status-recorded", count: count, ["waiting": String((try? store?.pendingCount()) ?? 0)]),
         ]
         if running, let paused {
-            parts.insert("Paused until \(SensorPause.clock(paused)); nothing taken meanwhile is recorded.", at: 1)
+            parts.insert(phrases.text("status-paused", ["time": SensorPause.clock(paused)]), at: 1)
         }
         if configuration.canSync {
-            parts.append(lastSync?.sentence(now: now) ?? "Not synced yet.")
+            parts.append(lastSync?.sentence(now: now, phrases: phrases) ?? phrases.text("not-synced"))
         }
-        for (folder, problem) in problems { parts.append("Folder \(folder) is not available: \(problem).") }
-        parts += configuration.problems.map { "In [photo-sensor], \($0)" }
+        for (folder, problem) in problems {
+            parts.append(phrases.text("folder-unavailable", ["folder": folder, "problem": problem]))
+        }
+        parts += configuration.problems.map { phrases.text("setting-problem", ["problem": $0]) }
         if watcher?.unwatched.values.contains(FolderWatcher.limitReason) == true {
-            parts.append("Some subfolders are not watched; they are scanned every 5 minutes.")
+            parts.append(phrases.text("subfolders-unwatched"))
         }
         if configuration.performRecognition, let problem = recognitionProblem {
-            parts.append("Recognition unavailable: \(problem)")
+            parts.append(phrases.text("recognition-unavailable", ["reason": problem]))
         }
         return parts.joined(separator: " ")
     }

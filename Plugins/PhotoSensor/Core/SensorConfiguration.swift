@@ -1,4 +1,5 @@
 import Foundation
+import PluginKit
 
 /// The `[photo-sensor]` table of the config files, under the AWARE names study teams know (spec §3.1, §3.22).
 public struct SensorConfiguration: Equatable, Sendable {
@@ -34,7 +35,7 @@ public struct SensorConfiguration: Equatable, Sendable {
 
     /// Reads the settings through `lookup` (the plugin's namespace: "watchDirectories" is
     /// "photo-sensor.watchDirectories"). A list setting arrives comma-joined.
-    public init(_ lookup: (String) -> String?) {
+    public init(phrases: PhraseTable, _ lookup: (String) -> String?) {
         var problems: [String] = []
         func flag(_ key: String, _ fallback: Bool) -> Bool {
             guard let text = lookup(key) else { return fallback }
@@ -42,13 +43,14 @@ public struct SensorConfiguration: Equatable, Sendable {
             case "true": return true
             case "false": return false
             case "1", "yes", "on":
-                problems.append("\(key) = \"\(text)\" is taken as true; write true or false.")
+                problems.append(phrases.text("setting-taken-true", ["key": key, "text": text]))
                 return true
             case "0", "no", "off":
-                problems.append("\(key) = \"\(text)\" is taken as false; write true or false.")
+                problems.append(phrases.text("setting-taken-false", ["key": key, "text": text]))
                 return false
             default:
-                problems.append("\(key) = \"\(text)\" is neither true nor false; \(fallback) is used.")
+                problems.append(
+                    phrases.text("setting-not-boolean", ["key": key, "text": text, "fallback": "\(fallback)"]))
                 return fallback
             }
         }
@@ -61,17 +63,24 @@ public struct SensorConfiguration: Equatable, Sendable {
             func said(_ value: Value) -> String {
                 var written = "\(value)"
                 if written.hasSuffix(".0") { written.removeLast(2) }
-                return unit.isEmpty ? written : "\(written) \(unit)\(written == "1" ? "" : "s")"
+                guard !unit.isEmpty else { return written }
+                return phrases.text("unit-\(unit)" + (written == "1" ? "-one" : ""), ["count": written])
             }
             guard let value = Value(text.trimmingCharacters(in: .whitespaces)) else {
-                problems.append("\(key) = \"\(text)\" is not a number; \(said(fallback)) is used.")
+                problems.append(
+                    phrases.text("setting-not-number", ["key": key, "text": text, "fallback": said(fallback)]))
                 return fallback
             }
             guard range.contains(value) else {
                 var lowest = "\(range.lowerBound)"
                 if lowest.hasSuffix(".0") { lowest.removeLast(2) }
                 problems.append(
-                    "\(key) = \(text) is outside \(lowest) to \(said(range.upperBound)); \(said(fallback)) is used.")
+                    phrases.text(
+                        "setting-outside",
+                        [
+                            "key": key, "text": text, "low": lowest, "high": said(range.upperBound),
+                            "fallback": said(fallback),
+                        ]))
                 return fallback
             }
             return value

@@ -1,4 +1,5 @@
 import Foundation
+import PluginKit
 
 /// How the last sync run ended, as `status` says it: "Last sync 12 minutes ago, 40 photos sent."
 public struct LastSync: Equatable, Sendable {
@@ -34,20 +35,22 @@ public struct LastSync: Equatable, Sendable {
     }
 
     /// "Last sync 12 minutes ago, 40 photos sent." or "Last sync 3 hours ago failed: the server answered 500."
-    public func sentence(now: Double) -> String {
-        let when = "Last sync \(Self.ago(now - at))"
-        guard ok else { return "\(when) failed: \(error ?? "unknown reason")." }
-        return "\(when), \(sent) photo\(sent == 1 ? "" : "s") sent."
+    public func sentence(now: Double, phrases: PhraseTable) -> String {
+        let when = Self.ago(now - at, phrases: phrases)
+        guard ok else {
+            return phrases.text(
+                "last-sync-failed", ["when": when, "reason": error ?? phrases.text("unknown-reason")])
+        }
+        return phrases.text("last-sync", count: sent, ["when": when])
     }
 
     /// "just now", "1 minute ago", "12 minutes ago", "3 hours ago", "2 days ago".
-    static func ago(_ seconds: Double) -> String {
+    static func ago(_ seconds: Double, phrases: PhraseTable) -> String {
         let minutes = Int(max(0, seconds) / 60)
-        func plural(_ count: Int, _ unit: String) -> String { "\(count) \(unit)\(count == 1 ? "" : "s") ago" }
-        if minutes < 1 { return "just now" }
-        if minutes < 120 { return plural(minutes, "minute") }
-        if minutes < 48 * 60 { return plural(minutes / 60, "hour") }
-        return plural(minutes / (24 * 60), "day")
+        if minutes < 1 { return phrases.text("ago-now") }
+        if minutes < 120 { return phrases.text("ago-minutes", count: minutes) }
+        if minutes < 48 * 60 { return phrases.text("ago-hours", count: minutes / 60) }
+        return phrases.text("ago-days", count: minutes / (24 * 60))
     }
 }
 
