@@ -81,6 +81,27 @@ struct TeachFromClipsTests {
         #expect(server.calls.count == calls, "find-object sends nothing: \(server.calls.suffix(3))")
         #expect(clips.count == 3, "collect-videos' clips are left as they were")
 
+        // Teaching a thing by its name at a terminal, typed key by key, offers collect-videos' clips before filming.
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("config.toml").path, "find-object", "teach",
+            ])
+        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
+        #expect(screen.waitFor("What is the thing called?", timeout: 30), "\(screen.text)")
+        screen.typeSlowly("badge\r")
+        #expect(
+            screen.waitFor(
+                "Collect videos has 2 training videos of Badge. Learn from them instead of filming now?", timeout: 30),
+            "\(screen.text)")
+        screen.typeSlowly("y")
+        #expect(screen.waitFor("my badge is taught already. Replace it", timeout: 30), "\(screen.text)")
+        screen.typeSlowly("y")
+        #expect(screen.waitFor("Learned badge from ", timeout: 90), "\(screen.text)")
+        #expect(screen.waitForExit(timeout: 30) == 0, "\(screen.text)")
+        #expect(try findObject(["things"]).lines.last?.hasPrefix("badge: ") == true)
+
         // The label alone names the thing; its clips cleared from the cache are said, and nothing is taught.
         for clip in clips { try FileManager.default.removeItem(at: clip) }
         let gone = try findObject(["teach", "--from-collect-videos", "BADGE", "--yes"])

@@ -44,6 +44,8 @@ extension FindObject {
     /// Where a thing is taught from: the camera, a video file, or the training clips collect-videos filmed.
     enum TeachingSource {
         case camera
+        /// The camera, collect-videos' clips offered and declined.
+        case filming
         case video(String)
         case collected(CollectedClips)
     }
@@ -131,9 +133,31 @@ extension FindObject {
         }
     }
 
+    /// collect-videos' training clips of the thing called `name` (or `key`, without "my"), if it has any here.
+    func offeredClips(_ name: String, key: String) -> CollectedClips? {
+        guard let data = host.dataDirectory else { return nil }
+        for label in [name, key] {
+            if case .success(let clips) = CollectedClips.find(label, data: data, cache: host.cacheDirectory) {
+                return clips
+            }
+        }
+        return nil
+    }
+
     func teach(named name: String, from source: TeachingSource, replace: Bool) throws(PluginError) {
         if let problem = Thing.problem(with: name) { throw PluginError(phrases.text(problem)) }
         guard let key = Thing.key(for: name) else { throw PluginError(phrases.text("thing-name-empty")) }
+        // About to film a thing collect-videos has training videos of: those are offered first.
+        if case .camera = source, let clips = offeredClips(name, key: key) {
+            let offer = phrases.text("collected-offer", count: clips.paths.count, ["label": clips.label])
+            return host.confirm(offer, defaultYes: true, timeoutMilliseconds: 30_000) { [self] yes in
+                do throws(PluginError) {
+                    try teach(named: name, from: yes ? .collected(clips) : .filming, replace: replace)
+                } catch {
+                    fail(error.message, status: .invalid)
+                }
+            }
+        }
         let store = try thingStore()
         let existing: String?
         do { existing = try store.exists(key) } catch {
@@ -146,7 +170,7 @@ extension FindObject {
                 host.speak(phrases.text("thing-is-also-object", ["name": name]))
             }
             switch source {
-            case .camera: teachFromCamera(key: key, words: name)
+            case .camera, .filming: teachFromCamera(key: key, words: name)
             case .video(let path):
                 host.speak(phrases.text("teaching-video", ["name": name]))
                 teachFromVideos([path], key: key, words: name, collected: nil)
