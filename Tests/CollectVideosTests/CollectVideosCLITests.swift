@@ -130,6 +130,38 @@ struct CollectVideosCLITests {
         #expect(all(slot).contains("--slot takes a training video's number, from 1 to 5."), "\(all(slot))")
     }
 
+    /// Issue 35: collect-videos speaks the session's language, its menus too; the study's own texts are the
+    /// study's, in English, and that is said.
+    @Test func itSpeaksRussianAndChinese() throws {
+        func run(_ language: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
+            try ProcessRunner.run(
+                BuildProducts.assist,
+                [
+                    "run", "--lang", language, "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                    folder.path("config.toml").path, "collect-videos",
+                ] + arguments, input: input, timeoutSeconds: 60)
+        }
+        let status = try run("ru", ["status"])
+        #expect(
+            status.lines.last == "Вы ещё не дали согласие на этом устройстве. Предметов: 0 из 5.", "\(all(status))")
+        let early = try run("zh", ["thing", "add", "Mug"])
+        #expect(early.status != 0 && all(early).contains("你还没有在这台设备上表示同意"), "\(all(early))")
+        let menu = try run("ru", [], input: "4\n")
+        #expect(
+            menu.lines.contains("Тексты исследования — на английском, как их написало исследование."), "\(menu.lines)")
+        #expect(menu.lines.contains("Участие в исследовании ORBIT."), "\(menu.lines)")
+        #expect(menu.lines.contains("2. C: дать согласие"), "\(menu.lines)")
+        try consent()
+        let short = try run("zh", ["thing", "add", "ab"])
+        #expect(all(short).contains("名称ab太短：至少要 3 个字符。"), "\(all(short))")
+        let added = try run("ru", ["thing", "add", "Чашка"])
+        #expect(added.lines.last == "«Чашка» добавлен. Предметов: 1 из 5.", "\(all(added))")
+        let things = try run("zh", [], input: "5\n")
+        #expect(things.lines.contains("你的物品：1/5。"), "\(things.lines)")
+        #expect(things.lines.contains("1. Чашка，视频：0/7"), "\(things.lines)")
+        #expect(things.lines.contains("还需添加4个物品。"), "\(things.lines)")
+    }
+
     @Test func badSetupsAndBadServersGetOneSentence() throws {
         // Issue 38: an address that is none is named as such, not "Update Assist".
         for url in ["not a url", "ftp://orbit.example.org"] {

@@ -13,6 +13,8 @@ import PluginPackage
 import ReadTextCore
 import SurveyCore
 
+import struct PluginKit.PhraseTable
+
 /// Every parser of outside data, each a function of arbitrary bytes that must return without crashing,
 /// hanging or growing without bound. `make fuzz` runs each under libFuzzer (ASSIST_FUZZ_TARGET names it);
 /// the tests replay the seed corpus and every crash ever found through the same functions.
@@ -104,7 +106,7 @@ enum FuzzTargets {
         _ = text.statements
         _ = text.page(title: "fuzz")
         for piece in text.pieces { _ = StudyText.anchor(piece.text) }
-        _ = CollectVideos.fieldMessages(data)
+        _ = CollectVideos.fieldMessages(data, phrases: PhraseTable(directory: nil, language: "en"))
     }
 
     /// Survey definitions from research teams (`/etc/assist/surveys/*.json`): read, checked, and when valid,

@@ -17,19 +17,19 @@ extension CollectVideos {
     func askToLeave(back: @escaping () -> Void) {
         let (things, videos, sent) = leaveSummary()
         host.confirm(
-            "Leave the study on this device? Your \(Self.count(things, "thing")) and \(Self.count(videos, "video")) here, and the study credential, are deleted. Y or N.",
+            phrases.text("leave-ask", ["things": countedThings(things), "videos": countedVideos(videos)]),
             defaultYes: false, timeoutMilliseconds: 10_000
         ) { [weak self] yes in
             guard let self else { return }
             guard yes else {
-                say("You are still taking part.")
+                say(phrases.text("still-taking-part"))
                 return back()
             }
             let finish = { [weak self] in self?.host.finish() ?? () }
             guard sent > 0 else { return leave(keepSent: true, waitSeconds: 30, done: finish) }
             host.confirm(
-                "Also delete the \(Self.count(sent, "thing")) you sent from the study's server, with their videos? Y or N. No leaves them with the study.",
-                defaultYes: false, timeoutMilliseconds: 15_000
+                phrases.text("leave-server-ask", ["things": countedThings(sent)]), defaultYes: false,
+                timeoutMilliseconds: 15_000
             ) { [weak self] alsoThere in
                 self?.leave(keepSent: !alsoThere, waitSeconds: 30, done: finish)
             }
@@ -46,14 +46,15 @@ extension CollectVideos {
     /// `leave --yes [--keep-sent] [--wait S]`.
     func leaveCommand(_ arguments: [String]) throws(PluginError) {
         guard credential() != nil else {
-            throw PluginError("You are not taking part in the study on this device: there is nothing to leave.")
+            throw PluginError(phrases.text("not-taking-part"))
         }
         guard arguments.contains("--yes") else {
-            throw PluginError(leaveQuestion(keepSent: arguments.contains("--keep-sent")) + " Add --yes to leave.")
+            throw PluginError(
+                leaveQuestion(keepSent: arguments.contains("--keep-sent")) + " " + phrases.text("add-yes-to-leave"))
         }
         let wait = Self.number(after: "--wait", in: arguments) ?? 30
         guard wait.isFinite, (0...600).contains(wait) else {
-            throw PluginError("--wait takes how many seconds to wait for the server, from 0 to 600.")
+            throw PluginError(phrases.text("wait-usage"))
         }
         leave(keepSent: arguments.contains("--keep-sent"), waitSeconds: wait) { [weak self] in self?.host.finish() }
     }
@@ -61,21 +62,18 @@ extension CollectVideos {
     /// "Leaving the study on this device deletes your 2 things and 5 videos here, and asks the study's server
     /// to delete the 2 things it has and their videos."
     func leaveQuestion(keepSent: Bool) -> String {
-        let (things, videos, sent) = leaveSummary()
-        var sentence =
-            "Leaving the study on this device deletes your \(Self.count(things, "thing")) and \(Self.count(videos, "video")) here, and the study credential"
-        if sent > 0 {
-            sentence +=
-                keepSent
-                ? "; what you already sent stays with the study."
-                : ", and asks the study's server to delete the \(Self.count(sent, "thing")) it has, with their videos."
-        } else {
-            sentence += "."
-        }
-        return sentence
+        let (thingCount, videoCount, sent) = leaveSummary()
+        let counts = ["things": countedThings(thingCount), "videos": countedVideos(videoCount)]
+        guard sent > 0 else { return phrases.text("leave-deletes", counts) }
+        return keepSent
+            ? phrases.text("leave-deletes-keeps-sent", counts)
+            : phrases.text(
+                "leave-deletes-asks-server", counts.merging(["sent": countedThings(sent)]) { first, _ in first })
     }
 
-    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    /// "2 things", "1 video": counts within the leaving sentences.
+    func countedThings(_ count: Int) -> String { phrases.text("count-things", count: count) }
+    func countedVideos(_ count: Int) -> String { phrases.text("count-videos", count: count) }
 
     /// Leaves, then says what was done and calls `done`: the server's deletions are handed to the outbox (which
     /// keeps them until they are answered, offline too) and waited for up to `waitSeconds`.
@@ -103,11 +101,10 @@ extension CollectVideos {
             host.log(.error, "leaving: the database could not be emptied: \(error)")
         }
         forgetCredential()
-        var said =
-            "You have left the study on this device. Deleted here: \(Self.count(thingCount, "thing")), \(Self.count(videoCount, "video")) and the study credential."
+        var said = phrases.text(
+            "left-study", ["things": countedThings(thingCount), "videos": countedVideos(videoCount)])
         if configuration.contact != nil {
-            said +=
-                " Your name and email stay with the research team; to have them removed, contact them.\(configuration.contactLine)"
+            said += " " + phrases.text("name-email-stay") + configuration.contactLine
         }
         say(said)
         guard !asked.isEmpty else { return done() }
@@ -128,11 +125,9 @@ extension CollectVideos {
         guard outcome == nil || waiting.jobs.isEmpty else { return }
         leaving = nil
         if waiting.jobs.isEmpty {
-            say("The study's server deleted the \(Self.count(waiting.deleted, "thing")) you sent, with their videos.")
+            say(phrases.text("server-deleted", ["things": countedThings(waiting.deleted)]))
         } else {
-            say(
-                "The study's server has not answered yet: it is asked again whenever this device is online, until it deletes them."
-            )
+            say(phrases.text("server-not-answered"))
         }
         waiting.done()
     }

@@ -15,11 +15,12 @@ extension CollectVideos {
             return host.finish(.unsupported)
         }
         if credential() == nil {
+            sayTextsAreEnglish()
             say(StudyText(markdown: studyText("introduction")).pieces.map(\.text).joined(separator: " "))
             onboarding()
         } else {
             let count = (try? store?.things().count) ?? 0
-            if count < 5 { say("\(5 - count) more thing\(5 - count == 1 ? "" : "s") to go.") }
+            if count < 5 { say(phrases.text("things-to-go", count: 5 - count)) }
             pump()
             // Statuses at start, then every `poll-minutes` (30) while the menus are open (spec §3.26).
             refreshParticipant()
@@ -42,18 +43,25 @@ extension CollectVideos {
         for (video, code, refusal) in untold {
             guard let thing = try? store.thing(id: video.thingID) else { continue }
             try? store.markTold(video: video.id, code)
-            let name = "\(Self.slotName(video.kind, video.slot)) of \(thing.label)"
+            let name = slotName(video.kind, video.slot, of: thing.label)
             var sentence =
                 code == "R"
-                ? (refusal ?? "The server refused your \(name).")
-                : "Your \(name) was not accepted: \(Self.rejection[code] ?? "the study team did not accept it")."
-            if !asking { sentence += " Choose it among \(thing.label)'s videos to film it again." }
+                ? (refusal ?? phrases.text("server-refused-your", ["video": name]))
+                : phrases.text(
+                    "not-accepted",
+                    [
+                        "video": name,
+                        "reason": phrases.text(
+                            ["P", "I", "M"].contains(code) ? "rejection-" + code : "rejection-other"),
+                    ])
+            if !asking { sentence += " " + phrases.text("film-again-where", ["label": thing.label]) }
             say(sentence)
             if first == nil { first = (thing, video) }
         }
         guard asking, let first else { return next() }
-        let name = "\(Self.slotName(first.video.kind, first.video.slot)) of \(first.thing.label)"
-        host.confirm("Record \(name) again? Y or N.", defaultYes: false, timeoutMilliseconds: 10_000) {
+        let name = slotName(first.video.kind, first.video.slot, of: first.thing.label)
+        host.confirm(phrases.text("record-again-ask", ["video": name]), defaultYes: false, timeoutMilliseconds: 10_000)
+        {
             [weak self] yes in
             guard let self else { return }
             if yes { return recordInteractively(first.thing, kind: first.video.kind, slot: first.video.slot) }
@@ -61,28 +69,21 @@ extension CollectVideos {
         }
     }
 
-    /// Why the study team did not accept a clip, by its validation code (spec §3.27).
-    static let rejection = [
-        "P": "it shows a person or something that identifies someone", "I": "it was judged inappropriate",
-        "M": "the thing is missing from it",
-    ]
-
     // MARK: Before consent
 
     func onboarding() {
         host.askChoice(
-            "Taking part in the ORBIT study.",
-            choices: [
-                "I: read the information sheet", "C: give consent", "S: save the information sheet as a web page",
-                "Q: leave",
-            ]
+            phrases.text("onboarding"),
+            choices: ["menu-read-information", "menu-consent", "menu-save-information", "menu-leave"].map {
+                phrases.text($0)
+            }
         ) { [weak self] index in
             guard let self else { return }
             switch index {
             case 0: read("information") { [weak self] in self?.onboarding() }
             case 1: askConsent(Array(StudyText(markdown: studyText("consent")).statements.enumerated()))
             case 2:
-                askSavePath("information", title: Self.titles["information"] ?? "") { [weak self] in
+                askSavePath("information", title: title("information")) { [weak self] in
                     self?.onboarding()
                 }
             default: host.finish()
@@ -93,28 +94,30 @@ extension CollectVideos {
     /// Each statement read, then "Agree? Y or N"; a no ends it with why.
     private func askConsent(_ left: [(offset: Int, element: String)]) {
         guard let (index, statement) = left.first else { return askName() }
-        host.confirm("\(index + 1). \(statement) Agree? Y or N.", defaultYes: false) { [weak self] yes in
+        host.confirm(
+            phrases.text("agree-ask", ["statement": "\(index + 1). \(statement)"]), defaultYes: false
+        ) { [weak self] yes in
             guard let self else { return }
             if yes { return askConsent(Array(left.dropFirst())) }
-            say("Taking part needs your agreement to every statement. Nothing was sent.")
+            say(phrases.text("agreement-needed"))
             onboarding()
         }
     }
 
     private func askName(_ problem: String? = nil) {
-        host.askText((problem.map { $0 + " " } ?? "") + "Your name, for the research team only.") { [weak self] name in
+        host.askText((problem.map { $0 + " " } ?? "") + phrases.text("ask-name")) { [weak self] name in
             guard let self else { return }
             guard let name else { return onboarding() }
-            if let problem = Rules.nameProblem(name) { return askName(problem) }
+            if let problem = Rules.nameProblem(name, phrases) { return askName(problem) }
             askEmail(name: name)
         }
     }
 
     private func askEmail(name: String, problem: String? = nil) {
-        host.askText((problem.map { $0 + " " } ?? "") + "Your email address.") { [weak self] email in
+        host.askText((problem.map { $0 + " " } ?? "") + phrases.text("ask-email")) { [weak self] email in
             guard let self else { return }
             guard let email else { return onboarding() }
-            if let problem = Rules.emailProblem(email) { return askEmail(name: name, problem: problem) }
+            if let problem = Rules.emailProblem(email, phrases) { return askEmail(name: name, problem: problem) }
             do throws(PluginError) {
                 try consent(["--name", name, "--email", email, "--agree-all"], quiet: true)
             } catch {
@@ -130,11 +133,12 @@ extension CollectVideos {
         guard let store, let things = try? store.things() else { return host.finish(.io) }
         let lines = things.map { thing -> String in
             let count = (try? store.videos(of: thing.id).count) ?? 0
-            return "\(thing.label), \(count) of 7 videos"
+            return phrases.text("thing-line", ["label": thing.label, "count": String(count)])
         }
         // At most 9 choices (5 things and 4 more), so that one digit answers at once.
-        let extra = ["A: add a thing", "U: upload status", "T: texts, help and leaving", "Q: leave"]
-        host.askChoice("Your things, \(things.count) of 5.", choices: lines + extra) { [weak self] index in
+        let extra = ["menu-add-thing", "menu-upload-status", "menu-texts", "menu-leave"].map { phrases.text($0) }
+        host.askChoice(phrases.text("things-menu", ["count": String(things.count)]), choices: lines + extra) {
+            [weak self] index in
             guard let self, let index else { return self?.host.finish() ?? () }
             if index < things.count { return thingMenu(things[index]) }
             switch index - things.count {
@@ -143,9 +147,9 @@ extension CollectVideos {
             case 1:
                 let waiting = (try? store.pendingOps().count) ?? 0
                 let period: (start: String?, end: String?) = (try? store.period()) ?? (nil, nil)
-                say(waiting == 0 ? "Nothing waits to be sent." : waitingSentence(waiting))
+                say(waiting == 0 ? phrases.text("nothing-waits") : waitingSentence(waiting))
                 if let start = period.start, let end = period.end {
-                    say("The study runs from \(Self.spokenDate(start)) to \(Self.spokenDate(end)).")
+                    say(phrases.text("study-runs", ["start": spokenDate(start), "end": spokenDate(end)]))
                 }
                 if let statuses = statusesSentence() { say(statuses) }
                 thingsMenu()
@@ -157,11 +161,10 @@ extension CollectVideos {
     /// The study's texts, read by ear.
     private func textsMenu() {
         host.askChoice(
-            "Texts.",
+            phrases.text("texts-menu"),
             choices: [
-                "I: introduction", "H: how to film your things", "W: the information sheet",
-                "L: leave the study on this device", "B: back",
-            ]
+                "menu-introduction", "menu-recording-help", "menu-information", "menu-leave-study", "menu-back",
+            ].map { phrases.text($0) }
         ) { [weak self] index in
             guard let self else { return }
             if index == 3 { return askToLeave { [weak self] in self?.textsMenu() } }
@@ -172,20 +175,20 @@ extension CollectVideos {
     }
 
     private func askNewThing(_ problem: String? = nil) {
-        host.askText((problem.map { $0 + " " } ?? "") + "Name of the thing, 3 to 50 characters.") { [weak self] text in
+        host.askText((problem.map { $0 + " " } ?? "") + phrases.text("ask-thing-name")) { [weak self] text in
             guard let self, let store else { return }
             guard let text, !text.isEmpty else { return thingsMenu() }
-            if let problem = Rules.labelProblem(text) { return askNewThing(problem) }
+            if let problem = Rules.labelProblem(text, phrases) { return askNewThing(problem) }
             do {
                 if try store.otherThing(than: nil, labelled: text) != nil {
-                    return askNewThing("You already have \(text).")
+                    return askNewThing(phrases.text("already-have", ["label": text]))
                 }
                 let thing = try store.addThing(text.trimmingCharacters(in: .whitespacesAndNewlines))
-                say("\(thing.label) added.")
+                say(phrases.text("thing-added", ["label": thing.label]))
                 pump()
                 thingMenu(thing)
             } catch {
-                say("The thing could not be saved: \(error).")
+                say(phrases.text("thing-not-saved", ["reason": "\(error)"]))
                 thingsMenu()
             }
         }
@@ -196,27 +199,25 @@ extension CollectVideos {
         guard let store, let videos = try? store.videos(of: thing.id), let period = try? store.period() else {
             return thingsMenu()
         }
-        let testing = 2 - videos.filter { $0.kind == "S" }.count
-        let training = 5 - videos.filter { $0.kind == "T" }.count
-        var summary = "\(thing.label). \(videos.count) of 7 videos."
-        if testing + training > 0 { summary += " Still to record: \(testing) testing, \(training) training." }
+        let summary = thingSummary(thing, videos: videos)
         var slots: [(kind: String, slot: Int, line: String, video: OrbitStore.Video?)] = []
         for (kind, count) in [("S", 2), ("T", 5)] {
             for slot in 0..<count {
                 let video = videos.first { $0.kind == kind && $0.slot == slot }
-                let name = Self.slotName(kind, slot, capitalised: true)
+                let status = video.map { describe($0, studyEnd: period.end) } ?? phrases.text("slot-is-empty")
                 slots.append(
-                    (kind, slot, "\(name), \(video.map { describe($0, studyEnd: period.end) } ?? "empty")", video))
+                    (kind, slot, phrases.text("slot-choice", ["video": slotName(kind, slot), "status": status]), video))
             }
         }
         let next = Self.nextEmptySlot(in: slots.map { ($0.kind, $0.slot, $0.video != nil) }, after: lastSlot[thing.id])
         // 7 slots and 2 more: one digit answers at once.
-        let extra = ["N: record video in the next empty slot", "O: options: rename, delete, video status"]
-        host.askChoice(summary + " Escape goes back.", choices: slots.map(\.line) + extra) { [weak self] index in
+        let extra = ["menu-record-next", "menu-thing-options"].map { phrases.text($0) }
+        host.askChoice(summary + " " + phrases.text("escape-back"), choices: slots.map(\.line) + extra) {
+            [weak self] index in
             guard let self, let index else { return self?.thingsMenu() ?? () }
             if index == slots.count {
                 guard let next else {
-                    say("All 7 videos of \(thing.label) are recorded. Choose one to record it again.")
+                    say(phrases.text("all-recorded", ["label": thing.label]))
                     return thingMenu(thing)
                 }
                 lastSlot[thing.id] = next
@@ -237,14 +238,16 @@ extension CollectVideos {
     /// A filled slot: film it again, or delete it (after a yes within 10 s), here and on the server.
     private func slotOptions(_ thing: OrbitStore.Thing, kind: String, slot: Int, line: String) {
         host.askChoice(
-            "\(line).", choices: ["R: record it again", "D: delete this video", "B: back"]
+            "\(line).", choices: ["menu-record-again", "menu-delete-video", "menu-back"].map { phrases.text($0) }
         ) { [weak self] index in
             guard let self else { return }
             switch index {
             case 0: recordInteractively(thing, kind: kind, slot: slot)
             case 1:
-                let name = "\(Self.slotName(kind, slot)) of \(thing.label)"
-                host.confirm("Delete \(name)? Y or N.", defaultYes: false, timeoutMilliseconds: 10_000) {
+                let name = slotName(kind, slot, of: thing.label)
+                host.confirm(
+                    phrases.text("delete-video-ask", ["video": name]), defaultYes: false, timeoutMilliseconds: 10_000
+                ) {
                     [weak self] yes in
                     guard let self else { return }
                     if yes {
@@ -256,7 +259,7 @@ extension CollectVideos {
                             say(error.message)
                         }
                     } else {
-                        say("Not deleted.")
+                        say(phrases.text("not-deleted"))
                     }
                     thingMenu(thing)
                 }
@@ -268,7 +271,8 @@ extension CollectVideos {
     /// Rename, delete (after a yes within 10 s) and the thing's whole status.
     private func thingOptions(_ thing: OrbitStore.Thing, summary: String, slots: [String], videoCount: Int) {
         host.askChoice(
-            "\(thing.label): options.", choices: ["E: rename", "D: delete", "V: video status", "B: back"]
+            phrases.text("thing-options", ["label": thing.label]),
+            choices: ["menu-rename", "menu-delete", "menu-video-status", "menu-back"].map { phrases.text($0) }
         ) { [weak self] index in
             guard let self, let store else { return }
             switch index {
@@ -279,16 +283,16 @@ extension CollectVideos {
                 thingMenu(thing)
             case 1:
                 host.confirm(
-                    "Delete \(thing.label) and its \(videoCount) video\(videoCount == 1 ? "" : "s")? Y or N.",
+                    phrases.text("delete-thing-ask", count: videoCount, ["label": thing.label]),
                     defaultYes: false, timeoutMilliseconds: 10_000
                 ) { [weak self] yes in
                     guard let self else { return }
                     guard yes else {
-                        say("Not deleted.")
+                        say(phrases.text("not-deleted"))
                         return thingMenu(thing)
                     }
                     if let files = try? store.delete(thing) { for file in files { deleteClip(file) } }
-                    say("\(thing.label) deleted, with its videos.")
+                    say(phrases.text("thing-deleted", ["label": thing.label]))
                     pump()
                     thingsMenu()
                 }
@@ -306,16 +310,17 @@ extension CollectVideos {
     }
 
     private func askRename(_ thing: OrbitStore.Thing, problem: String? = nil) {
-        host.askText((problem.map { $0 + " " } ?? "") + "New name for \(thing.label).") { [weak self] text in
+        host.askText((problem.map { $0 + " " } ?? "") + phrases.text("ask-new-name", ["label": thing.label])) {
+            [weak self] text in
             guard let self, let store else { return }
             guard let text, !text.isEmpty else { return thingMenu(thing) }
-            if let problem = Rules.labelProblem(text) { return askRename(thing, problem: problem) }
+            if let problem = Rules.labelProblem(text, phrases) { return askRename(thing, problem: problem) }
             let label = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if let other = try? store.otherThing(than: thing, labelled: label) {
-                return askRename(thing, problem: "You already have a thing called \(other.label).")
+                return askRename(thing, problem: phrases.text("thing-exists", ["label": other.label]))
             }
             try? store.rename(thing, to: label)
-            say("\(thing.label) is now called \(label).")
+            say(phrases.text("thing-renamed", ["old": thing.label, "label": label]))
             pump()
             var renamed = thing
             renamed.label = label
@@ -326,13 +331,15 @@ extension CollectVideos {
     func recordInteractively(_ thing: OrbitStore.Thing, kind: String, slot: Int) {
         let longest = kind == "S" ? 20.0 : 30.0
         let seconds = min(longest, configuration.recordSeconds ?? longest)
-        say("Recording. Space or stop recording ends it.")
-        try? host.registerCommand(id: "stop-recording", label: "Stop recording", key: "space", phrase: "stop recording")
+        say(phrases.text("recording-started"))
+        try? host.registerCommand(
+            id: "stop-recording", label: phrases.text("command.stop-recording"), key: "space",
+            phrase: phrases.text("phrase.stop-recording"))
         do {
             try startRecording(thing: thing, kind: kind, slot: slot, maxSeconds: seconds)
         } catch {
             host.play(.error)
-            say((error as? PluginError)?.message ?? "Camera not available.")
+            say((error as? PluginError)?.message ?? phrases.text("camera-unavailable"))
             thingMenu(thing)
         }
     }

@@ -13,18 +13,18 @@ extension CollectVideos {
         if let problem = configuration.problem { throw PluginError(problem) }
         // After withdrawn access, consent may be given again: the new credential takes over and what waits is sent.
         guard credential() == nil || (try? store?.uploadPause()) == "revoked" else {
-            throw PluginError("This device is already taking part in the study.")
+            throw PluginError(phrases.text("already-taking-part"))
         }
         let text = StudyText(markdown: studyText("consent"))
         let statements = text.statements
-        guard !statements.isEmpty else { throw PluginError("The consent text has no statements. Reinstall Assist.") }
+        guard !statements.isEmpty else { throw PluginError(phrases.text("consent-text-empty")) }
         if !quiet { for (index, statement) in statements.enumerated() { host.print("\(index + 1). \(statement)") } }
         guard arguments.contains("--agree-all") else {
-            throw PluginError("Agreeing is needed for every statement: add --agree-all, or use the consent menu.")
+            throw PluginError(phrases.text("agree-all-needed"))
         }
         let name = Self.value(after: "--name", in: arguments) ?? ""
         let email = Self.value(after: "--email", in: arguments) ?? ""
-        let problems = [Rules.nameProblem(name), Rules.emailProblem(email)].compactMap { $0 }
+        let problems = [Rules.nameProblem(name, phrases), Rules.emailProblem(email, phrases)].compactMap { $0 }
         guard problems.isEmpty else { throw PluginError(problems.joined(separator: " ")) }
         guard let base = configuration.serverURL, let app = configuration.appCredential else { return }
         var request = OutboxRequest(method: "POST", url: base + "api/createparticipant/")
@@ -37,9 +37,9 @@ extension CollectVideos {
         request.tag = "consent"
         consentFinished = { [weak self] outcome in self?.consentAnswered(outcome) }
         do { consentJob = try host.sendNow(request) } catch {
-            throw PluginError("This Assist cannot send the consent without storing it. Update Assist.")
+            throw PluginError(phrases.text("consent-cannot-send"))
         }
-        say("Sending your consent.")
+        say(phrases.text("sending-consent"))
     }
 
     private func consentAnswered(_ outcome: OutboxOutcome) {
@@ -50,37 +50,38 @@ extension CollectVideos {
                 let object = try? JSONSerialization.jsonObject(with: outcome.body) as? [String: Any],
                 let credential = object["auth_credential"] as? String, credential.hasPrefix("Basic ")
             else {
-                say("Unexpected reply from the server.\(contact)")
+                say(phrases.text("unexpected-reply") + contact)
                 return host.finish(.io)
             }
             do { try storeCredential(credential) } catch {
-                say("The consent was received but could not be saved on this device: \(error.message)")
+                say(phrases.text("consent-not-saved", ["reason": error.message]))
                 return host.finish(.io)
             }
             try? store?.setUploadPause("none")
-            say("Consent received. You are now taking part in the ORBIT study.")
+            say(phrases.text("consent-received"))
             pump()
             refreshParticipant()
             if interactive { thingsMenu() } else { host.finish() }
         case 400:
-            say(Self.fieldMessages(outcome.body) + " Correct it and send again.")
+            say(Self.fieldMessages(outcome.body, phrases: phrases) + " " + phrases.text("correct-and-resend"))
             if interactive { onboarding() } else { host.finish(.invalid) }
         case 403:
-            say("Server did not accept this device's setup.\(contact)")
+            say(phrases.text("setup-not-accepted") + contact)
             if interactive { onboarding() } else { host.finish(.permission) }
         case 0:
-            say("Could not reach the server.\(contact)")
+            say(phrases.text("server-unreachable") + contact)
             if interactive { onboarding() } else { host.finish(.io) }
         case let status:
-            say("Unexpected reply from the server (\(status)).\(contact)")
+            say(phrases.text("unexpected-reply-status", ["status": String(status)]) + contact)
             if interactive { onboarding() } else { host.finish(.io) }
         }
     }
 
-    /// A 400's field errors as sentences: "this field" becomes the field's name (spec §7).
-    public static func fieldMessages(_ body: Data) -> String {
+    /// A 400's field errors as sentences, the server's own words: "this field" becomes the field's name
+    /// (spec §7).
+    public static func fieldMessages(_ body: Data, phrases: PhraseTable) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], !object.isEmpty else {
-            return "The server refused the details."
+            return phrases.text("details-refused")
         }
         return object.keys.sorted().map { field in
             let messages = (object[field] as? [String]) ?? [(object[field] as? String) ?? ""]
@@ -251,7 +252,7 @@ extension CollectVideos {
             else {
                 // Created, but the answer cannot be read (cut short, or not JSON): sending it again would make a
                 // second thing. The server's list of things says which is ours (`reconcile`).
-                try store.setState(op.id, "check", status: status, error: "Unexpected reply from the server.")
+                try store.setState(op.id, "check", status: status, error: phrases.text("unexpected-reply"))
                 reconciled = false
                 if onIdle == nil { listThings() }  // a sync lists them once the rest is done
                 return
@@ -268,7 +269,7 @@ extension CollectVideos {
         case ("video_upload", 201):
             let (orbitID, validation) = Self.uploadedVideo(outcome)
             guard let orbitID, let local = op.localID, let video = try store.video(id: local) else {
-                try store.setState(op.id, "pending", status: status, error: "Unexpected reply from the server.")
+                try store.setState(op.id, "pending", status: status, error: phrases.text("unexpected-reply"))
                 return
             }
             // Uploaded: the file moves to the cache, which the host may purge; the server keeps it.
@@ -282,11 +283,11 @@ extension CollectVideos {
                 try store.clearOrbitID(forThing: local)
                 try store.database.execute(
                     "INSERT INTO pending_op (op, local_id) VALUES ('thing_create', ?)", [.integer(local)])
-                if let thing = try store.thing(id: local) { say("\(thing.label) will be sent again.") }
+                if let thing = try store.thing(id: local) { say(phrases.text("sent-again", ["label": thing.label])) }
             }
         case (_, 400):
             // Permanent for this change: kept with the server's words, said, and tried again when the user acts.
-            let sentence = refusal(of: op, message: Self.fieldMessages(outcome.body), store: store)
+            let sentence = refusal(of: op, message: Self.fieldMessages(outcome.body, phrases: phrases), store: store)
             try store.setState(op.id, "failed", status: 400, error: sentence)
             if onIdle == nil {  // a sync says what failed as it ends
                 say(sentence)
@@ -294,11 +295,13 @@ extension CollectVideos {
             }
         case (_, 403):
             // Withdrawn, outside the period, or a passing refusal inside it: `participant/` tells which.
-            try store.setState(op.id, "pending", status: 403, error: "The server refused access.")
+            try store.setState(op.id, "pending", status: 403, error: phrases.text("access-refused"))
             refreshParticipant()
         default:
             // Given up by the outbox after its tries (network, 5xx): waits for the next sync.
-            try store.setState(op.id, "pending", status: outcome.status, error: outcome.error ?? "answered \(status)")
+            try store.setState(
+                op.id, "pending", status: outcome.status,
+                error: outcome.error ?? phrases.text("answered", ["status": String(status)]))
         }
     }
 
@@ -314,11 +317,11 @@ extension CollectVideos {
         if op.op == "video_upload", let id = op.localID, let video = try? store.video(id: id),
             let thing = try? store.thing(id: video.thingID)
         {
-            return
-                "The server refused \(Self.slotName(video.kind, video.slot)) of \(thing.label): \(message) Re-record or delete it."
+            return phrases.text(
+                "video-refused", ["video": slotName(video.kind, video.slot, of: thing.label), "message": message])
         }
-        let label = op.localID.flatMap { try? store.thing(id: $0) }?.label ?? "a thing"
-        return "Server refused the name \(label): \(message) Rename it to retry."
+        let label = op.localID.flatMap { try? store.thing(id: $0) }?.label ?? phrases.text("a-thing")
+        return phrases.text("name-refused", ["label": label, "message": message])
     }
 
     /// False while uploads wait for the collection period or for new consent (spec §7). A period that has
@@ -350,15 +353,20 @@ extension CollectVideos {
         return .during
     }
 
-    /// "25 November 2026" for a `YYYY-MM-DD` date.
-    static func spokenDate(_ text: String) -> String {
+    /// "25 November 2026" for a `YYYY-MM-DD` date, in the session's language.
+    func spokenDate(_ text: String) -> String {
         let parser = DateFormatter()
         parser.locale = Locale(identifier: "en_US_POSIX")
         parser.dateFormat = "yyyy-MM-dd"
         guard let date = parser.date(from: text) else { return text }
         let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.dateFormat = "d MMMM yyyy"
+        if host.language == "en" {
+            formatter.locale = Locale(identifier: "en_GB")
+            formatter.dateFormat = "d MMMM yyyy"
+        } else {
+            formatter.locale = Locale(identifier: host.language)
+            formatter.setLocalizedDateFormatFromTemplate("dMMMMyyyy")
+        }
         return formatter.string(from: date)
     }
 
@@ -496,12 +504,12 @@ extension CollectVideos {
             }
             guard pause != before else { return }
             try? store.setUploadPause(pause)
-            if pause == "before_period", let start { say("Uploads start on \(Self.spokenDate(start)).") }
-            if pause == "after_period" { say("The collection period has ended. Your videos stay on this device.") }
+            if pause == "before_period", let start { say(phrases.text("uploads-start", ["date": spokenDate(start)])) }
+            if pause == "after_period" { say(phrases.text("period-ended")) }
             if pause == "none" { pump() }
         } else if outcome.status == 403, before != "revoked" {
             try? store.setUploadPause("revoked")
-            say("Study access for this device was withdrawn.\(configuration.contactLine)")
+            say(phrases.text("access-withdrawn") + configuration.contactLine)
         }
     }
 
@@ -513,10 +521,10 @@ extension CollectVideos {
             return host.finish(.unsupported)
         }
         guard credential() != nil else {
-            say("Give consent first: assist run collect-videos consent.")
+            say(phrases.text("consent-first"))
             return host.finish(.unsupported)
         }
-        say("Sending.")
+        say(phrases.text("sending"))
         // Operations handed over before a crash go back to waiting; their outcomes, if any came, are applied.
         // Only when the outbox holds nothing of ours (no job, no outcome on its way), asked once.
         // A create that may have reached the server is checked against its list of things first.
@@ -547,9 +555,9 @@ extension CollectVideos {
         onIdle = nil
         let waiting = (try? store?.pendingOps()) ?? []
         let failed = waiting.filter { $0.state == "failed" }
-        for op in failed { say(op.lastError ?? "A change was refused.") }
+        for op in failed { say(op.lastError ?? phrases.text("change-refused")) }
         if waiting.isEmpty {
-            say("Everything is sent.")
+            say(phrases.text("everything-sent"))
             host.finish()
         } else {
             say(waitingSentence(waiting.count))
@@ -559,25 +567,22 @@ extension CollectVideos {
 
     /// "3 changes still waiting; ..." with why they wait.
     func waitingSentence(_ count: Int) -> String {
-        let changes = "\(count) change\(count == 1 ? "" : "s")"
         switch (try? store?.uploadPause()) ?? "none" {
-        case "after_period": return "\(changes) kept on this device: the collection period has ended."
-        case "revoked": return "\(changes) kept on this device until consent is given again."
+        case "after_period": return phrases.text("changes-kept-ended", count: count)
+        case "revoked": return phrases.text("changes-kept-revoked", count: count)
         case "before_period":
-            let start = ((try? store?.period())?.start).map(Self.spokenDate) ?? "the study's first day"
-            return "\(changes) waiting until uploads start on \(start)."
-        default: return "\(changes) still waiting; they are sent in the background."
+            let start = ((try? store?.period())?.start).map(spokenDate) ?? phrases.text("first-day")
+            return phrases.text("changes-before-start", count: count, ["date": start])
+        default: return phrases.text("changes-waiting", count: count)
         }
     }
 
     /// "Statuses from 24 November 14:05." when the latest status reading failed (spec §7), else nil.
     func statusesSentence() -> String? {
         guard let statuses = try? store?.statuses(), statuses.failed else { return nil }
-        guard let at = statuses.at else { return "Statuses could not be read from the server yet." }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.dateFormat = "d MMMM HH:mm"
-        return "Statuses from \(formatter.string(from: Date(timeIntervalSince1970: Double(at) / 1000)))."
+        guard let at = statuses.at else { return phrases.text("statuses-unread") }
+        let when = Self.spokenTime(Date(timeIntervalSince1970: Double(at) / 1000), language: host.language)
+        return phrases.text("statuses-from", ["when": when])
     }
 
     /// Calls `onIdle` when the outbox has nothing of ours on its way.

@@ -18,33 +18,37 @@ extension CollectVideos {
         var then: () -> Void
     }
 
-    static let readerCommands: [(id: String, label: String, key: String, phrase: String)] = [
-        ("text-next", "Next paragraph", "down", "next paragraph"),
-        ("text-previous", "Previous paragraph", "up", "previous paragraph"),
-        ("text-next-heading", "Next heading", "pagedown", "next heading"),
-        ("text-previous-heading", "Previous heading", "pageup", "previous heading"),
-        ("text-follow", "Follow the link", "enter", "follow link"),
-        ("text-save", "Save as a web page", "s", "save"),
-        ("text-back", "Back to the menu", "b", "back"),
+    /// The reader's commands and their keys; their labels and phrases are `command.<id>` and `phrase.<id>`.
+    static let readerCommands: [(id: String, key: String)] = [
+        ("text-next", "down"), ("text-previous", "up"), ("text-next-heading", "pagedown"),
+        ("text-previous-heading", "pageup"), ("text-follow", "enter"), ("text-save", "s"), ("text-back", "b"),
     ]
 
-    static let titles = [
-        "information": "ORBIT participant information", "introduction": "Introduction to the ORBIT study",
-        "recording-help": "How to film your things", "consent": "ORBIT consent",
-    ]
+    /// The title of the study text `name`, as it is said.
+    func title(_ name: String) -> String { phrases.text("title-" + name) }
+
+    /// The study's texts are the study's own, in English: said once a run in another language.
+    func sayTextsAreEnglish() {
+        guard host.language != "en", !saidTextsAreEnglish else { return }
+        saidTextsAreEnglish = true
+        say(phrases.text("texts-in-english"))
+    }
 
     /// Reads the study text `name`, then `then` (at its end, or when the user goes back).
     func read(_ name: String, then: @escaping () -> Void) {
         let text = StudyText(markdown: studyText(name))
         guard !text.pieces.isEmpty else {
-            say("This text is missing. Ask the study team to reinstall it.")
+            say(phrases.text("text-missing"))
             return then()
         }
         for command in Self.readerCommands {
-            try? host.registerCommand(id: command.id, label: command.label, key: command.key, phrase: command.phrase)
+            try? host.registerCommand(
+                id: command.id, label: phrases.text("command." + command.id), key: command.key,
+                phrase: phrases.text("phrase." + command.id))
         }
-        reader = TextReader(name: name, title: Self.titles[name] ?? name, text: text, then: then)
-        say("Down: next paragraph. Page Down: next heading. Enter: follow a link. S: save. B: back.")
+        sayTextsAreEnglish()
+        reader = TextReader(name: name, title: title(name), text: text, then: then)
+        say(phrases.text("reader-keys"))
         readPiece(0)
     }
 
@@ -54,10 +58,10 @@ extension CollectVideos {
         if let utterance = state.utterance { host.stopSpeech(utterance) }
         guard state.text.pieces.indices.contains(index) else {
             if index >= state.text.pieces.count {
-                say("End of \(state.title).")
+                say(phrases.text("text-end", ["title": state.title]))
                 closeReader()
             } else {
-                say("Start of \(state.title).")
+                say(phrases.text("text-start", ["title": state.title]))
             }
             return
         }
@@ -66,8 +70,8 @@ extension CollectVideos {
         let generation = state.generation
         let piece = state.text.pieces[index]
         var line = piece.text
-        if case .heading = piece.kind { line = "Heading: " + line }
-        if !piece.jumps.isEmpty { line += " Enter follows the link." }
+        if case .heading = piece.kind { line = phrases.text("heading", ["text": line]) }
+        if !piece.jumps.isEmpty { line += " " + phrases.text("enter-follows") }
         reader = state
         let id = host.speak(
             line, priority: .message,
@@ -93,17 +97,17 @@ extension CollectVideos {
             if let next = pieces.indices.first(where: { $0 > state.position && isHeading($0) }) {
                 readPiece(next)
             } else {
-                say("No more headings.")
+                say(phrases.text("no-more-headings"))
             }
         case "text-previous-heading":
             if let previous = pieces.indices.last(where: { $0 < state.position && isHeading($0) }) {
                 readPiece(previous)
             } else {
-                say("No heading before this.")
+                say(phrases.text("no-heading-before"))
             }
         case "text-follow":
             guard pieces.indices.contains(state.position), let anchor = pieces[state.position].jumps.first else {
-                say("This paragraph has no link.")
+                say(phrases.text("no-link"))
                 return true
             }
             let target = pieces.firstIndex { piece in
@@ -113,13 +117,13 @@ extension CollectVideos {
             if let target {
                 readPiece(target)
             } else {
-                say("The link leads nowhere in this text.")
+                say(phrases.text("link-nowhere"))
             }
         case "text-save":
             stopReading()
             askSavePath(state.name, title: state.title) { [weak self] in self?.resumeReading(state) }
         case "text-back":
-            say("Back.")
+            say(phrases.text("back"))
             closeReader()
         default: return false
         }
@@ -154,7 +158,7 @@ extension CollectVideos {
     func askSavePath(_ name: String, title: String, then: @escaping () -> Void) {
         let home = FileManager.default.homeDirectoryForCurrentUser.path
         let fallback = home + "/ORBIT-Participant-Information.html"
-        host.askText("Save as a web page. Where? Enter keeps \(fallback).") { [weak self] answer in
+        host.askText(phrases.text("save-where", ["path": fallback])) { [weak self] answer in
             guard let self else { return }
             guard let answer else { return then() }
             var path = answer.isEmpty ? fallback : answer
@@ -163,25 +167,25 @@ extension CollectVideos {
             if !path.lowercased().hasSuffix(".html") && !path.lowercased().hasSuffix(".htm") { path += ".html" }
             let write = { [weak self] in
                 guard let self else { return }
-                say(Self.savePage(StudyText(markdown: studyText(name)).page(title: title), to: path))
+                say(savePage(StudyText(markdown: studyText(name)).page(title: title), to: path))
                 then()
             }
             guard FileManager.default.fileExists(atPath: path) else { return write() }
-            host.confirm("\(path) exists. Replace it? Y or N.", defaultYes: false) { [weak self] yes in
+            host.confirm(phrases.text("replace-file-ask", ["path": path]), defaultYes: false) { [weak self] yes in
                 if yes { return write() }
-                self?.say("Not saved.")
+                self?.say(self?.phrases.text("not-saved") ?? "")
                 then()
             }
         }
     }
 
     /// Writes `page` to `path` whole (a file beside it, renamed over it), mode 0600; the sentence to say.
-    static func savePage(_ page: String, to path: String) -> String {
+    func savePage(_ page: String, to path: String) -> String {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            return "There is no folder \(folder). Nothing was saved."
+            return phrases.text("no-such-folder", ["folder": folder])
         }
         let partial = folder + "/." + url.lastPathComponent + ".partial"
         guard
@@ -190,8 +194,8 @@ extension CollectVideos {
             rename(partial, path) == 0
         else {
             try? FileManager.default.removeItem(atPath: partial)
-            return "\(path) cannot be written: check the folder's permissions and free space. Nothing was saved."
+            return phrases.text("page-unwritable", ["path": path])
         }
-        return "Saved to \(path)."
+        return phrases.text("saved-to", ["path": path])
     }
 }

@@ -10,14 +10,13 @@ import PluginKit
 /// the next start when at least 1 s of it plays.
 extension CollectVideos {
     static let slots = ["S": 2, "T": 5]
-    static func kindName(_ kind: String) -> String { kind == "S" ? "testing" : "training" }
 
     /// A slot as `record` and `video delete` name it: `LABEL --kind testing|training [--slot K]`, K from 1. The
     /// label (the words that are not flags), the kind (`S` or `T`) and the slot from 0, if given.
-    static func slotArguments(_ arguments: [String]) throws(PluginError) -> (label: String, kind: String, slot: Int?) {
+    func slotArguments(_ arguments: [String]) throws(PluginError) -> (label: String, kind: String, slot: Int?) {
         let kindWord = Self.value(after: "--kind", in: arguments) ?? ""
         guard let kind = ["testing": "S", "training": "T"][kindWord] else {
-            throw PluginError("Say which kind of video: --kind testing or --kind training.")
+            throw PluginError(phrases.text("kind-usage"))
         }
         var slot: Int?
         if arguments.contains("--slot") {
@@ -25,7 +24,7 @@ extension CollectVideos {
             guard let number = Self.number(after: "--slot", in: arguments), number.rounded() == number,
                 (1...Double(count)).contains(number)
             else {
-                throw PluginError("--slot takes a \(Self.kindName(kind)) video's number, from 1 to \(count).")
+                throw PluginError(phrases.text("slot-usage-" + kind, ["count": String(count)]))
             }
             slot = Int(number) - 1
         }
@@ -42,21 +41,19 @@ extension CollectVideos {
     /// `record LABEL --kind testing|training [--slot K] [--seconds S]`.
     func record(_ arguments: [String]) throws(PluginError) {
         guard let store else { return }
-        let (label, kind, wanted) = try Self.slotArguments(arguments)
+        let (label, kind, wanted) = try slotArguments(arguments)
         let longest: Double = kind == "S" ? 20 : 30
         if arguments.contains("--seconds") {
             guard let seconds = Self.number(after: "--seconds", in: arguments), seconds.isFinite,
                 (1...longest).contains(seconds)
             else {
-                throw PluginError(
-                    "--seconds takes how long to film, from 1 to \(Int(longest)) seconds for a \(Self.kindName(kind)) video."
-                )
+                throw PluginError(phrases.text("seconds-usage-" + kind, ["longest": String(Int(longest))]))
             }
         }
         let count = Self.slots[kind] ?? 0
         do {
             guard let thing = try store.thing(labelled: label) else {
-                throw PluginError("There is no thing called \(label).")
+                throw PluginError(phrases.text("no-such-thing", ["label": label]))
             }
             let filled = Set(try store.videos(of: thing.id).filter { $0.kind == kind }.map(\.slot))
             var slot: Int
@@ -66,15 +63,14 @@ extension CollectVideos {
                 slot = free
             } else {
                 throw PluginError(
-                    "All \(count) \(Self.kindName(kind)) videos of \(thing.label) are recorded. Add --slot to record one again."
-                )
+                    phrases.text("all-kind-recorded-" + kind, ["total": String(count), "label": thing.label]))
             }
             let seconds = Self.number(after: "--seconds", in: arguments) ?? longest
             try startRecording(thing: thing, kind: kind, slot: slot, maxSeconds: seconds)
         } catch let error as PluginError {
             throw error
         } catch {
-            throw PluginError("Video recording is not available: \(error).")
+            throw PluginError(phrases.text("recording-unavailable-because", ["reason": "\(error)"]))
         }
     }
 
@@ -91,14 +87,18 @@ extension CollectVideos {
         // Refused now rather than half-way: the disk (and the quota) must hold the longest clip.
         do { try host.reserveMedia(bytes: Int64(maxSeconds) * Self.bytesPerSecond) } catch {
             throw PluginError(
-                "Storage full: a \(Int(maxSeconds))-second video needs about \(Int(maxSeconds) * Int(Self.bytesPerSecond) / 1_000_000 + 1) MB. Free some space; nothing was recorded."
-            )
+                phrases.text(
+                    "storage-full-needs",
+                    [
+                        "seconds": String(Int(maxSeconds)),
+                        "megabytes": String(Int(maxSeconds) * Int(Self.bytesPerSecond) / 1_000_000 + 1),
+                    ]))
         }
         if let spareURL,
             !FileManager.default.createFile(
                 atPath: spareURL.path, contents: Data(count: Self.spareBytes), attributes: [.posixPermissions: 0o600])
         {
-            throw PluginError("Storage full. Free some space; nothing was recorded.")
+            throw PluginError(phrases.text("storage-full"))
         }
         let filename = "videos/\(UUID().uuidString.lowercased()).mp4"
         let path = try host.createMediaFile(filename)
@@ -112,11 +112,11 @@ extension CollectVideos {
             recording = nil
             discardRecording(filename)
             if let spareURL { try? FileManager.default.removeItem(at: spareURL) }
-            throw PluginError("Camera not available.")
+            throw PluginError(phrases.text("camera-unavailable"))
         }
         host.play(.rise)
         // Escape or "stop" while filming asks before it leaves; no goes on filming.
-        _ = host.setConfirmation(command: "stop", question: "You are filming. Stop filming and leave? Y or N.")
+        _ = host.setConfirmation(command: "stop", question: phrases.text("stop-filming-ask"))
         // The first frame must come within 2 s; then pips every 5 s, the desired length, the end.
         host.addTimer(milliseconds: 2000, repeating: false) { [weak self] in
             guard let self, let state = recording, state.session.frames == 0 else { return }
@@ -157,7 +157,7 @@ extension CollectVideos {
             host.onMain { [weak self] in
                 guard let self, recording != nil else { return }
                 host.play(.lost)
-                say(problem.words + ".")
+                say(phrases.text("view-" + problem.key))
             }
         }
     }
@@ -175,8 +175,8 @@ extension CollectVideos {
         guard reason != .noFrames, seconds >= 1 else {
             discardRecording(state.filename)
             say(
-                reason == .noFrames || reason == .cameraLost
-                    ? "Camera not available." : "Video recording is not available: nothing was recorded.")
+                phrases.text(
+                    reason == .noFrames || reason == .cameraLost ? "camera-unavailable" : "recording-unavailable"))
             if interactive { afterRecording(state.thing, finishing: finishing) } else if finishing { host.finish(.io) }
             return
         }
@@ -185,8 +185,8 @@ extension CollectVideos {
         if interactive && finishing && reason == .user && seconds < shortest {
             let whole = max(1, Int(seconds.rounded(.down)))
             return host.askChoice(
-                "Only \(Self.count(whole, "second")), shorter than the \(Int(shortest)) the study asks for.",
-                choices: ["K: keep it", "R: record it again", "D: discard it"]
+                phrases.text("clip-short", count: whole, ["shortest": String(Int(shortest))]),
+                choices: ["menu-keep", "menu-record-again", "menu-discard"].map { phrases.text($0) }
             ) { [weak self] index in
                 guard let self else { return }
                 switch index {
@@ -195,7 +195,7 @@ extension CollectVideos {
                     discardRecording(state.filename)
                     host.unregisterCommand("stop-recording")
                     if index == 1 { return recordInteractively(state.thing, kind: state.kind, slot: state.slot) }
-                    say("Discarded.")
+                    say(phrases.text("discarded"))
                     thingMenu(state.thing)
                 }
             }
@@ -212,7 +212,7 @@ extension CollectVideos {
     /// The clip becomes its slot's (an older one there is deleted) and is said saved.
     private func keepClip(_ state: RecordingState, seconds: Double, reason: StopReason, finishing: Bool) {
         guard let store else { return }
-        let what = Self.slotName(state.kind, state.slot, capitalised: true)
+        let what = slotName(state.kind, state.slot)
         do {
             if let old = try store.saveRecording(
                 thing: state.thing.id, kind: state.kind, slot: state.slot, filename: state.filename)
@@ -220,18 +220,15 @@ extension CollectVideos {
                 deleteClip(old)
             }
         } catch {
-            say("The video could not be saved: \(error.message)")
+            say(phrases.text("video-not-saved", ["reason": error.message]))
             if finishing { host.finish(.io) }
             return
         }
         let whole = Int(seconds.rounded())
-        if reason == .writeFailed {
-            say("Storage full, stopped at \(Self.count(whole, "second")). \(what) saved.")
-        } else if reason == .cameraLost {
-            say("Camera not available. Stopped at \(Self.count(whole, "second")). \(what) saved.")
-        } else {
-            say("Stopped at \(Self.count(whole, "second")). \(what) saved.")
-        }
+        let key =
+            reason == .writeFailed
+            ? "storage-full-stopped" : reason == .cameraLost ? "camera-lost-stopped" : "stopped-at"
+        say(phrases.text(key, count: whole, ["video": what]))
         pump()
         afterRecording(state.thing, finishing: finishing)
     }
@@ -265,7 +262,7 @@ extension CollectVideos {
             {
                 deleteClip(old)
             }
-            say("Recovered \(thing.label), \(Self.kindName(left.kind)) video \(left.slot + 1).")
+            say(phrases.text("recovered-" + left.kind, ["label": thing.label, "number": String(left.slot + 1)]))
         } catch {
             host.log(.error, "a recovered clip could not be saved: \(error.message)")
         }

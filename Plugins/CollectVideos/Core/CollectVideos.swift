@@ -9,6 +9,9 @@ public final class CollectVideos: PluginFeature {
     let host: PluginHostHandle
     var store: OrbitStore?
     let configuration: OrbitConfiguration
+    /// What it says, in the session's language (`share/phrases.<lang>.json`); the study's own texts
+    /// (`share/*.md`) are the study's, in English.
+    let phrases: PhraseTable
     /// Runs once when the work a verb waits for is done.
     var onIdle: (() -> Void)?
     var consentJob: Int64?
@@ -30,6 +33,8 @@ public final class CollectVideos: PluginFeature {
     var reconciled = false
     /// The study text being read, if any.
     var reader: TextReader?
+    /// True once this run said that the study's own texts are in English.
+    var saidTextsAreEnglish = false
     /// The slot last chosen in each thing's menu, so N moves on from it (spec §6).
     var lastSlot: [Int64: Int] = [:]
     /// Leaving the study: the server's deletions still to be answered.
@@ -37,21 +42,21 @@ public final class CollectVideos: PluginFeature {
 
     public init(host: PluginHostHandle) {
         self.host = host
-        configuration = OrbitConfiguration { host.setting($0) }
+        let phrases = PhraseTable(directory: host.shareDirectory, language: host.language)
+        self.phrases = phrases
+        configuration = OrbitConfiguration(phrases: phrases) { host.setting($0) }
     }
 
     public func start(arguments: [String]) throws(PluginError) {
         do { store = try OrbitStore(host: host) } catch {
-            throw PluginError("Collect videos cannot open its database: \(error.message)")
+            throw PluginError(phrases.text("database-unopened", ["reason": error.message]))
         }
         try? host.onOutcome { [weak self] outcome in self?.handle(outcome) ?? false }
         recoverUnfinishedRecording()
         // Nothing is filmed or kept before the participant consents: without a credential only onboarding is
         // offered (docs/collect-videos.md), and the command line is no way around it.
         if ["thing", "record", "video"].contains(arguments.first ?? ""), credential() == nil {
-            throw PluginError(
-                "You have not given consent on this device yet, so nothing can be filmed or kept. Open Collect videos to read the study and consent, or run: assist run collect-videos consent --name NAME --email EMAIL --agree-all."
-            )
+            throw PluginError(phrases.text("no-consent-yet"))
         }
         switch (arguments.first, arguments.dropFirst().first) {
         case ("consent", _): try consent(Array(arguments.dropFirst()))
@@ -67,9 +72,7 @@ public final class CollectVideos: PluginFeature {
             host.finish()
         case (nil, _): openMenus()
         case (let other?, _):
-            throw PluginError(
-                "Unknown collect-videos command \(other). Use consent, thing add, thing rename, thing delete, record, video delete, sync, status or leave."
-            )
+            throw PluginError(phrases.text("unknown-command", ["command": other]))
         }
     }
 
@@ -97,43 +100,43 @@ public final class CollectVideos: PluginFeature {
     // MARK: Things
 
     private func addThing(_ label: String) throws(PluginError) {
-        if let problem = Rules.labelProblem(label) { throw PluginError(problem) }
+        if let problem = Rules.labelProblem(label, phrases) { throw PluginError(problem) }
         let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let store else { return }
         do {
             if let other = try store.otherThing(than: nil, labelled: trimmed) {
-                throw PluginError("You already have a thing called \(other.label).")
+                throw PluginError(phrases.text("thing-exists", ["label": other.label]))
             }
             _ = try store.addThing(trimmed)
             let count = try store.things().count
-            say("\(trimmed) added. \(count) of 5 things.")
+            say(phrases.text("thing-added-count", ["label": trimmed, "count": String(count)]))
         } catch let error as PluginError {
             throw error
         } catch {
-            throw PluginError("The thing could not be saved: \(error).")
+            throw PluginError(phrases.text("thing-not-saved", ["reason": "\(error)"]))
         }
         pumpThenFinish()
     }
 
     private func renameThing(_ words: [String]) throws(PluginError) {
         guard let store, words.count >= 2 else {
-            throw PluginError("Say the old and the new name: thing rename OLD NEW (quote names with spaces).")
+            throw PluginError(phrases.text("rename-usage"))
         }
         let (old, new) = (words[0], words[1...].joined(separator: " ").trimmingCharacters(in: .whitespaces))
-        if let problem = Rules.labelProblem(new) { throw PluginError(problem) }
+        if let problem = Rules.labelProblem(new, phrases) { throw PluginError(problem) }
         do {
             guard let thing = try store.thing(labelled: old) else {
-                throw PluginError("There is no thing called \(old).")
+                throw PluginError(phrases.text("no-such-thing", ["label": old]))
             }
             if let other = try store.otherThing(than: thing, labelled: new) {
-                throw PluginError("You already have a thing called \(other.label); choose another name.")
+                throw PluginError(phrases.text("thing-exists-choose", ["label": other.label]))
             }
             try store.rename(thing, to: new)
-            say("\(thing.label) is now called \(new).")
+            say(phrases.text("thing-renamed", ["old": thing.label, "label": new]))
         } catch let error as PluginError {
             throw error
         } catch {
-            throw PluginError("The new name could not be saved: \(error).")
+            throw PluginError(phrases.text("rename-not-saved", ["reason": "\(error)"]))
         }
         pumpThenFinish()
     }
@@ -142,38 +145,37 @@ public final class CollectVideos: PluginFeature {
         let label = words.filter { $0 != "--yes" }.joined(separator: " ")
         guard let store else { return }
         guard words.contains("--yes") else {
-            throw PluginError("Deleting \(label) removes its videos too. Add --yes to delete it.")
+            throw PluginError(phrases.text("thing-delete-needs-yes", ["label": label]))
         }
         do {
             guard let thing = try store.thing(labelled: label) else {
-                throw PluginError("There is no thing called \(label).")
+                throw PluginError(phrases.text("no-such-thing", ["label": label]))
             }
             for file in try store.delete(thing) { deleteClip(file) }
-            say("\(thing.label) deleted, with its videos.")
+            say(phrases.text("thing-deleted", ["label": thing.label]))
         } catch let error as PluginError {
             throw error
         } catch {
-            throw PluginError("The thing could not be deleted: \(error).")
+            throw PluginError(phrases.text("thing-not-deleted", ["reason": "\(error)"]))
         }
         pumpThenFinish()
     }
 
     private func deleteVideo(_ arguments: [String]) throws(PluginError) {
         guard let store else { return }
-        let (label, kind, wanted) = try Self.slotArguments(arguments)
+        let (label, kind, wanted) = try slotArguments(arguments)
         let count = Self.slots[kind] ?? 0
         guard let slot = wanted else {
-            throw PluginError("Say which video: --slot N, from 1 to \(count) for \(Self.kindName(kind)) videos.")
+            throw PluginError(phrases.text("video-delete-which-" + kind, ["count": String(count)]))
         }
         let thing: OrbitStore.Thing?
         do { thing = try store.thing(labelled: label) } catch {
-            throw PluginError("The video could not be deleted: \(error).")
+            throw PluginError(phrases.text("video-not-deleted", ["reason": "\(error)"]))
         }
-        guard let thing else { throw PluginError("There is no thing called \(label).") }
+        guard let thing else { throw PluginError(phrases.text("no-such-thing", ["label": label])) }
         guard arguments.contains("--yes") else {
             throw PluginError(
-                "Deleting \(Self.slotName(kind, slot)) of \(thing.label) removes it from this device and from the study. Add --yes to delete it."
-            )
+                phrases.text("video-delete-needs-yes", ["video": slotName(kind, slot, of: thing.label)]))
         }
         say(try deleteVideo(of: thing, kind: kind, slot: slot))
         pumpThenFinish()
@@ -182,15 +184,15 @@ public final class CollectVideos: PluginFeature {
     /// One clip deleted here (row and file) and, through the outbox, on the server; what to say. Throws when
     /// the slot is empty or the database refuses.
     func deleteVideo(of thing: OrbitStore.Thing, kind: String, slot: Int) throws(PluginError) -> String {
-        guard let store else { throw PluginError("Collect videos has no database open.") }
-        let name = "\(Self.slotName(kind, slot, capitalised: true)) of \(thing.label)"
+        guard let store else { throw PluginError(phrases.text("no-database")) }
+        let name = phrases.text("slot-of-\(kind)-start", ["number": String(slot + 1), "label": thing.label])
         let file: String?
         do { file = try store.deleteVideo(thing: thing.id, kind: kind, slot: slot) } catch {
-            throw PluginError("\(name) could not be deleted: \(error). Nothing was changed.")
+            throw PluginError(phrases.text("slot-not-deleted", ["video": name, "reason": "\(error)"]))
         }
-        guard let file else { throw PluginError("\(name) is empty: there is nothing to delete.") }
+        guard let file else { throw PluginError(phrases.text("slot-empty", ["video": name])) }
         deleteClip(file)
-        return "\(name) deleted."
+        return phrases.text("slot-deleted", ["video": name])
     }
 
     /// A clip's file, wherever it is: in the media folder until it is uploaded, in the cache after.
@@ -199,9 +201,14 @@ public final class CollectVideos: PluginFeature {
         try? host.deleteMedia(name, inCache: true)
     }
 
-    /// "testing video 1 of 2" for slot 0 of kind `S` ("Testing video 1 of 2" to begin a sentence).
-    static func slotName(_ kind: String, _ slot: Int, capitalised: Bool = false) -> String {
-        "\(capitalised ? kindName(kind).capitalized : kindName(kind)) video \(slot + 1) of \(slots[kind] ?? 0)"
+    /// "Testing video 1 of 2" for slot 0 of kind `S`, as a line of a thing's menu.
+    func slotName(_ kind: String, _ slot: Int) -> String {
+        phrases.text("slot-" + kind, ["number": String(slot + 1)])
+    }
+
+    /// "testing video 1 of 2 of Mug", within a sentence.
+    func slotName(_ kind: String, _ slot: Int, of label: String) -> String {
+        phrases.text("slot-of-" + kind, ["number": String(slot + 1), "label": label])
     }
 
     /// Hands what waits to the outbox, then finishes (the outbox sends in the background and after restarts).
@@ -212,28 +219,51 @@ public final class CollectVideos: PluginFeature {
 
     // MARK: Status
 
+    /// "Mug. 3 of 7 videos. Still to record: 1 testing, 3 training."
+    func thingSummary(_ thing: OrbitStore.Thing, videos: [OrbitStore.Video]) -> String {
+        let testing = 2 - videos.filter { $0.kind == "S" }.count
+        let training = 5 - videos.filter { $0.kind == "T" }.count
+        var line = phrases.text("thing-videos", ["label": thing.label, "count": String(videos.count)])
+        if testing + training > 0 {
+            line +=
+                " " + phrases.text("still-to-record", ["testing": String(testing), "training": String(training)])
+        }
+        return line
+    }
+
     /// "recorded 12 March 14:05, uploaded, checked and suitable, not yet published" (spec §6, §3.27).
-    static func describe(_ video: OrbitStore.Video, studyEnd: String?, purged: Bool = false) -> String {
+    static func describe(
+        _ video: OrbitStore.Video, studyEnd: String?, purged: Bool = false, phrases: PhraseTable, language: String
+    ) -> String {
         let date = Date(timeIntervalSince1970: Double(video.recordedAt) / 1000)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.dateFormat = "d MMMM HH:mm"
-        var parts = ["recorded \(formatter.string(from: date))"]
-        parts.append(video.orbitID == nil ? "waiting to upload" : "uploaded")
-        guard video.orbitID != nil else { return parts.joined(separator: ", ") }
-        let purgedNote = purged ? ". This video is no longer on this device; the server has it" : ""
+        var parts = [phrases.text("video-recorded", ["when": spokenTime(date, language: language)])]
+        parts.append(phrases.text(video.orbitID == nil ? "video-waiting" : "video-uploaded"))
+        let separator = phrases.text("list-separator")
+        guard video.orbitID != nil else { return parts.joined(separator: separator) }
+        let purgedNote = purged ? phrases.text("video-purged") : ""
         switch video.validation {
         case "C":
-            parts.append("checked and suitable")
-            parts.append(published(video.validation, studyEnd: studyEnd) ? "published" : "not yet published")
-        case "P":
+            parts.append(phrases.text("video-suitable"))
             parts.append(
-                "rejected because it shows a person or something that identifies someone; re-record to publish")
-        case "I": parts.append("rejected as inappropriate; re-record to publish")
-        case "M": parts.append("rejected because the thing is missing from it; re-record to publish")
-        default: parts.append("not yet checked")
+                phrases.text(
+                    published(video.validation, studyEnd: studyEnd) ? "video-published" : "video-not-published"))
+        case "P", "I", "M": parts.append(phrases.text("video-rejected-" + video.validation))
+        default: parts.append(phrases.text("video-not-checked"))
         }
-        return parts.joined(separator: ", ") + purgedNote
+        return parts.joined(separator: separator) + purgedNote
+    }
+
+    /// "12 March 14:05" in the session's language.
+    static func spokenTime(_ date: Date, language: String) -> String {
+        let formatter = DateFormatter()
+        if language == "en" {
+            formatter.locale = Locale(identifier: "en_GB")
+            formatter.dateFormat = "d MMMM HH:mm"
+        } else {
+            formatter.locale = Locale(identifier: language)
+            formatter.setLocalizedDateFormatFromTemplate("dMMMMHHmm")
+        }
+        return formatter.string(from: date)
     }
 
     /// Published: checked and suitable, and at least 24 hours since the start of the study's last day (local).
@@ -255,7 +285,7 @@ public final class CollectVideos: PluginFeature {
 
     /// A slot's status in words.
     func describe(_ video: OrbitStore.Video, studyEnd: String?) -> String {
-        Self.describe(video, studyEnd: studyEnd, purged: isPurged(video))
+        Self.describe(video, studyEnd: studyEnd, purged: isPurged(video), phrases: phrases, language: host.language)
     }
 
     func status(json: Bool) throws(PluginError) -> String {
@@ -294,20 +324,19 @@ public final class CollectVideos: PluginFeature {
             }
             var parts: [String] = []
             if let problem = configuration.problem { parts.append(problem) }
-            parts.append(
-                credential() == nil ? "You have not given consent on this device yet." : "You are taking part.")
-            parts.append("\(things.count) of 5 things.")
+            parts.append(phrases.text(credential() == nil ? "status-no-consent" : "status-taking-part"))
+            parts.append(phrases.text("things-of-five", ["count": String(things.count)]))
             for thing in things {
                 let videos = try store.videos(of: thing.id)
-                let testing = 2 - videos.filter { $0.kind == "S" }.count
-                let training = 5 - videos.filter { $0.kind == "T" }.count
-                var line = "\(thing.label). \(videos.count) of 7 videos."
-                if testing + training > 0 { line += " Still to record: \(testing) testing, \(training) training." }
-                parts.append(line)
+                parts.append(thingSummary(thing, videos: videos))
                 for video in videos {
                     parts.append(
-                        "\(Self.slotName(video.kind, video.slot, capitalised: true)), \(describe(video, studyEnd: period.end))."
-                    )
+                        phrases.text(
+                            "slot-line",
+                            [
+                                "video": slotName(video.kind, video.slot),
+                                "status": describe(video, studyEnd: period.end),
+                            ]))
                 }
             }
             if !waiting.isEmpty { parts.append(waitingSentence(waiting.count)) }
@@ -315,7 +344,7 @@ public final class CollectVideos: PluginFeature {
             for failed in waiting where failed.state == "failed" { parts.append(failed.lastError ?? "") }
             return parts.joined(separator: " ")
         } catch {
-            throw PluginError("The status cannot be read: \(error).")
+            throw PluginError(phrases.text("status-unreadable", ["reason": "\(error)"]))
         }
     }
 }

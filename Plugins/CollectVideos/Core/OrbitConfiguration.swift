@@ -1,4 +1,5 @@
 import Foundation
+import PluginKit
 
 /// The admin's settings (`[collect-videos]`): the server's base URL (spec §3.1, e.g.
 /// `https://orbit.example.org/phasetwo/`), the app credential (a full `Basic …` string, a secret: never
@@ -15,8 +16,11 @@ public struct OrbitConfiguration: Sendable {
     public var pollMinutes: Double = 30
     /// A clip stopped by hand before this many seconds is offered to be kept, filmed again or discarded.
     public var minSeconds: Double = 5
+    /// The sentences below, in the session's language.
+    private let phrases: PhraseTable
 
-    public init(_ lookup: (String) -> String?) {
+    public init(phrases: PhraseTable, _ lookup: (String) -> String?) {
+        self.phrases = phrases
         func text(_ key: String) -> String? {
             lookup(key).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -40,13 +44,13 @@ public struct OrbitConfiguration: Sendable {
         if missing.isEmpty, let serverURL, !Self.isWebAddress(serverURL) {
             let shown =
                 serverURL.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
-                ? String(serverURL.dropLast().prefix(80)) : "a text with control characters"
-            return
-                "Collect videos is not set up on this device: collect-videos.server-url is \"\(shown)\", which is not a web address; write it like https://orbit.example.org/phasetwo/. Ask the study team or the person who set up this device."
+                ? "\"\(serverURL.dropLast().prefix(80))\"" : phrases.text("control-characters")
+            return phrases.text("not-set-up-url", ["value": shown])
         }
         guard !missing.isEmpty else { return nil }
-        return
-            "Collect videos is not set up on this device: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") missing. Ask the study team or the person who set up this device."
+        return phrases.text(
+            missing.count == 1 ? "not-set-up-missing-one" : "not-set-up-missing",
+            ["settings": missing.joined(separator: ", ")])
     }
 
     /// An http or https address with a server name (and no spaces): what the ORBIT server's base can be.
@@ -63,9 +67,9 @@ public struct OrbitConfiguration: Sendable {
     public var problemForUser: String? {
         problem == nil
             ? nil
-            : "Collect videos is not set up on this device yet. Ask the study team or the person who set up this device."
+            : phrases.text("not-set-up-user")
     }
 
     /// The contact line, for sentences about trouble.
-    public var contactLine: String { contact.map { " Contact: \($0)." } ?? "" }
+    public var contactLine: String { contact.map { " " + phrases.text("contact", ["contact": $0]) } ?? "" }
 }

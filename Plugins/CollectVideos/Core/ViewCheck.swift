@@ -64,15 +64,8 @@ public struct ViewLook: Equatable, Sendable {
 public enum ViewProblem: String, Sendable, CaseIterable {
     case covered, dark, emptyCentre, blurred
 
-    /// Said at once, in a few words.
-    public var words: String {
-        switch self {
-        case .covered: "Lens covered"
-        case .dark: "Too dark"
-        case .emptyCentre: "Nothing in the centre"
-        case .blurred: "Blurred"
-        }
-    }
+    /// Its phrase's name (`view-<key>`), said at once.
+    public var key: String { self == .emptyCentre ? "empty-centre" : rawValue }
 }
 
 /// When a problem is said: once it has lasted 4 checks in a row (checks come every 5th frame, about 0.7 s at
