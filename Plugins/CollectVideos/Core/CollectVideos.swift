@@ -4,7 +4,8 @@ import PluginKit
 /// The ORBIT Camera port (spec collect-videos.md): consent, things, and the ORBIT Data server's protocol
 /// through the host outbox. Verbs (`assist run collect-videos VERB`): `consent --name N --email E
 /// --agree-all`, `thing add LABEL`, `thing rename OLD NEW`, `thing delete LABEL --yes`, `record LABEL --kind K`,
-/// `video delete LABEL --kind K --slot N --yes`, `sync [--wait S]`, `status [--json]`, `leave --yes [--keep-sent] [--wait S]`. Every method runs on [main].
+/// `video delete LABEL --kind K --slot N --yes`, `sync [--wait S]`, `status [--json]`,
+/// `leave --yes [--keep-sent] [--wait S]`. Every method runs on [main].
 public final class CollectVideos: PluginFeature {
     let host: PluginHostHandle
     var store: OrbitStore?
