@@ -61,6 +61,7 @@ package enum SettingsSchema {
         "speech.backend": .oneOf(["espeak-ng", "speech-dispatcher"]),
         "speech.rate": .wholeNumber(80...450),
         "speech.volume": .number(0...1),
+        "speech.voice": .oneOf(["standard", "female", "classic"]),
         "cues.volume": .number(0...1),
         "cues.enabled": .flag,
         "cues.low-pitch": .flag,

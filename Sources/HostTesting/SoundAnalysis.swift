@@ -23,6 +23,39 @@ package struct SoundAnalysis {
         return (first..<last).map { Double(file.samples[$0 * channels + channel]) / 32_768 }
     }
 
+    /// The median pitch of the voiced stretches of `channel`, in Hz (autocorrelation of 40 ms frames, from 70
+    /// to 400 Hz); nil when nothing sounds voiced.
+    package func medianPitchHz(channel: Int) -> Double? {
+        let values = self.channel(channel)
+        let rate = Double(file.format.sampleRateHz)
+        let frame = Int(rate * 0.04)
+        let shortest = Int(rate / 400)
+        let longest = Int(rate / 70)
+        var pitches: [Double] = []
+        var start = 0
+        while start + frame + longest < values.count {
+            let window = values[start..<(start + frame)]
+            let energy = window.reduce(0) { $0 + $1 * $1 }
+            if energy / Double(frame) > 1e-4 {
+                var best = 0.0
+                var bestLag = 0
+                for lag in shortest...longest {
+                    var sum = 0.0
+                    for index in start..<(start + frame) { sum += values[index] * values[index + lag] }
+                    if sum > best {
+                        best = sum
+                        bestLag = lag
+                    }
+                }
+                // Voiced: the best lag repeats most of the frame's energy.
+                if bestLag > 0, best > 0.5 * energy { pitches.append(rate / Double(bestLag)) }
+            }
+            start += frame
+        }
+        guard !pitches.isEmpty else { return nil }
+        return pitches.sorted()[pitches.count / 2]
+    }
+
     /// Root mean square of `channel` (over the stretch, or the whole file).
     package func rms(_ channel: Int, fromSeconds: Double = 0, seconds: Double? = nil) -> Double {
         let values = self.channel(channel, fromSeconds: fromSeconds, seconds: seconds)

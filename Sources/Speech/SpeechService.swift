@@ -26,6 +26,9 @@ package final class SpeechService: Speaker, @unchecked Sendable {
     var defaultWordsPerMinute: Int
     /// Speech loudness, 0…1, separate from cues.
     var volume = 1.0
+    /// espeak-ng's voice variant ("f3") added to each language's voice, the user's `speech.voice`; nil for
+    /// the language's own.
+    var variant: String?
 
     /// Starts the speech thread and joins `mixer`. `voice` overrides every language's voice. Nil when
     /// espeak-ng cannot start or does not know `voice`.
@@ -144,6 +147,18 @@ package final class SpeechService: Speaker, @unchecked Sendable {
             if let volume { self.volume = min(1, max(0, volume)) }
         }
     }
+
+    /// The user's voice (`speech.voice`): "standard" (each language's own, a man's), "female" (about twice its
+    /// pitch) or "classic" (espeak's older Klatt synthesis), as an espeak-ng variant. Any thread.
+    package func configure(voice: String) {
+        let variant = Self.variants[voice] ?? nil
+        condition.withLock { self.variant = variant }
+    }
+
+    /// `speech.voice`'s values and the espeak-ng variant each one is.
+    package static let variants: [String: String?] = [
+        "standard": nil, "female": "f3", "classic": "klatt",
+    ]
 
     /// Ends the speech thread after the current synthesis. Any thread.
     package func shutdown() {
@@ -266,7 +281,9 @@ package final class SpeechService: Speaker, @unchecked Sendable {
     }
 
     private func chooseVoice(_ utterance: Utterance, engine: EspeakEngine) -> String {
-        let wanted = utterance.voice ?? fixedVoice ?? Self.voice(for: utterance.language)
+        let variant = condition.withLock { self.variant }
+        let wanted =
+            utterance.voice ?? fixedVoice ?? (Self.voice(for: utterance.language) + (variant.map { "+" + $0 } ?? ""))
         if engine.hasVoice(wanted) { return wanted }
         let fallback = Self.voice(for: utterance.language)
         logger.warning("espeak-ng has no voice \(wanted); speaking with \(fallback) instead")

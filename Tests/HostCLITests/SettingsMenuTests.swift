@@ -80,6 +80,29 @@ struct SettingsMenuTests {
         #expect(after / before < 0.75 && after / before > 0.45, "\(before) s → \(after) s")
     }
 
+    /// The pitch `assist say` speaks a fixed sentence at, with the settings as they are.
+    func samplePitch(_ name: String) throws -> Double {
+        _ = try sampleSeconds(name)
+        return try #require(SoundAnalysis(url: folder.path("\(name).wav")).medianPitchHz(channel: 0))
+    }
+
+    @Test func aVoiceChosenByKeysIsKeptAndHeardHigher() throws {
+        let before = try samplePitch("standard")
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.type(try number(of: "Settings", in: screen))
+        #expect(screen.waitFor("Settings. Choose one to change it."), "\(screen.text)")
+        screen.type(try number(of: "Voice", in: screen) + "\r")
+        #expect(screen.waitFor("1. standard, male, chosen now"), "\(screen.text)")
+        screen.type("2")
+        #expect(screen.waitFor("Voice: higher, female."), "\(screen.text)")
+        leave(screen)
+        let kept = try String(contentsOf: settingsFile, encoding: .utf8)
+        #expect(kept.contains("\"voice\" = \"female\""), "\(kept)")
+        let after = try samplePitch("female")
+        #expect(after / before > 1.3, "\(before) Hz → \(after) Hz")
+    }
+
     @Test func aLockedSettingIsRefusedAndAFeaturesOwnIsChanged() throws {
         let etc = folder.path("etc")
         try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: true)

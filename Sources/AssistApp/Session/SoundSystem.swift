@@ -67,6 +67,7 @@ package final class SoundSystem: Sendable {
             } else {
                 let espeak = SpeechService(mixer: mixer, logger: logger, wordsPerMinute: rate, voice: voice)
                 espeak?.configure(volume: Self.double(settings, "speech.volume", default: 1))
+                if case .string(let chosen) = settings.value("speech.voice") { espeak?.configure(voice: chosen) }
                 speech = espeak
             }
         } else {
@@ -80,6 +81,9 @@ package final class SoundSystem: Sendable {
         speech?.configure(
             wordsPerMinute: Self.int(settings, "speech.rate", default: 175, in: 80...450),
             volume: Self.double(settings, "speech.volume", default: 1))
+        if case .string(let chosen) = settings.value("speech.voice") {
+            (speech as? SpeechService)?.configure(voice: chosen)
+        }
     }
 
     /// Lets queued sound play out, then stops the threads.

@@ -83,6 +83,10 @@ package struct UserSetting: Sendable {
                 key: "speech.volume", label: label("speech.volume"),
                 kind: .number(0.1...1, step: 0.1, unit: "", percent: true), defaultValue: .double(1), preview: .sample),
             UserSetting(
+                key: "speech.voice", label: label("speech.voice"),
+                kind: .choice(choices("speech.voice", ["standard", "female", "classic"])),
+                defaultValue: .string("standard"), preview: .sample),
+            UserSetting(
                 key: "cues.volume", label: label("cues.volume"),
                 kind: .number(0...1, step: 0.1, unit: "", percent: true), defaultValue: .double(0.8), preview: .cue),
             UserSetting(
