@@ -626,6 +626,50 @@ struct VoiceShellListenTests: VoiceListening {
         #expect(lines[question...].contains("Looking for text: \(words)"), "\(lines)\n\(traced)")
     }
 
+    /// Issue 34 by voice: at a terminal, Assist's own feature launched by voice asks for the camera at first use,
+    /// and a spoken yes answers it as the Y key would; the answer is kept.
+    @Test func theFirstUseQuestionIsAnsweredByVoice() throws {
+        let launch: WavFile
+        let yes: WavFile
+        do {
+            launch = try NaturalVoice.speak("Find object.")
+            yes = try NaturalVoice.speak("Yes.")
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let scale = ProcessRunner.timeScale
+        var samples =
+            NaturalVoice.inRoom(
+                WavFile(format: launch.format, samples: []), gain: 1, noiseDecibels: -50, padSeconds: 1.5 * scale
+            ).samples
+        samples += NaturalVoice.inRoom(launch, gain: 1, noiseDecibels: -50, padSeconds: 2 * scale).samples
+        samples += NaturalVoice.inRoom(yes, gain: 1, noiseDecibels: -50, padSeconds: 4 * scale).samples
+        let said = folder.path("first-use-\(UUID().uuidString).wav")
+        try WavFile(format: launch.format, samples: samples).data.write(to: said)
+        try "[voice]\nmode = \"always\"\n".write(to: folder.path("always.toml"), atomically: false, encoding: .utf8)
+        let data = folder.path("data-\(UUID().uuidString)")
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", data.path, "--config", folder.path("always.toml").path,
+                "--camera", "pattern", "--mic", "live:" + said.path,
+            ])
+        #expect(
+            screen.waitFor("Find object asks for the camera. Allow it? Y or N.", timeout: 30 * scale), "\(screen.text)")
+        #expect(screen.waitFor("Heard: yes.", timeout: 30 * scale), "\(screen.text)")
+        // The feature starts at once: its own question follows, and Escape leaves it.
+        #expect(screen.waitFor("What should I find?", timeout: 30 * scale), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Choose a feature.", count: 2, timeout: 20 * scale), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Quit Assist? Y or N.", timeout: 20 * scale), "\(screen.text)")
+        screen.type("y")
+        #expect(screen.waitForExit(timeout: 30 * scale) == 0, "\(screen.text)")
+        let kept = try String(contentsOf: data.appendingPathComponent("plugin-permissions.json"), encoding: .utf8)
+        #expect(kept.contains("assist.find-object") && kept.contains("camera"), "\(kept)")
+    }
+
     @Test func pushToTalkHeldOnAKeyboardDeviceListensWhileTheKeyIsDown() throws {
         let voice: WavFile
         do { voice = try NaturalVoice.speak("What time is it?") } catch {
