@@ -9,7 +9,7 @@ import PluginAPI
 ///
 /// Used only on the main loop.
 package final class FeatureController: SessionDelegate, @unchecked Sendable {  // because: used only on the main loop
-    private let services: HostServices
+    let services: HostServices
     /// Every plugin discovered, in search order.
     package private(set) var records: [PluginRecord]
     /// The foreground feature that has the focus, if any.
@@ -27,8 +27,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         services.sessionDelegate = self
     }
 
-    private var announcer: Announcer { services.interaction.announcer }
-    private var phrases: PhraseBook { services.interaction.phrases }
+    var announcer: Announcer { services.interaction.announcer }
+    var phrases: PhraseBook { services.interaction.phrases }
 
     /// The first record with `id`.
     package func record(id: String) -> PluginRecord? {
@@ -167,67 +167,6 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     /// network its manifest declares (issue 34): set where someone can answer (a terminal, not a kiosk) and
     /// `plugins.ask-first-use` is not off. Elsewhere what it declares is given, as before.
     package var asksFirstUse = false
-
-    /// What `record` declares that nobody was asked about yet: a stranger's plugin was asked at install, and a
-    /// background feature (photo-sensor) starts with the shell, set up by whoever gave it folders and a server.
-    private func unasked(_ record: PluginRecord) -> [PluginPermission] {
-        guard asksFirstUse, record.state == .available || record.state == .loaded, let manifest = record.manifest,
-            !manifest.isBackground,
-            PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: services.paths)
-        else { return [] }
-        let chosen = PermissionStore(data: services.paths.data).choices(record.id)
-        return PluginPermission.allCases.filter { manifest.declaredPermissions.contains($0) && chosen[$0] == nil }
-    }
-
-    /// Asks whether `record` may use `permission`, keeps the answer and starts it (asking the next one first);
-    /// Escape starts nothing and is told as a cancelled start.
-    private func askFirstUse(_ permission: PluginPermission, _ record: PluginRecord, arguments: [String]) {
-        let name = record.name
-        let what = phrases.text("permission.\(permission.rawValue)")
-        let servers = record.manifest?.networkHosts ?? []
-        let prompt =
-            permission == .network
-            ? phrases.text(
-                "permission.first-use-network",
-                [
-                    "name": name,
-                    "servers": servers == ["*"]
-                        ? phrases.text("permission.any-server") : servers.joined(separator: ", "),
-                ])
-            : phrases.text("permission.first-use", ["name": name, "permission": what])
-        services.interaction.dialogs.open(
-            .confirm(prompt: prompt, defaultYes: true, timeoutMs: 0), owner: CommandRouter.hostOwner
-        ) { [weak self] answer in
-            guard let self else { return }
-            guard answer.status == .answered else { return tellEnded(record, ASSIST_E_CANCELLED) }
-            let store = PermissionStore(data: services.paths.data)
-            do {
-                try store.update(record.id) { $0[permission] = answer.yes }
-            } catch {
-                announcer.say(
-                    phrases.text("permission.not-saved", ["path": store.file.path]), priority: .important)
-                return tellEnded(record, ASSIST_E_IO)
-            }
-            services.logger.info(
-                "\(record.id): \(permission.rawValue) \(answer.yes ? "allowed" : "refused") at first use")
-            if !answer.yes {
-                announcer.say(
-                    phrases.text("permission.first-use-no", ["name": name, "permission": what, "id": record.id]))
-            }
-            // Loaded already (by a check before this start): its services take the answer now.
-            record.context?.services.permissions.setGranted(permission, answer.yes)
-            // Once the dialogs are done with this answer, so that a feature asking at once (the survey's
-            // privacy text) opens its question after it, not inside its completion.
-            services.loop.post { [weak self] in
-                guard let self else { return }
-                // A start that failed has told the feature's end already; a refusal before it has not.
-                let told = endsTold[record.id, default: 0]
-                if !activate(record, arguments: arguments), endsTold[record.id, default: 0] == told {
-                    tellEnded(record, ASSIST_E_CANCELLED)
-                }
-            }
-        }
-    }
 
     /// Stops `record`, frees its instance and tells `onFeatureEnded`.
     package func deactivate(_ record: PluginRecord, status: Int32) {
@@ -420,43 +359,15 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         }
     }
 
-    /// The sandbox `record`'s helper is started in (docs/security.md): it reads its own folder and the share
-    /// folders, and reads and writes its data and cache folders, made here first (0700) so the rules can name
-    /// them.
-    func sandboxPolicy(_ record: PluginRecord, context: PluginContext) -> SandboxPolicy {
-        let settings = services.settings
-        let folders = context.services.session.folders
-        for folder in [folders.data, folders.cache] { try? AssistPaths.ensurePrivateDirectory(folder) }
-        var reads = [record.manifestURL.deletingLastPathComponent(), folders.share, services.paths.share]
-        if let models = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
-            reads.append(URL(fileURLWithPath: models))
-        }
-        return SandboxPolicy(
-            enabled: settings.value("plugins.sandbox")?.flag ?? true,
-            required: settings.value("plugins.require-sandbox")?.flag ?? false, reads: reads,
-            writes: [folders.data, folders.cache],
-            memoryMB: Int(settings.value("plugins.helper-memory-mb")?.integer ?? 4096),
-            openFiles: Int(settings.value("plugins.helper-open-files")?.integer ?? 256))
-    }
-
     /// Names of plugins already warned of running without their full sandbox this session.
-    private var warnedUnsandboxed = Set<String>()
+    var warnedUnsandboxed = Set<String>()
     /// Features already said to speak English only this session.
     private var saidEnglishOnly = Set<String>()
-
-    /// Says once a session, and logs, that `record` runs with part of its sandbox missing.
-    private func warnUnsandboxed(_ record: PluginRecord, missing: String) {
-        services.logger.warning("\(record.id) runs without its full sandbox: \(missing)")
-        guard warnedUnsandboxed.insert(record.id).inserted else { return }
-        announcer.say(
-            phrases.text("plugin.unsandboxed", ["name": record.name, "reason": missing]), priority: .important,
-            remember: false)
-    }
 
     /// The words each feature was last started with, to start it again after a crash.
     private var startArguments: [String: [String]] = [:]
     /// How many times each feature's end was told.
-    private var endsTold: [String: Int] = [:]
+    var endsTold: [String: Int] = [:]
 
     /// Records of helper crashes, and the plugins they turned off.
     private lazy var crashGuard = CrashGuard(data: services.paths.data)
@@ -517,7 +428,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     }
 
     /// Tells `onFeatureEnded` that `record` ended with `status`, and counts it.
-    private func tellEnded(_ record: PluginRecord, _ status: Int32) {
+    func tellEnded(_ record: PluginRecord, _ status: Int32) {
         endsTold[record.id, default: 0] += 1
         onFeatureEnded?(record, status)
     }
