@@ -17,7 +17,7 @@ packages=(
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
   # photo-sensor: JPEG sizes from the header, EXIF orientation and dates, HEIF/AVIF (opened on first use)
   libjpeg-dev libexif-dev libheif-dev
-  libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim
+  libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim tesseract-ocr-spa
   # read-text: which way up a page is (orientation and script detection)
   tesseract-ocr-osd
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline

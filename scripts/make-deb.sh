@@ -56,7 +56,7 @@ depends=$(cd "$stage" && dpkg-shlibdeps -O -l"$root/usr/lib/assist/swift" -l"$ro
 for package in libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libspeexdsp1 libarchive13 tesseract-ocr-eng tesseract-ocr-osd; do
   [[ ", $depends," == *", $package "* || ", $depends," == *", $package,"* ]] || depends="$depends, $package"
 done
-recommends="alsa-utils, ffmpeg, tesseract-ocr-rus, tesseract-ocr-chi-sim, pocketsphinx-en-us, python3"
+recommends="alsa-utils, ffmpeg, tesseract-ocr-rus, tesseract-ocr-chi-sim, tesseract-ocr-spa, pocketsphinx-en-us, python3"
 size=$(du -sk "$root" | cut -f1)
 install -d -m 0755 "$root/DEBIAN"
 maintainer=${DEB_MAINTAINER:-The Assist developers <assist@example.org>}

@@ -67,7 +67,7 @@ package enum SettingsSchema {
         "cues.low-pitch": .flag,
         "camera.source": .text,
         "camera.hfov-degrees": .number(10...180),
-        "language": .oneOf(["en", "ru", "zh"]),
+        "language": .oneOf(["en", "ru", "zh", "es"]),
         "outbox.retry-base-seconds": .number(0.001...86_400),
         "outbox.stall-seconds": .wholeNumber(1...86_400),
         "outbox.connect-seconds": .number(0.1...600),

@@ -87,6 +87,18 @@ package struct PagePhotographer {
         "в платки от холодного ветра. Через неделю пришло",
         "письмо с материка с незнакомой маркой.",
     ])
+    /// Spanish with every accent and ñ the language uses, and ¿ ¡.
+    package static let spanish = Page(lines: [
+        "El farero contaba las barcas cada atardecer. Casi",
+        "siempre eran once, pero el primero de marzo solo",
+        "volvieron nueve. Nadie en el pueblo habló de ello",
+        "hasta la primavera, cuando el capitán del puerto",
+        "abrió su cuaderno y leyó los nombres en la plaza.",
+        "Los niños escuchaban desde la escalinata, y las",
+        "ancianas se ajustaban el chal. ¿Quién lo diría?",
+        "¡Qué año! Después llegó una carta con un sello",
+        "extraño, un olor a naranjas y la firma de Begoña.",
+    ])
     package static let chinese = Page(
         lines: [
             "每天傍晚，灯塔看守人都会数一数归来的渔船。",

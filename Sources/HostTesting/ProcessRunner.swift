@@ -20,7 +20,7 @@ package struct ProcessResult: Sendable {
         var found = Set<String>()
         for plugin in ["ReadText", "FindObject"] {
             let folder = BuildProducts.packageRoot.appendingPathComponent("Plugins/\(plugin)/share")
-            for language in ["en", "ru", "zh"] {
+            for language in ["en", "ru", "zh", "es"] {
                 let url = folder.appendingPathComponent("phrases.\(language).json")
                 guard let data = try? Data(contentsOf: url),
                     let phrases = try? JSONSerialization.jsonObject(with: data) as? [String: String]

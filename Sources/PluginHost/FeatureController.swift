@@ -41,6 +41,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     package func inspect(manifestURL: URL, libraryDirectory: URL) -> PluginRecord {
         let record = PluginDiscovery.inspect(
             manifestURL: manifestURL, libraryDirectory: libraryDirectory, availableServices: HostServices.serviceIDs)
+        record.language = phrases.language
         if services.helperExecutable != nil {
             record.isolated = HostAssembly.runsInHelper(record, settings: services.settings, paths: services.paths)
         }

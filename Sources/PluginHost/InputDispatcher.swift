@@ -166,7 +166,8 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             let keys = [
                 interaction.phrases.text("dialog.key-yes"), interaction.phrases.text("dialog.key-no"), "y", "n",
             ]
-            return .words(instant: Set(keys.compactMap { $0.lowercased().first }).union(lettersAsKeys))
+            // Every letter of a language's yes and no keys ("yд" in Russian, "ys" in Spanish) answers at once.
+            return .words(instant: Set(keys.flatMap { Array($0.lowercased()) }).union(lettersAsKeys))
         case .choice(_, let choices, _):
             return .words(instant: DialogEngine.letterKeys(of: choices).union(lettersAsKeys))
         case nil:

@@ -34,6 +34,8 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
 
     package var id: String
     package var name: String
+    /// The name in other languages, by language code ("ru": "Найти предмет"); `name` where one is missing.
+    package var names: [String: String]?
     package var version: String
     package var library: String
     package var abi: String
@@ -65,7 +67,8 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     package var userSettings: [UserSettingDeclaration]?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, version, library, abi, description, services, devices, keywords, mode, languages, license
+        case id, name, names, version, library, abi, description, services, devices, keywords, mode, languages
+        case license
         case sha256, author, isolation, network
         case minHost = "min_host"
         case lastTestedHost = "last_tested_host"
@@ -129,6 +132,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     func cleaned() -> PluginManifest {
         var manifest = self
         manifest.name = PlainText.value(name, limit: Self.nameLimit)
+        manifest.names = names?.mapValues { PlainText.value($0, limit: Self.nameLimit) }
         manifest.author = author.map { PlainText.value($0, limit: Self.nameLimit) }
         manifest.license = license.map { PlainText.value($0, limit: Self.nameLimit) }
         manifest.description = description.map { PlainText.value($0, limit: Self.descriptionLimit) }

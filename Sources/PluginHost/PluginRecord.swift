@@ -38,8 +38,14 @@ package final class PluginRecord: @unchecked Sendable {  // because: mutated onl
         self.state = .available
     }
 
-    /// The display name: the manifest's, else the id.
-    package var name: String { manifest?.name ?? id }
+    /// The language its name is said in (the session's).
+    package var language = "en"
+
+    /// The display name: the manifest's in the session's language, else its own, else the id.
+    package var name: String {
+        guard let manifest else { return id }
+        return manifest.names?[language].flatMap { $0.isEmpty ? nil : $0 } ?? manifest.name
+    }
 
     /// True while an instance of it runs (a background feature started with the shell, the focused one).
     package var isRunning: Bool { context?.instance != nil }

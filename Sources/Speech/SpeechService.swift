@@ -251,6 +251,7 @@ package final class SpeechService: Speaker, @unchecked Sendable {
         switch language {
         case "ru": return "ru"
         case "zh": return "cmn"
+        case "es": return "es"
         default: return "en-us"
         }
     }

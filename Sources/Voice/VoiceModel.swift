@@ -5,8 +5,8 @@ import Foundation
 ///
 /// English uses Debian's `pocketsphinx-en-us`. Debian has no model for Russian or Chinese; an admin adds one
 /// as a folder `voice/<lang>/` holding `acoustic-model/` (the folder pocketsphinx's `-hmm` takes: `mdef`,
-/// `means`, `variances`, ...), `dictionary.dict` and, for dictation, `language-model.lm.bin`, in the user's data folder, in `/etc/assist`, or in the
-/// share folder (docs/voice.md). The same layout for English replaces Debian's model.
+/// `means`, `variances`, ...), `dictionary.dict` and, for dictation, `language-model.lm.bin`, in the user's
+/// data folder, in `/etc/assist`, or in the share folder (docs/voice.md). The same layout for English replaces Debian's model.
 package struct VoiceModel: Equatable, Sendable {
     package var language: String
     package var acousticModel: URL
@@ -63,7 +63,7 @@ package struct VoiceModel: Equatable, Sendable {
             }
             return .failure(.noModel("en", "install Debian's pocketsphinx-en-us package"))
         }
-        let name = ["ru": "Russian", "zh": "Chinese"][language] ?? language
+        let name = ["ru": "Russian", "zh": "Chinese", "es": "Spanish"][language] ?? language
         return .failure(
             .noModel(
                 language,

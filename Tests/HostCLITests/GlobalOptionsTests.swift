@@ -42,11 +42,51 @@ struct GlobalOptionsTests {
     }
 
     /// A feature whose manifest does not name the user's language says so first, instead of English unexplained;
-    /// one that does says nothing of the kind.
+    /// one that does says nothing of the kind. Assist's own all speak en, ru, zh and es: a stranger's plugin
+    /// whose manifest names English alone is the case.
     @Test func aFeatureWithoutTheUsersLanguageSaysItSpeaksEnglishOnly() throws {
-        let english = try assist(["run", "--lang", "ru", "--no-speech", "collect-videos", "status"])
-        #expect(english.lines.first == "«Collect videos» говорит только по-английски.", "\(english.lines)")
-        let russian = try assist(["run", "--lang", "ru", "--no-speech", "clock"])
-        #expect(!russian.lines.contains { $0.contains("по-английски") }, "\(russian.lines)")
+        let plugins = try TemporaryDirectory("assist-english-only")
+        try CPluginBuilder(root: plugins.url).build(
+            folder: "plain", defines: [#"PLUGIN_ID="org.example.plain""#],
+            manifest: CPluginBuilder.manifest(
+                id: "org.example.plain", extra: ["name": "Plain", "languages": ["en"]]))
+        for (language, sentence) in [
+            ("ru", "«Plain» говорит только по-английски."), ("es", "Plain solo habla inglés."),
+        ] {
+            let english = try assist(
+                [
+                    "run", "--lang", language, "--no-speech", "--data-dir", data.path("d").path, "--plugin-dir",
+                    plugins.url.path, "org.example.plain",
+                ])
+            #expect(english.lines.contains(sentence), "\(english.lines) \(english.standardError)")
+        }
+        for language in ["ru", "es"] {
+            let own = try assist(["run", "--lang", language, "--no-speech", "collect-videos", "status"])
+            #expect(
+                !own.lines.contains { $0.contains("по-английски") || $0.contains("solo habla inglés") }, "\(own.lines)")
+        }
+        let spanish = try assist(["run", "clock", "--lang", "es", "--no-speech"])
+        #expect(spanish.lines.first?.hasPrefix("Son las") == true, "\(spanish.lines)")
+    }
+
+    /// Issue 35: the shell in Spanish at a terminal, typed key by key: its words, and S answers a yes-or-no
+    /// question at once as Y does elsewhere.
+    @Test func theShellSpeaksSpanishAndSAnswersYes() throws {
+        let screen = try PseudoTerminal(
+            BuildProducts.assist, ["shell", "--lang", "es", "--no-speech", "--data-dir", data.path("es").path],
+            environment: ["XDG_CONFIG_HOME": data.path("config").path])
+        #expect(screen.waitFor("Assist está listo."), "\(screen.text)")
+        #expect(screen.waitFor("Elija una función."), "\(screen.text)")
+        // The features by their Spanish names, from their manifests.
+        for name in ["Buscar objeto", "Leer texto", "Recoger vídeos", "Encuesta", "Reloj parlante"] {
+            #expect(
+                screen.text.contains(". \(name)\n") || screen.text.contains(". \(name)\r"), "\(name): \(screen.text)")
+        }
+        screen.type([0x1B])
+        #expect(screen.waitFor("¿Salir de Assist? S o N."), "\(screen.text)")
+        #expect(screen.waitFor("Pulse S para sí o N para no."), "\(screen.text)")
+        screen.type("s")
+        #expect(screen.waitFor("Adiós."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0, "\(screen.text)")
     }
 }

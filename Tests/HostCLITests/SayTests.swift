@@ -44,6 +44,13 @@ struct SayTests {
         #expect(try pcm(wav).count > 22_050)
     }
 
+    @Test func spanishUsesTheSpanishVoice() throws {
+        let wav = folder.path("es.wav")
+        let result = try say(["--lang", "es", "--audio-out", "wav:\(wav.path)", "¿Dónde", "está", "el", "niño?"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try pcm(wav).count > 22_050)
+    }
+
     @Test func mistakesAreOneLine() throws {
         let unknownVoice = try say(["--voice", "zzz", "hi"])
         #expect(unknownVoice.status == 1)

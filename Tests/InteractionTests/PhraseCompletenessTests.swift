@@ -46,7 +46,7 @@ struct PhraseCompletenessTests {
         return found
     }
 
-    @Test(arguments: ["ru", "zh"])
+    @Test(arguments: ["ru", "zh", "es"])
     func theHostSaysEveryPhraseIn(language: String) throws {
         let problems = try Self.problems(
             Self.root.appendingPathComponent("share/assist/host"), language, name: "host")

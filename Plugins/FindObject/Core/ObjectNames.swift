@@ -3,7 +3,8 @@ import ObjectDetection
 
 /// What a user may call each detectable object, keyed on the model's own class names (the lines of
 /// `coco.names`, Darknet spellings such as `sofa` and `tvmonitor`), with a main name and alternatives per
-/// language (`names.json` in its share folder, `Plugins/FindObject/share/`), and the rules that turn a query into a class.
+/// language (`names.json` in its share folder, `Plugins/FindObject/share/`), and the rules that turn a query
+/// into a class.
 public struct ObjectNames: Sendable {
     public struct Entry: Codable, Equatable, Sendable {
         /// The model's class name; its index in the table is the class id.
@@ -11,11 +12,14 @@ public struct ObjectNames: Sendable {
         public var en: [String]
         public var ru: [String]
         public var zh: [String]
+        /// Spanish names; a custom model's table may have none (English is said then).
+        public var es: [String]?
 
         public func names(_ language: String) -> [String] {
             switch language {
             case "ru": return ru
             case "zh": return zh
+            case "es": return es ?? en
             default: return en
             }
         }
@@ -62,7 +66,7 @@ public struct ObjectNames: Sendable {
     public func resolve(_ query: String) -> Int? {
         let wanted = Self.fold(query)
         guard !wanted.isEmpty else { return nil }
-        let languages = [language] + ["en", "ru", "zh"].filter { $0 != language }
+        let languages = [language] + ["en", "ru", "zh", "es"].filter { $0 != language }
         // (class, name, is main) in the order ties are broken.
         var mains: [(Int, String)] = []
         var alternatives: [(Int, String)] = []

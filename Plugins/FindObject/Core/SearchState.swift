@@ -138,7 +138,7 @@ final class SearchState: @unchecked Sendable {
         case .text:
             tracker = Tracker(missPenalty: 2)
             throttle = Throttle(capMilliseconds: 500)
-            let languages = ["ru": "rus+eng", "zh": "chi_sim+eng"][language] ?? "eng"
+            let languages = ["ru": "rus+eng", "zh": "chi_sim+eng", "es": "spa+eng"][language] ?? "eng"
             do { engine = try TesseractEngine(languages: languages) } catch {
                 throw FindObjectError(message: (error as? OCRError)?.message ?? "Text recognition cannot start.")
             }

@@ -39,6 +39,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         switch language {
         case "ru": return "rus+eng"
         case "zh": return "chi_sim+eng"
+        case "es": return "spa+eng"
         default: return "eng"
         }
     }

@@ -49,6 +49,7 @@ public struct ClockText: Sendable {
         switch language {
         case "ru": return Locale(identifier: "ru_RU")
         case "zh": return Locale(identifier: "zh_CN")
+        case "es": return Locale(identifier: "es_ES")
         default: return Locale(identifier: "en_GB")
         }
     }

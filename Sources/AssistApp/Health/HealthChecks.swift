@@ -205,14 +205,16 @@ package struct HealthChecks {
                 level: .warning, subject: "speech", detail: "espeak-ng voices are missing",
                 fix: "sudo apt-get install espeak-ng-data")
         }
-        let missing = ["en_dict", "ru_dict", "cmn_dict"].filter { !files.fileExists(atPath: "\(data)/\($0)") }
+        let missing = ["en_dict", "ru_dict", "cmn_dict", "es_dict"].filter {
+            !files.fileExists(atPath: "\(data)/\($0)")
+        }
         if !missing.isEmpty {
             return HealthResult(
                 level: .warning, subject: "speech", detail: "voices missing: \(missing.joined(separator: ", "))",
                 fix: "sudo apt-get install --reinstall espeak-ng-data")
         }
         return HealthResult(
-            level: .ok, subject: "speech", detail: "espeak-ng with English, Russian and Mandarin voices")
+            level: .ok, subject: "speech", detail: "espeak-ng with English, Russian, Mandarin and Spanish voices")
     }
 
     package func tesseract() -> HealthResult {
@@ -223,7 +225,10 @@ package struct HealthChecks {
                 level: .warning, subject: "text recognition", detail: "tesseract is not installed",
                 fix: "sudo apt-get install tesseract-ocr-eng")
         }
-        let wanted = [("eng", "tesseract-ocr-eng"), ("rus", "tesseract-ocr-rus"), ("chi_sim", "tesseract-ocr-chi-sim")]
+        let wanted = [
+            ("eng", "tesseract-ocr-eng"), ("rus", "tesseract-ocr-rus"), ("chi_sim", "tesseract-ocr-chi-sim"),
+            ("spa", "tesseract-ocr-spa"),
+        ]
         let missing = wanted.filter { !files.fileExists(atPath: "\(folder)/\($0.0).traineddata") }
         if !missing.isEmpty {
             return HealthResult(
@@ -231,7 +236,7 @@ package struct HealthChecks {
                 detail: "languages missing: \(missing.map(\.0).joined(separator: ", "))",
                 fix: "sudo apt-get install \(missing.map(\.1).joined(separator: " "))")
         }
-        return HealthResult(level: .ok, subject: "text recognition", detail: "eng, rus and chi_sim in \(folder)")
+        return HealthResult(level: .ok, subject: "text recognition", detail: "eng, rus, chi_sim and spa in \(folder)")
     }
 
     /// find-object's detector: the first folder it searches that holds all three files at their published

@@ -313,10 +313,10 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     }
 
     private static func language(option: String?, settings: SettingsStore) throws -> String {
-        let supported = ["en", "ru", "zh"]
+        let supported = ["en", "ru", "zh", "es"]
         if let option {
             guard supported.contains(option) else {
-                throw CLIFailure(message: "--lang takes en, ru or zh, not \(option).", exitCode: 64)
+                throw CLIFailure(message: "--lang takes en, ru, zh or es, not \(option).", exitCode: 64)
             }
             return option
         }

@@ -97,7 +97,7 @@ package struct UserSetting: Sendable {
                 preview: .cue),
             UserSetting(
                 key: "language", label: label("language"),
-                kind: .choice(choices("language", ["en", "ru", "zh"])), defaultValue: .string("en"),
+                kind: .choice(choices("language", ["en", "ru", "zh", "es"])), defaultValue: .string("en"),
                 preview: .nextStart),
             UserSetting(
                 key: "voice.mode", label: label("voice.mode"),

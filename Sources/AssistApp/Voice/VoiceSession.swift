@@ -95,7 +95,12 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             // Said once on this device (a marker in the data folder), not at every start.
             let marker = session.paths.data.appendingPathComponent("voice/no-model-\(language)")
             if !FileManager.default.fileExists(atPath: marker.path) {
-                session.announcer.say(error.description)
+                // No model for another language is said in it; the rest (a missing package) is for the admin.
+                if case .noModel = error, language != "en" {
+                    session.announcer.say(session.phrases.text("voice.no-model"))
+                } else {
+                    session.announcer.say(error.description)
+                }
                 try? FileManager.default.createDirectory(
                     at: marker.deletingLastPathComponent(), withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
