@@ -48,6 +48,9 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
         lock.withLock { defaultWordsPerMinute = min(450, max(80, wordsPerMinute)) }
     }
 
+    /// The user's own speech set-up chooses the voice: `speech.voice` is espeak-ng's alone.
+    package func configure(voice: String) {}
+
     package func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64? {
         let text = SpeechService.speakable(utterance.text)
         guard text.contains(where: { !$0.isWhitespace }) else { return nil }

@@ -23,6 +23,8 @@ package protocol SpeechEngine: Speaker {
     /// Sets the rate of utterances that name none, and the volume where the engine sets it (the user's
     /// settings, changed while Assist runs). Any thread.
     func configure(wordsPerMinute: Int?, volume: Double?)
+    /// Sets the user's voice (`speech.voice`: standard, female, classic) where the engine has them. Any thread.
+    func configure(voice: String)
 }
 
 extension SpeechService: SpeechEngine {}

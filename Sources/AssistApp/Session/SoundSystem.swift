@@ -81,9 +81,7 @@ package final class SoundSystem: Sendable {
         speech?.configure(
             wordsPerMinute: Self.int(settings, "speech.rate", default: 175, in: 80...450),
             volume: Self.double(settings, "speech.volume", default: 1))
-        if case .string(let chosen) = settings.value("speech.voice") {
-            (speech as? SpeechService)?.configure(voice: chosen)
-        }
+        if case .string(let chosen) = settings.value("speech.voice") { speech?.configure(voice: chosen) }
     }
 
     /// Lets queued sound play out, then stops the threads.
