@@ -209,26 +209,22 @@ public final class Survey: PluginFeature {
         // Keys 0 to 9 type an option's number (two digits for 10 and over); "14", "fourteen" or "option 14"
         // said or typed after "/" choose at once. Numbers past 9 only where a question has that many options.
         let longest = definition?.items.map(\.options.count).max() ?? 9
+        // Labels (the help list) in the session's language: `command.<id>`; the spoken phrases stay English, as
+        // the recogniser is.
         var commands: [(String, String, String?, String?)] = (0...min(99, max(9, longest))).map {
-            ("choose-\($0)", "Choose option \($0)", $0 <= 9 ? "\($0)" : nil, $0 == 0 ? nil : "\($0)")
+            (
+                "choose-\($0)", phrases.text("command.choose", ["number": "\($0)"]), $0 <= 9 ? "\($0)" : nil,
+                $0 == 0 ? nil : "\($0)"
+            )
         }
-        commands += [
-            ("continue", "Continue", "enter", "continue"),
-            ("back", "Go back", "backspace", "back"),
-            ("space", "Toggle, or start and stop recording", "space", "record"),
-            ("focus-previous", "Previous option", "up", nil),
-            ("focus-next", "Next option", "down", nil),
-            ("yes", "Yes", "y", "yes"),
-            ("no", "No", "n", "no"),
-            ("play-recording", "Play the recording", "p", "play recording"),
-            ("record-again", "Record again", "a", "record again"),
-            ("start-survey", "Start the survey", "s", "start"),
-            ("uploads", "Uploads waiting", "u", "uploads"),
-            ("reminders", "Reminders on or off", "m", "reminders"),
-            ("retry-upload", "Retry the upload", nil, "retry upload"),
-            ("forget-me", "Delete everything of this survey", nil, "forget me"),
-            ("privacy", "How your data is used", "i", "privacy"),
+        let named: [(String, String?, String?)] = [
+            ("continue", "enter", "continue"), ("back", "backspace", "back"), ("space", "space", "record"),
+            ("focus-previous", "up", nil), ("focus-next", "down", nil), ("yes", "y", "yes"), ("no", "n", "no"),
+            ("play-recording", "p", "play recording"), ("record-again", "a", "record again"),
+            ("start-survey", "s", "start"), ("uploads", "u", "uploads"), ("reminders", "m", "reminders"),
+            ("retry-upload", nil, "retry upload"), ("forget-me", nil, "forget me"), ("privacy", "i", "privacy"),
         ]
+        commands += named.map { ($0.0, phrases.text("command.\($0.0)"), $0.1, $0.2) }
         for (id, label, key, phrase) in commands {
             do {
                 try host.registerCommand(id: id, label: label, key: key, phrase: phrase)
@@ -237,7 +233,8 @@ public final class Survey: PluginFeature {
             }
         }
         // Typed words that also mean going on, for terminals where Enter sends an empty line.
-        try? host.registerCommand(id: "continue-words", label: "Continue", key: nil, phrase: "next")
+        try? host.registerCommand(
+            id: "continue-words", label: phrases.text("command.continue"), key: nil, phrase: "next")
         try? host.registerCommand(id: "continue-ok", label: "Continue", key: nil, phrase: "ok")
     }
 
