@@ -359,15 +359,7 @@ extension CollectVideos {
         parser.locale = Locale(identifier: "en_US_POSIX")
         parser.dateFormat = "yyyy-MM-dd"
         guard let date = parser.date(from: text) else { return text }
-        let formatter = DateFormatter()
-        if host.language == "en" {
-            formatter.locale = Locale(identifier: "en_GB")
-            formatter.dateFormat = "d MMMM yyyy"
-        } else {
-            formatter.locale = Locale(identifier: host.language)
-            formatter.setLocalizedDateFormatFromTemplate("dMMMMyyyy")
-        }
-        return formatter.string(from: date)
+        return Self.spoken(date, language: host.language, english: "d MMMM yyyy", template: "dMMMMyyyy")
     }
 
     // MARK: Participant and sync

@@ -256,13 +256,19 @@ public final class CollectVideos: PluginFeature {
 
     /// "12 March 14:05" in the session's language.
     static func spokenTime(_ date: Date, language: String) -> String {
+        spoken(date, language: language, english: "d MMMM HH:mm", template: "dMMMMHHmm")
+    }
+
+    /// `date` as said in `language`: British English in `english`'s exact form, other languages in their own
+    /// order of `template`'s fields.
+    static func spoken(_ date: Date, language: String, english: String, template: String) -> String {
         let formatter = DateFormatter()
         if language == "en" {
             formatter.locale = Locale(identifier: "en_GB")
-            formatter.dateFormat = "d MMMM HH:mm"
+            formatter.dateFormat = english
         } else {
             formatter.locale = Locale(identifier: language)
-            formatter.setLocalizedDateFormatFromTemplate("dMMMMHHmm")
+            formatter.setLocalizedDateFormatFromTemplate(template)
         }
         return formatter.string(from: date)
     }
