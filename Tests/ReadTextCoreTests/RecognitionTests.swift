@@ -135,6 +135,62 @@ struct RecognitionTests {
         #expect(streamed.count == 4, "\(streamed)")
     }
 
+    /// Streams `url` as read-text does with the camera and returns the sentences and the run's summary.
+    func stream(_ url: URL) throws -> ([String], StreamingRecognizer.Summary) {
+        let engine = try TesseractEngine(languages: "eng")
+        let photo = try TesseractEngine.loadGray(url)
+        var streamed: [String] = []
+        let summary = photo.pixels.withUnsafeBytes { bytes in
+            bytes.baseAddress.map {
+                StreamingRecognizer(pipeline: TextPipeline(options: ReadTextOptions(), builder: SentenceBuilder())).run(
+                    engine: engine, gray: $0, width: photo.width, height: photo.height, stride: photo.width,
+                    vetoFirstBlock: true
+                ) { items, _ in streamed += items.map(\.text) }
+            }
+        }
+        return (streamed, try #require(summary))
+    }
+
+    /// Issue 37: the first chunk comes from the picture laid out halved; the full layout then reads the rest.
+    /// A sentence runs across the first chunk's end, so it is carried into the full layout's first chunk; no
+    /// line is read twice or left out. Small print and a small picture are laid out once, at full size.
+    @Test func theFirstLinesComeFromTheHalvedPictureAndNoLineIsReadTwice() throws {
+        let lines = [
+            "Assist reads printed pages aloud for people", "who cannot see them. Point the camera at a",
+            "letter, a label or a page of a book. The first", "sentence is spoken while the rest is read.",
+            "Columns are read one after the other, from", "left to right. The opposite page of a book",
+            "is left out on purpose. Press the arrows", "to go back and forth between sentences.",
+        ]
+        let sentences = [
+            "Assist reads printed pages aloud for people who cannot see them.",
+            "Point the camera at a letter, a label or a page of a book.",
+            "The first sentence is spoken while the rest is read.",
+            "Columns are read one after the other, from left to right.",
+            "The opposite page of a book is left out on purpose.",
+            "Press the arrows to go back and forth between sentences.",
+        ]
+        let large = folder.path("large.png")
+        try PageRenderer(width: 1700, height: 2200).render(
+            [.init(lines, x: 150, y: 200, pointSize: 40, lineHeight: 70)], to: large)
+        let (streamed, summary) = try stream(large)
+        #expect(summary.firstChunkFromHalvedPicture)
+        #expect(streamed == sentences, "\(streamed)")
+
+        let smallPrint = folder.path("small-print.png")
+        try PageRenderer(width: 1600, height: 1000).render(
+            [.init(lines, x: 100, y: 100, pointSize: 16, lineHeight: 27)], to: smallPrint)
+        let (smallStreamed, smallSummary) = try stream(smallPrint)
+        #expect(!smallSummary.firstChunkFromHalvedPicture, "lines about 9 pixels tall halved are not trusted")
+        #expect(smallStreamed == sentences, "\(smallStreamed)")
+
+        let small = folder.path("small.png")
+        try PageRenderer(width: 1200, height: 900).render(
+            [.init(lines, x: 60, y: 80, pointSize: 28, lineHeight: 50)], to: small)
+        let (fewStreamed, fewSummary) = try stream(small)
+        #expect(!fewSummary.firstChunkFromHalvedPicture)
+        #expect(fewStreamed == sentences, "\(fewStreamed)")
+    }
+
     @Test func aMissingLanguagePackNamesTheDebianPackage() {
         do {
             _ = try TesseractEngine(languages: "kor")

@@ -95,6 +95,50 @@ for _ in 0..<runs {
     cold.append(try assistRun(engine: nil, started: coldStart).0)
 }
 
+// Where the warm run's time goes, stage by stage, on the same engine (medians). Since issue 37 the first chunk
+// is found by laying out the picture halved; the full layout runs after the first words are on their way.
+func stageTimes(_ engine: TesseractEngine) throws -> [Double] {
+    var marks = [now()]
+    let photo = try TesseractEngine.loadGray(page)
+    marks.append(now())
+    let picture = straightened(photo)
+    marks.append(now())
+    try picture.pixels.withUnsafeBytes { bytes in
+        guard let base = bytes.baseAddress else { throw CocoaError(.fileReadCorruptFile) }
+        let coarse = StreamingRecognizer.coarseLines(
+            engine: engine,
+            picture: StreamingRecognizer.Picture(
+                gray: base, width: picture.width, height: picture.height, stride: picture.width))
+        marks.append(now())
+        halvedLines = coarse?.count ?? 0
+        let boxes = engine.layoutLines(gray: base, width: picture.width, height: picture.height, stride: picture.width)
+        marks.append(now())
+        let lines = boxes.map { box in
+            TextObservation(
+                text: "",
+                box: NormalizedBox(
+                    left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: picture.width,
+                    height: picture.height),
+                confidence: 100)
+        }
+        let first = Array((pipeline.blocks(lines).blocks.first ?? []).prefix(3))
+        _ = engine.recognize(
+            gray: base, width: picture.width, height: picture.height, stride: picture.width, mode: .block,
+            region: StreamingRecognizer.pixelRegion(first, width: picture.width, height: picture.height))
+        marks.append(now())
+    }
+    return zip(marks.dropFirst(), marks).map { Double($0 - $1) / 1e6 }
+}
+var stages: [[Double]] = []
+nonisolated(unsafe) var halvedLines = 0
+for _ in 0..<runs { stages.append(try stageTimes(warmEngine)) }
+let stageNames = ["decode", "page geometry", "layout halved", "layout", "first 3 lines"]
+let stagesLine =
+    "  stages, engine warm (the full layout runs after the first words): "
+    + stageNames.enumerated().map { index, name in
+        "\(name) \(String(format: "%.0f", median(stages.map { $0[index] }))) ms"
+    }.joined(separator: ", ") + "; the halved layout found \(halvedLines) lines"
+
 // Baseline: the command-line pipeline, to the first audible sample on espeak-ng's stdout.
 func baselineRun() throws -> Double {
     let process = Process()
@@ -141,6 +185,11 @@ print(
     String(
         format: "  speed-up: %.1fx warm, %.1fx cold (goal >= 2x)", median(baseline) / median(warm),
         median(baseline) / median(cold)))
+print(
+    String(
+        format: "  share of the pipeline's time: %.2f warm (goal <= 0.2), %.2f cold (goal <= 0.35)",
+        median(warm) / median(baseline), median(cold) / median(baseline)))
+print(stagesLine)
 print(
     String(
         format: "character error rate: Assist %.2f %%, tesseract CLI %.2f %% (goal: no worse)", assistCER * 100,

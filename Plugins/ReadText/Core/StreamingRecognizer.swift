@@ -27,15 +27,45 @@ public struct StreamingRecognizer {
         public var sideways = false
         /// True when layout analysis found lines, but all of them too small to read.
         public var tooSmall = false
+        /// True when the first chunk was found by laying out the picture halved, before the full layout.
+        public var firstChunkFromHalvedPicture = false
     }
 
     /// Recognises an 8-bit grey picture; `onItems` receives final items in reading order; `shouldStop` is
     /// checked between chunks. `vetoFirstBlock` stops when the first block's lines (3 or more) fail the veto.
+    ///
+    /// First words first (issue 37): on a large picture, layout analysis first runs on the picture halved (a
+    /// quarter of the pixels) to find where reading starts, and the first chunk is recognised from that at full
+    /// resolution and handed out; only then is the whole layout worked out at full resolution, and the rest is
+    /// read from it, leaving out the lines the first chunk held. Where the halved picture's lines are too small
+    /// to trust, the layout is worked out once, at full resolution.
     public func run(
         engine: TesseractEngine, gray: UnsafeRawPointer, width: Int, height: Int, stride: Int, vetoFirstBlock: Bool,
         stopWhenSideways: Bool = false, shouldStop: () -> Bool = { false },
         onItems: ([ReadingItem], _ columns: Int) -> Void
     ) -> Summary {
+        let picture = Picture(gray: gray, width: width, height: height, stride: stride)
+        var summary = Summary()
+        var reading = Reading(engine: engine, picture: picture, vetoFirstBlock: vetoFirstBlock)
+        if let coarse = Self.coarseLines(engine: engine, picture: picture) {
+            if stopWhenSideways && Self.looksSideways(coarse.map(\.box), width: width, height: height) {
+                summary.sideways = true
+                return summary
+            }
+            let (blocks, columns) = pipeline.blocks(Self.withoutContainers(coarse))
+            summary.columns = columns
+            if let block = blocks.first {
+                let read = readChunk(
+                    of: block, from: 0, reading: &reading, summary: &summary, blockIndex: 0, onItems: onItems)
+                if summary.vetoed { return summary }
+                reading.alreadyRead = read.region
+                summary.firstChunkFromHalvedPicture = true
+                reading.readLines = summary.observations.map(\.box)
+                // The first block was judged on its first chunk; the rest is not vetoed again.
+                reading.vetoFirstBlock = false
+            }
+        }
+        if shouldStop() { return summary }
         let boxes = engine.layoutLines(gray: gray, width: width, height: height, stride: stride)
         let all = boxes.map { box in
             TextObservation(
@@ -44,63 +74,165 @@ public struct StreamingRecognizer {
                     left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: width, height: height),
                 confidence: 100)
         }
-        let lines = all.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
-        var summary = Summary()
-        summary.tooSmall = lines.isEmpty && all.count >= 3
-        if stopWhenSideways && Self.looksSideways(lines.map(\.box), width: width, height: height) {
+        var lines = all.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
+        summary.tooSmall = lines.isEmpty && all.count >= 3 && summary.observations.isEmpty
+        if reading.alreadyRead == nil, stopWhenSideways,
+            Self.looksSideways(lines.map(\.box), width: width, height: height)
+        {
             summary.sideways = true
             return summary
         }
-        let (blocks, columns) = pipeline.blocks(Self.withoutContainers(lines))
-        summary.columns = columns
-        var firstChunk = true
-        for (blockIndex, block) in blocks.enumerated() {
-            var carry: OrderedLine?
-            var start = 0
-            var blockObservations: [TextObservation] = []
-            while start < block.count {
-                if shouldStop() { return summary }
-                // With the camera, the first chunk holds the 3 lines the veto needs, so nothing from a picture
-                // that is about to be discarded is ever spoken.
-                let size = firstChunk ? (vetoFirstBlock ? max(3, firstChunkLines) : firstChunkLines) : chunkLines
-                firstChunk = false
-                let chunk = Array(block[start..<min(block.count, start + size)])
-                let above = start > 0 ? block[start - 1].observation.box : nil
-                start += chunk.count
-                let below = start < block.count ? block[start].observation.box : nil
-                // The region stops halfway to the lines before and after the chunk, so no line is read in two
-                // chunks and none falls between them.
-                let recognised = engine.recognize(
-                    gray: gray, width: width, height: height, stride: stride, mode: .block,
-                    region: Self.pixelRegion(chunk, width: width, height: height, above: above, below: below))
-                summary.observations += recognised
-                blockObservations += recognised
-                if vetoFirstBlock, blockIndex == 0, blockObservations.count >= 3, start >= min(block.count, 3),
-                    ConfidenceVeto.rejects(blockObservations.map(\.confidence))
-                {
-                    summary.vetoed = true
-                    return summary
-                }
-                let column = chunk.first?.column ?? 0
-                var ordered = recognised.sorted { $0.box.maxY > $1.box.maxY }.map {
-                    OrderedLine(observation: $0, column: column)
-                }
-                if let carry { ordered.insert(carry, at: 0) }
-                var items = pipeline.builder.items(ordered, navigation: pipeline.options.navigation)
-                carry = nil
-                let blockEnds = start >= block.count
-                if !blockEnds, pipeline.options.navigation == .sentences, let last = items.popLast(),
-                    let lastLine = ordered.last
-                {
-                    // Not final yet: it may go on in the next chunk.
-                    carry = OrderedLine(
-                        observation: TextObservation(text: last.text, box: lastLine.observation.box, confidence: 100),
-                        column: column)
-                }
-                if !items.isEmpty { onItems(items, columns) }
+        // Containers go before the lines already read do: a region around the first lines would otherwise hold
+        // too few of them to be known as one, and be read again as a line.
+        lines = Self.withoutContainers(lines)
+        if let region = reading.alreadyRead {
+            lines.removeAll { line in
+                Self.centre(of: line.box, isIn: region)
+                    && reading.readLines.contains { Self.centre(of: line.box, isIn: $0) }
             }
         }
+        let (blocks, columns) = pipeline.blocks(lines)
+        summary.columns = columns
+        for (blockIndex, block) in blocks.enumerated() {
+            var start = 0
+            while start < block.count {
+                if shouldStop() { return summary }
+                let read = readChunk(
+                    of: block, from: start, reading: &reading, summary: &summary, blockIndex: blockIndex,
+                    onItems: onItems)
+                if summary.vetoed { return summary }
+                start += read.lines
+            }
+        }
+        // A sentence the first chunk left unfinished, with nothing after it at full resolution.
+        if let carry = reading.carry {
+            let items = pipeline.builder.items([carry], navigation: pipeline.options.navigation)
+            if !items.isEmpty { onItems(items, summary.columns) }
+        }
         return summary
+    }
+
+    /// The picture being read.
+    public struct Picture {
+        public var gray: UnsafeRawPointer
+        public var width: Int
+        public var height: Int
+        public var stride: Int
+
+        public init(gray: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
+            (self.gray, self.width, self.height, self.stride) = (gray, width, height, stride)
+        }
+    }
+
+    /// What carries from one chunk to the next.
+    struct Reading {
+        var engine: TesseractEngine
+        var picture: Picture
+        var vetoFirstBlock: Bool
+        var firstChunk = true
+        /// The last sentence of a chunk, not final yet: it may go on in the next chunk.
+        var carry: OrderedLine?
+        /// Observations of the first block so far, for the veto.
+        var blockObservations: [TextObservation] = []
+        var blockIndex = -1
+        /// Where the coarse pass's first chunk was read (normalised) and the lines recognised there: a line of
+        /// the full layout inside both is not read again; one the chunk missed is.
+        var alreadyRead: NormalizedBox?
+        var readLines: [NormalizedBox] = []
+    }
+
+    /// Recognises the chunk of `block` starting at `start` and hands out its final items; returns how many lines
+    /// it held and the region read (normalised). Sets `summary.vetoed` when the first block's first lines fail
+    /// the veto.
+    private func readChunk(
+        of block: [OrderedLine], from start: Int, reading: inout Reading, summary: inout Summary, blockIndex: Int,
+        onItems: ([ReadingItem], _ columns: Int) -> Void
+    ) -> (lines: Int, region: NormalizedBox) {
+        if blockIndex != reading.blockIndex {
+            reading.blockIndex = blockIndex
+            reading.blockObservations = []
+        }
+        // With the camera, the first chunk holds the 3 lines the veto needs, so nothing from a picture that is
+        // about to be discarded is ever spoken.
+        let size =
+            reading.firstChunk ? (reading.vetoFirstBlock ? max(3, firstChunkLines) : firstChunkLines) : chunkLines
+        reading.firstChunk = false
+        let chunk = Array(block[start..<min(block.count, start + size)])
+        let end = start + chunk.count
+        let above = start > 0 ? block[start - 1].observation.box : nil
+        let below = end < block.count ? block[end].observation.box : nil
+        let picture = reading.picture
+        // The region stops halfway to the lines before and after the chunk, so no line is read in two chunks and
+        // none falls between them.
+        let region = Self.pixelRegion(chunk, width: picture.width, height: picture.height, above: above, below: below)
+        let read = (
+            chunk.count,
+            NormalizedBox(
+                left: region.left, top: region.top, right: region.left + region.width,
+                bottom: region.top + region.height, width: picture.width, height: picture.height)
+        )
+        let recognised = reading.engine.recognize(
+            gray: picture.gray, width: picture.width, height: picture.height, stride: picture.stride, mode: .block,
+            region: region)
+        summary.observations += recognised
+        reading.blockObservations += recognised
+        if reading.vetoFirstBlock, blockIndex == 0, reading.blockObservations.count >= 3, end >= min(block.count, 3),
+            ConfidenceVeto.rejects(reading.blockObservations.map(\.confidence))
+        {
+            summary.vetoed = true
+            return read
+        }
+        let column = chunk.first?.column ?? 0
+        var ordered = recognised.sorted { $0.box.maxY > $1.box.maxY }.map {
+            OrderedLine(observation: $0, column: column)
+        }
+        if let carry = reading.carry { ordered.insert(carry, at: 0) }
+        var items = pipeline.builder.items(ordered, navigation: pipeline.options.navigation)
+        reading.carry = nil
+        if end < block.count, pipeline.options.navigation == .sentences, let last = items.popLast(),
+            let lastLine = ordered.last
+        {
+            reading.carry = OrderedLine(
+                observation: TextObservation(text: last.text, box: lastLine.observation.box, confidence: 100),
+                column: column)
+        }
+        if !items.isEmpty { onItems(items, summary.columns) }
+        return read
+    }
+
+    /// The smaller side from which a picture is first laid out halved.
+    static let coarseFromSide = 1_000
+    /// The median line height, in pixels of the halved picture, below which its layout is not trusted.
+    static let coarseLeastLineHeight = 10
+
+    /// Line boxes (normalised, text empty) from layout analysis of the picture halved, or nil when the picture
+    /// is small or the halved picture's lines are too few or too small to trust.
+    public static func coarseLines(engine: TesseractEngine, picture: Picture) -> [TextObservation]? {
+        guard min(picture.width, picture.height) >= coarseFromSide,
+            let half = PageGeometry.scaled(
+                gray: picture.gray, width: picture.width, height: picture.height, stride: picture.stride, factor: 0.5)
+        else { return nil }
+        let boxes = half.pixels.withUnsafeBytes { bytes in
+            bytes.baseAddress.map {
+                engine.layoutLines(gray: $0, width: half.width, height: half.height, stride: half.width)
+            } ?? []
+        }
+        let lines = boxes.map { box in
+            TextObservation(
+                text: "",
+                box: NormalizedBox(
+                    left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: half.width,
+                    height: half.height),
+                confidence: 100)
+        }.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
+        let heights = lines.map { $0.box.height * Double(half.height) }.sorted()
+        guard !heights.isEmpty, heights[heights.count / 2] >= Double(coarseLeastLineHeight) else { return nil }
+        return lines
+    }
+
+    /// True when the centre of `box` lies inside `region`.
+    static func centre(of box: NormalizedBox, isIn region: NormalizedBox) -> Bool {
+        box.midX > region.minX && box.midX < region.maxX && box.midY > region.minY && box.midY < region.maxY
     }
 
     /// True when most line boxes are not clearly wider than tall, as the "lines" of a page on its side are
