@@ -57,22 +57,30 @@ extern "C" int assist_det_run(assist_det *det, const uint8_t *bgr, int width, in
         std::vector<cv::Rect> boxes;
         std::vector<float> scores;
         std::vector<int> classes;
+        // Each row: centre x, centre y, width, height (normalised), objectness, then one score per class that
+        // OpenCV's region layer has already multiplied by the objectness. A row whose objectness is under the
+        // threshold cannot have a class over it, so most rows are passed over on one comparison, and the best
+        // class is found by a plain scan of the row
+        // (the first of equal scores, as cv::minMaxLoc gave), without a matrix view per row.
         for (const cv::Mat &result : results) {
+            const int classCount = result.cols - 5;
+            if (classCount <= 0) continue;
             for (int row = 0; row < result.rows; row++) {
                 const float *values = result.ptr<float>(row);
-                cv::Mat classScores = result.row(row).colRange(5, result.cols);
-                cv::Point best;
-                double score = 0;
-                cv::minMaxLoc(classScores, nullptr, &score, nullptr, &best);
+                if (values[4] < confidence) continue;
+                const float *classScores = values + 5;
+                const int best =
+                    static_cast<int>(std::max_element(classScores, classScores + classCount) - classScores);
+                if (only_class >= 0 && best != only_class) continue;
+                const float score = classScores[best];
                 if (score < confidence) continue;
-                if (only_class >= 0 && best.x != only_class) continue;
                 // Centre, size, normalised; boxes of different classes are kept apart for the one NMS pass.
                 float w = values[2] * width, h = values[3] * height;
                 float x = values[0] * width - w / 2, y = values[1] * height - h / 2;
-                boxes.emplace_back(cv::Rect(static_cast<int>(x) + best.x * 4096, static_cast<int>(y),
+                boxes.emplace_back(cv::Rect(static_cast<int>(x) + best * 4096, static_cast<int>(y),
                                             static_cast<int>(w), static_cast<int>(h)));
-                scores.push_back(static_cast<float>(score));
-                classes.push_back(best.x);
+                scores.push_back(score);
+                classes.push_back(best);
             }
         }
         std::vector<int> kept;
