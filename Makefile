@@ -77,6 +77,8 @@ install:
 	patchelf --set-rpath '$$ORIGIN/swift' $(DESTDIR)$(PREFIX)/lib/assist/libAssistMedia.so
 	install -m 0755 $(BUILD_DIR)/libAssistDetector.so $(DESTDIR)$(PREFIX)/lib/assist/libAssistDetector.so
 	patchelf --set-rpath '$$ORIGIN/swift' $(DESTDIR)$(PREFIX)/lib/assist/libAssistDetector.so
+	install -m 0755 $(BUILD_DIR)/libAssistVideoReader.so $(DESTDIR)$(PREFIX)/lib/assist/libAssistVideoReader.so
+	patchelf --set-rpath '$$ORIGIN/swift' $(DESTDIR)$(PREFIX)/lib/assist/libAssistVideoReader.so
 	install -d $(DESTDIR)$(PREFIX)/include/assist/assist
 	install -m 0644 Sources/PluginAPI/include/assist_plugin.h $(DESTDIR)$(PREFIX)/include/assist/
 	install -m 0644 Sources/PluginAPI/include/assist/*.h $(DESTDIR)$(PREFIX)/include/assist/assist/

@@ -67,6 +67,7 @@ let package = Package(
         // FFmpeg behind a table, opened by the camera service only when a camera is first used.
         .library(name: "AssistMedia", type: .dynamic, targets: ["CFFmpegShims"]),
         .library(name: "AssistDetector", type: .dynamic, targets: ["CDetector"]),
+        .library(name: "AssistVideoReader", type: .dynamic, targets: ["CVideoReader"]),
     ] + firstPartyPlugins.map(\.product),
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -254,9 +255,19 @@ let package = Package(
             path: "Plugins/Shared/CDetector",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
             linkerSettings: [
-                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_video"), .linkedLibrary("opencv_videoio"),
-                .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"), .linkedLibrary("stdc++"),
+            ]
+        ),
+        // A video read picture by picture for teaching (OpenCV's videoio), libAssistVideoReader.so: videoio brings
+        // some two hundred libraries (GStreamer, GDAL, Poppler) that a search never needs.
+        .target(
+            name: "CVideoReader",
+            dependencies: ["CDetectorAPI"],
+            path: "Plugins/Shared/CVideoReader",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-std=c++17"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_videoio"), .linkedLibrary("opencv_core"), .linkedLibrary("stdc++"),
             ]
         ),
 

@@ -8,6 +8,7 @@ swift build -c release --product FindObjectBench >/dev/null
 swift build -c release --product assist >/dev/null
 swift build -c release --product AssistFindObject >/dev/null
 swift build -c release --product AssistDetector >/dev/null
+swift build -c release --product AssistVideoReader >/dev/null
 swift build -c release --product AssistMedia >/dev/null
 .build/release/FindObjectBench
 # Issue 39: a person's own things taught from videos and found in other scenes, with the two baselines.

@@ -23,6 +23,21 @@ struct DetectorTests {
         return best
     }
 
+    /// OpenCV's videoio brings some two hundred libraries (GStreamer, GDAL, Poppler: about 55 MB resident); only
+    /// the video reader, opened when a video is read to teach from, needs it. A search loads the detector alone.
+    @Test func aSearchDoesNotLoadTheVideoLibraries() throws {
+        func needed(_ name: String) throws -> String {
+            let path = BuildProducts.directory.appendingPathComponent(name).path
+            #expect(FileManager.default.fileExists(atPath: path), "\(path) is built")
+            return try ProcessRunner.run("/usr/bin/ldd", [path]).standardOutput
+        }
+        let detector = try needed("libAssistDetector.so")
+        #expect(detector.contains("libopencv_dnn"))
+        #expect(!detector.contains("libopencv_videoio"), "\(detector)")
+        #expect(!detector.contains("libgdal"), "\(detector)")
+        #expect(try needed("libAssistVideoReader.so").contains("libopencv_videoio"))
+    }
+
     @Test func theModelFilesAreThePublishedOnes() throws {
         #expect(ModelFiles.verify(RealPhotos.modelFolder, cache: nil))
         let broken = try TemporaryDirectory("assist-model")

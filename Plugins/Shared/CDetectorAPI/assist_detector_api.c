@@ -22,19 +22,26 @@ int assist_det_functions_from(void *library, assist_det_functions *out) {
     *(void **)(&out->emb_coarse) = dlsym(library, "assist_emb_coarse");
     *(void **)(&out->emb_close) = dlsym(library, "assist_emb_close");
     *(void **)(&out->pic_measure) = dlsym(library, "assist_pic_measure");
-    *(void **)(&out->vid_open) = dlsym(library, "assist_vid_open");
-    *(void **)(&out->vid_next) = dlsym(library, "assist_vid_next");
-    *(void **)(&out->vid_close) = dlsym(library, "assist_vid_close");
-    if (!out->emb_open || !out->emb_run || !out->emb_coarse || !out->emb_close || !out->pic_measure || !out->vid_open ||
-        !out->vid_next || !out->vid_close) {
+    if (!out->emb_open || !out->emb_run || !out->emb_coarse || !out->emb_close || !out->pic_measure) {
         out->emb_open = NULL;
         out->emb_run = NULL;
         out->emb_coarse = NULL;
         out->emb_close = NULL;
         out->pic_measure = NULL;
+    }
+    return out->open && out->run && out->close;
+}
+
+int assist_vid_functions_from(void *library, assist_det_functions *out) {
+    if (!library || !out) return 0;
+    *(void **)(&out->vid_open) = dlsym(library, "assist_vid_open");
+    *(void **)(&out->vid_next) = dlsym(library, "assist_vid_next");
+    *(void **)(&out->vid_close) = dlsym(library, "assist_vid_close");
+    if (!out->vid_open || !out->vid_next || !out->vid_close) {
         out->vid_open = NULL;
         out->vid_next = NULL;
         out->vid_close = NULL;
+        return 0;
     }
-    return out->open && out->run && out->close;
+    return 1;
 }

@@ -89,15 +89,35 @@ public final class ObjectDetector {
 
 /// libAssistDetector.so, opened once, the first time a detector is made, and never closed.
 enum DetectorLibrary {
-    static let loaded: Result<assist_det_functions, DetectionError> = load()
+    static let loaded: Result<assist_det_functions, DetectionError> = HelperLibrary.open(
+        ASSIST_DETECTOR_LIBRARY, variable: "ASSIST_DETECTOR_LIBRARY", purpose: "object detector"
+    ) { handle, functions in assist_det_functions_from(handle, &functions) != 0 }
 
     static func functions() throws(DetectionError) -> assist_det_functions { try loaded.get() }
 
-    /// `$ASSIST_DETECTOR_LIBRARY` alone when set (an admin's or a test's choice), else beside the executable (a
-    /// build folder), then `../lib/assist` from it (an installed prefix).
     static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
-        let name = ASSIST_DETECTOR_LIBRARY
-        if let chosen = environment["ASSIST_DETECTOR_LIBRARY"] { return [chosen] }
+        HelperLibrary.candidates(ASSIST_DETECTOR_LIBRARY, variable: "ASSIST_DETECTOR_LIBRARY", environment: environment)
+    }
+}
+
+/// libAssistVideoReader.so (OpenCV's videoio and the two hundred libraries it brings), opened the first time a
+/// video is read, and never closed: a search never loads it.
+enum VideoReaderLibrary {
+    static let loaded: Result<assist_det_functions, DetectionError> = HelperLibrary.open(
+        ASSIST_VIDEO_READER_LIBRARY, variable: "ASSIST_VIDEO_READER_LIBRARY", purpose: "video reader"
+    ) { handle, functions in assist_vid_functions_from(handle, &functions) != 0 }
+
+    static func functions() throws(DetectionError) -> assist_det_functions { try loaded.get() }
+}
+
+/// Where Assist's own C++ libraries are found and how they are opened.
+enum HelperLibrary {
+    /// `$VARIABLE` alone when set (an admin's or a test's choice), else beside the executable (a build folder),
+    /// then `../lib/assist` from it (an installed prefix).
+    static func candidates(
+        _ name: String, variable: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String] {
+        if let chosen = environment[variable] { return [chosen] }
         var paths: [String] = []
         if let executable = ModelFiles.executable {
             let folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
@@ -107,23 +127,25 @@ enum DetectorLibrary {
         return paths
     }
 
-    private static func load() -> Result<assist_det_functions, DetectionError> {
+    /// Opens the first candidate that has the functions `fill` looks up.
+    static func open(
+        _ name: String, variable: String, purpose: String,
+        fill: (UnsafeMutableRawPointer, inout assist_det_functions) -> Bool
+    ) -> Result<assist_det_functions, DetectionError> {
         var reasons: [String] = []
-        for path in candidates() where FileManager.default.fileExists(atPath: path) {
+        let paths = candidates(name, variable: variable)
+        for path in paths where FileManager.default.fileExists(atPath: path) {
             guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
                 reasons.append(dlerror().map { String(cString: $0) } ?? "\(path) cannot be opened")
                 continue
             }
             var functions = assist_det_functions()
-            if assist_det_functions_from(handle, &functions) != 0 { return .success(functions) }
-            reasons.append("\(path) lacks the detector's functions")
+            if fill(handle, &functions) { return .success(functions) }
+            reasons.append("\(path) lacks the \(purpose)'s functions")
         }
-        let why =
-            reasons.isEmpty ? "not found in \(candidates().joined(separator: ", "))" : reasons.joined(separator: "; ")
+        let why = reasons.isEmpty ? "not found in \(paths.joined(separator: ", "))" : reasons.joined(separator: "; ")
         return .failure(
             DetectionError(
-                message:
-                    "Assist's object detector library \(ASSIST_DETECTOR_LIBRARY) is missing or broken (\(why)). Reinstall Assist."
-            ))
+                message: "Assist's \(purpose) library \(name) is missing or broken (\(why)). Reinstall Assist."))
     }
 }

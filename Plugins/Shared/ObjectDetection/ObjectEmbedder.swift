@@ -181,9 +181,9 @@ public final class VideoReader {
     public let framesPerSecond: Double
 
     public init(path: String) throws(DetectionError) {
-        let library = try DetectorLibrary.functions()
+        let library = try VideoReaderLibrary.functions()
         guard let open = library.vid_open else {
-            throw DetectionError(message: "Assist's object detector library cannot read videos. Reinstall Assist.")
+            throw DetectionError(message: "Assist's video reader library cannot read videos. Reinstall Assist.")
         }
         var reason: UnsafeMutablePointer<CChar>?
         var fps = 0.0

@@ -26,9 +26,6 @@ int assist_emb_coarse(assist_emb *emb, const uint8_t *bgr, int width, int height
 void assist_emb_close(assist_emb *emb);
 int assist_pic_measure(const uint8_t *bgr, const uint8_t *previous, int width, int height, size_t stride,
                        assist_pic_measures *out);
-assist_vid *assist_vid_open(const char *path, double *fps, char **err);
-const uint8_t *assist_vid_next(assist_vid *video, int *width, int *height, size_t *stride, double *seconds);
-void assist_vid_close(assist_vid *video);
 
 #ifdef __cplusplus
 }

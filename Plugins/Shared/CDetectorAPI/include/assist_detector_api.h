@@ -1,7 +1,7 @@
 /* assist_detector_api.h - what a plugin needs to use libAssistDetector.so, the YOLO (Darknet format) object
  * detector through OpenCV's DNN module: its types and the names and types of its functions
- * (the detector's three, the follower's four, and the embedder's, the picture measure's and the video reader's
- * eight that teach find-object a person's own things).
+ * (the detector's three, the follower's four, and the embedder's and the picture measure's five that teach
+ * find-object a person's own things), and libAssistVideoReader.so's three that read a video to teach from.
  *
  * The detector is a library of its own, opened with dlopen the first time a plugin makes a detector, so that
  * loading a plugin that can detect (find-object, or photo-sensor with recognition off) does not load OpenCV.
@@ -103,7 +103,8 @@ typedef struct assist_pic_measures {
 typedef int (*assist_pic_measure_fn)(const uint8_t *bgr, const uint8_t *previous, int width, int height,
                                      size_t stride, assist_pic_measures *out);
 
-/** A video file read picture by picture (OpenCV's FFmpeg reader). */
+/** A video file read picture by picture (OpenCV's FFmpeg reader), in libAssistVideoReader.so: OpenCV's videoio
+    brings some two hundred libraries with it, loaded only when a video is read. */
 typedef struct assist_vid assist_vid;
 
 /** `assist_vid_open`: NULL with a malloc'ed reason in `*err` when `path` is not a readable video. `*fps` gets
@@ -119,9 +120,11 @@ typedef const uint8_t *(*assist_vid_next_fn)(assist_vid *video, int *width, int 
 typedef void (*assist_vid_close_fn)(assist_vid *video);
 
 #define ASSIST_DETECTOR_LIBRARY "libAssistDetector.so"
+#define ASSIST_VIDEO_READER_LIBRARY "libAssistVideoReader.so"
 
 /** For callers that want a C helper: the functions of an opened library; 0 when one of the detector's three is
-    missing. The follower's four, and the eight that teach, are NULL in a library without them. */
+    missing. The follower's four, and the five that teach, are NULL in a library without them. The video
+    reader's three are filled by `assist_vid_functions_from` from libAssistVideoReader.so. */
 typedef struct assist_det_functions {
     assist_det_open_fn open;
     assist_det_run_fn run;
@@ -141,6 +144,10 @@ typedef struct assist_det_functions {
 } assist_det_functions;
 
 int assist_det_functions_from(void *library, assist_det_functions *out);
+
+/** Fills `vid_open`, `vid_next` and `vid_close` from an opened libAssistVideoReader.so; 0 (and all three NULL)
+    when one is missing. */
+int assist_vid_functions_from(void *library, assist_det_functions *out);
 
 #ifdef __cplusplus
 }
