@@ -113,14 +113,7 @@ func stageTimes(_ engine: TesseractEngine) throws -> [Double] {
         halvedLines = coarse?.count ?? 0
         let boxes = engine.layoutLines(gray: base, width: picture.width, height: picture.height, stride: picture.width)
         marks.append(now())
-        let lines = boxes.map { box in
-            TextObservation(
-                text: "",
-                box: NormalizedBox(
-                    left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: picture.width,
-                    height: picture.height),
-                confidence: 100)
-        }
+        let lines = StreamingRecognizer.lineObservations(boxes, width: picture.width, height: picture.height)
         let first = Array((pipeline.blocks(lines).blocks.first ?? []).prefix(3))
         _ = engine.recognize(
             gray: base, width: picture.width, height: picture.height, stride: picture.width, mode: .block,

@@ -67,13 +67,7 @@ public struct StreamingRecognizer {
         }
         if shouldStop() { return summary }
         let boxes = engine.layoutLines(gray: gray, width: width, height: height, stride: stride)
-        let all = boxes.map { box in
-            TextObservation(
-                text: "",
-                box: NormalizedBox(
-                    left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: width, height: height),
-                confidence: 100)
-        }
+        let all = Self.lineObservations(boxes, width: width, height: height)
         var lines = all.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
         summary.tooSmall = lines.isEmpty && all.count >= 3 && summary.observations.isEmpty
         if reading.alreadyRead == nil, stopWhenSideways,
@@ -217,17 +211,24 @@ public struct StreamingRecognizer {
                 engine.layoutLines(gray: $0, width: half.width, height: half.height, stride: half.width)
             } ?? []
         }
-        let lines = boxes.map { box in
-            TextObservation(
-                text: "",
-                box: NormalizedBox(
-                    left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: half.width,
-                    height: half.height),
-                confidence: 100)
-        }.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
+        let lines = lineObservations(boxes, width: half.width, height: half.height)
+            .filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
         let heights = lines.map { $0.box.height * Double(half.height) }.sorted()
         guard !heights.isEmpty, heights[heights.count / 2] >= Double(coarseLeastLineHeight) else { return nil }
         return lines
+    }
+
+    /// Layout analysis's line boxes (pixels, top-left origin) as observations with no text yet.
+    public static func lineObservations(
+        _ boxes: [(left: Int, top: Int, right: Int, bottom: Int)], width: Int, height: Int
+    ) -> [TextObservation] {
+        boxes.map { box in
+            TextObservation(
+                text: "",
+                box: NormalizedBox(
+                    left: box.left, top: box.top, right: box.right, bottom: box.bottom, width: width, height: height),
+                confidence: 100)
+        }
     }
 
     /// True when the centre of `box` lies inside `region`.
