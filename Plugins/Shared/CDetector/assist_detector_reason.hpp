@@ -1,5 +1,5 @@
 /* assist_detector_reason.hpp - the malloc'ed copy of a reason the C API hands back in `*err` (the caller frees
- * it), shared by the detector's and the embedder's C++. */
+ * it), shared by the detector's, the embedder's and the video reader's C++. */
 #ifndef ASSIST_DETECTOR_REASON_HPP
 #define ASSIST_DETECTOR_REASON_HPP
 

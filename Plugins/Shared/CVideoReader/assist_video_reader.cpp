@@ -3,22 +3,14 @@
 // hundred libraries with it (GStreamer, GDAL, Poppler, ...): kept out of libAssistDetector.so, they are loaded only
 // when a video is read, not in every search (about 55 MB resident, measured with /proc/PID/smaps).
 #include "assist_video_reader.h"
+// The detector's own reason copy (one rule for every `*err` the C API hands back), from its folder.
+#include "../CDetector/assist_detector_reason.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/videoio.hpp>
 
 #include <cstdlib>
-#include <cstring>
 #include <exception>
-
-namespace {
-char *copyReason(const char *text) {
-    const size_t length = std::strlen(text);
-    char *copy = static_cast<char *>(std::malloc(length + 1));
-    if (copy != nullptr) std::memcpy(copy, text, length + 1);
-    return copy;
-}
-}  // namespace
 
 struct assist_vid {
     cv::VideoCapture capture;
@@ -34,13 +26,13 @@ extern "C" assist_vid *assist_vid_open(const char *path, double *fps, char **err
         auto *video = new assist_vid();
         if (!video->capture.open(path, cv::CAP_FFMPEG)) {
             delete video;
-            if (err != nullptr) *err = copyReason("it is not a video that can be read");
+            if (err != nullptr) *err = assist_copy_reason("it is not a video that can be read");
             return nullptr;
         }
         if (fps != nullptr) *fps = video->capture.get(cv::CAP_PROP_FPS);
         return video;
     } catch (const std::exception &error) {
-        if (err != nullptr) *err = copyReason(error.what());
+        if (err != nullptr) *err = assist_copy_reason(error.what());
         return nullptr;
     }
 }
