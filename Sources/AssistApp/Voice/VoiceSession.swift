@@ -444,7 +444,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// While a yes-or-no question is asked, listens for its answer and gives it as if typed. The listening
     /// thread.
     private func answer(_ spotter: KeywordSpotter) {
-        guard let words = lock.withLock({ answerWords }) else {
+        // While the words after a phrase are awaited they are no answer: the answer is listened for after them.
+        guard following == nil, let words = lock.withLock({ answerWords }) else {
             answering = nil
             return
         }
@@ -455,6 +456,10 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                 phrase: "", wanted: .choices(words, prompt: nil), afterMs: spotter.heardMs, waitMs: 60_000)
             // Talk that is no answer is no "yes": the answer is judged as a window's command is.
             answering?.judged = true
+        } else if answering?.wanted != .choices(words, prompt: nil) {
+            // Another question was asked (on the main loop) while this one's answer was listened for: what is
+            // said from now is judged against the new question's words.
+            answering?.wanted = .choices(words, prompt: nil)
         }
         guard let outcome = answering?.step(spotter) else { return }
         let span = answering?.span
@@ -467,7 +472,15 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
         switch outcome {
         case .words(let said):
-            act(on: said)
+            // A launch phrase that takes words, said at a menu ("find object", the menu's "Find object" too):
+            // what follows it is listened for first, as when it is spotted, so that "find object", a pause, and
+            // "teddy bear" is one request rather than a launch that then asks again.
+            let wanted = lock.withLock { followers[said] }
+            if let span, following == nil, wanted != nil || takesWords(said) {
+                startFollowing(said, wanted: wanted, afterMs: span.endMs, startMs: span.startMs)
+            } else {
+                act(on: said)
+            }
         case .rejected: reject()
         case .prompt, .nothing: break
         }
@@ -530,6 +543,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// or, for a phrase that takes words, once they are heard.
     private func accept(_ heard: Detection, at heardMs: Int) {
         VoiceTrace.line?("accepting \(heard.phrase) (mode \(mode.rawValue))")
+        // The question answered went away (on the main loop) since its answer was last listened for.
+        if answering != nil, lock.withLock({ answerWords == nil }) { answering = nil }
         if answering != nil, lock.withLock({ choosing }) {
             // In a push-to-talk or wake-word window the utterance at a menu is judged as a whole against the
             // choices and the commands (a command spotted inside "we bought a new kettle" is no command).
