@@ -6,3 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product ReadTextBench >/dev/null
 OMP_THREAD_LIMIT=1 .build/release/ReadTextBench
+# Issue 37: the camera path, with the early start and without it, in the same run.
+swift build -c release --product assist >/dev/null
+swift build -c release --product AssistReadText >/dev/null
+/usr/bin/python3 bench/read_text_camera_bench.py

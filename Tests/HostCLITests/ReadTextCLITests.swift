@@ -120,6 +120,46 @@ struct ReadTextCLITests {
         #expect(live.lines == expected)
     }
 
+    /// Issue 37: a settling picture is recognised before the stability wait ends and kept when the wait ends on
+    /// it; a picture the camera moves away from is dropped without a word of it said, and the next is read.
+    @Test func aSettlingPictureIsReadEarlyAndDroppedWhenTheCameraMoves() throws {
+        // Pages full of print, as a page held to the camera is: sharp enough to be read at the first steady picture.
+        func page(_ name: String, _ word: String) throws -> URL {
+            let url = folder.path("\(name).png")
+            let lines = (1...20).map { "\(word) line \($0) is printed here with the quick brown fox and the lazy dog." }
+            try PageRenderer(width: 1400, height: 1000, degrade: ["-blur", "0x0.6"]).render(
+                [.init(lines, x: 30, y: 50, pointSize: 30, lineHeight: 46)], to: url)
+            return url
+        }
+        let still = try assist([
+            "run", "--no-speech", "--verbose", "--camera", "image:\(try page("still", "Amber").path)", "--camera-fps",
+            "16", "read-text", "--exit-at-end",
+        ])
+        #expect(still.status == 0, "\(still.standardError)")
+        #expect(still.standardError.contains("frame early, while the picture settles"), "\(still.standardError)")
+        let read = still.linesAfterNotice.filter { $0.hasPrefix("Amber line") }
+        #expect(read.count == 20 && Set(read).count == 20, "each line once: \(still.linesAfterNotice)")
+
+        // Four frames of one page (the early read starts at the third), then the camera turns to another.
+        let frames = folder.path("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        let first = try page("first", "Violet")
+        let second = try page("second", "Walnut")
+        for index in 0..<60 {
+            try FileManager.default.copyItem(
+                at: index < 4 ? first : second, to: frames.appendingPathComponent(String(format: "%03d.png", index)))
+        }
+        let moved = try assist([
+            "run", "--no-speech", "--verbose", "--camera", "dir:\(frames.path)", "--camera-fps",
+            "\(16 / ProcessRunner.timeScale)", "read-text", "--exit-at-end",
+        ])
+        #expect(moved.status == 0, "\(moved.standardError)")
+        #expect(
+            moved.standardError.contains("the camera moved: the early reading is dropped"), "\(moved.standardError)")
+        #expect(!moved.standardOutput.contains("Violet"), "nothing of the page turned away from: \(moved.lines)")
+        #expect(moved.lines.filter { $0.hasPrefix("Walnut line") }.count == 20, "\(moved.lines)")
+    }
+
     @Test func speechIsWrittenAndTheTranscriptIsPrintedFirst() throws {
         let wav = folder.path("read.wav")
         let result = try assist(

@@ -16,6 +16,9 @@ public struct FrameSelector<Candidate> {
 
     public init() {}
 
+    /// True when no candidate waits (the first steady picture since the last reading).
+    public var isEmpty: Bool { pool.isEmpty }
+
     /// Considers `candidate` with `sharpCount` sharp cells.
     public mutating func offer(_ candidate: Candidate, sharpCount: Int) -> Decision {
         let all = pool + [(candidate, sharpCount)]

@@ -10,6 +10,8 @@ final class CaptureState: @unchecked Sendable {  // because: every member is use
         var capturing = false
         var busy = false
         var stability = StabilityDetector()
+        /// A settling picture being recognised early, until its recognition ends.
+        var early: ReadingOutput?
     }
 
     private let lock = NSLock()
@@ -57,6 +59,8 @@ extension ReadText {
             state.busy = false
             state.stability = StabilityDetector()
             state.stability.rearm(at: now)
+            state.early?.drop()
+            state.early = nil
         }
         // Focus and exposure settle on their own on V4L2; poll them where the camera has them.
         if controlTimer == nil, host.cameraControl("focus") != nil || host.cameraControl("exposure") != nil {
@@ -93,32 +97,95 @@ extension ReadText {
         guard frame.format == .gray8 else { return }
         let thumbnail = StabilityDetector.thumbnail(
             luma: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
-        let stable = capture.withLock { state -> Bool in
-            guard state.capturing, !state.busy else { return false }
-            guard state.stability.add(thumbnail: thumbnail, at: frame.timestamp) else { return false }
-            state.busy = true
-            return true
+        enum Step {
+            case nothing, chosen, keptEarly, early(ReadingOutput)
         }
-        guard stable else { return }
-        // A copy, not a retained frame: candidates wait for seconds and recognition takes a while, longer than
-        // a camera frame should be held (plugin-abi.md §5). Copying 2 MB takes well under a millisecond.
-        let pixels = frame.copyPixels()
-        play(.stable)
-        let candidate = GrayImage(pixels: pixels, width: frame.width, height: frame.height)
-        worker.run { [self] in select(candidate) }
+        let step = capture.withLock { state -> Step in
+            guard state.capturing, !state.busy else { return .nothing }
+            let fired = state.stability.add(thumbnail: thumbnail, at: frame.timestamp)
+            // The camera moved since the early read's picture: what it read is not this picture's.
+            if state.stability.matchingPairs == 0, let early = state.early, !early.isDropped, early.drop() {
+                host.log(.info, "the camera moved: the early reading is dropped")
+            }
+            if fired {
+                state.busy = true
+                // Every pair since the early read's picture matched: it is the picture the wait chose.
+                if let early = state.early, early.confirm() { return .keptEarly }
+                return .chosen
+            }
+            guard Self.earlyStart, state.early == nil, state.stability.isSettling else { return .nothing }
+            let early = ReadingOutput(host: host) { [weak self] accepted in self?.settleEarly(accepted: accepted) }
+            state.early = early
+            return .early(early)
+        }
+        switch step {
+        case .nothing:
+            return
+        case .keptEarly:
+            play(.stable)
+        case .chosen, .early:
+            // A copy, not a retained frame: candidates wait for seconds and recognition takes a while, longer than
+            // a camera frame should be held (plugin-abi.md §5). Copying 2 MB takes well under a millisecond.
+            let candidate = GrayImage(pixels: frame.copyPixels(), width: frame.width, height: frame.height)
+            if case .early(let early) = step {
+                worker.run { [self] in readEarly(candidate, early) }
+            } else {
+                play(.stable)
+                worker.run { [self] in select(candidate) }
+            }
+        }
+    }
+
+    /// False only for the benchmark's baseline (`ASSIST_READ_TEXT_NO_EARLY_START=1`, bench/read-text.sh).
+    static let earlyStart = ProcessInfo.processInfo.environment["ASSIST_READ_TEXT_NO_EARLY_START"] != "1"
+
+    /// An early read's recognition ended and the wait kept it (main loop).
+    func settleEarly(accepted: Bool) {
+        if !accepted { restartCapture() }
     }
 
     // MARK: Worker thread
 
-    /// Scores a candidate and either recognises the best one or asks for another steady picture.
-    func select(_ candidate: GrayImage) {
-        let grid = candidate.pixels.withUnsafeBufferPointer { buffer in
+    /// A settling picture, recognised while the stability wait goes on (issue 37): only the first candidate
+    /// since the last reading and only one sharp enough to be chosen at once, as the wait's own would be; what
+    /// it reads is held until the wait keeps it, and it stops at its next chunk when the camera moves.
+    func readEarly(_ candidate: GrayImage, _ early: ReadingOutput) {
+        defer { capture.withLock { state in if state.early === early { state.early = nil } } }
+        guard !early.isDropped else { return }
+        let sharpCount = Self.sharpCount(candidate)
+        guard selector.isEmpty, Double(sharpCount) >= selector.requirement else {
+            // The wait may have chosen this very picture meanwhile: then it is offered as the wait's own.
+            if !early.drop() { select(candidate, sharpCount: sharpCount) }
+            return
+        }
+        host.log(.info, "recognising a \(candidate.width)x\(candidate.height) frame early, while the picture settles")
+        // Held like the words: the camera stops only once the wait has kept this picture.
+        early.post { [self] in stopCaptureForReading() }
+        output = early
+        defer { output = nil }
+        let accepted = candidate.pixels.withUnsafeBytes { bytes in
+            bytes.baseAddress.map {
+                recognize(
+                    GrayPicture(pixels: $0, width: candidate.width, height: candidate.height, stride: candidate.width),
+                    isPhoto: false)
+            } ?? true
+        }
+        early.finish(accepted: accepted)
+    }
+
+    static func sharpCount(_ candidate: GrayImage) -> Int {
+        candidate.pixels.withUnsafeBufferPointer { buffer in
             buffer.baseAddress.map {
                 SharpnessGrid.compute(
-                    luma: $0, width: candidate.width, height: candidate.height, stride: candidate.width)
+                    luma: $0, width: candidate.width, height: candidate.height, stride: candidate.width
+                ).sharpCount
             }
-        }
-        switch selector.offer(candidate, sharpCount: grid?.sharpCount ?? 0) {
+        } ?? 0
+    }
+
+    /// Scores a candidate and either recognises the best one or asks for another steady picture.
+    func select(_ candidate: GrayImage, sharpCount: Int? = nil) {
+        switch selector.offer(candidate, sharpCount: sharpCount ?? Self.sharpCount(candidate)) {
         case .wait:
             host.onMain { [self] in rearm() }
         case .recognize(let best, _):
@@ -162,6 +229,11 @@ extension ReadText {
         }
     }
 
+    /// Sends `body` to the main loop, or holds it with an early read's words (worker).
+    func post(_ body: @escaping () -> Void) {
+        if let output { output.post(body) } else { host.onMain(body) }
+    }
+
     /// Recognises `picture` and hands the items to the navigator; false when the veto asks for another
     /// picture (camera only: a photo is read with a warning instead).
     func recognize(_ picture: GrayPicture, isPhoto: Bool) -> Bool {
@@ -174,7 +246,7 @@ extension ReadText {
             "geometry: page \(geometry.flattened ? "flattened" : "not found"), turned \(geometry.turnedDegrees)°"
                 + (geometry.pagePartlyOutside ? ", part of the page is outside the picture" : ""))
         if geometry.pagePartlyOutside {
-            host.onMain { [self] in
+            post { [self] in
                 host.play(.error, gain: 0.6)
                 status(phrases.text("page-cut"))
             }
@@ -203,7 +275,7 @@ extension ReadText {
             }
             if result.vetoed && !isPhoto && !observations.isEmpty { return false }
             let tooSmall = result.items.isEmpty && textTooSmall(picture, engine: engine)
-            host.onMain { [self] in
+            post { [self] in
                 if result.vetoed && isPhoto && !observations.isEmpty { status(phrases.text("uncertain")) }
                 deliver(result.items, columns: result.columns, complete: true, tooSmall: tooSmall)
             }
@@ -224,7 +296,7 @@ extension ReadText {
                 quarters: found.clockwiseTurn / 90)
         else { return nil }
         host.log(.debug, "orientation: turned \(found.clockwiseTurn)°, confidence \(found.confidence)")
-        host.onMain { [self] in status(phrases.text(found.clockwiseTurn == 180 ? "upside-down" : "sideways")) }
+        post { [self] in status(phrases.text(found.clockwiseTurn == 180 ? "upside-down" : "sideways")) }
         return turned.withPicture { recognizeLevel($0, isPhoto: isPhoto, orientationChecked: true) }
     }
 
@@ -237,15 +309,17 @@ extension ReadText {
         let summary = StreamingRecognizer(pipeline: pipeline).run(
             engine: engine, gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
             vetoFirstBlock: !isPhoto || !orientationChecked, stopWhenSideways: !orientationChecked,
-            shouldStop: { stopped }
+            shouldStop: { [self] in stopped || output?.isDropped == true }
         ) { items, columns in
             let first = !started
             started = true
-            host.onMain { [self] in
+            post { [self] in
                 if first { navigator?.columns = columns }
                 appendStreamed(items, first: first)
             }
         }
+        // An early read the camera moved away from: nothing more is worked out for it.
+        if output?.isDropped == true { return true }
         if summary.vetoed || summary.sideways {
             if !orientationChecked, let turned = readTurned(picture, isPhoto: isPhoto, engine: engine) { return turned }
             if summary.sideways {
@@ -258,7 +332,7 @@ extension ReadText {
         let vetoedAtEnd =
             !summary.observations.isEmpty && ConfidenceVeto.rejects(summary.observations.map(\.confidence))
         let tooSmall = !started && (summary.tooSmall || textTooSmall(picture, engine: engine))
-        host.onMain { [self] in
+        post { [self] in
             if vetoedAtEnd && isPhoto { status(phrases.text("uncertain")) }
             if started { navigator?.finishStreaming() } else { noText(tooSmall: tooSmall) }
         }

@@ -22,6 +22,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
     /// Owned by `worker`.
     nonisolated(unsafe) var engine: TesseractEngine?
     nonisolated(unsafe) var selector = FrameSelector<GrayImage>()
+    /// Where the recognition under way sends what it reads (owned by `worker`); nil: to the main loop.
+    nonisolated(unsafe) var output: ReadingOutput?
 
     public init(host: PluginHostHandle) {
         self.host = host

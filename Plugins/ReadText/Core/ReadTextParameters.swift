@@ -6,6 +6,9 @@ public enum ReadTextParameters {
     public static let stableFrames = 4
     /// Stability: the shortest wait after start or re-arm, in seconds.
     public static let stableMinimumSeconds = 0.3
+    /// Early start (issue 37): matching pairs after which a settling picture is recognised while the stability
+    /// wait goes on; what it says is held until the wait ends on the same still picture.
+    public static let earlyFrames = 2
     /// Sharpness: the grid is 60×60 cells.
     public static let gridSize = 60
     /// Sharpness: pictures are downscaled so the longest side is at most this many pixels.

@@ -3,7 +3,8 @@
 /// arming, and any focus or exposure control has settled. Fires once, then waits for `rearm`. Pure.
 public struct StabilityDetector: Sendable {
     private var previous: [UInt8]?
-    private var matchingPairs = 0
+    /// Consecutive pairs of thumbnails that matched, up to the last one added.
+    public private(set) var matchingPairs = 0
     private var armedAtNs: UInt64?
     private var fired = false
     private var controls: [String: ControlSettling] = [:]
@@ -37,6 +38,13 @@ public struct StabilityDetector: Sendable {
         guard !fired, waited, settled, matchingPairs >= ReadTextParameters.stableFrames else { return false }
         fired = true
         return true
+    }
+
+    /// True while the picture is settling (`earlyFrames` pairs matched, any control settled) and the wait has
+    /// not fired: a frame now may be recognised early, to be kept if the wait then fires with no pair between
+    /// failing.
+    public var isSettling: Bool {
+        !fired && matchingPairs >= ReadTextParameters.earlyFrames && controls.values.allSatisfy(\.isSettled)
     }
 
     /// An 80×60 thumbnail of 8-bit luma: each cell the mean of a 4×4 grid of samples spread over its area
