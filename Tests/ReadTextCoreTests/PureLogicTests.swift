@@ -47,8 +47,15 @@ struct CaptureLogicTests {
             return detector.add(thumbnail: frame, at: time)
         }
         #expect(!step(base) && !step(moved) && !step(base))  // MAD 10: not stable
-        let results = [calm, base, calm, base, calm].map(step)  // MAD 1 from here on
+        var settling: [Bool] = []
+        let results = [calm, base, calm, base, calm].map { frame in
+            defer { settling.append(detector.isSettling) }
+            return step(frame)
+        }  // MAD 1 from here on
         #expect(results == [false, false, false, true, false], "stable after 4 pairs, and only once")
+        // The early read may start after 2 quiet pairs, and not once the wait has fired.
+        #expect(settling == [false, true, true, false, false], "\(settling)")
+        #expect(!step(moved) && detector.matchingPairs == 0, "a moved picture breaks the run of pairs")
         var moving = StabilityDetector()
         moving.rearm(at: 0)
         for index in 0..<10 {
