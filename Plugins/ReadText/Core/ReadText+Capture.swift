@@ -163,14 +163,18 @@ extension ReadText {
         early.post { [self] in stopCaptureForReading() }
         output = early
         defer { output = nil }
-        let accepted = candidate.pixels.withUnsafeBytes { bytes in
+        early.finish(accepted: recognize(frame: candidate))
+    }
+
+    /// Recognises a copied camera frame; false when the veto asks for another picture.
+    func recognize(frame: GrayImage) -> Bool {
+        frame.pixels.withUnsafeBytes { bytes in
             bytes.baseAddress.map {
                 recognize(
-                    GrayPicture(pixels: $0, width: candidate.width, height: candidate.height, stride: candidate.width),
+                    GrayPicture(pixels: $0, width: frame.width, height: frame.height, stride: frame.width),
                     isPhoto: false)
             } ?? true
         }
-        early.finish(accepted: accepted)
     }
 
     static func sharpCount(_ candidate: GrayImage) -> Int {
@@ -191,13 +195,7 @@ extension ReadText {
         case .recognize(let best, _):
             host.log(.info, "recognising a \(best.width)x\(best.height) frame")
             host.onMain { [self] in stopCaptureForReading() }
-            let accepted = best.pixels.withUnsafeBytes { bytes in
-                bytes.baseAddress.map {
-                    recognize(
-                        GrayPicture(pixels: $0, width: best.width, height: best.height, stride: best.width),
-                        isPhoto: false)
-                } ?? true
-            }
+            let accepted = recognize(frame: best)
             _ = selector.reset()
             if !accepted { host.onMain { [self] in restartCapture() } }
         }
