@@ -477,13 +477,44 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             // "teddy bear" is one request rather than a launch that then asks again.
             let wanted = lock.withLock { followers[said] }
             if let span, following == nil, wanted != nil || takesWords(said) {
-                startFollowing(said, wanted: wanted, afterMs: span.endMs, startMs: span.startMs)
+                takeAnswer(said, wanted: wanted, span: span, spotter: spotter)
             } else {
                 act(on: said)
             }
         case .rejected: reject()
         case .prompt, .nothing: break
         }
+    }
+
+    /// A phrase that takes words, heard as a question's answer: the utterance may hold the words too ("find
+    /// object teddy bear", "find text emergency exit" in one breath at the menu). One of a list is judged again
+    /// with every word of the list after the phrase, as a window's utterance is, and a sure one acts; open words
+    /// after the phrase are asked about. Otherwise the words are listened for after the utterance.
+    private func takeAnswer(
+        _ phrase: String, wanted: ArgumentFollower.Wanted?, span: (startMs: Int, endMs: Int), spotter: KeywordSpotter
+    ) {
+        switch wanted {
+        case .choices(let names, _):
+            let whole = [phrase] + names.map { "\(phrase) \($0)" }
+            if let (heard, confidence) = spotter.judge(
+                fromMs: span.startMs - 200, toMs: span.endMs + 150, commands: whole),
+                heard != phrase, confidence >= CommandConfidence.acceptAt
+            {
+                VoiceTrace.line?("answer \(phrase): its words in the same breath, \(heard) (confidence \(confidence))")
+                act(on: heard)
+                return
+            }
+        case .text:
+            let heard = spotter.decode(fromMs: span.startMs - 200, toMs: span.endMs + 150, choices: nil) ?? ""
+            let words = KeyPhrase(heard).words
+            if let last = KeyPhrase(phrase).words.last, let at = words.lastIndex(of: last), at + 1 < words.count {
+                confirm(phrase, words[(at + 1)...].joined(separator: " "))
+                return
+            }
+        case nil:
+            break
+        }
+        startFollowing(phrase, wanted: wanted, afterMs: span.endMs, startMs: span.startMs)
     }
 
     /// What was said in a window, or as an answer, is no command: one short sentence and the error earcon,
