@@ -27,6 +27,14 @@ struct GrayImage: Sendable {
     var pixels: [UInt8]
     var width: Int
     var height: Int
+
+    /// A copy, not a retained frame: candidates wait for seconds and recognition takes a while, longer than a
+    /// camera frame should be held (plugin-abi.md §5). Copying 2 MB takes well under a millisecond.
+    init(copying frame: CameraFrame) {
+        pixels = frame.copyPixels()
+        width = frame.width
+        height = frame.height
+    }
 }
 
 /// Gray pixels the worker recognises: a copied camera frame or a decoded photo.
@@ -104,7 +112,7 @@ extension ReadText {
             guard state.capturing, !state.busy else { return .nothing }
             let fired = state.stability.add(thumbnail: thumbnail, at: frame.timestamp)
             // The camera moved since the early read's picture: what it read is not this picture's.
-            if state.stability.matchingPairs == 0, let early = state.early, !early.isDropped, early.drop() {
+            if state.stability.matchingPairs == 0, state.early?.drop() == .holding {
                 host.log(.info, "the camera moved: the early reading is dropped")
             }
             if fired {
@@ -123,16 +131,13 @@ extension ReadText {
             return
         case .keptEarly:
             play(.stable)
-        case .chosen, .early:
-            // A copy, not a retained frame: candidates wait for seconds and recognition takes a while, longer than
-            // a camera frame should be held (plugin-abi.md §5). Copying 2 MB takes well under a millisecond.
-            let candidate = GrayImage(pixels: frame.copyPixels(), width: frame.width, height: frame.height)
-            if case .early(let early) = step {
-                worker.run { [self] in readEarly(candidate, early) }
-            } else {
-                play(.stable)
-                worker.run { [self] in select(candidate) }
-            }
+        case .early(let early):
+            let candidate = GrayImage(copying: frame)
+            worker.run { [self] in readEarly(candidate, early) }
+        case .chosen:
+            let candidate = GrayImage(copying: frame)
+            play(.stable)
+            worker.run { [self] in select(candidate) }
         }
     }
 
@@ -155,7 +160,7 @@ extension ReadText {
         let sharpCount = Self.sharpCount(candidate)
         guard selector.isEmpty, Double(sharpCount) >= selector.requirement else {
             // The wait may have chosen this very picture meanwhile: then it is offered as the wait's own.
-            if !early.drop() { select(candidate, sharpCount: sharpCount) }
+            if early.drop() == .open { select(candidate, sharpCount: sharpCount) }
             return
         }
         host.log(.info, "recognising a \(candidate.width)x\(candidate.height) frame early, while the picture settles")

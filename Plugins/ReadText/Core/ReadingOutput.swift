@@ -62,15 +62,18 @@ final class ReadingOutput: @unchecked Sendable {  // because: `state`, `held` an
         }
     }
 
-    /// The camera moved (or the picture was not sharp enough to start early): nothing held is said. False when
-    /// the read was confirmed first (the wait chose this very picture).
+    /// The camera moved (or the picture was not sharp enough to start early): nothing held is said. Returns the
+    /// state it was in: `.open` when the read was confirmed first (the wait chose this very picture), and then
+    /// nothing changes.
     @discardableResult
-    func drop() -> Bool {
+    func drop() -> State {
         lock.withLock {
-            guard state == .holding else { return state == .dropped }
-            state = .dropped
-            held = []
-            return true
+            let was = state
+            if state == .holding {
+                state = .dropped
+                held = []
+            }
+            return was
         }
     }
 
