@@ -416,14 +416,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         switch lists[phrase] {
         case .text:
             // "find text emergency exit" in one breath: the words after the phrase, dictated.
-            let heard = spotter.decode(fromMs: span.startMs - 200, toMs: span.endMs + 150, choices: nil) ?? ""
-            let words = KeyPhrase(heard).words
-            let phraseWords = KeyPhrase(phrase).words
-            if let last = phraseWords.last, let at = words.lastIndex(of: last), at + 1 < words.count {
-                confirm(phrase, words[(at + 1)...].joined(separator: " "))
-            } else {
-                startFollowing(phrase, wanted: .text, afterMs: span.endMs, startMs: span.startMs)
-            }
+            takeWords(after: phrase, wanted: .text, span: span, spotter: spotter)
         case .choices:
             // The phrase alone: the list (and its question) after it.
             startFollowing(phrase, wanted: lists[phrase], afterMs: span.endMs, startMs: span.startMs)
@@ -477,7 +470,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             // "teddy bear" is one request rather than a launch that then asks again.
             let wanted = lock.withLock { followers[said] }
             if let span, following == nil, wanted != nil || takesWords(said) {
-                takeAnswer(said, wanted: wanted, span: span, spotter: spotter)
+                takeWords(after: said, wanted: wanted, span: span, spotter: spotter)
             } else {
                 act(on: said)
             }
@@ -486,12 +479,13 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
     }
 
-    /// A phrase that takes words, heard as a question's answer: the utterance may hold the words too ("find
-    /// object teddy bear", "find text emergency exit" in one breath at the menu). One of a list is judged again
+    /// A phrase that takes words, heard as a question's answer or in a window: the utterance may hold the words
+    /// too ("find object teddy bear", "find text emergency exit" in one breath). One of a list is judged again
     /// with every word of the list after the phrase, as a window's utterance is, and a sure one acts; open words
     /// after the phrase are asked about. Otherwise the words are listened for after the utterance.
-    private func takeAnswer(
-        _ phrase: String, wanted: ArgumentFollower.Wanted?, span: (startMs: Int, endMs: Int), spotter: KeywordSpotter
+    private func takeWords(
+        after phrase: String, wanted: ArgumentFollower.Wanted?, span: (startMs: Int, endMs: Int),
+        spotter: KeywordSpotter
     ) {
         switch wanted {
         case .choices(let names, _):
