@@ -145,10 +145,14 @@ package enum SettingsSchema {
         "speech", "cues", "camera", "voice", "outbox", "storage", "plugins", "admin", "kiosk",
     ]
 
+    /// Kiosk keys whose values `KioskConfig` reads and checks itself, so `assist kiosk check` and the journal
+    /// say one sentence for a wrong value, with what is used instead.
+    static let kioskChecked: Set<String> = ["kiosk.session", "kiosk.idle-minutes"]
+
     /// Why `key` (not one of the host's) is worth a line: in a host table, or a letter or two from a host key
     /// ("speach.rate"); nil for a feature's own key, which is the feature's to read.
     static func unknown(_ key: String) -> String? {
-        if key.hasPrefix("kiosk.features.") { return nil }
+        if key.hasPrefix("kiosk.features.") || kioskChecked.contains(key) { return nil }
         let table = key.split(separator: ".").first.map(String.init) ?? key
         // A key far longer than any of the host's is no slip of one (and is not compared letter by letter).
         let nearest =

@@ -30,6 +30,8 @@ package struct KioskProblem: Error, Equatable, Sendable, CustomStringConvertible
 ///     admin-key = "f12"                # the admin gesture: this key pressed
 ///     admin-presses = 5                #   this many times
 ///     admin-seconds = 3                #   within this many seconds
+///     session = "per-person"           # each person starts clean ("shared": one data folder for all)
+///     idle-minutes = 10                # a per-person sitting ends after this long without input
 ///
 ///     [kiosk.features]                 # the features allowed, each with its library's SHA-256
 ///     "assist.read-text" = "9f86d0…"
@@ -44,6 +46,12 @@ package struct KioskConfig: Sendable {
     package var adminKey: Key = .function(12)
     package var adminPresses = 5
     package var adminSeconds = 3.0
+    /// Each person's sitting has a data folder of its own (`session = "per-person"`, `Sittings`).
+    package var perPerson = false
+    /// A per-person sitting ends after this many minutes without input.
+    package var idleMinutes = 10
+    /// The range of `idle-minutes`.
+    package static let idleRange = 1...240
     /// What could not be read of the settings themselves.
     package var problems: [KioskProblem] = []
 
@@ -52,7 +60,8 @@ package struct KioskConfig: Sendable {
         pinFile = systemFolder.appendingPathComponent("kiosk-pin")
         for (key, value) in settings.snapshot() where key.hasPrefix("kiosk.features.") {
             let id = String(key.dropFirst("kiosk.features.".count))
-            allowed[id] = value.description
+            // "off": the admin menu took back a feature an admin file allowed.
+            if value.description != Self.turnedOff { allowed[id] = value.description }
         }
         if case .string(let id) = settings.value("kiosk.start"), !id.isEmpty { start = id }
         showsMenu = settings.value("kiosk.menu")?.flag ?? true
@@ -84,6 +93,32 @@ package struct KioskConfig: Sendable {
             adminPresses = Int(min(10, max(3, presses)))
         }
         if let seconds = settings.value("kiosk.admin-seconds")?.number { adminSeconds = min(10, max(1, seconds)) }
+        if let mode = settings.value("kiosk.session")?.description {
+            switch mode {
+            case "per-person": perPerson = true
+            case "shared": perPerson = false
+            default:
+                problems.append(
+                    KioskProblem(
+                        "kiosk.session is \"\(PlainText.value(mode, limit: 20))\"; write \"per-person\" (each person starts clean) or \"shared\"; the kiosk is shared"
+                    ))
+            }
+        }
+        if let minutes = settings.value("kiosk.idle-minutes") {
+            let range = Self.idleRange
+            if let number = minutes.integer, range.contains(Int(clamping: number)) {
+                idleMinutes = Int(number)
+            } else {
+                let nearest = minutes.integer.map {
+                    Int(clamping: $0) < range.lowerBound ? range.lowerBound : range.upperBound
+                }
+                idleMinutes = nearest ?? idleMinutes
+                problems.append(
+                    KioskProblem(
+                        "kiosk.idle-minutes is \(PlainText.value(minutes.description, limit: 20)); a sitting ends after \(range.lowerBound) to \(range.upperBound) minutes without input; \(idleMinutes) is used"
+                    ))
+            }
+        }
         if allowed.isEmpty {
             problems.append(
                 KioskProblem(
@@ -96,6 +131,9 @@ package struct KioskConfig: Sendable {
             self.start = nil
         }
     }
+
+    /// The value of a `[kiosk.features]` entry that the admin menu turned off.
+    package static let turnedOff = "off"
 
     /// Function keys only: no one presses F12 five times by chance, and no feature uses them for text.
     package static let gestureKeys: Set<Key> = Set((1...12).map { Key.function($0) })

@@ -57,6 +57,9 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     /// Arguments the shell starts this foreground feature with once, when the shell starts (the survey's
     /// reminder: `["remind"]`). The feature must finish at once.
     package var atShellStart: [String]?
+    /// Arguments that make this feature send what it still has to send and then finish, without anyone to
+    /// ask: a per-person kiosk runs it in a departed person's data folder (collect-videos: `["sync"]`).
+    package var sendWaiting: [String]?
     /// "process" asks to run in a helper process of its own even when Assist would run it in process
     /// (docs/plugin-isolation.md); third-party plugins always do, unless the admin says otherwise.
     package var isolation: String?
@@ -76,6 +79,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         case swiftToolchain = "swift_toolchain"
         case settingsNamespaces = "settings_namespaces"
         case atShellStart = "at_shell_start"
+        case sendWaiting = "send_waiting"
         case userSettings = "user_settings"
     }
 

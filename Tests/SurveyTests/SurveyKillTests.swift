@@ -213,6 +213,29 @@ struct SurveyKillTests {
         #expect(mediaFiles.isEmpty)
     }
 
+    /// `assist survey sync`, which a per-person kiosk runs in a departed person's folder: what waits is sent
+    /// with nobody to answer anything, exactly once, and the run ends by itself.
+    @Test func syncSendsWhatWaitsWithNobodyThereAndEnds() throws {
+        let first = try Child(arguments(mic: "wav:\(folder.path("short.wav").path)", serverURL: "http://127.0.0.1:1"))
+        answerQuestions(first)
+        recordAndSave(first, takes: 3)
+        #expect(first.waitFor("will be sent later"))
+        first.kill9()
+        #expect(server.uploads.isEmpty)
+
+        // The same options, without the microphone: the verb goes after "survey".
+        let options = Array(try arguments(mic: "null").dropFirst().dropLast(2))
+        let sync = try ProcessRunner.run(
+            BuildProducts.assist, ["survey", "sync", "--wait", "60"] + options, input: "",
+            timeoutSeconds: 90 * ProcessRunner.timeScale)
+        #expect(sync.status == 0, "\(sync.standardError)")
+        #expect(server.uploads.count == 1, "sent once, whole")
+        #expect(mediaFiles.isEmpty, "the takes are gone once sent")
+        let again = try ProcessRunner.run(
+            BuildProducts.assist, ["survey", "sync", "--wait", "5"] + options, input: "")
+        #expect(again.status == 0 && server.uploads.count == 1, "nothing waits: nothing sent again")
+    }
+
     @Test func killedMidUploadCompletesExactlyOnceAtTheNextRun() throws {
         server.readUploadsSlowly(60_000)  // about 8 s for the three takes
         let first = try Child(arguments(mic: "wav:\(folder.path("short.wav").path)"))

@@ -103,6 +103,29 @@ extension Survey {
         return target
     }
 
+    /// `sync [--wait SECONDS]`: sends every submission still waiting, with nobody to ask (a per-person kiosk
+    /// runs it in a departed person's folder), and finishes once none is on its way or the time is up.
+    func sendWaiting(definitionID: String, waitSeconds: Double) throws(PluginError) {
+        let definition = try loadDefinition(definitionID)
+        self.definition = definition
+        let store = try openStore()
+        let open: [SurveyStore.State] = [
+            .queued, .creatingUser, .registered, .token, .ready, .uploading, .failedRetryable, .failed,
+        ]
+        guard ((try? store.submissions(definition.id)) ?? []).contains(where: { open.contains($0.state) }) else {
+            host.say(phrases.text("nothing-waits"))
+            return host.finish()
+        }
+        finishWhenSettled = true
+        startUploads(atHostStart: true)
+        host.addTimer(milliseconds: UInt32(waitSeconds * 1000), repeating: false) { [weak self] in
+            guard let self, finishWhenSettled else { return }
+            finishWhenSettled = false
+            host.log(.info, "sync: submissions still wait after \(Int(waitSeconds)) s; they are sent later")
+            host.finish(.timeout)
+        }
+    }
+
     // MARK: The upload state machine
 
     /// Starts or resumes every submission's upload. At host start a `failed` one gets a fresh round of three;

@@ -68,11 +68,14 @@ public final class Survey: PluginFeature {
             try remind(definitionID: definitionID)
         case "forget":
             try forget(definitionID: definitionID, confirmed: arguments.contains("--yes"))
+        case "sync":
+            let wait = Self.take("--wait", from: &arguments).flatMap(Double.init) ?? 120
+            try sendWaiting(definitionID: definitionID, waitSeconds: min(max(wait, 1), 3600))
         case nil, "start":
             try startInteractive(definitionID: definitionID)
         case let other?:
             throw PluginError(
-                "Unknown survey command \(other). Use start, check FILE, export, reminders on or off, remind or forget."
+                "Unknown survey command \(other). Use start, check FILE, export, reminders on or off, remind, sync or forget."
             )
         }
     }

@@ -12,12 +12,15 @@ package enum KioskRun {
     /// The exit status of a set-up that cannot be used (sysexits' EX_CONFIG).
     package static let unusable: Int32 = 78
 
-    package static func start(options: HostOptions) throws {
+    package static func start(options given: HostOptions) throws {
         // systemd's variables, put back for a restart from the admin menu (the session takes them out).
         let inherited = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { name in
             ProcessInfo.processInfo.environment[name].map { (name, $0) }
         }
-        let session = try HostSession(options: options, interactive: true, kiosk: true)
+        var options = given
+        let device = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir).data
+        let sitting = try enterSitting(&options, device: device)
+        let session = try HostSession(options: options, interactive: true, kiosk: true, kioskDevice: device)
         guard let config = session.kiosk else { return }
         let environment = ProcessInfo.processInfo.environment
         var blocking = config.problems.filter(\.blocking)
@@ -39,13 +42,32 @@ package enum KioskRun {
         for problem in config.problems where !problem.blocking {
             session.logger.warning("kiosk: \(problem.text)")
         }
-        let kiosk = KioskShell(session: session, config: config, pin: pin)
+        let kiosk = KioskShell(session: session, config: config, pin: pin, device: device)
+        if let sitting {
+            if sitting.isNew { session.announcer.say(session.phrases.text("kiosk.sitting-new"), priority: .important) }
+            session.logger.notice("kiosk: sitting \(sitting.name) \(sitting.isNew ? "begins" : "goes on")")
+            kiosk.watchSitting(isNew: sitting.isNew)
+        }
         if let quiet = config.quietHours, kiosk.isQuiet {
             session.announcer.say(session.phrases.text("kiosk.quiet", ["time": quiet.endDescription]))
         }
+        // Departed people's sittings: what waits in them is sent, then they are deleted (also after a switch
+        // back to a shared kiosk).
+        let drain = SittingDrain(
+            sittings: Sittings(device: device), options: options, config: config, logger: session.logger,
+            installed: Dictionary(
+                session.features.records.filter { $0.manifest != nil }.map { ($0.id, $0) }
+            ) { first, _ in first })
+        drain.start(every: 600, on: session.loop)
         ShellMenu.run(session: session, microphone: options.mic, kiosk: kiosk)
+        drain.stop()
         switch kiosk.ending {
-        case .restart:
+        case .restart, .endSitting:
+            if kiosk.ending == .endSitting { try? Sittings(device: device).end() }
+            // The next start works out its sitting's folders again from the admin's environment.
+            if let home = ProcessInfo.processInfo.environment[configHomeKey] {
+                if home.isEmpty { unsetenv("XDG_CONFIG_HOME") } else { setenv("XDG_CONFIG_HOME", home, 1) }
+            }
             for (name, value) in inherited { setenv(name, value, 1) }
             let arguments = CommandLine.arguments
             let pointers = arguments.map { strdup($0) } + [nil]
@@ -57,6 +79,29 @@ package enum KioskRun {
             return
         }
     }
+    /// Where the kiosk's own `XDG_CONFIG_HOME` is kept while a sitting's stands in for it ("" for none).
+    static let configHomeKey = "ASSIST_KIOSK_CONFIG_HOME"
+
+    /// A per-person kiosk's sitting (`Sittings`): its folder becomes the data folder, and its `config` folder
+    /// the one for settings kept at run time, so nothing of one person is there for the next. Nil for a shared
+    /// kiosk, which keeps `options` as they are.
+    static func enterSitting(_ options: inout HostOptions, device: URL) throws -> (name: String, isNew: Bool)? {
+        let environment = ProcessInfo.processInfo.environment
+        if let home = environment[configHomeKey] {
+            if home.isEmpty { unsetenv("XDG_CONFIG_HOME") } else { setenv("XDG_CONFIG_HOME", home, 1) }
+        }
+        let admin = SettingsStore()
+        _ = admin.loadStandardFiles(explicit: options.config, explicitIsAdmin: true)
+        if case .success(let entries) = KioskAdminFile(device: device).load() { admin.apply(entries, admin: true) }
+        guard KioskConfig(settings: admin).perPerson else { return nil }
+        try AssistPaths.makePrivate(device)
+        let sitting = try Sittings(device: device).begin()
+        if environment[configHomeKey] == nil { setenv(configHomeKey, environment["XDG_CONFIG_HOME"] ?? "", 1) }
+        setenv("XDG_CONFIG_HOME", sitting.root.appendingPathComponent("config").path, 1)
+        options.dataDir = sitting.root.path
+        return (sitting.name, sitting.isNew)
+    }
+
     package static func check(options: HostOptions) throws {
         let session = try HostSession(options: options, interactive: false, speaks: false, kiosk: true)
         guard let config = session.kiosk else { return }

@@ -23,7 +23,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
     package static let pinIdleSeconds = 20
 
     /// How the kiosk ends, once the admin chose: nil while it runs.
-    package enum Ending { case stop, restart, service }
+    package enum Ending { case stop, restart, service, endSitting }
     package private(set) var ending: Ending?
     /// Asked to end the shell (the admin stopped or restarted the kiosk).
     package var onLeave: () -> Void = {}
@@ -31,12 +31,19 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
     private var startedOnce = false
     private var relaunches: [Double] = []
 
-    package init(session: HostSession, config: KioskConfig, pin: PasswordHash) {
+    /// The device's data folder: the PIN's back-off and the admin's choices (a sitting's folder is below it).
+    package let device: URL
+    /// A per-person sitting's idle watch; nil in a shared kiosk.
+    private var idle: IdleWatch?
+    private var doneQuestion: UInt64?
+
+    package init(session: HostSession, config: KioskConfig, pin: PasswordHash, device: URL? = nil) {
         self.session = session
         self.config = config
         self.pin = pin
+        self.device = device ?? session.paths.data
         gesture = AdminGesture(key: config.adminKey, presses: config.adminPresses, seconds: config.adminSeconds)
-        backoffFile = session.paths.data.appendingPathComponent("kiosk-backoff.json")
+        backoffFile = self.device.appendingPathComponent("kiosk-backoff.json")
         backoff = PINBackoff.load(from: backoffFile)
     }
 
@@ -79,6 +86,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
 
     /// Every input event first; true when the kiosk took it.
     package func intercept(_ event: InputEvent) -> Bool {
+        if case .endOfInput = event {} else { idle?.touched(at: ProcessInfo.processInfo.systemUptime) }
         if typed != nil { return takePIN(event) }
         if adminMenu != nil { return false }
         switch event {
@@ -94,9 +102,12 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
             }
             return false
         case .line(let text), .phrase(let text):
-            guard session.features.focused == nil, Self.leaveWords.contains(CommandRouter.normalise(text)) else {
-                return false
+            guard session.features.focused == nil else { return false }
+            if config.perPerson, Self.doneWords.contains(Self.plainWords(text)) {
+                askDone()
+                return true
             }
+            guard Self.leaveWords.contains(CommandRouter.normalise(text)) else { return false }
             refuseEscape()
             return true
         case .typing:
@@ -115,6 +126,81 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
     package static let leaveWords: Set<String> = [
         "quit", "exit", "q", "logout", "goodbye", "quit assist", "exit assist",
     ]
+
+    /// What a person says or types to end their sitting in a per-person kiosk, as `plainWords` gives them.
+    package static let doneWords: Set<String> = [
+        "im done", "i am done", "done", "im finished", "i am finished", "finished", "end my session", "end session",
+    ]
+
+    /// Lower-case words without apostrophes or end punctuation: "I'm done." is "im done".
+    static func plainWords(_ text: String) -> String {
+        let kept = text.lowercased().filter { $0.isLetter || $0.isNumber || $0.isWhitespace }
+        return CommandRouter.normalise(kept)
+    }
+
+    // MARK: A per-person sitting
+
+    /// Starts watching for a sitting left idle (per-person kiosks only): `isNew` sittings end only once
+    /// someone used them. The phrase "I'm done" is added to what voice hears.
+    package func watchSitting(isNew: Bool) {
+        guard config.perPerson else { return }
+        let seconds =
+            ProcessInfo.processInfo.environment["ASSIST_KIOSK_IDLE_SECONDS"].flatMap(Double.init).map { max(1, $0) }
+            ?? Double(config.idleMinutes * 60)
+        idle = IdleWatch(seconds: seconds, used: !isNew, now: ProcessInfo.processInfo.systemUptime)
+        try? session.services.interaction.router.register(
+            CommandBinding(
+                id: "kiosk-done", label: phrases.text("kiosk.done-entry"), key: nil,
+                phrases: ["i'm done", "i am done", "end my session"], scope: .focused, owner: CommandRouter.hostOwner))
+        session.loop.addTimer(milliseconds: 1000, repeating: true) { [weak self] in self?.checkIdle() }
+    }
+
+    private func checkIdle() {
+        guard var watch = idle, ending == nil, typed == nil, adminMenu == nil else { return }
+        let step = watch.step(at: ProcessInfo.processInfo.systemUptime)
+        idle = watch
+        switch step {
+        case .warn:
+            session.services.sound.cues?.play(.listen)
+            announcer.say(phrases.text("kiosk.idle-warning"), priority: .important)
+        case .end:
+            session.logger.notice("kiosk: the sitting ended after \(Int(watch.seconds)) s without input")
+            endSitting()
+        case .none:
+            break
+        }
+    }
+
+    /// "I'm done" (the menu's entry, typed or said): asked once, so a slip does not wipe someone's work.
+    package func askDone() {
+        guard config.perPerson, ending == nil, doneQuestion == nil else { return }
+        let yes = phrases.text("kiosk.done-yes")
+        let no = phrases.text("kiosk.done-no")
+        doneQuestion = session.services.interaction.dialogs.open(
+            .choice(prompt: phrases.text("kiosk.done-question"), choices: [yes, no], defaultIndex: 1), owner: "host"
+        ) { [weak self] answer in
+            guard let self else { return }
+            doneQuestion = nil
+            if answer.status == .answered, answer.index == 0 {
+                session.logger.notice("kiosk: the person ended their sitting")
+                endSitting()
+            } else {
+                announcer.say(phrases.text("kiosk.done-kept"), remember: false)
+                onMenu()
+            }
+        }
+        session.dispatcher.syncConsoleMode()
+    }
+
+    /// Asked to show the menu again (the shell's).
+    package var onMenu: () -> Void = {}
+
+    private func endSitting() {
+        guard ending == nil else { return }
+        ending = .endSitting
+        announcer.say(phrases.text("kiosk.sitting-ended"), priority: .important)
+        onLeave()
+    }
 
     // MARK: The PIN
 
@@ -209,23 +295,80 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
 
     private func openAdminMenu() {
         let choices = [
-            "kiosk.admin-back", "kiosk.admin-uploads", "kiosk.admin-doctor", "kiosk.admin-restart",
-            "kiosk.admin-stop",
+            "kiosk.admin-back", "kiosk.admin-uploads", "kiosk.admin-doctor", "kiosk.admin-features",
+            "kiosk.admin-settings", "kiosk.admin-restart", "kiosk.admin-stop",
         ].map { phrases.text($0) }
-        adminMenu = session.services.interaction.dialogs.open(
-            .choice(prompt: phrases.text("kiosk.admin-menu"), choices: choices, defaultIndex: 0), owner: "host"
-        ) { [weak self] answer in
-            guard let self else { return }
-            adminMenu = nil
-            switch answer.status == .answered ? answer.index : 0 {
+        ask(phrases.text("kiosk.admin-menu"), choices) { [self] index in
+            switch index ?? 0 {
             case 1: sayUploads()
             case 2: runDoctor()
-            case 3: leave(.restart, phrases.text("kiosk.restarting"))
-            case 4: leave(.stop, phrases.text("kiosk.stopping"))
+            case 3: chooseFeatures(changed: false)
+            case 4:
+                SettingsMenu(
+                    session: session, ask: { [weak self] in self?.ask($0, $1, then: $2) },
+                    keep: { [device] key, value in
+                        try KioskAdminFile(device: device).set(key, value)
+                        self.session.settings.apply([key: value], admin: true)
+                    }
+                ) { [weak self] in self?.openAdminMenu() }.show()
+            case 5: leave(.restart, phrases.text("kiosk.restarting"))
+            case 6: leave(.stop, phrases.text("kiosk.stopping"))
             default: announcer.say(phrases.text("kiosk.back"), remember: false)
             }
         }
+    }
+
+    /// A question of the admin menu's: the index chosen, nil when cancelled. The kiosk's rules stand aside
+    /// while one is open.
+    private func ask(_ prompt: String, _ choices: [String], then: @escaping (Int?) -> Void) {
+        adminMenu = session.services.interaction.dialogs.open(
+            .choice(prompt: prompt, choices: choices, defaultIndex: 0), owner: "host"
+        ) { [weak self] answer in
+            self?.adminMenu = nil
+            then(answer.status == .answered ? answer.index : nil)
+        }
         session.dispatcher.syncConsoleMode()
+    }
+
+    /// Every installed feature, allowed or not; choosing one allows it (its library's SHA-256 as it is now,
+    /// kept in `kiosk-admin.toml`) or takes it back. Leaving the list after a change restarts the kiosk, which
+    /// admits features only as it starts.
+    private func chooseFeatures(changed: Bool) {
+        let records = session.features.records.filter { $0.manifest != nil }.sorted { $0.name < $1.name }
+        let admin = (try? KioskAdminFile(device: device).load().get()) ?? [:]
+        let allowed = records.map { record in
+            switch admin["kiosk.features.\(record.id)"]?.description {
+            case KioskConfig.turnedOff?: return false
+            case let hash?: return hash == SHA256Digest.hex(ofFileAt: record.libraryURL)
+            case nil: return config.refusal(id: record.id, library: record.libraryURL) == nil
+            }
+        }
+        let labels = zip(records, allowed).map { record, on in
+            phrases.text(on ? "kiosk.feature-on" : "kiosk.feature-off", ["name": record.name])
+        }
+        ask(phrases.text("kiosk.features-title"), labels + [phrases.text("shell.back")]) { [self] index in
+            guard let index, index < records.count else {
+                return changed ? leave(.restart, phrases.text("kiosk.restarting")) : openAdminMenu()
+            }
+            let record = records[index]
+            let key = "kiosk.features.\(record.id)"
+            do {
+                if allowed[index] {
+                    try KioskAdminFile(device: device).set(key, .string(KioskConfig.turnedOff))
+                    announcer.say(phrases.text("kiosk.feature-removed", ["name": record.name]), priority: .important)
+                } else if let hash = SHA256Digest.hex(ofFileAt: record.libraryURL) {
+                    try KioskAdminFile(device: device).set(key, .string(hash))
+                    announcer.say(phrases.text("kiosk.feature-allowed", ["name": record.name]), priority: .important)
+                } else {
+                    announcer.say(phrases.text("kiosk.feature-unreadable", ["name": record.name]), priority: .important)
+                }
+                session.logger.notice("kiosk: the admin \(allowed[index] ? "took back" : "allowed") \(record.id)")
+            } catch {
+                announcer.say(
+                    phrases.text("kiosk.admin-not-kept", ["reason": error.localizedDescription]), priority: .important)
+            }
+            chooseFeatures(changed: true)
+        }
     }
 
     private func sayUploads() {
@@ -244,6 +387,12 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
         } catch {
             announcer.say(phrases.text("kiosk.uploads-unreadable", ["reason": "\(error)"]))
         }
+        // Departed people's, which the kiosk sends in the background (`SittingDrain`).
+        let sittings = Sittings(device: device)
+        let departed = sittings.departed.reduce(0) { sum, name in
+            sum + (SittingDrain.waitingJobs(sittings.path(of: name).appendingPathComponent("outbox.sqlite")) ?? 0)
+        }
+        if departed > 0 { announcer.say(phrases.text("kiosk.uploads-departed", ["count": String(departed)])) }
         openAdminMenu()
     }
 
@@ -272,6 +421,42 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
             "kiosk: \(how == .stop ? "stopped" : how == .restart ? "restarted" : "ended") by the admin")
         if let sentence { announcer.say(sentence, priority: .important) }
         onLeave()
+    }
+}
+
+/// When a per-person sitting left without input is warned about and ended: a minute before the end (when the
+/// idle time is at least two minutes), then at the end. Times are the system's uptime in seconds.
+package struct IdleWatch: Equatable, Sendable {
+    package let seconds: Double
+    private var used: Bool
+    private var last: Double
+    private var warned = false
+
+    package enum Step: Equatable, Sendable { case none, warn, end }
+
+    package init(seconds: Double, used: Bool, now: Double) {
+        self.seconds = seconds
+        self.used = used
+        last = now
+    }
+
+    /// Any input: the sitting is in use, and its idle time starts again.
+    package mutating func touched(at now: Double) {
+        used = true
+        last = now
+        warned = false
+    }
+
+    /// What to do at `now`: nothing, the warning (once), or the end.
+    package mutating func step(at now: Double) -> Step {
+        guard used else { return .none }
+        let quiet = now - last
+        if quiet >= seconds { return .end }
+        if seconds >= 120, quiet >= seconds - 60, !warned {
+            warned = true
+            return .warn
+        }
+        return .none
     }
 }
 

@@ -40,7 +40,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// plugins never opens the sound card, starts espeak-ng or touches the WAV file.
     package init(
         options: HostOptions, interactive: Bool, speaks: Bool? = nil, sounds: Bool? = nil, speechRate: Int? = nil,
-        voice: String? = nil, kiosk kioskMode: Bool = false
+        voice: String? = nil, kiosk kioskMode: Bool = false, kioskDevice: URL? = nil
     ) throws {
         Self.bootstrapLogging(
             verbose: options.verbose,
@@ -74,11 +74,19 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         if let problem = loaded.errors.first {
             throw CLIFailure(message: "The config file cannot be read: \(problem).")
         }
+        var warnings = loaded.warnings
+        if kioskMode {
+            // The admin menu's choices: one more admin layer, kept with the device's data.
+            switch KioskAdminFile(device: kioskDevice ?? paths.data).load() {
+            case .success(let entries): settings.apply(entries, admin: true)
+            case .failure(let problem): warnings.append(problem.text)
+            }
+        }
         let kept = SettingsFiles.standard()
         for problem in settings.keep(in: kept) {
             logger.warning("saved settings ignored: \(problem)")
         }
-        var warnings = loaded.warnings + kept.valueProblems()
+        warnings += kept.valueProblems()
         kiosk = kioskMode ? KioskConfig(settings: settings) : nil
         let language = try Self.language(option: options.lang, settings: settings)
         let target = try AudioTarget.parse(options.audioOut)

@@ -14,10 +14,17 @@ package final class SettingsMenu: @unchecked Sendable {  // because: used only o
     private let session: HostSession
     private let ask: Ask
     private let done: () -> Void
+    /// Where a change is kept: the user's `settings.toml` (nil), or the kiosk admin's file, for everyone who
+    /// starts after. The admin's own menu may change what it locked for everyone else.
+    private let keep: ((String, SettingValue) throws -> Void)?
 
-    package init(session: HostSession, ask: @escaping Ask, done: @escaping () -> Void) {
+    package init(
+        session: HostSession, ask: @escaping Ask, keep: ((String, SettingValue) throws -> Void)? = nil,
+        done: @escaping () -> Void
+    ) {
         self.session = session
         self.ask = ask
+        self.keep = keep
         self.done = done
     }
 
@@ -51,7 +58,7 @@ package final class SettingsMenu: @unchecked Sendable {  // because: used only o
     /// One setting: a flag turns over at once; a number offers up, down and done; a choice its values.
     private func open(_ setting: UserSetting) {
         let phrases = session.phrases
-        guard !session.settings.isLocked(setting.key) else {
+        guard keep != nil || !session.settings.isLocked(setting.key) else {
             session.announcer.say(phrases.text("settings.locked", ["label": setting.label]), priority: .important)
             return show()
         }
@@ -103,8 +110,12 @@ package final class SettingsMenu: @unchecked Sendable {  // because: used only o
     private func change(_ setting: UserSetting, to value: SettingValue) {
         let phrases = session.phrases
         do {
-            try session.settings.set(setting.key, value)
-        } catch .locked {
+            if let keep {
+                try keep(setting.key, value)
+            } else {
+                try session.settings.set(setting.key, value)
+            }
+        } catch SettingsError.locked {
             session.announcer.say(phrases.text("settings.locked", ["label": setting.label]), priority: .important)
             return
         } catch {

@@ -34,6 +34,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         }
         if let kiosk {
             kiosk.onLeave = { shell.quit() }
+            kiosk.onMenu = { shell.showMenu() }
             session.dispatcher.intercept = { kiosk.intercept($0) }
             if case .character(let letter) = kiosk.config.adminKey {
                 session.dispatcher.lettersAsKeys = [Character(letter.lowercased())]
@@ -179,12 +180,14 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         /// The spoken settings: speech, cues, language, voice and the features' own.
         case settings
         case quit
+        /// A per-person kiosk's "I'm done".
+        case done
     }
 
     /// The features to start, then (outside a kiosk) those in the background and those turned off, then Quit.
     private func menuEntries() -> [MenuEntry] {
         var entries = foreground.map(MenuEntry.start)
-        guard kiosk == nil else { return entries }
+        if let kiosk { return entries + (kiosk.config.perPerson ? [.done] : []) }
         let records = session.features.records
         entries += records.filter { $0.isRunning && ($0.manifest?.isBackground ?? false) }.map(MenuEntry.background)
         let crashed = CrashGuard(data: session.paths.data).disabledPlugins()
@@ -219,6 +222,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         case .permissions: return session.phrases.text("shell.permissions")
         case .settings: return session.phrases.text("shell.settings")
         case .quit: return session.phrases.text("shell.quit")
+        case .done: return session.phrases.text("kiosk.done-entry")
         }
     }
 
@@ -257,6 +261,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
                 self?.showMenu()
             }.show()
         case .quit: quit()
+        case .done: kiosk?.askDone()
         }
     }
 

@@ -55,6 +55,9 @@ struct OutboxCommand: ParsableCommand {
         @Option(parsing: .unconditional, help: "Give up waiting after this many seconds (0 to 86400).")
         var timeout: Double = 600
 
+        @Flag(help: "Make every waiting upload due now first, instead of after its retry pause.")
+        var now = false
+
         func validate() throws {
             guard (0...86_400).contains(timeout) else {
                 throw ValidationError("--timeout must be 0 to 86400 seconds, not \(timeout.formatted())")
@@ -64,6 +67,7 @@ struct OutboxCommand: ParsableCommand {
         func run() throws {
             let session = try HostSession(options: global.host, interactive: false, speaks: false)
             let outbox = session.services.outbox
+            if now { try outbox.store().wake(now: Date().timeIntervalSince1970) }
             try outbox.start()
             let idle = outbox.waitUntilIdle(timeout: timeout)
             outbox.stop()

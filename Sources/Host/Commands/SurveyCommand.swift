@@ -1,5 +1,6 @@
 import ArgumentParser
 import AssistApp
+import Foundation
 
 /// `assist survey …`: the survey plugin's verbs as host commands. Each starts the plugin `assist.survey` with
 /// the verb as its first argument (as `assist run survey VERB …` would); the plugin does the work.
@@ -7,7 +8,7 @@ struct SurveyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "survey",
         abstract: "Answer a survey, check a definition, export kept answers, and set up reminders.",
-        subcommands: [Start.self, Check.self, Export.self, Reminders.self, Remind.self, Forget.self],
+        subcommands: [Start.self, Check.self, Export.self, Reminders.self, Remind.self, Sync.self, Forget.self],
         defaultSubcommand: Start.self
     )
 
@@ -57,6 +58,23 @@ struct SurveyCommand: ParsableCommand {
         @OptionGroup var survey: SurveyOptions
 
         func run() throws { try survey.run(["remind"]) }
+    }
+
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send the kept answers that still wait, without asking anything; end once none is on its way.")
+        @OptionGroup var survey: SurveyOptions
+        // Unconditional: "-1" is taken as the value (and refused below), not as an option named 1.
+        @Option(parsing: .unconditional, help: "Give up waiting after this many seconds (1 to 3600).")
+        var wait: Double = 120
+
+        func validate() throws {
+            guard (1...3600).contains(wait) else {
+                throw ValidationError("--wait must be 1 to 3600 seconds, not \(wait.formatted())")
+            }
+        }
+
+        func run() throws { try survey.run(["sync", "--wait", String(wait)]) }
     }
 
     struct Forget: ParsableCommand {

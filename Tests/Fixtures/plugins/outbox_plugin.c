@@ -4,6 +4,8 @@
  *                 must refuse, then reports each outcome and finishes after two
  *   queue URL     queues a JSON request and finishes at once, without listening for outcomes
  *   listen        listens, reports the first outcome (also one stored before a restart) and finishes
+ * Built with QUEUE_URL defined, no argument (a kiosk's menu starts it so) writes a note in its media folder
+ * (something of the person's own) and queues as "queue QUEUE_URL" does.
  * Results are said with dialog.say so the test reads them from the printed lines.
  */
 #include "fixture.h"
@@ -101,6 +103,21 @@ static void send_all(state *s, const char *base) {
 static assist_status start(assist_plugin *p, int32_t argc, const char *const *argv, char **err) {
     state *s = p->plugin_data;
     (void)err;
+#ifdef QUEUE_URL
+    if (argc == 0) {
+        char path[512];
+        if (s->storage->media_create(s->host, "note.txt", path, sizeof path, NULL) == ASSIST_OK) {
+            FILE *file = fopen(path, "w");
+            if (file) {
+                fputs("a note of this person's own\n", file);
+                fclose(file);
+            }
+        }
+        say(s, queue_json(s, QUEUE_URL, "queued") == ASSIST_OK ? "Queued." : "Not queued.");
+        s->session->finish(s->host, ASSIST_OK);
+        return ASSIST_OK;
+    }
+#endif
     const char *mode = argc > 0 ? argv[0] : "listen";
     if (strcmp(mode, "queue") == 0 && argc > 1) {
         say(s, queue_json(s, argv[1], "queued") == ASSIST_OK ? "Queued." : "Not queued.");

@@ -1,0 +1,74 @@
+import AssistCore
+import Foundation
+
+/// A per-person kiosk's sittings (`[kiosk] session = "per-person"`): each person's data root is a folder of
+/// its own, `<data>/sittings/<number>`, with their features' data, drafts, history and kept settings. The
+/// device keeps the rest in `<data>` (the PIN's back-off, the admin's choices, `sittings/current`).
+///
+/// A sitting goes on across restarts (a crash, the admin's restart) until it ends: by the person ("I'm done")
+/// or after the idle time. The next start begins a new, empty one. A departed sitting stays only while what
+/// it holds still has to reach a server, and is then deleted whole.
+package struct Sittings: Sendable {
+    /// `<data>/sittings`.
+    package let folder: URL
+
+    package init(device data: URL) {
+        folder = data.appendingPathComponent("sittings")
+    }
+
+    private var currentFile: URL { folder.appendingPathComponent("current") }
+
+    /// The sitting going on, if one is: its folder's name, as `current` names it, when that folder exists.
+    package var current: String? {
+        guard let text = try? String(contentsOf: currentFile, encoding: .utf8) else { return nil }
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard Self.isSittingName(name), FileManager.default.fileExists(atPath: path(of: name).path) else { return nil }
+        return name
+    }
+
+    /// The data root of the sitting `name`.
+    package func path(of name: String) -> URL { folder.appendingPathComponent(name) }
+
+    /// A sitting's folder name: digits only, so nothing else in `sittings` is ever taken for one.
+    package static func isSittingName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 12 && name.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// The sitting to run in: the one going on, or a new, empty one (folder 0700) named after the highest so
+    /// far. `isNew` is true for a new one: its start is said aloud.
+    package func begin() throws -> (name: String, root: URL, isNew: Bool) {
+        try AssistPaths.ensurePrivateDirectory(folder)
+        if let name = current { return (name, path(of: name), false) }
+        let next = (all.compactMap { Int($0) }.max() ?? 0) + 1
+        let name = String(format: "%04d", next)
+        let root = path(of: name)
+        try AssistPaths.ensurePrivateDirectory(root)
+        try PrivateFile.write(Data((name + "\n").utf8), to: currentFile)
+        return (name, root, true)
+    }
+
+    /// Ends the sitting going on: the next `begin` starts a new one. Its folder stays until `departed` work is
+    /// done with it.
+    package func end() throws {
+        guard FileManager.default.fileExists(atPath: currentFile.path) else { return }
+        try FileManager.default.removeItem(at: currentFile)
+    }
+
+    /// Every sitting folder, sorted.
+    package var all: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter(Self.isSittingName).sorted()
+    }
+
+    /// The sittings that have ended but whose folders are still here (their uploads wait), oldest first.
+    package var departed: [String] {
+        let going = current
+        return all.filter { $0 != going }
+    }
+
+    /// Deletes a departed sitting's folder whole. The one going on is never deleted.
+    package func remove(_ name: String) throws {
+        guard Self.isSittingName(name), name != current else { return }
+        try FileManager.default.removeItem(at: path(of: name))
+    }
+}

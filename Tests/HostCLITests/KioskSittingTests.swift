@@ -1,0 +1,198 @@
+import Foundation
+import HostTesting
+import Kiosk
+import Testing
+
+/// A kiosk shared by many people (`[kiosk] session = "per-person"`), on a pseudo-terminal as people meet it.
+@Suite("assist kiosk: one sitting per person")
+struct KioskSittingTests {
+    /// A kiosk with the talking clock and `org.test.outbox`, which writes a note of the person's own and queues
+    /// an upload to `server` when the menu starts it.
+    func kiosk(server: LoopbackHTTPServer, extra: String) throws -> KioskFixture {
+        let kiosk = try KioskFixture()
+        try kiosk.setPIN("2468")
+        try CPluginBuilder(root: kiosk.plugins).build(
+            folder: "outbox", defines: ["QUEUE_URL=\"\(server.baseURL)\""],
+            manifest: CPluginBuilder.manifest(
+                id: "org.test.outbox",
+                extra: [
+                    "name": "Upload test",
+                    "services": ["required": ["assist.dialog/1", "assist.outbox/1", "assist.storage/1"]],
+                ]),
+            source: "outbox_plugin.c")
+        try kiosk.configure(
+            ["assist.clock": try kiosk.hash("assist.clock"), "org.test.outbox": try kiosk.hash("org.test.outbox")],
+            "[kiosk]\nsession = \"per-person\"\n" + extra)
+        return kiosk
+    }
+
+    /// The number a menu line gives `label` ("2. Upload test" → "2").
+    func number(of label: String, in screen: PseudoTerminal) -> String? {
+        screen.lines.last { $0.hasSuffix(". " + label) }.flatMap { $0.split(separator: ".").first.map(String.init) }
+    }
+
+    /// Every file below `folder` whose bytes hold `text`.
+    func files(below folder: URL, holding text: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        var found: [String] = []
+        while let relative = walker.nextObject() as? String {
+            let url = folder.appendingPathComponent(relative)
+            if let data = try? Data(contentsOf: url), data.range(of: Data(text.utf8)) != nil { found.append(relative) }
+        }
+        return found
+    }
+
+    @Test func theNextPersonFindsNothingOfTheLastAndTheirUploadStillArrives() throws {
+        let accepting = Collected<Bool>()
+        let server = try LoopbackHTTPServer { _ in
+            accepting.values.isEmpty
+                ? .answer(status: 503, headers: [:], body: Data("busy".utf8))
+                : .answer(status: 201, headers: [:], body: Data("{}".utf8))
+        }
+        let kiosk = try kiosk(server: server, extra: "idle-minutes = 30\n")
+        let sittings = Sittings(device: kiosk.data)
+        let screen = try kiosk.terminal()
+        #expect(screen.waitFor("A new session has started."), "\(screen.text)")
+        #expect(screen.waitFor(". I'm done"), "\(screen.text)")
+        #expect(sittings.current == "0001")
+
+        // The first person: a note of their own, and an upload the server cannot take yet.
+        let upload = try #require(number(of: "Upload test", in: screen), "\(screen.lines)")
+        screen.type(upload)
+        #expect(screen.waitFor("Queued."), "\(screen.text)")
+        let note = "a note of this person's own"
+        let first = sittings.path(of: "0001")
+        for _ in 0..<100 where server.requests.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(server.requests.count == 1, "the kiosk tried it once: the server answered 503")
+        #expect(!files(below: first, holding: note).isEmpty, "the note is in the first person's folder")
+        #expect(screen.waitFor(". I'm done", count: 2), "\(screen.text)")
+        let pid = screen.processIdentifier
+        screen.type(try #require(number(of: "I'm done", in: screen)))
+        #expect(screen.waitFor("End your session?"), "\(screen.text)")
+        screen.type("1")
+        #expect(screen.waitFor("Your session has ended."), "\(screen.text)")
+        #expect(screen.waitFor("A new session has started.", count: 2), "\(screen.text)")
+        #expect(screen.isRunning && screen.processIdentifier == pid, "the same process: systemd's main PID")
+        #expect(sittings.current == "0002")
+
+        // The second person finds nothing of the first: not the note, not their feature's folder or outbox.
+        let second = sittings.path(of: "0002")
+        #expect(files(below: second, holding: note).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: second.appendingPathComponent("plugins/org.test.outbox").path))
+        // The first person's upload was tried again from their own folder, and still waits there.
+        for _ in 0..<150 where server.requests.count < 2 { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(server.requests.count == 2, "the departed sitting's outbox was sent at once, not after its pause")
+        #expect(FileManager.default.fileExists(atPath: first.path), "kept while its upload waits")
+        #expect(!screen.text.contains("busy"), "the sending's lines are not on the next person's screen")
+
+        // "I'm done" typed as words; the server takes uploads again, and the next round sends the first person's.
+        accepting.append(true)
+        #expect(screen.waitFor(". I'm done", count: 3), "\(screen.text)")
+        screen.typeSlowly("i'm done\r")
+        #expect(screen.waitFor("End your session?", count: 2), "\(screen.text)")
+        screen.type("1")
+        #expect(screen.waitFor("A new session has started.", count: 3), "\(screen.text)")
+        for _ in 0..<300 where FileManager.default.fileExists(atPath: first.path) { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(server.requests.count == 3 && server.requests.last?.path == "/api/thing/", "\(server.requests.count)")
+        #expect(!FileManager.default.fileExists(atPath: first.path), "sent, then deleted whole")
+        for _ in 0..<100 where sittings.all != ["0003"] { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(sittings.all == ["0003"], "the second person left nothing waiting: deleted too")
+        #expect(files(below: kiosk.data, holding: note).isEmpty, "no trace of the first person anywhere")
+    }
+
+    @Test func aSittingLeftIdleEndsButAnUntouchedOneWaitsForSomeone() throws {
+        let server = try LoopbackHTTPServer { _ in .answer(status: 201, headers: [:], body: Data()) }
+        let kiosk = try kiosk(server: server, extra: "")
+        let screen = try kiosk.terminal(environment: ["ASSIST_KIOSK_IDLE_SECONDS": "2"])
+        #expect(screen.waitFor(". I'm done"), "\(screen.text)")
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(!screen.text.contains("Your session has ended."), "nobody used it yet")
+        // "No" keeps the sitting; then nothing more is typed and it ends by itself.
+        screen.type(try #require(number(of: "I'm done", in: screen)))
+        #expect(screen.waitFor("End your session?"), "\(screen.text)")
+        screen.type("2")
+        #expect(screen.waitFor("Your session goes on."), "\(screen.text)")
+        #expect(Sittings(device: kiosk.data).current == "0001")
+        #expect(screen.waitFor("Your session has ended.", timeout: 10), "\(screen.text)")
+        #expect(screen.waitFor("A new session has started.", count: 2), "\(screen.text)")
+        #expect(Sittings(device: kiosk.data).current == "0002")
+    }
+
+    @Test func theAdminMenuAllowsAFeatureAndSetsWhatEveryoneStartsWith() throws {
+        let kiosk = try KioskFixture()
+        try kiosk.setPIN("2468")
+        try CPluginBuilder(root: kiosk.plugins).build(
+            folder: "outbox", manifest: CPluginBuilder.manifest(id: "org.test.outbox", extra: ["name": "Upload test"]),
+            source: "outbox_plugin.c")
+        try kiosk.configure(["assist.clock": try kiosk.hash("assist.clock")], "[kiosk]\nsession = \"per-person\"\n")
+        let screen = try kiosk.terminal()
+        #expect(screen.waitFor("Press a number from 1 to 2"), "\(screen.text)")
+        #expect(!screen.text.contains("Upload test"), "not allowed yet")
+        for _ in 0..<5 { screen.type(PseudoTerminal.f12) }
+        #expect(screen.waitFor("Admin PIN, then Enter."))
+        screen.type("2468\r")
+        #expect(screen.waitFor("4. Features on this kiosk"), "\(screen.text)")
+        screen.type("4")
+        #expect(screen.waitFor("Upload test: not allowed"), "\(screen.text)")
+        screen.type(try #require(number(of: "Upload test: not allowed", in: screen)))
+        #expect(screen.waitFor("Upload test is allowed on this kiosk."), "\(screen.text)")
+        #expect(screen.waitFor("Upload test: allowed"), "\(screen.text)")
+        let admin = kiosk.data.appendingPathComponent("kiosk-admin.toml")
+        #expect(try FileManager.default.attributesOfItem(atPath: admin.path)[.posixPermissions] as? Int == 0o600)
+        // Back: the kiosk restarts to admit it, in the same sitting.
+        screen.type(try #require(number(of: "Back", in: screen)))
+        #expect(screen.waitFor("Restarting the kiosk."), "\(screen.text)")
+        #expect(screen.waitFor("Press a number from 1 to 3"), "\(screen.text)")
+        #expect(screen.text.contains(". Upload test"))
+        #expect(Sittings(device: kiosk.data).current == "0001", "a restart is no new person")
+        #expect(screen.occurrences(of: "A new session has started.") == 1)
+        // A setting chosen in the admin menu is what the next person starts with.
+        for _ in 0..<5 { screen.type(PseudoTerminal.f12) }
+        #expect(screen.waitFor("Admin PIN, then Enter.", count: 2))
+        screen.type("2468\r")
+        #expect(screen.waitFor("7. Stop the kiosk", count: 2), "\(screen.text)")
+        screen.type("5")
+        #expect(screen.waitFor("Settings. Choose one to change it."), "\(screen.text)")
+        let rate = try #require(
+            screen.lines.last { $0.contains("Speech rate") }.flatMap {
+                $0.split(separator: ".").first.map(String.init)
+            },
+            "\(screen.lines)")
+        screen.type(rate)
+        #expect(screen.waitFor("1. Higher"), "\(screen.text)")
+        screen.type("1")
+        var kept = ""
+        for _ in 0..<100 where !kept.contains("[speech]") {
+            Thread.sleep(forTimeInterval: 0.1)
+            kept = (try? String(contentsOf: admin, encoding: .utf8)) ?? ""
+        }
+        #expect(kept.contains("[speech]") && kept.contains("\"rate\""), "\(kept)")
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: Sittings(device: kiosk.data).path(of: "0001").appendingPathComponent(
+                    "config/assist/settings.toml"
+                )
+                .path), "the admin's change is not the person's")
+    }
+}
+
+@Suite("assist kiosk check: a per-person set-up")
+struct KioskSittingCheckTests {
+    @Test func anIdleTimeOfZeroOrTenThousandMinutesIsOneSentenceAndTheKioskStillStarts() throws {
+        let kiosk = try KioskFixture()
+        try kiosk.setPIN("2468")
+        let clock = try kiosk.hash("assist.clock")
+        for (minutes, used) in [("0", "1"), ("10000", "240")] {
+            try kiosk.configure(
+                ["assist.clock": clock], "[kiosk]\nsession = \"per-person\"\nidle-minutes = \(minutes)\n")
+            let result = try kiosk.run(["kiosk", "check"])
+            #expect(result.status == 1, "a problem, not a refusal to start")
+            #expect(
+                result.lines == [
+                    "The kiosk set-up has 1 problem:",
+                    "Problem: kiosk.idle-minutes is \(minutes); a sitting ends after 1 to 240 minutes without input; \(used) is used.",
+                ], "\(result.lines) \(result.standardError)")
+            #expect(!result.standardError.contains("idle-minutes"), "said once: \(result.standardError)")
+        }
+    }
+}
