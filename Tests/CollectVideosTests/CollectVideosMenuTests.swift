@@ -31,7 +31,7 @@ struct CollectVideosMenuTests {
             ["run", "collect-videos"] + speech + [
                 "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path, "--camera",
                 "video:" + folder.path("camera.mp4").path,
-            ], lines: steps, timeoutSeconds: 60)
+            ], lines: steps, timeoutSeconds: 120)
         #expect(run.endedByItself, "the menus end when the input does")
         return run.output.split(separator: "\n").map(String.init)
     }

@@ -24,6 +24,7 @@ struct RealOrbitServerTests {
     let folder: TemporaryDirectory
 
     init() throws { folder = try TemporaryDirectory("assist-orbit-real") }
+    init(folder: TemporaryDirectory) { self.folder = folder }
 
     func orbit(_ arguments: [String]) throws -> [[String: Any]] {
         guard let server = Self.server, let script = server["ORBIT_SCRIPT"] else { return [] }
@@ -142,6 +143,7 @@ struct RealOrbitServerTests {
             synced.lines.contains("The collection period has ended. Your videos stay on this device."),
             "\(synced.lines)")
         #expect(synced.lines.last == "1 change kept on this device: the collection period has ended.")
+        #expect(synced.status == 1, "not everything reached the server")
         let again = try run(["sync", "--wait", "60"])
         #expect(!again.lines.contains { $0.hasPrefix("The collection period has ended.") }, "said once")
         #expect(
@@ -216,5 +218,81 @@ struct RealOrbitServerTests {
         #expect(try serverVideos().isEmpty)
         #expect(!(try orbit(["status"]).contains { $0["type"] as? String == "thing" && $0["id"] as? Int == thingID }))
         #expect(clips().isEmpty)
+    }
+}
+
+/// A per-person kiosk (docs/kiosk.md): a participant films a clip while the network is down and leaves; the
+/// kiosk starts the next person's sitting and, in the background, sends the departed participant's thing and
+/// clip to the real ORBIT server from their own folder, then deletes that folder.
+@Suite("collect-videos in a per-person kiosk, against the real ORBIT Data server", .serialized)
+struct RealOrbitKioskTests {
+    @Test func aDepartedParticipantsClipStillReachesTheServerAndTheirFolderGoes() throws {
+        guard let server = RealOrbitServerTests.server, let url = server["ORBIT_URL"] else {
+            print("skipped: the real ORBIT server is not running (scripts/orbit-server-for-tests.sh up)")
+            return
+        }
+        let folder = try TemporaryDirectory("assist-orbit-kiosk")
+        let etc = folder.path("etc")
+        try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: true)
+        let device = folder.path("data")
+        let first = device.appendingPathComponent("sittings/0001")
+        let environment = [
+            "ASSIST_SYSCONFDIR": etc.path, "XDG_CONFIG_HOME": first.appendingPathComponent("config").path,
+        ]
+        func assist(_ arguments: [String], offline: Bool = false) throws -> ProcessResult {
+            // libcurl sends through `http_proxy`: a closed port stands in for a network that is down.
+            try ProcessRunner.run(
+                BuildProducts.assist, arguments + ["--no-speech"],
+                environment: environment.merging(offline ? ["http_proxy": "http://127.0.0.1:9"] : [:]) { $1 },
+                timeoutSeconds: 120)
+        }
+        let pin = try ProcessRunner.run(
+            BuildProducts.assist, ["kiosk", "set-pin"], input: "2468\n2468\n", environment: environment)
+        try #require(pin.status == 0, "\(pin.standardError)")
+        let hash = try assist(["kiosk", "hash", "assist.collect-videos", "--data-dir", device.path])
+        let allowed = try #require(hash.lines.first { $0.hasPrefix("\"assist.collect-videos\"") }, "\(hash.lines)")
+        try OrbitFixtures.writeConfig(
+            to: etc.appendingPathComponent("config.toml"), serverURL: url,
+            extra: "\n[kiosk]\nsession = \"per-person\"\n\n[kiosk.features]\n\(allowed)\n")
+        try OrbitFixtures.camera(folder.path("camera.mp4"), size: "640x480", seconds: 4)
+
+        // The participant, in their sitting: consent online, then a thing and a clip with the network down.
+        let sitting = ["--data-dir", first.path]
+        let email = "mary-\(UUID().uuidString.prefix(8))@example.org"
+        let consent = try assist(
+            ["run", "collect-videos", "consent", "--name", "Mary Jackson", "--email", email, "--agree-all"] + sitting)
+        try #require(consent.status == 0, "\(consent.lines) \(consent.standardError)")
+        let label = "Cane \(UUID().uuidString.prefix(6))"
+        _ = try assist(["run", "collect-videos", "thing", "add", label] + sitting, offline: true)
+        let recorded = try assist(
+            [
+                "run", "collect-videos", "record", label, "--kind", "testing", "--seconds", "2", "--camera",
+                "video:" + folder.path("camera.mp4").path,
+            ] + sitting, offline: true)
+        try #require(recorded.status == 0, "\(recorded.lines) \(recorded.standardError)")
+        func serverHasTheClip() throws -> Bool {
+            let stored = try RealOrbitServerTests(folder: folder).orbit(["status"])
+            guard let thing = stored.first(where: { $0["label_participant"] as? String == label }) else { return false }
+            return stored.contains { $0["type"] as? String == "video" && $0["thing"] as? Int == thing["id"] as? Int }
+        }
+        try #require(try !serverHasTheClip(), "nothing reached the server yet")
+
+        // The next person's sitting starts; the first's thing and clip go from their own folder, which then goes.
+        let screen = try PseudoTerminal(
+            BuildProducts.assist, ["kiosk", "--no-speech", "--data-dir", device.path],
+            environment: ["ASSIST_SYSCONFDIR": etc.path, "XDG_CONFIG_HOME": folder.path("config").path])
+        #expect(screen.waitFor("A new session has started."), "\(screen.text)")
+        let deadline = Date().addingTimeInterval(180 * ProcessRunner.timeScale)
+        while FileManager.default.fileExists(atPath: first.path), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        #expect(!FileManager.default.fileExists(atPath: first.path), "deleted once everything was sent")
+        #expect(try serverHasTheClip(), "the departed participant's clip is on the server")
+        #expect(!screen.text.contains(label) && !screen.text.contains(email), "nothing of theirs on the screen")
+        let everywhere = FileManager.default.enumerator(atPath: device.path)?.allObjects.compactMap { $0 as? String }
+        #expect(
+            (everywhere ?? []).allSatisfy { name in
+                (try? Data(contentsOf: device.appendingPathComponent(name)))?.range(of: Data(label.utf8)) == nil
+            }, "no file on the device names their thing")
     }
 }

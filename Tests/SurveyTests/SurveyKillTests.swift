@@ -223,6 +223,19 @@ struct SurveyKillTests {
         first.kill9()
         #expect(server.uploads.isEmpty)
 
+        // Without the server's settings nothing can go: exit status 1, so nothing is taken for sent.
+        let bare = folder.path("bare.toml")
+        try "[outbox]\nretry-base-seconds = 0.2\n".write(to: bare, atomically: true, encoding: .utf8)
+        let unset = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "survey", "sync", "--wait", "5", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                bare.path,
+            ],
+            input: "")
+        #expect(unset.status == 1, "\(unset.standardError)")
+        #expect(unset.lines.last == "Sending is not set up on this device; answers are kept.", "\(unset.lines)")
+
         // The same options, without the microphone: the verb goes after "survey".
         let options = Array(try arguments(mic: "null").dropFirst().dropLast(2))
         let sync = try ProcessRunner.run(

@@ -514,7 +514,9 @@ extension CollectVideos {
         }
         guard credential() != nil else {
             say(phrases.text("consent-first"))
-            return host.finish(.unsupported)
+            // Nothing can wait without consent (leaving the study cancels what waited): nothing is left unsent.
+            let waiting = (try? store?.pendingOps()) ?? []
+            return host.finish(waiting.isEmpty ? .ok : .unsupported)
         }
         say(phrases.text("sending"))
         // Operations handed over before a crash go back to waiting; their outcomes, if any came, are applied.
@@ -553,7 +555,9 @@ extension CollectVideos {
             host.finish()
         } else {
             say(waitingSentence(waiting.count))
-            host.finish(failed.isEmpty ? .ok : .io)
+            // Not everything reached the server: exit status 1, so a script (or a kiosk keeping a departed
+            // person's folder, `send_waiting`) knows to try again.
+            host.finish(failed.isEmpty ? .busy : .io)
         }
     }
 

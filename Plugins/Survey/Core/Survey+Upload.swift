@@ -112,9 +112,19 @@ extension Survey {
         let open: [SurveyStore.State] = [
             .queued, .creatingUser, .registered, .token, .ready, .uploading, .failedRetryable, .failed,
         ]
-        guard ((try? store.submissions(definition.id)) ?? []).contains(where: { open.contains($0.state) }) else {
+        let submissions = (try? store.submissions(definition.id)) ?? []
+        guard submissions.contains(where: { open.contains($0.state) }) else {
+            // Answers of a survey that is not sent stay here: exit status 1, so they are not taken for sent.
+            if submissions.contains(where: { $0.state == .kept }) {
+                host.say(phrases.text("kept-here"))
+                return host.finish(.busy)
+            }
             host.say(phrases.text("nothing-waits"))
             return host.finish()
+        }
+        if case .failure = server {
+            host.say(phrases.text("not-configured"))
+            return host.finish(.unsupported)
         }
         finishWhenSettled = true
         startUploads(atHostStart: true)

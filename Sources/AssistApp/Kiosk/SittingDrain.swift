@@ -10,7 +10,8 @@ import Runtime
 /// a worker thread, one departed sitting after the other, each with `assist` itself in that sitting's folder
 /// and without speech: first every allowed feature's `send_waiting` command (their own steps: ORBIT's things
 /// before their clips, a survey's account before its answers), then `assist outbox send --now` for the rest.
-/// A sitting whose outbox holds no job afterwards is deleted whole; one still waiting is tried again later.
+/// A sitting is deleted whole once each of those commands exited 0 (nothing of the feature's waits) and its
+/// outbox holds no job; otherwise it is tried again later.
 package final class SittingDrain: @unchecked Sendable {  // because: `running` and `timer` are guarded by `lock`
     private let sittings: Sittings
     private let options: HostOptions
@@ -80,6 +81,8 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
         }
         let plugins = root.appendingPathComponent("plugins")
         let used = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        // A feature that could not say everything of its own was sent keeps the folder for the next round.
+        var kept: [String] = []
         for id in used.sorted() {
             guard let record = installed[id], let arguments = record.manifest?.sendWaiting, !arguments.isEmpty else {
                 continue
@@ -87,10 +90,12 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
             // Only a library the admin allowed, as it is now.
             if let refusal = config.refusal(id: id, library: record.libraryURL) {
                 logger.warning("kiosk: sitting \(name): \(id) is not run to send what waits: \(refusal)")
+                kept.append(id)
                 continue
             }
             let status = run(["run", id] + arguments, in: root)
             logger.notice("kiosk: sitting \(name): \(id) \(arguments.joined(separator: " ")) ended with \(status)")
+            if status != 0 { kept.append(id) }
         }
         let outbox = root.appendingPathComponent("outbox.sqlite")
         if FileManager.default.fileExists(atPath: outbox.path) {
@@ -98,9 +103,10 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
             logger.notice("kiosk: sitting \(name): the outbox's sending ended with \(status)")
         }
         let waiting = Self.waitingJobs(outbox)
-        guard waiting == 0 else {
-            logger.notice(
-                "kiosk: sitting \(name): \(waiting.map(String.init) ?? "an unreadable count of") uploads wait")
+        guard waiting == 0, kept.isEmpty else {
+            let count = waiting.map(String.init) ?? "an unreadable count of"
+            let features = kept.isEmpty ? "" : "; not everything of \(kept.joined(separator: ", ")) was sent"
+            logger.notice("kiosk: sitting \(name): \(count) uploads wait\(features)")
             return
         }
         do {
