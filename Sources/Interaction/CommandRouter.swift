@@ -119,6 +119,14 @@ package struct CommandRouter: Sendable {
         bindings.append(binding)
     }
 
+    /// Adds a command of the host's own that only some sessions have (the per-person kiosk's "I'm done"),
+    /// looked up after the built-in ones. Its id must be new.
+    package mutating func addHostCommand(id: String, label: String, phrases: [String]) {
+        guard !bindings.contains(where: { $0.id == id }) else { return }
+        bindings.append(
+            CommandBinding(id: id, label: label, key: nil, phrases: phrases, scope: .focused, owner: Self.hostOwner))
+    }
+
     /// Removes every binding of `owner` with command `id` (all of them when `id` is nil), and the question
     /// asked before it.
     package mutating func unregister(owner: String, id: String? = nil) {

@@ -69,7 +69,7 @@ struct KioskSittingTests {
         let pid = screen.processIdentifier
         screen.type(try #require(number(of: "I'm done", in: screen)))
         #expect(screen.waitFor("End your session?"), "\(screen.text)")
-        screen.type("1")
+        screen.type("y")
         #expect(screen.waitFor("Your session has ended."), "\(screen.text)")
         #expect(screen.waitFor("A new session has started.", count: 2), "\(screen.text)")
         #expect(screen.isRunning && screen.processIdentifier == pid, "the same process: systemd's main PID")
@@ -90,7 +90,7 @@ struct KioskSittingTests {
         #expect(screen.waitFor(". I'm done", count: 3), "\(screen.text)")
         screen.typeSlowly("i'm done\r")
         #expect(screen.waitFor("End your session?", count: 2), "\(screen.text)")
-        screen.type("1")
+        screen.type("y")
         #expect(screen.waitFor("A new session has started.", count: 3), "\(screen.text)")
         for _ in 0..<300 where FileManager.default.fileExists(atPath: first.path) { Thread.sleep(forTimeInterval: 0.1) }
         #expect(server.requests.count == 3 && server.requests.last?.path == "/api/thing/", "\(server.requests.count)")
@@ -110,7 +110,7 @@ struct KioskSittingTests {
         // "No" keeps the sitting; then nothing more is typed and it ends by itself.
         screen.type(try #require(number(of: "I'm done", in: screen)))
         #expect(screen.waitFor("End your session?"), "\(screen.text)")
-        screen.type("2")
+        screen.type("n")
         #expect(screen.waitFor("Your session goes on."), "\(screen.text)")
         #expect(Sittings(device: kiosk.data).current == "0001")
         #expect(screen.waitFor("Your session has ended.", timeout: 10), "\(screen.text)")

@@ -629,6 +629,52 @@ struct VoiceShellListenTests: VoiceListening {
     /// Issue 34 by voice: at a terminal, Assist's own feature launched by voice ("find object teddy bear", in one
     /// breath at the menu) asks for the camera at first use, and a spoken yes answers it as the Y key would: the
     /// search for what was named starts, and the answer is kept.
+    /// A per-person kiosk (docs/kiosk.md): "I'm done." and "Yes." said aloud end the sitting, and the next
+    /// person's starts in the same process.
+    @Test func aKioskSittingIsEndedByVoice() throws {
+        let done: WavFile
+        let yes: WavFile
+        do {
+            done = try NaturalVoice.speak("I'm done.")
+            yes = try NaturalVoice.speak("Yes.")
+        } catch {
+            print("skipped: \(error)")
+            return
+        }
+        let scale = ProcessRunner.timeScale
+        var samples =
+            NaturalVoice.inRoom(
+                WavFile(format: done.format, samples: []), gain: 1, noiseDecibels: -50, padSeconds: 2 * scale
+            ).samples
+        samples += NaturalVoice.inRoom(done, gain: 1, noiseDecibels: -50, padSeconds: 2.5 * scale).samples
+        samples += NaturalVoice.inRoom(yes, gain: 1, noiseDecibels: -50, padSeconds: 6 * scale).samples
+        let said = folder.path("done-\(UUID().uuidString).wav")
+        try WavFile(format: done.format, samples: samples).data.write(to: said)
+        let etc = folder.path("etc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: true)
+        let data = folder.path("data-\(UUID().uuidString)")
+        let environment = ["ASSIST_SYSCONFDIR": etc.path, "XDG_CONFIG_HOME": folder.path("config").path]
+        let pin = try ProcessRunner.run(
+            BuildProducts.assist, ["kiosk", "set-pin"], input: "2468\n2468\n", environment: environment)
+        try #require(pin.status == 0, "\(pin.standardError)")
+        let hash = try ProcessRunner.run(
+            BuildProducts.assist, ["kiosk", "hash", "assist.clock", "--data-dir", data.path], environment: environment)
+        let allowed = try #require(hash.lines.first { $0.hasPrefix("\"assist.clock\"") }, "\(hash.lines)")
+        try "[voice]\nmode = \"always\"\n\n[kiosk]\nsession = \"per-person\"\n\n[kiosk.features]\n\(allowed)\n".write(
+            to: etc.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        let trace = folder.path("trace-\(UUID().uuidString).txt")
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            ["kiosk", "--no-speech", "--data-dir", data.path, "--mic", "live:" + said.path],
+            environment: environment.merging(["ASSIST_VOICE_TRACE": trace.path]) { $1 })
+        let heard = { (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)" }
+        #expect(screen.waitFor("End your session?", timeout: 30 * scale), "\(screen.text)\n\(heard())")
+        #expect(screen.waitFor("Your session has ended.", timeout: 30 * scale), "\(screen.text)\n\(heard())")
+        #expect(screen.waitFor("A new session has started.", count: 2, timeout: 30 * scale), "\(screen.text)")
+        let current = try String(contentsOf: data.appendingPathComponent("sittings/current"), encoding: .utf8)
+        #expect(current.trimmingCharacters(in: .whitespacesAndNewlines) != "0001", "a new sitting: \(current)")
+    }
+
     @Test func theFirstUseQuestionIsAnsweredByVoice() throws {
         let launch: WavFile
         let yes: WavFile

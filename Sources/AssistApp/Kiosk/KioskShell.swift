@@ -148,10 +148,9 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
             ProcessInfo.processInfo.environment["ASSIST_KIOSK_IDLE_SECONDS"].flatMap(Double.init).map { max(1, $0) }
             ?? Double(config.idleMinutes * 60)
         idle = IdleWatch(seconds: seconds, used: !isNew, now: ProcessInfo.processInfo.systemUptime)
-        try? session.services.interaction.router.register(
-            CommandBinding(
-                id: "kiosk-done", label: phrases.text("kiosk.done-entry"), key: nil,
-                phrases: ["i'm done", "i am done", "end my session"], scope: .focused, owner: CommandRouter.hostOwner))
+        session.services.interaction.router.addHostCommand(
+            id: "kiosk-done", label: phrases.text("kiosk.done-entry"),
+            phrases: ["i'm done", "i am done", "end my session"])
         session.loop.addTimer(milliseconds: 1000, repeating: true) { [weak self] in self?.checkIdle() }
     }
 
@@ -174,14 +173,12 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
     /// "I'm done" (the menu's entry, typed or said): asked once, so a slip does not wipe someone's work.
     package func askDone() {
         guard config.perPerson, ending == nil, doneQuestion == nil else { return }
-        let yes = phrases.text("kiosk.done-yes")
-        let no = phrases.text("kiosk.done-no")
         doneQuestion = session.services.interaction.dialogs.open(
-            .choice(prompt: phrases.text("kiosk.done-question"), choices: [yes, no], defaultIndex: 1), owner: "host"
+            .confirm(prompt: phrases.text("kiosk.done-question"), defaultYes: false, timeoutMs: 0), owner: "host"
         ) { [weak self] answer in
             guard let self else { return }
             doneQuestion = nil
-            if answer.status == .answered, answer.index == 0 {
+            if answer.status == .answered, answer.yes {
                 session.logger.notice("kiosk: the person ended their sitting")
                 endSitting()
             } else {
