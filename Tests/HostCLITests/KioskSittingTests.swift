@@ -167,6 +167,19 @@ struct KioskSittingTests {
             kept = (try? String(contentsOf: admin, encoding: .utf8)) ?? ""
         }
         #expect(kept.contains("[speech]") && kept.contains("\"rate\""), "\(kept)")
+        // The kiosk's own settings come first in the admin's list, and apply from its next start.
+        #expect(screen.text.contains("1. Who uses this kiosk: one person at a time, each starting clean"))
+        screen.type("3")  // Done: back to the list
+        #expect(screen.waitFor("Settings. Choose one to change it.", count: 2), "\(screen.text)")
+        screen.type("2")
+        #expect(screen.waitFor("A session ends after, without input: 10 minutes."), "\(screen.text)")
+        screen.type("1")
+        #expect(screen.waitFor("It applies from the next start."), "\(screen.text)")
+        for _ in 0..<100 where !kept.contains("\"idle-minutes\" = 15") {
+            Thread.sleep(forTimeInterval: 0.1)
+            kept = (try? String(contentsOf: admin, encoding: .utf8)) ?? ""
+        }
+        #expect(kept.contains("\"idle-minutes\" = 15"), "\(kept)")
         #expect(
             !FileManager.default.fileExists(
                 atPath: Sittings(device: kiosk.data).path(of: "0001").appendingPathComponent(

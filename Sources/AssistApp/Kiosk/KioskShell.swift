@@ -306,7 +306,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
                     keep: { [device] key, value in
                         try KioskAdminFile(device: device).set(key, value)
                         self.session.settings.apply([key: value], admin: true)
-                    }
+                    }, first: UserSetting.kiosk(phrases)
                 ) { [weak self] in self?.openAdminMenu() }.show()
             case 5: leave(.restart, phrases.text("kiosk.restarting"))
             case 6: leave(.stop, phrases.text("kiosk.stopping"))

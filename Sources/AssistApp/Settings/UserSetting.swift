@@ -1,6 +1,7 @@
 import AssistCore
 import Foundation
 import Interaction
+import Kiosk
 import PluginHost
 
 /// A setting the user changes by ear in the shell's settings (issue 35): its key, its spoken label, what it
@@ -103,6 +104,32 @@ package struct UserSetting: Sendable {
                 key: "voice.mode", label: label("voice.mode"),
                 kind: .choice(choices("voice.mode", ["push-to-talk", "wake-word", "always", "off"])),
                 defaultValue: .string("push-to-talk"), preview: .nextStart),
+        ]
+    }
+
+    /// The kiosk's own, for its admin menu: they apply from the kiosk's next start.
+    package static func kiosk(_ phrases: PhraseBook) -> [UserSetting] {
+        let label = { (key: String) in phrases.text("settings.\(key)") }
+        let session = ["per-person", "shared"].map {
+            UserSettingDeclaration.Choice(value: $0, label: phrases.text("settings.kiosk.session-\($0)"))
+        }
+        let minutes = KioskConfig.idleRange
+        return [
+            UserSetting(
+                key: "kiosk.session", label: label("kiosk.session"), kind: .choice(session),
+                defaultValue: .string("shared"), preview: .nextStart),
+            UserSetting(
+                key: "kiosk.idle-minutes", label: label("kiosk.idle-minutes"),
+                kind: .number(
+                    Double(minutes.lowerBound)...Double(minutes.upperBound), step: 5,
+                    unit: phrases.text("settings.unit-minutes"), percent: false),
+                defaultValue: .int(10), preview: .nextStart),
+            UserSetting(
+                key: "kiosk.menu", label: label("kiosk.menu"), kind: .flag, defaultValue: .bool(true),
+                preview: .nextStart),
+            UserSetting(
+                key: "kiosk.voice", label: label("kiosk.voice"), kind: .flag, defaultValue: .bool(true),
+                preview: .nextStart),
         ]
     }
 

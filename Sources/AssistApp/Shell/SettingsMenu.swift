@@ -18,13 +18,17 @@ package final class SettingsMenu: @unchecked Sendable {  // because: used only o
     /// starts after. The admin's own menu may change what it locked for everyone else.
     private let keep: ((String, SettingValue) throws -> Void)?
 
+    /// Settings said before the host's (the kiosk's own, in its admin menu).
+    private let first: [UserSetting]
+
     package init(
         session: HostSession, ask: @escaping Ask, keep: ((String, SettingValue) throws -> Void)? = nil,
-        done: @escaping () -> Void
+        first: [UserSetting] = [], done: @escaping () -> Void
     ) {
         self.session = session
         self.ask = ask
         self.keep = keep
+        self.first = first
         self.done = done
     }
 
@@ -35,7 +39,7 @@ package final class SettingsMenu: @unchecked Sendable {  // because: used only o
         let declared = session.features.records.filter(\.isUsable).compactMap(\.manifest).flatMap {
             UserSetting.declared(by: $0, language: language, phrases: phrases)
         }
-        return UserSetting.host(phrases) + declared
+        return first + UserSetting.host(phrases) + declared
     }
 
     /// The list of settings; Back or Escape is `done`.
