@@ -1,6 +1,7 @@
 import Camera
 import Foundation
 import PluginAPI
+import Runtime
 
 /// The frames a plugin retained, and the one it is being handed.
 final class CameraState: @unchecked Sendable {  // because: everything is guarded by `lock`
@@ -49,9 +50,15 @@ extension PluginContext {
         var header = Self.header(for: frame)
         cameraState.lock.withLock { cameraState.current = frame }
         let start = DispatchTime.now().uptimeNanoseconds
+        let waitedBefore = ThreadSchedule.runQueueWaitNs()
         withUnsafePointer(to: &header) { onFrame(instance, $0) }
         cameraState.lock.withLock { cameraState.current = nil }
-        let elapsedMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        var elapsedMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        // Time the delivery thread waited for a processor (a busy machine) is not the plugin's: only its own
+        // work, or its own blocking, counts.
+        if elapsedMs > 20, let before = waitedBefore, let after = ThreadSchedule.runQueueWaitNs(), after >= before {
+            elapsedMs -= Double(after - before) / 1e6
+        }
         if elapsedMs > 20 {
             let count = cameraState.lock.withLock {
                 cameraState.slowCalls += 1
