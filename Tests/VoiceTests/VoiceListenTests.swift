@@ -95,6 +95,30 @@ extension VoiceListening {
         )
     }
 
+    /// `parts` said by a natural voice in a quiet room, each followed by its pause, after `lead` seconds of the
+    /// room (pauses scaled where programs are slowed), as a file for `--mic live:`; nil, saying why, without
+    /// the voice.
+    func saying(_ parts: [(text: String, pause: Double)], after lead: Double) throws -> URL? {
+        let voices: [WavFile]
+        do { voices = try parts.map { try NaturalVoice.speak($0.text) } } catch {
+            print("skipped: \(error)")
+            return nil
+        }
+        let scale = ProcessRunner.timeScale
+        let format = voices[0].format
+        var samples =
+            NaturalVoice.inRoom(
+                WavFile(format: format, samples: []), gain: 1, noiseDecibels: -50, padSeconds: lead * scale
+            )
+            .samples
+        for (voice, part) in zip(voices, parts) {
+            samples += NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: part.pause * scale).samples
+        }
+        let said = folder.path("said-\(UUID().uuidString).wav")
+        try WavFile(format: format, samples: samples).data.write(to: said)
+        return said
+    }
+
     /// One stream of every file with a second of quiet between, and where each file lies in it (ms).
     func stream(_ files: [(label: String, url: URL)], gapSeconds: (String) -> Int = { _ in 1 }) throws -> (
         URL, [(label: String, from: Int, to: Int)]
@@ -626,30 +650,11 @@ struct VoiceShellListenTests: VoiceListening {
         #expect(lines[question...].contains("Looking for text: \(words)"), "\(lines)\n\(traced)")
     }
 
-    /// Issue 34 by voice: at a terminal, Assist's own feature launched by voice ("find object teddy bear", in one
-    /// breath at the menu) asks for the camera at first use, and a spoken yes answers it as the Y key would: the
-    /// search for what was named starts, and the answer is kept.
     /// A per-person kiosk (docs/kiosk.md): "I'm done." and "Yes." said aloud end the sitting, and the next
     /// person's starts in the same process.
     @Test func aKioskSittingIsEndedByVoice() throws {
-        let done: WavFile
-        let yes: WavFile
-        do {
-            done = try NaturalVoice.speak("I'm done.")
-            yes = try NaturalVoice.speak("Yes.")
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
+        guard let said = try saying([("I'm done.", 2.5), ("Yes.", 6)], after: 2) else { return }
         let scale = ProcessRunner.timeScale
-        var samples =
-            NaturalVoice.inRoom(
-                WavFile(format: done.format, samples: []), gain: 1, noiseDecibels: -50, padSeconds: 2 * scale
-            ).samples
-        samples += NaturalVoice.inRoom(done, gain: 1, noiseDecibels: -50, padSeconds: 2.5 * scale).samples
-        samples += NaturalVoice.inRoom(yes, gain: 1, noiseDecibels: -50, padSeconds: 6 * scale).samples
-        let said = folder.path("done-\(UUID().uuidString).wav")
-        try WavFile(format: done.format, samples: samples).data.write(to: said)
         let etc = folder.path("etc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: true)
         let data = folder.path("data-\(UUID().uuidString)")
@@ -675,25 +680,12 @@ struct VoiceShellListenTests: VoiceListening {
         #expect(current.trimmingCharacters(in: .whitespacesAndNewlines) != "0001", "a new sitting: \(current)")
     }
 
+    /// Issue 34 by voice: at a terminal, Assist's own feature launched by voice ("find object teddy bear", in one
+    /// breath at the menu) asks for the camera at first use, and a spoken yes answers it as the Y key would: the
+    /// search for what was named starts, and the answer is kept.
     @Test func theFirstUseQuestionIsAnsweredByVoice() throws {
-        let launch: WavFile
-        let yes: WavFile
-        do {
-            launch = try NaturalVoice.speak("Find object teddy bear.")
-            yes = try NaturalVoice.speak("Yes.")
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
+        guard let said = try saying([("Find object teddy bear.", 2), ("Yes.", 4)], after: 1.5) else { return }
         let scale = ProcessRunner.timeScale
-        var samples =
-            NaturalVoice.inRoom(
-                WavFile(format: launch.format, samples: []), gain: 1, noiseDecibels: -50, padSeconds: 1.5 * scale
-            ).samples
-        samples += NaturalVoice.inRoom(launch, gain: 1, noiseDecibels: -50, padSeconds: 2 * scale).samples
-        samples += NaturalVoice.inRoom(yes, gain: 1, noiseDecibels: -50, padSeconds: 4 * scale).samples
-        let said = folder.path("first-use-\(UUID().uuidString).wav")
-        try WavFile(format: launch.format, samples: samples).data.write(to: said)
         try "[voice]\nmode = \"always\"\n".write(to: folder.path("always.toml"), atomically: false, encoding: .utf8)
         let data = folder.path("data-\(UUID().uuidString)")
         let screen = try PseudoTerminal(
