@@ -22,7 +22,10 @@ package struct Sittings: Sendable {
     package var current: String? {
         guard let text = try? String(contentsOf: currentFile, encoding: .utf8) else { return nil }
         let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard Self.isSittingName(name), FileManager.default.fileExists(atPath: path(of: name).path) else { return nil }
+        let root = path(of: name)
+        guard Self.isSittingName(name), FileManager.default.fileExists(atPath: root.path),
+            !FileManager.default.fileExists(atPath: root.appendingPathComponent(Self.endedMark).path)
+        else { return nil }
         return name
     }
 
@@ -50,9 +53,17 @@ package struct Sittings: Sendable {
     /// Ends the sitting going on: the next `begin` starts a new one. Its folder stays until `departed` work is
     /// done with it.
     package func end() throws {
-        guard FileManager.default.fileExists(atPath: currentFile.path) else { return }
-        try FileManager.default.removeItem(at: currentFile)
+        guard let name = current else { return }
+        // Two marks, so one that cannot be written still ends it: a file in the sitting's folder, and
+        // `current` removed.
+        let marked = FileManager.default.createFile(
+            atPath: path(of: name).appendingPathComponent(Self.endedMark).path, contents: Data(),
+            attributes: [.posixPermissions: 0o600])
+        do { try FileManager.default.removeItem(at: currentFile) } catch { if !marked { throw error } }
     }
+
+    /// The file that marks a sitting as ended.
+    static let endedMark = "ended"
 
     /// Every sitting folder, sorted.
     package var all: [String] {

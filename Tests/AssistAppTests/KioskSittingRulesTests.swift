@@ -26,6 +26,7 @@ struct KioskSittingRulesTests {
         #expect(again.name == "0001" && !again.isNew)
         try sittings.end()
         #expect(sittings.current == nil && sittings.departed == ["0001"])
+        #expect(FileManager.default.fileExists(atPath: first.root.appendingPathComponent("ended").path))
         let second = try sittings.begin()
         #expect(second.name == "0002" && second.isNew)
         #expect(sittings.departed == ["0001"])
@@ -38,6 +39,13 @@ struct KioskSittingRulesTests {
         #expect(sittings.all == ["0001", "0002"])
         try sittings.remove("0001")
         #expect(sittings.all == ["0002"] && sittings.departed.isEmpty)
+        // A sitting marked ended in its own folder is not taken up again, even where `current` still names it
+        // (it could not be removed).
+        try PrivateFile.write(Data("0002\n".utf8), to: sittings.folder.appendingPathComponent("current"))
+        try Data().write(to: second.root.appendingPathComponent("ended"))
+        #expect(sittings.current == nil && sittings.departed == ["0002"])
+        try FileManager.default.removeItem(at: second.root.appendingPathComponent("ended"))
+        #expect(sittings.current == "0002")
         // `current` naming a folder that is gone (deleted by hand) starts a new sitting after the highest.
         try FileManager.default.removeItem(at: second.root)
         let third = try sittings.begin()

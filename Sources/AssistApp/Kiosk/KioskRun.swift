@@ -63,7 +63,16 @@ package enum KioskRun {
         drain.stop()
         switch kiosk.ending {
         case .restart, .endSitting:
-            if kiosk.ending == .endSitting { try? Sittings(device: device).end() }
+            if kiosk.ending == .endSitting {
+                do { try Sittings(device: device).end() } catch {
+                    // Going on would show this person's data to the next: the kiosk stops instead (systemd's
+                    // start limit then says "Assist keeps failing").
+                    throw CLIFailure(
+                        message:
+                            "The kiosk cannot end this person's session (\(error.localizedDescription)); it stops rather than show their data to the next person.",
+                        exitCode: KioskRun.unusable)
+                }
+            }
             // The next start works out its sitting's folders again from the admin's environment.
             if let home = ProcessInfo.processInfo.environment[configHomeKey] {
                 if home.isEmpty { unsetenv("XDG_CONFIG_HOME") } else { setenv("XDG_CONFIG_HOME", home, 1) }
