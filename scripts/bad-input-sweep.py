@@ -131,6 +131,9 @@ def prepare(work: Path) -> dict:
     f["orbit.toml"] = work / "orbit.toml"
     f["orbit.toml"].write_text('[collect-videos]\nserver-url = "http://127.0.0.1:9/"\ncontact = "orbit@example.org"\n'
                                'app-credential = "sweep-credential"\n')
+    # A per-person kiosk whose sittings would end after no time at all.
+    f["kiosk-idle.toml"] = work / "kiosk-idle.toml"
+    f["kiosk-idle.toml"].write_text('[kiosk]\nsession = "per-person"\nidle-minutes = 0\n')
     # Plugin packages that are not.
     f["text.assist-plugin"] = work / "text.assist-plugin"
     f["text.assist-plugin"].write_text("not a package\n")
@@ -266,6 +269,8 @@ def cases(f: dict, work: Path) -> list:
         Case("delete with a slot out of range", ["run", "collect-videos", "video", "delete", "Nothing", "--kind", "testing", "--slot", "9", "--yes", "--config", str(f["orbit.toml"])]),
         Case("collect-videos unknown verb", ["run", "collect-videos", "dance", "--config", str(f["orbit.toml"])]),
         Case("sync with a word for seconds", ["run", "collect-videos", "sync", "--wait", "soon", "--config", str(f["orbit.toml"])]),
+        Case("survey sync waiting a word", ["survey", "sync", "--wait", "soon"]),
+        Case("kiosk idle minutes of zero", ["kiosk", "check", "--config", str(f["kiosk-idle.toml"])]),
         # photo-sensor.
         Case("photo-sensor settings all wrong", ["run", "photo-sensor", "watch", "--once", "--config", str(f["photo-bad.toml"])],
              expect="any"),

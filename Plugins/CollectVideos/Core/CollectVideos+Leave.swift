@@ -52,10 +52,7 @@ extension CollectVideos {
             throw PluginError(
                 leaveQuestion(keepSent: arguments.contains("--keep-sent")) + " " + phrases.text("add-yes-to-leave"))
         }
-        let wait = Self.number(after: "--wait", in: arguments) ?? 30
-        guard wait.isFinite, (0...600).contains(wait) else {
-            throw PluginError(phrases.text("wait-usage"))
-        }
+        let wait = try waitSeconds(arguments, otherwise: 30)
         leave(keepSent: arguments.contains("--keep-sent"), waitSeconds: wait) { [weak self] in self?.host.finish() }
     }
 

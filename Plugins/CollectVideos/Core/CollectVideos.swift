@@ -67,7 +67,7 @@ public final class CollectVideos: PluginFeature {
         case ("record", _): try record(Array(arguments.dropFirst()))
         case ("video", "delete"): try deleteVideo(Array(arguments.dropFirst(2)))
         case ("leave", _): try leaveCommand(Array(arguments.dropFirst()))
-        case ("sync", _): sync(waitSeconds: Self.number(after: "--wait", in: arguments) ?? 60)
+        case ("sync", _): sync(waitSeconds: try waitSeconds(arguments, otherwise: 60))
         case ("status", _):
             host.print(try status(json: arguments.contains("--json")))
             host.finish()
@@ -91,6 +91,15 @@ public final class CollectVideos: PluginFeature {
     static func number(after flag: String, in arguments: [String]) -> Double? {
         guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
         return Double(arguments[index + 1])
+    }
+
+    /// `--wait SECONDS` (0 to 600), or `fallback` without it; a value that is no such number is one sentence.
+    func waitSeconds(_ arguments: [String], otherwise fallback: Double) throws(PluginError) -> Double {
+        guard arguments.contains("--wait") else { return fallback }
+        guard let wait = Self.number(after: "--wait", in: arguments), wait.isFinite, (0...600).contains(wait) else {
+            throw PluginError(phrases.text("wait-usage"))
+        }
+        return wait
     }
 
     static func value(after flag: String, in arguments: [String]) -> String? {
