@@ -55,9 +55,7 @@ package enum KioskRun {
         // back to a shared kiosk).
         let drain = SittingDrain(
             sittings: Sittings(device: device), options: options, config: config, logger: session.logger,
-            installed: Dictionary(
-                session.features.records.filter { $0.manifest != nil }.map { ($0.id, $0) }
-            ) { first, _ in first })
+            installed: session.features.records)
         drain.start(every: 600, on: session.loop)
         ShellMenu.run(session: session, microphone: options.mic, kiosk: kiosk)
         drain.stop()

@@ -17,7 +17,8 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
     private let options: HostOptions
     private let config: KioskConfig
     private let logger: Logger
-    private let installed: [String: PluginRecord]
+    /// Each installed feature with a `send_waiting` command: its arguments and library, taken on the main loop.
+    private let senders: [String: (arguments: [String], library: URL)]
     private let lock = NSLock()
     private var running = false
     private var stopped = false
@@ -28,13 +29,19 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
 
     package init(
         sittings: Sittings, options: HostOptions, config: KioskConfig, logger: Logger,
-        installed: [String: PluginRecord]
+        installed: [PluginRecord]
     ) {
         self.sittings = sittings
         self.options = options
         self.config = config
         self.logger = logger
-        self.installed = installed
+        var senders: [String: (arguments: [String], library: URL)] = [:]
+        for record in installed {
+            if let arguments = record.manifest?.sendWaiting, !arguments.isEmpty, senders[record.id] == nil {
+                senders[record.id] = (arguments, record.libraryURL)
+            }
+        }
+        self.senders = senders
     }
 
     /// A round now, then one every `seconds` while the kiosk runs (uploads that could not go wait for the
@@ -84,11 +91,9 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
         // A feature that could not say everything of its own was sent keeps the folder for the next round.
         var kept: [String] = []
         for id in used.sorted() {
-            guard let record = installed[id], let arguments = record.manifest?.sendWaiting, !arguments.isEmpty else {
-                continue
-            }
+            guard let (arguments, library) = senders[id] else { continue }
             // Only a library the admin allowed, as it is now.
-            if let refusal = config.refusal(id: id, library: record.libraryURL) {
+            if let refusal = config.refusal(id: id, library: library) {
                 logger.warning("kiosk: sitting \(name): \(id) is not run to send what waits: \(refusal)")
                 kept.append(id)
                 continue
