@@ -19,7 +19,7 @@ struct ThreadScheduleTests {
     static func pinToOneProcessor() -> Bool {
         var mask = [UInt8](repeating: 0, count: 128)  // a cpu_set_t
         mask[0] = 1
-        return mask.withUnsafeBytes { setAffinity(0, 128, $0.baseAddress!) } == 0
+        return mask.withUnsafeBytes { bytes in bytes.baseAddress.map { setAffinity(0, 128, $0) } } == 0
     }
 
     static func spin(milliseconds: Double) {
