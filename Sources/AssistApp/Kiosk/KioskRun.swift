@@ -71,10 +71,6 @@ package enum KioskRun {
                         exitCode: KioskRun.unusable)
                 }
             }
-            // The next start works out its sitting's folders again from the admin's environment.
-            if let home = ProcessInfo.processInfo.environment[configHomeKey] {
-                if home.isEmpty { unsetenv("XDG_CONFIG_HOME") } else { setenv("XDG_CONFIG_HOME", home, 1) }
-            }
             for (name, value) in inherited { setenv(name, value, 1) }
             let arguments = CommandLine.arguments
             let pointers = arguments.map { strdup($0) } + [nil]
@@ -94,6 +90,7 @@ package enum KioskRun {
     /// kiosk, which keeps `options` as they are.
     static func enterSitting(_ options: inout HostOptions, device: URL) throws -> (name: String, isNew: Bool)? {
         let environment = ProcessInfo.processInfo.environment
+        // A restart (exec) inherits the last sitting's stand-in: the admin's own comes back first.
         if let home = environment[configHomeKey] {
             if home.isEmpty { unsetenv("XDG_CONFIG_HOME") } else { setenv("XDG_CONFIG_HOME", home, 1) }
         }
