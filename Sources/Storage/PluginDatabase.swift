@@ -23,8 +23,12 @@ package final class PluginDatabase: @unchecked Sendable {
         } catch {
             throw .io("Creating \(url.deletingLastPathComponent().path)", cause: error.localizedDescription)
         }
-        // SQLite gives its -wal and -shm files the database file's mode, so the file is made 0600 first.
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        // SQLite gives its -wal and -shm files the database file's mode, so a new file is made 0600 first. Only
+        // a new one: closing a descriptor of a file drops every POSIX lock this process holds on it, so opening
+        // and closing a database another connection here has open would let a second process's closing
+        // connection think it was the last, fold the write-ahead log in and delete it under this one's feet
+        // (a test then read three sent jobs back, none of their outcomes).
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
         connection = try SQLiteConnection(path: url.path)
         self.url = url

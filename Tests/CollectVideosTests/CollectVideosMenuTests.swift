@@ -37,12 +37,19 @@ struct CollectVideosMenuTests {
     }
 
     @Test func consentAThingAndAClipByKeysAlone() throws {
-        var steps: [(String, Double)] = [("c", 0.8)]
-        steps += Array(repeating: ("y", 0.3), count: 6)
-        steps += [("Grace Hopper", 0.3), ("grace@example", 0.3), ("grace@example.org", 0.3)]
-        steps += [("a", 1.5), ("ab", 0.3), ("Red cup", 0.3), ("1", 0.8), ("2", 3.5)]
-        steps += [("cancel", 3.5), ("1", 0.5), ("o", 0.5), ("d", 0.5), ("n", 0.5), ("n", 0.5), ("cancel", 3.5)]
-        steps += [("1", 0.5), ("9", 0.5), ("v", 0.5), ("q", 0.5)]
+        typealias Step = ProcessRunner.TypedLine
+        // What follows the server's answer or a recording waits for it: a line typed while a clip is filmed
+        // stops it, so on a loaded machine a fixed pause once stopped one early and every later key went astray.
+        var steps: [Step] = [Step("c", after: 0.8)]
+        steps += Array(repeating: Step("y", after: 0.3), count: 6)
+        steps += [Step("Grace Hopper", after: 0.3), Step("grace@example", after: 0.3)]
+        steps += [Step("grace@example.org", after: 0.3), ProcessRunner.when("Consent received.", type: "a")]
+        steps += [Step("ab", after: 0.3), Step("Red cup", after: 0.3), Step("1", after: 0.8)]
+        steps += [ProcessRunner.when("Testing video 1 of 2 saved.", thenWait: 0.3, type: "2")]
+        steps += [ProcessRunner.when("Testing video 2 of 2 saved.", thenWait: 0.3, type: "cancel")]
+        steps += ["1", "o", "d", "n", "n"].map { Step($0, after: 0.5) }
+        steps += [ProcessRunner.when("Training video 1 of 5 saved.", thenWait: 0.3, type: "cancel")]
+        steps += ["1", "9", "v", "q"].map { Step($0, after: 0.5) }
         let lines = try menus(steps)
         #expect(
             lines.contains(

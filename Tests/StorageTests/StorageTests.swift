@@ -153,6 +153,31 @@ struct PluginDatabaseTests {
         }
         #expect(value == .text("kept"))
     }
+
+    /// SQLite's connections hold POSIX locks, and closing any descriptor of the file drops every lock the
+    /// process holds on it. Opening a second connection here must not do that: another process's connection
+    /// would then think, as it closed, that it was the last, fold the write-ahead log in and delete it while
+    /// this one still used it (a test once read back three jobs another process had sent, and none of their
+    /// outcomes).
+    @Test func aSecondConnectionKeepsTheFirstsLocks() throws {
+        try database.execute("CREATE TABLE t (x)")
+        try database.execute("INSERT INTO t VALUES (1)")
+        let path = folder.path("plugin/main.sqlite").path
+        do { _ = try PluginDatabase(url: folder.path("plugin/main.sqlite")) }
+        let other = try ProcessRunner.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO t VALUES (2)'); "
+                    + "c.commit(); c.close()",
+                path,
+            ])
+        try #require(other.status == 0, "\(other)")
+        #expect(
+            FileManager.default.fileExists(atPath: path + "-wal"),
+            "the other process took itself for the last connection and removed the log")
+        #expect(try rows("SELECT x FROM t ORDER BY x") == [[.integer(1)], [.integer(2)]])
+    }
 }
 
 @Suite("Media store")
