@@ -155,12 +155,15 @@ package final class OutboxHub: @unchecked Sendable {
 
     /// Stops the worker and waits up to `timeout` seconds for the exchanges under way to end, so that an
     /// answer the server already gave is stored rather than lost (and the request sent twice). For a host
-    /// that is about to exit.
+    /// that is about to exit. When none is left, this process's claim on the jobs it sends is given up at
+    /// once (one left behind is cleared by the next sender to start).
     @discardableResult
     package func stopAndFinishExchanges(timeout: Double) -> Bool {
         guard let worker = lock.withLock({ worker }) else { return true }
         worker.stop()
-        return worker.waitForExchanges(timeout: timeout)
+        let finished = worker.waitForExchanges(timeout: timeout)
+        if finished { lock.withLock { opened }?.releaseClaim() }
+        return finished
     }
 
     /// Sets `owner`'s callback and offers it every outcome waiting for it. Main loop.

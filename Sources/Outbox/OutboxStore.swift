@@ -1,12 +1,18 @@
 import Foundation
 import Storage
+import Synchronization
 
 /// The outbox's memory: every job and every undelivered outcome in one SQLite file the host owns
 /// (`<data>/outbox.sqlite`), so nothing is lost to a restart or a `kill -9`. Jobs leave in the order they
 /// came; a job that was in flight when the host died is sent again (servers de-duplicate by the
-/// `Idempotency-Key` header each job carries). Any thread: the database serialises.
+/// `Idempotency-Key` header each job carries). A job being sent by another live process (`assist outbox send`
+/// beside a running shell) is never taken back (`SenderClaim`). Any thread: the database serialises.
 package final class OutboxStore: Sendable {
     let database: PluginDatabase
+    /// Where the claims of the processes sending from this file are (`SenderClaim`).
+    private let senders: URL
+    /// This store's claim, made when it first takes a job.
+    private let claim = Mutex<SenderClaim?>(nil)
 
     /// A job as stored.
     package struct Job: Equatable, Sendable {
@@ -42,6 +48,18 @@ package final class OutboxStore: Sendable {
                 CREATE INDEX jobs_by_owner ON jobs (owner, id);
                 """)
         try database.migrate(to: 3, sql: "CREATE INDEX outcomes_by_owner ON outcomes (owner, job_id);")
+        try database.migrate(to: 4, sql: "ALTER TABLE jobs ADD COLUMN taken_by TEXT;")
+        senders = url.deletingLastPathComponent().appendingPathComponent("outbox-senders")
+    }
+
+    /// The token this store marks the jobs it takes with, its claim made on first use.
+    private func senderToken() throws(StorageError) -> String {
+        try claim.withLock { (held: inout SenderClaim?) throws(StorageError) -> String in
+            if let held { return held.token }
+            let made = try SenderClaim(folder: senders)
+            held = made
+            return made.token
+        }
     }
 
     /// A job is due when its owner has no older job: each plugin's jobs leave in the order they came, so a
@@ -69,10 +87,30 @@ package final class OutboxStore: Sendable {
         }
     }
 
-    /// At start: jobs that were in flight when the host stopped go back to pending. Returns how many.
+    /// Gives up this store's claim: for a process whose sending has ended (none of its exchanges is under way).
+    /// A job it had in flight (cut short) is then free for the next sender to take back.
+    package func releaseClaim() {
+        claim.withLock { $0 = nil }
+    }
+
+    /// Jobs left in flight by a sender that is gone (the host stopped or died mid-upload) go back to pending;
+    /// those another live process is sending stay as they are, so nothing is sent twice. Also clears the
+    /// claims gone senders left. Returns how many jobs went back.
     @discardableResult
     package func recover() throws(StorageError) -> Int {
-        try database.execute("UPDATE jobs SET state = 'pending' WHERE state = 'in_flight'")
+        var takers: [String?] = []
+        try database.execute("SELECT DISTINCT taken_by FROM jobs WHERE state = 'in_flight'") { _, values in
+            if case .text(let token) = values.first { takers.append(token) } else { takers.append(nil) }
+            return true
+        }
+        var recovered = 0
+        for taker in takers where taker.map({ SenderClaim.isGone($0, in: senders) }) ?? true {
+            recovered += try database.execute(
+                "UPDATE jobs SET state = 'pending', taken_by = NULL WHERE state = 'in_flight' AND taken_by IS ?",
+                arguments: [taker.map { .text($0) } ?? .null])
+        }
+        SenderClaim.sweep(senders)
+        return recovered
     }
 
     /// Why a stored job that cannot be decoded leaves the outbox.
@@ -86,6 +124,7 @@ package final class OutboxStore: Sendable {
     ) throws(StorageError) -> Job? {
         var unreadable: [Outcome] = []
         defer { unreadable.forEach(onUnreadable) }
+        let token = try senderToken()
         // One transaction holding the connection: two senders never take the same job.
         return try database.transaction { () throws(StorageError) -> Job? in
             while true {
@@ -102,7 +141,8 @@ package final class OutboxStore: Sendable {
                 guard let row else { return nil }
                 if let job = Self.job(row) {
                     try database.execute(
-                        "UPDATE jobs SET state = 'in_flight' WHERE id = ?", arguments: [.integer(job.id)])
+                        "UPDATE jobs SET state = 'in_flight', taken_by = ? WHERE id = ?",
+                        arguments: [.text(token), .integer(job.id)])
                     return job
                 }
                 guard case .integer(let id) = row[0] else { return nil }

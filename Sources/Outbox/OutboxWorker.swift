@@ -45,6 +45,11 @@ package final class OutboxWorker: @unchecked Sendable {
     /// Senders looking for or sending a job.
     private var busy = 0
     private var started = false
+    /// When jobs left in flight by a sender that has gone were last looked for (`OutboxStore.recover`): at the
+    /// start, then at least every `recoverySeconds`, so an `assist outbox send` killed mid-upload does not hold
+    /// up that plugin's uploads in a host that keeps running.
+    private var recovered = Date()
+    static let recoverySeconds = 60.0
 
     package init(
         store: OutboxStore, configuration: Configuration = Configuration(), logger: Logger,
@@ -56,8 +61,9 @@ package final class OutboxWorker: @unchecked Sendable {
         self.onOutcome = onOutcome
     }
 
-    /// Starts the sender threads (once; later calls do nothing). Jobs left in flight by a previous run go back
-    /// to pending first, and only then: a job in flight now is never put back while it is being sent.
+    /// Starts the sender threads (once; later calls do nothing). Jobs a sender that has gone left in flight go
+    /// back to pending first, and only then: a job in flight now, here or in another process, is never put back
+    /// while it is being sent.
     package func start() throws(OutboxError) {
         let first = condition.withLock {
             defer { started = true }
@@ -136,6 +142,12 @@ package final class OutboxWorker: @unchecked Sendable {
             var sent = false
             if !stop {
                 do {
+                    let look = condition.withLock {
+                        guard Date().timeIntervalSince(recovered) >= Self.recoverySeconds else { return false }
+                        recovered = Date()
+                        return true
+                    }
+                    if look, try store.recover() > 0 { logger.info("outbox: uploads a stopped sender left go again") }
                     let taken = try store.takeNext(now: Date().timeIntervalSince1970) { outcome in
                         logger.error(
                             "outbox: job \(outcome.jobID) of \(outcome.owner): \(OutboxStore.unreadableReason)")
@@ -154,8 +166,8 @@ package final class OutboxWorker: @unchecked Sendable {
                 busy -= 1
                 if stopping { return true }
                 guard !sent, generation == seen else { return false }
-                let wait = due.map { max(0.001, $0 - Date().timeIntervalSince1970) } ?? 3_600
-                _ = condition.wait(until: Date().addingTimeInterval(min(wait, 3_600)))
+                let wait = due.map { max(0.001, $0 - Date().timeIntervalSince1970) } ?? Self.recoverySeconds
+                _ = condition.wait(until: Date().addingTimeInterval(min(wait, Self.recoverySeconds)))
                 return false
             }
             if finished { return }

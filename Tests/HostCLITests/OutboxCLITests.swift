@@ -66,6 +66,36 @@ struct OutboxCLITests {
         #expect(outcome.status == 201 && outcome.body == Data(#"{"id":9}"#.utf8))
     }
 
+    /// `assist outbox send` while another Assist is sending: the upload under way there is left to it, not
+    /// sent a second time (a server without idempotency, as ORBIT's things are, would keep two records).
+    @Test func aSendBesideAnotherSenderLeavesItsUploadAlone() throws {
+        let data = try TemporaryDirectory("assist-outbox-beside")
+        let server = try LoopbackHTTPServer { _ in
+            .trickle(
+                status: 201, body: Data(repeating: 0x2E, count: Int(100 * ProcessRunner.timeScale)), interval: 0.1)
+        }
+        let store = try OutboxStore(url: data.path("outbox.sqlite"))
+        _ = try store.enqueue(
+            owner: "org.test.videos", request: OutboxRequest(method: "POST", url: server.baseURL + "/api/thing/"))
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        first.arguments = ["outbox", "send", "--timeout", "60", "--data-dir", data.url.path]
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        let deadline = Date().addingTimeInterval(20 * ProcessRunner.timeScale)
+        while server.requests.isEmpty, Date() < deadline { usleep(10_000) }
+        try #require(server.requests.count == 1, "the first sender started")
+
+        let second = try ProcessRunner.run(
+            BuildProducts.assist, ["outbox", "send", "--timeout", "20", "--data-dir", data.url.path])
+        first.waitUntilExit()
+        #expect(second.status == 0, "\(second)")
+        #expect(first.terminationStatus == 0)
+        #expect(server.requests.count == 1, "sent once: \(server.requests.map(\.path))")
+        #expect(try OutboxStore(url: data.path("outbox.sqlite")).outcomes(owner: "org.test.videos").count == 1)
+    }
+
     @Test func refusedCredentialsAndGivenUpUploadsAreSaid() throws {
         let data = try TemporaryDirectory("assist-outbox-refused")
         let server = try LoopbackHTTPServer { _ in .answer(status: 401) }

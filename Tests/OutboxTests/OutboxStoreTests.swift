@@ -18,15 +18,20 @@ struct OutboxStoreTests {
     }
 
     @Test func jobsLeaveInOrderAndAnInFlightJobComesBackAfterACrash() throws {
-        let store = try OutboxStore(url: url)
-        let first = try store.enqueue(owner: "a", request: Self.request("1"))
-        let second = try store.enqueue(owner: "a", request: Self.request("2"))
-        let taken = try #require(try store.takeNext(now: 0))
+        var store: OutboxStore? = try OutboxStore(url: url)
+        let first = try #require(try store?.enqueue(owner: "a", request: Self.request("1")))
+        let second = try #require(try store?.enqueue(owner: "a", request: Self.request("2")))
+        let taken = try #require(try store?.takeNext(now: 0))
         #expect(taken.id == first && taken.request == Self.request("1") && !taken.idempotencyKey.isEmpty)
-        // The host dies here. A new process opens the same file.
+        // Another process opens the same file while the first still sends.
         let reopened = try OutboxStore(url: url)
         #expect(try reopened.takeNext(now: 0) == nil, "the second waits behind the first, still in flight")
+        #expect(try reopened.recover() == 0, "a job its live sender is sending is not taken back")
+        // The first dies here: its claim on the job goes with it.
+        store = nil
         #expect(try reopened.recover() == 1)
+        let claims = try FileManager.default.contentsOfDirectory(atPath: folder.path("outbox-senders").path)
+        #expect(claims.count == 1, "the gone store's claim is cleared, the live one's kept: \(claims)")
         let again = try #require(try reopened.takeNext(now: 0))
         #expect(again.id == first && again.idempotencyKey == taken.idempotencyKey, "same key: the server de-duplicates")
         try reopened.finish(again, answer: HTTPAnswer(status: 201, headers: [], body: Data(), truncated: false))

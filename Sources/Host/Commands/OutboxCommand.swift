@@ -70,7 +70,7 @@ struct OutboxCommand: ParsableCommand {
             if now { try outbox.store().wake(now: Date().timeIntervalSince1970) }
             try outbox.start()
             let idle = outbox.waitUntilIdle(timeout: timeout)
-            outbox.stop()
+            outbox.stopAndFinishExchanges(timeout: 0)
             // Say what the user must act on (refused credentials, given-up uploads), queued on the main loop.
             session.loop.drain(timeoutSeconds: 0.5)
             let left = try outbox.store().pendingCount()
