@@ -1,6 +1,5 @@
 import Foundation
 import Storage
-import Synchronization
 
 /// The outbox's memory: every job and every undelivered outcome in one SQLite file the host owns
 /// (`<data>/outbox.sqlite`), so nothing is lost to a restart or a `kill -9`. Jobs leave in the order they
@@ -12,7 +11,14 @@ package final class OutboxStore: Sendable {
     /// Where the claims of the processes sending from this file are (`SenderClaim`).
     private let senders: URL
     /// This store's claim, made when it first takes a job.
-    private let claim = Mutex<SenderClaim?>(nil)
+    private let claim = HeldClaim()
+
+    /// The claim under a lock: an `NSLock` rather than `Synchronization.Mutex`, whose futex ThreadSanitizer does
+    /// not see (it reported two senders making the first claim as a race).
+    private final class HeldClaim: @unchecked Sendable {  // because: `claim` is used only under `lock`
+        let lock = NSLock()
+        var claim: SenderClaim?
+    }
 
     /// A job as stored.
     package struct Job: Equatable, Sendable {
@@ -54,12 +60,12 @@ package final class OutboxStore: Sendable {
 
     /// The token this store marks the jobs it takes with, its claim made on first use.
     private func senderToken() throws(StorageError) -> String {
-        try claim.withLock { (held: inout SenderClaim?) throws(StorageError) -> String in
-            if let held { return held.token }
-            let made = try SenderClaim(folder: senders)
-            held = made
-            return made.token
-        }
+        claim.lock.lock()
+        defer { claim.lock.unlock() }
+        if let held = claim.claim { return held.token }
+        let made = try SenderClaim(folder: senders)
+        claim.claim = made
+        return made.token
     }
 
     /// A job is due when its owner has no older job: each plugin's jobs leave in the order they came, so a
@@ -90,7 +96,7 @@ package final class OutboxStore: Sendable {
     /// Gives up this store's claim: for a process whose sending has ended (none of its exchanges is under way).
     /// A job it had in flight (cut short) is then free for the next sender to take back.
     package func releaseClaim() {
-        claim.withLock { $0 = nil }
+        claim.lock.withLock { claim.claim = nil }
     }
 
     /// Jobs left in flight by a sender that is gone (the host stopped or died mid-upload) go back to pending;
