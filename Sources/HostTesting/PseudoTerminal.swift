@@ -4,14 +4,24 @@ import Foundation
 /// session and opens the terminal as its controlling one, so Ctrl+C, Ctrl+Z and Ctrl+\\ typed here signal it
 /// as they would on tty1 (unless it turns them into keys). Bytes are typed into the terminal; what it prints
 /// is collected as it comes.
-package final class PseudoTerminal: @unchecked Sendable {  // because: `printed` is guarded by `lock`
+///
+/// When the test lets go of it, a program still running is killed with its process group (a kiosk, made to
+/// outlive its input, would otherwise run on for the rest of the test run: CI rehearsals found a dozen, one
+/// decoding its microphone at a quarter of a core).
+package final class PseudoTerminal: @unchecked Sendable {  // because: `status` is guarded by `lock`
     private let master: Int32
     package let processIdentifier: pid_t
     private let lock = NSLock()
-    private var printed = Data()
     private var status: Int32?
-    private var readerDone = false
-    private var reader: Thread?
+    /// What the program printed, filled by the reader thread, which holds this and not the terminal (holding the
+    /// terminal, it kept it alive as long as the program ran, and the program as long as the terminal lived).
+    private let screen = Printed()
+
+    private final class Printed: @unchecked Sendable {  // because: every field is guarded by `lock`
+        let lock = NSLock()
+        var bytes = Data()
+        var done = false
+    }
 
     /// TIOCSPTLCK and TIOCGPTN (linux/asm-generic/ioctls.h).
     private static let setLock = UInt(0x4004_5431)
@@ -60,30 +70,38 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw CocoaError(.executableLoad) }
         processIdentifier = pid
-        let thread = Thread { [self] in readAll() }
-        reader = thread
-        thread.start()
+        // The reader has a descriptor of its own, which it closes: the terminal's may be closed while it reads.
+        let descriptor = fcntl(master, F_DUPFD_CLOEXEC, 0)
+        let screen = screen
+        guard descriptor >= 0 else {
+            screen.lock.withLock { screen.done = true }
+            return
+        }
+        Thread { Self.readAll(descriptor, into: screen) }.start()
     }
 
     deinit {
         if isRunning {
+            // The program leads its own session and process group: what it started goes with it.
+            kill(-processIdentifier, SIGKILL)
             kill(processIdentifier, SIGKILL)
             _ = waitForExit(timeout: 5)
         }
         close(master)
     }
 
-    private func readAll() {
+    private static func readAll(_ descriptor: Int32, into screen: Printed) {
+        defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = read(master, &buffer, buffer.count)
+            let count = read(descriptor, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             // EIO once the program and every holder of the terminal are gone.
             guard count > 0 else {
-                lock.withLock { readerDone = true }
+                screen.lock.withLock { screen.done = true }
                 return
             }
-            lock.withLock { printed.append(contentsOf: buffer.prefix(count)) }
+            screen.lock.withLock { screen.bytes.append(contentsOf: buffer.prefix(count)) }
         }
     }
 
@@ -101,7 +119,8 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
 
     /// Everything printed so far, with the terminal's CR LF made LF.
     package var text: String {
-        String(decoding: lock.withLock { printed }, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        String(decoding: screen.lock.withLock { screen.bytes }, as: UTF8.self).replacingOccurrences(
+            of: "\r\n", with: "\n")
     }
 
     /// The printed lines so far.
@@ -165,7 +184,7 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `printed`
         }
         // What it wrote last is still in the terminal until the reader has drained it.
         let drained = Date().addingTimeInterval(2)
-        while !lock.withLock({ readerDone }) && Date() < drained { Thread.sleep(forTimeInterval: 0.01) }
+        while !screen.lock.withLock({ screen.done }) && Date() < drained { Thread.sleep(forTimeInterval: 0.01) }
         return lock.withLock { status }
     }
 }
