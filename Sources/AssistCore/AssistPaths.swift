@@ -12,6 +12,10 @@ package struct AssistPaths: Sendable {
     package var cache: URL
     /// The source tree's root when running from a SwiftPM build folder, else nil.
     package var developmentRoot: URL?
+    /// Where the device's own records are kept, those about the software rather than a person (crashes and the
+    /// features they turned off): `data`, except in a per-person kiosk, whose data folder is one person's sitting
+    /// while these stay with the device (`ASSIST_KIOSK_DEVICE_DIR`, set when a sitting is entered).
+    package var records: URL
 
     /// Works the paths out from the executable's location, the environment and the options given.
     ///
@@ -50,7 +54,13 @@ package struct AssistPaths: Sendable {
                 environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".cache")
             cache = cacheBase.appendingPathComponent("assist")
         }
-        return AssistPaths(executable: exe, share: share, data: data, cache: cache, developmentRoot: devRoot)
+        let records = environment[deviceKey].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) } ?? data
+        return AssistPaths(
+            executable: exe, share: share, data: data, cache: cache, developmentRoot: devRoot, records: records)
+    }
+
+    /// The environment variable naming a per-person kiosk's device folder while a sitting is the data folder.
+    package static let deviceKey = "ASSIST_KIOSK_DEVICE_DIR"
     }
 
     /// The source root when `directory` is `<root>/.build/<triple>/<config>` or `<root>/.build/<config>`.

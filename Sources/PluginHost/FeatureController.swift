@@ -371,7 +371,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     var endsTold: [String: Int] = [:]
 
     /// Records of helper crashes, and the plugins they turned off.
-    private lazy var crashGuard = CrashGuard(data: services.paths.data)
+    private lazy var crashGuard = CrashGuard(data: services.paths.records)
 
     /// `record`'s helper process ended unexpectedly (`how`: "crashed in start (SIGSEGV)"): the host keeps
     /// running, closes the feature without calling into it, says so and records the crash. A feature that was

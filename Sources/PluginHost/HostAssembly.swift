@@ -91,7 +91,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             searchPath: configuration.searchPath, availableServices: HostServices.serviceIDs)
         for record in records { record.language = phrases.language }
         // Plugins that crashed Assist and were turned off stay off until `assist plugins reset ID` or an update.
-        let crashGuard = CrashGuard(data: configuration.paths.data)
+        let crashGuard = CrashGuard(data: configuration.paths.records)
         // And those the user turned off (`assist plugins disable ID`), which are as meant: a notice.
         let choices = PermissionStore(data: configuration.paths.data).load()
         var notAdmitted = Set<String>()

@@ -97,9 +97,13 @@ package enum KioskRun {
         let admin = SettingsStore()
         _ = admin.loadStandardFiles(explicit: options.config, explicitIsAdmin: true)
         if case .success(let entries) = KioskAdminFile(device: device).load() { admin.apply(entries, admin: true) }
+        // A restart after the admin turned per-person off must not keep the device folder of before.
+        unsetenv(AssistPaths.deviceKey)
         guard KioskConfig(settings: admin).perPerson else { return nil }
         try AssistPaths.makePrivate(device)
         let sitting = try Sittings(device: device).begin()
+        // Crashes and the features they turned off are the device's, not one person's (`AssistPaths.records`).
+        setenv(AssistPaths.deviceKey, device.path, 1)
         if environment[configHomeKey] == nil { setenv(configHomeKey, environment["XDG_CONFIG_HOME"] ?? "", 1) }
         setenv("XDG_CONFIG_HOME", sitting.root.appendingPathComponent("config").path, 1)
         options.dataDir = sitting.root.path

@@ -87,7 +87,7 @@ extension HostSession {
                     ? "Sandbox: its own folders only, no network or programs of its own; this computer gives \(PluginAccess.kernelSandbox())"
                     : "Sandbox: turned off (plugins.sandbox = false)")
         }
-        let crashes = CrashGuard(data: paths.data).crashes(of: record.id).count
+        let crashes = CrashGuard(data: paths.records).crashes(of: record.id).count
         if crashes > 0 { lines.append("Crashes recorded: \(crashes); assist plugins reset \(record.id) forgets them") }
         lines.append("Library: \(record.libraryURL.path)")
         lines.append("Manifest: \(record.manifestURL.path)")

@@ -224,7 +224,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     package func applySoundSettings() { sound?.apply(settings) }
 
     package func watchForCrashes() -> [CrashGuard.Crash] {
-        let guardian = CrashGuard(data: paths.data)
+        let guardian = CrashGuard(data: paths.records)
         let crashes = guardian.collectCrashes()
         guardian.begin()
         crashGuard = guardian

@@ -190,7 +190,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         if let kiosk { return entries + (kiosk.config.perPerson ? [.done] : []) }
         let records = session.features.records
         entries += records.filter { $0.isRunning && ($0.manifest?.isBackground ?? false) }.map(MenuEntry.background)
-        let crashed = CrashGuard(data: session.paths.data).disabledPlugins()
+        let crashed = CrashGuard(data: session.paths.records).disabledPlugins()
         entries += records.filter { $0.state == .disabled && crashed[$0.id] != nil }.map(MenuEntry.turnedOff)
         let chosen = access.store.load()
         entries += records.filter { $0.state == .disabled && crashed[$0.id] == nil && chosen[$0.id]?.disabled == true }
@@ -366,7 +366,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             guard let self, menuRequest == answer.request else { return }
             menuRequest = nil
             if answer.status == .answered, answer.yes {
-                CrashGuard(data: session.paths.data).reset(record.id)
+                CrashGuard(data: session.paths.records).reset(record.id)
                 try? access.setDisabled(record.id, false)
                 record.enable()
                 session.announcer.say(session.phrases.text("shell.turned-on", ["name": record.name]))

@@ -68,7 +68,7 @@ struct PluginsResetCommand: ParsableCommand {
 
     func run() throws {
         let paths = AssistPaths.resolve(dataDir: global.dataDir, shareDir: global.shareDir)
-        let guardian = CrashGuard(data: paths.data)
+        let guardian = CrashGuard(data: paths.records)
         if guardian.reset(id) {
             print("\(id) is turned on again.")
             return
