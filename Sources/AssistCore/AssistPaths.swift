@@ -61,7 +61,6 @@ package struct AssistPaths: Sendable {
 
     /// The environment variable naming a per-person kiosk's device folder while a sitting is the data folder.
     package static let deviceKey = "ASSIST_KIOSK_DEVICE_DIR"
-    }
 
     /// The source root when `directory` is `<root>/.build/<triple>/<config>` or `<root>/.build/<config>`.
     package static func developmentRoot(for directory: URL) -> URL? {

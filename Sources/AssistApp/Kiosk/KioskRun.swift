@@ -72,6 +72,9 @@ package enum KioskRun {
                 }
             }
             for (name, value) in inherited { setenv(name, value, 1) }
+            // An ignored signal stays ignored across exec: systemd's stop, sent before the next process listens
+            // for it, would be lost and the stop wait its timeout. At its default it ends that process at once.
+            signal(SIGTERM, SIG_DFL)
             let arguments = CommandLine.arguments
             let pointers = arguments.map { strdup($0) } + [nil]
             execv("/proc/self/exe", pointers)

@@ -226,6 +226,13 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     package func watchForCrashes() -> [CrashGuard.Crash] {
         let guardian = CrashGuard(data: paths.records)
         let crashes = guardian.collectCrashes()
+        // A plugin this collection turned off was still admitted when the features were put together.
+        for id in crashes.filter(\.disabled).compactMap(\.plugin) {
+            guard let record = features.record(id: id), record.isUsable,
+                let reason = guardian.disabledReason(id, library: record.libraryURL)
+            else { continue }
+            record.refuse(.disabled(reason))
+        }
         guardian.begin()
         crashGuard = guardian
         return crashes
