@@ -12,7 +12,8 @@ import Foundation
 /// reset ID` or until its library changes (an update): each entry keeps the library's path, size, time and
 /// SHA-256, and stops matching when the file is another. A mark without a fault is a session that only never ended cleanly (kill -9, a power cut, a
 /// closed terminal before the host could tidy up): it is removed and blamed on nobody. Files 0600 in folders
-/// 0700, written whole.
+/// 0700, written whole. `<data>` is `AssistPaths.records`: the data folder, but in a per-person kiosk the
+/// device's folder, since a sitting's is one person's and goes with them.
 package final class CrashGuard: @unchecked Sendable {  // because: `focused` is written on the main loop only
     /// Crashes of one plugin, within `window` seconds, that disable it.
     package static let crashesToDisable = 2

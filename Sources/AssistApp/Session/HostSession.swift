@@ -207,10 +207,6 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         console.start { event in loop.post { dispatcher.dispatch(event) } }
     }
 
-    /// Stops every plugin and puts the terminal back. Queued speech may finish first, up to `drainSeconds`
-    /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
-    /// Marks this process as running features (`<data>/sessions/<pid>.json`, naming the focused one) and
-    /// returns how earlier sessions that ended unexpectedly ended; `shutdown` removes the mark.
     /// True the first time `key` is asked for with this data folder, which then keeps `.said-KEY` (0600) so
     /// that what is said once per user (the tour's offer) is not said again.
     package func firstTime(_ key: String) -> Bool {
@@ -223,6 +219,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// Speech and cues follow the sound settings as they are now (after the shell's settings changed one).
     package func applySoundSettings() { sound?.apply(settings) }
 
+    /// Marks this process as running features (`<records>/sessions/<pid>.json`, naming the focused one) and
+    /// returns how earlier sessions that ended unexpectedly ended (a plugin they turned off is refused at once);
+    /// `shutdown` removes the mark.
     package func watchForCrashes() -> [CrashGuard.Crash] {
         let guardian = CrashGuard(data: paths.records)
         let crashes = guardian.collectCrashes()
@@ -248,6 +247,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         return phrases.text("host.crashed-in", ["name": name])
     }
 
+    /// Stops every plugin and puts the terminal back. Queued speech may finish first, up to `drainSeconds`
+    /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     package func shutdown(drainSeconds: Double? = nil) {
         notifier?.stopping(status: "Stopping.")
         crashGuard?.end()
