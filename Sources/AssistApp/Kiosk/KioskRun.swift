@@ -72,8 +72,13 @@ package enum KioskRun {
                 }
             }
             for (name, value) in inherited { setenv(name, value, 1) }
-            // An ignored signal stays ignored across exec: systemd's stop, sent before the next process listens
-            // for it, would be lost and the stop wait its timeout. At its default it ends that process at once.
+            // The next process starts as a fresh one would: a blocked or ignored signal stays so across exec, and
+            // systemd's stop, sent before that process listens for it, was kept pending and then dropped when it
+            // set its handler up (the dispatch source blocks SIGTERM here; setting SIG_IGN discards a pending
+            // one), so the kiosk ran on. Unblocked and at its default, a stop in that window ends it at once.
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
             signal(SIGTERM, SIG_DFL)
             let arguments = CommandLine.arguments
             let pointers = arguments.map { strdup($0) } + [nil]
