@@ -154,8 +154,8 @@ struct KioskSittingTests {
         third.type("y")
         #expect(third.waitFor("A new session has started."), "\(third.text)")
         #expect(sittings.current == "0002")
-        // systemd's stop, while the kiosk starts again for the next person: it ends as soon as it can listen
-        // (an ignored SIGTERM was once kept across the restart's exec, and the kiosk ran on).
+        // systemd's stop, while the kiosk starts again for the next person: it ends at once (a SIGTERM blocked
+        // across the restart's exec was once dropped when the new process set its handler up, and it ran on).
         kill(third.processIdentifier, SIGTERM)
         #expect([0, 128 + SIGTERM].contains(third.waitForExit()), "\(third.text.suffix(600))")
         // The next person's kiosk, after a restart too, does not offer it.
