@@ -16,6 +16,29 @@ typedef struct arg_s arg_t;
 typedef struct ps_decoder_s ps_decoder_t;
 typedef struct ps_seg_s ps_seg_t;
 
+/* The start of sphinxbase's feat_t (feat.h), up to its live cepstral mean, and that mean's cmn_t (cmn.h), as
+ * Debian's libsphinxbase3 lays them out (mfcc_t is float: no FIXED_POINT). */
+struct feat_prefix {
+    int refcount;
+    char *name;
+    int32_t cepsize, n_stream;
+    uint32_t *stream_len;
+    int32_t window_size, n_sv;
+    uint32_t *sv_len;
+    int32_t **subvecs;
+    float *sv_buf;
+    int32_t sv_dim;
+    int cmn;
+    int32_t varnorm;
+    int agc;
+    void (*compute_feat)(void *, float **, float **);
+    struct cmn_prefix *cmn_struct;
+};
+struct cmn_prefix {
+    float *cmn_mean, *cmn_var, *sum;
+    int32_t nframe, veclen;
+};
+
 static struct {
     const arg_t *(*args)(void);
     cmd_ln_t *(*cmd_ln_init)(cmd_ln_t *, const arg_t *, int, ...);
@@ -41,6 +64,10 @@ static struct {
     int (*add_word)(ps_decoder_t *, const char *, const char *, int);
     const char *(*seg_word)(ps_seg_t *);
     int32_t (*seg_prob)(ps_seg_t *, int32_t *, int32_t *, int32_t *);
+    /* Optional: without them the cepstral mean is left to drift (assist_spotter_hold_mean). */
+    struct feat_prefix *(*get_feat)(ps_decoder_t *);
+    void (*cmn_live_get)(struct cmn_prefix *, float *);
+    void (*cmn_live_set)(struct cmn_prefix *, const float *);
     int loaded;
     char error[256];
 } lib;
@@ -91,6 +118,9 @@ static void load(void) {
     *(void **)&lib.seg_word = symbol(ps, PS_LIBRARY, "ps_seg_word", &missing);
     *(void **)&lib.seg_prob = symbol(ps, PS_LIBRARY, "ps_seg_prob", &missing);
     lib.loaded = !missing;
+    lib.get_feat = dlsym(ps, "ps_get_feat");
+    lib.cmn_live_get = dlsym(base, "cmn_live_get");
+    lib.cmn_live_set = dlsym(base, "cmn_live_set");
     /* pocketsphinx logs every step to stderr: silence it (the host says what matters). */
     if (lib.loaded) lib.err_set_logfp(NULL);
 }
@@ -109,6 +139,8 @@ struct assist_spotter {
         int sf, ef;
         unsigned hash;
     } seen[256];
+    struct cmn_prefix *cmn;       /* the decoder's live cepstral mean (NULL: never held) */
+    float speech_mean[64];        /* that mean when speech was last heard (first: the model's own) */
     int pending;         /* results waiting to be read, oldest first */
     struct {
         char phrase[256];
@@ -153,6 +185,14 @@ static assist_spotter *open_with(const char *hmm, const char *dict, const char *
     }
     spotter->config = config;
     spotter->decoder = decoder;
+    if (lib.get_feat && lib.cmn_live_get && lib.cmn_live_set) {
+        struct feat_prefix *feat = lib.get_feat(decoder);
+        struct cmn_prefix *cmn = feat ? feat->cmn_struct : NULL;
+        if (cmn && cmn->veclen > 0 && cmn->veclen <= (int32_t)(sizeof spotter->speech_mean / sizeof(float))) {
+            spotter->cmn = cmn;
+            lib.cmn_live_get(cmn, spotter->speech_mean);
+        }
+    }
     lib.start_utt(decoder);
     return spotter;
 }
@@ -303,6 +343,20 @@ static int take_utterance(assist_spotter *spotter) {
     push(spotter, hyp, spotter->utt_start + (first < 0 ? 0 : first), spotter->utt_start + (last < 0 ? 0 : last),
          score);
     return 1;
+}
+
+/* pocketsphinx's live cepstral mean follows everything it is fed: after some 8 s of a quiet room it is the
+ * room's, and the next word said no longer matches the model (measured: "stop" after 7 s of a quiet room was
+ * spotted, after 9 s or more it never was, at any threshold). pocketsphinx's own voice activity flag stays up in
+ * a quiet room, so the caller, who measures loudness, says when nobody has spoken for a while: the mean is
+ * held at what it was when speech was last heard. */
+void assist_spotter_hold_mean(assist_spotter *spotter, int quiet) {
+    if (spotter == NULL || spotter->cmn == NULL) return;
+    if (quiet) {
+        lib.cmn_live_set(spotter->cmn, spotter->speech_mean);
+    } else {
+        lib.cmn_live_get(spotter->cmn, spotter->speech_mean);
+    }
 }
 
 int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t count) {

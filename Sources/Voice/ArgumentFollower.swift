@@ -85,6 +85,14 @@ package final class ArgumentFollower {
         }
     }
 
+    /// Where speech that has not ended yet began, once 150 ms of it are heard (nil when nobody is speaking, or
+    /// what was said has ended): a question's answer said over Assist's voice stops it at once.
+    package func speaking(_ spotter: KeywordSpotter) -> (startMs: Int, nowMs: Int)? {
+        guard case .going(let start) = spotter.utterance(after: afterMs, room: room), spotter.heardMs - start >= 150
+        else { return nil }
+        return (start, spotter.heardMs)
+    }
+
     private func decode(_ spotter: KeywordSpotter, fromMs: Int, toMs: Int, choices: [String]?) -> Outcome {
         guard judged, let choices else {
             return spotter.decode(fromMs: fromMs, toMs: toMs, choices: choices).map(Outcome.words) ?? nothingSaid()

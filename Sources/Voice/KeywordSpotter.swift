@@ -313,7 +313,11 @@ package final class KeywordSpotter {
         loudness.measure(samples)
         keep(samples)
         var heard: [Detection] = []
+        // Nobody has spoken for the last 2 s: the searches keep the cepstral mean speech left them (a word after
+        // a long quiet was not heard otherwise).
+        let quiet = fedMs > 2_000 && loudness.utterance(after: fedMs - 2_000) == .none
         for (search, openedAt) in zip(spotters, openedAtMs) {
+            assist_spotter_hold_mean(search, quiet ? 1 : 0)
             let found = samples.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
             guard found == 1 else { continue }
             var phrase = [CChar](repeating: 0, count: 256)
@@ -373,6 +377,8 @@ package final class KeywordSpotter {
                         && !SearchPlan.contains(detection.phrase, $0.phrase))
             }
             if again { continue }
+            // The sound is held before the referee decodes (a tenth of a second): speech is cut at once.
+            if detection.overSound { onCandidate?(detection) }
             if contestable.contains(detection.phrase), let chosen = referee(detection) {
                 detection.phrase = chosen
             }
@@ -386,7 +392,6 @@ package final class KeywordSpotter {
                 continue
             }
             held.append(detection)
-            if detection.overSound { onCandidate?(detection) }
         }
         // Due once a longer phrase it lies in could no longer be heard over it; at any time (`standalone`), once
         // the pause after it is heard too, or speech going on instead (then dropped).
@@ -398,9 +403,15 @@ package final class KeywordSpotter {
                 continue
             }
             // Over Assist's sound, what is left of it can make the spotter take one command for another ("back"
-            // for "faster", "time" inside "what time is it"): the phrase's sound is decoded once as one of the
-            // commands and judged, as a window's is; what is not surely a command is dropped.
-            if detection.overSound, var judged = overSoundVerdict(detection) {
+            // for "faster", "time" inside "what time is it"): the phrase's sound, to where its voice ends, is
+            // decoded once as one of the commands and judged, as a window's is; what is not surely a command is
+            // dropped.
+            if detection.overSound {
+                guard let voiceEnd = loudness.voiceEnd(startMs: detection.startMs, endMs: detection.endMs) else {
+                    waiting.append(detection)
+                    continue
+                }
+                var judged = overSoundVerdict(detection, voiceEndMs: voiceEnd)
                 guard judged.confidence ?? 0 >= CommandConfidence.acceptAt else {
                     trace?("\(detection.phrase) at \(detection.startMs) ms over Assist's sound is not sure: dropped")
                     continue
@@ -443,10 +454,10 @@ package final class KeywordSpotter {
         }
     }
 
-    /// `detection`, said over Assist's sound, as the judge hears it over its own sound (from 400 ms before to
-    /// 300 ms after it): the command decoded there and how sure (0 when no command is heard there, or the
-    /// decoders cannot run: nothing acts on a guess).
-    private func overSoundVerdict(_ detection: Detection) -> Detection? {
+    /// `detection`, said over Assist's sound, as the judge hears it over its own sound (from 400 ms before it to
+    /// 200 ms after `voiceEndMs`, where its voice ends): the command decoded there and how sure (0 when no
+    /// command is heard there, or the decoders cannot run: nothing acts on a guess).
+    private func overSoundVerdict(_ detection: Detection, voiceEndMs: Int) -> Detection {
         // Two spoken forms of one phrase over the same sound are judged once.
         let key = "\(detection.startMs / 100)-\(detection.endMs / 100)"
         if let known = judged[key] {
@@ -455,8 +466,8 @@ package final class KeywordSpotter {
             again.confidence = known.confidence
             return again
         }
-        let verdict = judge(
-            fromMs: detection.startMs - 400, toMs: detection.endMs + 300, commands: phrases.map(\.text))
+        let toMs = max(voiceEndMs, detection.endMs) + 200
+        let verdict = judge(fromMs: detection.startMs - 400, toMs: toMs, commands: phrases.map(\.text))
         judged = judged.filter { Int($0.key.split(separator: "-").last ?? "") ?? 0 > (fedMs - 5_000) / 100 }
         judged[key] = verdict ?? (detection.phrase, 0)
         guard let verdict else {

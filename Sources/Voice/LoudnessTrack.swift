@@ -142,6 +142,27 @@ package struct LoudnessTrack: Sendable {
         return followedByAPause(startMs: startMs, endMs: endMs, quietMs: quietMs)
     }
 
+    /// Where the voice of a phrase the recogniser heard from `startMs` to `endMs` ends: the first 150 ms after
+    /// `endMs` all of which is `endDecibels` under the phrase, or `tailMs` past `endMs` at the latest. The
+    /// recogniser ends a phrase early ("sync photos" of "sync photos now", the "fas" of "faster"), and the judge
+    /// over Assist's sound needs the whole of it. Nil while too little is kept after it to tell.
+    package func voiceEnd(startMs: Int, endMs: Int) -> Int? {
+        let last = endMs / 10
+        let limit = last + Self.tailMs / 10
+        let span = 15
+        guard let phrase = loudness(from: startMs / 10, to: last, quantile: 0.75) else { return endMs }
+        for start in last...limit {
+            guard start + span <= base + energies.count else { return nil }
+            if let after = loudness(from: start, to: start + span, quantile: 1), after <= phrase - Self.endDecibels {
+                return start * 10
+            }
+        }
+        return limit * 10
+    }
+
+    /// How far under a phrase its voice has fallen where it ends (`voiceEnd`).
+    package static let endDecibels: Float = 12
+
     /// How much louder than the room before a phrase the stretch after it may be and still be the room.
     package static let roomMarginDecibels: Float = 9
     /// The pause after a phrase heard at any time, and after a single word (which needs more).

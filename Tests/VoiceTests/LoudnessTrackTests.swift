@@ -56,6 +56,22 @@ struct LoudnessTrackTests {
         #expect(inSentence.saidAlone(startMs: 1000, endMs: 1300, quietMs: quiet) == false)
     }
 
+    /// Over Assist's sound the judge hears a phrase to where its voice ends: the recogniser ends it early (the
+    /// "fas" of "faster", "sync photos" of "sync photos now").
+    @Test func aPhraseVoiceEndsWhereItFallsWellUnderThePhrase() {
+        // Heard from 1000 to 1300 ms; the voice goes on to 1700 ms, then what is left of Assist's voice (44 dB).
+        let early = LoudnessTrack(energies: run(44, 100) + run(60, 70) + run(44, 60))
+        #expect(early.voiceEnd(startMs: 1000, endMs: 1300) == 1700)
+        // A quieter last syllable (54 dB, 6 under the phrase) is still the voice.
+        let trailing = LoudnessTrack(energies: run(44, 100) + run(60, 30) + run(54, 20) + run(44, 60))
+        #expect(trailing.voiceEnd(startMs: 1000, endMs: 1300) == 1500)
+        // Too little kept after the end yet: not known.
+        #expect(LoudnessTrack(energies: run(44, 100) + run(60, 40)).voiceEnd(startMs: 1000, endMs: 1300) == nil)
+        // Speech that runs on (Assist's voice left loud, a sentence) is cut at the longest ring, 600 ms past.
+        let running = LoudnessTrack(energies: run(44, 100) + run(60, 200))
+        #expect(running.voiceEnd(startMs: 1000, endMs: 1300) == 1300 + LoudnessTrack.tailMs)
+    }
+
     @Test func theRoomIsTheMedianOfTheStretchBeforeAMoment() {
         let track = LoudnessTrack(energies: run(42, 30) + run(44, 20) + run(70, 3) + run(60, 20))
         // 150–450 ms before 5 s... here before 700 ms: frames 25 to 55, mostly 44 dB with a click of 70.

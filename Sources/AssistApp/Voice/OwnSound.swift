@@ -118,6 +118,17 @@ final class OwnSound {
         VoiceTrace.line?("holding the sound: \(detection.phrase) heard over it at \(detection.endMs) ms")
     }
 
+    /// A person speaks over Assist's sound while a question is asked (the answer, begun): the sound stops at once,
+    /// as for a phrase (`hold(for:)`), and goes on if the answer comes to nothing.
+    func holdForAnswer(fromMs: Int, toMs: Int) {
+        guard !holding, let canceller, canceller.saidByAPerson(fromMs: fromMs - startMs, toMs: toMs - startMs) == true,
+            let mixer = session.sound?.mixer
+        else { return }
+        mixer.hold(seconds: 1.5)
+        holding = true
+        VoiceTrace.line?("holding the sound: an answer is said over it from \(fromMs) ms")
+    }
+
     /// The mixer held for a phrase now acted on, to be released once it has acted (nil when none is held).
     func takeHold() -> AudioMixer? {
         defer { holding = false }

@@ -55,6 +55,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private var following: (detection: Detection, follower: ArgumentFollower)?
     /// The answer to the question asked, awaited.
     private var answering: ArgumentFollower?
+    /// Whether an answer is being said now (the sound held for it stays held until it is decoded).
+    private var answerSpoken = false
     /// Counts the windows opened (push-to-talk, the wake phrase), so the listening thread sees each new one.
     private var windows = 0
     /// The listening thread's: the last window it saw, and the command awaited in the open one.
@@ -344,7 +346,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             window(spotter)
             follow(spotter)
             answer(spotter)
-            own.releaseIfNothingHeard(spotter, awaiting: following != nil)
+            own.releaseIfNothingHeard(spotter, awaiting: following != nil || (answerSpoken && answering != nil))
         }
     }
 
@@ -454,7 +456,15 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             // said from now is judged against the new question's words.
             answering?.wanted = .choices(words, prompt: nil)
         }
+        // An answer said over the question as it is read stops the reading at once, before it is decoded.
+        if let said = answering?.speaking(spotter) {
+            own.holdForAnswer(fromMs: said.startMs, toMs: said.nowMs)
+            answerSpoken = true
+        } else {
+            answerSpoken = false
+        }
         guard let outcome = answering?.step(spotter) else { return }
+        answerSpoken = false
         let span = answering?.span
         answering = nil
         VoiceTrace.line?("answer: \(outcome)")

@@ -69,6 +69,11 @@ int assist_spotter_knows(assist_spotter *spotter, const char *word);
 /* How many phones the dictionary gives `word` (its first pronunciation); 0 when it lacks the word. */
 int assist_spotter_phone_count(assist_spotter *spotter, const char *word);
 
+/* Before feeding: `quiet` 1 when nobody has spoken for a while (the caller measures loudness), 0 otherwise. While
+ * quiet, the decoder's cepstral mean is held at what it was when speech was last heard, instead of sinking to the
+ * quiet room's, where a word said after some 8 s of quiet is no longer recognised. */
+void assist_spotter_hold_mean(assist_spotter *spotter, int quiet);
+
 void assist_spotter_close(assist_spotter *spotter);
 
 #endif
