@@ -381,26 +381,30 @@ struct VoiceListenTests: VoiceListening {
     }
 
     /// A command said after a long quiet, as one usually is: pocketsphinx's cepstral mean sank to the quiet room's
-    /// after some 8 s, and a word said then was not heard at any threshold (3 of 8 renderings of "stop" missed
-    /// after 9 s of quiet; none after 7 s).
-    @Test func aCommandSaidAfterALongQuietIsHeard() throws {
-        let words = ["stop", "pause", "stop", "what time is it"]
-        let voices: [WavFile]
-        do { voices = try words.map { try NaturalVoice.speak($0) } } catch {
+    /// after some 8 s, and a word said then was often not heard at any threshold ("stop" after 9 s of quiet: 3
+    /// renderings in 8 missed; after 7 s, none). Before the mean was held this test heard 3 of 8 (and 1 or 2 of 4
+    /// in three runs of half of it, 3 or 4 of 4 after); renderings and noise differ from run to run, so one or two
+    /// may be missed either way.
+    @Test func commandsSaidAfterALongQuietAreHeard() throws {
+        let words = ["stop", "pause", "next", "what time is it", "stop", "read text", "pause", "next"]
+        var rendered: [String: WavFile] = [:]
+        do { for word in Set(words) { rendered[word] = try NaturalVoice.speak(word) } } catch {
             print("skipped: \(error)")
             return
         }
         var samples: [Int16] = []
         var starts: [Int] = []
-        for voice in voices {
-            // 15 s of a quiet room (noise 50 dB under full scale), then the command.
+        for word in words {
+            guard let voice = rendered[word] else { continue }
+            // 12 s of a quiet room (noise 50 dB under full scale), then the command.
             let rate = voice.format.sampleRateHz
-            starts.append(samples.count * 1000 / rate + 15_500)
-            samples += NaturalVoice.quietRoom(seconds: 15, noiseDecibels: -50, rate: rate).samples
+            starts.append(samples.count * 1000 / rate + 12_500)
+            samples += NaturalVoice.quietRoom(seconds: 12, noiseDecibels: -50, rate: rate).samples
             samples += NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50, padSeconds: 0.5).samples
         }
+        let format = rendered["stop"]?.format ?? AudioFormat(sampleRateHz: 22_050, channels: 1)
         let file = folder.path("after-quiet.wav")
-        try WavFile(format: voices[0].format, samples: samples).data.write(to: file)
+        try WavFile(format: format, samples: samples).data.write(to: file)
         let result = try listen(["--mic", "wav:" + file.path, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let heard = result.lines.compactMap { line -> (String, Int)? in
@@ -409,10 +413,10 @@ struct VoiceListenTests: VoiceListening {
             else { return nil }
             return (phrase, start)
         }
-        for (word, start) in zip(words, starts) {
-            #expect(
-                heard.contains { $0.0 == word && abs($0.1 - start) < 2_000 }, "\(word) at \(start) ms: \(result.lines)")
+        let found = zip(words, starts).filter { word, start in
+            heard.contains { $0.0 == word && abs($0.1 - start) < 2_000 }
         }
+        #expect(found.count >= 6, "\(found.count) of \(words.count) heard: \(result.lines)")
     }
 
     @Test func aPhraseWithAWordTheDictionaryLacksIsNamedAndTheRestStillWork() throws {
