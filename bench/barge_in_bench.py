@@ -121,10 +121,6 @@ def measure_latency():
             if all(b < 300 for b in blocks[block : block + 20]) and sum(b > 1000 for b in uncut[other : other + 20]) > 14:
                 cut = block / 100
                 break
-        if cut is None or cut > word_end + 3:
-            print(f"  latency run {index}: the menu was not cut (stop not heard)")
-            continue
-        latencies.append((cut - word_end) * 1000)
         # The host's own account: when it held the sound (the trace's wall clock on the microphone's time line),
         # plus the WAV sink's 20 ms lead. Where the menu pauses in one run and not the other the loudness
         # comparison above takes the pause for the cut (up to half a second early); this one cannot.
@@ -134,6 +130,10 @@ def measure_latency():
         held = [t for t in holds if t >= when]
         if held:
             held_after.append((held[0] + 0.02 - word_end) * 1000)
+        if cut is None or cut > word_end + 3:
+            print(f"  latency run {index}: the menu was not cut (stop not heard)")
+            continue
+        latencies.append((cut - word_end) * 1000)
     def p95_of(values):
         values = sorted(values)
         return values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
