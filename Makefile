@@ -41,8 +41,7 @@ test: deps models test-photos voices
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
 	@scripts/orbit-server-for-tests.sh up
-	TEST_ALONE='^VoiceTests\.EchoListenTests' scripts/test-halves.sh .build \
-	  '^(HostCLITests|FuzzReplayTests|VoiceTests)\.'; status=$$?; \
+	TEST_ALONE='^VoiceTests\.EchoListenTests' scripts/test-halves.sh .build standard; status=$$?; \
 	  scripts/orbit-server-for-tests.sh down; exit $$status
 	scripts/test-install.sh
 	scripts/test-deb.sh

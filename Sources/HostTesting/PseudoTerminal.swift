@@ -126,6 +126,20 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
     /// The printed lines so far.
     package var lines: [String] { text.split(separator: "\n").map(String.init) }
 
+    /// The number a list on the screen gives `label` ("3. Settings" or "3. Speech rate: 175" → "3"), from the
+    /// last line that names it; it waits up to `timeout` seconds for one, since a list is printed line by line
+    /// after its prompt. Nil when none is printed in time.
+    package func number(of label: String, timeout: Double = 20) -> String? {
+        let deadline = Date().addingTimeInterval(timeout * ProcessRunner.timeScale)
+        repeat {
+            let line = lines.last { $0.hasSuffix(". \(label)") || $0.contains(". \(label):") }
+            let number = line.map { $0.prefix { $0 != "." }.trimmingCharacters(in: .whitespaces) } ?? ""
+            if !number.isEmpty, number.allSatisfy(\.isNumber) { return number }
+            Thread.sleep(forTimeInterval: 0.02)
+        } while Date() < deadline
+        return nil
+    }
+
     /// Types `bytes` (keys as the terminal sends them).
     package func type(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }

@@ -26,10 +26,8 @@ struct KioskSittingTests {
         return kiosk
     }
 
-    /// The number a menu line gives `label` ("2. Upload test" → "2").
-    func number(of label: String, in screen: PseudoTerminal) -> String? {
-        screen.lines.last { $0.hasSuffix(". " + label) }.flatMap { $0.split(separator: ".").first.map(String.init) }
-    }
+    /// The number a menu line gives `label` ("2. Upload test" → "2"), waited for.
+    func number(of label: String, in screen: PseudoTerminal) -> String? { screen.number(of: label) }
 
     /// Every file below `folder` whose bytes hold `text`.
     func files(below folder: URL, holding text: String) -> [String] {

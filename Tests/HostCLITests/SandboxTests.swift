@@ -202,8 +202,7 @@ struct SandboxTests {
             environment: ["HOME": folder.path("home").path, "XDG_CONFIG_HOME": folder.path("config").path])
         /// The number the last list on the screen gives `label`.
         func choose(_ label: String) throws {
-            let line = try #require(screen.lines.last { $0.hasSuffix(". \(label)") }, "\(screen.text)")
-            screen.typeSlowly(String(line.prefix { $0 != "." }) + "\r", gap: 0.1)
+            screen.typeSlowly(try #require(screen.number(of: label), "\(screen.text)") + "\r", gap: 0.1)
         }
         #expect(screen.waitFor("Permissions of features"), "\(screen.text)")
         #expect(screen.waitFor("Control R repeats"), "\(screen.text)")

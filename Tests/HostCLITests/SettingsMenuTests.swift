@@ -23,12 +23,9 @@ struct SettingsMenuTests {
             environment: environment)
     }
 
-    /// The number before "label" in the lines shown so far (the menus list "3. Settings").
+    /// The number before "label" in the list shown last (the menus list "3. Settings"), waited for.
     func number(of label: String, in screen: PseudoTerminal) throws -> String {
-        let line = try #require(
-            screen.text.split(separator: "\n").last { $0.hasSuffix(". \(label)") || $0.contains(". \(label):") },
-            "\(screen.text)")
-        return String(line.prefix { $0 != "." }).trimmingCharacters(in: .whitespaces)
+        try #require(screen.number(of: label), "\(label): \(screen.text)")
     }
 
     /// Escape leaves the settings for the menu, Escape again asks to quit, and y ends the shell cleanly.
