@@ -74,8 +74,9 @@ package enum KioskRun {
             for (name, value) in inherited { setenv(name, value, 1) }
             // The next process starts as a fresh one would: a blocked or ignored signal stays so across exec, and
             // systemd's stop, sent before that process listens for it, was kept pending and then dropped when it
-            // set its handler up (the dispatch source blocks SIGTERM here; setting SIG_IGN discards a pending
-            // one), so the kiosk ran on. Unblocked and at its default, a stop in that window ends it at once.
+            // set its handler up (a dispatch source blocked SIGTERM here then; setting SIG_IGN discards a pending
+            // one), so the kiosk ran on. Unblocked and at its default, a stop in that window ends it at once, and
+            // from `SignalWatch.watch` on it is the shell's.
             var none = sigset_t()
             sigemptyset(&none)
             pthread_sigmask(SIG_SETMASK, &none, nil)

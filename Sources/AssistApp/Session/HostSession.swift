@@ -274,15 +274,10 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// cleanly, the session ends as a clean end (never counted as a crash) and the terminal is restored.
     package func handleSignals(
         _ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP], _ onSignal: @escaping @Sendable () -> Void
-    ) -> [DispatchSourceSignal] {
-        numbers.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            let loop = self.loop
-            source.setEventHandler { loop.post(onSignal) }
-            source.resume()
-            return source
-        }
+    ) -> [SignalWatch.Token] {
+        let loop = self.loop
+        // In place when this returns: a stop sent at once is not lost (SignalWatch says why that matters).
+        return numbers.map { number in SignalWatch.watch(number) { loop.post(onSignal) } }
     }
 
     /// The closest plugin ids to `id`, best first, for "did you mean".

@@ -1,3 +1,4 @@
+import AssistCore
 import Audio
 import Foundation
 import PluginHost
@@ -56,10 +57,8 @@ package enum Listening {
         let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
         try? (json ? FileHandle.standardError : FileHandle.standardOutput).write(contentsOf: Data(ready.utf8))
         let stopped = StopFlag()
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { stopped.set() }
-        source.resume()
+        let interrupt = SignalWatch.watch(SIGINT) { stopped.set() }
+        defer { interrupt.cancel() }
         // Phrases that take words ("find object cup"): the words are decoded after the phrase and printed with it.
         // Plugins set their lists on the main loop (their library's init), so this runs there.
         let found = Found<[String: ArgumentFollower.Wanted]>()
