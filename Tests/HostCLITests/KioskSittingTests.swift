@@ -26,9 +26,6 @@ struct KioskSittingTests {
         return kiosk
     }
 
-    /// The number a menu line gives `label` ("2. Upload test" → "2"), waited for.
-    func number(of label: String, in screen: PseudoTerminal) -> String? { screen.number(of: label) }
-
     /// Every file below `folder` whose bytes hold `text`.
     func files(below folder: URL, holding text: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
@@ -55,7 +52,7 @@ struct KioskSittingTests {
         #expect(sittings.current == "0001")
 
         // The first person: a note of their own, and an upload the server cannot take yet.
-        let upload = try #require(number(of: "Upload test", in: screen), "\(screen.lines)")
+        let upload = try #require(screen.number(of: "Upload test"), "\(screen.lines)")
         screen.type(upload)
         #expect(screen.waitFor("Queued."), "\(screen.text)")
         let note = "a note of this person's own"
@@ -71,7 +68,7 @@ struct KioskSittingTests {
             "the note is in the first person's folder; below the data folder: \(anywhere); the folder holds \(held)")
         #expect(screen.waitFor(". I'm done", count: 2), "\(screen.text)")
         let pid = screen.processIdentifier
-        screen.type(try #require(number(of: "I'm done", in: screen)))
+        screen.type(try #require(screen.number(of: "I'm done")))
         #expect(screen.waitFor("End your session?"), "\(screen.text)")
         screen.type("y")
         #expect(screen.waitFor("Your session has ended."), "\(screen.text)")
@@ -112,7 +109,7 @@ struct KioskSittingTests {
         Thread.sleep(forTimeInterval: 3.5)
         #expect(!screen.text.contains("Your session has ended."), "nobody used it yet")
         // "No" keeps the sitting; then nothing more is typed and it ends by itself.
-        screen.type(try #require(number(of: "I'm done", in: screen)))
+        screen.type(try #require(screen.number(of: "I'm done")))
         #expect(screen.waitFor("End your session?"), "\(screen.text)")
         screen.type("n")
         #expect(screen.waitFor("Your session goes on."), "\(screen.text)")
@@ -138,22 +135,22 @@ struct KioskSittingTests {
         let start = { try kiosk.terminal(environment: ["SWIFT_BACKTRACE": ""]) }
         let first = try start()
         #expect(first.waitFor(". I'm done"), "\(first.text)")
-        first.type(try #require(number(of: label, in: first), "\(first.lines)"))
+        first.type(try #require(first.number(of: label), "\(first.lines)"))
         #expect(first.waitForExit() != 0, "the in-process feature takes the kiosk down: \(first.text.suffix(300))")
         let second = try start()
         #expect(second.waitFor("Start in safe mode"), "\(second.text)")
         #expect(second.text.contains("Assist stopped unexpectedly last time while \(label) was open."))
         second.type("n")
         #expect(second.waitFor(". I'm done"), "\(second.text)")
-        second.type(try #require(number(of: label, in: second), "\(second.lines)"))
+        second.type(try #require(second.number(of: label), "\(second.lines)"))
         #expect(second.waitForExit() != 0)
         let third = try start()
         #expect(third.waitFor(". I'm done"), "\(third.text)")
         #expect(third.text.contains("\(label) is turned off"), "\(third.text)")
-        #expect(number(of: label, in: third) == nil, "\(third.lines)")
+        #expect(third.number(of: label, timeout: 0) == nil, "the menu is whole: \(third.lines)")
         let sittings = Sittings(device: kiosk.data)
         #expect(sittings.current == "0001", "a restart is no new person")
-        third.type(try #require(number(of: "I'm done", in: third)))
+        third.type(try #require(third.number(of: "I'm done")))
         #expect(third.waitFor("End your session?"), "\(third.text)")
         third.type("y")
         #expect(third.waitFor("A new session has started."), "\(third.text)")
@@ -165,7 +162,7 @@ struct KioskSittingTests {
         // The next person's kiosk, after a restart too, does not offer it.
         let next = try start()
         #expect(next.waitFor(". I'm done"), "\(next.text)")
-        #expect(number(of: label, in: next) == nil, "\(next.lines)")
+        #expect(next.number(of: label, timeout: 0) == nil, "the menu is whole: \(next.lines)")
         #expect(!next.text.contains("Assist stopped unexpectedly"), "\(next.text)")
         #expect(FileManager.default.fileExists(atPath: kiosk.data.appendingPathComponent("crashes.jsonl").path))
         #expect(files(below: sittings.path(of: "0002"), holding: "org.example.crash").isEmpty)
@@ -189,13 +186,13 @@ struct KioskSittingTests {
         #expect(screen.waitFor("4. Features on this kiosk"), "\(screen.text)")
         screen.type("4")
         #expect(screen.waitFor("Upload test: not allowed"), "\(screen.text)")
-        screen.type(try #require(number(of: "Upload test: not allowed", in: screen)))
+        screen.type(try #require(screen.number(of: "Upload test: not allowed")))
         #expect(screen.waitFor("Upload test is allowed on this kiosk."), "\(screen.text)")
         #expect(screen.waitFor("Upload test: allowed"), "\(screen.text)")
         let admin = kiosk.data.appendingPathComponent("kiosk-admin.toml")
         #expect(try FileManager.default.attributesOfItem(atPath: admin.path)[.posixPermissions] as? Int == 0o600)
         // Back: the kiosk restarts to admit it, in the same sitting.
-        screen.type(try #require(number(of: "Back", in: screen)))
+        screen.type(try #require(screen.number(of: "Back")))
         #expect(screen.waitFor("Restarting the kiosk."), "\(screen.text)")
         #expect(screen.waitFor("Press a number from 1 to 3"), "\(screen.text)")
         #expect(screen.text.contains(". Upload test"))
