@@ -230,6 +230,16 @@ static int restart(assist_spotter *spotter) {
     return lib.start_utt(spotter->decoder);
 }
 
+long long assist_spotter_utterance_frames(assist_spotter *spotter) {
+    if (spotter == NULL || spotter->grammar) return 0;
+    return (long long)(spotter->fed_samples / 160 - spotter->utt_start);
+}
+
+int assist_spotter_restart(assist_spotter *spotter) {
+    if (spotter == NULL || spotter->grammar) return -1;
+    return restart(spotter) < 0 ? -1 : 0;
+}
+
 static unsigned hash(const char *text) {
     unsigned value = 2166136261u;
     for (; text && *text; text++) value = (value ^ (unsigned char)*text) * 16777619u;
@@ -301,8 +311,9 @@ int assist_spotter_set_language_model(assist_spotter *spotter, const char *lm_fi
 }
 
 /* Keyphrase mode: each segment is one phrase spotted; those not yet reported are queued. The utterance goes
- * on (a longer phrase that begins with a shorter one can still complete) and is restarted after 20 s without
- * a new phrase, to keep the search small. */
+ * on (a longer phrase that begins with a shorter one can still complete); the caller restarts a long one at a
+ * quiet moment (`assist_spotter_restart`), and one that reaches ASSIST_SPOTTER_MAX_UTTERANCE_FRAMES is
+ * restarted here, to keep the search small. */
 static int take_spotted(assist_spotter *spotter) {
     int32_t score = 0;
     const char *hyp = lib.get_hyp(spotter->decoder, &score);
@@ -321,10 +332,9 @@ static int take_spotted(assist_spotter *spotter) {
         }
     }
     /* A search that spotted a phrase starts afresh (it would not spot the same phrase again in this
-     * utterance); phrases that share words are in other searches, so none is cut off. A long utterance is
-     * restarted too, to keep the search small. */
+     * utterance); phrases that share words are in other searches, so none is cut off. */
     int64_t frames = spotter->fed_samples / 160 - spotter->utt_start;
-    if (found > 0 || frames > 3000) restart(spotter);
+    if (found > 0 || frames > ASSIST_SPOTTER_MAX_UTTERANCE_FRAMES) restart(spotter);
     return found;
 }
 

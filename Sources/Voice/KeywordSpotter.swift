@@ -316,7 +316,14 @@ package final class KeywordSpotter {
         // Nobody has spoken for the last 2 s: the searches keep the cepstral mean speech left them (a word after
         // a long quiet was not heard otherwise).
         let quiet = fedMs > 2_000 && loudness.utterance(after: fedMs - 2_000) == .none
+        // A search that has run 30 s without a pause pocketsphinx sees starts afresh at a quiet moment, before
+        // this chunk: a restart inside a word lost it ("stop" said as the 30 s came).
+        var quietNow: Bool?
         for (search, openedAt) in zip(spotters, openedAtMs) {
+            if assist_spotter_utterance_frames(search) > Self.restartFrames {
+                if quietNow == nil { quietNow = loudness.utterance(after: fedMs - Self.restartQuietMs) == .none }
+                if quietNow == true { _ = assist_spotter_restart(search) }
+            }
             assist_spotter_hold_mean(search, quiet ? 1 : 0)
             let found = samples.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
             guard found == 1 else { continue }
@@ -335,6 +342,11 @@ package final class KeywordSpotter {
         }
         return settle(heard)
     }
+
+    /// A keyphrase search's utterance is restarted after this many 10 ms frames (30 s), at a moment when nothing
+    /// was said for `restartQuietMs`; pocketsphinx restarts it anyway at twice that.
+    static let restartFrames = 3_000
+    static let restartQuietMs = 600
 
     /// What is still held, as the input ends.
     package func flush() -> [Detection] {

@@ -74,6 +74,15 @@ int assist_spotter_phone_count(assist_spotter *spotter, const char *word);
  * quiet room's, where a word said after some 8 s of quiet is no longer recognised. */
 void assist_spotter_hold_mean(assist_spotter *spotter, int quiet);
 
+/* Keyphrase mode: how long the current utterance has run, in 10 ms frames. Spotting continues across an
+ * utterance that never ends (pocketsphinx's voice flag stays up in some rooms); its search grows, so the caller
+ * restarts it with `assist_spotter_restart` at a quiet moment, where no word is cut in two. An utterance is
+ * restarted anyway after `ASSIST_SPOTTER_MAX_UTTERANCE_FRAMES`. */
+#define ASSIST_SPOTTER_MAX_UTTERANCE_FRAMES 6000
+long long assist_spotter_utterance_frames(assist_spotter *spotter);
+/* Ends the utterance and starts a new one (keyphrase mode). */
+int assist_spotter_restart(assist_spotter *spotter);
+
 void assist_spotter_close(assist_spotter *spotter);
 
 #endif
