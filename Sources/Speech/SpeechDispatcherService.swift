@@ -106,6 +106,30 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
 
     package func isPaused(owner: Int) -> Bool { lock.withLock { pausedOwners.contains(owner) } }
 
+    /// Whether `holdForListening` paused the connection.
+    private var heldForListening = false
+
+    /// SSIP pauses a whole connection: what is being said stops at once, and what is sent until
+    /// `endListeningHold` (the answer to the command too) is spoken after it, under the server's priorities.
+    package func holdForListening() {
+        // A connection a plugin's pause already holds stays as it is.
+        let speaking = lock.withLock { () -> Bool in
+            guard !heldForListening, current != nil, pausedOwners.isEmpty else { return false }
+            heldForListening = true
+            return true
+        }
+        if speaking { connection.pause() }
+    }
+
+    package func endListeningHold() {
+        if lock.withLock({ () -> Bool in
+            defer { heldForListening = false }
+            return heldForListening
+        }) {
+            connection.resume()
+        }
+    }
+
     package var isSpeaking: Bool { lock.withLock { current != nil } }
 
     package func detach(owner: Int) {

@@ -14,6 +14,11 @@ package protocol SpeechEngine: Speaker {
     func resume(owner: Int)
     /// True while `owner` is paused.
     func isPaused(owner: Int) -> Bool
+    /// Holds what is being said while voice listens for a command (the push-to-talk key is down), to go on
+    /// from its current word after `endListeningHold`; the host's answer to the command is still spoken.
+    func holdForListening()
+    /// Lets what `holdForListening` held go on.
+    func endListeningHold()
     /// True while anything is being spoken.
     var isSpeaking: Bool { get }
     /// Drops `owner`'s callbacks; its speech may finish but reports nothing.

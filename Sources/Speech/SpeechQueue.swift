@@ -71,10 +71,15 @@ struct SpeechQueue {
 
     /// Takes the next entry whose owner is not paused; the kept progress report when nothing else waits.
     mutating func next(skippingOwners paused: Set<Int>) -> Entry? {
-        if let index = waiting.firstIndex(where: { !paused.contains($0.utterance.owner) }) {
+        next { paused.contains($0.utterance.owner) }
+    }
+
+    /// Takes the next entry not `held`; the kept progress report when nothing else waits and it is not held.
+    mutating func next(skipping held: (Entry) -> Bool) -> Entry? {
+        if let index = waiting.firstIndex(where: { !held($0) }) {
             return waiting.remove(at: index)
         }
-        if waiting.isEmpty, let progress = lastProgress, !paused.contains(progress.utterance.owner) {
+        if waiting.isEmpty, let progress = lastProgress, !held(progress) {
             lastProgress = nil
             return progress
         }

@@ -17,6 +17,9 @@ package final class SpeechService: Speaker, @unchecked Sendable {
     var queue = SpeechQueue()
     var playing: Playback?
     var pausedOwners: Set<Int> = []
+    /// While voice listens for a command (`holdForListening`): the first id not held. Utterances queued before
+    /// it wait, and so does every plugin's speech; the host's own from then on (the answer) is spoken.
+    var listeningFrom: UInt64?
     private var nextID: UInt64 = 1
     private var running = true
     weak var mixer: AudioMixer?
@@ -129,6 +132,29 @@ package final class SpeechService: Speaker, @unchecked Sendable {
     /// True while `owner` is paused. Any thread.
     package func isPaused(owner: Int) -> Bool { condition.withLock { pausedOwners.contains(owner) } }
 
+    /// Voice listens for a command (the push-to-talk key is down): what is being said stops at once and waits,
+    /// with everything queued and every plugin's speech from now on, until `endListeningHold`; then it starts
+    /// again at the word that was being heard. The host's speech queued from now on (the "Heard: …" or
+    /// "Sorry" that answers the command) is spoken. Any thread.
+    package func holdForListening() {
+        condition.lock()
+        defer { condition.unlock() }
+        listeningFrom = nextID
+        if let current = playing?.entry, isHeld(current) {
+            postponePlaying()
+            startNextIfIdle()
+        }
+    }
+
+    /// Ends `holdForListening`: what it held goes on. Any thread.
+    package func endListeningHold() {
+        condition.lock()
+        listeningFrom = nil
+        startNextIfIdle()
+        condition.unlock()
+        mixer?.wake()
+    }
+
     /// True while anything is being spoken. Any thread.
     package var isSpeaking: Bool { condition.withLock { playing != nil } }
 
@@ -188,8 +214,14 @@ package final class SpeechService: Speaker, @unchecked Sendable {
     // MARK: Internals (called with `condition` held unless stated)
 
     var hasUnpausedWork: Bool {
-        playing != nil || queue.waiting.contains { !pausedOwners.contains($0.utterance.owner) }
-            || queue.lastProgress.map { !pausedOwners.contains($0.utterance.owner) } == true
+        playing != nil || queue.waiting.contains { !isHeld($0) } || queue.lastProgress.map { !isHeld($0) } == true
+    }
+
+    /// Whether `entry` waits: its owner paused, or voice listening for a command (`holdForListening`).
+    func isHeld(_ entry: SpeechQueue.Entry) -> Bool {
+        if pausedOwners.contains(entry.utterance.owner) { return true }
+        guard let listeningFrom else { return false }
+        return entry.id < listeningFrom || entry.utterance.owner != 0
     }
 
     private func cancel(where predicate: (SpeechQueue.Entry) -> Bool) -> Int {
@@ -226,7 +258,7 @@ package final class SpeechService: Speaker, @unchecked Sendable {
     }
 
     func startNextIfIdle() {
-        guard playing == nil, let entry = queue.next(skippingOwners: pausedOwners) else { return }
+        guard playing == nil, let entry = queue.next(skipping: isHeld) else { return }
         playing = Playback(entry)
         condition.broadcast()
     }

@@ -89,6 +89,38 @@ struct SpeechServiceTests {
         _ = try rig.finish()
     }
 
+    /// The push-to-talk key held: a plugin's reading and a host sentence queued before the key stop and wait, as
+    /// does what the plugin says while it is down; the host's answer said then ("Heard: …") is spoken; once the
+    /// hold ends the reading goes on at the word it was at, then the rest, in order.
+    @Test func aHoldForListeningStopsWhatIsSaidAndLetsTheAnswerThrough() throws {
+        let rig = try SpeechRig()
+        let reading = try #require(
+            rig.say("alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima", owner: 3))
+        let menu = try #require(rig.say("Choose a feature.", owner: 0))
+        #expect(rig.wait { $0.filter { if case .word = $0 { true } else { false } }.count >= 4 })
+        rig.speech.holdForListening()
+        let heard = rig.events
+        let more = try #require(rig.say("more of the page", owner: 3))
+        let answer = try #require(rig.say("Heard: faster.", priority: .important, owner: 0))
+        #expect(rig.wait { $0.contains(.done(answer, .finished)) }, "the host's answer is spoken while held")
+        usleep(300_000)
+        let done = Self.done(rig.events)
+        #expect(done == [answer], "nothing else spoke while held: \(rig.events.dropFirst(heard.count))")
+        #expect(!rig.events.dropFirst(heard.count).contains { if case .word(reading, _) = $0 { true } else { false } })
+        rig.speech.endListeningHold()
+        #expect(rig.wait { $0.contains(.done(more, .finished)) })
+        #expect(Self.done(rig.events) == [answer, reading, menu, more])
+        guard
+            case .word(_, let lastBefore) = heard.last(where: { if case .word(reading, _) = $0 { true } else { false } }
+            )
+        else { return }
+        let resumed = rig.events.dropFirst(heard.count).first {
+            if case .word(reading, _) = $0 { true } else { false }
+        }
+        #expect(resumed == .word(reading, lastBefore), "resumes at the word being heard")
+        _ = try rig.finish()
+    }
+
     @Test func cuesDuck12DecibelsUnderSpeech() throws {
         let rig = try SpeechRig()
         rig.cues.guidance(.continuous, intensity: 1, pan: -1)

@@ -62,6 +62,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// The listening thread's: the last window it saw, and the command awaited in the open one.
     private var windowSeen = 0
     private var inWindow: ArgumentFollower?
+    /// Whether Assist's speech is held for the push-to-talk window (under `lock`).
+    private var speechHeld = false
 
     private init(
         session: HostSession, mode: Mode, model: VoiceModel, wakePhrase: String, echoMode: EchoMode,
@@ -173,12 +175,41 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
         VoiceTrace.line?("push-to-talk key \(down ? "down" : "up")")
         if down {
+            holdSpeech()
             let cues = session.services.sound.cues
             session.loop.post { cues?.play(.listen) }
         }
     }
 
+    /// The push-to-talk key went down: what Assist is saying stops at once and waits for the window's outcome
+    /// (the command's "Heard: …", the "Sorry" of a sentence that is none, or nothing said), then goes on.
+    private func holdSpeech() {
+        guard let speech = session.sound?.speech else { return }
+        lock.withLock { speechHeld = true }
+        speech.holdForListening()
+        VoiceTrace.line?("speech held for the push-to-talk window")
+    }
+
+    /// Whether speech was held for the window, no longer: the caller lets it go on (after its answer is queued).
+    private func takeSpeechHold() -> (any SpeechEngine)? {
+        lock.withLock {
+            defer { speechHeld = false }
+            return speechHeld ? session.sound?.speech : nil
+        }
+    }
+
+    /// Lets held speech go on once the window is over with nothing to answer: closed with nothing said (the key
+    /// up, or the 5 s over, with nobody speaking), or Assist's own voice heard in it. The listening thread.
+    private func endSpeechHoldIfOver() {
+        guard following == nil, inWindow == nil, !answerSpoken, lock.withLock({ speechHeld && Self.now > openUntil }),
+            let speech = takeSpeechHold()
+        else { return }
+        speech.endListeningHold()
+        VoiceTrace.line?("speech goes on: the window is over")
+    }
+
     package func stop() {
+        takeSpeechHold()?.endListeningHold()
         own.stop()
         session.features.phrasesHeard = nil
         keyDevice?.stop()
@@ -254,6 +285,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             openUntil = Self.now + Double(Self.windowMs) / 1000
             windows += 1
         }
+        holdSpeech()
         session.services.sound.cues?.play(.listen)
     }
 
@@ -279,6 +311,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         while isRunning {
             // A plugin recording has the microphone; it is opened again afterwards.
             if session.services.sound.microphoneUse.inUse || !wantsMicrophone {
+                endSpeechHoldIfOver()
                 if input != nil, let spotter {
                     own.skip(count: silence.count)
                     for heard in spotter.feed(silence) + spotter.flush() { accept(heard, at: spotter.heardMs) }
@@ -347,6 +380,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             follow(spotter)
             answer(spotter)
             own.releaseIfNothingHeard(spotter, awaiting: following != nil || (answerSpoken && answering != nil))
+            endSpeechHoldIfOver()
         }
     }
 
@@ -535,9 +569,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
         let session = session
         let cues = session.services.sound.cues
+        let speech = takeSpeechHold()
         session.loop.post {
             cues?.play(.error)
             session.announcer.say(session.phrases.text("voice.not-understood"), priority: .important, remember: false)
+            speech?.endListeningHold()
         }
     }
 
@@ -558,8 +594,12 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         let session = session
         let cues = session.services.sound.cues
         let held = own.takeHold()
+        let speech = takeSpeechHold()
         session.loop.post {
-            defer { held?.release() }
+            defer {
+                held?.release()
+                speech?.endListeningHold()
+            }
             cues?.play(.tap)
             session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
             then(session)
