@@ -139,7 +139,8 @@ package final class SpeechService: Speaker, @unchecked Sendable {
     package func holdForListening() {
         condition.lock()
         defer { condition.unlock() }
-        listeningFrom = nextID
+        // A second window while one holds keeps the first one's mark: the answers said between stay free.
+        if listeningFrom == nil { listeningFrom = nextID }
         if let current = playing?.entry, isHeld(current) {
             postponePlaying()
             startNextIfIdle()

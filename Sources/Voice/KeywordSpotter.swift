@@ -322,7 +322,9 @@ package final class KeywordSpotter {
         for (search, openedAt) in zip(spotters, openedAtMs) {
             if assist_spotter_utterance_frames(search) > Self.restartFrames {
                 if quietNow == nil { quietNow = loudness.utterance(after: fedMs - Self.restartQuietMs) == .none }
-                if quietNow == true { _ = assist_spotter_restart(search) }
+                if quietNow == true, assist_spotter_restart(search) == 0 {
+                    trace?("search renewed at \(fedMs - samples.count * 1000 / VoiceListener.format.sampleRateHz) ms")
+                }
             }
             assist_spotter_hold_mean(search, quiet ? 1 : 0)
             let found = samples.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
