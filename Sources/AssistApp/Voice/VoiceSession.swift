@@ -198,6 +198,13 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
     }
 
+    /// Lets speech held for the window go on, its answer queued (nil: none was held). Main loop.
+    private static func endSpeechHold(_ speech: (any SpeechEngine)?) {
+        guard let speech else { return }
+        speech.endListeningHold()
+        VoiceTrace.line?("speech goes on after the answer")
+    }
+
     /// Lets held speech go on once the window is over with nothing to answer: closed with nothing said (the key
     /// up, or the 5 s over, with nobody speaking), or Assist's own voice heard in it. The listening thread.
     private func endSpeechHoldIfOver() {
@@ -573,7 +580,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         session.loop.post {
             cues?.play(.error)
             session.announcer.say(session.phrases.text("voice.not-understood"), priority: .important, remember: false)
-            speech?.endListeningHold()
+            Self.endSpeechHold(speech)
         }
     }
 
@@ -598,7 +605,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         session.loop.post {
             defer {
                 held?.release()
-                speech?.endListeningHold()
+                Self.endSpeechHold(speech)
             }
             cues?.play(.tap)
             session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
