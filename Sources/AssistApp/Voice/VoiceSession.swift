@@ -198,11 +198,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
     }
 
-    /// Lets speech held for the window go on, its answer queued (nil: none was held). Main loop.
-    private static func endSpeechHold(_ speech: (any SpeechEngine)?) {
+    /// Lets speech held for the window go on (nil: none was held), saying why in the voice trace. Any thread.
+    private static func endSpeechHold(_ speech: (any SpeechEngine)?, _ why: String = " after the answer") {
         guard let speech else { return }
         speech.endListeningHold()
-        VoiceTrace.line?("speech goes on after the answer")
+        VoiceTrace.line?("speech goes on\(why)")
     }
 
     /// Lets held speech go on once the window is over with nothing to answer: closed with nothing said (the key
@@ -211,12 +211,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         guard following == nil, inWindow == nil, !answerSpoken, lock.withLock({ speechHeld && Self.now > openUntil }),
             let speech = takeSpeechHold()
         else { return }
-        speech.endListeningHold()
-        VoiceTrace.line?("speech goes on: the window is over")
+        Self.endSpeechHold(speech, ": the window is over")
     }
 
     package func stop() {
-        takeSpeechHold()?.endListeningHold()
+        Self.endSpeechHold(takeSpeechHold(), " as voice stops")
         own.stop()
         session.features.phrasesHeard = nil
         keyDevice?.stop()
