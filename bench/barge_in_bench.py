@@ -188,12 +188,15 @@ for name, echo_db, delay in rooms:
     made[name] = (folder, alone, delay)
 
 
-def listen(mic, reference=None):
+def listen(mic, reference=None, trace=None):
     args = [assist, "listen", "--mic", f"wav:{mic}", "--json", "--data-dir", os.path.join(work, "data")]
     if reference:
         args += ["--reference", f"wav:{reference}"]
+    env = dict(os.environ, ASSIST_VOICE_TRACE=trace) if trace else None
+    if trace and os.path.exists(trace):
+        os.remove(trace)
     started = os.times()
-    done = subprocess.run(args, capture_output=True, text=True)
+    done = subprocess.run(args, capture_output=True, text=True, env=env)
     ended = os.times()
     cpu = (ended.children_user - started.children_user) + (ended.children_system - started.children_system)
     heard = []
@@ -232,7 +235,8 @@ print(f"barge-in: a reading of {length / 60:.1f} min (espeak-ng, 175 words a min
 for name, (folder, alone, delay) in made.items():
     spans_file = json.load(open(os.path.join(folder, "spans.json")))
     spans = [(label, span["from_ms"], span["to_ms"]) for (label, _, _), span in zip(said, spans_file["commands"])]
-    heard, _, summary = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"))
+    trace = os.path.join(folder, "trace.txt")
+    heard, _, summary = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"), trace)
     raw, _, _ = listen(os.path.join(folder, "mic.wav"))
     hits, confused, stray, per = score(heard, spans)
     base_hits, _, base_stray, _ = score(raw, spans)
@@ -252,6 +256,24 @@ for name, (folder, alone, delay) in made.items():
           f"{sorted(set(h[0] for h in false_raw))[:8]}")
     print(f"  delay found {summary.get('echo_delay_ms')} ms (made {delay}); echo return loss enhancement "
           f"{summary.get('erle_db')} dB (reading alone: {alone_summary.get('erle_db')} dB)")
+    # When the sound would be held: the first phrase spotted over each command and passed by the person check (the
+    # trace's "heard … at FED ms over Assist's sound"), FED being how much of the microphone had been fed then, against
+    # where the command's voice ends. A live microphone adds its period (20–25 ms) and the time to process a chunk.
+    reported = [(int(m.group(2)), json.loads(m.group(1))) for m in
+                re.finditer(r"heard (\{.*?\}) at (\d+) ms over Assist's sound", open(trace).read())]
+    dropped = {int(m.group(1)) for m in re.finditer(r"at (\d+) ms is Assist's own voice", open(trace).read())}
+    after_end = []
+    for (label, path, when), (_, start, end) in zip(said, spans):
+        word_end = (when + speech_end(path)) * 1000
+        fed = [at for at, item in reported if start - 300 <= (item["start_ms"] + item["end_ms"]) / 2 <= end + 300
+               and item["start_ms"] not in dropped]
+        if fed:
+            after_end.append(min(fed) - word_end)
+    if after_end:
+        after_end.sort()
+        print(f"  the sound held after the word's end, by the microphone's time fed ({len(after_end)} commands): "
+              f"median {statistics.median(after_end):.0f} ms, p95 "
+              f"{after_end[min(len(after_end) - 1, int(round(0.95 * (len(after_end) - 1))))]:.0f} ms")
     print(f"  CPU listening through the reading alone: {100 * cpu_on / length:.1f} % of a core with the canceller, "
           f"{100 * cpu_off / length:.1f} % without: the canceller {100 * (cpu_on - cpu_off) / length:.1f} %")
 

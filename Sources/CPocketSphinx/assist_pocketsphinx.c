@@ -372,10 +372,16 @@ void assist_spotter_hold_mean(assist_spotter *spotter, int quiet) {
 int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t count) {
     if (spotter == NULL || (samples == NULL && count > 0)) return -1;
     if (lib.process_raw(spotter->decoder, samples, count, 0, 0) < 0) return -1;
+    int64_t before = spotter->fed_samples;
     spotter->fed_samples += (int64_t)count;
-    unsigned char in_speech = lib.get_in_speech(spotter->decoder);
+    /* pocketsphinx's voice flag is looked at once per 100 ms of sound, however finely the sound is fed: utterances
+     * end where they did when voice was read in 100 ms chunks, which the thresholds were measured with (the flag
+     * dips inside words). Phrases are still reported from each piece. */
+    int looked = before / ASSIST_SPOTTER_LOOK_SAMPLES != spotter->fed_samples / ASSIST_SPOTTER_LOOK_SAMPLES;
+    unsigned char in_speech = looked ? lib.get_in_speech(spotter->decoder) : spotter->was_in_speech;
     if (!spotter->grammar) {
         int found = take_spotted(spotter);
+        if (!looked) return found > 0 ? 1 : 0;
         /* As pocketsphinx_continuous does: each stretch of speech is an utterance of its own, so the search
          * starts clean after a pause (phrases already spotted in it are not reported again). */
         if (in_speech) spotter->was_in_speech = 1;
@@ -389,6 +395,7 @@ int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t 
         }
         return found > 0 ? 1 : 0;
     }
+    if (!looked) return 0;
     if (in_speech) spotter->was_in_speech = 1;
     if (!in_speech && spotter->was_in_speech) {
         lib.end_utt(spotter->decoder);

@@ -321,7 +321,11 @@ package final class KeywordSpotter {
         var quietNow: Bool?
         for (search, openedAt) in zip(spotters, openedAtMs) {
             if assist_spotter_utterance_frames(search) > Self.restartFrames {
-                if quietNow == nil { quietNow = loudness.utterance(after: fedMs - Self.restartQuietMs) == .none }
+                if quietNow == nil {
+                    quietNow =
+                        loudness.utterance(after: fedMs - Self.restartQuietMs) == .none
+                        && loudness.isQuiet(after: fedMs - Self.onsetMs)
+                }
                 if quietNow == true, assist_spotter_restart(search) == 0 {
                     trace?("search renewed at \(fedMs - samples.count * 1000 / VoiceListener.format.sampleRateHz) ms")
                 }
@@ -349,6 +353,19 @@ package final class KeywordSpotter {
     /// was said for `restartQuietMs`; pocketsphinx restarts it anyway at twice that.
     static let restartFrames = 3_000
     static let restartQuietMs = 600
+    /// Nothing of a word may have begun in the last `onsetMs` either (fed in 20 ms chunks, a search was renewed
+    /// 70 ms into "stop", which the loudness track does not yet call speech).
+    static let onsetMs = 200
+    /// pocketsphinx reports a phrase some 180 ms after the end it gives for it (measured over a reading).
+    static let reportLagMs = 100
+
+    /// Where the person check over Assist's sound ends: fed in small chunks, pocketsphinx reports a phrase as soon
+    /// as its first sounds match ("slow" of "slower", ending 80 ms before the word), and a word's first 150 ms, a
+    /// quiet "s", are mostly echo: the check takes in what was fed up to `reportLagMs` ago (measured: 3 of 83
+    /// commands over a reading dropped as Assist's own voice when the check ended where the phrase did).
+    private func personCheckEnd(_ detection: Detection) -> Int {
+        max(detection.endMs, fedMs - Self.reportLagMs)
+    }
 
     /// What is still held, as the input ends.
     package func flush() -> [Detection] {
@@ -365,7 +382,7 @@ package final class KeywordSpotter {
     private func settle(_ heard: [Detection]) -> [Detection] {
         if let trace {
             for detection in heard {
-                let over = overSound?(detection.startMs, detection.endMs)
+                let over = overSound?(detection.startMs, personCheckEnd(detection))
                 let pause =
                     over != nil
                     ? " over Assist's sound"
@@ -376,7 +393,7 @@ package final class KeywordSpotter {
             }
         }
         for var detection in heard {
-            switch overSound?(detection.startMs, detection.endMs) {
+            switch overSound?(detection.startMs, personCheckEnd(detection)) {
             case false?:
                 trace?("\(detection.phrase) at \(detection.startMs) ms is Assist's own voice: dropped")
                 continue

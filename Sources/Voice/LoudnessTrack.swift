@@ -73,6 +73,16 @@ package struct LoudnessTrack: Sendable {
             ? .ended(startMs: start * 10, endMs: end * 10) : .going(startMs: start * 10)
     }
 
+    /// Whether not even 10 ms louder than the room (by the margin `utterance` uses) was heard from `afterMs` on:
+    /// the first sound of a word, which `utterance` does not call speech before 120 ms of it.
+    package func isQuiet(after afterMs: Int) -> Bool {
+        let first = max(afterMs / 10, base)
+        let last = base + energies.count
+        guard last - first > 0, let room = loudness(from: last - 600, to: last, quantile: 0.05) else { return true }
+        let level = max(room, Self.quietestRoom) + 12
+        return !energies[(first - base)...].contains { $0 >= level }
+    }
+
     /// Keeps the loudness of each 10 ms fed, for the last 8 s.
     package mutating func measure(_ samples: [Int16]) {
         let all = remainder + samples

@@ -288,7 +288,13 @@ extension EchoListenTests {
         // first is not its own voice (the speakers fell silent), and a second "stop" may be misheard. How soon
         // the sound stops is measured by bench/voice.sh (a timed figure, not a test's).
         let heard = stopped.lines.filter { $0.hasPrefix("Heard:") }
-        #expect(heard.first.map { $0 == "Heard: stop." } ?? true, "\(stopped.lines)")
+        let account = stopped.trace.split(separator: "\n").filter {
+            $0.contains("heard {") || $0.contains("echo: ") && $0.contains("ms kept") || $0.contains("decoded as")
+                || $0.contains("dropped") || $0.contains("holding")
+        }
+        #expect(
+            heard.first.map { $0 == "Heard: stop." } ?? true,
+            "\(stopped.lines)\n\(account.joined(separator: "\n"))")
     }
 }
 

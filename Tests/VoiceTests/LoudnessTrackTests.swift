@@ -56,6 +56,17 @@ struct LoudnessTrackTests {
         #expect(inSentence.saidAlone(startMs: 1000, endMs: 1300, quietMs: quiet) == false)
     }
 
+    /// A keyphrase search is renewed only where no word has begun: 70 ms into one is not yet speech to
+    /// `utterance` (it needs 120 ms), but it is not quiet either.
+    @Test func theFirstSoundOfAWordIsNotQuiet() {
+        let onset = LoudnessTrack(energies: run(40, 100) + run(60, 7))
+        #expect(onset.utterance(after: 470) == .none)
+        #expect(!onset.isQuiet(after: 870))
+        #expect(LoudnessTrack(energies: run(40, 107)).isQuiet(after: 870))
+        // The word ended long enough ago: quiet again.
+        #expect(LoudnessTrack(energies: run(40, 100) + run(60, 30) + run(40, 30)).isQuiet(after: 1_400))
+    }
+
     /// Over Assist's sound the judge hears a phrase to where its voice ends: the recogniser ends it early (the
     /// "fas" of "faster", "sync photos" of "sync photos now").
     @Test func aPhraseVoiceEndsWhereItFallsWellUnderThePhrase() {

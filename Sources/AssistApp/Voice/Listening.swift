@@ -147,13 +147,13 @@ package enum Listening {
             // At the end, half a second of silence lets a phrase said last finish, then what is held is sure.
             let heard =
                 ended
-                ? spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom) + spotter.flush()
+                ? spotter.feed(VoiceListener.quietRoom(tenths: 2)) + spotter.flush()
                 : spotter.feed(hearable(chunk, canceller))
             if window {
                 decodeWindow()
                 if ended {
                     for _ in 0..<100 where inWindow != nil {
-                        _ = spotter.feed(VoiceListener.quietRoom)
+                        _ = spotter.feed(VoiceListener.quietRoom(tenths: 1))
                         decodeWindow()
                     }
                     break
@@ -175,7 +175,7 @@ package enum Listening {
             if ended {
                 // The words of a phrase said last are heard out over the room's sound.
                 for _ in 0..<100 where following != nil {
-                    _ = spotter.feed(VoiceListener.quietRoom)
+                    _ = spotter.feed(VoiceListener.quietRoom(tenths: 1))
                     follow()
                 }
                 if let (detection, _) = following { print(detection) }

@@ -374,7 +374,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             if let warning = level.add(chunk) { say(warning) }
             let fed = own.hearable(chunk, endsAt: endsAt, spotter: spotter)
             chunksFed += 1
-            if chunksFed % 10 == 0 {
+            if chunksFed % 50 == 0 {
                 let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
                 let note =
                     fed.closed ? " (the host sounds: room sound instead)" : fed.cancelled ? " (echo cancelled)" : ""

@@ -99,7 +99,7 @@ package enum VoiceTuning {
             heard += spotter.feed(chunk)
         }
         // Silence after the file, so a phrase at its very end is finished, then what is held.
-        heard += spotter.feed(VoiceListener.quietRoom + VoiceListener.quietRoom + VoiceListener.quietRoom)
+        heard += spotter.feed(VoiceListener.quietRoom(tenths: 3))
         return heard + spotter.flush()
     }
 }

@@ -69,6 +69,10 @@ int assist_spotter_knows(assist_spotter *spotter, const char *word);
 /* How many phones the dictionary gives `word` (its first pronunciation); 0 when it lacks the word. */
 int assist_spotter_phone_count(assist_spotter *spotter, const char *word);
 
+/* An utterance ends where pocketsphinx's voice flag has fallen, looked at once per this many samples fed (100 ms),
+ * whatever the size of the pieces fed: fed in small pieces, phrases are reported sooner and cut no more often. */
+#define ASSIST_SPOTTER_LOOK_SAMPLES 1600
+
 /* Before feeding: `quiet` 1 when nobody has spoken for a while (the caller measures loudness), 0 otherwise. While
  * quiet, the decoder's cepstral mean is held at what it was when speech was last heard, instead of sinking to the
  * quiet room's, where a word said after some 8 s of quiet is no longer recognised. */
