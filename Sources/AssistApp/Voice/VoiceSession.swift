@@ -503,6 +503,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         } else {
             answerSpoken = false
         }
+        // A command spotted over the question as it is read waits for its judge: the answer is decoded after it,
+        // or not at all when the command is taken (a menu's answer is listened for afresh). The answer's own
+        // window can begin after the word did (its first, quiet sound under what is left of the echo) and
+        // mishear it: "stop" over the menu was taken as "back" before "stop" was sure.
+        if mode == .always, spotter.hasCandidates { return }
         guard let outcome = answering?.step(spotter) else { return }
         answerSpoken = false
         let span = answering?.span
