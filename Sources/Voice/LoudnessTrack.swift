@@ -183,11 +183,46 @@ package struct LoudnessTrack: Sendable {
     package static let tailMs = 600
 
     /// The loudness of frames `from..<to` at `quantile` (1 for the loudest), when at least 8 of them are kept.
+    /// Asked several times for every 20 ms fed (the room over the last 6 s among them): the frames are copied to
+    /// the stack and the one at that rank selected, not sorted into a new array.
     package func loudness(from: Int, to: Int, quantile: Double) -> Float? {
         let low = max(from, base) - base
         let high = min(to, base + energies.count) - base
         guard high - low >= 8 else { return nil }
-        let sorted = energies[low..<high].sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
+        let rank = min(high - low - 1, Int(Double(high - low) * quantile))
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: high - low) { frames in
+            _ = frames.initialize(fromContentsOf: energies[low..<high])
+            return Self.select(rank, in: frames)
+        }
+    }
+
+    /// The value `values.sorted()[rank]` would give, found by partitioning `values` in place (Hoare's selection:
+    /// linear time on average); `values` is left reordered.
+    package static func select(_ rank: Int, in values: UnsafeMutableBufferPointer<Float>) -> Float {
+        var low = 0
+        var high = values.count - 1
+        while low < high {
+            let pivot = values[low + (high - low) / 2]
+            var left = low
+            var right = high
+            while left <= right {
+                while values[left] < pivot { left += 1 }
+                while values[right] > pivot { right -= 1 }
+                if left <= right {
+                    values.swapAt(left, right)
+                    left += 1
+                    right -= 1
+                }
+            }
+            // low...right are at most the pivot, left...high at least it, and any between equal it.
+            if rank <= right {
+                high = right
+            } else if rank >= left {
+                low = left
+            } else {
+                return values[rank]
+            }
+        }
+        return values[rank]
     }
 }

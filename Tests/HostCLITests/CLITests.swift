@@ -82,8 +82,14 @@ struct CLITests {
         let good = try builder.build(folder: "good", manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
         let passed = try assist(["plugins", "check", good.path])
         #expect(passed.status == 0, "\(passed.standardError)")
+        // A sanitized build on a busy machine may load it in over 50 ms, which the check says (and may).
+        let said =
+            ProcessRunner.timeScale == 1
+            ? passed.standardOutput
+            : passed.standardOutput.replacingOccurrences(
+                of: #" \(warning: loading and init took \d+ ms, over 50 ms\)"#, with: "", options: .regularExpression)
         #expect(
-            passed.standardOutput
+            said
                 == "org.test.plugin 1.0.0: passes the checks\norg.test.plugin: permissions declared: none; used while checked: none.\norg.test.plugin: ran in a helper process: 22 steps, no crash or hang.\n"
         )
 

@@ -8,6 +8,29 @@ struct LoudnessTrackTests {
     /// `frames` of 10 ms, each `db` loud.
     func run(_ db: Float, _ frames: Int) -> [Float] { Array(repeating: db, count: frames) }
 
+    /// A quantile is the frame sorting would put at its rank, for every rank, with many loudnesses alike (a
+    /// quiet room's frames are) and with none, in ascending, descending and shuffled order.
+    @Test func aQuantileIsTheValueAtItsRankInSortedOrder() {
+        var generator = SystemRandomNumberGenerator()
+        for count in [1, 2, 3, 8, 31, 600] {
+            let alike = (0..<count).map { _ in Float(Int.random(in: 38...42, using: &generator)) }
+            let distinct = (0..<count).map { _ in Float.random(in: 0...90, using: &generator) }
+            for values in [alike, distinct, alike.sorted(), distinct.sorted(by: >)] {
+                let sorted = values.sorted()
+                for rank in 0..<count {
+                    var copy = values
+                    let selected = copy.withUnsafeMutableBufferPointer { LoudnessTrack.select(rank, in: $0) }
+                    #expect(selected == sorted[rank], "rank \(rank) of \(values)")
+                }
+            }
+        }
+        let track = LoudnessTrack(energies: run(40, 95) + run(60, 5))
+        #expect(track.loudness(from: 0, to: 100, quantile: 0.05) == 40)
+        #expect(track.loudness(from: 0, to: 100, quantile: 0.95) == 60)
+        #expect(track.loudness(from: 0, to: 100, quantile: 1) == 60)
+        #expect(track.loudness(from: 95, to: 100, quantile: 0.5) == nil, "fewer than 8 frames")
+    }
+
     @Test func aPhraseAfterAPauseIsHeardAndOneInsideSpeechIsNot() {
         // 1 s of a quiet room (40 dB), then a phrase at 60 dB for 600 ms.
         let alone = LoudnessTrack(energies: run(40, 100) + run(60, 60))
