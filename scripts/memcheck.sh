@@ -29,16 +29,14 @@ asan() {
   # frames); its C code runs in this lane through FindObjectThingsCLITests and CollectVideosRecordingTests. And
   # the first-use question answered aloud: a live microphone's pace against a slowed shell, whose listening path
   # the other voice tests of this lane run. Nor the barge-in recall over two rooms (four runs of `assist listen`
-  # on 100 s of sound, 95 s of one core here): the canceller's C code runs here on 90 s of
-  # a reading through the reading-alone test, and on references it refuses.
-  # The halves: as `make test`'s (scripts/test-halves.sh), but with the suite that decodes voices from files in the
-  # second: here the voice suites, each one test at a time, are the longest chains of their half (with this
-  # suite in the first, the halves took 1,004 and 620 s).
-  local asan_first='^(HostCLITests\.(?!FindObjectCLITests|ReadTextCLITests|ReadTextPhotoTests)|FuzzReplayTests\.|'
-  asan_first+='VoiceTests\.(?!EchoListenTests|VoiceListenTests))'
-  TEST_HALF_TIMEOUT=1800 ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no \
+  # on 100 s of sound, 95 s of one core here): the canceller's C code runs here on 90 s of a reading through the
+  # reading-alone test, and on references it refuses.
+  # The halves: `make test`'s, but with the suite that decodes voices from files in the second (TEST_SECOND):
+  # here the voice suites, each one test at a time, are the longest chains of their half (with this suite in the
+  # first, the halves took 1,004 and 620 s).
+  TEST_SECOND='VoiceTests\.VoiceListenTests' TEST_HALF_TIMEOUT=1800 ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no \
     ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
-    scripts/test-halves.sh .build-asan "$asan_first" --sanitize=address \
+    scripts/test-halves.sh .build-asan standard --sanitize=address \
     --skip theShellStopsReadingWhenToldOverItsVoiceAndNeverByItsOwnWords --skip TeachFromClipsTests \
     --skip theFirstUseQuestionIsAnsweredByVoice \
     --skip commandsSaidOverAReadingAreHeardThroughItsEchoAndNotWithoutTheReference

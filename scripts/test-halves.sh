@@ -22,6 +22,8 @@ scratch=$1 first=$2
 shift 2
 [ "$first" = standard ] &&
   first='^(HostCLITests\.(?!FindObjectCLITests|ReadTextCLITests|ReadTextPhotoTests)|FuzzReplayTests\.|VoiceTests\.(?!EchoListenTests))'
+# TEST_SECOND, a regular expression of tests, moves those of FIRST_HALF (anchored with ^) to the second half.
+[ -n "${TEST_SECOND:-}" ] && first="^(?!$TEST_SECOND)${first#^}"
 limit=${TEST_HALF_TIMEOUT:-1200}
 alone=${TEST_ALONE:-}
 cd "$(dirname "$0")/.."
