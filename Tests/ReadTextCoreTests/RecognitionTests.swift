@@ -151,7 +151,8 @@ struct RecognitionTests {
         return (streamed, try #require(summary))
     }
 
-    /// Issue 37: the first chunk comes from the picture laid out halved; the full layout then reads the rest.
+    /// Issue 37: the first chunk comes from the top half of the picture laid out halved; the full layout then
+    /// reads the rest.
     /// A sentence runs across the first chunk's end, so it is carried into the full layout's first chunk; no
     /// line is read twice or left out. Small print and a small picture are laid out once, at full size.
     @Test func theFirstLinesComeFromTheHalvedPictureAndNoLineIsReadTwice() throws {
@@ -175,6 +176,21 @@ struct RecognitionTests {
         let (streamed, summary) = try stream(large)
         #expect(summary.firstChunkFromHalvedPicture)
         #expect(streamed == sentences, "\(streamed)")
+
+        // The coarse pass lays out only the top half: text that begins below it is laid out once, at full size;
+        // text that runs across the half line, a line cut by it included, is read once from the start.
+        let low = folder.path("low.png")
+        try PageRenderer(width: 1700, height: 2200).render(
+            [.init(lines, x: 150, y: 1200, pointSize: 40, lineHeight: 70)], to: low)
+        let (lowStreamed, lowSummary) = try stream(low)
+        #expect(!lowSummary.firstChunkFromHalvedPicture, "nothing to read in the top half")
+        #expect(lowStreamed == sentences, "\(lowStreamed)")
+        let across = folder.path("across.png")
+        try PageRenderer(width: 1700, height: 2200).render(
+            [.init(lines, x: 150, y: 790, pointSize: 40, lineHeight: 70)], to: across)
+        let (acrossStreamed, acrossSummary) = try stream(across)
+        #expect(acrossSummary.firstChunkFromHalvedPicture)
+        #expect(acrossStreamed == sentences, "\(acrossStreamed)")
 
         let smallPrint = folder.path("small-print.png")
         try PageRenderer(width: 1600, height: 1000).render(

@@ -34,11 +34,11 @@ public struct StreamingRecognizer {
     /// Recognises an 8-bit grey picture; `onItems` receives final items in reading order; `shouldStop` is
     /// checked between chunks. `vetoFirstBlock` stops when the first block's lines (3 or more) fail the veto.
     ///
-    /// First words first (issue 37): on a large picture, layout analysis first runs on the picture halved (a
-    /// quarter of the pixels) to find where reading starts, and the first chunk is recognised from that at full
-    /// resolution and handed out; only then is the whole layout worked out at full resolution, and the rest is
-    /// read from it, leaving out the lines the first chunk held. Where the halved picture's lines are too small
-    /// to trust, the layout is worked out once, at full resolution.
+    /// First words first (issue 37): on a large picture, layout analysis first runs on the top half of the
+    /// picture halved (an eighth of the pixels) to find where reading starts, and the first chunk is recognised
+    /// from that at full resolution and handed out; only then is the whole layout worked out at full resolution,
+    /// and the rest is read from it, leaving out the lines the first chunk held. Where the halved picture's lines
+    /// are too small to trust, or its top half holds none, the layout is worked out once, at full resolution.
     public func run(
         engine: TesseractEngine, gray: UnsafeRawPointer, width: Int, height: Int, stride: Int, vetoFirstBlock: Bool,
         stopWhenSideways: Bool = false, shouldStop: () -> Bool = { false },
@@ -198,22 +198,29 @@ public struct StreamingRecognizer {
     static let coarseFromSide = 1_000
     /// The median line height, in pixels of the halved picture, below which its layout is not trusted.
     static let coarseLeastLineHeight = 10
+    /// The share of the picture, from its top, that the coarse pass lays out: reading starts in it on a page
+    /// (the full layout reads the rest), and the layout's time goes with the pixels.
+    static let coarseTopShare = 0.5
 
-    /// Line boxes (normalised, text empty) from layout analysis of the picture halved, or nil when the picture
-    /// is small or the halved picture's lines are too few or too small to trust.
+    /// Line boxes (normalised to the whole picture, text empty) from layout analysis of the top half of the
+    /// picture halved, or nil when the picture is small or the halved picture's lines are too few or too small
+    /// to trust.
     public static func coarseLines(engine: TesseractEngine, picture: Picture) -> [TextObservation]? {
+        let topRows = Int((Double(picture.height) * coarseTopShare).rounded())
         guard min(picture.width, picture.height) >= coarseFromSide,
             let half = PageGeometry.scaled(
-                gray: picture.gray, width: picture.width, height: picture.height, stride: picture.stride, factor: 0.5)
+                gray: picture.gray, width: picture.width, height: topRows, stride: picture.stride, factor: 0.5)
         else { return nil }
         let boxes = half.pixels.withUnsafeBytes { bytes in
             bytes.baseAddress.map {
                 engine.layoutLines(gray: $0, width: half.width, height: half.height, stride: half.width)
             } ?? []
         }
-        let lines = lineObservations(boxes, width: half.width, height: half.height)
+        // The whole picture's height at half size: boxes are measured from the top, which the two share.
+        let wholeHeight = Int((Double(half.height) * Double(picture.height) / Double(topRows)).rounded())
+        let lines = lineObservations(boxes, width: half.width, height: wholeHeight)
             .filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
-        let heights = lines.map { $0.box.height * Double(half.height) }.sorted()
+        let heights = lines.map { $0.box.height * Double(wholeHeight) }.sorted()
         guard !heights.isEmpty, heights[heights.count / 2] >= Double(coarseLeastLineHeight) else { return nil }
         return lines
     }
