@@ -107,6 +107,13 @@ struct GuidanceTests {
         #expect(reading.delay(afterProcessing: 400) == 500, "critical: 600 ms, capped at OCR's 500")
     }
 
+    /// Issue 37: once found, the target is detected five times a second, the follower carrying it in between.
+    @Test func aFollowedTargetIsDetectedEvery200Milliseconds() {
+        #expect(Throttle.whileFollowing(afterProcessing: 60, backOff: 0) == 140)
+        #expect(Throttle.whileFollowing(afterProcessing: 150, backOff: 84) == 84, "a longer back-off wins")
+        #expect(Throttle.whileFollowing(afterProcessing: 260, backOff: 0) == 0, "a slow detection: the next at once")
+    }
+
     @Test func heatRaisesTheBackOffButNeverLowersIt() throws {
         let root = try TemporaryDirectory("assist-thermal")
         func zone(_ index: Int, _ millidegrees: String) throws {

@@ -7,8 +7,9 @@ import PluginKit
 /// The search as the frame threads run it: the engine, the tracker and what was last played and said.
 ///
 /// A text search runs on the search worker alone: each recognised frame is tracked and guided. An object
-/// search runs on two threads: the search worker detects in the newest frame it can take (8 a second or so)
-/// and hands each result over (`handedOver`); the host's delivery thread, on every frame, moves the follower
+/// search runs on two threads: the search worker detects in the newest frame it can take (until the target is
+/// found, one detection after another; then one every `Throttle.followingInterval`) and hands each result over
+/// (`handedOver`); the host's delivery thread, on every frame, moves the follower
 /// (optical flow, a few milliseconds), takes the newest result to correct it, and guides, so cues follow a
 /// moving hand at the camera's rate rather than at the detector's (issue 37).
 /// `stopped` and the hand-over are guarded by `lock`; the detector is the worker's; the tracker, the follower
@@ -172,9 +173,11 @@ final class SearchState: @unchecked Sendable {
     func process(_ frame: CameraFrame) -> Double {
         let now = ProcessInfo.processInfo.systemUptime
         let started = DispatchTime.now().uptimeNanoseconds
+        var followedTarget = false
         if follows {
             let box = nearestObject(frame)
             lock.withLock { handedOver = (box, frame.timestamp) }
+            followedTarget = box != nil
         } else {
             let seen = locate(frame)
             tracker.update(seen)
@@ -182,7 +185,9 @@ final class SearchState: @unchecked Sendable {
             guide(now: now, frame: frame, at: tracker.isGuiding ? tracker.predicted : nil, from: "detector")
         }
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        return throttle.delay(afterProcessing: milliseconds, heat: thermal.pressure(at: now))
+        let delay = throttle.delay(afterProcessing: milliseconds, heat: thermal.pressure(at: now))
+        // Until the target is found, detections follow each other.
+        return followedTarget ? Throttle.whileFollowing(afterProcessing: milliseconds, backOff: delay) : delay
     }
 
     /// Every frame of an object search, on the host's delivery thread: the follower moves with it, the newest

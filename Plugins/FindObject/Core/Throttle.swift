@@ -42,6 +42,16 @@ public struct Throttle: Sendable {
         if times.count > 8 { times.removeFirst() }
         return min(capMilliseconds, milliseconds * max(pressure, heat).factor)
     }
+
+    /// Milliseconds from the start of one detection to the next while the follower carries a found target.
+    public static let followingInterval = 200.0
+
+    /// The delay before the next detection once it found the target, which the follower carries from frame
+    /// to frame in between: what is left of `followingInterval` since this detection began, or the back-off
+    /// when that is longer. The rest of the time is left to speech, voice and the echo canceller (issue 37).
+    public static func whileFollowing(afterProcessing milliseconds: Double, backOff: Double) -> Double {
+        max(backOff, followingInterval - milliseconds)
+    }
 }
 
 /// The machine's readable thermal zones (`/sys/class/thermal/thermal_zone*/temp`, millidegrees), read at
