@@ -152,9 +152,9 @@ struct RecognitionTests {
     }
 
     /// Issue 37: the first chunk comes from the top half of the picture laid out halved; the full layout then
-    /// reads the rest.
-    /// A sentence runs across the first chunk's end, so it is carried into the full layout's first chunk; no
-    /// line is read twice or left out. Small print and a small picture are laid out once, at full size.
+    /// reads the rest. A sentence runs across the first chunk's end, so it is carried into the full layout's
+    /// first chunk; no line is read twice or left out. Small print (its halved lines are too small to trust) and
+    /// a small picture are laid out once, at full size.
     @Test func theFirstLinesComeFromTheHalvedPictureAndNoLineIsReadTwice() throws {
         let lines = [
             "Assist reads printed pages aloud for people", "who cannot see them. Point the camera at a",
@@ -170,41 +170,25 @@ struct RecognitionTests {
             "The opposite page of a book is left out on purpose.",
             "Press the arrows to go back and forth between sentences.",
         ]
-        let large = folder.path("large.png")
-        try PageRenderer(width: 1700, height: 2200).render(
-            [.init(lines, x: 150, y: 200, pointSize: 40, lineHeight: 70)], to: large)
-        let (streamed, summary) = try stream(large)
-        #expect(summary.firstChunkFromHalvedPicture)
-        #expect(streamed == sentences, "\(streamed)")
-
-        // The coarse pass lays out only the top half: text that begins below it is laid out once, at full size;
-        // text that runs across the half line, a line cut by it included, is read once from the start.
-        let low = folder.path("low.png")
-        try PageRenderer(width: 1700, height: 2200).render(
-            [.init(lines, x: 150, y: 1200, pointSize: 40, lineHeight: 70)], to: low)
-        let (lowStreamed, lowSummary) = try stream(low)
-        #expect(!lowSummary.firstChunkFromHalvedPicture, "nothing to read in the top half")
-        #expect(lowStreamed == sentences, "\(lowStreamed)")
-        let across = folder.path("across.png")
-        try PageRenderer(width: 1700, height: 2200).render(
-            [.init(lines, x: 150, y: 790, pointSize: 40, lineHeight: 70)], to: across)
-        let (acrossStreamed, acrossSummary) = try stream(across)
-        #expect(acrossSummary.firstChunkFromHalvedPicture)
-        #expect(acrossStreamed == sentences, "\(acrossStreamed)")
-
-        let smallPrint = folder.path("small-print.png")
-        try PageRenderer(width: 1600, height: 1000).render(
-            [.init(lines, x: 100, y: 100, pointSize: 16, lineHeight: 27)], to: smallPrint)
-        let (smallStreamed, smallSummary) = try stream(smallPrint)
-        #expect(!smallSummary.firstChunkFromHalvedPicture, "lines about 9 pixels tall halved are not trusted")
-        #expect(smallStreamed == sentences, "\(smallStreamed)")
-
-        let small = folder.path("small.png")
-        try PageRenderer(width: 1200, height: 900).render(
-            [.init(lines, x: 60, y: 80, pointSize: 28, lineHeight: 50)], to: small)
-        let (fewStreamed, fewSummary) = try stream(small)
-        #expect(!fewSummary.firstChunkFromHalvedPicture)
-        #expect(fewStreamed == sentences, "\(fewStreamed)")
+        // Each page: its size, where its text begins, the print's size and line spacing, and whether the first
+        // chunk comes from the halved picture. The coarse pass lays out only the top half: text that begins below
+        // it is laid out once, at full size; text across the half line, a line cut by it included, is read once.
+        let pages: [(name: String, size: (Int, Int), at: (Int, Int), print: (Int, Int), halved: Bool)] = [
+            ("large", (1700, 2200), (150, 200), (40, 70), true),
+            ("low", (1700, 2200), (150, 1200), (40, 70), false),
+            ("across", (1700, 2200), (150, 790), (40, 70), true),
+            ("small print (9 pixels a line halved)", (1600, 1000), (100, 100), (16, 27), false),
+            ("small", (1200, 900), (60, 80), (28, 50), false),
+        ]
+        for (index, page) in pages.enumerated() {
+            let file = folder.path("page-\(index).png")
+            try PageRenderer(width: page.size.0, height: page.size.1).render(
+                [.init(lines, x: page.at.0, y: page.at.1, pointSize: page.print.0, lineHeight: page.print.1)],
+                to: file)
+            let (streamed, summary) = try stream(file)
+            #expect(summary.firstChunkFromHalvedPicture == page.halved, "\(page.name)")
+            #expect(streamed == sentences, "\(page.name): \(streamed)")
+        }
     }
 
     @Test func aMissingLanguagePackNamesTheDebianPackage() {
