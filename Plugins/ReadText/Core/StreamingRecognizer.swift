@@ -46,7 +46,9 @@ public struct StreamingRecognizer {
     ) -> Summary {
         let picture = Picture(gray: gray, width: width, height: height, stride: stride)
         var summary = Summary()
-        var reading = Reading(engine: engine, picture: picture, vetoFirstBlock: vetoFirstBlock)
+        var reading = Reading(
+            engine: engine, picture: picture, vetoFirstBlock: vetoFirstBlock,
+            chunkSize: vetoFirstBlock ? max(3, firstChunkLines) : firstChunkLines)
         if let coarse = Self.coarseLines(engine: engine, picture: picture) {
             if stopWhenSideways && Self.looksSideways(coarse.map(\.box), width: width, height: height) {
                 summary.sideways = true
@@ -54,7 +56,7 @@ public struct StreamingRecognizer {
             }
             let (blocks, columns) = pipeline.blocks(Self.withoutContainers(coarse))
             summary.columns = columns
-            if let block = blocks.first {
+            if let block = blocks.first, !Self.mayGoOnBelowTheHalf(block, chunk: reading.chunkSize) {
                 let read = readChunk(
                     of: block, from: 0, reading: &reading, summary: &summary, blockIndex: 0, onItems: onItems)
                 if summary.vetoed { return summary }
@@ -124,6 +126,9 @@ public struct StreamingRecognizer {
         var picture: Picture
         var vetoFirstBlock: Bool
         var firstChunk = true
+        /// Lines in the first chunk: with the camera, the 3 the veto needs, so nothing from a picture that is
+        /// about to be discarded is ever spoken.
+        var chunkSize: Int
         /// The last sentence of a chunk, not final yet: it may go on in the next chunk.
         var carry: OrderedLine?
         /// Observations of the first block so far, for the veto.
@@ -146,10 +151,7 @@ public struct StreamingRecognizer {
             reading.blockIndex = blockIndex
             reading.blockObservations = []
         }
-        // With the camera, the first chunk holds the 3 lines the veto needs, so nothing from a picture that is
-        // about to be discarded is ever spoken.
-        let size =
-            reading.firstChunk ? (reading.vetoFirstBlock ? max(3, firstChunkLines) : firstChunkLines) : chunkLines
+        let size = reading.firstChunk ? reading.chunkSize : chunkLines
         reading.firstChunk = false
         let chunk = Array(block[start..<min(block.count, start + size)])
         let end = start + chunk.count
@@ -201,6 +203,15 @@ public struct StreamingRecognizer {
     /// The share of the picture, from its top, that the coarse pass lays out: reading starts in it on a page
     /// (the full layout reads the rest), and the layout's time goes with the pixels.
     static let coarseTopShare = 0.5
+
+    /// True when the first chunk would take all of a coarse block whose last line lies within two line heights
+    /// of the half's edge: the block may go on below it, so its last sentence is not known to end there, and
+    /// the full layout reads from the start.
+    static func mayGoOnBelowTheHalf(_ block: [OrderedLine], chunk: Int) -> Bool {
+        guard block.count <= chunk, let lowest = block.map(\.observation.box.minY).min() else { return false }
+        let heights = block.map(\.observation.box.height).sorted()
+        return lowest - (1 - coarseTopShare) < 2 * heights[heights.count / 2]
+    }
 
     /// Line boxes (normalised to the whole picture, text empty) from layout analysis of the top half of the
     /// picture halved, or nil when the picture is small or the halved picture's lines are too few or too small
