@@ -83,9 +83,9 @@ if python.status != 0 { print("  (the Python baseline failed: \(python.standardE
 
 // Guidance through the whole host, at a camera's rate: the dog moved across a real picture on a known path, 90
 // frames at 30 a second (ffmpeg's overlay, as FindObjectCLITests makes them), as JPEG pictures: what a webcam's
-// MJPEG gives the host to decode (PNG's inflate took 42 % of the host's time here, which no camera costs). Each guidance event names its
-// frame, where the position came from (a detection in that frame, the follower between detections) and the
-// frame-to-cue latency; the process tree's samples give the host's CPU and memory.
+// MJPEG gives the host to decode (PNG's inflate took 42 % of the host's time here, which no camera costs). Each
+// guidance event names its frame, where the position came from (a detection in that frame, the follower between
+// detections) and the frame-to-cue latency; the process tree's samples give the host's CPU and memory.
 let moving = try TemporaryDirectory("assist-find-bench-moving")
 let count = 90
 func truth(_ frame: Int) -> Double { 0.2 + 0.6 * Double(frame) / Double(count - 1) }
@@ -177,12 +177,11 @@ func guidedRun(_ arguments: [String], events: URL) throws -> (cpu: Double, resid
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
-    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
     var first: (time: Double, cpu: Double)?
     var last: (time: Double, cpu: Double)?
     var (resident, peak) = (0.0, 0.0)
     while process.isRunning {
-        let sample = treeSample(Int(process.processIdentifier), ticks: ticks)
+        let sample = ProcessSample(process.processIdentifier, withDescendants: true)
         let time = ProcessInfo.processInfo.systemUptime
         peak = max(peak, sample.peakMB)
         if first == nil, let journal = try? String(contentsOf: events, encoding: .utf8),
@@ -198,31 +197,4 @@ func guidedRun(_ arguments: [String], events: URL) throws -> (cpu: Double, resid
     }
     guard let first, let last, last.time - first.time > 0.5 else { return nil }
     return ((last.cpu - first.cpu) / (last.time - first.time) * 100, resident, peak)
-}
-
-/// CPU seconds (user and system), resident and peak resident memory (MB) of a process and its descendants.
-func treeSample(_ pid: Int, ticks: Double) -> (cpuSeconds: Double, residentMB: Double, peakMB: Double) {
-    var total = (cpuSeconds: 0.0, residentMB: 0.0, peakMB: 0.0)
-    var pending = [pid]
-    while let next = pending.popLast() {
-        guard let stat = try? String(contentsOfFile: "/proc/\(next)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { continue }
-        // After the command's closing parenthesis: state is field 3, utime 14 and stime 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        if fields.count > 12 { total.cpuSeconds += ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks }
-        let status = (try? String(contentsOfFile: "/proc/\(next)/status", encoding: .utf8)) ?? ""
-        for line in status.split(separator: "\n") {
-            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard parts.count >= 2, let kilobytes = Double(parts[1]) else { continue }
-            if parts[0] == "VmRSS:" { total.residentMB += kilobytes / 1024 }
-            if parts[0] == "VmHWM:" { total.peakMB += kilobytes / 1024 }
-        }
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(next)/task")) ?? []
-        for task in tasks {
-            let children = (try? String(contentsOfFile: "/proc/\(next)/task/\(task)/children", encoding: .utf8)) ?? ""
-            pending += children.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        }
-    }
-    return total
 }

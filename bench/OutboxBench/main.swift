@@ -35,22 +35,16 @@ func peakMemory(_ arguments: [String]) throws -> (megabytes: Double, anonymous: 
     child.standardOutput = FileHandle.nullDevice
     let start = DispatchTime.now().uptimeNanoseconds
     try child.run()
-    var highest = 0
-    var anonymous = 0
+    var highest = 0.0
+    var anonymous = 0.0
     while child.isRunning {
-        let status = (try? String(contentsOfFile: "/proc/\(child.processIdentifier)/status", encoding: .utf8)) ?? ""
-        func kilobytes(_ field: String) -> Int {
-            let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-        highest = max(highest, kilobytes("VmHWM:"))
-        anonymous = max(anonymous, kilobytes("RssAnon:"))
+        let sample = ProcessSample(child.processIdentifier, withDescendants: false)
+        highest = max(highest, sample.peakMB)
+        anonymous = max(anonymous, sample.anonymousMB)
         usleep(5_000)
     }
     child.waitUntilExit()
-    return (
-        Double(highest) / 1024, Double(anonymous) / 1024, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    )
+    return (highest, anonymous, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
 }
 
 let big = work.path("recording.wav")
