@@ -79,6 +79,11 @@ package enum CommandConfidence {
     package static let fillerWeight = 10.0
     /// The confidence at or above which a window's command is acted on.
     package static let acceptAt = 0.5
+    /// At any time (KeywordSpotter: an utterance said alone that held a phrase the pause rules dropped), the
+    /// confidence at or above which its command is heard, when the judge heard no request words around it.
+    /// Set on natural voices (docs/voice.md, "Said alone"): everyday sentences said alone and judged as a
+    /// window scored at most 0.92; the commands the spotter missed, 0.91 to 1.00.
+    package static let aloneAt = 0.95
 
     /// The command the grammar heard (found by `command`, given the words heard in order and returning the
     /// phrase and where its words lie) and its confidence in 0...1, or nil when the grammar heard nothing.

@@ -95,6 +95,14 @@ package final class KeywordSpotter {
     /// at any time only when said alone, with longer pauses (LoudnessTrack.saidAlone).
     private var alonePhrases: Set<String> = []
     private var held: [Detection] = []
+    /// Phrases dropped because speech came just before or after them, each waiting for the utterance it lies in
+    /// to end: the pause rules look at a few hundred milliseconds around what the spotter heard, and the
+    /// spotter hears a command said alone in noise or at a new speaking rate as part of it ("next" of "read
+    /// text") or runs it on into its own noise.
+    private var rescues: [Detection] = []
+    /// The utterances judged whole in the last seconds.
+    private var judgedUtterances: [Range<Int>] = []
+
     /// Phrases with a rival in the list, which the referee checks.
     private var contestable: Set<String> = []
     /// The last seconds of sound fed, from sample `samplesBase` on, for the referee.
@@ -239,6 +247,7 @@ package final class KeywordSpotter {
         phrases = kept
         unknown = missing
         held = []
+        rescues = []
     }
 
     /// Every way of saying `words` the dictionary knows (at most 8).
@@ -305,6 +314,7 @@ package final class KeywordSpotter {
             throw .library("the list of choices was refused")
         }
         held = []
+        rescues = []
     }
 
     /// Feeds 16 kHz mono samples; what was heard in them (and phrases held before that are now sure).
@@ -369,7 +379,10 @@ package final class KeywordSpotter {
 
     /// What is still held, as the input ends.
     package func flush() -> [Detection] {
-        defer { held = [] }
+        defer {
+            held = []
+            rescues = []
+        }
         return held
     }
 
@@ -400,7 +413,10 @@ package final class KeywordSpotter {
             case true?:
                 detection.overSound = true
             case nil:
-                if standalone, !loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs) { continue }
+                if standalone, !loudness.followsAPause(startMs: detection.startMs, endMs: detection.endMs) {
+                    rescues.append(detection)
+                    continue
+                }
             }
             let again = (recent + held).contains {
                 ($0.phrase == detection.phrase && $0.startMs <= detection.endMs && detection.startMs <= $0.endMs)
@@ -469,20 +485,71 @@ package final class KeywordSpotter {
             switch pause {
             case true?: sure.append(detection)
             case nil where detection.endMs + LoudnessTrack.tailMs + quietMs + 200 > fedMs: waiting.append(detection)
-            default: trace?("\(detection.phrase) at \(detection.startMs) ms is followed by speech: dropped")
+            default:
+                trace?("\(detection.phrase) at \(detection.startMs) ms is followed by speech: dropped")
+                rescues.append(detection)
             }
         }
         held = waiting
         recent = (recent + sure).filter { $0.endMs + 2_000 > fedMs }
-        guard standalone, judgesSpotted else { return sure }
+        guard standalone else { return sure }
+        let rescued = judgeAloneUtterances()
+        recent += rescued
+        guard judgesSpotted else { return sure + rescued }
         // Heard at any time: how sure, judged as a window's command is, over the phrase's own sound.
-        return sure.map { detection in
-            var judged = detection
-            judged.confidence =
-                judge(fromMs: detection.startMs - 400, toMs: detection.endMs + 300, commands: [detection.phrase])?
-                .confidence ?? 0
-            return judged
+        return rescued
+            + sure.map { detection in
+                var judged = detection
+                judged.confidence =
+                    judge(fromMs: detection.startMs - 400, toMs: detection.endMs + 300, commands: [detection.phrase])?
+                    .confidence ?? 0
+                return judged
+            }
+    }
+
+    /// An utterance said on its own (`LoudnessTrack.aloneUtterance`) that held a phrase dropped by the pause
+    /// rules is judged whole, once, as a push-to-talk window is, against every phrase listened for: a command
+    /// the judge is sure of (`CommandConfidence.aloneAt`), with no request's words around it (at any time a
+    /// command is one said on its own: "please collect videos for me" is somebody talking), is heard there.
+    /// Everyday sentences said alone with a command's word in them are judged too, and the judge is sure of
+    /// almost none of them (docs/voice.md).
+    private func judgeAloneUtterances() -> [Detection] {
+        var heard: [Detection] = []
+        var waiting: [Detection] = []
+        for detection in rescues {
+            let start: Int
+            let end: Int
+            switch loudness.aloneUtterance(startMs: detection.startMs, endMs: detection.endMs) {
+            case .waiting:
+                waiting.append(detection)
+                continue
+            case .notAlone: continue
+            case .utterance(let from, let to): (start, end) = (from, to)
+            }
+            let span = start..<end
+            if judgedUtterances.contains(where: { $0.overlaps(span) }) { continue }
+            // A phrase still held there is heard or dropped first; one heard there already stands.
+            if held.contains(where: { $0.startMs < end && start < $0.endMs }) {
+                waiting.append(detection)
+                continue
+            }
+            if recent.contains(where: { $0.startMs < end && start < $0.endMs }) { continue }
+            judgedUtterances.append(span)
+            let phrases = phrases.map(\.text)
+            guard let verdict = judge(fromMs: start - 300, toMs: end + 300, commands: phrases, bare: true),
+                verdict.confidence >= CommandConfidence.aloneAt
+            else {
+                trace?("the utterance \(start)–\(end) ms said alone is no command it is sure of")
+                continue
+            }
+            var found = Detection(phrase: verdict.phrase, startMs: start, endMs: end, score: detection.score)
+            found.confidence = verdict.confidence
+            trace?("heard \(found.json) at \(fedMs) ms in an utterance said alone")
+            heard.append(found)
         }
+        rescues = waiting
+        judgedUtterances.removeAll { $0.upperBound + 10_000 < fedMs }
+        return heard
     }
 
     /// `detection`, said over Assist's sound, as the judge hears it over its own sound (from 400 ms before it to
@@ -599,8 +666,11 @@ package final class KeywordSpotter {
     /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` (each with every spoken form the
     /// dictionary knows), with request words allowed around it, and judges how sure that is against the free
     /// phone loop (CommandConfidence): the command and its confidence in 0...1; nil when nothing was heard or
-    /// the decoders cannot run.
-    package func judge(fromMs: Int, toMs: Int, commands: [String]) -> (phrase: String, confidence: Double)? {
+    /// the decoders cannot run, and, `bare`, when request words were heard around the command (then the phone
+    /// loop, most of a judgement's cost, is not run).
+    package func judge(fromMs: Int, toMs: Int, commands: [String], bare: Bool = false) -> (
+        phrase: String, confidence: Double
+    )? {
         guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
         if argumentDecoder == nil { argumentDecoder = sideDecoder(precise: true) }
         if phoneLoop == nil {
@@ -622,7 +692,15 @@ package final class KeywordSpotter {
             guard assist_spotter_set_grammar(decoder, grammar) == 0 else { return nil }
             argumentSearch = grammar
         }
-        guard let heard = segments(decoder, range), let loop = segments(phoneLoop, range) else { return nil }
+        guard let heard = segments(decoder, range) else { return nil }
+        if bare {
+            let words = heard.filter { !$0.isSilence }.map(\.plainWord)
+            guard let found = CommandConfidence.find(known, in: words), found.range.count == words.count else {
+                trace?("window \(fromMs)–\(toMs) ms decoded as \(words): no command said bare")
+                return nil
+            }
+        }
+        guard let loop = segments(phoneLoop, range) else { return nil }
         let verdict = CommandConfidence.judge(grammar: heard, phones: loop) { CommandConfidence.find(known, in: $0) }
         trace?(
             "window \(fromMs)–\(toMs) ms decoded as \(heard.filter { !$0.isSilence }.map(\.plainWord)): "

@@ -79,6 +79,27 @@ struct LoudnessTrackTests {
         #expect(inSentence.saidAlone(startMs: 1000, endMs: 1300, quietMs: quiet) == false)
     }
 
+    /// The utterance a dropped phrase lies in, when it was said on its own: 450 ms of the room before it, 300 ms
+    /// after, no longer than 3 s; a knock just before the words is part of it.
+    @Test func anUtteranceSaidAloneIsBoundedByTheRoomBeforeAndAfter() {
+        // 1 s of a room (40 dB), a knock (60 dB, 120 ms), 100 ms of room, words (60 dB, 700 ms), the room again.
+        let knock = LoudnessTrack(energies: run(40, 100) + run(60, 12) + run(40, 10) + run(60, 70) + run(40, 40))
+        #expect(knock.aloneUtterance(startMs: 1_300, endMs: 1_850) == .utterance(startMs: 1_000, endMs: 1_920))
+        // Not yet 300 ms of the room after it: not known.
+        #expect(
+            LoudnessTrack(energies: run(40, 100) + run(60, 70) + run(40, 20)).aloneUtterance(
+                startMs: 1_000, endMs: 1_700) == .waiting)
+        // Words 400 ms before it (less than the 450 ms pause) are part of its utterance, which the judge hears whole.
+        let sentence = LoudnessTrack(energies: run(40, 100) + run(58, 60) + run(40, 40) + run(60, 50) + run(40, 40))
+        #expect(sentence.aloneUtterance(startMs: 2_000, endMs: 2_500) == .utterance(startMs: 1_000, endMs: 2_500))
+        // Talk that goes on for more than 3 s with short gaps: no utterance said alone.
+        let talk = LoudnessTrack(energies: run(40, 100) + (0..<25).flatMap { _ in run(58, 12) + run(42, 8) })
+        #expect(talk.aloneUtterance(startMs: 3_000, endMs: 3_200) == .notAlone)
+        // Speech right before what is kept (listening began mid-sentence): not alone.
+        #expect(
+            LoudnessTrack(energies: run(60, 80) + run(40, 40)).aloneUtterance(startMs: 500, endMs: 800) == .notAlone)
+    }
+
     /// A keyphrase search is renewed only where no word has begun: 70 ms into one is not yet speech to
     /// `utterance` (it needs 120 ms), but it is not quiet either.
     @Test func theFirstSoundOfAWordIsNotQuiet() {
