@@ -11,8 +11,9 @@
 #  - push-to-talk: every phrase, "read this" and the single words too, requests around a command ("could you
 #    read text now") and the sentences, each in its own second of room, through `assist listen --window`
 #    (each utterance decoded as a whole and judged): commands kept, requests kept, sentences rejected.
-#  - latency from the end of a phrase to its line, with the stream paced as a microphone (`--mic live:`),
-#    over the first LATENCY_SECONDS of it: p50 and p95.
+#  - latency from the end of a phrase to the moment it is heard (the voice trace's "sure": when the shell acts)
+#    and to its printed line (after the score's judgement, which only `assist listen` makes), with the stream
+#    paced as a microphone (`--mic live:`), over the first LATENCY_SECONDS of it: p50 and p95.
 #  - barge-in: commands said over a 10-minute reading, through its echo (scripts/echo-room.py), heard through the
 #    canceller (`assist listen --reference`) and without it; the reading alone; the delay and the enhancement; CPU;
 #    speexdsp against WebRTC (bench/echo/compare.cc); the time from "stop" to the sound cut in the shell
@@ -118,22 +119,32 @@ for phrase in "${window[@]}"; do window_args+=(--phrase "$phrase"); done
 # Latency: the first part of the stream, paced as a microphone.
 sox "$work/stream.wav" "$work/head.wav" trim 0 "$latency_seconds"
 python3 - "$work" "$assist" "${phrase_args[@]}" <<'PY'
-import json, subprocess, sys, time
+import json, os, re, subprocess, sys, time
 work, assist, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+# The voice trace says when each phrase became sure, which is when the shell acts on it; `assist listen` then
+# judges it once more for its printed score (two decodes), which the shell does not: both are kept.
+trace = f"{work}/latency-trace.txt"
 process = subprocess.Popen([assist, "listen", "--mic", f"live:{work}/head.wav", "--json", "--data-dir",
-                            f"{work}/data"] + rest, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-# The sound is paced from the first read, just after the "Listening for ..." line: that is t = 0.
+                            f"{work}/data"] + rest, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=dict(os.environ, ASSIST_VOICE_TRACE=trace))
+# The sound is paced from the first read, just after the "Listening for ..." line (said once everything is
+# loaded): that is t = 0. The trace's times are the same monotonic clock's.
 process.stderr.readline()
 start = time.monotonic()
-latencies = []
+printed = []
 for line in process.stdout:
     arrived = (time.monotonic() - start) * 1000
     try:
-        latencies.append(arrived - json.loads(line)["end_ms"])
+        printed.append(arrived - json.loads(line)["end_ms"])
     except (ValueError, KeyError):
         pass
 process.wait()
-json.dump(latencies, open(f"{work}/latency.json", "w"))
+sure = []
+for line in open(trace):
+    found = re.match(r"^([0-9.]+) sure (\{.*\}) at ", line)
+    if found:
+        sure.append((float(found.group(1)) - start) * 1000 - json.loads(found.group(2))["end_ms"])
+json.dump({"sure": sure, "printed": printed}, open(f"{work}/latency.json", "w"))
 PY
 python3 - "$work" "${always[@]}" "${window[@]}" <<'PY'
 import json, re, sys
@@ -211,10 +222,13 @@ for kind, rows in kinds.items():
     print(f"push-to-talk, {kind}s: kept {kept}/{len(rows)} = {100 * kept / max(len(rows), 1):.1f} %, "
           f"another phrase taken {wrong} times")
     print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
-latencies = sorted(json.load(open(f"{work}/latency.json")))
-if latencies:
-    p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
-    print(f"latency, end of phrase to its line (paced, {len(latencies)} lines): p50 {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms")
+timings = json.load(open(f"{work}/latency.json"))
+for key, what in (("sure", "heard, as the shell acts"), ("printed", "its line printed, with its score judged")):
+    latencies = sorted(timings[key])
+    if latencies:
+        p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+        print(f"latency, end of phrase to {what} (paced, {len(latencies)}): p50 {p(0.5):.0f} ms, "
+              f"p95 {p(0.95):.0f} ms")
 PY
 # Words after a phrase (commands with an argument): "find object NAME" for eight names and "find text WORDS"
 # for four texts, ARG_RENDERINGS each (clean and pink noise 25, 15, 10 dB under the speech), two seconds of

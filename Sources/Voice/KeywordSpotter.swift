@@ -495,6 +495,9 @@ package final class KeywordSpotter {
         guard standalone else { return sure }
         let rescued = judgeAloneUtterances()
         recent += rescued
+        // The moment the shell would act on each (benchmarks take the latency from here: `assist listen` judges
+        // each phrase once more for its printed score, which the shell does not).
+        for detection in sure + rescued { trace?("sure \(detection.json) at \(fedMs) ms") }
         guard judgesSpotted else { return sure + rescued }
         // Heard at any time: how sure, judged as a window's command is, over the phrase's own sound.
         return rescued
@@ -535,7 +538,8 @@ package final class KeywordSpotter {
             }
             if recent.contains(where: { $0.startMs < end && start < $0.endMs }) { continue }
             judgedUtterances.append(span)
-            let phrases = phrases.map(\.text)
+            // A phrase that takes words is followed by them, not heard as an utterance alone.
+            let phrases = phrases.map(\.text).filter { !takesWords.contains($0) }
             guard let verdict = judge(fromMs: start - 300, toMs: end + 300, commands: phrases, bare: true),
                 verdict.confidence >= CommandConfidence.aloneAt
             else {
@@ -666,8 +670,9 @@ package final class KeywordSpotter {
     /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` (each with every spoken form the
     /// dictionary knows), with request words allowed around it, and judges how sure that is against the free
     /// phone loop (CommandConfidence): the command and its confidence in 0...1; nil when nothing was heard or
-    /// the decoders cannot run, and, `bare`, when request words were heard around the command (then the phone
-    /// loop, most of a judgement's cost, is not run).
+    /// the decoders cannot run, and, `bare`, when request words were heard around the command or its words are
+    /// under a third of the sound from 300 ms after `fromMs` to 300 ms before `toMs` (then the phone loop, most
+    /// of a judgement's cost, is not run).
     package func judge(fromMs: Int, toMs: Int, commands: [String], bare: Bool = false) -> (
         phrase: String, confidence: Double
     )? {
@@ -694,9 +699,14 @@ package final class KeywordSpotter {
         }
         guard let heard = segments(decoder, range) else { return nil }
         if bare {
-            let words = heard.filter { !$0.isSilence }.map(\.plainWord)
-            guard let found = CommandConfidence.find(known, in: words), found.range.count == words.count else {
-                trace?("window \(fromMs)–\(toMs) ms decoded as \(words): no command said bare")
+            // The command alone, no request words, and its words a third of the sound at least (the grammar can
+            // take a sentence's other words for silence).
+            let words = heard.filter { !$0.isSilence }
+            let frames = words.map { $0.endFrame - $0.startFrame + 1 }.reduce(0, +)
+            guard let found = CommandConfidence.find(known, in: words.map(\.plainWord)),
+                found.range.count == words.count, frames * 10 * 3 >= toMs - fromMs - 600
+            else {
+                trace?("window \(fromMs)–\(toMs) ms decoded as \(words.map(\.plainWord)): no command said bare")
                 return nil
             }
         }

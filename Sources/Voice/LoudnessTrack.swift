@@ -128,8 +128,16 @@ package struct LoudnessTrack: Sendable {
         // The room: as heard before the phrase, or the quietest tenth after it where that is louder (a noise
         // that began with the talk, such as a fan or a street).
         let before = loudness(from: first - 45, to: first - 15, quantile: 0.5) ?? phrase - Self.pauseDecibels
+        // A pause already heard under the room as it was before the phrase is one the whole rule below finds too
+        // (the room heard after the phrase can only raise its ceiling): it is said at once, not when the whole
+        // stretch after the phrase is in (which kept every phrase waiting 750 ms, a single word 900).
+        let kept = base + energies.count
+        let strict = min(phrase - Self.pauseDecibels, max(before, Self.quietestRoom) + Self.roomMarginDecibels)
+        for start in last...(last + Self.tailMs / 10) where start + span <= kept {
+            if let after = loudness(from: start, to: start + span, quantile: 0.9), after <= strict { return true }
+        }
         let horizon = last + Self.tailMs / 10 + span
-        guard horizon <= base + energies.count else { return nil }
+        guard horizon <= kept else { return nil }
         let after = loudness(from: last, to: horizon, quantile: 0.1) ?? before
         let room = max(before, after, Self.quietestRoom)
         let ceiling = min(phrase - Self.pauseDecibels, room + Self.roomMarginDecibels)

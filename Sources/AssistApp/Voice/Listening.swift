@@ -53,9 +53,6 @@ package enum Listening {
             }
             spotter.overSound = { [weak canceller] from, to in canceller?.saidByAPerson(fromMs: from, toMs: to) }
         }
-        // With --json the line goes to standard error, so that standard output is JSON alone.
-        let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
-        try? (json ? FileHandle.standardError : FileHandle.standardOutput).write(contentsOf: Data(ready.utf8))
         let stopped = StopFlag()
         let interrupt = SignalWatch.watch(SIGINT) { stopped.set() }
         defer { interrupt.cancel() }
@@ -133,6 +130,10 @@ package enum Listening {
             heard.confidence = follower.confidence
             print(heard)
         }
+        // Said once everything is loaded (the plugins' lists among it), as the first sound is read: a live input's
+        // pace starts here. With --json the line goes to standard error, so that standard output is JSON alone.
+        let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
+        try? (json ? FileHandle.standardError : FileHandle.standardOutput).write(contentsOf: Data(ready.utf8))
         var level = SoundLevel()
         while !stopped.isSet {
             let chunk: [Int16]
