@@ -519,6 +519,8 @@ package final class KeywordSpotter {
     private func judgeAloneUtterances() -> [Detection] {
         var heard: [Detection] = []
         var waiting: [Detection] = []
+        // A phrase that takes words is followed by them, not heard as an utterance alone.
+        let phrases = phrases.map(\.text).filter { !takesWords.contains($0) }
         for detection in rescues {
             let start: Int
             let end: Int
@@ -538,9 +540,7 @@ package final class KeywordSpotter {
             }
             if recent.contains(where: { $0.startMs < end && start < $0.endMs }) { continue }
             judgedUtterances.append(span)
-            // A phrase that takes words is followed by them, not heard as an utterance alone.
-            let phrases = phrases.map(\.text).filter { !takesWords.contains($0) }
-            guard let verdict = judge(fromMs: start - 300, toMs: end + 300, commands: phrases, bare: true),
+            guard let verdict = judge(fromMs: start - 300, toMs: end + 300, commands: phrases, bareOver: span),
                 verdict.confidence >= CommandConfidence.aloneAt
             else {
                 trace?("the utterance \(start)–\(end) ms said alone is no command it is sure of")
@@ -670,10 +670,10 @@ package final class KeywordSpotter {
     /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` (each with every spoken form the
     /// dictionary knows), with request words allowed around it, and judges how sure that is against the free
     /// phone loop (CommandConfidence): the command and its confidence in 0...1; nil when nothing was heard or
-    /// the decoders cannot run, and, `bare`, when request words were heard around the command or its words are
-    /// under a third of the sound from 300 ms after `fromMs` to 300 ms before `toMs` (then the phone loop, most
-    /// of a judgement's cost, is not run).
-    package func judge(fromMs: Int, toMs: Int, commands: [String], bare: Bool = false) -> (
+    /// the decoders cannot run, and, given `bareOver` (an utterance, in ms), when request words were heard around
+    /// the command or its words are under a third of that utterance (then the phone loop, most of a judgement's
+    /// cost, is not run).
+    package func judge(fromMs: Int, toMs: Int, commands: [String], bareOver utterance: Range<Int>? = nil) -> (
         phrase: String, confidence: Double
     )? {
         guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
@@ -698,13 +698,13 @@ package final class KeywordSpotter {
             argumentSearch = grammar
         }
         guard let heard = segments(decoder, range) else { return nil }
-        if bare {
+        if let utterance {
             // The command alone, no request words, and its words a third of the sound at least (the grammar can
             // take a sentence's other words for silence).
             let words = heard.filter { !$0.isSilence }
             let frames = words.map { $0.endFrame - $0.startFrame + 1 }.reduce(0, +)
             guard let found = CommandConfidence.find(known, in: words.map(\.plainWord)),
-                found.range.count == words.count, frames * 10 * 3 >= toMs - fromMs - 600
+                found.range.count == words.count, frames * 10 * 3 >= utterance.count
             else {
                 trace?("window \(fromMs)–\(toMs) ms decoded as \(words.map(\.plainWord)): no command said bare")
                 return nil
