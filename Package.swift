@@ -83,6 +83,8 @@ let package = Package(
         .target(name: "CSharedFrames"),
         // The file a fault of the host's process leaves for the next start (CrashGuard).
         .target(name: "CFaultMark"),
+        // How the process's memory is kept: malloc's arenas limited to the cores (issue 37).
+        .target(name: "CProcessMemory"),
         .target(
             name: "CPluginBridge", dependencies: ["PluginAPI", "CSharedFrames"],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("seccomp")]),
@@ -174,7 +176,7 @@ let package = Package(
             name: "Host",
             dependencies: [
                 "AssistApp", "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio",
-                "Camera", "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage",
+                "Camera", "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", "CProcessMemory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -34,6 +34,14 @@ static size_t arena_size;
 static int arena_fd = -1;
 static block *blocks;
 
+bool assist_frame_memory_reusable(void) {
+#ifdef ARENA_OFF
+    return false;
+#else
+    return true;
+#endif
+}
+
 bool assist_shared_frames_enable(size_t bytes) {
 #ifdef ARENA_OFF
     (void)bytes;

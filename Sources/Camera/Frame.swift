@@ -13,6 +13,10 @@ package final class FrameStorage: @unchecked Sendable {  // because: immutable o
     /// picture's last pixel (FFmpeg's AV_INPUT_BUFFER_PADDING_SIZE). Never counted, never written.
     package static let readPadding = 64
 
+    /// True when the memory of a frame that is gone is kept for the next frame of its size (not in sanitizer
+    /// builds).
+    package static var reusesMemory: Bool { SpareFrameMemory.enabled }
+
     /// True when the bytes are in the shared frame arena, which plugins' helper processes map (a frame then
     /// reaches them with no copy; docs/plugin-isolation.md).
     private let isShared: Bool
@@ -25,14 +29,59 @@ package final class FrameStorage: @unchecked Sendable {  // because: immutable o
             bytes = shared
             isShared = true
         } else {
-            bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity + Self.readPadding, alignment: 64)
+            bytes =
+                SpareFrameMemory.shared.take(self.capacity + Self.readPadding)
+                ?? UnsafeMutableRawPointer.allocate(byteCount: self.capacity + Self.readPadding, alignment: 64)
             isShared = false
         }
         (bytes + self.capacity).initializeMemory(as: UInt8.self, repeating: 0, count: Self.readPadding)
     }
 
     deinit {
-        if isShared { assist_shared_frames_free(bytes) } else { bytes.deallocate() }
+        if isShared {
+            assist_shared_frames_free(bytes)
+        } else if !SpareFrameMemory.shared.keep(bytes, size: capacity + Self.readPadding) {
+            bytes.deallocate()
+        }
+    }
+}
+
+/// Frames of one size come and go at up to 30 a second. Given back to malloc, each was a fresh mapping of a
+/// megabyte or more, faulted in page by page, or a hole in whichever thread's arena took it, which grew the
+/// process by tens of megabytes over a search; kept here, the next frame of the same size reuses the memory
+/// already touched. A few blocks of each size are kept, 32 MB at most in all; small crops are not. Off in
+/// sanitizer builds (`assist_frame_memory_reusable`), whose checks need each block back in their allocator.
+final class SpareFrameMemory: @unchecked Sendable {  // because: every field is guarded by `lock`
+    static let shared = SpareFrameMemory()
+    static let enabled = assist_frame_memory_reusable()
+    static let smallest = 64 * 1024
+    static let perSize = 4
+    static let mostBytes = 32 << 20
+
+    private let lock = NSLock()
+    private var spare: [Int: [UnsafeMutableRawPointer]] = [:]
+    private var bytes = 0
+
+    /// A kept block of exactly `size` bytes, 64-byte aligned, or nil.
+    func take(_ size: Int) -> UnsafeMutableRawPointer? {
+        guard Self.enabled, size >= Self.smallest else { return nil }
+        return lock.withLock {
+            guard let block = spare[size]?.popLast() else { return nil }
+            bytes -= size
+            return block
+        }
+    }
+
+    /// Keeps `block` (allocated with `size` bytes, 64-byte aligned) for the next frame; false when it is not
+    /// kept and the caller frees it.
+    func keep(_ block: UnsafeMutableRawPointer, size: Int) -> Bool {
+        guard Self.enabled, size >= Self.smallest else { return false }
+        return lock.withLock {
+            guard (spare[size]?.count ?? 0) < Self.perSize, bytes + size <= Self.mostBytes else { return false }
+            spare[size, default: []].append(block)
+            bytes += size
+            return true
+        }
     }
 }
 

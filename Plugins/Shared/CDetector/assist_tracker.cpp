@@ -1,5 +1,6 @@
 // The follower between detections (assist_detector_api.h): corners inside the target's box, followed by
-// pyramidal Lucas-Kanade optical flow on a small grey copy of each picture.
+// pyramidal Lucas-Kanade optical flow on a small grey copy of each picture. Each picture's pyramid (with its
+// derivatives) is built once, for the flow forwards to it and back from it, into memory kept from step to step.
 #include "assist_detector.h"
 
 #include <opencv2/core.hpp>
@@ -20,6 +21,9 @@ constexpr int kWidth = 320;
 constexpr int kCorners = 60;
 constexpr int kFewest = 5;
 constexpr float kRoundTrip = 1.0f;
+// The flow's search window and pyramid levels above the picture.
+const cv::Size kWindow(15, 15);
+constexpr int kLevels = 2;
 
 void grey(const uint8_t *bgr, int width, int height, size_t stride, cv::Mat &scaled, cv::Mat &out) {
     cv::Mat picture(height, width, CV_8UC3, const_cast<uint8_t *>(bgr), stride);
@@ -42,6 +46,7 @@ float median(std::vector<float> &values) {
 
 struct assist_trk {
     cv::Mat previous, next, scaled;
+    std::vector<cv::Mat> previousPyramid, nextPyramid;
     std::vector<cv::Point2f> corners, moved, back;
     std::vector<uchar> status, backStatus;
     std::vector<float> error, dx, dy;
@@ -71,6 +76,7 @@ extern "C" int assist_trk_start(assist_trk *trk, const uint8_t *bgr, int width, 
     if (trk == nullptr || bgr == nullptr || box == nullptr || width <= 0 || height <= 0) return 0;
     try {
         grey(bgr, width, height, stride, trk->scaled, trk->previous);
+        cv::buildOpticalFlowPyramid(trk->previous, trk->previousPyramid, kWindow, kLevels);
         float sx = float(trk->previous.cols), sy = float(trk->previous.rows);
         trk->box = cv::Rect2f(box->x * sx, box->y * sy, box->w * sx, box->h * sy);
         return seed(trk);
@@ -90,12 +96,12 @@ extern "C" int assist_trk_step(assist_trk *trk, const uint8_t *bgr, int width, i
             trk->corners.clear();
             return 0;
         }
-        cv::Size window(15, 15);
+        cv::buildOpticalFlowPyramid(trk->next, trk->nextPyramid, kWindow, kLevels);
         cv::TermCriteria until(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.03);
-        cv::calcOpticalFlowPyrLK(trk->previous, trk->next, trk->corners, trk->moved, trk->status, trk->error,
-                                 window, 2, until);
-        cv::calcOpticalFlowPyrLK(trk->next, trk->previous, trk->moved, trk->back, trk->backStatus, trk->error,
-                                 window, 2, until);
+        cv::calcOpticalFlowPyrLK(trk->previousPyramid, trk->nextPyramid, trk->corners, trk->moved, trk->status,
+                                 trk->error, kWindow, kLevels, until);
+        cv::calcOpticalFlowPyrLK(trk->nextPyramid, trk->previousPyramid, trk->moved, trk->back, trk->backStatus,
+                                 trk->error, kWindow, kLevels, until);
         trk->dx.clear();
         trk->dy.clear();
         size_t kept = 0;
@@ -114,6 +120,7 @@ extern "C" int assist_trk_step(assist_trk *trk, const uint8_t *bgr, int width, i
         trk->box.x += median(trk->dx);
         trk->box.y += median(trk->dy);
         std::swap(trk->previous, trk->next);
+        std::swap(trk->previousPyramid, trk->nextPyramid);
         float sx = float(trk->previous.cols), sy = float(trk->previous.rows);
         float centreX = (trk->box.x + trk->box.width / 2) / sx, centreY = (trk->box.y + trk->box.height / 2) / sy;
         if (centreX < 0 || centreX > 1 || centreY < 0 || centreY > 1) {

@@ -31,6 +31,11 @@ void assist_shared_frames_free(void *pointer);
     descriptor and `*arena_size` its size. */
 bool assist_shared_frames_locate(const void *pointer, size_t size, uint64_t *offset, int *fd, uint64_t *arena_size);
 
+/** False in sanitizer builds, where the memory of a frame that is gone must go back to the allocator the
+    sanitizer watches, for the reasons the arena is off there; true otherwise (the camera then keeps it for the
+    next frame of its size). */
+bool assist_frame_memory_reusable(void);
+
 /** Blocks smaller than this stay on the heap. */
 #define ASSIST_SHARED_FRAMES_MINIMUM (256u * 1024u)
 

@@ -89,7 +89,21 @@ static uint8_t *read_file(const char *path, size_t *size) {
     return data;
 }
 
+/* The frames of the last open, freed when the device is opened again (a replug opens it once more: a test that
+ * unplugs the camera a hundred times must not see the fake's memory grow). */
+static uint8_t *raw_block;
+
+static void forget_frames(void) {
+    if (fourcc == V4L2_PIX_FMT_MJPEG) {
+        for (uint32_t i = 0; i < frame_count; i++) free(frames[i]);
+    }
+    free(raw_block);
+    raw_block = NULL;
+    frame_count = 0;
+}
+
 static void load_frames(void) {
+    forget_frames();
     const char *format = getenv("FAKE_V4L2_FORMAT");
     fourcc = format != NULL && strcmp(format, "MJPG") == 0   ? V4L2_PIX_FMT_MJPEG
              : format != NULL && strcmp(format, "RGB3") == 0 ? V4L2_PIX_FMT_RGB24
@@ -116,6 +130,7 @@ static void load_frames(void) {
         frame_bytes = width * height * (fourcc == V4L2_PIX_FMT_RGB24 ? 3 : 2);
         size_t size = 0;
         uint8_t *all = read_file(list, &size);
+        raw_block = all;
         for (size_t offset = 0; all != NULL && offset + frame_bytes <= size && frame_count < MAX_FRAMES;
              offset += frame_bytes) {
             frames[frame_count] = all + offset;
