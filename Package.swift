@@ -100,10 +100,8 @@ let package = Package(
         .target(name: "CMediaAPI"),
         .target(
             name: "CFFmpegShims", dependencies: ["CMediaAPI"],
-            linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
-                .linkedLibrary("avutil"),
-            ]
+            // libavformat and libavcodec are opened with dlopen on the first file (assist_ffmpeg.c).
+            linkerSettings: [.linkedLibrary("swscale"), .linkedLibrary("avutil"), .linkedLibrary("dl")]
         ),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         // Shared by the plugins that read text (read-text, find-object); the host never links it.

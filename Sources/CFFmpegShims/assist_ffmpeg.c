@@ -1,10 +1,65 @@
 #include "assist_ffmpeg.h"
 
+#include <dlfcn.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
 #include <libswscale/swscale.h>
+#include <pthread.h>
 #include <stdio.h>
+
+/* A camera's frames need swscale alone; a picture or video file needs libavformat and libavcodec, which bring
+ * some ninety libraries of codecs and their dependencies (about 20 MB of a find-object search's resident
+ * memory). This library links swscale and libavutil only and opens the two decoding libraries, by the sonames
+ * of the headers it was built with, the first time a file is opened: a camera never loads them. Each function
+ * is typed as its header declares it. */
+static struct {
+    __typeof__(avformat_open_input) *open_input;
+    __typeof__(avformat_find_stream_info) *find_stream_info;
+    __typeof__(av_find_best_stream) *find_best_stream;
+    __typeof__(av_read_frame) *read_frame;
+    __typeof__(avformat_close_input) *close_input;
+    __typeof__(avcodec_alloc_context3) *alloc_context;
+    __typeof__(avcodec_parameters_to_context) *parameters_to_context;
+    __typeof__(avcodec_open2) *open_codec;
+    __typeof__(avcodec_send_packet) *send_packet;
+    __typeof__(avcodec_receive_frame) *receive_frame;
+    __typeof__(avcodec_free_context) *free_context;
+    __typeof__(av_packet_alloc) *packet_alloc;
+    __typeof__(av_packet_unref) *packet_unref;
+    __typeof__(av_packet_free) *packet_free;
+} decoding;
+static const char *decoding_missing = "FFmpeg's decoders cannot be loaded";
+static pthread_once_t decoding_once = PTHREAD_ONCE_INIT;
+
+#define SONAME(library, major) "lib" library ".so." AV_STRINGIFY(major)
+
+static void open_decoding(void) {
+    /* Never closed: the functions stay valid for the life of the process. */
+    void *format = dlopen(SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (format == NULL) return;
+    /* libavcodec comes in as libavformat's dependency, and a handle's lookups search its dependencies: opened
+       a second time by name, glibc's loader would list its dependencies again and lose the first list. */
+    void *codec = format;
+#define FIND(library, field, name) \
+    if ((*(void **)&decoding.field = dlsym(library, #name)) == NULL) return
+    FIND(format, open_input, avformat_open_input);
+    FIND(format, find_stream_info, avformat_find_stream_info);
+    FIND(format, find_best_stream, av_find_best_stream);
+    FIND(format, read_frame, av_read_frame);
+    FIND(format, close_input, avformat_close_input);
+    FIND(codec, alloc_context, avcodec_alloc_context3);
+    FIND(codec, parameters_to_context, avcodec_parameters_to_context);
+    FIND(codec, open_codec, avcodec_open2);
+    FIND(codec, send_packet, avcodec_send_packet);
+    FIND(codec, receive_frame, avcodec_receive_frame);
+    FIND(codec, free_context, avcodec_free_context);
+    FIND(codec, packet_alloc, av_packet_alloc);
+    FIND(codec, packet_unref, av_packet_unref);
+    FIND(codec, packet_free, av_packet_free);
+#undef FIND
+    decoding_missing = NULL;
+}
 
 struct assist_media {
     AVFormatContext *format;
@@ -76,46 +131,49 @@ static enum AVPixelFormat pixel_format(uint32_t fourcc) {
     }
 }
 
+/* Only ever called on a handle `assist_media_open` made, so after the decoding libraries were opened. */
 static void assist_media_close(assist_media *media) {
     if (media == NULL) return;
     sws_freeContext(media->scale);
     av_frame_free(&media->converted);
     av_frame_free(&media->frame);
-    av_packet_free(&media->packet);
-    avcodec_free_context(&media->codec);
-    avformat_close_input(&media->format);
+    decoding.packet_free(&media->packet);
+    decoding.free_context(&media->codec);
+    decoding.close_input(&media->format);
     av_free(media);
 }
 
 static int assist_media_open(const char *path, assist_media **out, char *reason, size_t size) {
     *out = NULL;
     av_log_set_level(AV_LOG_QUIET);
+    pthread_once(&decoding_once, open_decoding);
+    if (decoding_missing != NULL) return say(reason, size, AVERROR(ENOSYS), decoding_missing);
     assist_media *media = av_mallocz(sizeof *media);
     if (media == NULL) return say(reason, size, AVERROR(ENOMEM), "out of memory");
-    int status = avformat_open_input(&media->format, path, NULL, NULL);
+    int status = decoding.open_input(&media->format, path, NULL, NULL);
     if (status < 0) {
         av_free(media);
         return say(reason, size, status, "it cannot be opened");
     }
-    status = avformat_find_stream_info(media->format, NULL);
+    status = decoding.find_stream_info(media->format, NULL);
     if (status < 0) {
         assist_media_close(media);
         return say(reason, size, status, "it is damaged or not a picture or video");
     }
     const AVCodec *decoder = NULL;
-    media->stream = av_find_best_stream(media->format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+    media->stream = decoding.find_best_stream(media->format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     if (media->stream < 0 || decoder == NULL) {
         assist_media_close(media);
         return say(reason, size, AVERROR_STREAM_NOT_FOUND, "it holds no picture");
     }
     AVStream *stream = media->format->streams[media->stream];
-    media->codec = avcodec_alloc_context3(decoder);
-    if (media->codec == NULL || avcodec_parameters_to_context(media->codec, stream->codecpar) < 0) {
+    media->codec = decoding.alloc_context(decoder);
+    if (media->codec == NULL || decoding.parameters_to_context(media->codec, stream->codecpar) < 0) {
         assist_media_close(media);
         return say(reason, size, AVERROR(ENOMEM), "its decoder cannot start");
     }
     media->codec->thread_count = 1;
-    status = avcodec_open2(media->codec, decoder, NULL);
+    status = decoding.open_codec(media->codec, decoder, NULL);
     if (status < 0) {
         assist_media_close(media);
         return say(reason, size, status, "its decoder cannot start");
@@ -130,7 +188,7 @@ static int assist_media_open(const char *path, assist_media **out, char *reason,
     int still = media->format->iformat != NULL && strstr(media->format->iformat->name, "_pipe") != NULL;
     media->fps = !still && rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
     media->time_base = av_q2d(stream->time_base);
-    media->packet = av_packet_alloc();
+    media->packet = decoding.packet_alloc();
     media->frame = av_frame_alloc();
     if (media->packet == NULL || media->frame == NULL) {
         assist_media_close(media);
@@ -171,7 +229,7 @@ static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, size
     size_t needed = needed_bytes(media->width * 3, stride, media->height);
     if (needed == 0 || capacity < needed) return say(reason, size, AVERROR(EINVAL), "the picture buffer is too small");
     for (;;) {
-        int status = avcodec_receive_frame(media->codec, media->frame);
+        int status = decoding.receive_frame(media->codec, media->frame);
         if (status == 0) {
             status = deliver(media, bgr, stride, capacity, seconds);
             return status < 0 ? say(reason, size, status, "a picture cannot be converted") : status;
@@ -179,19 +237,19 @@ static int assist_media_next(assist_media *media, uint8_t *bgr, int stride, size
         if (status == AVERROR_EOF) return 0;
         if (status != AVERROR(EAGAIN)) return say(reason, size, status, "a picture is damaged");
         if (media->draining) return 0;
-        status = av_read_frame(media->format, media->packet);
+        status = decoding.read_frame(media->format, media->packet);
         if (status == AVERROR_EOF) {
             media->draining = 1;
-            avcodec_send_packet(media->codec, NULL);
+            decoding.send_packet(media->codec, NULL);
             continue;
         }
         if (status < 0) return say(reason, size, status, "the file cannot be read");
         if (media->packet->stream_index == media->stream) {
-            status = avcodec_send_packet(media->codec, media->packet);
-            av_packet_unref(media->packet);
+            status = decoding.send_packet(media->codec, media->packet);
+            decoding.packet_unref(media->packet);
             if (status < 0 && status != AVERROR(EAGAIN)) return say(reason, size, status, "a picture is damaged");
         } else {
-            av_packet_unref(media->packet);
+            decoding.packet_unref(media->packet);
         }
     }
 }

@@ -33,11 +33,34 @@ struct MediaLibraryCLITests {
     }
 
     /// The libraries the dynamic loader opened for `arguments`, from its own report (LD_DEBUG=files).
-    private func librariesOpened(_ arguments: [String], data: TemporaryDirectory) throws -> String {
+    private func librariesOpened(
+        _ arguments: [String], data: TemporaryDirectory, environment: [String: String] = [:]
+    ) throws -> String {
         let result = try ProcessRunner.run(
-            BuildProducts.assist, arguments, environment: ["LD_DEBUG": "files", "ASSIST_DATA_DIR": data.url.path])
+            BuildProducts.assist, arguments,
+            environment: environment.merging(["LD_DEBUG": "files", "ASSIST_DATA_DIR": data.url.path]) { _, new in new })
         #expect(result.status == 0, "\(arguments): \(result.lines)")
         return result.standardError
+    }
+
+    /// A camera's frames need swscale alone: a webcam (the fake V4L2 device, MJPEG that libv4l2 decodes) does not
+    /// open FFmpeg's decoders and the ninety-odd libraries they bring (about 15 MB of a search's resident memory);
+    /// a picture file opens them.
+    @Test func aCameraOpensTheScalerAloneAndAPictureFileTheDecoders() throws {
+        let data = try TemporaryDirectory("assist-scaler-alone")
+        let fake = try FakeCamera(folder: data.url)
+        let jpeg = data.path("frame.jpg").path
+        _ = try ProcessRunner.run("/usr/bin/convert", [Self.photo, "-resize", "640x480!", "-quality", "90", jpeg])
+        let webcam = try librariesOpened(
+            ["camera", "snapshot", data.path("webcam.ppm").path, "--camera", "v4l2:\(FakeCamera.devicePath)"],
+            data: data, environment: fake.environment(format: "MJPG", frames: jpeg))
+        let picture = try Data(contentsOf: data.path("webcam.ppm")).prefix(15)
+        #expect(String(decoding: picture, as: UTF8.self).hasPrefix("P6\n640 480"), "the webcam's picture was saved")
+        #expect(webcam.contains("libAssistMedia.so") && webcam.contains("libswscale.so"), "the scaler is opened")
+        #expect(!webcam.contains("libavcodec.so") && !webcam.contains("libavformat.so"), "no decoder is opened")
+        let file = try librariesOpened(
+            ["camera", "snapshot", data.path("file.ppm").path, "--camera", "image:\(Self.photo)"], data: data)
+        #expect(file.contains("libavformat.so") && file.contains("libavcodec.so"), "a file opens the decoders")
     }
 
     @Test func espeakAndCurlAreOpenedOnlyByCommandsThatSpeakOrUpload() throws {

@@ -7,6 +7,9 @@
 //    follower gave between detections; how far each cue was from where the dog was in its frame; the direction;
 //    the host's CPU and resident memory while it guides (its process tree sampled every 20 ms from the first
 //    cue on), and its peak memory over the run, the models' loading included.
+// 3. The same dog from a webcam: the fake V4L2 device (Tests/Fixtures/camera/fake_v4l2.c, preloaded) streams it
+//    as MJPEG at 640×480, which libv4l2 decodes as it does a real webcam's; the host's CPU and resident memory
+//    while it guides, beside the folder's run (whose JPEG files need FFmpeg's decoders, which a camera does not).
 import FindObjectCore
 import Foundation
 import HostTesting
@@ -167,13 +170,55 @@ if !cpu.isEmpty {
             resident.max() ?? 0, peak.max() ?? 0))
 }
 
+// 3. The webcam: the same 90 pictures at 640×480, looped by the fake device at 30 a second; each run guides for
+// four seconds and is then stopped.
+let webcamFrames = try TemporaryDirectory("assist-find-bench-webcam")
+_ = try ProcessRunner.run(
+    "/usr/bin/ffmpeg",
+    [
+        "-v", "error", "-i", moving.path("f%03d.jpg").path, "-vf", "scale=640:480", "-q:v", "3",
+        webcamFrames.path("w%03d.jpg").path,
+    ], timeoutSeconds: 120)
+let fake = try FakeCamera(folder: webcamFrames.url)
+let list = (1...count).map { webcamFrames.path(String(format: "w%03d.jpg", $0)).path }.joined(separator: ":")
+var webcamCPU: [Double] = []
+var webcamResident: [Double] = []
+for _ in 0..<3 {
+    let data = try TemporaryDirectory("assist-find-bench-data")
+    if let guided = try guidedRun(
+        [
+            "run", "--no-speech", "--camera", "v4l2:\(FakeCamera.devicePath)", "--camera-fps", "30", "--data-dir",
+            data.url.path, "find-object", "dog",
+        ], events: data.path("events.jsonl"), environment: fake.environment(format: "MJPG", frames: list), seconds: 4)
+    {
+        webcamCPU.append(guided.cpu)
+        webcamResident.append(guided.resident)
+    }
+}
+if webcamCPU.isEmpty {
+    print("find-object from a webcam (fake V4L2, MJPEG 640×480): nothing was guided")
+} else {
+    print("find-object from a webcam (the fake V4L2 device, MJPEG at 640×480, decoded by libv4l2), 3 runs of 4 s")
+    print(
+        String(
+            format:
+                "  host CPU while guiding: median %.0f %% of one core; resident while guiding: at most %.0f MB (goal: at most 150)",
+            BenchFigures.median(webcamCPU), webcamResident.max() ?? 0))
+}
+
 /// Runs `assist ARGUMENTS` and samples its process tree every 20 ms: the CPU it used from the first guidance
 /// event in `events` to its last sample (as a percentage of one core), the most resident memory sampled in that
 /// time, and the tree's peak resident memory over the whole run (MB). Nil when nothing was guided.
-func guidedRun(_ arguments: [String], events: URL) throws -> (cpu: Double, resident: Double, peak: Double)? {
+/// With `seconds`, the run is stopped (SIGTERM) that long after it started: a camera does not end by itself.
+func guidedRun(_ arguments: [String], events: URL, environment: [String: String] = [:], seconds: Double? = nil)
+    throws -> (cpu: Double, resident: Double, peak: Double)?
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: assist)
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let started = ProcessInfo.processInfo.systemUptime
+    var stopped = false
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
@@ -192,6 +237,10 @@ func guidedRun(_ arguments: [String], events: URL) throws -> (cpu: Double, resid
         if first != nil, sample.cpuSeconds > 0 {
             last = (time, sample.cpuSeconds)
             resident = max(resident, sample.residentMB)
+        }
+        if let seconds, !stopped, time - started > seconds {
+            kill(process.processIdentifier, SIGTERM)
+            stopped = true
         }
         usleep(20_000)
     }
