@@ -110,12 +110,7 @@ var resident: [Double] = []
 var peak: [Double] = []
 for _ in 0..<5 {
     let data = try TemporaryDirectory("assist-find-bench-data")
-    if let guided = try guidedRun(
-        [
-            "run", "--no-speech", "--camera", "dir:\(moving.url.path)", "--camera-fps", "30", "--data-dir",
-            data.url.path, "find-object", "dog",
-        ], events: data.path("events.jsonl"))
-    {
+    if let guided = try guidedRun(camera: "dir:\(moving.url.path)", data: data) {
         cpu.append(guided.cpu)
         resident.append(guided.resident)
         peak.append(guided.peak)
@@ -186,10 +181,8 @@ var webcamResident: [Double] = []
 for _ in 0..<3 {
     let data = try TemporaryDirectory("assist-find-bench-data")
     if let guided = try guidedRun(
-        [
-            "run", "--no-speech", "--camera", "v4l2:\(FakeCamera.devicePath)", "--camera-fps", "30", "--data-dir",
-            data.url.path, "find-object", "dog",
-        ], events: data.path("events.jsonl"), environment: fake.environment(format: "MJPG", frames: list), seconds: 4)
+        camera: "v4l2:\(FakeCamera.devicePath)", data: data,
+        environment: fake.environment(format: "MJPG", frames: list), seconds: 4)
     {
         webcamCPU.append(guided.cpu)
         webcamResident.append(guided.resident)
@@ -206,16 +199,20 @@ if webcamCPU.isEmpty {
             BenchFigures.median(webcamCPU), webcamResident.max() ?? 0))
 }
 
-/// Runs `assist ARGUMENTS` and samples its process tree every 20 ms: the CPU it used from the first guidance
-/// event in `events` to its last sample (as a percentage of one core), the most resident memory sampled in that
+/// Runs `assist run find-object dog` on `camera` at 30 frames/s with its data in `data`, and samples its process
+/// tree every 20 ms: the CPU it used from the first guidance event in the data's journal to its last sample (as a percentage of one core), the most resident memory sampled in that
 /// time, and the tree's peak resident memory over the whole run (MB). Nil when nothing was guided.
 /// With `seconds`, the run is stopped (SIGTERM) that long after it started: a camera does not end by itself.
-func guidedRun(_ arguments: [String], events: URL, environment: [String: String] = [:], seconds: Double? = nil)
-    throws -> (cpu: Double, resident: Double, peak: Double)?
-{
+func guidedRun(
+    camera: String, data: TemporaryDirectory, environment: [String: String] = [:], seconds: Double? = nil
+) throws -> (cpu: Double, resident: Double, peak: Double)? {
+    let events = data.path("events.jsonl")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: assist)
-    process.arguments = arguments
+    process.arguments = [
+        "run", "--no-speech", "--camera", camera, "--camera-fps", "30", "--data-dir", data.url.path, "find-object",
+        "dog",
+    ]
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     let started = ProcessInfo.processInfo.systemUptime
     var stopped = false
