@@ -33,6 +33,26 @@ package enum NaturalVoice {
         return try WavFile.read(out)
     }
 
+    /// Joe saying each of `texts` (one line each), in order, by one piper process: the voice's model is loaded
+    /// once rather than once a text, which at a test run's start, with every suite rendering at once, cost
+    /// seconds a text. Each rendering is its own, as `speak`'s are: the same text twice is said twice.
+    package static func speak(each texts: [String]) throws -> [WavFile] {
+        guard !texts.isEmpty else { return [] }
+        precondition(texts.allSatisfy { !$0.contains("\n") && !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        let work = try TemporaryDirectory("assist-voices")
+        let result = try ProcessRunner.run(
+            environment.appendingPathComponent("bin/python").path,
+            ["-m", "piper", "-m", try model().path, "-d", work.url.path],
+            input: texts.joined(separator: "\n") + "\n", timeoutSeconds: 60 + 30 * Double(texts.count))
+        guard result.status == 0 else { throw Missing() }
+        // Named by the moment each was written, in the order of the lines.
+        let files = try FileManager.default.contentsOfDirectory(atPath: work.url.path).filter { $0.hasSuffix(".wav") }
+            .sorted { (UInt64($0.dropLast(4)) ?? 0) < (UInt64($1.dropLast(4)) ?? 0) }
+        // Should piper ever take a text as two lines or none, each is rendered on its own.
+        guard files.count == texts.count else { return try texts.map { try speak($0) } }
+        return try files.map { try WavFile.read(work.url.appendingPathComponent($0)) }
+    }
+
     /// `voice` scaled by `gain` (clipped at full scale as a microphone would), with room noise at `noiseDecibels`
     /// RMS (dBFS) under it and `padSeconds` of that room before and after.
     package static func inRoom(_ voice: WavFile, gain: Double, noiseDecibels: Double, padSeconds: Double = 0.5)

@@ -100,7 +100,7 @@ extension VoiceListening {
     /// the voice.
     func saying(_ parts: [(text: String, pause: Double)], after lead: Double) throws -> URL? {
         let voices: [WavFile]
-        do { voices = try parts.map { try NaturalVoice.speak($0.text) } } catch {
+        do { voices = try NaturalVoice.speak(each: parts.map(\.text)) } catch {
             print("skipped: \(error)")
             return nil
         }
@@ -394,7 +394,10 @@ struct VoiceListenTests: VoiceListening {
     @Test func commandsSaidAfterALongQuietAreHeard() throws {
         let words = ["stop", "pause", "next", "what time is it", "stop", "read text", "pause", "next"]
         var rendered: [String: WavFile] = [:]
-        do { for word in Set(words) { rendered[word] = try NaturalVoice.speak(word) } } catch {
+        do {
+            let unique = Array(Set(words))
+            rendered = Dictionary(uniqueKeysWithValues: zip(unique, try NaturalVoice.speak(each: unique)))
+        } catch {
             print("skipped: \(error)")
             return
         }
@@ -436,7 +439,10 @@ struct VoiceListenTests: VoiceListening {
             "the bus stop is just around the corner", "he read the letter twice", "please stop the car here",
         ]
         var rendered: [String: WavFile] = [:]
-        do { for text in commands + sentences { rendered[text] = try NaturalVoice.speak(text) } } catch {
+        do {
+            let texts = commands + sentences
+            rendered = Dictionary(zip(texts, try NaturalVoice.speak(each: texts))) { first, _ in first }
+        } catch {
             print("skipped: \(error)")
             return
         }
@@ -499,7 +505,10 @@ struct VoiceListenTests: VoiceListening {
         // `commandsSaidAfterALongQuietAreHeard` (100 s of sound), and this suite is their longest pole.
         guard ProcessRunner.timeScale == 1 else { return }
         var rendered: [String: WavFile] = [:]
-        do { for word in ["stop", "pause"] { rendered[word] = try NaturalVoice.speak(word) } } catch {
+        do {
+            rendered = Dictionary(
+                uniqueKeysWithValues: zip(["stop", "pause"], try NaturalVoice.speak(each: ["stop", "pause"])))
+        } catch {
             print("skipped: \(error)")
             return
         }
@@ -737,7 +746,7 @@ struct VoiceShellListenTests: VoiceListening {
         // bench/voice.sh measure.
         var sayings: [WavFile] = []
         do {
-            for _ in 0..<3 { sayings.append(try NaturalVoice.speak("What time is it?")) }
+            sayings = try NaturalVoice.speak(each: Array(repeating: "What time is it?", count: 3))
         } catch {
             print("skipped: \(error)")
             return
@@ -761,9 +770,7 @@ struct VoiceShellListenTests: VoiceListening {
     @Test func theSpeechRateIsRaisedByVoice() throws {
         var sayings: [(WavFile, Double)] = []
         do {
-            for (text, pad) in [("Settings.", 5.0), ("Speech rate.", 5.0), ("Higher.", 5.0)] {
-                sayings.append((try NaturalVoice.speak(text), pad))
-            }
+            sayings = try NaturalVoice.speak(each: ["Settings.", "Speech rate.", "Higher."]).map { ($0, 5.0) }
         } catch {
             print("skipped: \(error)")
             return
@@ -792,8 +799,9 @@ struct VoiceShellListenTests: VoiceListening {
         var sayings: [WavFile] = []
         let yes: WavFile
         do {
-            for _ in 0..<3 { sayings.append(try NaturalVoice.speak("Find text emergency exit.")) }
-            yes = try NaturalVoice.speak("Yes.")
+            let said = try NaturalVoice.speak(each: Array(repeating: "Find text emergency exit.", count: 3) + ["Yes."])
+            sayings = Array(said.prefix(3))
+            yes = said[3]
         } catch {
             print("skipped: \(error)")
             return
@@ -951,9 +959,9 @@ struct VoiceShellListenTests: VoiceListening {
         let phrase: WavFile
         let name: WavFile
         do {
-            phrase = try NaturalVoice.speak("Find object.")
             // (A name of two syllables: a lone "Cup." was once heard as "oven".)
-            name = try NaturalVoice.speak("Teddy bear.")
+            let said = try NaturalVoice.speak(each: ["Find object.", "Teddy bear."])
+            (phrase, name) = (said[0], said[1])
         } catch {
             print("skipped: \(error)")
             return
