@@ -224,7 +224,9 @@ int assist_v4l2_dequeue(assist_v4l2_device *device, int timeout_ms, const uint8_
     buffer.memory = V4L2_MEMORY_MMAP;
     if (xioctl(device->fd, VIDIOC_DQBUF, &buffer) == -1) {
         if (errno == EAGAIN) return -ETIMEDOUT;
-        return errno == EIO || errno == ENODEV || errno == EBADF ? -ENODEV : -errno;
+        /* EIO is not an unplugged camera: libv4l2 gives it after ten frames in a row it could not decode (a
+           JPEG cut short on a busy USB bus), a driver after a transfer error. The caller skips such frames. */
+        return errno == ENODEV || errno == EBADF ? -ENODEV : -errno;
     }
     if (buffer.index >= device->count) return -EIO;
     *data = device->start[buffer.index];

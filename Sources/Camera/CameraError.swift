@@ -1,7 +1,9 @@
 /// Why the camera failed: a code to branch on, a sentence to speak, and the underlying cause.
 package struct CameraError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is.
-    package enum Code: Hashable, Sendable { case missing, busy, unsupported, lost, badFile, badSpec, ended, incomplete }
+    package enum Code: Hashable, Sendable {
+        case missing, busy, unsupported, lost, damaged, badFile, badSpec, ended, incomplete
+    }
 
     package let code: Code
     /// One speakable sentence: what is wrong and what to do.
@@ -38,6 +40,19 @@ package struct CameraError: Error, CustomStringConvertible, Sendable {
     package static func lost(_ path: String, cause: String?) -> CameraError {
         CameraError(code: .lost, message: "The camera \(path) was disconnected.", cause: cause)
     }
+
+    /// The camera is there but its frames cannot be read (decoded or transferred), for seconds on end;
+    /// `quiet` when there is nothing to say yet or again (the capture loop only takes its turn).
+    package static func damaged(_ path: String, quiet: Bool = false) -> CameraError {
+        CameraError(
+            code: .damaged,
+            message:
+                "The camera \(path) sends pictures that cannot be read. Try another USB port or cable; Assist keeps trying.",
+            cause: quiet ? quietly : nil)
+    }
+
+    /// The cause of a `damaged` error that is not to be said.
+    package static let quietly = "not to be said"
 
     /// Assist's own picture library (libAssistMedia.so) cannot be loaded.
     package static func incomplete(_ cause: String) -> CameraError {

@@ -211,6 +211,13 @@ package final class CameraService: @unchecked Sendable {
             }
             for subscriber in targets { subscriber.offer(frame) }
             return .next
+        } catch let error as CameraError where error.code == .damaged {
+            // Said once; the camera is still there and capture goes on (its next good frame is handed out).
+            if error.cause != CameraError.quietly {
+                logger.info("\(error.message)")
+                onNotice(.problem(error.message))
+            }
+            return .next
         } catch let error as CameraError where error.code == .lost && current.isLive {
             logger.info("\(error.message) (\(error.cause ?? "no detail"))")
             onNotice(.lost(current.name))

@@ -114,6 +114,25 @@ struct CameraCLITests {
         #expect((captured.flatMap { Int($0) } ?? 0) > 30, "frames kept coming after the return")
     }
 
+    /// Frames the camera sends that cannot be decoded (JPEGs of another size than the stream's, as a camera on a
+    /// failing USB bus sends broken ones: libv4l2 gives up after ten in a row) are not an unplugged camera, which
+    /// was said and reopened ten times a second: one sentence, once, and the stream goes on.
+    @Test func framesThatCannotBeReadAreSaidOnceAndNotAsAnUnpluggedCamera() throws {
+        let jpeg = folder.path("other-size.jpg")
+        let made = try ProcessRunner.run("/usr/bin/convert", [halves.path, "-resize", "800x600!", jpeg.path])
+        try #require(made.status == 0)
+        let result = try assist(
+            ["camera", "test", "--seconds", "5"], environment: fake.environment(format: "MJPG", frames: jpeg.path))
+        #expect(result.status == 0, "\(result.standardError)")
+        let said = result.lines + result.standardError.split(separator: "\n").map(String.init)
+        #expect(
+            said.filter {
+                $0 == "The camera /dev/video-fake0 sends pictures that cannot be read. "
+                    + "Try another USB port or cable; Assist keeps trying."
+            }.count == 1, "\(said)")
+        #expect(!said.contains { $0.contains("disconnected") || $0.contains("is back") }, "\(said)")
+    }
+
     @Test func busyMissingAndNonVideoDevicesGetOneClearLine() throws {
         let busy = try assist(
             ["camera", "test", "--seconds", "0.5"],

@@ -36,8 +36,9 @@ int assist_v4l2_open(const char *path, uint32_t fourcc, uint32_t width, uint32_t
 void assist_v4l2_get_info(const assist_v4l2_device *device, assist_v4l2_info *info);
 
 /** Waits up to `timeout_ms` for a frame and dequeues it. Returns 0 with the frame's bytes, size, capture
-    time (CLOCK_MONOTONIC ns), driver sequence and buffer index; -ETIMEDOUT; -ENODEV when unplugged; or
-    another negative errno. The bytes stay valid until assist_v4l2_requeue(index). */
+    time (CLOCK_MONOTONIC ns), driver sequence and buffer index; -ETIMEDOUT; -ENODEV when unplugged; -EIO
+    when frames came that could not be decoded or transferred (the camera is still there); or another negative
+    errno. The bytes stay valid until assist_v4l2_requeue(index). */
 int assist_v4l2_dequeue(assist_v4l2_device *device, int timeout_ms, const uint8_t **data, size_t *bytes,
                         uint64_t *timestamp_ns, uint32_t *sequence, uint32_t *index);
 

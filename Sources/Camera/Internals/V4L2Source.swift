@@ -17,6 +17,10 @@ final class V4L2Source: FrameSource {
     let format: PixelFormat
     /// The device's own description, for `assist camera info`.
     let details: String
+    /// When frames began to come that could not be read, and whether that has been said.
+    private var damagedSince: Double?
+    private var damageSaid = false
+    static let damageSaidAfter = 3.0
 
     /// Opens `path` and starts streaming at about `width` x `height` and `framesPerSecond` (0 for the device's
     /// choice) with 4 buffers. Wraps `assist_v4l2_open`.
@@ -64,6 +68,7 @@ final class V4L2Source: FrameSource {
 
     /// Waits up to 2 s for a frame. Wraps `assist_v4l2_dequeue` and `assist_v4l2_requeue`.
     func next() throws -> Frame? {
+        let called = ProcessInfo.processInfo.systemUptime
         while true {
             var data: UnsafePointer<UInt8>?
             var bytes = 0
@@ -72,6 +77,23 @@ final class V4L2Source: FrameSource {
             var index: UInt32 = 0
             let status = assist_v4l2_dequeue(device, 2_000, &data, &bytes, &timestamp, &sequence, &index)
             if status == -ETIMEDOUT { throw CameraError.lost(path, cause: "no frame for 2 seconds") }
+            if status == -EIO {
+                // Frames that could not be read, the camera still there: skipped, and said once when nothing
+                // else has come for 3 seconds (not a disconnection, so the device is not reopened).
+                let now = ProcessInfo.processInfo.systemUptime
+                let since = damagedSince ?? now
+                damagedSince = since
+                if !damageSaid && now - since >= Self.damageSaidAfter {
+                    damageSaid = true
+                    throw CameraError.damaged(path)
+                }
+                // Back to the capture loop every 2 s, as a timeout is, so that it sees who still watches.
+                if now - called >= 2 { throw CameraError.damaged(path, quiet: true) }
+                usleep(20_000)  // a driver that fails at once is not asked again in a tight loop
+                continue
+            }
+            damagedSince = nil
+            damageSaid = false
             guard status == 0, let data else {
                 throw CameraError.lost(path, cause: String(cString: strerror(-status)))
             }
