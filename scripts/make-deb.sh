@@ -51,9 +51,19 @@ printf 'Source: assist\n\nPackage: assist\nArchitecture: amd64\n' >"$stage/debia
 mapfile -t objects < <(find "$root/usr" -type f \( -name '*.so' -o -path '*/bin/*' \))
 depends=$(cd "$stage" && dpkg-shlibdeps -O -l"$root/usr/lib/assist/swift" -l"$root/usr/lib/assist" \
   --ignore-missing-info "${objects[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-# Opened with dlopen on first use, so not seen above: speech, uploads, voice commands, plugin packages; and
-# the programs and data the features call on.
-for package in libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libspeexdsp1 libarchive13 tesseract-ocr-eng tesseract-ocr-osd; do
+# Opened with dlopen on first use, so not seen above: FFmpeg's decoders, speech, uploads, voice commands, plugin
+# packages; and the programs and data the features call on.
+# FFmpeg's decoders: the camera's library and the plugins' media readers open them on the first file, by the
+# sonames of the headers they were built with; the packages are the ones holding those sonames here.
+ffmpeg=()
+for library in avformat avcodec; do
+  major=$(sed -n "s/^#define LIB${library^^}_VERSION_MAJOR *\([0-9]*\).*/\1/p" \
+    /usr/include/*/lib$library/version_major.h | head -n 1)
+  owner=$(dpkg -S "lib$library.so.$major" 2>/dev/null | sed -n '1s/:.*//p')
+  [ -n "$owner" ] || { echo "make-deb: no package holds lib$library.so.$major" >&2; exit 1; }
+  ffmpeg+=("$owner")
+done
+for package in "${ffmpeg[@]}" libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libspeexdsp1 libarchive13 tesseract-ocr-eng tesseract-ocr-osd; do
   [[ ", $depends," == *", $package "* || ", $depends," == *", $package,"* ]] || depends="$depends, $package"
 done
 recommends="alsa-utils, ffmpeg, tesseract-ocr-rus, tesseract-ocr-chi-sim, tesseract-ocr-spa, pocketsphinx-en-us, python3"

@@ -161,6 +161,33 @@ struct DetectorTests {
         }
     }
 
+    /// A cfg the fold cannot account for (here a normalisation line with a comment after it, which OpenCV reads
+    /// and the fold's line match does not) is read as it is: the same detections, not a net whose weights were
+    /// laid out for another cfg.
+    @Test func aCfgTheFoldCannotAccountForIsReadAsItIs() throws {
+        let work = try TemporaryDirectory("assist-cfg-comment")
+        let cfg = try String(contentsOfFile: RealPhotos.modelFolder + "/yolov4-tiny.cfg", encoding: .utf8)
+        let range = try #require(cfg.range(of: "batch_normalize=1"))
+        try cfg.replacingCharacters(in: range, with: "batch_normalize=1 # kept")
+            .write(to: work.path("yolov4-tiny.cfg"), atomically: true, encoding: .utf8)
+        for name in ["yolov4-tiny.weights", "coco.names"] {
+            try FileManager.default.createSymbolicLink(
+                atPath: work.path(name).path, withDestinationPath: RealPhotos.modelFolder + "/" + name)
+        }
+        let picture = try RealPhotos.bgr("dog.jpg")
+        func best(_ detector: ObjectDetector) -> [Int: Double] {
+            var best: [Int: Double] = [:]
+            for found in detector.detect(bgr: picture.pixels, width: picture.width, height: picture.height).detections {
+                best[found.classID] = max(best[found.classID] ?? 0, found.score)
+            }
+            return best
+        }
+        let folded = best(try ObjectDetector(directory: RealPhotos.modelFolder))
+        let asItIs = best(try ObjectDetector(directory: work.url.path))
+        #expect(Set(folded.keys) == Set(asItIs.keys) && folded.count == 3, "\(folded) \(asItIs)")
+        for (kind, score) in folded { #expect(abs((asItIs[kind] ?? 0) - score) < 1e-4, "\(folded) \(asItIs)") }
+    }
+
     @Test func aMissingModelSaysHowToInstallIt() {
         do {
             _ = try ObjectDetector(directory: "/nonexistent")

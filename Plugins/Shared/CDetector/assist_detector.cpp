@@ -51,7 +51,7 @@ bool fold_batch_norm(const std::string &cfg_path, const std::string &weights_pat
     // The cfg with every convolution's normalisation turned off, its sections counted as they go.
     std::string line;
     std::string section;
-    int convolutions = 0;
+    int convolutions = 0, normalisations = 0;
     while (std::getline(cfg_text, line)) {
         std::string bare;
         for (char c : line)
@@ -62,6 +62,7 @@ bool fold_batch_norm(const std::string &cfg_path, const std::string &weights_pat
             if (section == "[connected]") return false;
         } else if (section == "[convolutional]" && bare == "batch_normalize=1") {
             line = "batch_normalize=0";
+            normalisations++;
         }
         cfg_out += line;
         cfg_out += '\n';
@@ -79,7 +80,7 @@ bool fold_batch_norm(const std::string &cfg_path, const std::string &weights_pat
     weights_out.assign(header, 0);
     weights_file.seekg(0);
     weights_file.read(weights_out.data(), static_cast<std::streamsize>(header));
-    int seen = 0;
+    int seen = 0, folded_norms = 0;
     for (const std::string &name : plain.getLayerNames()) {
         cv::Ptr<cv::dnn::Layer> conv = plain.getLayer(plain.getLayerId(name));
         if (conv->type != "Convolution") continue;
@@ -101,6 +102,7 @@ bool fold_batch_norm(const std::string &cfg_path, const std::string &weights_pat
                 bias[f] = norm[3].ptr<float>()[f] - norm[0].ptr<float>()[f] * scale[f];
             }
             plain.getLayer(normId)->blobs.clear();
+            folded_norms++;
         } else {
             if (conv->blobs.size() < 2) return false;
             std::memcpy(bias.data(), conv->blobs[1].ptr<float>(), bias.size() * sizeof(float));
@@ -114,7 +116,9 @@ bool fold_batch_norm(const std::string &cfg_path, const std::string &weights_pat
             for (size_t k = 0; k < each; k++) folded[f * each + k] = original[f * each + k] * scale[f];
         conv->blobs.clear();  // the file's copy goes as soon as the folded one is made
     }
-    return seen == convolutions;
+    // Every normalisation the net has must be one this cfg turned off (a line written another way, with a
+    // comment after it say, is read as it is).
+    return seen == convolutions && folded_norms == normalisations;
 }
 
 }  // namespace
