@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "CSharedFrames"),
         // The file a fault of the host's process leaves for the next start (CrashGuard).
         .target(name: "CFaultMark"),
-        // How the process's memory is kept: malloc's arenas limited to the cores (issue 37).
+        // How the process's memory is kept: malloc's arenas limited to two a core (issue 37).
         .target(name: "CProcessMemory"),
         .target(
             name: "CPluginBridge", dependencies: ["PluginAPI", "CSharedFrames"],

@@ -13,7 +13,7 @@ int assist_limit_malloc_arenas(void) {
     const char *tunables = getenv("GLIBC_TUNABLES");
     if (getenv("MALLOC_ARENA_MAX") != NULL || (tunables != NULL && strstr(tunables, "arena_max") != NULL)) return 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int limit = cores < 2 ? 2 : cores > 64 ? 64 : (int)cores;
+    int limit = cores < 1 ? 2 : cores > 32 ? 64 : 2 * (int)cores;
     return mallopt(M_ARENA_MAX, limit) == 1 ? limit : 0;
 #else
     return 0;

@@ -11,7 +11,7 @@ import Interaction
 // Everything the host and its plugins create is theirs alone unless they say otherwise: recordings, answers,
 // databases and the speech log must never be readable by other users (doctor warns about them).
 umask(0o077)
-// As many malloc arenas as cores, before any thread starts (CProcessMemory; an admin's MALLOC_ARENA_MAX wins).
+// Two malloc arenas a core, before any thread starts (CProcessMemory; an admin's MALLOC_ARENA_MAX wins).
 _ = assist_limit_malloc_arenas()
 // A plugin's helper process (issue 17): no command line, no terminal handling, straight to the plugin; the words
 // after the descriptor are its sandbox (docs/security.md), set up before anything else runs.
