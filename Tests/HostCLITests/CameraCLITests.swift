@@ -121,8 +121,11 @@ struct CameraCLITests {
         let jpeg = folder.path("other-size.jpg")
         let made = try ProcessRunner.run("/usr/bin/convert", [halves.path, "-resize", "800x600!", jpeg.path])
         try #require(made.status == 0)
+        // Long enough, slowed under a sanitizer, for the sentence to come (3 s after the first bad frames) and
+        // for a second one not to.
         let result = try assist(
-            ["camera", "test", "--seconds", "5"], environment: fake.environment(format: "MJPG", frames: jpeg.path))
+            ["camera", "test", "--seconds", "\(6 * ProcessRunner.timeScale)"],
+            environment: fake.environment(format: "MJPG", frames: jpeg.path))
         #expect(result.status == 0, "\(result.standardError)")
         let said = result.lines + result.standardError.split(separator: "\n").map(String.init)
         #expect(
