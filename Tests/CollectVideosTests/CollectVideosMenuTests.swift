@@ -138,8 +138,10 @@ struct CollectVideosMenuTests {
 
         server.failRoute(
             "POST /phasetwo/api/video/", [FakeOrbitServer.json(400, ["file": ["The file is not a video."]])])
-        _ = try cli(["record", "Red mug", "--kind", "training", "--seconds", "2"])
-        _ = try cli(["sync", "--wait", "30"])
+        let third = try cli(["record", "Red mug", "--kind", "training", "--seconds", "2"])
+        try #require(third.status == 0, "the third clip is filmed: \(third)")
+        let refused = try cli(["sync", "--wait", "30"])
+        try #require(refused.lines.contains { $0.contains("The file is not a video.") }, "\(refused)")
         server.validate(2, "P")
         let second = try menus([ProcessRunner.when("to film it again.", type: "q")])
         #expect(
@@ -153,8 +155,8 @@ struct CollectVideosMenuTests {
             second.contains(
                 "Your training video 2 of 5 of Red mug was not accepted: it shows a person or something that identifies someone. Choose it among Red mug's videos to film it again."
             ), "said when the statuses arrive: \(second)")
-        let third = try menus([("q", 1.5)])
-        #expect(!third.contains { $0.contains("was not accepted") || $0.contains("refused") }, "\(third)")
+        let again = try menus([("q", 1.5)])
+        #expect(!again.contains { $0.contains("was not accepted") || $0.contains("refused") }, "\(again)")
     }
 
     /// Leaving the study: asked, then every clip, name and the credential gone from the data folder (searched
