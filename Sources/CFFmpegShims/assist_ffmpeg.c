@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* A camera's frames need swscale alone; a picture or video file needs libavformat and libavcodec, which bring
- * some ninety libraries of codecs and their dependencies (about 20 MB of a find-object search's resident
+ * over a hundred more libraries of codecs and their dependencies (about 15 MB of a find-object search's resident
  * memory). This library links swscale and libavutil only and opens the two decoding libraries, by the sonames
  * of the headers it was built with, the first time a file is opened: a camera never loads them. Each function
  * is typed as its header declares it. */

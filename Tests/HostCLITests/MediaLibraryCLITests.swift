@@ -44,7 +44,7 @@ struct MediaLibraryCLITests {
     }
 
     /// A camera's frames need swscale alone: a webcam (the fake V4L2 device, MJPEG that libv4l2 decodes) does not
-    /// open FFmpeg's decoders and the ninety-odd libraries they bring (about 15 MB of a search's resident memory);
+    /// open FFmpeg's decoders and the hundred-odd libraries they bring (about 15 MB of a search's resident memory);
     /// a picture file opens them.
     @Test func aCameraOpensTheScalerAloneAndAPictureFileTheDecoders() throws {
         let data = try TemporaryDirectory("assist-scaler-alone")

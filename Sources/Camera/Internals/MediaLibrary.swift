@@ -2,7 +2,8 @@ internal import CMediaAPI
 import Foundation
 
 /// libAssistMedia.so, FFmpeg behind a table of functions, opened the first time the camera is used: commands
-/// that never touch a camera do not load FFmpeg and the ninety-odd libraries it needs.
+/// that never touch a camera do not load FFmpeg at all, a camera loads its scaler, and the first picture or video
+/// file its decoders with the hundred-odd libraries they need.
 enum MediaLibrary {
     /// The table, or why it could not be had; loaded once.
     static let loaded: Result<assist_media_api, CameraError> = load()
