@@ -591,11 +591,6 @@ struct VoiceListenTests: VoiceListening {
     /// follow its launch keyword "pick fruit" from its library's init, through the bridge; the recogniser then
     /// hears the fruit said after the phrase.
     @Test func aThirdPartysListSetFromItsHelperProcessIsHeardAfterItsPhrase() throws {
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
-        guard FileManager.default.fileExists(atPath: python.path) else {
-            print("skipped: piper-tts is not installed in .build/voices (make voices)")
-            return
-        }
         let plugins = folder.path("plugins")
         try CPluginBuilder(root: plugins).build(
             folder: "fruit", defines: ["CHOICES", #"PLUGIN_ID="org.example.fruit""#],
@@ -605,24 +600,14 @@ struct VoiceListenTests: VoiceListening {
                     "name": "Fruit", "services": ["required": ["assist.dialog/1"], "optional": ["assist.input/1"]],
                     "keywords": [["phrase": "pick fruit", "scope": "global", "lang": "en", "takes": "choice"]],
                 ]))
-        // Each fruit twice, each a rendering of its own, in a quiet room (the noisy renderings are the
-        // find-object test's; this one is about the list crossing from the helper process).
-        var files: [(String, URL)] = []
-        do {
-            for fruit in ["apple", "banana", "cherry"] {
-                for take in 0..<2 {
-                    let voice = try NaturalVoice.speak("Pick fruit \(fruit).")
-                    let raw = folder.path("fruit-\(fruit)-\(take)-22k.wav")
-                    try NaturalVoice.inRoom(voice, gain: 1, noiseDecibels: -50).data.write(to: raw)
-                    let file = folder.path("fruit-\(fruit)-\(take).wav")
-                    _ = try ProcessRunner.run("/usr/bin/sox", [raw.path, "-r", "16000", file.path])
-                    files.append(("pick fruit \(fruit)", file))
-                }
-            }
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
+        // Each fruit twice, each a rendering of its own (clean, then pink noise 25 dB under: the noisier ones are
+        // the find-object test's; this one is about the list crossing from the helper process). Rendered from a
+        // seed, as the other sets here: renderings drawn anew each run made the count a draw (3 of 6 fruits heard
+        // as another, once in ci29, ci48 and ci62, where 2 were allowed), and a failure could not be heard again.
+        guard
+            let files = try renderings(
+                ["pick fruit apple", "pick fruit banana", "pick fruit cherry"], count: 2, seed: 4, into: "fruit")
+        else { return }
         let (stream, spans) = try stream(files) { _ in 2 }
         // A third party's phrase has no shipped threshold: the admin's tuning (as `assist voice tune` writes it)
         // lets it through as the shipped phrases are.
@@ -648,9 +633,10 @@ struct VoiceListenTests: VoiceListening {
             }
         }
         // What is heard has the right fruit: without the list from the helper, no fruit would be heard at all.
-        // How many of the six are heard is the recogniser's rate (issue 32's figures), which fell to 3 of 6 in
-        // one run of the loaded first half of the suite (ci29); alone it is 4 to 6. A fruit taken for another is
-        // the same rate's other side: two of six were, once, in the ASan lane (ci48), where one was allowed.
+        // How many of the six are heard is the recogniser's rate (issue 32's figures): seeds 1 to 6 gave 4 to 6,
+        // none heard as another fruit; seed 4 gives 6 of 6, alone and beside two busy cores. The margins are for
+        // a recogniser change, which should be seen in bench/voice.sh's figures before it is here.
+        print("voice: \(right) of 6 fruits heard after their phrase, \(wrong.count) heard otherwise")
         #expect(wrong.count <= 2, "\(wrong)")
         #expect(right >= 3, "\(right) of 6: \(result.lines)")
     }
