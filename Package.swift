@@ -297,7 +297,8 @@ let package = Package(
         // A host whose services record the structs a plugin in a helper sends (bridge_probe.h).
         .target(name: "BridgeProbe", dependencies: ["PluginAPI", "CPluginBridge"], path: "Tests/BridgeProbe"),
         .target(
-            name: "HostTesting", dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech"]),
+            name: "HostTesting",
+            dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech", "Digest"]),
         .testTarget(
             name: "PluginHostTests",
             dependencies: ["PluginHost", "AssistCore", "PluginABI", "PluginKit", "HostTesting", "BridgeProbe"]),

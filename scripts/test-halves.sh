@@ -15,8 +15,8 @@
 # TEST_ALONE, a regular expression of tests, takes those out of both halves and runs them after, by themselves
 # (`SCRATCH/test-3.log`): tests that time a voice against Assist's own sound in real time, which a machine
 # running two halves at once on two cores makes late by seconds.
-# Each half's output is in SCRATCH/test-1.log and SCRATCH/test-2.log, all in SCRATCH/test.log. Printed at
-# the end: each half's failures and its last line. Exits non-zero when either half fails.
+# Each half's output is in SCRATCH/test-1.log and SCRATCH/test-2.log (3 and 4 as below), all in
+# SCRATCH/test.log. Printed at the end: each half's failures and its last line. Exits non-zero when any fails.
 set -uo pipefail
 scratch=$1 first=$2
 shift 2
@@ -24,22 +24,31 @@ shift 2
   first='^(HostCLITests\.(?!FindObjectCLITests|ReadTextCLITests|ReadTextPhotoTests)|FuzzReplayTests\.|VoiceTests\.(?!EchoListenTests))'
 # TEST_SECOND, a regular expression of tests, moves those of FIRST_HALF (anchored with ^) to the second half.
 [ -n "${TEST_SECOND:-}" ] && first="^(?!$TEST_SECOND)${first#^}"
+# TEST_BESIDE, a regular expression of tests, takes those out of both halves and runs them in a third process
+# beside the halves, from the start (`SCRATCH/test-4.log`): suites that run one test at a time and wait on real
+# time (voice at a microphone's pace), whose chains were the longest of their half when they started late,
+# behind a half's other tests (the shell's voice suite began after 360 s of the ASan lane's first half), and
+# whose waits then left the cores a third idle at the end.
 limit=${TEST_HALF_TIMEOUT:-1200}
 alone=${TEST_ALONE:-}
+beside=${TEST_BESIDE:-}
 cd "$(dirname "$0")/.."
-[ -n "$alone" ] && set -- "$@" --skip "$alone"
+# What the halves leave to the others.
+others=()
+[ -n "$alone" ] && others+=(--skip "$alone")
+[ -n "$beside" ] && others+=(--skip "$beside")
 
-# half N: runs half N (1: the tests matching FIRST_HALF, 2: the others, 3: TEST_ALONE's) into its log; its
-# status. --ignore-lock: both halves only read the build folder (--skip-build).
+# half N: runs half N (1: the tests matching FIRST_HALF, 2: the others, 3: TEST_ALONE's, 4: TEST_BESIDE's) into
+# its log; its status. --ignore-lock: every half only reads the build folder (--skip-build).
 half() {
-  local n=$1 pick=(--filter "$first")
+  local n=$1 pick
   shift
-  [ "$n" -eq 2 ] && pick=(--skip "$first")
-  if [ "$n" -eq 3 ]; then
-    # The options without the --skip of TEST_ALONE added above (its last two).
-    set -- "${@:1:$(($# - 2))}"
-    pick=(--filter "$alone")
-  fi
+  case $n in
+    1) pick=(--filter "$first" "${others[@]}") ;;
+    2) pick=(--skip "$first" "${others[@]}") ;;
+    3) pick=(--filter "$alone") ;;
+    4) pick=(--filter "$beside") ;;
+  esac
   timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" "${pick[@]}" \
     >"$scratch/test-$n.log" 2>&1
 }
@@ -50,11 +59,22 @@ summarised() { grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$scratch/te
 
 half 1 "$@" &
 pid=$!
+if [ -n "$beside" ]; then
+  half 4 "$@" &
+  besidePid=$!
+fi
 half 2 "$@"
 status[2]=$?
 wait "$pid"
 status[1]=$?
-for n in 1 2; do
+status[4]=0
+if [ -n "$beside" ]; then
+  wait "$besidePid"
+  status[4]=$?
+fi
+checked=(1 2)
+[ -n "$beside" ] && checked+=(4)
+for n in "${checked[@]}"; do
   if [ "${status[$n]}" -eq 0 ] && ! summarised "$n"; then
     echo "half $n ended without its summary; running it again"
     half "$n" "$@"
@@ -63,6 +83,7 @@ for n in 1 2; do
   fi
 done
 halves=(1 2)
+[ -n "$beside" ] && halves+=(4)
 status[3]=0
 if [ -n "$alone" ]; then
   half 3 "$@"
@@ -80,7 +101,7 @@ for n in "${halves[@]}"; do
   # timeout's status: the half was stopped at its limit, which its log cannot say.
   [ "${status[$n]}" -eq 124 ] && echo "half $n was stopped after its limit of $limit s (TEST_HALF_TIMEOUT)"
 done
-[ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] && [ "${status[3]}" -eq 0 ] || {
+[ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] && [ "${status[3]}" -eq 0 ] && [ "${status[4]}" -eq 0 ] || {
   echo "Failures above; whole logs: $scratch/test-N.log for N in ${halves[*]}"
   exit 1
 }

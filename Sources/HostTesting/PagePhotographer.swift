@@ -209,8 +209,10 @@ package struct PagePhotographer {
         try convert(arguments + [url.path])
     }
 
+    /// ImageMagick's convert with `arguments`, the last the file it writes (made once: TestMedia).
     private static func convert(_ arguments: [String]) throws {
-        let result = try ProcessRunner.run("/usr/bin/convert", arguments)
+        let result = try TestMedia.program(
+            "/usr/bin/convert", Array(arguments.dropLast()), output: arguments.last ?? "")
         guard result.status == 0 else {
             throw CPluginBuilder.BuildFailure(message: "convert failed: \(result.standardError)")
         }

@@ -42,8 +42,8 @@ package struct PageRenderer {
                 arguments += ["-annotate", "+\(block.x)+\(block.y + index * block.lineHeight)", line]
             }
         }
-        arguments += degrade + [url.path]
-        let result = try ProcessRunner.run("/usr/bin/convert", arguments)
+        arguments += degrade
+        let result = try TestMedia.program("/usr/bin/convert", arguments, output: url.path)
         guard result.status == 0 else {
             throw CPluginBuilder.BuildFailure(message: "convert failed: \(result.standardError)")
         }

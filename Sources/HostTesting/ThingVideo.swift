@@ -21,8 +21,8 @@ package enum ThingVideo {
                 + ":ow='hypot(iw,ih)':oh=ow,eq=brightness='0.08*sin(t)':eval=frame[fg];"
                 + "[bg][fg]overlay=x='(W-w)/2+40*sin(t*0.7)':y='(H-h)/2+20*cos(t*0.9)':format=auto"
         }
-        arguments += ["-filter_complex", filter + ",format=yuv420p", "-t", "\(seconds)", "-r", "30", output]
-        let made = try ProcessRunner.run("/usr/bin/ffmpeg", arguments, timeoutSeconds: 120)
+        arguments += ["-filter_complex", filter + ",format=yuv420p", "-t", "\(seconds)", "-r", "30"]
+        let made = try TestMedia.ffmpeg(arguments, output: output)
         guard made.status == 0 else { throw Failure(description: "ffmpeg: \(made.standardError)") }
     }
 

@@ -16,14 +16,13 @@ enum OrbitFixtures {
     }
 
     /// `seconds` of ffmpeg's test `pattern` at 30 fps as a video file, for `--camera video:` (other patterns,
-    /// other bytes: the server keeps one copy of identical clips of a thing).
+    /// other bytes: the server keeps one copy of identical clips of a thing), made once for the suites.
     static func camera(_ url: URL, pattern: String = "testsrc", size: String = "640x480", seconds: Int = 8) throws {
-        let made = try ProcessRunner.run(
-            "/usr/bin/ffmpeg",
+        let made = try TestMedia.ffmpeg(
             [
                 "-v", "error", "-y", "-f", "lavfi", "-i", "\(pattern)=size=\(size):rate=30", "-t", "\(seconds)",
-                "-pix_fmt", "yuv420p", url.path,
-            ])
+                "-pix_fmt", "yuv420p",
+            ], output: url.path)
         try #require(made.status == 0, "\(made.standardError)")
     }
 

@@ -24,12 +24,9 @@ struct EchoListenTests {
     /// Renderings of `labels` (scripts/voice-set.py, `seed`): label → files, in order.
     func renderings(_ labels: [String], count: Int, seed: Int) throws -> [String: [URL]] {
         let set = folder.path("set-\(seed)")
-        let made = try ProcessRunner.run(
-            Self.python,
-            [
-                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
-                "--renderings", "\(count)", "--negatives", "0", "--seed", "\(seed)",
-            ] + labels, timeoutSeconds: 600)
+        let made = try TestMedia.voiceSet(
+            ["--renderings", "\(count)", "--negatives", "0", "--seed", "\(seed)"] + labels, into: set,
+            python: Self.python)
         try #require(made.status == 0, "\(made.standardError)")
         var files: [String: [URL]] = [:]
         for label in labels {

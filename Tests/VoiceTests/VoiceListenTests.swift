@@ -23,12 +23,9 @@ extension VoiceListening {
         let python = BuildProducts.packageRoot.appendingPathComponent(".build/voices/bin/python")
         guard FileManager.default.fileExists(atPath: python.path) else { return nil }
         let set = folder.path("set")
-        let made = try ProcessRunner.run(
-            python.path,
-            [
-                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
-                "--renderings", "\(renderings)", "--negatives", "\(negatives)", "--seed", "11",
-            ] + Self.commands, timeoutSeconds: 600)
+        let made = try TestMedia.voiceSet(
+            ["--renderings", "\(renderings)", "--negatives", "\(negatives)", "--seed", "11"] + Self.commands,
+            into: set, python: python.path)
         try #require(made.status == 0, "\(made.standardError)")
         return set
     }
@@ -42,12 +39,9 @@ extension VoiceListening {
             return nil
         }
         let set = folder.path(name)
-        let made = try ProcessRunner.run(
-            python.path,
-            [
-                BuildProducts.packageRoot.appendingPathComponent("scripts/voice-set.py").path, set.path,
-                "--renderings", "\(count)", "--negatives", "0", "--seed", "\(seed)",
-            ] + labels, timeoutSeconds: 600)
+        let made = try TestMedia.voiceSet(
+            ["--renderings", "\(count)", "--negatives", "0", "--seed", "\(seed)"] + labels, into: set,
+            python: python.path)
         try #require(made.status == 0, "\(made.standardError)")
         var files: [(String, URL)] = []
         for label in labels {
