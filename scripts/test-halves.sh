@@ -68,13 +68,13 @@ status[2]=$?
 wait "$pid"
 status[1]=$?
 status[4]=0
+halves=(1 2)
 if [ -n "$beside" ]; then
   wait "$besidePid"
   status[4]=$?
+  halves+=(4)
 fi
-checked=(1 2)
-[ -n "$beside" ] && checked+=(4)
-for n in "${checked[@]}"; do
+for n in "${halves[@]}"; do
   if [ "${status[$n]}" -eq 0 ] && ! summarised "$n"; then
     echo "half $n ended without its summary; running it again"
     half "$n" "$@"
@@ -82,8 +82,6 @@ for n in "${checked[@]}"; do
     summarised "$n" || status[$n]=1
   fi
 done
-halves=(1 2)
-[ -n "$beside" ] && halves+=(4)
 status[3]=0
 if [ -n "$alone" ]; then
   half 3 "$@"
