@@ -10,7 +10,8 @@ package struct OutboxRequest: Codable, Equatable, Sendable {
     /// The plugin's own reference, handed back with the outcome.
     package var tag: String?
 
-    package struct Header: Codable, Equatable, Sendable {
+    /// A header, or a field of a form: a name and its value (stored as JSON with these two keys).
+    package struct NameValue: Codable, Equatable, Sendable {
         package var name: String
         package var value: String
         package init(_ name: String, _ value: String) {
@@ -18,26 +19,19 @@ package struct OutboxRequest: Codable, Equatable, Sendable {
             self.value = value
         }
 
-        /// Authorization and cookies never reach a log line.
+        /// Authorization and cookies never reach a log line (as a header).
         package var isSecret: Bool {
             ["authorization", "proxy-authorization", "cookie", "x-api-key"].contains(name.lowercased())
         }
     }
+    package typealias Header = NameValue
+    package typealias Field = NameValue
 
     package enum Body: Codable, Equatable, Sendable {
         case none
         case json(Data)
         case form([Field])
         case multipart(boundary: String, parts: [Part])
-    }
-
-    package struct Field: Codable, Equatable, Sendable {
-        package var name: String
-        package var value: String
-        package init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
     }
 
     /// A multipart part: a text field, or a file streamed from `path`.

@@ -1,17 +1,16 @@
 import Foundation
 
 /// One word, phone or silence of a decoded utterance: its 10 ms frames (from the start of the sound decoded)
-/// and its acoustic score (a log likelihood in pocketsphinx's units; larger fits better).
+/// and its acoustic score (a log likelihood in pocketsphinx's units; larger fits better). A segment pocketsphinx
+/// reports without frames (before the sound, or ending before it starts) is never made.
 package struct DecodedSegment: Equatable, Sendable {
     package var word: String
-    package var startFrame: Int
-    package var endFrame: Int
+    package var frames: ClosedRange<Int>
     package var acoustic: Int
 
-    package init(word: String, startFrame: Int, endFrame: Int, acoustic: Int) {
+    package init(word: String, frames: ClosedRange<Int>, acoustic: Int) {
         self.word = word
-        self.startFrame = startFrame
-        self.endFrame = endFrame
+        self.frames = frames
         self.acoustic = acoustic
     }
 
@@ -91,7 +90,7 @@ package enum CommandConfidence {
         grammar: [DecodedSegment], phones: [DecodedSegment],
         command: ([String]) -> (phrase: String, range: Range<Int>)?
     ) -> (phrase: String, confidence: Double, score: Double, fit: Double, share: Double)? {
-        let words = grammar.filter { $0.startFrame >= 0 && $0.endFrame >= $0.startFrame && !$0.isSilence }
+        let words = grammar.filter { !$0.isSilence }
         guard !words.isEmpty, let found = command(words.map(\.plainWord)) else { return nil }
         let fit = fit(grammar: words, phones: phones)
         let share = fillerShare(words, command: found.range)
@@ -107,24 +106,24 @@ package enum CommandConfidence {
     /// left out: both fit it alike, and how much of it a window holds says nothing of what was said.
     package static func fit(grammar: [DecodedSegment], phones: [DecodedSegment]) -> Double {
         var perFrame: [Int: Double] = [:]
-        for phone in phones where phone.startFrame >= 0 && phone.endFrame >= phone.startFrame {
-            let share = Double(phone.acoustic) / Double(phone.endFrame - phone.startFrame + 1)
-            for frame in phone.startFrame...phone.endFrame { perFrame[frame] = share }
+        for phone in phones {
+            let share = Double(phone.acoustic) / Double(phone.frames.count)
+            for frame in phone.frames { perFrame[frame] = share }
         }
         var grammarScore = 0.0
         var loopScore = 0.0
         var frames = 0
         for segment in grammar {
             grammarScore += Double(segment.acoustic)
-            for frame in segment.startFrame...segment.endFrame { loopScore += perFrame[frame] ?? 0 }
-            frames += segment.endFrame - segment.startFrame + 1
+            for frame in segment.frames { loopScore += perFrame[frame] ?? 0 }
+            frames += segment.frames.count
         }
         return frames == 0 ? 0 : (grammarScore - loopScore) / Double(frames)
     }
 
     /// The share of the speech's frames in words outside the command (`command` indexes `words`).
     package static func fillerShare(_ words: [DecodedSegment], command: Range<Int>) -> Double {
-        let lengths = words.map { Double($0.endFrame - $0.startFrame + 1) }
+        let lengths = words.map { Double($0.frames.count) }
         let total = lengths.reduce(0, +)
         let outside = lengths.indices.filter { !command.contains($0) }.map { lengths[$0] }.reduce(0, +)
         return total == 0 ? 0 : outside / total

@@ -702,7 +702,7 @@ package final class KeywordSpotter {
             // The command alone, no request words, and its words a third of the sound at least (the grammar can
             // take a sentence's other words for silence).
             let words = heard.filter { !$0.isSilence }
-            let frames = words.map { $0.endFrame - $0.startFrame + 1 }.reduce(0, +)
+            let frames = words.map(\.frames.count).reduce(0, +)
             guard let found = CommandConfidence.find(known, in: words.map(\.plainWord)),
                 found.range.count == words.count, frames * 10 * 3 >= utterance.count
             else {
@@ -720,7 +720,8 @@ package final class KeywordSpotter {
         return verdict.map { ($0.phrase, $0.confidence) }
     }
 
-    /// The segments `decoder`'s search hears in the kept samples `range`, decoded once; nil when it cannot run.
+    /// The segments `decoder`'s search hears in the kept samples `range` (those with frames), decoded once; nil when
+    /// it cannot run.
     private func segments(_ decoder: OpaquePointer, _ range: Range<Int>) -> [DecodedSegment]? {
         var found = [assist_segment](repeating: assist_segment(), count: 512)
         let count = kept[range].withUnsafeBufferPointer { samples in
@@ -729,11 +730,12 @@ package final class KeywordSpotter {
             }
         }
         guard count >= 0 else { return nil }
-        return found.prefix(Int(count)).map { segment in
-            let text = String(nulTerminatedTuple: segment.word)
+        return found.prefix(Int(count)).compactMap { segment in
+            let first = Int(segment.start_frame)
+            let last = Int(segment.end_frame)
+            guard first >= 0, last >= first else { return nil }
             return DecodedSegment(
-                word: text, startFrame: Int(segment.start_frame), endFrame: Int(segment.end_frame),
-                acoustic: Int(segment.acoustic))
+                word: String(nulTerminatedTuple: segment.word), frames: first...last, acoustic: Int(segment.acoustic))
         }
     }
 

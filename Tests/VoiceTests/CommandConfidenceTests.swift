@@ -6,7 +6,7 @@ import Voice
 @Suite("Command confidence")
 struct CommandConfidenceTests {
     func segment(_ word: String, _ from: Int, _ to: Int, perFrame: Int) -> DecodedSegment {
-        DecodedSegment(word: word, startFrame: from, endFrame: to, acoustic: perFrame * (to - from + 1))
+        DecodedSegment(word: word, frames: from...to, acoustic: perFrame * (to - from + 1))
     }
 
     /// The phone loop: one phone per 10 frames over `frames`, each frame scoring `perFrame`.
@@ -70,11 +70,11 @@ struct CommandConfidenceTests {
     }
 
     @Test func pronunciationNumbersAndSilenceMarksAreRead() {
-        #expect(DecodedSegment(word: "read(2)", startFrame: 0, endFrame: 1, acoustic: 0).plainWord == "read")
-        #expect(DecodedSegment(word: "read__2", startFrame: 0, endFrame: 1, acoustic: 0).plainWord == "read")
+        #expect(DecodedSegment(word: "read(2)", frames: 0...1, acoustic: 0).plainWord == "read")
+        #expect(DecodedSegment(word: "read__2", frames: 0...1, acoustic: 0).plainWord == "read")
         for mark in ["<sil>", "[NOISE]", "++BREATH++", "(NULL)", "<s>"] {
-            #expect(DecodedSegment(word: mark, startFrame: 0, endFrame: 1, acoustic: 0).isSilence)
+            #expect(DecodedSegment(word: mark, frames: 0...1, acoustic: 0).isSilence)
         }
-        #expect(!DecodedSegment(word: "stop", startFrame: 0, endFrame: 1, acoustic: 0).isSilence)
+        #expect(!DecodedSegment(word: "stop", frames: 0...1, acoustic: 0).isSilence)
     }
 }

@@ -302,18 +302,12 @@ public final class FolderWatcher: @unchecked Sendable {  // because: every mutab
 /// The kernel's inotify records: `struct inotify_event` (wd, mask, cookie, len, then `len` bytes of name,
 /// NUL-padded), read from bytes without trusting `len`.
 public enum InotifyEvents {
+    /// One record, as read (only `parse` makes them).
     public struct Event: Equatable, Sendable {
-        public var wd: Int32
-        public var mask: UInt32
-        public var cookie: UInt32
-        public var name: String
-
-        public init(wd: Int32, mask: UInt32, cookie: UInt32, name: String) {
-            self.wd = wd
-            self.mask = mask
-            self.cookie = cookie
-            self.name = name
-        }
+        public let wd: Int32
+        public let mask: UInt32
+        public let cookie: UInt32
+        public let name: String
     }
 
     public static func parse(_ bytes: some Collection<UInt8>) -> [Event] {

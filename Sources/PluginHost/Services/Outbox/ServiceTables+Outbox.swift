@@ -17,18 +17,8 @@ extension ServiceTables {
                 let id = try context.services.outbox.enqueue(made, maxAttempts: attempts)
                 job?.pointee = id
                 return ASSIST_OK
-            } catch let error as PermissionDenied {
-                return denied(error, err)
-            } catch let error as OutboxError {
-                err?.pointee = strdup(error.message)
-                return error.code == .badRequest || error.code == .unreadableBody ? ASSIST_E_INVALID : ASSIST_E_IO
-            } catch let error as StorageError {
-                err?.pointee = strdup(error.message)
-                context.services.storage.sayIfUserMustAct(error)  // a full disk: the request was not stored
-                return error.code == .badPath ? ASSIST_E_PERMISSION : ASSIST_E_IO
             } catch {
-                err?.pointee = strdup("The outbox cannot store the request: \(error).")
-                return ASSIST_E_IO
+                return outboxFailure(error, err, context: context, otherwise: "The outbox cannot store the request")
             }
         }
         table.on_outcome = { host, callback, user in
@@ -66,14 +56,8 @@ extension ServiceTables {
                 let id = try context.services.outbox.sendNow(try outboxRequest(request, context: context).request)
                 job?.pointee = id
                 return ASSIST_OK
-            } catch let error as PermissionDenied {
-                return denied(error, err)
-            } catch let error as OutboxError {
-                err?.pointee = strdup(error.message)
-                return ASSIST_E_INVALID
             } catch {
-                err?.pointee = strdup("The request cannot be sent: \(error).")
-                return ASSIST_E_INVALID
+                return outboxFailure(error, err, context: context, otherwise: "The request cannot be sent")
             }
         }
         table.is_online = { host, name in
@@ -82,6 +66,30 @@ extension ServiceTables {
         }
         return allocate(table)
     }()
+
+    /// What a failed `enqueue` or `send_now` returns, its message in `err`: a request that can never be sent as
+    /// written (its method, URL, a header, a file part) ASSIST_E_INVALID, a file part outside the plugin's own
+    /// files ASSIST_E_PERMISSION, the outbox's storage failing ASSIST_E_IO (a full disk also said to the user:
+    /// the request was not stored).
+    static func outboxFailure(
+        _ error: any Error, _ err: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, context: PluginContext,
+        otherwise: String
+    ) -> assist_status {
+        switch error {
+        case let error as PermissionDenied:
+            return denied(error, err)
+        case let error as OutboxError:
+            err?.pointee = strdup(error.message)
+            return error.code == .badRequest || error.code == .unreadableBody ? ASSIST_E_INVALID : ASSIST_E_IO
+        case let error as StorageError:
+            err?.pointee = strdup(error.message)
+            context.services.storage.sayIfUserMustAct(error)
+            return error.code == .badPath ? ASSIST_E_PERMISSION : ASSIST_E_IO
+        default:
+            err?.pointee = strdup("\(otherwise): \(error).")
+            return ASSIST_E_IO
+        }
+    }
 
     /// The plugin's C request as an `OutboxRequest`, with how many attempts it may take (8 for 0); file parts
     /// must be the plugin's own files.
