@@ -31,10 +31,9 @@ run: deps models
 	$(SWIFT) build -c $(CONFIG)
 	$(BUILD_DIR)/assist shell
 
-# Every test: the Swift suites (in two processes at once: scripts/test-halves.sh; the two voice suites, each one
-# test at a time at a microphone's pace, in a third beside them from the start; the barge-in shell test, which
-# times a voice against Assist's own sound, after them by itself), then the installed layout with the C example
-# built through pkg-config.
+# Every test: the Swift suites (in two processes at once: scripts/test-halves.sh; the barge-in shell test, which
+# times a voice against Assist's own sound, after them by itself), then the installed layout
+# with the C example built through pkg-config.
 # SwiftPM itself leaves an empty /tmp/TemporaryDirectory.* per `swift build` or `swift test` (Assist leaves
 # none): those made during the run are removed at its end.
 test: deps models test-photos voices
@@ -42,8 +41,7 @@ test: deps models test-photos voices
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	$(SWIFT) build --build-tests
 	@scripts/orbit-server-for-tests.sh up
-	TEST_BESIDE='^VoiceTests\.(VoiceListenTests|VoiceShellListenTests)/' \
-	  TEST_ALONE='^VoiceTests\.EchoListenTests/theShellStopsReading' scripts/test-halves.sh .build standard; status=$$?; \
+	TEST_ALONE='^VoiceTests\.EchoListenTests/theShellStopsReading' scripts/test-halves.sh .build standard; status=$$?; \
 	  scripts/orbit-server-for-tests.sh down; exit $$status
 	scripts/test-install.sh
 	scripts/test-deb.sh
