@@ -93,6 +93,18 @@ public struct PluginHostHandle: @unchecked Sendable {
             register(raw, id, label, key, phrase, global ? ASSIST_SCOPE_GLOBAL : ASSIST_SCOPE_FOCUSED))
     }
 
+    /// Adds the command `id` with its label and spoken phrase from `phrases` (`command.<id>` and `phrase.<id>`,
+    /// as the first-party plugins name them), in the user's language. [main]
+    ///
+    ///     try host.registerCommand("save", key: "ctrl+s", phrases: phrases)
+    public func registerCommand(_ id: String, key: String?, phrases: PhraseTable, global: Bool = false)
+        throws(PluginStatus)
+    {
+        try registerCommand(
+            id: id, label: phrases.text("command." + id), key: key, phrase: phrases.text("phrase." + id),
+            global: global)
+    }
+
     /// Removes a command this plugin added. Wraps `assist_input_service.unregister_command`. [main]
     public func unregisterCommand(_ id: String) {
         _ = tables.input?.pointee.unregister_command?(raw, id)

@@ -332,9 +332,7 @@ extension CollectVideos {
         let longest = kind == "S" ? 20.0 : 30.0
         let seconds = min(longest, configuration.recordSeconds ?? longest)
         say(phrases.text("recording-started"))
-        try? host.registerCommand(
-            id: "stop-recording", label: phrases.text("command.stop-recording"), key: "space",
-            phrase: phrases.text("phrase.stop-recording"))
+        try? host.registerCommand("stop-recording", key: "space", phrases: phrases)
         do {
             try startRecording(thing: thing, kind: kind, slot: slot, maxSeconds: seconds)
         } catch {

@@ -41,11 +41,7 @@ extension CollectVideos {
             say(phrases.text("text-missing"))
             return then()
         }
-        for command in Self.readerCommands {
-            try? host.registerCommand(
-                id: command.id, label: phrases.text("command." + command.id), key: command.key,
-                phrase: phrases.text("phrase." + command.id))
-        }
+        for command in Self.readerCommands { try? host.registerCommand(command.id, key: command.key, phrases: phrases) }
         sayTextsAreEnglish()
         reader = TextReader(name: name, title: title(name), text: text, then: then)
         say(phrases.text("reader-keys"))

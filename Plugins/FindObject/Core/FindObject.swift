@@ -42,12 +42,9 @@ public final class FindObject: PluginFeature {
 
     public func start(arguments: [String]) throws(PluginError) {
         search.configure(settings: { [host] in host.setting($0) })
-        try? host.registerCommand(
-            id: "zoom-in", label: phrases.text("command.zoom-in"), key: "+", phrase: phrases.text("phrase.zoom-in"))
-        try? host.registerCommand(
-            id: "zoom-out", label: phrases.text("command.zoom-out"), key: "-", phrase: phrases.text("phrase.zoom-out"))
-        try? host.registerCommand(
-            id: "sounds", label: phrases.text("command.sounds"), key: "t", phrase: phrases.text("phrase.sounds"))
+        for (id, key) in [("zoom-in", "+"), ("zoom-out", "-"), ("sounds", "t")] {
+            try? host.registerCommand(id, key: key, phrases: phrases)
+        }
         if arguments == ["--check-models"] {
             checkModels()
         } else if try startThings(arguments) {

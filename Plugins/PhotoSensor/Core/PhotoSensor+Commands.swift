@@ -16,12 +16,10 @@ extension PhotoSensor {
             "sensor-label", "sensor-menu",
         ]
         for id in commands {
-            let phrase = phrases.text("phrase." + id)
             do {
-                try host.registerCommand(
-                    id: id, label: phrases.text("command." + id), key: nil, phrase: phrase, global: true)
+                try host.registerCommand(id, key: nil, phrases: phrases, global: true)
             } catch {
-                host.log(.warning, "\"\(phrase)\" is taken by another feature")
+                host.log(.warning, "\"\(phrases.text("phrase." + id))\" is taken by another feature")
             }
         }
     }

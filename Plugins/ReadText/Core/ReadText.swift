@@ -67,16 +67,9 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
         navigator.onEnd = { [weak self] in self?.reachedEnd() }
         self.navigator = navigator
-        try? host.registerCommand(
-            id: "speed", label: phrases.text("command.speed"), key: "f", phrase: phrases.text("phrase.speed"))
-        try? host.registerCommand(
-            id: "where", label: phrases.text("command.where"), key: "w", phrase: phrases.text("phrase.where"))
-        try? host.registerCommand(
-            id: "save", label: phrases.text("command.save"), key: "ctrl+s", phrase: phrases.text("phrase.save"))
-        try? host.registerCommand(
-            id: "again", label: phrases.text("command.again"), key: "a", phrase: phrases.text("phrase.again"))
-        try? host.registerCommand(
-            id: "all", label: phrases.text("command.all"), key: "g", phrase: phrases.text("phrase.all"))
+        for (id, key) in [("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g")] {
+            try? host.registerCommand(id, key: key, phrases: phrases.table)
+        }
         if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }
         status(phrases.text("reading"))
         let languages = ocrLanguages

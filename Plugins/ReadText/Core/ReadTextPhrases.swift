@@ -3,7 +3,7 @@ import PluginKit
 
 /// The plugin's phrase table, English as the fallback, with {name} placeholders.
 struct ReadTextPhrases {
-    private let table: PhraseTable
+    let table: PhraseTable
 
     init(directory: String?, language: String) { table = PhraseTable(directory: directory, language: language) }
 
