@@ -31,14 +31,15 @@ asan() {
   # the other voice tests of this lane run. Nor the barge-in recall over two rooms (four runs of `assist listen`
   # on 100 s of sound, 95 s of one core here): the canceller's C code runs here on 90 s of a reading through the
   # reading-alone test, and on references it refuses.
-  # The halves: `make test`'s, but for three suites that run one test at a time and wait on real time, which run
-  # beside the halves from the start (TEST_BESIDE): the two voice suites (in the first half they began after
-  # 360 s, behind its other tests, and were its longest chain: the halves took 822 and 799 s, the cores a third
-  # idle at the end) and find-object's command line (in the first half, its first test began after about 400 s
-  # and its chain ended the half 120 s after the rest, the halves and the voice suites beside them taking 671,
-  # 559 and 459 s; beside them, 580, 571 and 572 s). read-text's command line goes in the second half.
-  TEST_BESIDE='^(VoiceTests\.(VoiceListenTests|VoiceShellListenTests)|HostCLITests\.FindObjectCLITests)/' \
-    TEST_HALF_TIMEOUT=1800 ASSIST_TEST_TIME_SCALE=4 \
+  # The halves: `make test`'s, but for the two voice suites, each one test at a time, which run beside the
+  # halves from the start (TEST_BESIDE): in the first half they began after 360 s, behind its other tests, and
+  # were its longest chain (the halves took 822 and 799 s, the cores a third idle at the end). find-object's
+  # command line, another chain, goes in the first half, which it starts sooner (the halves and the voice
+  # suites beside them took 578, 762 and 487 s with it in the second, 671, 559 and 459 s in the first). Beside
+  # the voice suites it evened the three (570, 589 and 579 s), but a push-to-talk test beside it failed once in
+  # two rehearsals (its window's words decoded as another command and refused); it had passed in every run
+  # without find-object's camera runs beside it.
+  TEST_BESIDE='^VoiceTests\.(VoiceListenTests|VoiceShellListenTests)/' TEST_HALF_TIMEOUT=1800 ASSIST_TEST_TIME_SCALE=4 \
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
     scripts/test-halves.sh .build-asan \
     '^(HostCLITests\.(?!ReadTextCLITests|ReadTextPhotoTests)|FuzzReplayTests\.|VoiceTests\.(?!EchoListenTests))' \
