@@ -7,7 +7,7 @@
 #   SCRATCH     the build folder (.build, .build-asan, ...), already built with --build-tests
 #   FIRST_HALF  a regular expression for the tests of the first half, e.g. '^(HostCLITests|Voice)\.', or
 #               `standard`; the second half is every other test
-# The standard split (`make test`; the ASan lane runs three suites beside it: scripts/memcheck.sh): the
+# The standard split (`make test`; the ASan lane runs the voice suites beside it: scripts/memcheck.sh): the
 # command-line suites, the fuzz corpus and voice in the first, but for find-object's and read-text's command
 # lines and the barge-in suite's decoded files, which go in the second to even the halves. Each process runs two
 # tests at a time, and a half left alone leaves a core idle: split by target (every HostCLITests suite in the
