@@ -93,8 +93,11 @@ fi
 for n in "${halves[@]}"; do cat "$scratch/test-$n.log" >>"$scratch/test.log"; done
 for n in "${halves[@]}"; do
   log=$scratch/test-$n.log
-  # Each failure with the comment that explains it (swift-testing prints that on the next lines, after ↳).
-  grep -E -A6 "^✘ Test .*(recorded an issue|failed after)" "$log" | grep -E "^(✘|↳)" | cut -c1-2000 | head -n 60
+  # Each failure with the comment that explains it: swift-testing prints that after ↳, and a comment of
+  # several lines (a voice test's trace) goes on, unmarked, until the next record. Up to 40 lines of each.
+  awk '/^✘ Test .*(recorded an issue|failed after)/ { n = 40; print; next }
+       /^(✘|✔|◇|􀟈|􀢄)/ { n = 0; next }
+       n > 0 { n--; print }' "$log" | cut -c1-2000 | head -n 160
   echo "half $n: $(grep -E "Test run with|error:" "$log" | tail -n 1)"
   # timeout's status: the half was stopped at its limit, which its log cannot say.
   [ "${status[$n]}" -eq 124 ] && echo "half $n was stopped after its limit of $limit s (TEST_HALF_TIMEOUT)"

@@ -615,6 +615,11 @@ package final class KeywordSpotter {
         loudness.utterance(after: afterMs, room: room)
     }
 
+    /// Where an answer is listened for from (`LoudnessTrack.answerStart`).
+    package func answerStart(nowMs: Int, openedMs: Int) -> Int {
+        loudness.answerStart(nowMs: nowMs, openedMs: openedMs)
+    }
+
     /// Audio fed so far, in ms (the clock of `Detection` times).
     package var heardMs: Int { fedMs }
 

@@ -73,6 +73,14 @@ package struct LoudnessTrack: Sendable {
             ? .ended(startMs: start * 10, endMs: end * 10) : .going(startMs: start * 10)
     }
 
+    /// Where the answer to a question asked at `nowMs` is listened for from, in a window opened at `openedMs`:
+    /// from `nowMs`, or, when speech that began after the window opened goes on now (the question came while
+    /// it was being said), from 200 ms before that speech; never before `openedMs`.
+    package func answerStart(nowMs: Int, openedMs: Int) -> Int {
+        guard openedMs < nowMs, case .going(let start) = utterance(after: openedMs), start < nowMs else { return nowMs }
+        return max(openedMs, start - 200)
+    }
+
     /// Whether not even 10 ms louder than the room (by the margin `utterance` uses) was heard from `afterMs` on:
     /// the first sound of a word, which `utterance` does not call speech before 120 ms of it.
     package func isQuiet(after afterMs: Int) -> Bool {

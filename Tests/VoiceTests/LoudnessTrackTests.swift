@@ -31,6 +31,23 @@ struct LoudnessTrackTests {
         #expect(track.loudness(from: 95, to: 100, quantile: 0.5) == nil, "fewer than 8 frames")
     }
 
+    /// A question that comes while the user speaks with the push-to-talk key down (a menu up as they began)
+    /// is answered by those words: the answer is listened for from just before them, not from the middle.
+    @Test func anAnswerSaidAsTheQuestionCameIsListenedForFromItsStart() {
+        // The window opened at 500 ms; 2 s of a quiet room, then words from 2000 ms, going on at 2600 ms.
+        let speaking = LoudnessTrack(energies: run(40, 200) + run(60, 60))
+        #expect(speaking.answerStart(nowMs: 2600, openedMs: 500) == 1800)
+        // Never before the window (or the end of what was decoded in it).
+        #expect(speaking.answerStart(nowMs: 2600, openedMs: 1900) == 1900)
+        // Nobody speaking, or the words over (450 ms of the room after them): from now.
+        let quiet = LoudnessTrack(energies: run(40, 260))
+        #expect(quiet.answerStart(nowMs: 2600, openedMs: 500) == 2600)
+        let ended = LoudnessTrack(energies: run(40, 150) + run(60, 50) + run(40, 60))
+        #expect(ended.answerStart(nowMs: 2600, openedMs: 500) == 2600)
+        // Speech that began before the window opened is not the answer.
+        #expect(speaking.answerStart(nowMs: 2600, openedMs: 2600) == 2600)
+    }
+
     @Test func aPhraseAfterAPauseIsHeardAndOneInsideSpeechIsNot() {
         // 1 s of a quiet room (40 dB), then a phrase at 60 dB for 600 ms.
         let alone = LoudnessTrack(energies: run(40, 100) + run(60, 60))

@@ -83,9 +83,12 @@ extension VoiceListening {
             ],
             lines: lines, environment: environment.merging(["ASSIST_VOICE_TRACE": trace.path]) { $1 },
             timeoutSeconds: 30)
+        // The trace without its once-a-second count of chunks fed: a failure's message is printed whole in CI's
+        // summary only up to 40 lines.
+        let traced = (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
         return (
             run.output.split(separator: "\n").map(String.init),
-            (try? String(contentsOf: trace, encoding: .utf8)) ?? "(no trace)"
+            traced.split(separator: "\n").filter { !$0.contains(" chunks") }.joined(separator: "\n")
         )
     }
 
@@ -876,6 +879,7 @@ struct VoiceShellListenTests: VoiceListening {
             ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
         }
         let held = try shell(releaseAfter: nil)
+        print("TRACE-HELD\n\(held.trace)\nEND-TRACE")
         #expect(held.lines.contains("Heard: what time is it."), "\(held.lines)\n\(held.trace)")
         #expect(held.lines.contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil })
         let released = try shell(releaseAfter: 1)
@@ -896,6 +900,29 @@ struct VoiceShellListenTests: VoiceListening {
                 "The push-to-talk key device /dev/input/assist-no-such-event cannot be read (No such file or directory): add the user to the input group"
             ), "\(missing.standardOutput)")
         #expect(missing.status == 0)
+    }
+
+    /// With the key held down, a sentence that is no command is refused ("Sorry"), and the command said next,
+    /// the key still down, is heard: the user tries again without letting go.
+    @Test func aRefusalWithTheKeyStillDownListensForTheNextTry() throws {
+        let said: [WavFile]
+        do { said = try NaturalVoice.speak(each: ["We bought a new kettle yesterday.", "What time is it?"]) } catch {
+            print("skipped: \(error)")
+            return
+        }
+        // The sentence, 2.5 s of the room (the refusal is spoken there), then the command.
+        let tries = WavFile(
+            format: said[0].format,
+            samples: NaturalVoice.inRoom(said[0], gain: 1, noiseDecibels: -50, padSeconds: 1.25).samples
+                + NaturalVoice.inRoom(said[1], gain: 1, noiseDecibels: -50, padSeconds: 0).samples)
+        let held = try heldShell(saying: tries, releaseAfter: nil, quitAfter: 25 * ProcessRunner.timeScale) {
+            $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil
+        }
+        let refusal = "Sorry, I didn't get that. Say help for what you can say."
+        let sorry = try #require(held.lines.firstIndex(of: refusal), "\(held.lines)\n\(held.trace)")
+        let heard = try #require(held.lines.firstIndex(of: "Heard: what time is it."), "\(held.lines)\n\(held.trace)")
+        #expect(sorry < heard)
+        #expect(!held.trace.contains("push-to-talk key up"), "\(held.trace)")
     }
 
     /// The push-to-talk key goes down while the shell reads its menu aloud: the reading stops at once and waits

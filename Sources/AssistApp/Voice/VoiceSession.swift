@@ -62,6 +62,12 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// The listening thread's: the last window it saw, and the command awaited in the open one.
     private var windowSeen = 0
     private var inWindow: ArgumentFollower?
+    /// Where in the sound fed the last window opened, and where the last utterance decoded in one ended (ms):
+    /// an answer is listened for after both (the listening thread's).
+    private var windowFromMs = 0
+    private var decodedToMs = 0
+    /// Whether the push-to-talk key is held down now, read through `voice.key-device` (under `lock`).
+    private var keyIsDown = false
     /// Whether Assist's speech is held for the push-to-talk window (under `lock`).
     private var speechHeld = false
 
@@ -155,6 +161,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         session.services.interaction.dialogs.observeQuestions { [weak voice] question in
             voice?.questionChanged(question)
         }
+        // A question asked before voice started (the offer of safe mode) is listened for too.
+        voice.questionChanged(session.services.interaction.dialogs.question)
         // A phrase's list of words is set by its plugin's library as it loads: after the menu is up, not before.
         session.loop.post { [weak voice] in voice?.refreshFollowers() }
         let thread = Thread { voice.listen() }
@@ -171,6 +179,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     package func keyHeld(_ down: Bool) {
         lock.withLock {
             openUntil = down ? Self.now + 3_600 : min(openUntil, Self.now)
+            keyIsDown = down
             if down { windows += 1 }
         }
         VoiceTrace.line?("push-to-talk key \(down ? "down" : "up")")
@@ -274,6 +283,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         // At a menu or a choice the commands heard now still work ("what time is it" at the shell's menu): the
         // dispatcher takes a launch phrase or a command before the question.
         if isChoice, let answers = words { words = answers + phrasesNow.filter { !answers.contains($0) } }
+        VoiceTrace.line?("question: \(words.map { "\($0.count) answers" } ?? "none")\(isChoice ? ", a choice" : "")")
         lock.withLock {
             answerWords = words
             choosing = isChoice
@@ -424,6 +434,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         let (serial, open, lists, question) = lock.withLock {
             (windows, Self.now <= openUntil, followers, answerWords != nil)
         }
+        if serial != windowSeen { windowFromMs = spotter.heardMs - 300 }
         // A question's answer is listened for as a choice of its own.
         if question {
             windowSeen = serial
@@ -447,6 +458,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             return
         }
         inWindow = nil
+        if let span = follower.span { decodedToMs = span.endMs }
         VoiceTrace.line?("window \(serial): \(outcome)")
         // Assist's own voice coming back is nobody's command: let be, without a word.
         if let span = follower.span, own.isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
@@ -487,8 +499,15 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         if answering == nil {
             // In push-to-talk the answer, too, is said with the key down (or just after a voice command).
             guard mode != .pushToTalk || lock.withLock({ Self.now <= openUntil + 1.5 }) else { return }
+            // With the key down, what is said is the answer even when the question came as it was being said
+            // (the menu came up while the user spoke): it is listened for from just before those words.
+            let from =
+                mode == .pushToTalk
+                ? spotter.answerStart(nowMs: spotter.heardMs, openedMs: max(windowFromMs, decodedToMs))
+                : spotter.heardMs
+            if from < spotter.heardMs { VoiceTrace.line?("answer: listened for from \(from) ms, as it was said") }
             answering = ArgumentFollower(
-                phrase: "", wanted: .choices(words, prompt: nil), afterMs: spotter.heardMs, waitMs: 60_000)
+                phrase: "", wanted: .choices(words, prompt: nil), afterMs: from, waitMs: 60_000)
             // Talk that is no answer is no "yes": the answer is judged as a window's command is.
             answering?.judged = true
         } else if answering?.wanted != .choices(words, prompt: nil) {
@@ -512,6 +531,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         answerSpoken = false
         let span = answering?.span
         answering = nil
+        if let span { decodedToMs = span.endMs }
         VoiceTrace.line?("answer: \(outcome)")
         // Assist's own voice coming back (the question itself, as it is read) is no answer: let be, silently.
         if let span, own.isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
@@ -571,7 +591,12 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// heard: talk near the device that is no answer is let be, silently.
     private func reject() {
         let spoken = lock.withLock {
-            defer { if mode != .always { openUntil = 0 } }
+            // The window closes, but for a push-to-talk key still held down: the user tries again without
+            // letting go, and what is said next is judged on its own, in a window of its own.
+            defer {
+                if mode != .always, !keyIsDown { openUntil = 0 }
+                if keyIsDown { windows += 1 }
+            }
             return mode != .always || Self.now <= openUntil
         }
         guard spoken else {
