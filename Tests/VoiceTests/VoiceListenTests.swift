@@ -879,7 +879,6 @@ struct VoiceShellListenTests: VoiceListening {
             ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
         }
         let held = try shell(releaseAfter: nil)
-        print("TRACE-HELD\n\(held.trace)\nEND-TRACE")
         #expect(held.lines.contains("Heard: what time is it."), "\(held.lines)\n\(held.trace)")
         #expect(held.lines.contains { $0.range(of: #"^It is \d"#, options: .regularExpression) != nil })
         let released = try shell(releaseAfter: 1)
