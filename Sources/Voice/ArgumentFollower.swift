@@ -93,6 +93,11 @@ package final class ArgumentFollower {
         return (start, spotter.heardMs)
     }
 
+    /// Whether nothing has been said since the words were first awaited.
+    package func heardNothing(_ spotter: KeywordSpotter) -> Bool {
+        spotter.utterance(after: afterMs, room: room) == .none
+    }
+
     private func decode(_ spotter: KeywordSpotter, fromMs: Int, toMs: Int, choices: [String]?) -> Outcome {
         guard judged, let choices else {
             return spotter.decode(fromMs: fromMs, toMs: toMs, choices: choices).map(Outcome.words) ?? nothingSaid()

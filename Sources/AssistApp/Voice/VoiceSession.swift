@@ -515,6 +515,16 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             // said from now is judged against the new question's words.
             answering?.wanted = .choices(words, prompt: nil)
         }
+        // In push-to-talk the answer is what is said in the window: once it has closed with nobody speaking, the
+        // microphone closes too, rather than waiting a minute for whatever is said next.
+        if mode == .pushToTalk, let follower = answering, follower.heardNothing(spotter),
+            lock.withLock({ Self.now > openUntil + 1.5 })
+        {
+            answering = nil
+            answerSpoken = false
+            VoiceTrace.line?("answer: the window closed with nothing said")
+            return
+        }
         // An answer said over the question as it is read stops the reading at once, before it is decoded.
         if let said = answering?.speaking(spotter) {
             own.holdForAnswer(fromMs: said.startMs, toMs: said.nowMs)
