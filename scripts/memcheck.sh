@@ -38,8 +38,8 @@ asan() {
   # suites beside them took 578, 762 and 487 s with it in the second, 671, 559 and 459 s in the first). Beside
   # the voice suites it evened the three (570, 589 and 579 s), but a push-to-talk test beside it failed once in
   # two rehearsals (its window's words decoded as another command and refused), and it was put back. The same
-  # test then failed in CI's TSan lane without find-object beside it: the cause was the shell's (an answer's
-  # window, since mended), not the neighbour; moving it again waits for two rehearsals of its own.
+  # test then failed in CI's TSan lane without find-object beside it, so the neighbour was not the cause (three
+  # ways the shell could refuse those words are mended since); moving it again waits for rehearsals of its own.
   TEST_BESIDE='^VoiceTests\.(VoiceListenTests|VoiceShellListenTests)/' TEST_HALF_TIMEOUT=1800 ASSIST_TEST_TIME_SCALE=4 \
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0:handle_abort=0 \
     scripts/test-halves.sh .build-asan \
