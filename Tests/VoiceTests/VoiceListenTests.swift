@@ -388,14 +388,11 @@ struct VoiceListenTests: VoiceListening {
     /// 12 s in 1 run of 5).
     @Test func commandsSaidAfterALongQuietAreHeard() throws {
         let words = ["stop", "pause", "next", "what time is it", "stop", "read text", "pause", "next"]
-        var rendered: [String: WavFile] = [:]
-        do {
-            let unique = Array(Set(words))
-            rendered = Dictionary(uniqueKeysWithValues: zip(unique, try NaturalVoice.speak(each: unique)))
-        } catch {
-            print("skipped: \(error)")
-            return
-        }
+        // Repeatable renderings (voice-set.py's seed, clean): piper's own, new each run, once left 4 of 8 heard
+        // in CI's TSan lane.
+        let unique = Array(Set(words)).sorted()
+        guard let files = try renderings(unique, count: 1, seed: 7, into: "after-quiet") else { return }
+        let rendered = try Dictionary(uniqueKeysWithValues: files.map { ($0.0, try WavFile.read($0.1)) })
         var samples: [Int16] = []
         var starts: [Int] = []
         for word in words {
@@ -420,6 +417,7 @@ struct VoiceListenTests: VoiceListening {
         let found = zip(words, starts).filter { word, start in
             heard.contains { $0.0 == word && abs($0.1 - start) < 2_000 }
         }
+        print("voice after a long quiet: \(found.count) of \(words.count) heard")
         #expect(found.count >= 5, "\(found.count) of \(words.count) heard: \(result.lines)")
     }
 

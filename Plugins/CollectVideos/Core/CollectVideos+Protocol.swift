@@ -291,7 +291,9 @@ extension CollectVideos {
             try store.setState(op.id, "failed", status: 400, error: sentence)
             if onIdle == nil {  // a sync says what failed as it ends
                 say(sentence)
-                if op.op == "video_upload", let id = op.localID { try? store.markTold(video: id, "R") }
+                // Said in the menus, it has been told. Said by a command (the `record` that handed the clip over,
+                // still running when the refusal came back), the menus say it at their next start too.
+                if interactive, op.op == "video_upload", let id = op.localID { try? store.markTold(video: id, "R") }
             }
         case (_, 403):
             // Withdrawn, outside the period, or a passing refusal inside it: `participant/` tells which.
