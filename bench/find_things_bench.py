@@ -179,7 +179,7 @@ def inside(point, box):
 
 
 def main():
-    rng = random.Random(39)
+    rng = random.Random(int(os.environ.get("FIND_THINGS_SEED", "39")))
     whole = WholePicture()
     rows = []
     totals = {"ours": [0, 0, 0, 0], "whole": [0, 0, 0, 0], "orb": [0, 0, 0, 0]}
@@ -227,7 +227,9 @@ def main():
                         c[3] += point is not None
             scores_with = [searched[i]["score"] for i, b in enumerate(boxes) if i in searched and b is not None]
             scores_without = [searched[i]["score"] for i, b in enumerate(boxes) if i in searched and b is None]
-            print(f"{name}: threshold {threshold:.3f}; with it {sorted(scores_with)}; without {sorted(scores_without)}", file=sys.stderr)
+            calibrated = events(data, "assist.find-object.taught")[-1]
+            print(f"{name}: threshold {threshold:.3f} (views alike {calibrated['alike']:.3f}, background "
+                  f"{calibrated['background']:.3f}); with it {sorted(scores_with)}; without {sorted(scores_without)}", file=sys.stderr)
             for method in totals:
                 totals[method] = [a + b for a, b in zip(totals[method], counts[method])]
             views = taught.stdout.strip().splitlines()[-1]
