@@ -119,8 +119,8 @@ final class Teacher {
     /// A fifth of the way from how alike the most alike background is to the thing towards how alike the views
     /// are (each to the nearest other, the fifth lowest in twenty), within 0.65…0.9. The views are of one
     /// session and more alike than the thing will be elsewhere, so the threshold stays near the background;
-    /// other scenes' regions stay below about 0.6 (the most alike of 240 pictures without the thing in
-    /// `bench/find_things_bench.py` was 0.648, an eagle among animals, hence the floor). A third of the way, as
+    /// other scenes' regions stay below about 0.6 (the most alike of 960 pictures without the thing, two runs of
+    /// `bench/find_things_bench.py`, was 0.648, an eagle among animals, hence the floor). A third of the way, as
     /// before, left a thing that looks like the wall it was taught on (a patch of cloth, a bicycle photo) unfound
     /// in most scenes. Returns the threshold, how alike the views are and the nearest background.
     static func threshold(views: [[Float]], background: [[Float]]) -> (
@@ -136,8 +136,8 @@ final class Teacher {
 }
 
 /// Finding a taught thing in a picture: the places it may be (the detector's boxes of any class, a little
-/// larger, and windows at three sizes), compared coarsely, the most alike embedded closely, the best above the
-/// thing's threshold (`SearchState.matchThing`).
+/// larger, and windows of three sizes and three shapes), compared coarsely, the most alike embedded closely, the
+/// best above the thing's threshold (`SearchState.matchThing`).
 enum ThingSearch {
     /// Windows overlapping by half: square ones of 60 %, 40 % and 27 % of the picture's height, and, for a tall or
     /// long thing (a cane, a rocket, a bicycle), ones twice as tall as wide of 50 % and 33 % and twice as wide as
