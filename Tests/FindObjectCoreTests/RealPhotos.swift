@@ -23,4 +23,14 @@ enum RealPhotos {
     static var modelFolder: String {
         BuildProducts.packageRoot.appendingPathComponent("share/assist/models/yolov4-tiny").path
     }
+
+    /// A folder with the model's three files and not its calibration pictures: a detector opened there runs in
+    /// float, as OpenCV reads the files.
+    static func floatModelFolder(_ work: TemporaryDirectory) throws -> String {
+        for name in ["yolov4-tiny.cfg", "yolov4-tiny.weights", "coco.names"] {
+            try FileManager.default.createSymbolicLink(
+                atPath: work.path(name).path, withDestinationPath: modelFolder + "/" + name)
+        }
+        return work.url.path
+    }
 }

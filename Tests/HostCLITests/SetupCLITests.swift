@@ -31,6 +31,19 @@ struct SetupCLITests {
         try FileManager.default.createDirectory(at: embedder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             at: Self.embedder, to: embedder.appendingPathComponent("mobilenetv2-embedder.onnx"))
+        // The calibration pictures are made from Debian's darknet photos the first time, then left alone.
+        let first = try ProcessRunner.run(
+            BuildProducts.assist, ["setup", "models", "--target", target.path], environment: Self.offline())
+        #expect(first.status == 0, "\(first)")
+        #expect(
+            first.lines == [
+                "The object model is installed in \(target.path).",
+                "The object detector's calibration pictures are in \(target.path).",
+                "The things model is installed in \(embedder.path).",
+            ], "\(first)")
+        let calibration = try FileManager.default.attributesOfItem(
+            atPath: target.appendingPathComponent("calibration.bgr").path)
+        #expect(calibration[.size] as? Int == 6 * 416 * 416 * 3)
         let result = try ProcessRunner.run(
             BuildProducts.assist, ["setup", "models", "--target", target.path], environment: Self.offline())
         #expect(result.status == 0, "\(result)")
