@@ -132,6 +132,56 @@ struct FindObjectCLITests {
         #expect(Double(right.count) >= 0.95 * Double(clear.count), "\(clear.map { ($0.frame, $0.direction) })")
     }
 
+    /// Issue 37's bad input: a camera sending 120 pictures a second, of two sizes in turn (800×600 and
+    /// 640×480), while the dog stands left of the middle, leaves the picture for a second and a half and comes
+    /// back right of it. Pictures that come while the last is worked on are dropped, not queued: each cue is
+    /// given within half a second of its picture's capture; the follower takes a picture of the other size as
+    /// a new start; the dog is lost while away and guided to again on the right when back.
+    @Test func aFastCameraOfTwoSizesAndADogThatLeavesAndComesBack() throws {
+        let count = 480
+        let folder = try TemporaryDirectory("assist-find-fast")
+        // Left of the middle for a second, away for a second and a half, right of it for a second and a half.
+        let x = "if(lt(n,120),0.25,if(lt(n,300),2,0.72))"
+        for (size, parity) in [("800:600", 0), ("640:480", 1)] {
+            let made = try ProcessRunner.run(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-loop", "1", "-i", "\(Self.photos)/scream.jpg", "-loop", "1", "-i",
+                    "\(Self.photos)/dog.jpg", "-filter_complex",
+                    "[0]scale=800:600,setsar=1[bg];[1]crop=190:320:130:220[dog];"
+                        + "[bg][dog]overlay=x='(\(x))*800-95':y=140,scale=\(size)",
+                    "-frames:v", "\(count)", "-q:v", "3", folder.path("\(parity)-%03d.jpg").path,
+                ], timeoutSeconds: 120)
+            try #require(made.status == 0, "\(made.standardError)")
+        }
+        // Picture n of the sequence is the one of size n % 2; the others go.
+        for index in 0..<count {
+            let keep = folder.path(String(format: "%d-%03d.jpg", index % 2, index + 1))
+            try FileManager.default.moveItem(at: keep, to: folder.path(String(format: "f%03d.jpg", index)))
+            try FileManager.default.removeItem(at: folder.path(String(format: "%d-%03d.jpg", 1 - index % 2, index + 1)))
+        }
+        let data = try TemporaryDirectory("assist-find-data")
+        let result = try run(folder, ["dog"], data: data, framesPerSecond: 120 / ProcessRunner.timeScale)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.lines.contains("dog lost"), "\(result.lines)")
+        let all = try events(data)
+        let lost = try #require(all.firstIndex { $0.name == "assist.find-object.lost" })
+        let guidance = all.enumerated().compactMap { index, event -> (index: Int, payload: [String: Any])? in
+            event.name == "assist.find-object.guidance" ? (index, event.payload) : nil
+        }
+        let before = guidance.filter { $0.index < lost }.compactMap { $0.payload["direction"] as? String }
+        let after = guidance.filter { $0.index > lost }.map(\.payload)
+        #expect(before.contains("left"), "\(before)")
+        #expect(
+            after.contains { ($0["direction"] as? String) == "right" && ($0["frame"] as? Int ?? 0) >= 300 },
+            "guided again once back: \(after)")
+        let latencies = guidance.compactMap { $0.payload["latency_ms"] as? Double }.sorted()
+        try #require(latencies.count >= 20, "\(guidance.count) cues")
+        let p95 = latencies[latencies.count * 95 / 100]
+        #expect(p95 <= 500 * ProcessRunner.timeScale, "no queue grows: cues p95 \(p95) ms after their picture")
+        #expect(guidance.count < count, "pictures are dropped, not all cued")
+    }
+
     /// Issue 39, item 3: two people cross, the target (the one nearest the middle at first, darknet's
     /// person.jpg) walking right while the other (scikit-image's astronaut) walks into the middle. Nearest the
     /// middle would hop to the astronaut half way; the embedder keeps the sounds on the first person.

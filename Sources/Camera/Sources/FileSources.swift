@@ -48,8 +48,10 @@ package final class DirectorySource: FrameSource {
     package let height: Int
     package let name: String
     package let label: String
-    /// Called with a sentence when a picture is skipped.
+    /// Called with a sentence when a picture is skipped, and once when one of another size is stretched.
     package var onSkip: ((String) -> Void)?
+    private var scaler: Scaler?
+    private var saidScaling = false
 
     /// Lists `url` and decodes its first picture to learn the size.
     package init(url: URL, framesPerSecond: Double = 10) throws {
@@ -78,14 +80,36 @@ package final class DirectorySource: FrameSource {
             let file = files.removeFirst()
             do {
                 let media = try MediaFile(url: file)
-                guard media.width == width, media.height == height, let (storage, _) = try media.nextPicture() else {
-                    onSkip?("The picture \(file.lastPathComponent) has another size or no picture; skipped.")
+                guard let (storage, _) = try media.nextPicture() else {
+                    onSkip?("The picture \(file.lastPathComponent) holds no picture; skipped.")
                     continue
+                }
+                var picture = Frame(
+                    storage: storage, format: .bgr24, width: media.width, height: media.height,
+                    stride: media.width * 3, timestampNs: 0, sequence: sequence)
+                if media.width != width || media.height != height {
+                    // The stream keeps the first picture's size, as a camera does: another is stretched to it
+                    // (left stays left), and that is said once.
+                    let key = Scaler.Key(
+                        sourceWidth: media.width, sourceHeight: media.height, sourceFormat: .bgr24,
+                        targetWidth: width, targetHeight: height, targetFormat: .bgr24)
+                    if scaler?.key != key { scaler = Scaler(key) }
+                    guard let scaler else {
+                        onSkip?("The picture \(file.lastPathComponent) could not be scaled; skipped.")
+                        continue
+                    }
+                    if !saidScaling {
+                        saidScaling = true
+                        onSkip?(
+                            "The picture \(file.lastPathComponent) is \(media.width)×\(media.height): it and others "
+                                + "not \(width)×\(height) like the first are stretched to that size.")
+                    }
+                    picture = scaler.convert(picture)
                 }
                 let time = pacer.waitForNextFrame()
                 defer { sequence += 1 }
                 return Frame(
-                    storage: storage, format: .bgr24, width: width, height: height, stride: width * 3,
+                    storage: picture.storage, format: .bgr24, width: width, height: height, stride: picture.stride,
                     timestampNs: time, sequence: sequence)
             } catch {
                 onSkip?("The picture \(file.lastPathComponent) is damaged; skipped.")
