@@ -70,12 +70,12 @@ install_embedder() {
 
 # Six of Debian's darknet photos at the detector's 416×416, one file of raw BGR24 pictures, beside the weights:
 # the detector calibrates its 8-bit net on them (docs/detector.md). Without the photos (Debian's darknet package
-# is not installed) the detector runs in float, a third slower.
+# is not installed) the detector runs in float, each picture taking half as long again.
 install_calibration() {
   local file="$target/calibration.bgr" photos=/usr/share/darknet/data picture=$((416 * 416 * 3))
   [ -f "$file" ] && [ "$(stat -c %s "$file")" -eq $((6 * picture)) ] && return 0
   command -v ffmpeg >/dev/null && [ -f "$photos/dog.jpg" ] || {
-    echo "Debian's darknet photos or ffmpeg are missing: the object detector will run in float, a third slower (install Debian's darknet and ffmpeg packages, then set up the models again)."
+    echo "Debian's darknet photos or ffmpeg are missing: the object detector will run in float, each picture taking half as long again (install Debian's darknet and ffmpeg packages, then set up the models again)."
     return 0
   }
   : > "$work/calibration.bgr"
