@@ -124,7 +124,7 @@ bool fold_batch_norm(const std::string &cfg_path, const std::string &weights_pat
 // Pictures to calibrate with: `calibration.bgr` beside the weights, pictures of 416×416 BGR24 one after another
 // (fetch-models.sh makes it from Debian's darknet photos). A file of another size, or more than 16 pictures, is
 // not read. With them the net runs in 8-bit integers (OpenCV's Net::quantize, the ranges of each layer taken
-// from these pictures): three quarters of the float net's time, a quarter of its weights' memory, and of the
+// from these pictures): about two thirds of the float net's time, a quarter of its weights' memory, and of the
 // float net's boxes on 17 photos all but two scoring under 0.4 kept (docs/detector.md).
 constexpr int calibrationSide = 416;
 
