@@ -112,7 +112,15 @@ struct SetupCLITests {
 
         try copyModel(to: data.path("models/yolov4-tiny"))
         let after = try ProcessRunner.run(BuildProducts.assist, ["doctor"] + common, environment: environment)
-        #expect(after.lines.contains("ok: object model: \(data.path("models/yolov4-tiny").path)"), "\(after.lines)")
+        let folder = data.path("models/yolov4-tiny").path
+        #expect(
+            after.lines.contains { $0.hasPrefix("ok: object model: \(folder), in float without its calibration") },
+            "\(after.lines)")
+        try FileManager.default.copyItem(
+            at: Self.modelFolder.appendingPathComponent("calibration.bgr"),
+            to: data.path("models/yolov4-tiny/calibration.bgr"))
+        let calibrated = try ProcessRunner.run(BuildProducts.assist, ["doctor"] + common, environment: environment)
+        #expect(calibrated.lines.contains("ok: object model: \(folder), in 8-bit integers"), "\(calibrated.lines)")
         #expect(
             after.lines.contains { $0.contains("things model") && $0.contains("Fix: run 'assist setup models'") },
             "\(after.lines)")

