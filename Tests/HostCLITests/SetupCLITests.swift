@@ -32,8 +32,11 @@ struct SetupCLITests {
         try FileManager.default.copyItem(
             at: Self.embedder, to: embedder.appendingPathComponent("mobilenetv2-embedder.onnx"))
         // The calibration pictures are made from Debian's darknet photos the first time, then left alone.
-        let first = try ProcessRunner.run(
-            BuildProducts.assist, ["setup", "models", "--target", target.path], environment: Self.offline())
+        func setUp() throws -> ProcessResult {
+            try ProcessRunner.run(
+                BuildProducts.assist, ["setup", "models", "--target", target.path], environment: Self.offline())
+        }
+        let first = try setUp()
         #expect(first.status == 0, "\(first)")
         #expect(
             first.lines == [
@@ -44,8 +47,7 @@ struct SetupCLITests {
         let calibration = try FileManager.default.attributesOfItem(
             atPath: target.appendingPathComponent("calibration.bgr").path)
         #expect(calibration[.size] as? Int == 6 * 416 * 416 * 3)
-        let result = try ProcessRunner.run(
-            BuildProducts.assist, ["setup", "models", "--target", target.path], environment: Self.offline())
+        let result = try setUp()
         #expect(result.status == 0, "\(result)")
         #expect(
             result.lines == [
