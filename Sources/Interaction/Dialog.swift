@@ -15,6 +15,9 @@ package enum TextKind: Int32, Sendable {
     /// Neither echoed, spoken nor logged.
     case secret = 2
     case number = 3
+    /// Plain text that is usually one of the words its plugin listens for after a phrase (its `set_choices`
+    /// lists): heard, an answer is judged against them first.
+    case listed = 4
 }
 
 /// How a dialog ended.

@@ -96,39 +96,53 @@ extension DialogEngine {
     }
 
     func handleConfirm(_ event: InputEvent, defaultYes: Bool) {
+        guard let yes = answerYesOrNo(event, defaultYes: defaultYes) else { return }
+        finish(status: .answered, index: nil, yes: yes, text: nil)
+    }
+
+    /// Yes or no from a key, a typed line or a phrase at a yes-or-no question; nil when it was neither (the hint
+    /// is said) or one of the words every question takes (cancel, repeat, help: done here).
+    func answerYesOrNo(_ event: InputEvent, defaultYes: Bool) -> Bool? {
         let hint = phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no")
-        if handleCommon(event, hint: hint) { return }
+        if handleCommon(event, hint: hint) { return nil }
         switch event {
         case .key(.character(let char)):
             let lower = String(char).lowercased()
-            if phrases.text("dialog.key-yes").contains(lower) || lower == "y" {
-                finish(status: .answered, index: nil, yes: true, text: nil)
-            } else if phrases.text("dialog.key-no").contains(lower) || lower == "n" {
-                finish(status: .answered, index: nil, yes: false, text: nil)
-            } else {
-                announcer.say(hint)
-            }
+            if phrases.text("dialog.key-yes").contains(lower) || lower == "y" { return true }
+            if phrases.text("dialog.key-no").contains(lower) || lower == "n" { return false }
         case .key(.enter):
-            finish(status: .answered, index: nil, yes: defaultYes, text: nil)
+            return defaultYes
         case .line(let text), .phrase(let text):
-            let words = CommandRouter.normalise(text)
-            let yesWords = Set(phrases.text("dialog.words-yes").split(separator: "|").map(String.init) + ["yes", "y"])
-            let noWords = Set(phrases.text("dialog.words-no").split(separator: "|").map(String.init) + ["no", "n"])
-            if words.isEmpty {
-                finish(status: .answered, index: nil, yes: defaultYes, text: nil)
-            } else if yesWords.contains(words) {
-                finish(status: .answered, index: nil, yes: true, text: nil)
-            } else if noWords.contains(words) {
-                finish(status: .answered, index: nil, yes: false, text: nil)
-            } else {
-                announcer.say(hint)
-            }
+            if CommandRouter.normalise(text).isEmpty { return defaultYes }
+            if let yes = yesOrNo(text) { return yes }
         default:
-            announcer.say(hint)
+            break
         }
+        announcer.say(hint)
+        return nil
+    }
+
+    /// True for the language's words for yes, false for its words for no, nil for anything else.
+    func yesOrNo(_ text: String) -> Bool? {
+        let words = CommandRouter.normalise(text)
+        let yesWords = Set(phrases.text("dialog.words-yes").split(separator: "|").map(String.init) + ["yes", "y"])
+        let noWords = Set(phrases.text("dialog.words-no").split(separator: "|").map(String.init) + ["no", "n"])
+        if yesWords.contains(words) { return true }
+        return noWords.contains(words) ? false : nil
+    }
+
+    /// Whether `text` is one of the words every question takes ("cancel", "repeat", "help", "stop").
+    func isCommon(_ text: String) -> Bool {
+        let words = CommandRouter.normalise(text)
+        return ["cancel", "repeat", "help", "?", "stop"].contains(words)
+            || ["dialog.word-cancel", "dialog.word-repeat", "dialog.word-help", "dialog.word-stop"].contains {
+                phrases.text($0) == words
+            }
     }
 
     func handleText(_ event: InputEvent) {
+        // Said aloud, "cancel", "repeat", "help" and "stop" do what they do at any question; typed, they are words.
+        if case .phrase = event, handleCommon(event, hint: phrases.text("dialog.text-hint-voice")) { return }
         switch event {
         case .key(.escape), .endOfInput:
             finish(status: .cancelled, index: nil, yes: nil, text: nil)

@@ -22,9 +22,12 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     private var current: Pending? {
         didSet {
             guard current?.id != oldValue?.id else { return }
-            questionObservers.forEach { $0(current?.request) }
+            heard = nil
+            questionObservers.forEach { $0(question) }
         }
     }
+    /// A text question's answer said aloud, said back as "Did you say: …?" and awaiting yes or no (`propose`).
+    private(set) var heard: String?
     private var questionObservers: [(DialogRequest?) -> Void] = []
     /// Tells `observer` the question now asked (nil: none), each time it changes: the console reads words
     /// while a menu is open, voice listens for yes or no while a confirm is asked. Main loop.
@@ -32,8 +35,22 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         questionObservers.append(observer)
     }
 
-    /// The question asked now, if any.
-    package var question: DialogRequest? { current?.request }
+    /// The question asked now, if any: while a spoken answer to a text question is said back, that yes-or-no
+    /// question (keys and voice then answer it).
+    package var question: DialogRequest? {
+        if let heard, case .text = current?.request {
+            return .confirm(
+                prompt: phrases.text("voice.confirm-words", ["words": heard]), defaultYes: false, timeoutMs: 0)
+        }
+        return current?.request
+    }
+
+    /// Who asked the question asked now (a plugin's id, or the host's).
+    package var questionOwner: String? { current?.owner }
+
+    /// Whether a text question may be answered aloud (voice is on, with dictation in its language): its hint
+    /// says so. Set by the voice session.
+    package var answersBySpeech = false
     var highlighted: Int?
     var typedDigits = ""
     private var timer: UInt64?
@@ -58,7 +75,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
 
     /// True while the current dialog wants a whole typed line rather than single keys.
     package var wantsLine: Bool {
-        if case .text = current?.request { return true }
+        if case .text = question { return true }
         return false
     }
 
@@ -153,9 +170,47 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         case .confirm(_, let defaultYes, _):
             handleConfirm(event, defaultYes: defaultYes)
         case .text:
-            handleText(event)
+            if let heard { handleHeard(event, heard) } else { handleText(event) }
         }
         return true
+    }
+
+    /// The answer to the text question asked, as voice heard it: said back as a question first, and given only
+    /// after yes; no asks for it again (docs/voice.md). A secret is never taken aloud, and a number question
+    /// takes a number said in words. Main loop.
+    package func propose(_ text: String) {
+        guard case .text(_, let kind) = current?.request, kind != .secret, kind != .email else { return }
+        var answer = text.trimmingCharacters(in: .whitespaces)
+        if kind == .number {
+            guard let number = NumberWords.value(CommandRouter.normalise(answer)) else {
+                announcer.say(phrases.text("dialog.text-again"), group: .question)
+                return
+            }
+            answer = String(number)
+        }
+        guard !answer.isEmpty else { return }
+        heard = answer
+        questionObservers.forEach { $0(question) }
+        if case .confirm(let prompt, _, _)? = question { announcer.say(prompt, remember: true, group: .question) }
+    }
+
+    /// Yes gives the heard answer; no forgets it and asks again; a typed line is the answer as typed.
+    private func handleHeard(_ event: InputEvent, _ heard: String) {
+        if case .line(let typed) = event, yesOrNo(typed) == nil, !isCommon(typed) {
+            let trimmed = typed.trimmingCharacters(in: .whitespaces)
+            if !trimmed.isEmpty { return finish(status: .answered, index: nil, yes: nil, text: trimmed) }
+        }
+        switch answerYesOrNo(event, defaultYes: false) {
+        case true?:
+            finish(status: .answered, index: nil, yes: nil, text: heard)
+        case false?:
+            self.heard = nil
+            announcer.cancel(.question)
+            questionObservers.forEach { $0(question) }
+            announcer.say(phrases.text("dialog.text-again"), group: .question)
+        case nil:
+            break
+        }
     }
 
     // MARK: - Presenting
@@ -206,9 +261,14 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         case .confirm(let prompt, let defaultYes, _):
             say(prompt, remember: true)
             say(phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"))
+        case .text(_, let kind) where heard != nil && kind != .secret:
+            if case .confirm(let prompt, _, _)? = question { say(prompt, remember: true) }
+            say(phrases.text("dialog.confirm-hint-no"))
         case .text(let prompt, let kind):
             say(prompt, remember: true)
-            let hint = kind == .secret ? "dialog.text-hint-secret" : "dialog.text-hint"
+            let spoken = answersBySpeech && kind != .email
+            let hint =
+                kind == .secret ? "dialog.text-hint-secret" : spoken ? "dialog.text-hint-voice" : "dialog.text-hint"
             say(phrases.text(hint))
         }
     }

@@ -56,9 +56,11 @@ extension PluginHostHandle {
         }
     }
 
-    /// Asks for a line of text; `answer` gets it trimmed, or nil when cancelled, once on [main]. Wraps
-    /// `assist_dialog_service.ask_text`. [main]
-    public func askText(_ prompt: String, _ answer: @escaping (String?) -> Void) {
+    /// Asks for a line of text; `answer` gets it trimmed, or nil when cancelled, once on [main]. `listed`: the
+    /// answer is usually one of the words this plugin listens for after a phrase (`setChoices`), which an
+    /// answer said aloud is judged against first (`ASSIST_TEXT_LISTED`). Wraps `assist_dialog_service.ask_text`.
+    /// [main]
+    public func askText(_ prompt: String, listed: Bool = false, _ answer: @escaping (String?) -> Void) {
         guard let ask = tables.dialog?.pointee.ask_text else {
             answer(nil)
             return
@@ -67,7 +69,10 @@ extension PluginHostHandle {
             DialogAnswerBox { result in
                 answer(result.status == ASSIST_OK ? result.text.map { String(cString: $0) } ?? "" : nil)
             })
-        if ask(raw, prompt, ASSIST_TEXT_PLAIN, DialogAnswerBox.callback, box.toOpaque(), nil) != ASSIST_OK {
+        if ask(
+            raw, prompt, listed ? ASSIST_TEXT_LISTED : ASSIST_TEXT_PLAIN, DialogAnswerBox.callback, box.toOpaque(), nil)
+            != ASSIST_OK
+        {
             box.release()
             answer(nil)
         }

@@ -35,6 +35,10 @@ package final class ArgumentFollower {
     package var judged = false
     /// What may be said; nil until known (a plugin's list, asked for on the main loop).
     package var wanted: Wanted?
+    /// Open words that are most often one of these (find-object's "What should I find?", answered with the
+    /// names it listens for after "find object"): one of them the judge is sure of is taken, other words are
+    /// dictated.
+    package var likely: [String] = []
     private var afterMs: Int
     private var waitMs: Int
     /// The room's loudness before the phrase, which the words must rise above (nil: measured as they come).
@@ -99,6 +103,13 @@ package final class ArgumentFollower {
     }
 
     private func decode(_ spotter: KeywordSpotter, fromMs: Int, toMs: Int, choices: [String]?) -> Outcome {
+        if choices == nil, !likely.isEmpty,
+            let (phrase, confidence) = spotter.judge(fromMs: fromMs, toMs: toMs, commands: likely),
+            confidence >= CommandConfidence.likelyAt
+        {
+            self.confidence = confidence
+            return .words(phrase)
+        }
         guard judged, let choices else {
             return spotter.decode(fromMs: fromMs, toMs: toMs, choices: choices).map(Outcome.words) ?? nothingSaid()
         }

@@ -184,6 +184,48 @@ struct DialogEngineTests {
         #expect(!output.lines.contains { $0.contains("hunter2") })
     }
 
+    /// A text question answered aloud (docs/voice.md): what voice heard is said back as a yes-or-no question,
+    /// which keys and voice then answer; yes gives it, no asks again, a typed line is the answer as typed. A
+    /// secret is never taken aloud; a number question takes a number said in words.
+    @Test func aSpokenAnswerToATextQuestionIsSaidBackAndGivenOnlyAfterYes() {
+        var asked: [DialogRequest?] = []
+        engine.observeQuestions { asked.append($0) }
+        engine.answersBySpeech = true
+        _ = open(.text(prompt: "What should I find?", kind: .plain))
+        #expect(
+            output.lines.suffix(2) == [
+                "What should I find?", "Say your answer, or type it and press Enter. Escape cancels.",
+            ])
+        engine.propose("cop")
+        #expect(output.lines.last == "Did you say: cop?")
+        #expect(!engine.wantsLine, "Y and N answer at once")
+        #expect(asked.last == .confirm(prompt: "Did you say: cop?", defaultYes: false, timeoutMs: 0))
+        _ = engine.handle(.phrase("no"))
+        #expect(output.lines.last == "Say it again, or type it and press Enter.")
+        #expect(engine.wantsLine && answers.all.isEmpty)
+        #expect(asked.last == .text(prompt: "What should I find?", kind: .plain))
+        _ = engine.handle(.phrase("repeat"))
+        #expect(output.lines.last == "Say your answer, or type it and press Enter. Escape cancels.")
+        _ = engine.handle(.phrase("stop"))
+        #expect(answers.all.isEmpty, "stop said aloud silences; it is no answer")
+        engine.propose("cup")
+        _ = engine.handle(.key(.character("y")))
+        _ = open(.text(prompt: "Name?", kind: .plain))
+        engine.propose("my keys")
+        _ = engine.handle(.line("my red keys"))
+        _ = open(.text(prompt: "Password?", kind: .secret))
+        engine.propose("hunter two")
+        #expect(engine.isSecret && !output.lines.contains { $0.contains("hunter") })
+        _ = engine.handle(.key(.escape))
+        _ = open(.text(prompt: "How old are you?", kind: .number))
+        engine.propose("forty two")
+        #expect(output.lines.last == "Did you say: 42?")
+        _ = engine.handle(.phrase("yes"))
+        #expect(answers.all.map(\.text) == ["cup", "my red keys", nil, "42"])
+        #expect(answers.all.map(\.status) == [.answered, .answered, .cancelled, .answered])
+        #expect(asked.last == .some(nil), "no question is left")
+    }
+
     @Test func cancelByIdAndByEscape() {
         let first = open(.choice(prompt: "A?", choices: ["x"], defaultIndex: nil))
         #expect(engine.cancel(first))

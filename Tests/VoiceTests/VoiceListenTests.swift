@@ -62,17 +62,7 @@ extension VoiceListening {
         hearing parts: [(voice: WavFile, pad: Double)], typing lines: [ProcessRunner.TypedLine],
         environment: [String: String] = [:]
     ) throws -> (lines: [String], trace: String) {
-        let format = parts[0].voice.format
-        var samples =
-            NaturalVoice.inRoom(
-                WavFile(format: format, samples: []), gain: 1, noiseDecibels: -50,
-                padSeconds: 1.5 * (ProcessRunner.timeScale - 1)
-            ).samples
-        for part in parts {
-            samples += NaturalVoice.inRoom(part.voice, gain: 1, noiseDecibels: -50, padSeconds: part.pad).samples
-        }
-        let said = folder.path("said-\(UUID().uuidString).wav")
-        try WavFile(format: format, samples: samples).data.write(to: said)
+        let said = try room(hearing: parts, leadSeconds: 1.5 * (ProcessRunner.timeScale - 1))
         try "[voice]\nmode = \"always\"\n".write(to: folder.path("always.toml"), atomically: false, encoding: .utf8)
         let trace = folder.path("trace-\(UUID().uuidString).txt")
         let run = try ProcessRunner.typing(
@@ -84,6 +74,21 @@ extension VoiceListening {
             lines: lines, environment: environment.merging(["ASSIST_VOICE_TRACE": trace.path]) { $1 },
             timeoutSeconds: 30)
         return (run.output.split(separator: "\n").map(String.init), Self.readTrace(trace))
+    }
+
+    /// A WAV file of `parts` in a quiet room, each with `pad` seconds of it around, after `leadSeconds` of it.
+    func room(hearing parts: [(voice: WavFile, pad: Double)], leadSeconds: Double) throws -> URL {
+        let format = parts[0].voice.format
+        var samples =
+            NaturalVoice.inRoom(
+                WavFile(format: format, samples: []), gain: 1, noiseDecibels: -50, padSeconds: leadSeconds
+            ).samples
+        for part in parts {
+            samples += NaturalVoice.inRoom(part.voice, gain: 1, noiseDecibels: -50, padSeconds: part.pad).samples
+        }
+        let said = folder.path("said-\(UUID().uuidString).wav")
+        try WavFile(format: format, samples: samples).data.write(to: said)
+        return said
     }
 
     /// The voice trace at `url` without its once-a-second count of chunks fed: a failure's message, which
@@ -796,6 +801,38 @@ struct VoiceShellListenTests: VoiceListening {
         #expect(words.contains("exit"), "dictated: \(words)")
         #expect(lines[question...].contains("Heard: yes."), "\(lines)\n\(traced)")
         #expect(lines[question...].contains("Looking for text: \(words)"), "\(lines)\n\(traced)")
+    }
+
+    /// A text question answered aloud on a terminal (docs/voice.md, "Questions answered by voice"): the shell
+    /// in `always` mode, find-object launched by typing, its first use allowed, then "What should I find?"
+    /// answered by a natural voice at a microphone's pace: "cup" is dictated, said back as "Did you say: cup?",
+    /// and the search starts only after a spoken yes. Said up to three times (clean, then noise 25 and 15 dB
+    /// under it), as a person does when a word is misheard: a "no" is not needed, the plugin asks again.
+    @Test func aTextQuestionIsAnsweredAloudAndSaidBackFirst() throws {
+        guard let files = try renderings(["cup", "yes"], count: 3, seed: 11, into: "answer") else { return }
+        let cups = try files.filter { $0.0 == "cup" }.map { try WavFile.read($0.1) }
+        let yes = try WavFile.read(try #require(files.first { $0.0 == "yes" }).1)
+        let scale = ProcessRunner.timeScale
+        let said = try room(hearing: cups.flatMap { [($0, 2), (yes, 2.5)] }, leadSeconds: 6 * scale)
+        try "[voice]\nmode = \"always\"\n".write(to: folder.path("always.toml"), atomically: false, encoding: .utf8)
+        let trace = folder.path("trace-\(UUID().uuidString).txt")
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                folder.path("always.toml").path, "--mic", "live:" + said.path,
+            ], environment: ["ASSIST_VOICE_TRACE": trace.path])
+        let heard = { Self.readTrace(trace) }
+        try #require(screen.waitFor("Choose a feature.", timeout: 20 * scale), "\(screen.text)")
+        screen.typeSlowly("find object\r")
+        try #require(screen.allowFirstUse("Find object"), "\(screen.text)")
+        #expect(screen.waitFor("What should I find?", timeout: 20 * scale), "\(screen.text)")
+        #expect(screen.waitFor("Say your answer, or type it and press Enter."), "\(screen.text)")
+        #expect(screen.waitFor("Looking for object: cup", timeout: 40 * scale), "\(screen.text)\n\(heard())")
+        let lines = screen.lines
+        let question = try #require(lines.lastIndex { $0.hasSuffix("Did you say: cup?") }, "\(screen.text)")
+        let search = try #require(lines.firstIndex { $0.hasSuffix("Looking for object: cup") })
+        #expect(question < search && lines[question..<search].contains { $0.hasSuffix("Heard: yes.") }, "\(lines)")
     }
 
     /// A per-person kiosk (docs/kiosk.md): "I'm done." and "Yes." said aloud end the sitting, and the next

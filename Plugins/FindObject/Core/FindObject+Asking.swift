@@ -5,9 +5,10 @@ import PluginKit
 /// Asking what to find when the arguments do not say (find-object.md §2 and §5): a typed name or the
 /// numbered list of every object; a typed text or one of the last 10, kept in the plugin's database.
 extension FindObject {
-    /// Asks for an object's name; Enter alone offers the list. An unknown name is said, then asked again.
+    /// Asks for an object's name; Enter alone offers the list. An unknown name is said, then asked again. Said
+    /// aloud, the name is judged against the names given to voice (`offerNames`) first.
     func askForObject() {
-        host.askText(phrases.text("ask-object")) { [self] answer in
+        host.askText(phrases.text("ask-object"), listed: true) { [self] answer in
             guard let answer else { return host.finish(.cancelled) }
             guard !answer.isEmpty else { return offerList() }
             do throws(PluginError) { startSearch(try resolveObject(answer)) } catch {

@@ -46,8 +46,14 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private var followers: [String: ArgumentFollower.Wanted] = [:]
     /// The launch keywords that take words, from the manifests (their lists may not be set yet).
     private var taking: Set<String> = []
-    /// The words that answer the question now asked, while one is (set on the main loop).
-    private var answerWords: [String]?
+    /// What answers the question now asked, while one is: its words, or dictated words for a text question
+    /// (set on the main loop).
+    private var answerWanted: ArgumentFollower.Wanted?
+    /// A text question's likely answers: the list its feature listens for after a phrase, less what was
+    /// already said back for it (set on the main loop).
+    private var answerLikely: [String] = []
+    /// The text question last asked and the answers said back for it (main loop).
+    private var proposed: (question: DialogRequest, words: [String])?
     /// True while that question is a choice (a menu): a command spotted then still acts.
     private var choosing = false
     // The listening thread's own:
@@ -157,7 +163,10 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             })
         voice.focusChanged(to: nil, force: true)
         session.features.phrasesHeard = { [weak voice] in voice?.phrasesNow ?? [] }
-        if model.dictates { session.services.interaction.dictation = [model.language] }
+        if model.dictates {
+            session.services.interaction.dictation = [model.language]
+            session.services.interaction.dialogs.answersBySpeech = true
+        }
         session.services.interaction.dialogs.observeQuestions { [weak voice] question in
             voice?.questionChanged(question)
         }
@@ -230,6 +239,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         keyDevice?.stop()
         lock.withLock { running = false }
         session.services.interaction.dictation = []
+        session.services.interaction.dialogs.answersBySpeech = false
     }
 
     /// The phrases for the focus now: the focused feature's keywords and the commands it registered (which
@@ -274,8 +284,9 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         lock.withLock { followers = found }
     }
 
-    /// A question is asked (or none is): while it is a yes-or-no one or a choice, its answer is listened for,
-    /// in every mode (the question was asked aloud, so the answer comes aloud). Main loop.
+    /// A question is asked (or none is): while it is a yes-or-no one, a choice or a text question (not a secret),
+    /// its answer is listened for, in every mode (the question was asked aloud, so the answer comes aloud). Main
+    /// loop.
     package func questionChanged(_ question: DialogRequest?) {
         var words = question.map { VoicePhrases.answers(to: $0, phrases: session.phrases) } ?? nil
         var isChoice = false
@@ -283,13 +294,32 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         // At a menu or a choice the commands heard now still work ("what time is it" at the shell's menu): the
         // dispatcher takes a launch phrase or a command before the question.
         if isChoice, let answers = words { words = answers + phrasesNow.filter { !answers.contains($0) } }
-        VoiceTrace.line?("question: \(words.map { "\($0.count) answers" } ?? "none")\(isChoice ? ", a choice" : "")")
+        var wanted = words.map { ArgumentFollower.Wanted.choices($0, prompt: nil) }
+        // A text question's answer is dictated, then said back by the dialog before it is given (never a secret;
+        // not an e-mail address, whose signs dictation does not write).
+        var likely: [String] = []
+        if let question, case .text(_, let kind) = question, kind != .secret, kind != .email, model.dictates {
+            wanted = .text
+            // Asked for one of the words its feature listens for after a phrase (find-object's names): those,
+            // less what was said back already for this question.
+            if proposed?.question != question { proposed = (question, []) }
+            if kind == .listed {
+                let interaction = session.services.interaction
+                let said = proposed?.words ?? []
+                likely = interaction.router.choices.values.filter { $0.owner == interaction.dialogs.questionOwner }
+                    .sorted { $0.phrase < $1.phrase }.flatMap(\.choices).filter { !said.contains($0) }
+            }
+        }
+        VoiceTrace.line?(
+            "question: \(wanted == .text ? "dictated" : words.map { "\($0.count) answers" } ?? "none")"
+                + (isChoice ? ", a choice" : "") + (likely.isEmpty ? "" : ", \(likely.count) likely answers"))
         lock.withLock {
-            answerWords = words
+            answerWanted = wanted
+            answerLikely = likely
             choosing = isChoice
             // In push-to-talk, a question that follows a voice command (its window still open, or just closed)
             // is listened for; otherwise the key opens a window for the answer, as for any command.
-            if words != nil, mode != .pushToTalk || Self.now < max(openUntil, lastHeard) + 10 {
+            if wanted != nil, mode != .pushToTalk || Self.now < max(openUntil, lastHeard) + 10 {
                 openUntil = max(openUntil, Self.now + 30)
             }
         }
@@ -432,7 +462,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// thread.
     private func window(_ spotter: KeywordSpotter) {
         let (serial, open, lists, question) = lock.withLock {
-            (windows, Self.now <= openUntil, followers, answerWords != nil)
+            (windows, Self.now <= openUntil, followers, answerWanted != nil)
         }
         if serial != windowSeen { windowFromMs = spotter.heardMs - 300 }
         // A question's answer is listened for as a choice of its own.
@@ -492,7 +522,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// thread.
     private func answer(_ spotter: KeywordSpotter) {
         // While the words after a phrase are awaited they are no answer: the answer is listened for after them.
-        guard following == nil, let words = lock.withLock({ answerWords }) else {
+        guard following == nil, let (wanted, likely) = lock.withLock({ answerWanted.map { ($0, answerLikely) } }) else {
             answering = nil
             return
         }
@@ -506,14 +536,15 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                 ? spotter.answerStart(nowMs: spotter.heardMs, openedMs: max(windowFromMs, decodedToMs))
                 : spotter.heardMs
             if from < spotter.heardMs { VoiceTrace.line?("answer: listened for from \(from) ms, as it was said") }
-            answering = ArgumentFollower(
-                phrase: "", wanted: .choices(words, prompt: nil), afterMs: from, waitMs: 60_000)
+            answering = ArgumentFollower(phrase: "", wanted: wanted, afterMs: from, waitMs: 60_000)
             // Talk that is no answer is no "yes": the answer is judged as a window's command is.
             answering?.judged = true
-        } else if answering?.wanted != .choices(words, prompt: nil) {
+            answering?.likely = likely
+        } else if answering?.wanted != wanted || answering?.likely != likely {
             // Another question was asked (on the main loop) while this one's answer was listened for: what is
             // said from now is judged against the new question's words.
-            answering?.wanted = .choices(words, prompt: nil)
+            answering?.wanted = wanted
+            answering?.likely = likely
         }
         // In push-to-talk the answer is what is said in the window: once it has closed with nobody speaking, the
         // microphone closes too, rather than waiting a minute for whatever is said next.
@@ -549,6 +580,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             return
         }
         switch outcome {
+        case .words(let said) where wanted == .text:
+            dictated(said)
         case .words(let said):
             // A launch phrase that takes words, said at a menu ("find object", the menu's "Find object" too):
             // what follows it is listened for first, as when it is spotted, so that "find object", a pause, and
@@ -623,6 +656,28 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
     }
 
+    /// A text question's answer, dictated: the dialog says it back ("Did you say: …?") and gives it after yes.
+    /// The words every question takes (cancel, repeat, help, stop) act as they do typed.
+    private func dictated(_ said: String) {
+        let words = KeyPhrase.normalise(said)
+        guard !words.isEmpty else { return reject() }
+        let dialogs = session.services.interaction.dialogs
+        if VoicePhrases.questionWords(phrases: session.phrases).contains(words) { return act(on: words) }
+        lock.withLock { lastHeard = Self.now }
+        let cues = session.services.sound.cues
+        let held = own.takeHold()
+        let speech = takeSpeechHold()
+        session.loop.post {
+            defer {
+                held?.release()
+                Self.endSpeechHold(speech)
+            }
+            cues?.play(.tap)
+            self.proposed?.words.append(words)
+            dialogs.propose(words)
+        }
+    }
+
     /// Open words heard after `phrase`: said back as a yes-or-no question, acted on only after yes.
     private func confirm(_ phrase: String, _ words: String) {
         lock.withLock { lastHeard = Self.now }
@@ -665,7 +720,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private func accept(_ heard: Detection, at heardMs: Int) {
         VoiceTrace.line?("accepting \(heard.phrase) (mode \(mode.rawValue))")
         // The question answered went away (on the main loop) since its answer was last listened for.
-        if answering != nil, lock.withLock({ answerWords == nil }) { answering = nil }
+        if answering != nil, lock.withLock({ answerWanted == nil }) { answering = nil }
         if answering != nil, lock.withLock({ choosing }) {
             // In a push-to-talk or wake-word window the utterance at a menu is judged as a whole against the
             // choices and the commands (a command spotted inside "we bought a new kettle" is no command).

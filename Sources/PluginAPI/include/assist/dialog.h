@@ -35,6 +35,10 @@ typedef int32_t assist_text_kind;
 #define ASSIST_TEXT_EMAIL 1
 #define ASSIST_TEXT_SECRET 2 /* neither echoed, spoken nor logged */
 #define ASSIST_TEXT_NUMBER 3
+/* Plain text that is usually one of the words the plugin listens for after a phrase (set_choices in
+   assist.input/1): an answer said aloud is judged against them first, then dictated. A host that predates it
+   takes it as ASSIST_TEXT_PLAIN. */
+#define ASSIST_TEXT_LISTED 4
 
 /** The answer to a dialog. Borrowed for the callback. */
 typedef struct assist_dialog_result {
