@@ -90,105 +90,93 @@ static struct {
     void (*heif_image_release)(const struct heif_image *);
 } hf;
 
-#define LOAD(table, lib, name)                                                                                 \
+/* Looks `name` up in `lib` into `table`, while `ok`: one missing function leaves `ok` false. */
+#define LOAD(ok, table, lib, name)                                                                             \
     if (ok) {                                                                                                  \
         *(void **)(&table.name) = dlsym(lib, #name);                                                           \
         ok = table.name != NULL;                                                                               \
     }
 
-static int load_ffmpeg(void) {
+/* Opens a library's functions once, under the lock, with `open_library`: whether they are all there. */
+static int loaded_once(int *loaded, int (*open_library)(void)) {
     pthread_mutex_lock(&load_lock);
-    if (ff.loaded == 0) {
-        void *util = dlopen("libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
-        void *format = dlopen("libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
-        int ok = util && format;
-        LOAD(ff, format, avformat_open_input)
-        LOAD(ff, format, avformat_find_stream_info)
-        LOAD(ff, format, avformat_close_input)
-        LOAD(ff, format, av_stream_get_side_data)
-        LOAD(ff, util, av_display_rotation_get)
-        LOAD(ff, util, av_dict_get)
-        LOAD(ff, util, av_log_set_level)
-        if (ok) ff.av_log_set_level(AV_LOG_QUIET); /* a damaged file is an answer here, not a message */
-        ff.loaded = ok ? 1 : -1;
-        if (ok) {
-            /* Decoding (recognition only) needs two more libraries; probing works without them. */
-            void *codec = dlopen("libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
-            void *scale = dlopen("libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
-            int more = codec && scale;
-#define MORE(lib, name)                                                                                        \
-    if (more) {                                                                                                \
-        *(void **)(&ff.name) = dlsym(lib, #name);                                                              \
-        more = ff.name != NULL;                                                                                \
-    }
-            MORE(format, av_find_best_stream)
-            MORE(codec, avcodec_alloc_context3)
-            MORE(codec, avcodec_parameters_to_context)
-            MORE(codec, avcodec_open2)
-            MORE(codec, avcodec_free_context)
-            MORE(codec, av_packet_alloc)
-            MORE(codec, av_packet_free)
-            MORE(codec, av_packet_unref)
-            MORE(format, av_read_frame)
-            MORE(codec, avcodec_send_packet)
-            MORE(codec, avcodec_receive_frame)
-            MORE(util, av_frame_alloc)
-            MORE(util, av_frame_free)
-            MORE(scale, sws_getContext)
-            MORE(scale, sws_scale)
-            MORE(scale, sws_freeContext)
-#undef MORE
-            ff.decoding = more;
-        }
-    }
-    int ready = ff.loaded == 1;
+    if (*loaded == 0) *loaded = open_library() ? 1 : -1;
+    int ready = *loaded == 1;
     pthread_mutex_unlock(&load_lock);
     return ready;
 }
 
-static int load_exif(void) {
-    pthread_mutex_lock(&load_lock);
-    if (ex.loaded == 0) {
-        void *lib = dlopen("libexif.so.12", RTLD_NOW | RTLD_LOCAL);
-        int ok = lib != NULL;
-        LOAD(ex, lib, exif_data_new_from_file)
-        LOAD(ex, lib, exif_data_new_from_data)
-        LOAD(ex, lib, exif_data_unref)
-        LOAD(ex, lib, exif_data_get_byte_order)
-        LOAD(ex, lib, exif_content_get_entry)
-        LOAD(ex, lib, exif_get_short)
-        ex.loaded = ok ? 1 : -1;
-    }
-    int ready = ex.loaded == 1;
-    pthread_mutex_unlock(&load_lock);
-    return ready;
+static int open_ffmpeg(void) {
+    void *util = dlopen("libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    void *format = dlopen("libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    int ok = util && format;
+    LOAD(ok, ff, format, avformat_open_input)
+    LOAD(ok, ff, format, avformat_find_stream_info)
+    LOAD(ok, ff, format, avformat_close_input)
+    LOAD(ok, ff, format, av_stream_get_side_data)
+    LOAD(ok, ff, util, av_display_rotation_get)
+    LOAD(ok, ff, util, av_dict_get)
+    LOAD(ok, ff, util, av_log_set_level)
+    if (!ok) return 0;
+    ff.av_log_set_level(AV_LOG_QUIET); /* a damaged file is an answer here, not a message */
+    /* Decoding (recognition only) needs two more libraries; probing works without them. */
+    void *codec = dlopen("libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    void *scale = dlopen("libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    int more = codec && scale;
+    LOAD(more, ff, format, av_find_best_stream)
+    LOAD(more, ff, codec, avcodec_alloc_context3)
+    LOAD(more, ff, codec, avcodec_parameters_to_context)
+    LOAD(more, ff, codec, avcodec_open2)
+    LOAD(more, ff, codec, avcodec_free_context)
+    LOAD(more, ff, codec, av_packet_alloc)
+    LOAD(more, ff, codec, av_packet_free)
+    LOAD(more, ff, codec, av_packet_unref)
+    LOAD(more, ff, format, av_read_frame)
+    LOAD(more, ff, codec, avcodec_send_packet)
+    LOAD(more, ff, codec, avcodec_receive_frame)
+    LOAD(more, ff, util, av_frame_alloc)
+    LOAD(more, ff, util, av_frame_free)
+    LOAD(more, ff, scale, sws_getContext)
+    LOAD(more, ff, scale, sws_scale)
+    LOAD(more, ff, scale, sws_freeContext)
+    ff.decoding = more;
+    return 1;
 }
 
-static int load_heif(void) {
-    pthread_mutex_lock(&load_lock);
-    if (hf.loaded == 0) {
-        void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
-        int ok = lib != NULL;
-        LOAD(hf, lib, heif_context_alloc)
-        LOAD(hf, lib, heif_context_free)
-        LOAD(hf, lib, heif_context_read_from_file)
-        LOAD(hf, lib, heif_context_get_primary_image_handle)
-        LOAD(hf, lib, heif_image_handle_release)
-        LOAD(hf, lib, heif_image_handle_get_width)
-        LOAD(hf, lib, heif_image_handle_get_height)
-        LOAD(hf, lib, heif_image_handle_get_list_of_metadata_block_IDs)
-        LOAD(hf, lib, heif_image_handle_get_metadata_size)
-        LOAD(hf, lib, heif_image_handle_get_metadata)
-        LOAD(hf, lib, heif_decode_image)
-        LOAD(hf, lib, heif_image_get_plane_readonly)
-        LOAD(hf, lib, heif_image_release)
-        hf.loaded = ok ? 1 : -1;
-    }
-    int ready = hf.loaded == 1;
-    pthread_mutex_unlock(&load_lock);
-    return ready;
+static int open_exif(void) {
+    void *lib = dlopen("libexif.so.12", RTLD_NOW | RTLD_LOCAL);
+    int ok = lib != NULL;
+    LOAD(ok, ex, lib, exif_data_new_from_file)
+    LOAD(ok, ex, lib, exif_data_new_from_data)
+    LOAD(ok, ex, lib, exif_data_unref)
+    LOAD(ok, ex, lib, exif_data_get_byte_order)
+    LOAD(ok, ex, lib, exif_content_get_entry)
+    LOAD(ok, ex, lib, exif_get_short)
+    return ok;
 }
-#undef LOAD
+
+static int open_heif(void) {
+    void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
+    int ok = lib != NULL;
+    LOAD(ok, hf, lib, heif_context_alloc)
+    LOAD(ok, hf, lib, heif_context_free)
+    LOAD(ok, hf, lib, heif_context_read_from_file)
+    LOAD(ok, hf, lib, heif_context_get_primary_image_handle)
+    LOAD(ok, hf, lib, heif_image_handle_release)
+    LOAD(ok, hf, lib, heif_image_handle_get_width)
+    LOAD(ok, hf, lib, heif_image_handle_get_height)
+    LOAD(ok, hf, lib, heif_image_handle_get_list_of_metadata_block_IDs)
+    LOAD(ok, hf, lib, heif_image_handle_get_metadata_size)
+    LOAD(ok, hf, lib, heif_image_handle_get_metadata)
+    LOAD(ok, hf, lib, heif_decode_image)
+    LOAD(ok, hf, lib, heif_image_get_plane_readonly)
+    LOAD(ok, hf, lib, heif_image_release)
+    return ok;
+}
+
+static int load_ffmpeg(void) { return loaded_once(&ff.loaded, open_ffmpeg); }
+static int load_exif(void) { return loaded_once(&ex.loaded, open_exif); }
+static int load_heif(void) { return loaded_once(&hf.loaded, open_heif); }
 
 static int quarter_turns(double degrees) {
     if (isnan(degrees)) return 0;
@@ -474,28 +462,19 @@ static struct {
     void (*jpeg_destroy_decompress)(j_decompress_ptr);
 } jp;
 
-static int load_jpeg(void) {
-    pthread_mutex_lock(&load_lock);
-    if (jp.loaded == 0) {
-        void *lib = dlopen("libjpeg.so.62", RTLD_NOW | RTLD_LOCAL);
-        int ok = lib != NULL;
-#define JLOAD(name)                                                                                            \
-    if (ok) {                                                                                                  \
-        *(void **)(&jp.name) = dlsym(lib, #name);                                                              \
-        ok = jp.name != NULL;                                                                                  \
-    }
-        JLOAD(jpeg_std_error)
-        JLOAD(jpeg_CreateDecompress)
-        JLOAD(jpeg_stdio_src)
-        JLOAD(jpeg_read_header)
-        JLOAD(jpeg_destroy_decompress)
-#undef JLOAD
-        jp.loaded = ok ? 1 : -1;
-    }
-    int ready = jp.loaded == 1;
-    pthread_mutex_unlock(&load_lock);
-    return ready;
+static int open_jpeg(void) {
+    void *lib = dlopen("libjpeg.so.62", RTLD_NOW | RTLD_LOCAL);
+    int ok = lib != NULL;
+    LOAD(ok, jp, lib, jpeg_std_error)
+    LOAD(ok, jp, lib, jpeg_CreateDecompress)
+    LOAD(ok, jp, lib, jpeg_stdio_src)
+    LOAD(ok, jp, lib, jpeg_read_header)
+    LOAD(ok, jp, lib, jpeg_destroy_decompress)
+    return ok;
 }
+#undef LOAD
+
+static int load_jpeg(void) { return loaded_once(&jp.loaded, open_jpeg); }
 
 struct jpeg_failure {
     struct jpeg_error_mgr manager;
