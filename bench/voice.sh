@@ -6,7 +6,7 @@
 #    stream, commands among sentences with a second of room between, through `assist listen` with the shipped
 #    thresholds: recall per phrase, for the phrases and for the single words; false alarms, phrases heard inside
 #    the sentences, per 10 minutes of them; a command heard as another command (its recall counts it as
-#    missed); CPU per second of sound. Beside it pocketsphinx_continuous with the same keyphrase list and
+#    missed); CPU per second of sound, and in five minutes of a quiet room (which is passed over). Beside it pocketsphinx_continuous with the same keyphrase list and
 #    thresholds (the baseline: one search, no alternate pronunciations, no referee, no pause rule).
 #  - push-to-talk: every phrase, "read this" and the single words too, requests around a command ("could you
 #    read text now") and the sentences, each in its own second of room, through `assist listen --window`
@@ -88,6 +88,10 @@ phrase_args=()
 for phrase in "${always[@]}"; do phrase_args+=(--phrase "$phrase"); done
 /usr/bin/time -f "%U %S" -o "$work/assist.time" "$assist" listen --mic "wav:$work/stream.wav" --json \
   --data-dir "$work/data" "${phrase_args[@]}" >"$work/assist.jsonl" 2>/dev/null
+# Most of a day is a quiet room: the same list over five minutes of one.
+sox -n -r 16000 -c 1 -b 16 "$work/room.wav" synth 300 pinknoise vol 0.002
+/usr/bin/time -f "%U %S" -o "$work/room.time" "$assist" listen --mic "wav:$work/room.wav" --json \
+  --data-dir "$work/data" "${phrase_args[@]}" >/dev/null 2>&1
 model=/usr/share/pocketsphinx/model/en-us
 /usr/bin/time -f "%U %S" -o "$work/baseline.time" pocketsphinx_continuous -infile "$work/stream.wav" \
   -kws "$work/list.kws" -hmm "$model/en-us" -dict "$model/cmudict-en-us.dict" -time yes -logfn /dev/null \
@@ -189,6 +193,10 @@ for name, heard, timing in (("assist listen", assist, "assist.time"), ("pocketsp
           f"false alarms {alarms} = {alarms / max(negative_minutes, 0.01) * 10:.2f} per 10 min of sentences, "
           f"commands heard as another {confusions}, CPU {(user + system) / seconds * 100:.2f} % of a core")
     print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
+    if name == "assist listen":
+        room_user, room_system = map(float, open(f"{work}/room.time").read().split()[:2])
+        print(f"  CPU in five minutes of a quiet room: {(room_user + room_system) / 300 * 100:.2f} % of a core "
+              "(start-up included)")
     for group, test in (("launch phrases", lambda p: " " in p), ("one-word commands", lambda p: " " not in p)):
         h = sum(v[0] for p, v in per.items() if test(p))
         t = sum(v[1] for p, v in per.items() if test(p))

@@ -105,6 +105,8 @@ package final class KeywordSpotter {
 
     /// Phrases with a rival in the list, which the referee checks.
     private var contestable: Set<String> = []
+    /// Sound of a quiet room held back from the searches, at most `prerollMs` of it (`feed`).
+    private var unfed: [Int16] = []
     /// The last seconds of sound fed, from sample `samplesBase` on, for the referee.
     private var kept: [Int16] = []
     private var samplesBase = 0
@@ -326,6 +328,22 @@ package final class KeywordSpotter {
         // Nobody has spoken for the last 2 s: the searches keep the cepstral mean speech left them (a word after
         // a long quiet was not heard otherwise).
         let quiet = fedMs > 2_000 && loudness.utterance(after: fedMs - 2_000) == .none
+        // A quiet room is not decoded: once nobody has spoken for `quietRoomMs` and nothing begins in this chunk,
+        // the sound is held back, and all but its last `prerollMs` passed over; the next sound is fed after that
+        // last part, so a word's soft start is decoded as before.
+        let passOver =
+            fedMs > 2_000 && loudness.utterance(after: fedMs - Self.quietRoomMs) == .none
+            && loudness.isQuiet(after: fedMs - Self.onsetMs)
+        let fresh: [Int16]
+        if passOver {
+            unfed += samples
+            let over = max(0, unfed.count - Self.prerollMs * VoiceListener.format.sampleRateHz / 1000)
+            fresh = Array(unfed.prefix(over))
+            unfed.removeFirst(over)
+        } else {
+            fresh = unfed + samples
+            unfed = []
+        }
         // A search that has run 30 s without a pause pocketsphinx sees starts afresh at a quiet moment, before
         // this chunk: a restart inside a word lost it ("stop" said as the 30 s came).
         var quietNow: Bool?
@@ -341,7 +359,11 @@ package final class KeywordSpotter {
                 }
             }
             assist_spotter_hold_mean(search, quiet ? 1 : 0)
-            let found = samples.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
+            // A search that hears speech going on is fed what the others pass over.
+            var found = passOver && !fresh.isEmpty ? assist_spotter_skip(search, fresh.count) : -1
+            if found < 0, !fresh.isEmpty || !passOver {
+                found = fresh.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
+            }
             guard found == 1 else { continue }
             var phrase = [CChar](repeating: 0, count: 256)
             var start: Int64 = 0
@@ -363,6 +385,10 @@ package final class KeywordSpotter {
     /// was said for `restartQuietMs`; pocketsphinx restarts it anyway at twice that.
     static let restartFrames = 3_000
     static let restartQuietMs = 600
+    /// A quiet room is passed over once nobody has spoken for this long (`feed`); the last `prerollMs` of it is
+    /// decoded before the next sound.
+    static let quietRoomMs = 600
+    static let prerollMs = 300
     /// Nothing of a word may have begun in the last `onsetMs` either (fed in 20 ms chunks, a search was renewed
     /// 70 ms into "stop", which the loudness track does not yet call speech).
     static let onsetMs = 200
@@ -771,10 +797,11 @@ package final class KeywordSpotter {
         return status == 0 ? String(nulTerminated: heard) : nil
     }
 
-    /// Keeps the last 8 s of sound for the referee.
+    /// Keeps at least the last 8 s of sound for the referee: up to 16 s, then the oldest 8 s go at once (moving
+    /// 8 s of samples at each 20 ms chunk cost more than a percent of the listening thread).
     private func keep(_ samples: [Int16]) {
         kept += samples
-        if kept.count > 128_000 {
+        if kept.count > 256_000 {
             let drop = kept.count - 128_000
             kept.removeFirst(drop)
             samplesBase += drop

@@ -14,8 +14,8 @@ typedef struct assist_spotter assist_spotter;
 assist_spotter *assist_spotter_open(const char *hmm, const char *dict, const char *kws_file, char *error,
                                     size_t error_size);
 
-/* The same, computing the acoustic model on every frame (-ds 1): twice the CPU, for decoding a few seconds once
- * (a command's argument) rather than listening all the time. */
+/* The same, computing the acoustic model on every frame (-ds 1, the 4 best Gaussians): three times the CPU, for
+ * decoding a few seconds once (a command's argument, a window, the judge) rather than listening all the time. */
 assist_spotter *assist_spotter_open_precise(const char *hmm, const char *dict, const char *kws_file, char *error,
                                             size_t error_size);
 
@@ -34,6 +34,12 @@ int assist_spotter_set_language_model(assist_spotter *spotter, const char *lm_fi
 /* Feeds 16 kHz mono samples. Returns 1 when phrases were spotted in them (read each with
  * assist_spotter_result), 0 when not, -1 on error. In grammar mode a result comes when speech ends. */
 int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t count);
+
+/* Keyphrase mode: passes over `count` samples of a quiet room without decoding them (no acoustic model, no
+ * search), counted, so what is fed afterwards keeps its frames; the next feed starts a new utterance. The
+ * utterance in progress ends first: 1 when that reported phrases (read them as after a feed), 0 when not, -1
+ * when the samples must be fed instead (pocketsphinx hears speech going on, or a grammar is decoded). */
+int assist_spotter_skip(assist_spotter *spotter, size_t count);
 
 /* The oldest phrase spotted and not yet read, its first and last 10 ms frame counted from the first sample
  * ever fed, and its score (a log probability; larger is surer). 0 when there was one, -1 when none waits. */
