@@ -661,20 +661,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private func dictated(_ said: String) {
         let words = KeyPhrase.normalise(said)
         guard !words.isEmpty else { return reject() }
-        let dialogs = session.services.interaction.dialogs
         if VoicePhrases.questionWords(phrases: session.phrases).contains(words) { return act(on: words) }
         lock.withLock { lastHeard = Self.now }
-        let cues = session.services.sound.cues
-        let held = own.takeHold()
-        let speech = takeSpeechHold()
-        session.loop.post {
-            defer {
-                held?.release()
-                Self.endSpeechHold(speech)
-            }
-            cues?.play(.tap)
-            self.proposed?.words.append(words)
-            dialogs.propose(words)
+        acknowledge(nil) { [weak self] session in
+            self?.proposed?.words.append(words)
+            session.services.interaction.dialogs.propose(words)
         }
     }
 
@@ -689,9 +680,9 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
         }
     }
 
-    /// The tap and "Heard: …" for a phrase taken, then `then` on the main loop; sound held for the phrase goes
-    /// on once that has acted (a stop cancels it first).
-    private func acknowledge(_ phrase: String, then: @escaping @Sendable (HostSession) -> Void) {
+    /// The tap and "Heard: …" for a phrase taken (the tap alone for an answer said back), then `then` on the main
+    /// loop; sound held for the phrase goes on once that has acted (a stop cancels it first).
+    private func acknowledge(_ phrase: String?, then: @escaping @Sendable (HostSession) -> Void) {
         let session = session
         let cues = session.services.sound.cues
         let held = own.takeHold()
@@ -702,7 +693,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
                 Self.endSpeechHold(speech)
             }
             cues?.play(.tap)
-            session.announcer.say("Heard: \(phrase).", priority: .important, remember: false)
+            if let phrase { session.announcer.say("Heard: \(phrase).", priority: .important, remember: false) }
             then(session)
         }
     }
