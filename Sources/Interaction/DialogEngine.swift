@@ -45,8 +45,9 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         return current?.request
     }
 
-    /// Who asked the question asked now (a plugin's id, or the host's).
+    /// Who asked the question asked now (a plugin's id, or the host's), and its id.
     package var questionOwner: String? { current?.owner }
+    package var questionID: UInt64? { current?.id }
 
     /// Whether a text question may be answered aloud (voice is on, with dictation in its language): its hint
     /// says so. Set by the voice session.

@@ -52,8 +52,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     /// A text question's likely answers: the list its feature listens for after a phrase, less what was
     /// already said back for it (set on the main loop).
     private var answerLikely: [String] = []
-    /// The text question last asked and the answers said back for it (main loop).
-    private var proposed: (question: DialogRequest, words: [String])?
+    /// The text question last asked (its dialog's id) and the answers said back for it (main loop).
+    private var proposed: (question: UInt64, words: [String])?
     /// True while that question is a choice (a menu): a command spotted then still acts.
     private var choosing = false
     // The listening thread's own:
@@ -302,9 +302,9 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
             wanted = .text
             // Asked for one of the words its feature listens for after a phrase (find-object's names): those,
             // less what was said back already for this question.
-            if proposed?.question != question { proposed = (question, []) }
+            let interaction = session.services.interaction
+            if let id = interaction.dialogs.questionID, proposed?.question != id { proposed = (id, []) }
             if kind == .listed {
-                let interaction = session.services.interaction
                 let said = proposed?.words ?? []
                 likely = interaction.router.choices.values.filter { $0.owner == interaction.dialogs.questionOwner }
                     .sorted { $0.phrase < $1.phrase }.flatMap(\.choices).filter { !said.contains($0) }
