@@ -131,13 +131,19 @@ extension DialogEngine {
         return noWords.contains(words) ? false : nil
     }
 
-    /// Whether `text` is one of the words every question takes ("cancel", "repeat", "help", "stop").
+    /// The words every question takes, whatever it asks, normalised: cancel, repeat, help and stop, in English
+    /// and in the language of `phrases`.
+    package static func commonWords(_ phrases: PhraseBook) -> Set<String> {
+        let keys = ["dialog.word-cancel", "dialog.word-repeat", "dialog.word-help", "dialog.word-stop"]
+        return Set(
+            ["cancel", "repeat", "help", "stop"]
+                + keys.flatMap { phrases.text($0).split(separator: "|").map { CommandRouter.normalise(String($0)) } })
+    }
+
+    /// Whether `text` is one of the words every question takes (or "?").
     func isCommon(_ text: String) -> Bool {
-        let words = CommandRouter.normalise(text)
-        return ["cancel", "repeat", "help", "?", "stop"].contains(words)
-            || ["dialog.word-cancel", "dialog.word-repeat", "dialog.word-help", "dialog.word-stop"].contains {
-                phrases.text($0) == words
-            }
+        text.trimmingCharacters(in: .whitespaces) == "?"
+            || Self.commonWords(phrases).contains(CommandRouter.normalise(text))
     }
 
     func handleText(_ event: InputEvent) {

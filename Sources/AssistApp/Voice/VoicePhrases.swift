@@ -81,15 +81,6 @@ package enum VoicePhrases {
         return wanted
     }
 
-    /// The words every question takes, whatever it asks: cancel, repeat, help and stop, in English and the
-    /// session's language.
-    package static func questionWords(phrases: PhraseBook) -> Set<String> {
-        let keys = ["dialog.word-cancel", "dialog.word-repeat", "dialog.word-help", "dialog.word-stop"]
-        return Set(
-            ["cancel", "repeat", "help", "stop"]
-                + keys.flatMap { phrases.text($0).split(separator: "|").map { KeyPhrase.normalise(String($0)) } })
-    }
-
     /// What answers `question` by voice, normalised: "yes", "no" and the language's other words for them; a
     /// choice's labels (a "S: status" label as "status"), its numbers said as words ("fourteen", "number
     /// fourteen") and the words that move through it or ask again. Nil for a text question (dictated, when the

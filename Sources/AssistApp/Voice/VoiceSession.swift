@@ -661,7 +661,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: the state s
     private func dictated(_ said: String) {
         let words = KeyPhrase.normalise(said)
         guard !words.isEmpty else { return reject() }
-        if VoicePhrases.questionWords(phrases: session.phrases).contains(words) { return act(on: words) }
+        if DialogEngine.commonWords(session.phrases).contains(words) { return act(on: words) }
         lock.withLock { lastHeard = Self.now }
         acknowledge(nil) { [weak self] session in
             self?.proposed?.words.append(words)
