@@ -809,7 +809,17 @@ package final class KeywordSpotter {
     }
 
     /// How long a phrase is held before it is sure.
+    /// At any time (`standalone`) the wait ends as soon as the pause a single word wants is heard after it: the
+    /// longer phrase would have gone on there, and its report is due before that pause is over ("stop", held for
+    /// "stop photo sensor", was acted on a second after it was said).
     private func wait(for detection: Detection) -> Int {
-        shortPhrases.contains(detection.phrase) ? Self.holdMs : 0
+        guard shortPhrases.contains(detection.phrase) else { return 0 }
+        if standalone, !detection.overSound,
+            loudness.followedByAPause(
+                startMs: detection.startMs, endMs: detection.endMs, quietMs: LoudnessTrack.aloneQuietMs) == true
+        {
+            return 0
+        }
+        return Self.holdMs
     }
 }

@@ -2,6 +2,7 @@ import Audio
 import Foundation
 import HostTesting
 import Testing
+import Voice
 
 /// What both suites share: a folder of their own, natural voices rendered, streams made, the shell run hearing
 /// them.
@@ -299,6 +300,48 @@ struct VoiceListenTests: VoiceListening {
         }
         #expect(heardIn("collect videos") >= 3, "\(result.lines)")
         for sentence in sentences { #expect(heardIn(sentence) == 0, "\(sentence): \(result.lines)") }
+    }
+
+    /// "stop" lies inside "stop photo sensor" and waits for it, but at any time only until the pause a single word
+    /// wants is heard after it: said alone, it is acted on well before the 1 s hold is over, by the sound's own
+    /// time; "stop photo sensor" said whole is still that phrase, never "stop" too. Before, "stop" said alone
+    /// was acted on a second after it was said.
+    @Test func aWordThatBeginsALongerPhraseIsActedOnAtThePauseAfterIt() throws {
+        guard let files = try renderings(["stop", "stop photo sensor"], count: 4, seed: 9, into: "short") else {
+            return
+        }
+        let (stream, spans) = try stream(files)
+        let trace = folder.path("short-trace.txt")
+        let result = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "listen", "--data-dir", folder.path("data").path, "--mic", "wav:" + stream.path, "--json", "--phrase",
+                "stop", "--phrase", "stop photo sensor",
+            ],
+            environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 120)
+        #expect(result.status == 0, "\(result.standardError)")
+        // "sure {...} at N ms": the moment, by the sound fed, that the shell would act.
+        let sure = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").compactMap {
+            line -> (phrase: String, middle: Int, wait: Int)? in
+            guard let range = line.range(of: " sure {"), let at = line.range(of: "} at ") else { return nil }
+            let json = String(line[line.index(before: range.upperBound)...at.lowerBound])
+            guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+                let phrase = object["phrase"] as? String, let start = object["start_ms"] as? Int,
+                let end = object["end_ms"] as? Int, let moment = Int(line[at.upperBound...].prefix { $0.isNumber })
+            else { return nil }
+            return (phrase, (start + end) / 2, moment - end)
+        }
+        let inside = { (label: String) in
+            spans.filter { $0.label == label }.map { span in
+                sure.filter { $0.middle >= span.from && $0.middle <= span.to }
+            }
+        }
+        let stops = inside("stop")
+        let soon = stops.filter { $0.contains { $0.phrase == "stop" && $0.wait < KeywordSpotter.holdMs - 300 } }
+        #expect(soon.count >= 3, "\(stops)")
+        let whole = inside("stop photo sensor")
+        #expect(whole.filter { $0.contains { $0.phrase == "stop photo sensor" } }.count >= 3, "\(whole)")
+        #expect(whole.allSatisfy { !$0.contains { $0.phrase == "stop" } }, "\(whole)")
     }
 
     /// Commands with an argument, as Revilio's Siri phrases: "find object" then one of find-object's names (the
