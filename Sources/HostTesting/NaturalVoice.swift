@@ -54,11 +54,12 @@ package enum NaturalVoice {
     }
 
     /// `voice` scaled by `gain` (clipped at full scale as a microphone would), with room noise at `noiseDecibels`
-    /// RMS (dBFS) under it and `padSeconds` of that room before and after.
-    package static func inRoom(_ voice: WavFile, gain: Double, noiseDecibels: Double, padSeconds: Double = 0.5)
-        -> WavFile
-    {
-        var generator = SystemRandomNumberGenerator()
+    /// RMS (dBFS) under it and `padSeconds` of that room before and after. With a `seed` the noise is the same
+    /// each run.
+    package static func inRoom(
+        _ voice: WavFile, gain: Double, noiseDecibels: Double, padSeconds: Double = 0.5, seed: UInt64? = nil
+    ) -> WavFile {
+        var generator = NoiseGenerator(seed: seed)
         let rate = voice.format.sampleRateHz
         let pad = Int(padSeconds * Double(rate))
         let noiseLevel = 32_768 * pow(10, noiseDecibels / 20)
@@ -73,10 +74,29 @@ package enum NaturalVoice {
     }
 
     /// Only the room: noise at `noiseDecibels` RMS for `seconds`.
-    package static func quietRoom(seconds: Double, noiseDecibels: Double, rate: Int = 22_050) -> WavFile {
+    package static func quietRoom(seconds: Double, noiseDecibels: Double, rate: Int = 22_050, seed: UInt64? = nil)
+        -> WavFile
+    {
         inRoom(
             WavFile(format: AudioFormat(sampleRateHz: rate, channels: 1), samples: []), gain: 1,
-            noiseDecibels: noiseDecibels, padSeconds: seconds / 2)
+            noiseDecibels: noiseDecibels, padSeconds: seconds / 2, seed: seed)
+    }
+}
+
+/// The system's generator, or with a seed SplitMix64: the same numbers each run.
+private struct NoiseGenerator: RandomNumberGenerator {
+    private var state: UInt64?
+    private var system = SystemRandomNumberGenerator()
+
+    init(seed: UInt64?) { state = seed }
+
+    mutating func next() -> UInt64 {
+        guard var value = state else { return system.next() }
+        value &+= 0x9E37_79B9_7F4A_7C15
+        state = value
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }
 
