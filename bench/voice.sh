@@ -47,16 +47,25 @@ requests=("could you read text now" "would you start survey please" "can you fin
 # 1.2 s before the words (more than the 450 ms the pause rules look back), where the words lie noted.
 .build/voices/bin/python scripts/voice-set.py "$work/room-set" --renderings "$renderings" --lead 1.2 \
   --words "$work/words.json" --negative-renderings "$negative_renderings" "${always[@]}"
-python3 - "$work" "${always[@]}" <<'PY'
-import json, os, subprocess, sys
-work, always = sys.argv[1], set(sys.argv[2:])
-root = os.path.join(work, "set")
-positives = sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
-                   for f in sorted(os.listdir(os.path.join(root, d))))
-json.dump(positives, open(os.path.join(work, "positives.json"), "w"))
+python3 - "$work" <<'PY'
+import functools, json, os, subprocess, sys
+work = sys.argv[1]
+
+
+def recordings(root):
+    """Each phrase's renderings in a set, labelled."""
+    return sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
+                  for f in sorted(os.listdir(os.path.join(root, d))))
+
+
+@functools.lru_cache(maxsize=None)
+def length_ms(path):
+    return int(float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) * 1000)
+
+
+json.dump(recordings(os.path.join(work, "set")), open(os.path.join(work, "positives.json"), "w"))
 root = os.path.join(work, "room-set")
-positives = sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
-                   for f in sorted(os.listdir(os.path.join(root, d))))
+positives = recordings(root)
 words = json.load(open(os.path.join(work, "words.json")))
 negatives = [("", os.path.join(root, "negatives", f)) for f in sorted(os.listdir(os.path.join(root, "negatives")))]
 mixed = []
@@ -72,7 +81,7 @@ subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "synth",
                check=True)
 spans, parts, at = [], [], 0
 for label, path in mixed:
-    length = int(float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) * 1000)
+    length = length_ms(path)
     spans.append((label, at, at + length))
     at += length + 1000
     parts += [path, gap]
@@ -83,7 +92,7 @@ json.dump(spans, open(os.path.join(work, "spans.json"), "w"))
 turns = sorted(positives, key=lambda item: (int(os.path.basename(item[1]).split(".")[0]), item[0]))
 ends, parts, at = [], [], 0
 for label, path in turns:
-    length = int(float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) * 1000)
+    length = length_ms(path)
     ends.append((at, at + length, at + words[path][1]))
     at += length + 1000
     parts += [path, gap]
