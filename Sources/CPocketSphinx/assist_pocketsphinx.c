@@ -156,7 +156,7 @@ static void copy(char *to, size_t size, const char *from) {
     snprintf(to, size, "%s", from ? from : "");
 }
 
-static int use_utterance_search(assist_spotter *spotter, const char *name);
+static int use_search(assist_spotter *spotter, const char *name, int grammar);
 
 static assist_spotter *open_with(const char *hmm, const char *dict, const char *kws_file, const char *ds,
                                   const char *topn, const char *beam, char *error, size_t error_size) {
@@ -221,7 +221,7 @@ assist_spotter *assist_spotter_open_phone_loop(const char *hmm, const char *dict
     assist_spotter *spotter = open_with(hmm, dict, kws_file, "1", "4", "1e-10", error, error_size);
     if (spotter == NULL) return NULL;
     lib.end_utt(spotter->decoder);
-    if (lib.set_allphone_file(spotter->decoder, "phones", NULL) < 0 || use_utterance_search(spotter, "phones") < 0) {
+    if (lib.set_allphone_file(spotter->decoder, "phones", NULL) < 0 || use_search(spotter, "phones", 1) < 0) {
         copy(error, error_size, "the voice model has no phone loop");
         assist_spotter_close(spotter);
         return NULL;
@@ -229,13 +229,18 @@ assist_spotter *assist_spotter_open_phone_loop(const char *hmm, const char *dict
     return spotter;
 }
 
-static int restart(assist_spotter *spotter) {
-    lib.end_utt(spotter->decoder);
+/* Starts a new utterance of the search in use: nothing of it reported yet, no speech heard in it yet. */
+static int begin_utterance(assist_spotter *spotter) {
     spotter->skipping = 0;
     spotter->utt_start = spotter->fed_samples / 160;
     spotter->was_in_speech = 0;
     spotter->reported = 0;
     return lib.start_utt(spotter->decoder);
+}
+
+static int restart(assist_spotter *spotter) {
+    lib.end_utt(spotter->decoder);
+    return begin_utterance(spotter);
 }
 
 long long assist_spotter_utterance_frames(assist_spotter *spotter) {
@@ -281,43 +286,34 @@ static void push(assist_spotter *spotter, const char *phrase, int64_t start, int
     spotter->pending++;
 }
 
+/* Switches to the search `name`, just added (`grammar`: one whose result is the whole utterance), and starts a new
+ * utterance; nothing spotted before is reported. */
+static int use_search(assist_spotter *spotter, const char *name, int grammar) {
+    if (lib.set_search(spotter->decoder, name) < 0) return -1;
+    spotter->grammar = grammar;
+    spotter->pending = 0;
+    return begin_utterance(spotter) < 0 ? -1 : 0;
+}
+
 int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file) {
     if (spotter == NULL || kws_file == NULL) return -1;
     lib.end_utt(spotter->decoder);
     if (lib.set_kws(spotter->decoder, "keyphrases", kws_file) < 0) return -1;
-    if (lib.set_search(spotter->decoder, "keyphrases") < 0) return -1;
-    spotter->grammar = 0;
-    spotter->skipping = 0;
-    spotter->pending = 0;
-    spotter->reported = 0;
-    spotter->utt_start = spotter->fed_samples / 160;
-    return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
-}
-
-/* Switches to the whole-utterance search `name`, just added, and starts a new utterance. */
-static int use_utterance_search(assist_spotter *spotter, const char *name) {
-    if (lib.set_search(spotter->decoder, name) < 0) return -1;
-    spotter->grammar = 1;
-    spotter->skipping = 0;
-    spotter->pending = 0;
-    spotter->reported = 0;
-    spotter->was_in_speech = 0;
-    spotter->utt_start = spotter->fed_samples / 160;
-    return lib.start_utt(spotter->decoder) < 0 ? -1 : 0;
+    return use_search(spotter, "keyphrases", 0);
 }
 
 int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf) {
     if (spotter == NULL || jsgf == NULL) return -1;
     lib.end_utt(spotter->decoder);
     if (lib.set_jsgf_string(spotter->decoder, "grammar", jsgf) < 0) return -1;
-    return use_utterance_search(spotter, "grammar");
+    return use_search(spotter, "grammar", 1);
 }
 
 int assist_spotter_set_language_model(assist_spotter *spotter, const char *lm_file) {
     if (spotter == NULL || lm_file == NULL) return -1;
     lib.end_utt(spotter->decoder);
     if (lib.set_lm_file(spotter->decoder, "dictation", lm_file) < 0) return -1;
-    return use_utterance_search(spotter, "dictation");
+    return use_search(spotter, "dictation", 1);
 }
 
 /* Keyphrase mode: each segment is one phrase spotted; those not yet reported are queued. The utterance goes
@@ -397,12 +393,7 @@ int assist_spotter_skip(assist_spotter *spotter, size_t count) {
 
 int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t count) {
     if (spotter == NULL || (samples == NULL && count > 0)) return -1;
-    if (spotter->skipping) {
-        spotter->skipping = 0;
-        spotter->utt_start = spotter->fed_samples / 160;
-        spotter->reported = 0;
-        lib.start_utt(spotter->decoder);
-    }
+    if (spotter->skipping) begin_utterance(spotter);
     if (lib.process_raw(spotter->decoder, samples, count, 0, 0) < 0) return -1;
     int64_t before = spotter->fed_samples;
     spotter->fed_samples += (int64_t)count;
@@ -420,10 +411,7 @@ int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t 
         if (!in_speech && spotter->was_in_speech) {
             lib.end_utt(spotter->decoder);
             found += take_spotted(spotter);
-            spotter->utt_start = spotter->fed_samples / 160;
-            spotter->was_in_speech = 0;
-            spotter->reported = 0;
-            lib.start_utt(spotter->decoder);
+            begin_utterance(spotter);
         }
         return found > 0 ? 1 : 0;
     }
@@ -432,9 +420,7 @@ int assist_spotter_feed(assist_spotter *spotter, const int16_t *samples, size_t 
     if (!in_speech && spotter->was_in_speech) {
         lib.end_utt(spotter->decoder);
         int found = take_utterance(spotter);
-        spotter->utt_start = spotter->fed_samples / 160;
-        spotter->was_in_speech = 0;
-        lib.start_utt(spotter->decoder);
+        begin_utterance(spotter);
         return found;
     }
     return 0;
