@@ -29,72 +29,103 @@
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Each library's functions are named once, in a list: a table's fields take the types the header declares
+   (`__typeof__`, which calls nothing and links nothing), and its opener looks each name up. FFmpeg's entries
+   say which of its libraries holds the function. */
+#define FFMPEG_PROBING(X)                                                                                      \
+    X(format, avformat_open_input)                                                                             \
+    X(format, avformat_find_stream_info)                                                                       \
+    X(format, avformat_close_input)                                                                            \
+    X(format, av_stream_get_side_data)                                                                         \
+    X(util, av_display_rotation_get)                                                                           \
+    X(util, av_dict_get)                                                                                       \
+    X(util, av_log_set_level)
+#define FFMPEG_DECODING(X)                                                                                     \
+    X(format, av_find_best_stream)                                                                             \
+    X(codec, avcodec_alloc_context3)                                                                           \
+    X(codec, avcodec_parameters_to_context)                                                                    \
+    X(codec, avcodec_open2)                                                                                    \
+    X(codec, avcodec_free_context)                                                                             \
+    X(codec, av_packet_alloc)                                                                                  \
+    X(codec, av_packet_free)                                                                                   \
+    X(codec, av_packet_unref)                                                                                  \
+    X(format, av_read_frame)                                                                                   \
+    X(codec, avcodec_send_packet)                                                                              \
+    X(codec, avcodec_receive_frame)                                                                            \
+    X(util, av_frame_alloc)                                                                                    \
+    X(util, av_frame_free)                                                                                     \
+    X(scale, sws_getContext)                                                                                   \
+    X(scale, sws_scale)                                                                                        \
+    X(scale, sws_freeContext)
+#define EXIF_FUNCTIONS(X)                                                                                      \
+    X(lib, exif_data_new_from_file)                                                                            \
+    X(lib, exif_data_new_from_data)                                                                            \
+    X(lib, exif_data_unref)                                                                                    \
+    X(lib, exif_data_get_byte_order)                                                                           \
+    X(lib, exif_content_get_entry)                                                                             \
+    X(lib, exif_get_short)
+#define HEIF_FUNCTIONS(X)                                                                                      \
+    X(lib, heif_context_alloc)                                                                                 \
+    X(lib, heif_context_free)                                                                                  \
+    X(lib, heif_context_read_from_file)                                                                        \
+    X(lib, heif_context_get_primary_image_handle)                                                              \
+    X(lib, heif_image_handle_release)                                                                          \
+    X(lib, heif_image_handle_get_width)                                                                        \
+    X(lib, heif_image_handle_get_height)                                                                       \
+    X(lib, heif_image_handle_get_list_of_metadata_block_IDs)                                                   \
+    X(lib, heif_image_handle_get_metadata_size)                                                                \
+    X(lib, heif_image_handle_get_metadata)                                                                     \
+    X(lib, heif_decode_image)                                                                                  \
+    X(lib, heif_image_get_plane_readonly)                                                                      \
+    X(lib, heif_image_release)
+/* libjpeg(-turbo) reads a JPEG's size from its frame header without decoding a pixel: a camera's 12-megapixel
+   photo costs what its first kilobytes cost, where probing through FFmpeg decodes the whole picture. */
+#define JPEG_FUNCTIONS(X)                                                                                      \
+    X(lib, jpeg_std_error)                                                                                     \
+    X(lib, jpeg_CreateDecompress)                                                                              \
+    X(lib, jpeg_stdio_src)                                                                                     \
+    X(lib, jpeg_read_header)                                                                                   \
+    X(lib, jpeg_destroy_decompress)
+
+#define FIELD(lib, name) __typeof__(&name) name;
+
+/* `loaded`: 0 not tried, 1 ready, -1 unavailable. */
 static struct {
-    int loaded; /* 0 not tried, 1 ready, -1 unavailable */
-    int (*avformat_open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
-    int (*avformat_find_stream_info)(AVFormatContext *, AVDictionary **);
-    void (*avformat_close_input)(AVFormatContext **);
-    uint8_t *(*av_stream_get_side_data)(const AVStream *, enum AVPacketSideDataType, size_t *);
-    double (*av_display_rotation_get)(const int32_t *);
-    AVDictionaryEntry *(*av_dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
-    void (*av_log_set_level)(int);
-    int (*av_find_best_stream)(AVFormatContext *, enum AVMediaType, int, int, const AVCodec **, int);
-    AVCodecContext *(*avcodec_alloc_context3)(const AVCodec *);
-    int (*avcodec_parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
-    int (*avcodec_open2)(AVCodecContext *, const AVCodec *, AVDictionary **);
-    void (*avcodec_free_context)(AVCodecContext **);
-    AVPacket *(*av_packet_alloc)(void);
-    void (*av_packet_free)(AVPacket **);
-    void (*av_packet_unref)(AVPacket *);
-    int (*av_read_frame)(AVFormatContext *, AVPacket *);
-    int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
-    int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
-    AVFrame *(*av_frame_alloc)(void);
-    void (*av_frame_free)(AVFrame **);
-    struct SwsContext *(*sws_getContext)(int, int, enum AVPixelFormat, int, int, enum AVPixelFormat, int, SwsFilter *,
-                                         SwsFilter *, const double *);
-    int (*sws_scale)(struct SwsContext *, const uint8_t *const[], const int[], int, int, uint8_t *const[],
-                     const int[]);
-    void (*sws_freeContext)(struct SwsContext *);
+    int loaded;
+    FFMPEG_PROBING(FIELD)
+    FFMPEG_DECODING(FIELD)
     int decoding; /* 1 when the decoding functions (libavcodec, libswscale) are there too */
 } ff;
-
 static struct {
     int loaded;
-    ExifData *(*exif_data_new_from_file)(const char *);
-    ExifData *(*exif_data_new_from_data)(const unsigned char *, unsigned int);
-    void (*exif_data_unref)(ExifData *);
-    ExifByteOrder (*exif_data_get_byte_order)(ExifData *);
-    ExifEntry *(*exif_content_get_entry)(ExifContent *, ExifTag);
-    ExifShort (*exif_get_short)(const unsigned char *, ExifByteOrder);
+    EXIF_FUNCTIONS(FIELD)
 } ex;
-
 static struct {
     int loaded;
-    struct heif_context *(*heif_context_alloc)(void);
-    void (*heif_context_free)(struct heif_context *);
-    struct heif_error (*heif_context_read_from_file)(struct heif_context *, const char *,
-                                                     const struct heif_reading_options *);
-    struct heif_error (*heif_context_get_primary_image_handle)(struct heif_context *, struct heif_image_handle **);
-    void (*heif_image_handle_release)(const struct heif_image_handle *);
-    int (*heif_image_handle_get_width)(const struct heif_image_handle *);
-    int (*heif_image_handle_get_height)(const struct heif_image_handle *);
-    int (*heif_image_handle_get_list_of_metadata_block_IDs)(const struct heif_image_handle *, const char *,
-                                                            heif_item_id *, int);
-    size_t (*heif_image_handle_get_metadata_size)(const struct heif_image_handle *, heif_item_id);
-    struct heif_error (*heif_image_handle_get_metadata)(const struct heif_image_handle *, heif_item_id, void *);
-    struct heif_error (*heif_decode_image)(const struct heif_image_handle *, struct heif_image **,
-                                           enum heif_colorspace, enum heif_chroma,
-                                           const struct heif_decoding_options *);
-    const uint8_t *(*heif_image_get_plane_readonly)(const struct heif_image *, enum heif_channel, int *);
-    void (*heif_image_release)(const struct heif_image *);
+    HEIF_FUNCTIONS(FIELD)
 } hf;
+static struct {
+    int loaded;
+    JPEG_FUNCTIONS(FIELD)
+} jp;
 
 /* Looks `name` up in `lib` into `table`, while `ok`: one missing function leaves `ok` false. */
 #define LOAD(ok, table, lib, name)                                                                             \
     if (ok) {                                                                                                  \
         *(void **)(&table.name) = dlsym(lib, #name);                                                           \
         ok = table.name != NULL;                                                                               \
+    }
+#define LOAD_FF(lib, name) LOAD(ok, ff, lib, name)
+#define LOAD_EX(lib, name) LOAD(ok, ex, lib, name)
+#define LOAD_HF(lib, name) LOAD(ok, hf, lib, name)
+#define LOAD_JP(lib, name) LOAD(ok, jp, lib, name)
+
+/* Defines open_<what>(), which opens `soname` and looks up the functions `loads` names: whether all are there. */
+#define OPENER(what, soname, loads)                                                                            \
+    static int open_##what(void) {                                                                             \
+        void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);                                                     \
+        int ok = lib != NULL;                                                                                  \
+        loads return ok;                                                                                       \
     }
 
 /* Opens a library's functions once, under the lock, with `open_library`: whether they are all there. */
@@ -110,73 +141,25 @@ static int open_ffmpeg(void) {
     void *util = dlopen("libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
     void *format = dlopen("libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
     int ok = util && format;
-    LOAD(ok, ff, format, avformat_open_input)
-    LOAD(ok, ff, format, avformat_find_stream_info)
-    LOAD(ok, ff, format, avformat_close_input)
-    LOAD(ok, ff, format, av_stream_get_side_data)
-    LOAD(ok, ff, util, av_display_rotation_get)
-    LOAD(ok, ff, util, av_dict_get)
-    LOAD(ok, ff, util, av_log_set_level)
+    FFMPEG_PROBING(LOAD_FF)
     if (!ok) return 0;
     ff.av_log_set_level(AV_LOG_QUIET); /* a damaged file is an answer here, not a message */
     /* Decoding (recognition only) needs two more libraries; probing works without them. */
     void *codec = dlopen("libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
     void *scale = dlopen("libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
-    int more = codec && scale;
-    LOAD(more, ff, format, av_find_best_stream)
-    LOAD(more, ff, codec, avcodec_alloc_context3)
-    LOAD(more, ff, codec, avcodec_parameters_to_context)
-    LOAD(more, ff, codec, avcodec_open2)
-    LOAD(more, ff, codec, avcodec_free_context)
-    LOAD(more, ff, codec, av_packet_alloc)
-    LOAD(more, ff, codec, av_packet_free)
-    LOAD(more, ff, codec, av_packet_unref)
-    LOAD(more, ff, format, av_read_frame)
-    LOAD(more, ff, codec, avcodec_send_packet)
-    LOAD(more, ff, codec, avcodec_receive_frame)
-    LOAD(more, ff, util, av_frame_alloc)
-    LOAD(more, ff, util, av_frame_free)
-    LOAD(more, ff, scale, sws_getContext)
-    LOAD(more, ff, scale, sws_scale)
-    LOAD(more, ff, scale, sws_freeContext)
-    ff.decoding = more;
+    ok = codec && scale;
+    FFMPEG_DECODING(LOAD_FF)
+    ff.decoding = ok;
     return 1;
 }
-
-static int open_exif(void) {
-    void *lib = dlopen("libexif.so.12", RTLD_NOW | RTLD_LOCAL);
-    int ok = lib != NULL;
-    LOAD(ok, ex, lib, exif_data_new_from_file)
-    LOAD(ok, ex, lib, exif_data_new_from_data)
-    LOAD(ok, ex, lib, exif_data_unref)
-    LOAD(ok, ex, lib, exif_data_get_byte_order)
-    LOAD(ok, ex, lib, exif_content_get_entry)
-    LOAD(ok, ex, lib, exif_get_short)
-    return ok;
-}
-
-static int open_heif(void) {
-    void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
-    int ok = lib != NULL;
-    LOAD(ok, hf, lib, heif_context_alloc)
-    LOAD(ok, hf, lib, heif_context_free)
-    LOAD(ok, hf, lib, heif_context_read_from_file)
-    LOAD(ok, hf, lib, heif_context_get_primary_image_handle)
-    LOAD(ok, hf, lib, heif_image_handle_release)
-    LOAD(ok, hf, lib, heif_image_handle_get_width)
-    LOAD(ok, hf, lib, heif_image_handle_get_height)
-    LOAD(ok, hf, lib, heif_image_handle_get_list_of_metadata_block_IDs)
-    LOAD(ok, hf, lib, heif_image_handle_get_metadata_size)
-    LOAD(ok, hf, lib, heif_image_handle_get_metadata)
-    LOAD(ok, hf, lib, heif_decode_image)
-    LOAD(ok, hf, lib, heif_image_get_plane_readonly)
-    LOAD(ok, hf, lib, heif_image_release)
-    return ok;
-}
+OPENER(exif, "libexif.so.12", EXIF_FUNCTIONS(LOAD_EX))
+OPENER(heif, "libheif.so.1", HEIF_FUNCTIONS(LOAD_HF))
+OPENER(jpeg, "libjpeg.so.62", JPEG_FUNCTIONS(LOAD_JP))
 
 static int load_ffmpeg(void) { return loaded_once(&ff.loaded, open_ffmpeg); }
 static int load_exif(void) { return loaded_once(&ex.loaded, open_exif); }
 static int load_heif(void) { return loaded_once(&hf.loaded, open_heif); }
+static int load_jpeg(void) { return loaded_once(&jp.loaded, open_jpeg); }
 
 static int quarter_turns(double degrees) {
     if (isnan(degrees)) return 0;
@@ -450,31 +433,6 @@ done:
     ff.avformat_close_input(&format);
     return result;
 }
-
-/* libjpeg(-turbo) reads a JPEG's size from its frame header without decoding a pixel: a camera's 12-megapixel
-   photo costs what its first kilobytes cost, where probing through FFmpeg decodes the whole picture. */
-static struct {
-    int loaded;
-    struct jpeg_error_mgr *(*jpeg_std_error)(struct jpeg_error_mgr *);
-    void (*jpeg_CreateDecompress)(j_decompress_ptr, int, size_t);
-    void (*jpeg_stdio_src)(j_decompress_ptr, FILE *);
-    int (*jpeg_read_header)(j_decompress_ptr, boolean);
-    void (*jpeg_destroy_decompress)(j_decompress_ptr);
-} jp;
-
-static int open_jpeg(void) {
-    void *lib = dlopen("libjpeg.so.62", RTLD_NOW | RTLD_LOCAL);
-    int ok = lib != NULL;
-    LOAD(ok, jp, lib, jpeg_std_error)
-    LOAD(ok, jp, lib, jpeg_CreateDecompress)
-    LOAD(ok, jp, lib, jpeg_stdio_src)
-    LOAD(ok, jp, lib, jpeg_read_header)
-    LOAD(ok, jp, lib, jpeg_destroy_decompress)
-    return ok;
-}
-#undef LOAD
-
-static int load_jpeg(void) { return loaded_once(&jp.loaded, open_jpeg); }
 
 struct jpeg_failure {
     struct jpeg_error_mgr manager;
