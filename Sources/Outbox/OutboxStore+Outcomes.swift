@@ -50,12 +50,7 @@ extension OutboxStore {
     /// The owner has the outcome: forget it. Returns false when there was none.
     @discardableResult
     package func acknowledge(_ jobID: Int64, owner: String) throws(StorageError) -> Bool {
-        let removed =
-            try database.execute(
-                "DELETE FROM outcomes WHERE job_id = ? AND owner = ?", arguments: [.integer(jobID), .text(owner)])
-            > 0
-        if removed { scrub(after: owner) }
-        return removed
+        try delete("DELETE FROM outcomes WHERE job_id = ? AND owner = ?", jobID, owner: owner)
     }
 
     /// Stores `outcome` and removes its job, in one transaction.

@@ -280,10 +280,13 @@ extension OutboxStore {
     /// Removes `owner`'s job `id` unless it is being sent. Returns false when there is no such waiting job.
     @discardableResult
     package func cancel(_ id: Int64, owner: String) throws(StorageError) -> Bool {
-        let removed =
-            try database.execute(
-                "DELETE FROM jobs WHERE id = ? AND owner = ? AND state = 'pending'",
-                arguments: [.integer(id), .text(owner)]) > 0
+        try delete("DELETE FROM jobs WHERE id = ? AND owner = ? AND state = 'pending'", id, owner: owner)
+    }
+
+    /// Runs `sql`, a DELETE of `owner`'s row `id` (bound first, then `owner`), and scrubs after the owner when
+    /// it removed one. Returns false when there was none.
+    func delete(_ sql: String, _ id: Int64, owner: String) throws(StorageError) -> Bool {
+        let removed = try database.execute(sql, arguments: [.integer(id), .text(owner)]) > 0
         if removed { scrub(after: owner) }
         return removed
     }
