@@ -1,9 +1,10 @@
-import FindObjectCore
 import Foundation
 import HostTesting
 import OCR
 import PluginAPI
 import Testing
+
+@testable import FindObjectCore
 
 @Suite("Names, tracking, guidance and text matching")
 struct GuidanceTests {

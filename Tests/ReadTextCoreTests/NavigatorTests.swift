@@ -1,5 +1,6 @@
-import ReadTextCore
 import Testing
+
+@testable import ReadTextCore
 
 /// A fake voice: records what is spoken and lets the test play the speech service's events.
 final class FakeVoice: ReadingVoice {

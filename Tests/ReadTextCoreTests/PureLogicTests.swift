@@ -1,7 +1,8 @@
 import Foundation
 import OCR
-import ReadTextCore
 import Testing
+
+@testable import ReadTextCore
 
 func line(_ text: String, _ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double, confidence: Double = 90)
     -> TextObservation

@@ -1,8 +1,9 @@
 import Foundation
 import HostTesting
 import OCR
-import ReadTextCore
 import Testing
+
+@testable import ReadTextCore
 
 /// Real tesseract on pages rendered with real fonts: character error rate and reading order.
 @Suite("read-text: recognition on rendered pages", .serialized)
@@ -35,7 +36,7 @@ struct RecognitionTests {
                 engine.recognize(gray: $0, width: photo.width, height: photo.height, stride: photo.width)
             } ?? []
         }
-        let result = TextPipeline(options: options, builder: SentenceBuilder()).process(observations)
+        let result = TextPipeline(options: options).process(observations)
         return (observations.map(\.text).joined(separator: " "), result.items, result.columns)
     }
 
@@ -125,7 +126,7 @@ struct RecognitionTests {
         var streamed: [String] = []
         _ = photo.pixels.withUnsafeBytes { bytes in
             bytes.baseAddress.map {
-                StreamingRecognizer(pipeline: TextPipeline(options: ReadTextOptions(), builder: SentenceBuilder())).run(
+                StreamingRecognizer(pipeline: TextPipeline()).run(
                     engine: engine, gray: $0, width: photo.width, height: photo.height, stride: photo.width,
                     vetoFirstBlock: true
                 ) { items, _ in streamed += items.map(\.text) }
@@ -142,7 +143,7 @@ struct RecognitionTests {
         var streamed: [String] = []
         let summary = photo.pixels.withUnsafeBytes { bytes in
             bytes.baseAddress.map {
-                StreamingRecognizer(pipeline: TextPipeline(options: ReadTextOptions(), builder: SentenceBuilder())).run(
+                StreamingRecognizer(pipeline: TextPipeline()).run(
                     engine: engine, gray: $0, width: photo.width, height: photo.height, stride: photo.width,
                     vetoFirstBlock: true
                 ) { items, _ in streamed += items.map(\.text) }

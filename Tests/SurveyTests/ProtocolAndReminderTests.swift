@@ -1,7 +1,8 @@
 import Foundation
 import HostTesting
-import SurveyCore
 import Testing
+
+@testable import SurveyCore
 
 @Suite("survey protocol pieces")
 struct ProtocolPiecesTests {

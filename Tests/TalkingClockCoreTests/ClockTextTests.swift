@@ -1,6 +1,7 @@
 import Foundation
-import TalkingClockCore
 import Testing
+
+@testable import TalkingClockCore
 
 @Suite("Talking clock words")
 struct ClockTextTests {

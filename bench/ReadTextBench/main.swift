@@ -53,7 +53,7 @@ guard let speech = SpeechService(mixer: mixer, logger: Logger(label: "bench")) e
     print("espeak-ng could not start")
     exit(1)
 }
-let pipeline = TextPipeline(options: ReadTextOptions(), builder: SentenceBuilder())
+let pipeline = TextPipeline()
 
 /// Streams the photo as read-text does and returns ms to the first audible sample and the recognised text.
 func assistRun(engine warm: TesseractEngine?, started: UInt64) throws -> (Double, String) {

@@ -5,10 +5,6 @@ public struct Tracker: Sendable, Equatable {
     public struct Point: Sendable, Equatable {
         public var x: Double
         public var y: Double
-        public init(x: Double, y: Double) {
-            self.x = x
-            self.y = y
-        }
     }
 
     public private(set) var conviction = 0

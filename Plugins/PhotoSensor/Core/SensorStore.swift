@@ -19,22 +19,6 @@ public final class SensorStore {
         public var creationTimestamp: Int64
         public var duration: Double
         public var timezone: Int
-
-        public init(
-            timestamp: Int64, deviceId: String, label: String, localIdentifier: String, mediaType: Int,
-            mediaWidth: Int, mediaHeight: Int, creationTimestamp: Int64, duration: Double, timezone: Int
-        ) {
-            self.timestamp = timestamp
-            self.deviceId = deviceId
-            self.label = label
-            self.localIdentifier = localIdentifier
-            self.mediaType = mediaType
-            self.mediaWidth = mediaWidth
-            self.mediaHeight = mediaHeight
-            self.creationTimestamp = creationTimestamp
-            self.duration = duration
-            self.timezone = timezone
-        }
     }
 
     /// What the index knows of a path.

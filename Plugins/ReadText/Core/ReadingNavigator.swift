@@ -30,14 +30,6 @@ public struct ReadingPosition: Equatable, Sendable {
     public var complete: Bool
     public var column: Int
     public var columns: Int
-
-    public init(item: Int, count: Int, complete: Bool, column: Int, columns: Int) {
-        self.item = item
-        self.count = count
-        self.complete = complete
-        self.column = column
-        self.columns = columns
-    }
 }
 
 /// Reading and navigation over the items (read-text.md §10): advances when an item finishes; back pauses

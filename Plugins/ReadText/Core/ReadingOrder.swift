@@ -4,11 +4,6 @@ import OCR
 public struct OrderedLine: Equatable, Sendable {
     public var observation: TextObservation
     public var column: Int
-
-    public init(observation: TextObservation, column: Int) {
-        self.observation = observation
-        self.column = column
-    }
 }
 
 /// Reading order (read-text.md §7): columns left to right when a gutter separates them, bands between

@@ -5,11 +5,6 @@ import OCR
 public struct ReadingItem: Equatable, Sendable {
     public var text: String
     public var column: Int
-
-    public init(text: String, column: Int) {
-        self.text = text
-        self.column = column
-    }
 }
 
 /// Builds the items to read from lines in reading order (read-text.md §8). Pure.

@@ -5,7 +5,8 @@ public struct TextPipeline: Sendable {
     public var options: ReadTextOptions
     public var builder: SentenceBuilder
 
-    public init(options: ReadTextOptions, builder: SentenceBuilder) {
+    /// By default, the spec's options and English abbreviations.
+    public init(options: ReadTextOptions = ReadTextOptions(), builder: SentenceBuilder = SentenceBuilder()) {
         self.options = options
         self.builder = builder
     }

@@ -15,19 +15,6 @@ public final class SurveyStore {
         public var initialAnswers: String?
         public var lastCompleted: Double?
         public var lastReminded: Double?
-
-        public init(
-            definitionID: String, username: String? = nil, password: String? = nil, uploadedInitial: Bool,
-            initialAnswers: String? = nil, lastCompleted: Double? = nil, lastReminded: Double? = nil
-        ) {
-            self.definitionID = definitionID
-            self.username = username
-            self.password = password
-            self.uploadedInitial = uploadedInitial
-            self.initialAnswers = initialAnswers
-            self.lastCompleted = lastCompleted
-            self.lastReminded = lastReminded
-        }
     }
 
     public struct Token: Equatable, Sendable {
@@ -35,13 +22,6 @@ public final class SurveyStore {
         public var refreshToken: String
         public var expiresAt: Double
         public var forcePasswordGrant: Bool
-
-        public init(accessToken: String, refreshToken: String, expiresAt: Double, forcePasswordGrant: Bool) {
-            self.accessToken = accessToken
-            self.refreshToken = refreshToken
-            self.expiresAt = expiresAt
-            self.forcePasswordGrant = forcePasswordGrant
-        }
     }
 
     public struct Draft: Equatable, Sendable {

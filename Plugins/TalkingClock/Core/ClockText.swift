@@ -11,13 +11,6 @@ public struct ClockText: Sendable {
     /// True for a 24-hour clock.
     public var twentyFourHour: Bool
 
-    public init(timePattern: String, datePattern: String, language: String, twentyFourHour: Bool) {
-        self.timePattern = timePattern
-        self.datePattern = datePattern
-        self.language = language
-        self.twentyFourHour = twentyFourHour
-    }
-
     /// "It is 8:05 PM." for `date` in `timeZone`.
     public func time(_ date: Date, timeZone: TimeZone) -> String {
         let formatter = DateFormatter()

@@ -22,12 +22,6 @@ package struct PluginValidator {
     package let libraryDirectory: URL
     package let timeoutSeconds: Double
 
-    package init(manifest: URL, libraryDirectory: URL, timeoutSeconds: Double) {
-        self.manifest = manifest
-        self.libraryDirectory = libraryDirectory
-        self.timeoutSeconds = timeoutSeconds
-    }
-
     /// Arguments no plugin expects: empty, an unknown option, control characters, a long word, non-ASCII.
     package static let oddArguments = [
         "", "--no-such-option", "\u{1}\u{7}\u{1b}[2J", String(repeating: "A", count: 10_000), "📷 кружка 杯子", "-1",

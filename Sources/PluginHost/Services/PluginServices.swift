@@ -59,10 +59,4 @@ package struct PluginFolders: Sendable {
     package var data: URL
     package var cache: URL
     package var share: URL
-
-    package init(data: URL, cache: URL, share: URL) {
-        self.data = data
-        self.cache = cache
-        self.share = share
-    }
 }
