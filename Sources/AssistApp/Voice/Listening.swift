@@ -70,66 +70,7 @@ package enum Listening {
         for line in VoicePhrases.unknownChoiceLines(spotter, takes) {
             try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
         }
-        var following: (Detection, ArgumentFollower)?
-        func print(_ heard: Detection) {
-            let line =
-                json
-                ? heard.json
-                : "Heard “\(heard.phrase)\(heard.argument.map { " " + $0 } ?? "")” at \(Double(heard.startMs) / 1000) s."
-            try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
-        }
-        /// Follows a phrase heard until its words are known.
-        func follow() {
-            guard let (detection, follower) = following, let outcome = follower.step(spotter) else { return }
-            switch outcome {
-            case .words(let words):
-                var heard = detection
-                heard.argument = words
-                print(heard)
-                following = nil
-            case .prompt:
-                follower.listenAgain(fromMs: spotter.heardMs)
-            case .nothing, .rejected:
-                print(detection)
-                following = nil
-            }
-        }
-        // --window: every utterance is a command said in a window, decoded as a whole.
-        var inWindow: ArgumentFollower?
-        func decodeWindow() {
-            if inWindow == nil {
-                inWindow = ArgumentFollower.window(
-                    phrases: spotter.phrases.map(\.text), lists: takes, fromMs: spotter.heardMs, waitMs: Int.max / 2)
-            }
-            guard let follower = inWindow, let outcome = follower.step(spotter) else { return }
-            inWindow = nil
-            if case .rejected(let nearest, let confidence) = outcome, let span = follower.span {
-                let line =
-                    json
-                    ? Detection.rejectedJSON(
-                        nearest: nearest, startMs: span.startMs, endMs: span.endMs, confidence: confidence)
-                    : "Not a command at \(Double(span.startMs) / 1000) s (nearest “\(nearest ?? "")”, confidence \(String(format: "%.2f", confidence)))."
-                try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
-                return
-            }
-            guard case .words(let said) = outcome, let span = follower.span else { return }
-            // Over Assist's sound, what the canceller took away was Assist's voice: no command.
-            if canceller?.saidByAPerson(fromMs: span.startMs, toMs: span.endMs) == false {
-                let line =
-                    json
-                    ? Detection.rejectedJSON(nearest: said, startMs: span.startMs, endMs: span.endMs, confidence: 0)
-                    : "Not a command at \(Double(span.startMs) / 1000) s (Assist's own voice)."
-                try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
-                return
-            }
-            // "find object cup": the phrase and its word, as a spotted phrase and the words after it print.
-            let phrase = takes.keys.filter { said.hasPrefix($0 + " ") }.max { $0.count < $1.count }
-            var heard = Detection(
-                phrase: phrase ?? said, startMs: span.startMs, endMs: span.endMs, score: 0,
-                argument: phrase.map { String(said.dropFirst($0.count + 1)) })
-            heard.confidence = follower.confidence
-            print(heard)
-        }
+        let out = HeardLines(spotter: spotter, json: json, takes: takes, canceller: canceller)
         // Said once everything is loaded (the plugins' lists among it), as the first sound is read: a live input's
         // pace starts here. With --json the line goes to standard error, so that standard output is JSON alone.
         let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
@@ -151,37 +92,13 @@ package enum Listening {
                 ? spotter.feed(VoiceListener.quietRoom(tenths: 2)) + spotter.flush()
                 : spotter.feed(hearable(chunk, canceller))
             if window {
-                decodeWindow()
-                if ended {
-                    for _ in 0..<100 where inWindow != nil {
-                        _ = spotter.feed(VoiceListener.quietRoom(tenths: 1))
-                        decodeWindow()
-                    }
-                    break
-                }
-                continue
+                out.decodeWindow()
+                if ended { out.finishWindow() }
+            } else {
+                out.take(heard)
+                if ended { out.finishFollowing() }
             }
-            for heard in heard where following == nil {
-                if let wanted = takes[heard.phrase] {
-                    following = (
-                        heard,
-                        ArgumentFollower(
-                            phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs, phraseStartMs: heard.startMs)
-                    )
-                } else {
-                    print(heard)
-                }
-            }
-            follow()
-            if ended {
-                // The words of a phrase said last are heard out over the room's sound.
-                for _ in 0..<100 where following != nil {
-                    _ = spotter.feed(VoiceListener.quietRoom(tenths: 1))
-                    follow()
-                }
-                if let (detection, _) = following { print(detection) }
-                break
-            }
+            if ended { break }
         }
         if let canceller { summarise(canceller, json: json) }
     }
@@ -240,5 +157,123 @@ package enum Listening {
             ? #"{"echo_delay_ms":\#(delay),"erle_db":\#(enhancement)}"#
             : "Echo: \(canceller.delayMs.map { "delay \($0) ms" } ?? "delay not found"), \(enhancement) dB taken out."
         try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+    }
+}
+
+/// What `assist listen` prints of what the spotter hears: a phrase with the words that follow it, once they are
+/// known, or (`--window`) each utterance decoded whole, as a command or as not one.
+private final class HeardLines {
+    let spotter: KeywordSpotter
+    let json: Bool
+    /// The phrases that take words, and the words each wants.
+    let takes: [String: ArgumentFollower.Wanted]
+    let canceller: EchoCanceller?
+    /// A phrase heard whose words are being listened for.
+    var following: (Detection, ArgumentFollower)?
+    /// `--window`: the utterance being decoded.
+    var inWindow: ArgumentFollower?
+
+    init(
+        spotter: KeywordSpotter, json: Bool, takes: [String: ArgumentFollower.Wanted], canceller: EchoCanceller?
+    ) {
+        self.spotter = spotter
+        self.json = json
+        self.takes = takes
+        self.canceller = canceller
+    }
+
+    func write(_ line: String) {
+        try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    func print(_ heard: Detection) {
+        write(
+            json
+                ? heard.json
+                : "Heard “\(heard.phrase)\(heard.argument.map { " " + $0 } ?? "")” at \(Double(heard.startMs) / 1000) s."
+        )
+    }
+
+    /// Always-on: phrases just heard are printed, or followed when they take words (one at a time).
+    func take(_ heard: [Detection]) {
+        for heard in heard where following == nil {
+            if let wanted = takes[heard.phrase] {
+                let follower = ArgumentFollower(
+                    phrase: heard.phrase, wanted: wanted, afterMs: heard.endMs, phraseStartMs: heard.startMs)
+                following = (heard, follower)
+            } else {
+                print(heard)
+            }
+        }
+        follow()
+    }
+
+    /// Follows a phrase heard until its words are known.
+    func follow() {
+        guard let (detection, follower) = following, let outcome = follower.step(spotter) else { return }
+        switch outcome {
+        case .words(let words):
+            var heard = detection
+            heard.argument = words
+            print(heard)
+            following = nil
+        case .prompt:
+            follower.listenAgain(fromMs: spotter.heardMs)
+        case .nothing, .rejected:
+            print(detection)
+            following = nil
+        }
+    }
+
+    /// At the end of the input: the words of a phrase said last are heard out over the room's sound.
+    func finishFollowing() {
+        for _ in 0..<100 where following != nil {
+            _ = spotter.feed(VoiceListener.quietRoom(tenths: 1))
+            follow()
+        }
+        if let (detection, _) = following { print(detection) }
+    }
+
+    /// `--window`: every utterance is a command said in a window, decoded as a whole.
+    func decodeWindow() {
+        if inWindow == nil {
+            inWindow = ArgumentFollower.window(
+                phrases: spotter.phrases.map(\.text), lists: takes, fromMs: spotter.heardMs, waitMs: Int.max / 2)
+        }
+        guard let follower = inWindow, let outcome = follower.step(spotter) else { return }
+        inWindow = nil
+        if case .rejected(let nearest, let confidence) = outcome, let span = follower.span {
+            write(
+                json
+                    ? Detection.rejectedJSON(
+                        nearest: nearest, startMs: span.startMs, endMs: span.endMs, confidence: confidence)
+                    : "Not a command at \(Double(span.startMs) / 1000) s (nearest “\(nearest ?? "")”, confidence \(String(format: "%.2f", confidence)))."
+            )
+            return
+        }
+        guard case .words(let said) = outcome, let span = follower.span else { return }
+        // Over Assist's sound, what the canceller took away was Assist's voice: no command.
+        if canceller?.saidByAPerson(fromMs: span.startMs, toMs: span.endMs) == false {
+            write(
+                json
+                    ? Detection.rejectedJSON(nearest: said, startMs: span.startMs, endMs: span.endMs, confidence: 0)
+                    : "Not a command at \(Double(span.startMs) / 1000) s (Assist's own voice).")
+            return
+        }
+        // "find object cup": the phrase and its word, as a spotted phrase and the words after it print.
+        let phrase = takes.keys.filter { said.hasPrefix($0 + " ") }.max { $0.count < $1.count }
+        var heard = Detection(
+            phrase: phrase ?? said, startMs: span.startMs, endMs: span.endMs, score: 0,
+            argument: phrase.map { String(said.dropFirst($0.count + 1)) })
+        heard.confidence = follower.confidence
+        print(heard)
+    }
+
+    /// At the end of the input: the utterance under way is decoded over the room's sound.
+    func finishWindow() {
+        for _ in 0..<100 where inWindow != nil {
+            _ = spotter.feed(VoiceListener.quietRoom(tenths: 1))
+            decodeWindow()
+        }
     }
 }
