@@ -87,8 +87,12 @@ package final class KeywordSpotter {
     package static let holdMs = 1_000
     /// The spoken form listened for (a variant) → the phrase it stands for.
     private var variants: [String: String] = [:]
-    /// Words added with their second and later pronunciations: "read" → ["read__2"].
-    private var alternates: [String: [String]] = [:]
+    /// The words' later pronunciations, added to the searches and the side decoders.
+    private let pronunciations: Pronunciations
+    /// The last seconds of sound, and the decoders that decode a span of it once.
+    private lazy var spans = SpanDecoders(
+        model: model, probe: folder.appendingPathComponent("probe.kws").path, pronunciations: pronunciations,
+        knows: { [unowned self] in knows($0) })
     /// Phrases that lie inside a longer one, and detections of them waiting to see whether it follows.
     private var shortPhrases: Set<String> = []
     /// Phrases too short to be told from everyday talk by the pauses around a phrase ("stop", "next"): heard
@@ -107,12 +111,6 @@ package final class KeywordSpotter {
     private var contestable: Set<String> = []
     /// Sound of a quiet room held back from the searches, at most `prerollMs` of it (`feed`).
     private var unfed: [Int16] = []
-    /// The last seconds of sound fed, from sample `samplesBase` on, for the referee.
-    private var kept: [Int16] = []
-    private var samplesBase = 0
-    /// A grammar search that decodes the sound of rival phrases once, choosing one (opened when first needed).
-    private var referee: OpaquePointer?
-    private var refereeGrammar = ""
     /// What was reported in the last 2 s, so that another spoken form of the same phrase is not reported again.
     private var recent: [Detection] = []
     /// Audio fed so far, in ms.
@@ -128,7 +126,7 @@ package final class KeywordSpotter {
     /// printed score only (two more decodes a phrase; nothing rejects on it at any time).
     package var judgesSpotted = false
     /// Where to write what was heard and what became of it, for `ASSIST_VOICE_TRACE` (nil: nowhere).
-    package var trace: ((String) -> Void)?
+    package var trace: ((String) -> Void)? { didSet { spans.trace = trace } }
     /// How loud each 10 ms of the last seconds fed was: the pause rule and where an utterance ends.
     package private(set) var loudness = LoudnessTrack()
     /// While Assist's own sound plays, whether the phrase from the first ms to the second was said by a
@@ -150,6 +148,7 @@ package final class KeywordSpotter {
         throws(VoiceError)
     {
         self.model = model
+        pronunciations = Pronunciations(dictionary: model.dictionary)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("assist-voice-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -170,9 +169,6 @@ package final class KeywordSpotter {
 
     deinit {
         spotters.forEach { assist_spotter_close($0) }
-        if let referee { assist_spotter_close(referee) }
-        if let argumentDecoder { assist_spotter_close(argumentDecoder) }
-        if let phoneLoop { assist_spotter_close(phoneLoop) }
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -206,13 +202,13 @@ package final class KeywordSpotter {
             unknown = missing
             throw .noPhrases
         }
-        addAlternates(for: Set(kept.flatMap(\.words)))
+        pronunciations.add(for: Set(kept.flatMap(\.words)), to: spotters)
         variants = [:]
         let groups = SearchPlan.groups(kept)
         for (index, group) in groups.enumerated() {
             var lines = ""
             for phrase in group {
-                for variant in spokenForms(phrase.words) {
+                for variant in pronunciations.spokenForms(phrase.words) {
                     variants[variant] = phrase.text
                     lines += "\(variant) /\(String(format: "%.0e", phrase.threshold))/\n"
                 }
@@ -229,7 +225,7 @@ package final class KeywordSpotter {
                 else { throw .library(String(nulTerminated: error)) }
                 spotters.append(opened)
                 openedAtMs.append(fedMs)
-                copyAlternates(to: opened)
+                pronunciations.copy(to: opened)
             }
             guard assist_spotter_set_keyphrases(spotters[index], list.path) == 0 else {
                 throw .library("the phrase list was refused")
@@ -250,54 +246,6 @@ package final class KeywordSpotter {
         unknown = missing
         held = []
         rescues = []
-    }
-
-    /// Every way of saying `words` the dictionary knows (at most 8).
-    private func spokenForms(_ words: [String], argument: Bool = false) -> [String] {
-        var forms = [[String]()]
-        for word in words {
-            let choices = [word] + ((argument ? decoderAlternates[word] : nil) ?? alternates[word] ?? [])
-            forms = forms.flatMap { form in choices.map { form + [$0] } }
-            if forms.count > 8 { forms = Array(forms.prefix(8)) }
-        }
-        return forms.map { $0.joined(separator: " ") }
-    }
-
-    /// Adds each of `words`' second and later pronunciations as a word of its own ("read__2") to the searches
-    /// (or only to `decoder`: adding a word to a keyphrase search rebuilds it, and it hears nothing for a
-    /// while, so words for another decoder never go to them).
-    private func addAlternates(for words: Set<String>, only decoder: OpaquePointer? = nil) {
-        var table = decoder == nil ? alternates : decoderAlternates
-        let wanted = words.filter { table[$0] == nil }
-        guard !wanted.isEmpty, let text = try? String(contentsOf: model.dictionary, encoding: .utf8) else { return }
-        for word in wanted { table[word] = [] }
-        for line in text.split(separator: "\n") {
-            guard let open = line.firstIndex(of: "("), let space = line.firstIndex(of: " "), open < space else {
-                continue
-            }
-            let word = String(line[..<open])
-            guard wanted.contains(word) else { continue }
-            let number = line[line.index(after: open)..<space].filter(\.isNumber)
-            let phones = line[space...].trimmingCharacters(in: .whitespaces)
-            let name = "\(word)__\(number)"
-            guard assist_spotter_add_word(decoder ?? spotter, name, phones) == 0 else { continue }
-            table[word, default: []].append(name)
-            if decoder == nil {
-                pronunciations[name] = phones
-                for other in spotters.dropFirst() { _ = assist_spotter_add_word(other, name, phones) }
-            }
-        }
-        if decoder == nil { alternates = table } else { decoderAlternates = table }
-    }
-
-    /// The alternate pronunciations added to the argument decoder alone.
-    private var decoderAlternates: [String: [String]] = [:]
-
-    /// Alternate pronunciations added so far, for a search opened later.
-    private var pronunciations: [String: String] = [:]
-
-    private func copyAlternates(to other: OpaquePointer) {
-        for (name, phones) in pronunciations { _ = assist_spotter_add_word(other, name, phones) }
     }
 
     /// Decodes whole utterances against `choices` (one of them per utterance) until `setPhrases` again; the
@@ -323,7 +271,7 @@ package final class KeywordSpotter {
     package func feed(_ samples: [Int16]) -> [Detection] {
         fedMs += samples.count * 1000 / VoiceListener.format.sampleRateHz
         loudness.measure(samples)
-        keep(samples)
+        spans.keep(samples)
         var heard: [Detection] = []
         // Nobody has spoken for the last 2 s: the searches keep the cepstral mean speech left them (a word after
         // a long quiet was not heard otherwise).
@@ -617,18 +565,11 @@ package final class KeywordSpotter {
         let texts = phrases.map(\.text).filter {
             $0 == detection.phrase || SearchPlan.conflict(words, KeyPhrase($0).words)
         }
-        guard texts.count > 1,
-            let range = keptSamples(fromMs: detection.startMs - 250, toMs: detection.endMs + 150)
-        else { return nil }
-        if referee == nil { referee = sideDecoder(precise: false) }
-        guard let referee else { return nil }
-        let forms = texts.sorted().flatMap { spokenForms(KeyPhrase($0).words) }
-        let grammar = "#JSGF V1.0;\ngrammar rivals;\npublic <rival> = " + forms.joined(separator: " | ") + ";\n"
-        if grammar != refereeGrammar {
-            guard assist_spotter_set_grammar(referee, grammar) == 0 else { return nil }
-            refereeGrammar = grammar
+        guard texts.count > 1 else { return nil }
+        let forms = texts.sorted().flatMap { pronunciations.spokenForms(KeyPhrase($0).words) }
+        guard let said = spans.rival(forms, fromMs: detection.startMs - 250, toMs: detection.endMs + 150) else {
+            return nil
         }
-        guard let said = decodeKept(referee, range) else { return nil }
         let phrase = variants[said] ?? KeyPhrase.normalise(said.replacingOccurrences(of: "__", with: " "))
         return texts.contains(phrase) ? phrase : nil
     }
@@ -649,163 +590,18 @@ package final class KeywordSpotter {
     /// Audio fed so far, in ms (the clock of `Detection` times).
     package var heardMs: Int { fedMs }
 
-    /// A second decoder for what follows a phrase: a grammar of `choices` (one of them) or, with nil, the
-    /// language model's open text (dictation). Opened when first needed.
-    private var argumentDecoder: OpaquePointer?
-    private var argumentSearch = ""
-
-    /// Decodes the sound from `fromMs` to `toMs` once, as one of `choices` (normalised, each with every
-    /// spoken form the dictionary knows) or, with nil, as open text; nil when nothing fits or the decoder
-    /// cannot run (choices with a word the dictionary lacks are left out).
+    /// Decodes the sound from `fromMs` to `toMs` once, as one of `choices` or, with nil, as open text
+    /// (`SpanDecoders.decode`).
     package func decode(fromMs: Int, toMs: Int, choices: [String]?) -> String? {
-        guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
-        if argumentDecoder == nil { argumentDecoder = sideDecoder(precise: true) }
-        guard let decoder = argumentDecoder else { return nil }
-        var forms: [String: String] = [:]
-        if let choices {
-            let known = choices.filter { KeyPhrase($0).words.allSatisfy(knows) && !KeyPhrase($0).words.isEmpty }
-            addAlternates(for: Set(known.flatMap { KeyPhrase($0).words }), only: decoder)
-            for choice in known {
-                for form in spokenForms(KeyPhrase(choice).words, argument: true) where forms[form] == nil {
-                    forms[form] = choice
-                }
-            }
-            guard !forms.isEmpty else { return nil }
-            let grammar =
-                "#JSGF V1.0;\ngrammar argument;\npublic <argument> = " + forms.keys.sorted().joined(separator: " | ")
-                + ";\n"
-            if grammar != argumentSearch {
-                guard assist_spotter_set_grammar(decoder, grammar) == 0 else { return nil }
-                argumentSearch = grammar
-            }
-        } else {
-            guard let languageModel = model.languageModel, model.dictates else { return nil }
-            if argumentSearch != "lm" {
-                guard assist_spotter_set_language_model(decoder, languageModel.path) == 0 else { return nil }
-                argumentSearch = "lm"
-            }
-        }
-        guard let said = decodeKept(decoder, range) else { return nil }
-        trace?(
-            "decoded \(fromMs)–\(toMs) ms as \(choices == nil ? "open text" : "one of \(choices?.count ?? 0)"): \(said)"
-        )
-        if choices != nil { return forms[said] }
-        let words = KeyPhrase(said.replacingOccurrences(of: "__", with: " ")).words
-            .filter { !$0.hasPrefix("<") && !$0.hasPrefix("[") }
-        return words.isEmpty ? nil : words.joined(separator: " ")
+        spans.decode(fromMs: fromMs, toMs: toMs, choices: choices)
     }
 
-    /// The free phone loop a window's command is judged against (opened when first needed).
-    private var phoneLoop: OpaquePointer?
-
-    /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` (each with every spoken form the
-    /// dictionary knows), with request words allowed around it, and judges how sure that is against the free
-    /// phone loop (CommandConfidence): the command and its confidence in 0...1; nil when nothing was heard or
-    /// the decoders cannot run, and, given `bareOver` (an utterance, in ms), when request words were heard around
-    /// the command or its words are under a third of that utterance (then the phone loop, most of a judgement's
-    /// cost, is not run).
+    /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` and judges how sure that is
+    /// (`SpanDecoders.judge`).
     package func judge(fromMs: Int, toMs: Int, commands: [String], bareOver utterance: Range<Int>? = nil) -> (
         phrase: String, confidence: Double
     )? {
-        guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
-        if argumentDecoder == nil { argumentDecoder = sideDecoder(precise: true) }
-        if phoneLoop == nil {
-            var error = [CChar](repeating: 0, count: 256)
-            let probe = folder.appendingPathComponent("probe.kws").path
-            phoneLoop = assist_spotter_open_phone_loop(
-                model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
-            if phoneLoop == nil { trace?("no phone loop: \(String(nulTerminated: error))") }
-        }
-        guard let decoder = argumentDecoder, let phoneLoop else { return nil }
-        let known = commands.filter { KeyPhrase($0).words.allSatisfy(knows) && !KeyPhrase($0).words.isEmpty }
-        let commandWords = Set(known.flatMap { KeyPhrase($0).words })
-        addAlternates(for: commandWords, only: decoder)
-        var forms: Set<String> = []
-        for command in known { forms.formUnion(spokenForms(KeyPhrase(command).words, argument: true)) }
-        guard !forms.isEmpty else { return nil }
-        let grammar = CommandConfidence.grammar(forms: Array(forms), knows: knows)
-        if grammar != argumentSearch {
-            guard assist_spotter_set_grammar(decoder, grammar) == 0 else { return nil }
-            argumentSearch = grammar
-        }
-        guard let heard = segments(decoder, range) else { return nil }
-        if let utterance {
-            // The command alone, no request words, and its words a third of the sound at least (the grammar can
-            // take a sentence's other words for silence).
-            let words = heard.filter { !$0.isSilence }
-            let frames = words.map(\.frames.count).reduce(0, +)
-            guard let found = CommandConfidence.find(known, in: words.map(\.plainWord)),
-                found.range.count == words.count, frames * 10 * 3 >= utterance.count
-            else {
-                trace?("window \(fromMs)–\(toMs) ms decoded as \(words.map(\.plainWord)): no command said bare")
-                return nil
-            }
-        }
-        guard let loop = segments(phoneLoop, range) else { return nil }
-        let verdict = CommandConfidence.judge(grammar: heard, phones: loop) { CommandConfidence.find(known, in: $0) }
-        trace?(
-            "window \(fromMs)–\(toMs) ms decoded as \(heard.filter { !$0.isSilence }.map(\.plainWord)): "
-                + (verdict.map {
-                    "\($0.phrase), fit \(String(format: "%.2f", $0.fit)), request words \(String(format: "%.2f", $0.share)), score \(String(format: "%.2f", $0.score)), confidence \(String(format: "%.2f", $0.confidence))"
-                } ?? "no command"))
-        return verdict.map { ($0.phrase, $0.confidence) }
-    }
-
-    /// The segments `decoder`'s search hears in the kept samples `range` (those with frames), decoded once; nil when
-    /// it cannot run.
-    private func segments(_ decoder: OpaquePointer, _ range: Range<Int>) -> [DecodedSegment]? {
-        var found = [assist_segment](repeating: assist_segment(), count: 512)
-        let count = kept[range].withUnsafeBufferPointer { samples in
-            found.withUnsafeMutableBufferPointer {
-                assist_spotter_decode_segments(decoder, samples.baseAddress, samples.count, $0.baseAddress, 512)
-            }
-        }
-        guard count >= 0 else { return nil }
-        return found.prefix(Int(count)).compactMap { segment in
-            let first = Int(segment.start_frame)
-            let last = Int(segment.end_frame)
-            guard first >= 0, last >= first else { return nil }
-            return DecodedSegment(
-                word: String(nulTerminatedTuple: segment.word), frames: first...last, acoustic: Int(segment.acoustic))
-        }
-    }
-
-    /// The kept samples from `fromMs` to `toMs` (as far as they are kept), when more than 100 ms of them are.
-    private func keptSamples(fromMs: Int, toMs: Int) -> Range<Int>? {
-        let first = max(0, fromMs * 16 - samplesBase)
-        let last = min(kept.count, toMs * 16 - samplesBase)
-        return last - first > 1_600 ? first..<last : nil
-    }
-
-    /// A decoder beside the searches, for decoding kept sound once (the referee; the words after a phrase,
-    /// `precise`: every frame computed), with the alternate pronunciations the searches have.
-    private func sideDecoder(precise: Bool) -> OpaquePointer? {
-        var error = [CChar](repeating: 0, count: 256)
-        let probe = folder.appendingPathComponent("probe.kws").path
-        let open = precise ? assist_spotter_open_precise : assist_spotter_open
-        let decoder = open(model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
-        if let decoder { copyAlternates(to: decoder) }
-        return decoder
-    }
-
-    /// What `decoder`'s search hears in the kept samples `range`, decoded once; nil when it cannot run.
-    private func decodeKept(_ decoder: OpaquePointer, _ range: Range<Int>) -> String? {
-        var heard = [CChar](repeating: 0, count: 1024)
-        let status = kept[range].withUnsafeBufferPointer {
-            assist_spotter_decode(decoder, $0.baseAddress, $0.count, &heard, heard.count)
-        }
-        return status == 0 ? String(nulTerminated: heard) : nil
-    }
-
-    /// Keeps at least the last 8 s of sound for the referee: up to 16 s, then the oldest 8 s go at once (moving
-    /// 8 s of samples at each 20 ms chunk cost more than a percent of the listening thread).
-    private func keep(_ samples: [Int16]) {
-        kept += samples
-        if kept.count > 256_000 {
-            let drop = kept.count - 128_000
-            kept.removeFirst(drop)
-            samplesBase += drop
-        }
+        spans.judge(fromMs: fromMs, toMs: toMs, commands: commands, bareOver: utterance)
     }
 
     /// How long a phrase is held before it is sure.
