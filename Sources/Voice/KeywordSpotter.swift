@@ -243,6 +243,9 @@ package final class KeywordSpotter {
             kept.filter { phrase in kept.contains { $0 != phrase && SearchPlan.conflict($0.words, phrase.words) } }.map(
                 \.text))
         phrases = kept
+        // Single words are told apart by the referee too: each is spotted by its own threshold, and a rendering of
+        // "next" said alone after a quiet room was heard as "back" 10 times in 16 (the judge, 0.99 sure of "next").
+        if alonePhrases.count > 1 { contestable.formUnion(alonePhrases) }
         unknown = missing
         held = []
         rescues = []
@@ -562,8 +565,10 @@ package final class KeywordSpotter {
     /// when it hears none of them or cannot run.
     private func referee(_ detection: Detection) -> String? {
         let words = KeyPhrase(detection.phrase).words
+        let alone = alonePhrases.contains(detection.phrase)
         let texts = phrases.map(\.text).filter {
             $0 == detection.phrase || SearchPlan.conflict(words, KeyPhrase($0).words)
+                || (alone && alonePhrases.contains($0))
         }
         guard texts.count > 1 else { return nil }
         let forms = texts.sorted().flatMap { pronunciations.spokenForms(KeyPhrase($0).words) }

@@ -35,7 +35,7 @@ final class SpanDecoders {
     /// nil when none is heard or the referee cannot run.
     func rival(_ forms: [String], fromMs: Int, toMs: Int) -> String? {
         guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
-        if referee == nil { referee = sideDecoder(precise: false) }
+        if referee == nil { referee = sideDecoder() }
         guard let referee else { return nil }
         let grammar = "#JSGF V1.0;\ngrammar rivals;\npublic <rival> = " + forms.joined(separator: " | ") + ";\n"
         if grammar != refereeGrammar {
@@ -55,7 +55,7 @@ final class SpanDecoders {
     /// cannot run (choices with a word the dictionary lacks are left out).
     func decode(fromMs: Int, toMs: Int, choices: [String]?) -> String? {
         guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
-        if argumentDecoder == nil { argumentDecoder = sideDecoder(precise: true) }
+        if argumentDecoder == nil { argumentDecoder = sideDecoder() }
         guard let decoder = argumentDecoder else { return nil }
         var forms: [String: String] = [:]
         if let choices {
@@ -104,7 +104,7 @@ final class SpanDecoders {
         phrase: String, confidence: Double
     )? {
         guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
-        if argumentDecoder == nil { argumentDecoder = sideDecoder(precise: true) }
+        if argumentDecoder == nil { argumentDecoder = sideDecoder() }
         if phoneLoop == nil {
             var error = [CChar](repeating: 0, count: 256)
             phoneLoop = assist_spotter_open_phone_loop(
@@ -172,12 +172,13 @@ final class SpanDecoders {
         return last - first > 1_600 ? first..<last : nil
     }
 
-    /// A decoder beside the searches, for decoding kept sound once (the referee; the words after a phrase,
-    /// `precise`: every frame computed), with the alternate pronunciations the searches have.
-    private func sideDecoder(precise: Bool) -> OpaquePointer? {
+    /// A decoder beside the searches, for decoding kept sound once, with every frame computed (the searches score
+    /// every third: so scored, the referee left one of four "next"s heard as "back", where this one left none) and
+    /// the alternate pronunciations the searches have.
+    private func sideDecoder() -> OpaquePointer? {
         var error = [CChar](repeating: 0, count: 256)
-        let open = precise ? assist_spotter_open_precise : assist_spotter_open
-        let decoder = open(model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+        let decoder = assist_spotter_open_precise(
+            model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
         if let decoder { pronunciations.copy(to: decoder) }
         return decoder
     }
