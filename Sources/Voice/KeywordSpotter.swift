@@ -239,13 +239,8 @@ package final class KeywordSpotter {
         let texts = kept.map(\.text)
         alonePhrases = Set(texts.filter { phoneCount($0) < aloneBelow })
         shortPhrases = Set(texts.filter { short in texts.contains { $0 != short && SearchPlan.contains($0, short) } })
-        contestable = Set(
-            kept.filter { phrase in kept.contains { $0 != phrase && SearchPlan.conflict($0.words, phrase.words) } }.map(
-                \.text))
+        contestable = Set(kept.filter { phrase in kept.contains { areRivals($0, phrase) } }.map(\.text))
         phrases = kept
-        // Single words are told apart by the referee too: each is spotted by its own threshold, and a rendering of
-        // "next" said alone after a quiet room was heard as "back" 10 times in 16 (the judge, 0.99 sure of "next").
-        if alonePhrases.count > 1 { contestable.formUnion(alonePhrases) }
         unknown = missing
         held = []
         rescues = []
@@ -560,16 +555,21 @@ package final class KeywordSpotter {
         return judged
     }
 
+    /// Whether the referee tells `a` from `b`: phrases that share words in the same places (`SearchPlan.conflict`)
+    /// and, at any time, single words (`alonePhrases`), each spotted by its own threshold: a rendering of "next"
+    /// said alone after a quiet room was heard as "back" 10 times in 16 (the judge, 0.99 sure of "next").
+    private func areRivals(_ a: KeyPhrase, _ b: KeyPhrase) -> Bool {
+        a.text != b.text
+            && (SearchPlan.conflict(a.words, b.words)
+                || (alonePhrases.contains(a.text) && alonePhrases.contains(b.text)))
+    }
+
     /// The phrase the referee hears over the sound of `detection` (from 250 ms before it to 150 ms after it,
     /// or what has been fed), decoded once as a choice between it and the phrases that are its rivals; nil
     /// when it hears none of them or cannot run.
     private func referee(_ detection: Detection) -> String? {
-        let words = KeyPhrase(detection.phrase).words
-        let alone = alonePhrases.contains(detection.phrase)
-        let texts = phrases.map(\.text).filter {
-            $0 == detection.phrase || SearchPlan.conflict(words, KeyPhrase($0).words)
-                || (alone && alonePhrases.contains($0))
-        }
+        let heard = KeyPhrase(detection.phrase)
+        let texts = phrases.filter { $0.text == heard.text || areRivals($0, heard) }.map(\.text)
         guard texts.count > 1 else { return nil }
         let forms = texts.sorted().flatMap { pronunciations.spokenForms(KeyPhrase($0).words) }
         guard let said = spans.rival(forms, fromMs: detection.startMs - 250, toMs: detection.endMs + 150) else {
