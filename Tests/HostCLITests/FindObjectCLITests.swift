@@ -123,8 +123,12 @@ struct FindObjectCLITests {
             return (frame, x, direction, from)
         }
         try #require(guided.count >= 10, "\(guidance)")
+        // Most cues come from the follower. The sanitizer lanes slow the frames (30 / timeScale a second) but not
+        // the detector, which is OpenCV's and not instrumented: there a detection is ready for about every
+        // other frame (rehearsal ci77 under ASan: 31 of 62 followed), so a third is asked of the follower.
         let followed = guided.filter { $0.from == "follower" }.count
-        #expect(followed * 2 > guided.count, "most cues between detections: \(guided.map(\.from))")
+        let share = ProcessRunner.timeScale > 1 ? 1.0 / 3 : 0.5
+        #expect(Double(followed) > share * Double(guided.count), "cues between detections: \(guided.map(\.from))")
         // Near: within 0.05 of the width. Under load the first detection ends some frames late and the cues that
         // follow it lag until the next one (rehearsal ci53: frames 9 to 18 at 0.055 behind, 50 of 56 near); the
         // direction, which the person hears, is held to 95 % below.
