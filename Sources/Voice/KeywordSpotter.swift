@@ -52,8 +52,9 @@ package struct Detection: Equatable, Sendable {
             "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
         let argument = self.argument.map { #","argument":\#(quoted($0))"# } ?? ""
-        let score = String(format: "%.2f", confidence ?? 1)
-        return #"{"phrase":\#(quoted(phrase))\#(argument),"start_ms":\#(startMs),"end_ms":\#(endMs),"score":\#(score)}"#
+        // Not judged (`assist listen --no-score`): no score.
+        let score = confidence.map { #","score":\#(String(format: "%.2f", $0))"# } ?? ""
+        return #"{"phrase":\#(quoted(phrase))\#(argument),"start_ms":\#(startMs),"end_ms":\#(endMs)\#(score)}"#
     }
 
     /// The JSON line for an utterance that was no command: what it came nearest to, and how sure that was.

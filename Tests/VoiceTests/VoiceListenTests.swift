@@ -307,6 +307,23 @@ struct VoiceListenTests: VoiceListening {
         }
         #expect(heardIn("collect videos") >= 3, "\(result.lines)")
         for sentence in sentences { #expect(heardIn(sentence) == 0, "\(sentence): \(result.lines)") }
+        // Each line has the judge's score in 0...1; with --no-score (as the shell hears, which judges a phrase
+        // spotted at any time only when it was said in an utterance the pause rules held) the same phrases at the
+        // same moments, with a score only where the shell judged it too.
+        let objects = { (lines: [String]) in
+            lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        let scored = objects(result.lines)
+        #expect(scored.allSatisfy { ($0["score"] as? Double).map { (0...1).contains($0) } == true }, "\(result.lines)")
+        let bare = try listen(["--mic", "wav:" + stream.path, "--json", "--no-score", "--phrase", "collect videos"])
+        #expect(bare.status == 0, "\(bare.standardError)")
+        let heard = { (found: [[String: Any]]) in found.map { "\($0["phrase"] ?? "") \($0["start_ms"] ?? "")" } }
+        #expect(heard(objects(bare.lines)) == heard(scored), "\(bare.lines) against \(result.lines)")
+        #expect(objects(bare.lines).contains { $0["score"] == nil }, "\(bare.lines)")
+        let scores = { (found: [[String: Any]]) in found.map { $0["score"] as? Double } }
+        #expect(
+            zip(scores(objects(bare.lines)), scores(scored)).allSatisfy { $0 == nil || $0 == $1 },
+            "\(bare.lines) against \(result.lines)")
     }
 
     /// "stop" lies inside "stop photo sensor" and waits for it, but at any time only until the pause a single word

@@ -7,7 +7,7 @@ import Voice
 /// `assist listen`: prints each voice command heard, until Ctrl+C or the end of a WAV input.
 package enum Listening {
     package static func run(
-        options: HostOptions, json: Bool, window: Bool, phrases: [String], reference: String? = nil
+        options: HostOptions, json: Bool, window: Bool, phrases: [String], reference: String? = nil, scores: Bool = true
     ) throws {
         // The played sound is read before anything starts: a bad file is a usage error.
         let played = try reference.map(readReference)
@@ -29,7 +29,8 @@ package enum Listening {
         }
         // Always-on: a phrase is heard when said on its own, not inside a sentence.
         spotter.standalone = true
-        spotter.judgesSpotted = !window
+        // Each phrase spotted is judged once more for its printed score, unless told not to (as the shell).
+        spotter.judgesSpotted = !window && scores
         spotter.trace = VoiceTrace.line
         for line in VoicePhrases.unknownWordLines(spotter) {
             try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))

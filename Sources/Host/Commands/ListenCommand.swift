@@ -5,7 +5,7 @@ import Foundation
 import PluginHost
 import Voice
 
-/// `assist listen [--mic wav:PATH] [--reference wav:PATH] [--json]`: listens always, whatever `voice.mode` says, and prints each voice
+/// `assist listen [--mic wav:PATH] [--reference wav:PATH] [--json] [--no-score]`: listens always, whatever `voice.mode` says, and prints each voice
 /// command heard, until Ctrl+C or the end of a WAV input. For admins checking a microphone and for tests.
 struct ListenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +16,12 @@ struct ListenCommand: ParsableCommand {
 
     @Flag(help: "One JSON object a line: phrase, start_ms, end_ms, score.")
     var json = false
+
+    @Flag(
+        help:
+            "Print each phrase heard at any time as the shell hears it, without judging it once more for its score: a score is printed only where the shell judged the phrase too (an utterance said alone). Benchmarks of listening's CPU use it."
+    )
+    var noScore = false
 
     @Flag(
         help:
@@ -35,6 +41,7 @@ struct ListenCommand: ParsableCommand {
     var reference: String?
 
     func run() throws {
-        try Listening.run(options: global.host, json: json, window: window, phrases: phrases, reference: reference)
+        try Listening.run(
+            options: global.host, json: json, window: window, phrases: phrases, reference: reference, scores: !noScore)
     }
 }
