@@ -26,11 +26,12 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
     let mode: VoiceSession.Mode
     /// What the main loop and this thread share.
     let shared = Mutex(VoiceShared())
+    /// The wake phrase (`voice.wake-phrase`), normalised.
+    let wakePhrase: String
+    /// Assist's own sound at the microphone.
+    let own: OwnSound
     private let session: HostSession
     private let model: VoiceModel
-    private let wakePhrase: String
-    /// Assist's own sound at the microphone.
-    private let own: OwnSound
     private let microphone: AudioInputSpec
     /// The phrase heard whose words are awaited, and its detection.
     private var following: (detection: Detection, follower: ArgumentFollower)?
@@ -43,15 +44,15 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
     private var lastActed: (phrase: String, at: Double)?
 
     init(
-        session: HostSession, mode: VoiceSession.Mode, model: VoiceModel, wakePhrase: String, own: OwnSound,
-        microphone: AudioInputSpec
+        session: HostSession, mode: VoiceSession.Mode, model: VoiceModel, wakePhrase: String,
+        echoMode: VoiceSession.EchoMode, microphone: AudioInputSpec
     ) {
         self.session = session
         self.mode = mode
         self.model = model
-        self.wakePhrase = wakePhrase
-        self.own = own
         self.microphone = microphone
+        self.wakePhrase = KeyPhrase.normalise(wakePhrase)
+        own = OwnSound(session: session, mode: echoMode, say: VoiceSession.saying(in: session))
     }
 
     static var now: Double { ProcessInfo.processInfo.systemUptime }

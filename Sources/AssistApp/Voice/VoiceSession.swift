@@ -26,10 +26,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
     package let mode: Mode
     private let session: HostSession
     private let model: VoiceModel
-    private let wakePhrase: String
     private let thresholds: VoiceThresholds
-    /// Assist's own sound at the microphone (the listening thread's, but for stopping it).
-    private let own: OwnSound
     /// The listening thread, and what it shares with the main loop (`hearing.shared`).
     private let hearing: VoiceHearing
 
@@ -40,12 +37,11 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
         self.session = session
         self.mode = mode
         self.model = model
-        self.wakePhrase = KeyPhrase.normalise(wakePhrase)
         thresholds = VoiceThresholds.load(
             data: session.paths.data, share: session.paths.share, language: model.language)
-        own = OwnSound(session: session, mode: echoMode, say: Self.saying(in: session))
         hearing = VoiceHearing(
-            session: session, mode: mode, model: model, wakePhrase: self.wakePhrase, own: own, microphone: microphone)
+            session: session, mode: mode, model: model, wakePhrase: wakePhrase, echoMode: echoMode,
+            microphone: microphone)
     }
 
     /// Starts listening as the settings say; nil when voice is off or cannot work (said once, in words that
@@ -161,7 +157,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
 
     package func stop() {
         VoiceHearing.endSpeechHold(hearing.takeSpeechHold(), " as voice stops")
-        own.stop()
+        hearing.own.stop()
         session.features.phrasesHeard = nil
         keyDevice?.stop()
         hearing.shared.withLock { $0.running = false }
@@ -176,7 +172,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
         var texts = VoicePhrases.phrases(
             records: session.features.records, router: session.services.interaction.router,
             language: model.language, focused: id)
-        if mode == .wakeWord { texts.append(wakePhrase) }
+        if mode == .wakeWord { texts.append(hearing.wakePhrase) }
         let phrases = thresholds.apply(to: texts)
         if let id, !warnedLimit.contains(id),
             let count = VoicePhrases.overLimit(id, router: session.services.interaction.router),
