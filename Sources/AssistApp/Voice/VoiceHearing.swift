@@ -485,10 +485,8 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
             return
         }
         if mode == .wakeWord && heard.phrase == wakePhrase {
-            shared.withLock {
-                $0.openUntil = Self.now + Double(VoiceSession.windowMs) / 1000
-                $0.windows += 1
-            }
+            let now = Self.now
+            shared.withLock { $0.openWindow(now: now) }
             session.services.sound.cues?.play(.listen)
             return
         }

@@ -258,10 +258,8 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
 
     /// Push-to-talk: listens for the next 5 s. Main loop.
     package func openWindow() {
-        hearing.shared.withLock {
-            $0.openUntil = VoiceHearing.now + Double(Self.windowMs) / 1000
-            $0.windows += 1
-        }
+        let now = VoiceHearing.now
+        hearing.shared.withLock { $0.openWindow(now: now) }
         hearing.holdSpeech()
         session.services.sound.cues?.play(.listen)
     }

@@ -39,4 +39,11 @@ struct VoiceShared {
     var keyIsDown = false
     /// Whether Assist's speech is held for the push-to-talk window.
     var speechHeld = false
+
+    /// A window opens (push-to-talk's key tapped, or the wake phrase heard): listening for the next
+    /// `VoiceSession.windowMs` from `now` (monotonic seconds), as a new window the listening thread will see.
+    mutating func openWindow(now: Double) {
+        openUntil = now + Double(VoiceSession.windowMs) / 1000
+        windows += 1
+    }
 }
