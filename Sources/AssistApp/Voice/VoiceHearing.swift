@@ -2,15 +2,15 @@ import Audio
 import Foundation
 import Interaction
 import PluginHost
+import Runtime
 import Speech
-import Synchronization
 import Voice
 
-/// The listening thread of a voice session (`VoiceSession`): reads the microphone in 100 ms chunks, feeds the
+/// The listening thread of a voice session (`VoiceSession`): reads the microphone in 20 ms chunks, feeds the
 /// spotter, and follows what is heard through its states: a window's command, the words after a phrase, the
 /// answer to a question; then acts on it as if typed, on the main loop. What the main loop sets for it (the
 /// phrases, the question, the window) is `shared`.
-final class VoiceHearing: @unchecked Sendable {  // because: its vars are the thread's; others touch `shared`, a Mutex
+final class VoiceHearing: @unchecked Sendable {  // because: its vars are the thread's; others touch `shared`, locked
     /// The listening thread's state in a push-to-talk or wake-word window.
     private struct Window {
         /// The last window it saw (`VoiceShared.windows`).
@@ -25,7 +25,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
 
     let mode: VoiceSession.Mode
     /// What the main loop and this thread share.
-    let shared = Mutex(VoiceShared())
+    let shared = Locked(VoiceShared())
     /// The wake phrase (`voice.wake-phrase`), normalised.
     let wakePhrase: String
     /// Assist's own sound at the microphone.

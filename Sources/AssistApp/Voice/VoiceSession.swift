@@ -6,8 +6,8 @@ import Speech
 import Voice
 
 /// Voice commands in an interactive session (docs/voice.md): the microphone is read on a thread of its own in
-/// 100 ms chunks and what is heard is handed to the dispatcher as a spoken phrase, after an earcon and an echo
-/// in words ("Heard: read text."), so it goes where a typed phrase would.
+/// 20 ms chunks (`VoiceListener.chunkFrames`) and what is heard is handed to the dispatcher as a spoken phrase,
+/// after an earcon and an echo in words ("Heard: read text."), so it goes where a typed phrase would.
 ///
 /// `voice.mode`: `off`; `push-to-talk` (the default: nothing is heard until the `voice.key` key, F4, is
 /// tapped, then for 5 s); `wake-word` (`voice.wake-phrase`, "assist", then a command within 5 s); `always`.
@@ -15,7 +15,7 @@ import Voice
 /// Assist's own sound out of the microphone with the echo canceller, so a command said over it is heard and
 /// acted on at once (docs/voice.md, "Barge-in"); `headphones` listens as it is; `off` hears nothing then.
 /// Listening stops while a plugin records from the microphone.
-package final class VoiceSession: @unchecked Sendable {  // because: its vars are the main loop's; the rest a Mutex
+package final class VoiceSession: @unchecked Sendable {  // because: its vars are the main loop's, the rest locked
     package enum Mode: String, CaseIterable { case off, pushToTalk = "push-to-talk", wakeWord = "wake-word", always }
 
     /// `voice.echo-cancel`: what voice hears while Assist's own sound plays.
