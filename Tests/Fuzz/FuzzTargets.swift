@@ -256,6 +256,24 @@ public func assistFuzzOne(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32
     return 0
 }
 
+/// libFuzzer's set-up, before any input is timed: the selected target runs once over the first seeds in each folder
+/// libFuzzer is given, so what a target loads on its first input is loaded before the 1 s limit per input applies
+/// (FFmpeg's libraries, opened with `dlopen` by the picture and media targets, took over a second on a fresh machine
+/// under ASan: CI's run was stopped on the first, empty input).
+@_cdecl("LLVMFuzzerInitialize")
+public func assistFuzzInitialize(_ argc: UnsafeMutablePointer<Int32>?, _ argv: OpaquePointer?) -> Int32 {
+    _ = FuzzTargets.selected
+    let folders = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("-") }
+    for folder in folders {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().prefix(8)
+        for name in names {
+            FuzzTargets.selected(FileManager.default.contents(atPath: "\(folder)/\(name)") ?? Data())
+        }
+    }
+    FuzzTargets.selected(Data())
+    return 0
+}
+
 extension FuzzTargets {
     /// The target named by ASSIST_FUZZ_TARGET; the process stops at once when there is none.
     static let selected: @Sendable (Data) -> Void = {
