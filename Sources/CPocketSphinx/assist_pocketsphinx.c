@@ -43,6 +43,7 @@ static struct {
     const arg_t *(*args)(void);
     cmd_ln_t *(*cmd_ln_init)(cmd_ln_t *, const arg_t *, int, ...);
     int (*cmd_ln_free_r)(cmd_ln_t *);
+    void (*cmd_ln_set_int_r)(cmd_ln_t *, const char *, long);
     void (*err_set_logfp)(FILE *);
     ps_decoder_t *(*init)(cmd_ln_t *);
     int (*free)(ps_decoder_t *);
@@ -95,6 +96,7 @@ static void load(void) {
     int missing = 0;
     *(void **)&lib.cmd_ln_init = symbol(base, SB_LIBRARY, "cmd_ln_init", &missing);
     *(void **)&lib.cmd_ln_free_r = symbol(base, SB_LIBRARY, "cmd_ln_free_r", &missing);
+    *(void **)&lib.cmd_ln_set_int_r = symbol(base, SB_LIBRARY, "cmd_ln_set_int_r", &missing);
     *(void **)&lib.err_set_logfp = symbol(base, SB_LIBRARY, "err_set_logfp", &missing);
     *(void **)&lib.args = symbol(ps, PS_LIBRARY, "ps_args", &missing);
     *(void **)&lib.init = symbol(ps, PS_LIBRARY, "ps_init", &missing);
@@ -131,6 +133,7 @@ struct assist_spotter {
     cmd_ln_t *config;
     ps_decoder_t *decoder;
     int grammar;         /* decoding whole utterances against a grammar rather than spotting */
+    int prompt;          /* keyphrase mode: the prompt search is in use (assist_spotter_set_prompt) */
     int was_in_speech;   /* speech had started in this utterance */
     int skipping;        /* keyphrase mode: samples of a quiet room are passed over (assist_spotter_skip) */
     int64_t skipped_samples; /* all samples passed over: pocketsphinx's frame count leaves them out */
@@ -157,6 +160,7 @@ static void copy(char *to, size_t size, const char *from) {
 }
 
 static int use_search(assist_spotter *spotter, const char *name, int grammar);
+static int take_spotted(assist_spotter *spotter);
 
 static assist_spotter *open_with(const char *hmm, const char *dict, const char *kws_file, const char *ds,
                                   const char *topn, const char *beam, char *error, size_t error_size) {
@@ -295,11 +299,46 @@ static int use_search(assist_spotter *spotter, const char *name, int grammar) {
     return begin_utterance(spotter) < 0 ? -1 : 0;
 }
 
+/* Two keyphrase searches over the same list. pocketsphinx reports a phrase once its score has stopped rising for
+ * `-kws_delay` frames (the steady search: 2); the prompt one (0) reports it the frame it passes the threshold,
+ * often before the word's last sound has ended. Over Assist's reading, "stop" and the others were reported a p95
+ * 210-220 ms after the word's end by the steady search, 80-100 ms by the prompt one, with as many heard and
+ * nothing in the readings alone; always-on, where the pause rules judge where a phrase ends, the prompt search
+ * heard fewer one-word commands (docs/voice.md, "Barge-in"). The caller uses it while Assist sounds. */
+#define STEADY_SEARCH "keyphrases"
+#define PROMPT_SEARCH "keyphrases-prompt"
+
 int assist_spotter_set_keyphrases(assist_spotter *spotter, const char *kws_file) {
     if (spotter == NULL || kws_file == NULL) return -1;
     lib.end_utt(spotter->decoder);
-    if (lib.set_kws(spotter->decoder, "keyphrases", kws_file) < 0) return -1;
-    return use_search(spotter, "keyphrases", 0);
+    if (lib.set_kws(spotter->decoder, STEADY_SEARCH, kws_file) < 0) return -1;
+    /* ps_set_kws reads the delay from the decoder's settings, which are `config`. */
+    lib.cmd_ln_set_int_r(spotter->config, "-kws_delay", 0);
+    int made = lib.set_kws(spotter->decoder, PROMPT_SEARCH, kws_file);
+    lib.cmd_ln_set_int_r(spotter->config, "-kws_delay", 2);
+    if (made < 0) return -1;
+    return use_search(spotter, spotter->prompt ? PROMPT_SEARCH : STEADY_SEARCH, 0);
+}
+
+int assist_spotter_set_prompt(assist_spotter *spotter, int prompt) {
+    if (spotter == NULL || spotter->grammar) return -1;
+    prompt = prompt != 0;
+    if (spotter->prompt == prompt) return 0;
+    int found = 0;
+    if (!spotter->skipping) {
+        lib.end_utt(spotter->decoder);
+        found = take_spotted(spotter);
+        lib.end_utt(spotter->decoder); /* a phrase spotted restarted the search */
+    }
+    if (lib.set_search(spotter->decoder, prompt ? PROMPT_SEARCH : STEADY_SEARCH) < 0) return -1;
+    spotter->prompt = prompt;
+    /* A search passing over a quiet room begins its next utterance when sound is fed again. */
+    if (!spotter->skipping && begin_utterance(spotter) < 0) return -1;
+    return found > 0 ? 1 : 0;
+}
+
+int assist_spotter_is_prompt(assist_spotter *spotter) {
+    return spotter == NULL || spotter->grammar ? -1 : spotter->prompt;
 }
 
 int assist_spotter_set_grammar(assist_spotter *spotter, const char *jsgf) {

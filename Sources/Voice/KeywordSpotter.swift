@@ -138,6 +138,10 @@ package final class KeywordSpotter {
     /// Called the moment a phrase said over Assist's sound is heard, before it is sure: the host holds its
     /// sound, so that speech is cut at once.
     package var onCandidate: ((Detection) -> Void)?
+    /// Whether Assist's own sound played from the first ms to the second. While it plays (and for
+    /// `promptAfterSoundMs` after), the searches report a phrase the moment it passes its threshold
+    /// (`assist_spotter_set_prompt`): the phrase is heard, and Assist's sound held, some 120 ms sooner.
+    package var assistSounding: ((Int, Int) -> Bool)?
     /// The verdicts on phrases heard over Assist's sound in the last seconds, by where they lie (100 ms steps).
     private var judged: [String: (phrase: String, confidence: Double)] = [:]
     /// Whether a phrase said over Assist's sound waits to be sure.
@@ -294,16 +298,27 @@ package final class KeywordSpotter {
         // A search that has run 30 s without a pause pocketsphinx sees starts afresh at a quiet moment, before
         // this chunk: a restart inside a word lost it ("stop" said as the 30 s came).
         var quietNow: Bool?
+        func isQuietNow() -> Bool {
+            if quietNow == nil {
+                quietNow =
+                    loudness.utterance(after: fedMs - Self.restartQuietMs) == .none
+                    && loudness.isQuiet(after: fedMs - Self.onsetMs)
+            }
+            return quietNow ?? false
+        }
+        let chunkStartMs = fedMs - samples.count * 1000 / VoiceListener.format.sampleRateHz
+        let prompt = Int32(assistSounding?(chunkStartMs - Self.promptAfterSoundMs, fedMs) == true ? 1 : 0)
         for (search, openedAt) in zip(spotters, openedAtMs) {
-            if assist_spotter_utterance_frames(search) > Self.restartFrames {
-                if quietNow == nil {
-                    quietNow =
-                        loudness.utterance(after: fedMs - Self.restartQuietMs) == .none
-                        && loudness.isQuiet(after: fedMs - Self.onsetMs)
-                }
-                if quietNow == true, assist_spotter_restart(search) == 0 {
-                    trace?("search renewed at \(fedMs - samples.count * 1000 / VoiceListener.format.sampleRateHz) ms")
-                }
+            if assist_spotter_utterance_frames(search) > Self.restartFrames, isQuietNow(),
+                assist_spotter_restart(search) == 0
+            {
+                trace?("search renewed at \(chunkStartMs) ms")
+            }
+            // Switched, like a renewal, where no word is cut in two.
+            var switched = -1
+            if assist_spotter_is_prompt(search) >= 0, assist_spotter_is_prompt(search) != prompt, isQuietNow() {
+                switched = Int(assist_spotter_set_prompt(search, prompt))
+                trace?("search reports \(prompt == 1 ? "promptly" : "steadily") from \(chunkStartMs) ms")
             }
             assist_spotter_hold_mean(search, quiet ? 1 : 0)
             // A search that hears speech going on is fed what the others pass over.
@@ -311,7 +326,7 @@ package final class KeywordSpotter {
             if found < 0, !fresh.isEmpty || !passOver {
                 found = fresh.withUnsafeBufferPointer { assist_spotter_feed(search, $0.baseAddress, $0.count) }
             }
-            guard found == 1 else { continue }
+            guard found == 1 || switched == 1 else { continue }
             var phrase = [CChar](repeating: 0, count: 256)
             var start: Int64 = 0
             var end: Int64 = 0
@@ -336,10 +351,12 @@ package final class KeywordSpotter {
     /// decoded before the next sound.
     static let quietRoomMs = 600
     static let prerollMs = 300
+    /// The searches report promptly for this long after Assist's sound (its echo and the room's reverberation).
+    static let promptAfterSoundMs = 1_000
     /// Nothing of a word may have begun in the last `onsetMs` either (fed in 20 ms chunks, a search was renewed
     /// 70 ms into "stop", which the loudness track does not yet call speech).
     static let onsetMs = 200
-    /// pocketsphinx reports a phrase some 180 ms after the end it gives for it (measured over a reading).
+    /// The steady search reports a phrase some 180 ms after the end it gives for it (measured over a reading).
     static let reportLagMs = 100
 
     /// Where the person check over Assist's sound ends: fed in small chunks, pocketsphinx reports a phrase as soon

@@ -39,7 +39,8 @@ package struct SoundLevel {
 
 /// The sound voice listens to: 16 kHz mono, read in 20 ms chunks. A phrase is reported with the chunk in which
 /// the recogniser finds it: in 100 ms chunks, 200 ms after the word's end (median, over Assist's reading),
-/// in 20 ms chunks 130 ms, with as many commands heard (docs/voice.md "Barge-in").
+/// in 20 ms chunks 130 ms, with as many commands heard; with the searches prompt over Assist's sound, a p95 of
+/// 80-100 ms (docs/voice.md "Barge-in").
 package enum VoiceListener {
     package static let format = AudioFormat(sampleRateHz: 16_000, channels: 1)
     package static let chunkFrames = 320

@@ -53,6 +53,9 @@ package enum Listening {
                 try? FileHandle.standardError.write(contentsOf: Data((noticeLine(notice) + "\n").utf8))
             }
             spotter.overSound = { [weak canceller] from, to in canceller?.saidByAPerson(fromMs: from, toMs: to) }
+            spotter.assistSounding = { [weak canceller] from, to in
+                canceller?.track.playing(fromMs: from, toMs: to) ?? false
+            }
         }
         let stopped = StopFlag()
         let interrupt = SignalWatch.watch(SIGINT) { stopped.set() }

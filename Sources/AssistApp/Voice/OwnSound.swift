@@ -86,6 +86,9 @@ final class OwnSound {
             spotter.overSound = { [weak made] from, to in
                 made?.saidByAPerson(fromMs: from - start, toMs: to - start)
             }
+            spotter.assistSounding = { [weak made] from, to in
+                made?.track.playing(fromMs: from - start, toMs: to - start) ?? false
+            }
             spotter.onCandidate = { [weak self] detection in self?.hold(for: detection) }
             canceller = made
             VoiceTrace.line?("echo canceller on")

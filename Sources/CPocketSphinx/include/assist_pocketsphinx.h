@@ -93,6 +93,14 @@ long long assist_spotter_utterance_frames(assist_spotter *spotter);
 /* Ends the utterance and starts a new one (keyphrase mode). */
 int assist_spotter_restart(assist_spotter *spotter);
 
+/* Keyphrase mode: whether a phrase is reported the frame its score passes its threshold (`prompt` 1), or once
+ * the score has stopped rising for two frames (0, the default). The caller switches at a quiet moment: the
+ * utterance ends and a new one starts. Returns 1 when phrases were spotted as the utterance ended (read them
+ * with assist_spotter_result), 0 when not, -1 on error or in grammar mode. `assist_spotter_is_prompt`: the
+ * current choice, or -1 in grammar mode. */
+int assist_spotter_set_prompt(assist_spotter *spotter, int prompt);
+int assist_spotter_is_prompt(assist_spotter *spotter);
+
 void assist_spotter_close(assist_spotter *spotter);
 
 #endif
