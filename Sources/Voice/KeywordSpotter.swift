@@ -140,7 +140,7 @@ package final class KeywordSpotter {
     package var onCandidate: ((Detection) -> Void)?
     /// Whether Assist's own sound played from the first ms to the second. While it plays (and for
     /// `promptAfterSoundMs` after), the searches report a phrase the moment it passes its threshold
-    /// (`assist_spotter_set_prompt`): the phrase is heard, and Assist's sound held, some 120 ms sooner.
+    /// (`assist_spotter_set_prompt`): the phrase is heard, and Assist's sound held, 90-130 ms sooner.
     package var assistSounding: ((Int, Int) -> Bool)?
     /// The verdicts on phrases heard over Assist's sound in the last seconds, by where they lie (100 ms steps).
     private var judged: [String: (phrase: String, confidence: Double)] = [:]
@@ -356,7 +356,7 @@ package final class KeywordSpotter {
     /// Nothing of a word may have begun in the last `onsetMs` either (fed in 20 ms chunks, a search was renewed
     /// 70 ms into "stop", which the loudness track does not yet call speech).
     static let onsetMs = 200
-    /// The steady search reports a phrase some 180 ms after the end it gives for it (measured over a reading).
+    /// pocketsphinx reports a phrase some 160-180 ms after the end it gives for it (measured over a reading).
     static let reportLagMs = 100
 
     /// Where the person check over Assist's sound ends: fed in small chunks, pocketsphinx reports a phrase as soon
