@@ -166,7 +166,8 @@ let package = Package(
             name: "AssistApp",
             dependencies: [
                 "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera",
-                "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", .product(name: "Logging", package: "swift-log"),
+                "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", "Storage",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The `assist` executable: main.swift and argument-parser commands that parse and hand over to AssistApp.

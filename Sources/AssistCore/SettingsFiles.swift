@@ -85,7 +85,7 @@ extension SettingsStore {
             }
             do {
                 let entries = try ConfigFile.parse(try String(contentsOf: url, encoding: .utf8))
-                restore(entries)
+                restore(entries, secret: url == files.secrets)
             } catch let error as ConfigFile.ParseError {
                 problems.append("\(url.path) line \(error.line): \(error.message)")
             } catch {

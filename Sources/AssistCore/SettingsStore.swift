@@ -71,6 +71,10 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     /// Values set at run time (or restored from earlier runs), kept in `files`.
     private var runtime: [String: SettingValue] = [:]
     private var files: SettingsFiles?
+    /// `plugins.*` keys an admin layer or `--config` set: later layers and run time cannot change them.
+    private var pinned = Set<String>()
+    /// Keys read from the secrets file: written back there only, whatever their names.
+    private var secretKeys = Set<String>()
 
     /// Creates an empty store.
     package init() {}
@@ -145,7 +149,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
                 report.files.append(LoadedFile(path: path, entries: entries))
                 var values: [String: SettingValue] = [:]
                 for entry in entries { values[entry.key] = entry.value }
-                apply(values, admin: isAdmin)
+                apply(values, admin: isAdmin, pins: isAdmin || path == explicit)
             } catch {
                 report.errors.append("\(path) line \(error.line): \(error.message)")
             }
@@ -153,8 +157,10 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
         return report
     }
 
-    /// Applies parsed `key → value` pairs; an admin layer's `admin.locked` list locks keys.
-    package func apply(_ entries: [String: SettingValue], admin: Bool) {
+    /// Applies parsed `key → value` pairs; an admin layer's `admin.locked` list locks keys. A `plugins.*` key
+    /// of the wrong kind is not applied (its default stays); one an admin layer or `--config` gave (`pins`)
+    /// is pinned: no later layer but another pinning one, and nothing set at run time, changes it.
+    package func apply(_ entries: [String: SettingValue], admin: Bool, pins: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
         for (key, value) in entries {
@@ -163,8 +169,22 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
                 continue
             }
             if !admin && (locked.contains(key) || Self.isAdminOnly(key)) { continue }
+            if !Self.fitsPluginRule(key, value) { continue }
+            if !pins && pinned.contains(key) { continue }
+            if pins && Self.isPluginRule(key) { pinned.insert(key) }
             values[key] = value
         }
+    }
+
+    /// The keys that decide how strangers' plugins run (`plugins.*`): what an admin or `--config` sets for them
+    /// the user's own layers cannot weaken.
+    package static func isPluginRule(_ key: String) -> Bool { key.hasPrefix("plugins.") }
+
+    /// False for a `plugins.*` value of another kind than the host reads (`plugins.in-process = "x"`, text
+    /// where a list is read): such a value is refused, never applied.
+    static func fitsPluginRule(_ key: String, _ value: SettingValue) -> Bool {
+        guard isPluginRule(key), let kind = SettingsSchema.host[key] else { return true }
+        return kind.problem(with: value) == nil
     }
 
     /// Sets a default that any file may override.
@@ -185,7 +205,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     package func isLocked(_ key: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return locked.contains(key) || Self.isAdminOnly(key)
+        return locked.contains(key) || Self.isAdminOnly(key) || pinned.contains(key)
     }
 
     /// The keys the admin layers alone may give: the kiosk's.
@@ -198,13 +218,16 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
     package func set(_ key: String, _ value: SettingValue) throws(SettingsError) {
         lock.lock()
         defer { lock.unlock() }
-        guard !locked.contains(key), !Self.isAdminOnly(key) else { throw .locked(key) }
+        guard !locked.contains(key), !Self.isAdminOnly(key), !pinned.contains(key) else { throw .locked(key) }
+        guard Self.fitsPluginRule(key, value) else { throw .wrongType(key) }
         values[key] = value
         runtime[key] = value
         guard let files else { return }
-        let secret = { (entry: (key: String, value: SettingValue)) in SettingsFiles.isSecret(entry.key) }
+        let secretKeys = self.secretKeys
+        let isSecret = { (key: String) in SettingsFiles.isSecret(key) || secretKeys.contains(key) }
+        let secret = { (entry: (key: String, value: SettingValue)) in isSecret(entry.key) }
         do {
-            if SettingsFiles.isSecret(key) {
+            if isSecret(key) {
                 try SettingsFiles.write(runtime.filter(secret), to: files.secrets)
             } else {
                 try SettingsFiles.write(runtime.filter { !secret($0) }, to: files.settings)
@@ -214,11 +237,14 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
         }
     }
 
-    /// Values from earlier runs: applied unless locked, and kept for the next write.
-    package func restore(_ entries: [String: SettingValue]) {
+    /// Values from earlier runs: applied unless locked or pinned, and kept for the next write (`secret`: read
+    /// from the secrets file, and written back only there).
+    package func restore(_ entries: [String: SettingValue], secret: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
         for (key, value) in entries where !locked.contains(key) && !Self.isAdminOnly(key) {
+            if secret { secretKeys.insert(key) }
+            guard !pinned.contains(key), Self.fitsPluginRule(key, value) else { continue }
             values[key] = value
             runtime[key] = value
         }

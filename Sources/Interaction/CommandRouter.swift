@@ -12,7 +12,20 @@ package struct CommandRouter: Sendable {
     /// The toggle the Space key sends; the controller turns it into pause or resume.
     package static let pauseToggle = "pause-or-resume"
 
-    private var bindings: [CommandBinding]
+    private var storage: [CommandBinding] = []
+    /// Every binding; a change rebuilds the indexes (registering appends without that).
+    private var bindings: [CommandBinding] {
+        get { storage }
+        set {
+            storage = newValue
+            reindex()
+        }
+    }
+    /// The bindings by key and by phrase, each with its place in `bindings`, and how many each owner has: a
+    /// new binding is checked against the few that share its key or a phrase, not against all of them.
+    private var byKey: [Key: [(Int, CommandBinding)]] = [:]
+    private var byPhrase: [String: [(Int, CommandBinding)]] = [:]
+    private var ownedCount: [String: Int] = [:]
     /// Closed lists of words that may follow a phrase (assist.input/1 `set_choices`), by normalised phrase.
     package private(set) var choices: [String: ArgumentChoices] = [:]
     /// Questions asked before a command acts (`set_confirmation`), by owner and command id.
@@ -50,6 +63,23 @@ package struct CommandRouter: Sendable {
                 owner: Self.hostOwner)
         }
     }
+
+    /// Builds the indexes from `bindings` again (after a removal).
+    private mutating func reindex() {
+        byKey = [:]
+        byPhrase = [:]
+        ownedCount = [:]
+        for (place, binding) in bindings.enumerated() { index(binding, at: place) }
+    }
+
+    private mutating func index(_ binding: CommandBinding, at place: Int) {
+        if let key = binding.key { byKey[key, default: []].append((place, binding)) }
+        for phrase in Set(binding.phrases) { byPhrase[phrase, default: []].append((place, binding)) }
+        ownedCount[binding.owner, default: 0] += 1
+    }
+
+    /// How many commands `owner` has now.
+    package func count(owner: String) -> Int { ownedCount[owner] ?? 0 }
 
     /// The command that says the phrases heard now, in this focus.
     package static let whatCanISay = "what-can-i-say"
@@ -103,7 +133,12 @@ package struct CommandRouter: Sendable {
     package mutating func register(_ binding: CommandBinding) throws(RouterError) {
         guard binding.owner != Self.hostOwner else { throw .reserved(binding.id) }
         if Self.reservedCommands.contains(binding.id) { throw .reserved(binding.id) }
-        for existing in bindings {
+        // Only the bindings that share its key or a phrase can clash with it, in the order they were added.
+        var sharing = binding.key.map { byKey[$0] ?? [] } ?? []
+        for phrase in Set(binding.phrases) { sharing += byPhrase[phrase] ?? [] }
+        var seen = Set<Int>()
+        let candidates = sharing.sorted { $0.0 < $1.0 }.filter { seen.insert($0.0).inserted }.map(\.1)
+        for existing in candidates {
             let sameKey = binding.key != nil && existing.key == binding.key
             let sharedPhrases = Set(existing.phrases).intersection(binding.phrases)
             guard sameKey || !sharedPhrases.isEmpty else { continue }
@@ -116,7 +151,13 @@ package struct CommandRouter: Sendable {
                 throw .taken(what, by: existing.owner)
             }
         }
-        bindings.append(binding)
+        appendIndexed(binding)
+    }
+
+    /// Appends without rebuilding the indexes (`bindings`' observer would, for every binding).
+    private mutating func appendIndexed(_ binding: CommandBinding) {
+        storage.append(binding)
+        index(binding, at: storage.count - 1)
     }
 
     /// Adds a command of the host's own that only some sessions have (the per-person kiosk's "I'm done"),

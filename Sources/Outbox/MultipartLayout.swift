@@ -6,7 +6,7 @@ import Foundation
 package struct MultipartLayout: Equatable, Sendable {
     package enum Segment: Equatable, Sendable {
         case bytes(Data)
-        case file(path: String, size: Int64)
+        case file(path: String, size: Int64, identity: String? = nil)
     }
 
     package var segments: [Segment]
@@ -26,12 +26,12 @@ package struct MultipartLayout: Equatable, Sendable {
             add("--\(boundary)\r\n")
             let name = Self.quoted(part.name)
             if let path = part.path {
-                let size = try Self.size(of: path)
+                let size = try Self.size(of: path, identity: part.identity)
                 add(
                     "Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(Self.quoted(part.filename ?? "file"))\"\r\n"
                 )
                 add("Content-Type: \(part.contentType ?? "application/octet-stream")\r\n\r\n")
-                segments.append(.file(path: path, size: size))
+                segments.append(.file(path: path, size: size, identity: part.identity))
                 add("\r\n")
             } else {
                 add("Content-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(part.text ?? "")\r\n")
@@ -50,7 +50,7 @@ package struct MultipartLayout: Equatable, Sendable {
         segments.reduce(0) { total, segment in
             switch segment {
             case .bytes(let data): return total + Int64(data.count)
-            case .file(_, let size): return total + size
+            case .file(_, let size, _): return total + size
             }
         }
     }
@@ -61,17 +61,29 @@ package struct MultipartLayout: Equatable, Sendable {
         for segment in segments {
             switch segment {
             case .bytes(let bytes): data.append(bytes)
-            case .file(let path, _): data.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+            case .file(let path, _, _): data.append(try Data(contentsOf: URL(fileURLWithPath: path)))
             }
         }
         return data
     }
 
-    static func size(of path: String) throws -> Int64 {
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else {
+    /// The size of the file at `path`; with `identity`, of that file only, opened without following a link.
+    static func size(of path: String, identity: String? = nil) throws -> Int64 {
+        guard let identity else {
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+            }
+            return size.int64Value
+        }
+        guard case .success(let descriptor) = PinnedFile.open(path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-        return size.int64Value
+        defer { close(descriptor) }
+        var info = stat()
+        guard PinnedFile.identity(of: descriptor) == identity, fstat(descriptor, &info) == 0 else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        return Int64(info.st_size)
     }
 
     /// Quotes and line breaks cannot break out of a header value.

@@ -41,13 +41,18 @@ package struct OutboxRequest: Codable, Equatable, Sendable {
         package var path: String?
         package var filename: String?
         package var contentType: String?
+        /// The file's device and inode ("dev:ino") as it was opened when the job was queued: what is sent is
+        /// that file, opened without following a link, or nothing (`PinnedFile`).
+        package var identity: String?
 
         package static func field(_ name: String, _ value: String) -> Part {
-            Part(name: name, text: value, path: nil, filename: nil, contentType: nil)
+            Part(name: name, text: value, path: nil, filename: nil, contentType: nil, identity: nil)
         }
 
-        package static func file(_ name: String, path: String, filename: String, contentType: String) -> Part {
-            Part(name: name, text: nil, path: path, filename: filename, contentType: contentType)
+        package static func file(
+            _ name: String, path: String, filename: String, contentType: String, identity: String? = nil
+        ) -> Part {
+            Part(name: name, text: nil, path: path, filename: filename, contentType: contentType, identity: identity)
         }
     }
 

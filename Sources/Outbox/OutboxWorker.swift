@@ -18,6 +18,9 @@ package final class OutboxWorker: @unchecked Sendable {
         package var offlinePollSeconds: Double
         /// How many exchanges may run at once, each for a different plugin.
         package var senders: Int
+        /// Checks a job just before it is sent: nil to send it, else why it is never sent (a file that is not
+        /// its owner's, or changed since it was queued; an owner no longer given that server).
+        package var vetting: (@Sendable (_ owner: String, _ request: OutboxRequest) -> String?)?
 
         package init(
             retryBaseSeconds: Double = Backoff.baseSeconds, limits: HTTPSender.Limits = HTTPSender.Limits(),
@@ -176,6 +179,12 @@ package final class OutboxWorker: @unchecked Sendable {
 
     private func handle(_ job: OutboxStore.Job, sender: HTTPSender) throws {
         let request = job.request
+        if let problem = configuration.vetting?(job.owner, request) {
+            logger.error("outbox: refused: \(request.loggable) of \(job.owner) is not sent: \(problem)")
+            try store.fail(job, error: "Not sent: \(problem).")
+            deliver(job)
+            return
+        }
         let host = URLComponents(string: request.url)?.host ?? ""
         guard configuration.isOnline(host) else {
             logger.debug("outbox: offline; \(request.loggable) waits")

@@ -150,6 +150,46 @@ package enum Refusal: Sendable, Hashable {
     case permission(PluginPermission)
     case server(String)
     case sandbox(SandboxRefusals)
+    /// A service asked to act beyond the plugin's grant on its behalf (a confused deputy).
+    case service(ServiceRefusal)
+}
+
+/// What the host's services refuse to do for a plugin that it could not do itself (docs/security.md, "What the
+/// services refuse"). The raw value names the phrase (`plugin.refused-<raw>`) and `plugins check`'s kind.
+package enum ServiceRefusal: String, Sendable, Hashable, CaseIterable {
+    /// Another feature's database or files: ATTACH, VACUUM INTO, a database or upload through a link.
+    case data
+    /// SQL only the host may run: a pragma that changes files or memory, an extension.
+    case statement
+    /// A statement past its time budget.
+    case long
+    /// A statement past its memory budget.
+    case memory
+    /// Reading another feature's settings or secrets.
+    case setting
+    /// Changing a setting outside its own namespace.
+    case change
+    /// Publishing an event outside its own names (`assist.*` is the host's).
+    case event
+    /// More commands than a feature may register.
+    case commands
+    /// An upload of a file that is not its own, or that changed into a link.
+    case upload
+
+    /// The log's words for it.
+    package var logLine: String {
+        switch self {
+        case .data: "another feature's data or a file outside its own (storage)"
+        case .statement: "a statement only the host may run (storage)"
+        case .long: "a statement past its time budget (storage)"
+        case .memory: "a statement past its memory budget (storage)"
+        case .setting: "another feature's settings"
+        case .change: "changing a setting outside its namespace"
+        case .event: "publishing an event that is not its own"
+        case .commands: "more commands than a feature may register"
+        case .upload: "uploading a file that is not its own"
+        }
+    }
 }
 
 /// What each plugin used and was refused since the host started, over all its loads: what
@@ -191,6 +231,7 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
     private let use: PermissionUse?
     private let lock = NSLock()
     private var told: Set<Refusal> = []
+    private var logged: [Refusal: Int] = [:]
 
     /// `tell` says a refusal to the user; it is called once for each, on the thread that was refused. `use`
     /// keeps what was used and refused.
@@ -241,13 +282,25 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
         use?.noteUsed(manifest.id, .network, server: host)
     }
 
-    /// Logs `refusal` and tells the user, the first time only.
-    package func refused(_ refusal: Refusal) {
+    /// Logs `refusal` and tells the user, the first time only. A service's refusal is logged each time (with
+    /// `detail`), up to 100 of each kind, then once that more are not logged.
+    package func refused(_ refusal: Refusal, detail: String? = nil) {
         use?.noteRefused(manifest.id, refusal)
-        let first = lock.withLock { told.insert(refusal).inserted }
-        guard first else { return }
-        logger.warning("refused: \(Self.logLine(refusal))")
-        tell(refusal)
+        let (first, count) = lock.withLock {
+            let first = told.insert(refusal).inserted
+            logged[refusal, default: 0] += 1
+            return (first, logged[refusal] ?? 0)
+        }
+        if case .service = refusal {
+            if count <= 100 {
+                logger.warning("refused: \(Self.logLine(refusal))\(detail.map { ": \($0)" } ?? "")")
+            } else if count == 101 {
+                logger.warning("refused: \(Self.logLine(refusal)); further refusals of this kind are not logged")
+            }
+        } else if first {
+            logger.warning("refused: \(Self.logLine(refusal))")
+        }
+        if first { tell(refusal) }
     }
 
     package static func logLine(_ refusal: Refusal) -> String {
@@ -263,6 +316,7 @@ package final class PermissionGate: @unchecked Sendable {  // because: `told` is
                 default: "a system call (the sandbox)"
                 }
             }.joined(separator: ", ")
+        case .service(let kind): kind.logLine
         }
     }
 }

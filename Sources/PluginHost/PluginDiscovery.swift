@@ -20,7 +20,30 @@ package enum PluginDiscovery {
             }
             records.append(record)
         }
+        refuseBorrowedNamespaces(records)
         return records
+    }
+
+    /// A plugin whose `settings_namespaces` names another plugin's namespace (its id's last part, or one that
+    /// an earlier plugin claims) is refused: it would read that feature's settings and secrets and change them.
+    static func refuseBorrowedNamespaces(_ records: [PluginRecord]) {
+        let usable = records.filter(\.isUsable)
+        var owner: [String: PluginRecord] = [:]
+        for record in usable { if let short = record.manifest?.shortName { owner[short] = owner[short] ?? record } }
+        for record in usable {
+            guard let manifest = record.manifest else { continue }
+            for namespace in manifest.writableNamespaces {
+                if let other = owner[namespace], other !== record, other.id != record.id {
+                    record.refuse(
+                        .manifestInvalid(
+                            record.manifestURL.path,
+                            "settings_namespaces names \"\(namespace)\", the settings of \(other.id); "
+                                + "a plugin keeps to its own namespace"))
+                    break
+                }
+                owner[namespace] = owner[namespace] ?? record
+            }
+        }
     }
 
     /// Checks one plugin without opening its library.

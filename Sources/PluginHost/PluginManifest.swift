@@ -91,8 +91,15 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         id.split(separator: ".").last.map(String.init) ?? id
     }
 
-    /// The settings namespaces this plugin may write.
-    package var writableNamespaces: [String] { settingsNamespaces ?? [shortName] }
+    /// The settings namespaces this plugin may write: `settings_namespaces`, else its short name, or, where
+    /// that is one of the host's (`org.example.camera`), its whole id with dashes (`org-example-camera`).
+    package var writableNamespaces: [String] {
+        if let settingsNamespaces { return settingsNamespaces }
+        if PublicSettings.reservedNamespaces.contains(shortName.lowercased()) {
+            return [id.replacingOccurrences(of: ".", with: "-")]
+        }
+        return [shortName]
+    }
 
     /// Required services, empty when none.
     package var requiredServices: [String] { services?.required ?? [] }
@@ -195,6 +202,13 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
             throw .manifestInvalid(path, "isolation must be process or in-process, not \"\(isolation)\"")
         }
         try validatePermissions(path: path)
+        for namespace in writableNamespaces where PublicSettings.reservedNamespaces.contains(namespace.lowercased()) {
+            let reserved = PublicSettings.reservedNamespaces.sorted().joined(separator: ", ")
+            throw .manifestInvalid(
+                path,
+                "its settings namespace \"\(namespace)\" is Assist's own (reserved: \(reserved)); "
+                    + "give settings_namespaces a name of the plugin's own")
+        }
         for (index, setting) in (userSettings ?? []).enumerated() {
             if let problem = setting.problem(namespaces: writableNamespaces) {
                 throw .manifestInvalid(path, "user setting \(index + 1): \(problem)")

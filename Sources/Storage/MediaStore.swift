@@ -9,13 +9,16 @@ package struct MediaStore: Sendable {
     package let media: URL
     /// Where files go that may be deleted to free space.
     package let cache: URL
-    /// The most bytes the plugin may keep in both folders.
+    /// The most bytes the plugin may keep in both folders and its databases.
     package let quotaBytes: Int64
+    /// The folder of the plugin's databases (`*.sqlite` and their journals), counted in the quota too.
+    package let databases: URL?
 
-    package init(media: URL, cache: URL, quotaBytes: Int64) {
+    package init(media: URL, cache: URL, quotaBytes: Int64, databases: URL? = nil) {
         self.media = media.standardizedFileURL
         self.cache = cache.standardizedFileURL
         self.quotaBytes = quotaBytes
+        self.databases = databases
     }
 
     /// Where the file `name` is (in media, or in the cache with `inCache`), after checking the name.
@@ -124,8 +127,22 @@ package struct MediaStore: Sendable {
         return names.sorted()
     }
 
-    /// Bytes used in media and the cache together.
-    package func usage() -> Int64 {
+    /// Bytes used in media, the cache and the databases together.
+    package func usage() -> Int64 { mediaUsage() + databaseUsage() }
+
+    /// Bytes of the databases and their journals (`<name>.sqlite`, `-wal`, `-shm`, `-journal`).
+    package func databaseUsage() -> Int64 {
+        guard let databases, let names = try? FileManager.default.contentsOfDirectory(atPath: databases.path) else {
+            return 0
+        }
+        return names.filter { $0.contains(".sqlite") }.reduce(0) { total, name in
+            var info = stat()
+            return total + (lstat(databases.appendingPathComponent(name).path, &info) == 0 ? Int64(info.st_size) : 0)
+        }
+    }
+
+    /// Bytes used in media and the cache.
+    package func mediaUsage() -> Int64 {
         [media, cache].reduce(0) { total, root in
             let files = FileManager.default.enumerator(
                 at: root, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])

@@ -14,8 +14,11 @@ package final class PluginDatabase: @unchecked Sendable {
     /// The file.
     package let url: URL
 
-    /// Opens (or creates) the database at `url`.
-    package init(url: URL) throws(StorageError) {
+    /// True when the connection runs a plugin's SQL inside its `Confinement`.
+    package let confined: Bool
+
+    /// Opens (or creates) the database at `url`; `confined`, for a plugin's SQL (its own file only, budgets).
+    package init(url: URL, confined confinement: Confinement? = nil) throws(StorageError) {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
@@ -28,9 +31,10 @@ package final class PluginDatabase: @unchecked Sendable {
         // and closing a database another connection here has open would let a second process's closing
         // connection think it was the last, fold the write-ahead log in and delete it under this one's feet
         // (a test then read three sent jobs back, none of their outcomes).
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor >= 0 { close(descriptor) }
-        connection = try SQLiteConnection(path: url.path)
+        connection = try SQLiteConnection(path: url.path, confined: confinement)
+        confined = confinement != nil
         self.url = url
     }
 
@@ -39,7 +43,35 @@ package final class PluginDatabase: @unchecked Sendable {
     package init(readingOnly url: URL) throws(StorageError) {
         guard FileManager.default.fileExists(atPath: url.path) else { throw .missing(url.path) }
         connection = try SQLiteConnection(path: url.path, readOnly: true)
+        confined = false
         self.url = url
+    }
+
+    /// Lets the database grow to about `bytes` (at least what it holds now): past it a write fails with
+    /// SQLite's "database or disk is full", which `isAtSizeLimit` tells from a full disk.
+    package func limitSize(toBytes bytes: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        let pages = connection.pages()
+        guard pages.size > 0 else { return }
+        let limit = max(pages.count, bytes / pages.size)
+        try? connection.hostStatement("PRAGMA max_page_count = \(max(1, limit))")
+    }
+
+    /// True when the database has reached the size `limitSize` gave it.
+    package var isAtSizeLimit: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let pages = connection.pages()
+        return pages.limit > 0 && pages.count + 2 >= pages.limit
+    }
+
+    /// The bytes of the database and its journals on disk.
+    package var bytesOnDisk: Int64 {
+        [url.path, url.path + "-wal", url.path + "-shm"].reduce(0) { total, path in
+            var info = stat()
+            return total + (lstat(path, &info) == 0 ? Int64(info.st_size) : 0)
+        }
     }
 
     /// Runs `sql` with `arguments` borrowed for the call, handing each result row (column names, values) to
@@ -89,7 +121,7 @@ package final class PluginDatabase: @unchecked Sendable {
     package func begin() throws(StorageError) {
         lock.lock()
         do {
-            try connection.execute(script: "BEGIN IMMEDIATE")
+            try connection.hostStatement("BEGIN IMMEDIATE")
             held += 1
         } catch {
             lock.unlock()
@@ -102,7 +134,7 @@ package final class PluginDatabase: @unchecked Sendable {
     package func commit() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
-        try connection.execute(script: "COMMIT")
+        try connection.hostStatement("COMMIT")
         release()
     }
 
@@ -110,7 +142,7 @@ package final class PluginDatabase: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         defer { release() }
-        try connection.execute(script: "ROLLBACK")
+        try connection.hostStatement("ROLLBACK")
     }
 
     /// The plugin that used this handle is gone (its helper process died, issue 17): a transaction it left
@@ -142,10 +174,10 @@ package final class PluginDatabase: @unchecked Sendable {
     package func transaction<Result>(_ body: () throws(StorageError) -> Result) throws(StorageError) -> Result {
         lock.lock()
         defer { lock.unlock() }
-        try connection.execute(script: "BEGIN IMMEDIATE")
+        try connection.hostStatement("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try connection.execute(script: "COMMIT")
+            try connection.hostStatement("COMMIT")
             return result
         } catch {
             try? connection.execute(script: "ROLLBACK")
@@ -169,7 +201,7 @@ package final class PluginDatabase: @unchecked Sendable {
     package func migrate(to version: Int, sql: String) throws(StorageError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        try connection.execute(script: "BEGIN IMMEDIATE")
+        try connection.hostStatement("BEGIN IMMEDIATE")
         do {
             var current = 0
             _ = try connection.execute("PRAGMA user_version", arguments: []) { _, values in
@@ -177,12 +209,12 @@ package final class PluginDatabase: @unchecked Sendable {
                 return false
             }
             guard current < version else {
-                try connection.execute(script: "COMMIT")
+                try connection.hostStatement("COMMIT")
                 return false
             }
             try connection.execute(script: sql)
-            try connection.execute(script: "PRAGMA user_version = \(version)")
-            try connection.execute(script: "COMMIT")
+            try connection.hostStatement("PRAGMA user_version = \(version)")
+            try connection.hostStatement("COMMIT")
             return true
         } catch {
             try? connection.execute(script: "ROLLBACK")

@@ -1,11 +1,16 @@
 /// Why a storage operation failed: a code, a sentence for the plugin (and the user where they must act), and
 /// the SQLite or system cause.
 package struct StorageError: Error, CustomStringConvertible, Sendable {
-    package enum Code: Hashable, Sendable { case sql, full, quota, badPath, missing, io }
+    package enum Code: Hashable, Sendable { case sql, full, quota, badPath, missing, io, refused, timeout }
+
+    /// What a plugin's SQL was refused: another file, a statement of the host's, or too much memory.
+    package enum Refused: String, Hashable, Sendable { case file, statement, memory }
 
     package let code: Code
     package let message: String
     package let cause: String?
+    /// For `.refused`, what kind.
+    package var refused: Refused?
     package var description: String { message }
 
     /// SQL that SQLite refused (malformed, a constraint, a missing table).
@@ -41,6 +46,23 @@ package struct StorageError: Error, CustomStringConvertible, Sendable {
     /// No such file.
     package static func missing(_ name: String) -> StorageError {
         StorageError(code: .missing, message: "There is no stored file called \(name).", cause: nil)
+    }
+
+    /// A plugin's SQL asked for what a feature may not have (docs/security.md).
+    package static func refused(_ kind: Refused, _ what: String, cause: String?) -> StorageError {
+        var error = StorageError(code: .refused, message: "Refused: \(what).", cause: cause)
+        error.refused = kind
+        return error
+    }
+
+    /// A statement ran past its time, or Assist is stopping.
+    package static func timeout(seconds: Double) -> StorageError {
+        StorageError(
+            code: .timeout,
+            message: seconds > 0
+                ? "A statement ran longer than \(String(format: "%g", seconds)) s and was stopped; nothing of it was kept."
+                : "Assist is stopping; the statement was not finished and nothing of it was kept.",
+            cause: nil)
     }
 
     /// A file system failure.

@@ -133,4 +133,5 @@ final class RecordingEvents: EventProviding {
     }
     func subscribe(prefix: String, _ handler: @escaping @Sendable (String, String) -> Void) -> UInt64 { 1 }
     func unsubscribe(_ id: UInt64) {}
+    func mayPublish(_ name: String) -> Bool { true }
 }

@@ -58,6 +58,7 @@ package struct PluginValidator {
                 case .permission(let permission): "\(permission.spoken), which was turned off"
                 case .server(let host): "sending to \(host), a server its manifest's network does not list"
                 case .sandbox: PermissionGate.logLine(refusal)
+                case .service(let kind): "\(kind.rawValue): \(kind.logLine)"
                 }
             }.sorted()
         }

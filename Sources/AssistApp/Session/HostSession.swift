@@ -9,6 +9,7 @@ import PluginHost
 import PluginPackage
 import Runtime
 import Speech
+import Storage
 
 /// Builds the host's services from the global options and passes them to the parts that need them.
 package final class HostSession: @unchecked Sendable {  // because: its mutable parts are used only on the main loop
@@ -277,7 +278,13 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     ) -> [SignalWatch.Token] {
         let loop = self.loop
         // In place when this returns: a stop sent at once is not lost (SignalWatch says why that matters).
-        return numbers.map { number in SignalWatch.watch(number) { loop.post(onSignal) } }
+        return numbers.map { number in
+            SignalWatch.watch(number) {
+                // A plugin's statement that holds the main loop ends at once, so the loop hears the stop.
+                if number == SIGTERM || number == SIGHUP { Confinement.stopAll() }
+                loop.post(onSignal)
+            }
+        }
     }
 
     /// The closest plugin ids to `id`, best first, for "did you mean".

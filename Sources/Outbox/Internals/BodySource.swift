@@ -31,9 +31,21 @@ final class BodySource {
                     offset += count
                     return count
                 }
-            case .file(let path, let size):
+            case .file(let path, let size, let identity):
                 if descriptor < 0 && offset == 0 {
-                    descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                    if let identity {
+                        switch PinnedFile.open(path) {
+                        case .failure(let error): return fail(path, error.reason)
+                        case .success(let opened):
+                            descriptor = opened
+                            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+                            guard PinnedFile.identity(of: descriptor) == identity else {
+                                return fail(path, PinnedFile.PinError.changed.reason)
+                            }
+                        }
+                    } else {
+                        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                    }
                     guard descriptor >= 0 else { return fail(path, String(cString: strerror(errno))) }
                     fileRemaining = size
                     offset = 1

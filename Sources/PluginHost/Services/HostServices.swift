@@ -81,13 +81,11 @@ package final class HostServices: @unchecked Sendable {  // because: its members
             share: FileManager.default.fileExists(atPath: ownShare.path)
                 ? ownShare : paths.share.appendingPathComponent(manifest.shortName))
         let dialogs = LocalDialogs(owner: manifest.id, interaction: interaction, loop: loop)
+        let firstParty = PluginSearchPath.isFirstParty(
+            manifest: directory.appendingPathComponent("manifest.json"), id: manifest.id, paths: paths)
         let permissions = PermissionGate(
             manifest: manifest,
-            granted: PermissionStore(data: paths.data).granted(
-                manifest,
-                firstParty: PluginSearchPath.isFirstParty(
-                    manifest: directory.appendingPathComponent("manifest.json"), id: manifest.id, paths: paths),
-                policy: policy),
+            granted: PermissionStore(data: paths.data).granted(manifest, firstParty: firstParty, policy: policy),
             logger: logger, use: permissionUse
         ) { [interaction, loop] refusal in
             let text = Self.refusalText(refusal, name: manifest.name, phrases: interaction.phrases)
@@ -103,7 +101,7 @@ package final class HostServices: @unchecked Sendable {  // because: its members
             clock: LocalClock(clock: clock, loop: loop),
             dialogs: dialogs,
             commands: LocalCommands(owner: manifest.id, interaction: interaction),
-            events: LocalEvents(bus: events),
+            events: LocalEvents(bus: events, owner: manifest.id, ownNamesOnly: !firstParty),
             settings: LocalSettings(store: settings, namespaces: manifest.writableNamespaces),
             speech: LocalSpeech(
                 engine: sound.speech, owner: nextOwnerNumber(), announcer: interaction.announcer,
@@ -134,6 +132,7 @@ package final class HostServices: @unchecked Sendable {  // because: its members
                     }
                 return phrases.text(key, ["name": name])
             }.joined(separator: " ")
+        case .service(let kind): return phrases.text("plugin.refused-\(kind.rawValue)", ["name": name])
         }
     }
 }

@@ -1,3 +1,4 @@
+import AssistCore
 import Foundation
 import Interaction
 import PluginAPI
@@ -10,6 +11,11 @@ extension ServiceTables {
         table.struct_size = UInt32(MemoryLayout<assist_events_service>.size)
         table.publish = { host, name, json in
             guard let context = PluginContext.from(host), let name else { return ASSIST_E_INVALID }
+            guard context.services.events.mayPublish(String(cString: name)) else {
+                context.services.permissions.refused(
+                    .service(.event), detail: "publishing \(PlainText.value(String(cString: name), limit: 80))")
+                return ASSIST_E_PERMISSION
+            }
             let payload = json.map { String(cString: $0) }
             guard context.services.events.publish(String(cString: name), json: payload) else {
                 context.misbehaving("events.publish: the payload of \(String(cString: name)) is not valid JSON")

@@ -9,10 +9,15 @@ import Runtime
 import Speech
 import Storage
 
+/// The most commands one plugin may register (`input.register_command`): more is `ASSIST_E_PERMISSION`.
+package let commandsPerPlugin = 200
+
 /// assist.input/1: the plugin's commands.
 package protocol CommandProviding: Sendable {
     /// Registers a command owned by the plugin. Main loop.
     func register(_ binding: CommandBinding) throws(RouterError)
+    /// How many commands the plugin has now. Main loop.
+    func count() -> Int
     /// Removes one of its commands. Main loop.
     func unregister(_ id: String)
     /// Removes all of them. Main loop.
@@ -34,6 +39,7 @@ struct LocalCommands: CommandProviding {
         owned.owner = owner
         try interaction.router.register(owned)
     }
+    func count() -> Int { interaction.router.count(owner: owner) }
     func unregister(_ id: String) { interaction.router.unregister(owner: owner, id: id) }
     func unregisterAll() { interaction.router.unregister(owner: owner) }
     func setChoices(phrase: String, prompt: String?, choices: [String]) throws(RouterError) {

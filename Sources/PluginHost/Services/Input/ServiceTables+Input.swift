@@ -29,6 +29,11 @@ extension ServiceTables {
                 phrases: phrase.map { [String(cString: $0)] } ?? [], scope: CommandScope(rawValue: scope) ?? .focused,
                 owner: context.id
             )
+            guard context.services.commands.count() < commandsPerPlugin else {
+                context.services.permissions.refused(
+                    .service(.commands), detail: "command \(commandsPerPlugin + 1) (\(binding.id))")
+                return ASSIST_E_PERMISSION
+            }
             do {
                 try context.services.commands.register(binding)
                 return ASSIST_OK

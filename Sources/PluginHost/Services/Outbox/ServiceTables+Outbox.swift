@@ -84,7 +84,9 @@ extension ServiceTables {
         case let error as StorageError:
             err?.pointee = strdup(error.message)
             context.services.storage.sayIfUserMustAct(error)
-            return error.code == .badPath ? ASSIST_E_PERMISSION : ASSIST_E_IO
+            guard error.code == .badPath else { return ASSIST_E_IO }
+            context.services.permissions.refused(.service(.upload), detail: error.message)
+            return ASSIST_E_PERMISSION
         default:
             err?.pointee = strdup("\(otherwise): \(error).")
             return ASSIST_E_IO
@@ -149,9 +151,17 @@ extension ServiceTables {
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw OutboxError.unreadableBody(path, cause: "it is missing")
         }
+        // Held to the file it is now: opened without following a link, a plain file; what is sent is that file.
+        let identity: String
+        switch PinnedFile.identity(file.path) {
+        case .success(let pinned): identity = pinned
+        case .failure(let problem):
+            context.logger.debug("outbox: \(path) is not uploaded: \(problem.reason)")
+            throw StorageError.badPath(path)
+        }
         return .file(
             String(cString: name), path: file.path, filename: text(part.filename) ?? file.lastPathComponent,
-            contentType: text(part.content_type) ?? "application/octet-stream")
+            contentType: text(part.content_type) ?? "application/octet-stream", identity: identity)
     }
 
     /// Calls the plugin's callback with C copies that live until it returns.

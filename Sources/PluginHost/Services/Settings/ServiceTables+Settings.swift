@@ -35,7 +35,14 @@ extension ServiceTables {
         _ host: UnsafePointer<assist_host>?, _ key: UnsafePointer<CChar>?, _ body: (SettingValue) -> assist_status
     ) -> assist_status {
         guard let context = PluginContext.from(host), let key else { return ASSIST_E_INVALID }
-        guard let value = context.services.settings.value(String(cString: key)) else { return ASSIST_E_NOT_FOUND }
+        let value: SettingValue?
+        do {
+            value = try context.services.settings.value(String(cString: key))
+        } catch {
+            context.services.permissions.refused(.service(.setting), detail: "reading \(String(cString: key))")
+            return ASSIST_E_PERMISSION
+        }
+        guard let value else { return ASSIST_E_NOT_FOUND }
         return body(value)
     }
 
@@ -62,7 +69,7 @@ extension ServiceTables {
             try context.services.settings.set(name, value)
             return ASSIST_OK
         } catch .outsideNamespace(let qualified) {
-            context.misbehaving("settings.set: \(qualified) is outside the plugin's namespaces")
+            context.services.permissions.refused(.service(.change), detail: "writing \(qualified)")
             return ASSIST_E_PERMISSION
         } catch .locked {
             return ASSIST_E_LOCKED

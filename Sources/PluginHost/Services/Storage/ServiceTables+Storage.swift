@@ -26,7 +26,7 @@ extension ServiceTables {
             // Text and blobs are bound straight from the plugin's memory: SQLite copies them during the call.
             let arguments = values.map { sqlArgument($0) }
             let target = UnsafeTransfer(value: (row, user))
-            return storageCall(context, err) {
+            return storageCall(context, err, database: database) {
                 let changed = try database.execute(
                     String(cString: sql), borrowing: arguments,
                     row: row == nil ? nil : { columns, values in deliverRow(columns, values, to: target) })
@@ -40,7 +40,9 @@ extension ServiceTables {
             guard let context = PluginContext.from(host), let database = context.database(pointer), let sql else {
                 return ASSIST_E_INVALID
             }
-            return storageCall(context, err) { try database.migrate(to: Int(version), sql: String(cString: sql)) }
+            return storageCall(context, err, database: database) {
+                try database.migrate(to: Int(version), sql: String(cString: sql))
+            }
         }
         table.media_create = { host, name, path, cap, err in
             mediaPath(host, name, path, cap, err) { try $0.create($1) }
@@ -68,23 +70,44 @@ extension ServiceTables {
         return allocate(table)
     }()
 
-    /// Runs a storage call, turning a `StorageError` into a status and an `*err` sentence.
+    /// Runs a storage call, turning a `StorageError` into a status and an `*err` sentence. With `database`, the
+    /// call may write: the database is first held inside what is left of the quota, and a write past it is the
+    /// quota's "full", not a full disk's.
     static func storageCall(
         _ context: PluginContext, _ err: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-        _ body: () throws -> Void
+        database: PluginDatabase? = nil, _ body: () throws -> Void
     ) -> assist_status {
+        let storage = context.services.storage
+        if let database { storage.holdToQuota(database, now: false) }
         do {
             try body()
             return ASSIST_OK
         } catch {
-            let error = error as? StorageError ?? .io("Storage", cause: "\(error)")
+            var error = error as? StorageError ?? .io("Storage", cause: "\(error)")
+            if error.code == .full, let database, database.isAtSizeLimit {
+                let store = storage.media
+                error = .quota(usedBytes: store.usage(), limitBytes: store.quotaBytes)
+                storage.holdToQuota(database, now: true)
+            }
             err?.pointee = strdup(error.message)
             context.logger.debug("storage: \(error.message)")
-            context.services.storage.sayIfUserMustAct(error)
+            storage.sayIfUserMustAct(error)
             switch error.code {
             case .sql: return ASSIST_E_INVALID
             case .badPath: return ASSIST_E_PERMISSION
             case .missing: return ASSIST_E_NOT_FOUND
+            case .refused:
+                let kind: ServiceRefusal =
+                    switch error.refused {
+                    case .file: .data
+                    case .memory: .memory
+                    default: .statement
+                    }
+                context.services.permissions.refused(.service(kind), detail: error.message)
+                return kind == .memory ? ASSIST_E_NOMEM : ASSIST_E_PERMISSION
+            case .timeout:
+                context.services.permissions.refused(.service(.long), detail: error.message)
+                return ASSIST_E_TIMEOUT
             default: return ASSIST_E_IO
             }
         }

@@ -11,8 +11,10 @@ import Storage
 
 /// assist.storage/1: the plugin's databases and media files.
 package protocol StorageProviding: Sendable {
-    /// Opens (once) the database `name` in the plugin's data folder. Any thread.
+    /// Opens (once) the database `name` in the plugin's data folder, confined. Any thread.
     func openDatabase(_ name: String) throws(StorageError) -> PluginDatabase
+    /// Keeps `database` inside what is left of the quota; `now` sets it again at once. Any thread.
+    func holdToQuota(_ database: PluginDatabase, now: Bool)
     /// The plugin's media store (`<data>/media`, its cache, its quota). Any thread.
     var media: MediaStore { get }
     /// Says a full disk or a full quota aloud, naming the feature, at most once a minute for each; other
@@ -29,6 +31,8 @@ final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `
     private let lock = NSLock()
     private var databases: [String: PluginDatabase] = [:]
     private var lastSaid: [StorageError.Code: Double] = [:]
+    /// When each database's size limit was last set from the quota (`systemUptime`).
+    private var limited: [String: Double] = [:]
 
     init(folders: PluginFolders, settings: SettingsStore, dialogs: any DialogProviding, featureName: String) {
         self.folders = folders
@@ -48,18 +52,48 @@ final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `
         do { try AssistPaths.ensurePrivateDirectory(folders.data) } catch {
             throw .io("Creating \(folders.data.path)", cause: error.localizedDescription)
         }
-        let database = try PluginDatabase(url: folders.data.appendingPathComponent("\(name).sqlite"))
+        let database = try PluginDatabase(
+            url: folders.data.appendingPathComponent("\(name).sqlite"), confined: confinement)
         databases[name] = database
+        limited[name] = nil
         return database
     }
 
-    /// `<data>/media`, cache `<cache>`, quota from `storage.quota-mb` (default 4096 MB).
+    /// What a plugin's SQL keeps to: `storage.statement-seconds` (default 5) and `storage.memory-mb` (256).
+    var confinement: Confinement {
+        var confinement = Confinement()
+        if let seconds = settings.value("storage.statement-seconds")?.number, seconds > 0 {
+            confinement.statementSeconds = min(seconds, 600)
+        }
+        if let megabytes = settings.value("storage.memory-mb")?.integer, megabytes > 0 {
+            confinement.memoryBytes = min(megabytes, 65_536) << 20
+        }
+        return confinement
+    }
+
+    /// Lets `database` grow only into what is left of the quota (media and the other databases counted), set
+    /// again at most every 2 s, and at once with `now`.
+    func holdToQuota(_ database: PluginDatabase, now: Bool = false) {
+        let name = database.url.deletingPathExtension().lastPathComponent
+        let time = ProcessInfo.processInfo.systemUptime
+        let due = lock.withLock {
+            if !now, let last = limited[name], time - last < 2 { return false }
+            limited[name] = time
+            return true
+        }
+        guard due else { return }
+        let store = media
+        database.limitSize(toBytes: store.quotaBytes - store.usage() + database.bytesOnDisk)
+    }
+
+    /// `<data>/media`, cache `<cache>`, quota from `storage.quota-mb` (default 4096 MB) over them and the
+    /// databases.
     var media: MediaStore {
         var megabytes: Int64 = 4_096
         if let configured = settings.value("storage.quota-mb")?.integer, configured > 0 { megabytes = configured }
         return MediaStore(
             media: folders.data.appendingPathComponent("media"), cache: folders.cache,
-            quotaBytes: megabytes * 1_048_576)
+            quotaBytes: megabytes * 1_048_576, databases: folders.data)
     }
 
     func sayIfUserMustAct(_ error: StorageError) {
