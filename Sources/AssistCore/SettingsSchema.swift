@@ -72,6 +72,8 @@ package enum SettingsSchema {
         "outbox.stall-seconds": .wholeNumber(1...86_400),
         "outbox.connect-seconds": .number(0.1...600),
         "storage.quota-mb": .wholeNumber(1...100_000_000),
+        "storage.statement-seconds": .number(0.1...600),
+        "storage.memory-mb": .wholeNumber(16...65_536),
         "voice.mode": .oneOf(["push-to-talk", "wake-word", "always", "off"]),
         "voice.headphones": .flag,
         "voice.echo-cancel": .oneOf(["on", "off", "headphones"]),

@@ -41,8 +41,8 @@ package struct OutboxRequest: Codable, Equatable, Sendable {
         package var path: String?
         package var filename: String?
         package var contentType: String?
-        /// The file's device and inode ("dev:ino") as it was opened when the job was queued: what is sent is
-        /// that file, opened without following a link, or nothing (`PinnedFile`).
+        /// The file's device, inode, size and time of change as it was opened when the job was queued: what is
+        /// sent is that file as it was, opened without following a link, or nothing (`PinnedFile`).
         package var identity: String?
 
         package static func field(_ name: String, _ value: String) -> Part {

@@ -18,11 +18,12 @@ package enum PinnedFile {
         return .success(descriptor)
     }
 
-    /// "dev:ino" of an open file.
+    /// "dev:ino:size:mtime" of an open file: the same file, unchanged since (an inode number alone is given
+    /// again to the next file made).
     package static func identity(of descriptor: Int32) -> String? {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
-        return "\(info.st_dev):\(info.st_ino)"
+        return "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
 
     /// The identity of the plain file at `path`, opened without following a link.
@@ -52,7 +53,7 @@ package enum PinnedFile {
             case .link: "it is a link"
             case .notAFile: "it is not a plain file"
             case .unreadable(let why): why
-            case .changed: "it was replaced after it was queued"
+            case .changed: "it was replaced or changed after it was queued"
             case .notPinned: "it was not queued by Assist's outbox service"
             case .outside: "it is not in its feature's own folders"
             }
