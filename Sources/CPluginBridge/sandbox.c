@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <pthread.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -184,6 +185,44 @@ static int trap(scmp_filter_ctx ctx, int nr, uint8_t kind, unsigned count, const
     return rc == -EEXIST ? 0 : rc;
 }
 
+/* Starting another program is answered EPERM whatever the caller's signal mask: glibc's posix_spawn (behind
+   system() and popen()) blocks every signal first, and a trap the process cannot take kills it. The kernel hands
+   each such call to a listener thread of the helper's own (SECCOMP_RET_USER_NOTIF), which counts its kind and
+   answers EPERM; without that (libseccomp or kernel too old) the filter answers EPERM itself, uncounted. */
+static bool notify_supported;
+
+static void *answer_refused(void *argument) {
+    int fd = (int)(intptr_t)argument;
+    struct seccomp_notif *request = NULL;
+    struct seccomp_notif_resp *response = NULL;
+    if (seccomp_notify_alloc(&request, &response) != 0) return NULL;
+    for (;;) {
+        memset(request, 0, sizeof *request);
+        if (seccomp_notify_receive(fd, request) != 0) {
+            if (errno == EINTR || errno == ENOENT) continue;
+            break;
+        }
+        int nr = request->data.nr;
+        uint32_t kind = nr >= 0 && nr < (int)sizeof kind_of && kind_of[nr] ? kind_of[nr] : ASSIST_SANDBOX_DENIED_PROGRAM;
+        __atomic_or_fetch(&denied_kinds, kind, __ATOMIC_RELAXED);
+        memset(response, 0, sizeof *response);
+        response->id = request->id;
+        response->error = -EPERM;
+        (void)seccomp_notify_respond(fd, response);
+    }
+    seccomp_notify_free(request, response);
+    return NULL;
+}
+
+static int refuse_program(scmp_filter_ctx ctx, int nr, unsigned count, const struct scmp_arg_cmp *cmp) {
+    if (nr < 0) return 0;
+    if (nr < (int)sizeof kind_of) kind_of[nr] = ASSIST_SANDBOX_DENIED_PROGRAM;
+    int rc = seccomp_rule_add_array(ctx, notify_supported ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM), nr, count, cmp);
+    return rc == -EEXIST ? 0 : rc;
+}
+
+#define REFUSE_PROGRAM(name) failed |= refuse_program(ctx, SCMP_SYS(name), 0, NULL) != 0
+
 #define TRAP(name, kind) failed |= trap(ctx, SCMP_SYS(name), kind, 0, NULL) != 0
 #define TRAP_IF(name, kind, ...)                                                                                  \
     do {                                                                                                          \
@@ -216,11 +255,15 @@ static bool seccomp_filter(char *why, size_t cap) {
     TRAP(accept4, ASSIST_SANDBOX_DENIED_NETWORK);
     /* Other programs: threads only. clone3's flags are out of reach in memory, so it is "not here" and the C
        library falls back to clone, whose flags are read. */
-    TRAP(execve, ASSIST_SANDBOX_DENIED_PROGRAM);
-    TRAP(execveat, ASSIST_SANDBOX_DENIED_PROGRAM);
-    TRAP(fork, ASSIST_SANDBOX_DENIED_PROGRAM);
-    TRAP(vfork, ASSIST_SANDBOX_DENIED_PROGRAM);
-    TRAP_IF(clone, ASSIST_SANDBOX_DENIED_PROGRAM, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    notify_supported = seccomp_api_get() >= 6;
+    REFUSE_PROGRAM(execve);
+    REFUSE_PROGRAM(execveat);
+    REFUSE_PROGRAM(fork);
+    REFUSE_PROGRAM(vfork);
+    {
+        struct scmp_arg_cmp not_thread[] = {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)};
+        failed |= refuse_program(ctx, SCMP_SYS(clone), 1, not_thread) != 0;
+    }
     failed |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) != 0;
     /* Other processes: their memory, signals and limits. */
     TRAP(ptrace, ASSIST_SANDBOX_DENIED_PROCESS);
@@ -252,7 +295,20 @@ static bool seccomp_filter(char *why, size_t cap) {
     TRAP_IF(ioctl, ASSIST_SANDBOX_DENIED_SYSTEM, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
     TRAP_IF(ioctl, ASSIST_SANDBOX_DENIED_SYSTEM, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
     int rc = failed ? -EINVAL : seccomp_load(ctx);
+    int listener = rc == 0 && notify_supported ? seccomp_notify_fd(ctx) : -1;
     seccomp_release(ctx);
+    if (listener >= 0) {
+        /* Started inside the filter, like every thread from now on. */
+        pthread_t thread;
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&thread, &attributes, answer_refused, (void *)(intptr_t)listener) != 0) {
+            /* No listener: those calls then fail with ENOSYS, refused all the same. */
+            close(listener);
+        }
+        pthread_attr_destroy(&attributes);
+    }
     if (rc != 0) {
         snprintf(why, cap, "the seccomp filter was not loaded (%s)", strerror(-rc));
         return false;

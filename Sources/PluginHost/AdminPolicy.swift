@@ -41,6 +41,13 @@ package struct AdminPluginPolicy: Sendable, Equatable {
     /// Reads every `*.toml` in `folder` (none: no rules).
     package static func load(folder: URL = folder()) -> AdminPluginPolicy {
         var policy = AdminPluginPolicy()
+        // A folder others may write lets them add a rules file of their own (or replace one): refused whole.
+        var folderStatus = stat()
+        if stat(folder.path, &folderStatus) == 0, folderStatus.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            policy.files.append(folder.path)
+            policy.problem = "the plugin policy folder \(folder.path) may be changed by others than its owner (chmod go-w \(folder.path))"
+            return policy
+        }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             .filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted()
         for name in names {
@@ -95,24 +102,32 @@ package struct AdminPluginPolicy: Sendable, Equatable {
 
     /// True when `pattern` names `id`: the same id, or a prefix ending in `*`.
     static func matches(_ pattern: String, _ id: String) -> Bool {
-        pattern.hasSuffix("*") ? id.hasPrefix(pattern.dropLast()) : pattern == id
+        // Ids are lower case (the manifest's rule); a rule written in capitals still names them.
+        let pattern = pattern.lowercased()
+        let id = id.lowercased()
+        return pattern.hasSuffix("*") ? id.hasPrefix(pattern.dropLast()) : pattern == id
     }
 
     /// Why the admin does not let the plugin `id` run (nil: it may). `publisher` gives its trusted publisher
     /// (asked only when a rule names publishers).
-    package func refusal(id: String, publisher: () -> String?, firstParty: Bool) -> String? {
+    /// `author` is what the manifest says of itself: `deny-publishers` refuses it too, signed or not (stripping
+    /// a signature must not get a denied publisher's package in).
+    package func refusal(id: String, publisher: () -> String?, author: String? = nil, firstParty: Bool) -> String? {
         if deny.contains(where: { Self.matches($0, id) }) {
             return "your administrator does not allow it on this computer (\(location))"
         }
         guard !firstParty else { return nil }
         if let problem { return "\(problem); until it is mended, only Assist's own features run" }
         let named = denyPublishers.isEmpty && allowPublishers.isEmpty ? nil : publisher()
-        if let publisher = named, denyPublishers.contains(publisher) {
-            return "your administrator does not allow plugins from \(publisher) (\(location))"
+        let denied = Set(denyPublishers.map { $0.lowercased() })
+        for name in [named, author].compactMap({ $0 }) where denied.contains(name.lowercased()) {
+            return "your administrator does not allow plugins from \(name) (\(location))"
         }
         guard !allow.isEmpty || !allowPublishers.isEmpty else { return nil }
         if allow.contains(where: { Self.matches($0, id) }) { return nil }
-        if let publisher = named, allowPublishers.contains(publisher) { return nil }
+        if let publisher = named, allowPublishers.contains(where: { $0.lowercased() == publisher.lowercased() }) {
+            return nil
+        }
         return "your administrator allows only the plugins they chose, and not this one (\(location))"
     }
 

@@ -107,7 +107,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
                 record.refuse(.disabled(reason))
                 notAdmitted.insert(record.id)
             } else if let reason = configuration.policy.refusal(
-                id: record.id, publisher: { configuration.publisher?(record) },
+                id: record.id, publisher: { configuration.publisher?(record) }, author: record.manifest?.author,
                 firstParty: PluginSearchPath.isFirstParty(
                     manifest: record.manifestURL, id: record.id, paths: configuration.paths))
             {

@@ -94,7 +94,9 @@ struct DeputyTests {
 
     @Test(arguments: [false, true])
     func everyRequestBeyondTheGrantIsRefusedAndNothingLeaves(inProcess: Bool) throws {
-        try build()
+        // In a helper, glibc's system() too: refused with EPERM, said, and the plugin goes on.
+        let trySystem = !inProcess && KernelSandbox.isFull
+        try build(extra: trySystem ? ["TRY_SYSTEM"] : [])
         let run = try assist(["run", id], inProcess: inProcess)
         let lines = run.lines
         #expect(run.status == 0, "the host lives: \(run.standardError)")
@@ -118,6 +120,11 @@ struct DeputyTests {
             #expect(Self.outcome(lines, attack) == status, "\(attack): \(lines)\n\(run.standardError)")
         }
         #expect(lines.contains("commands added: 200"), "\(lines)")
+        if trySystem {
+            #expect(lines.contains("system: refused"), "\(lines)\n\(run.standardError)")
+            #expect(lines.filter { $0 == "Deputy tried to start another program. Refused." }.count == 1, "\(lines)")
+            #expect(!FileManager.default.fileExists(atPath: escape.path + ".ran"))
+        }
         // In Assist's own process nothing stops the plugin making its links: the services must refuse them.
         if inProcess {
             #expect(Self.outcome(lines, "open link") == "ASSIST_E_PERMISSION", "\(lines)")

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct state {
@@ -172,6 +173,17 @@ static assist_status start(assist_plugin *p, int32_t argc, const char *const *ar
     event_attacks(s);
     command_attacks(s);
     upload_attacks(s);
+#ifdef TRY_SYSTEM
+    {
+        /* glibc's system() blocks every signal before it spawns: the sandbox must answer it, not kill it. */
+        char command[1200];
+        snprintf(command, sizeof command, "echo escaped > '%s.ran'", ESCAPE_FILE);
+        int status = system(command);
+        /* -1, or the shell's "could not be run" (127) when posix_spawn is refused. */
+        bool refused = status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 127);
+        s->dialog->say(s->host, refused ? "system: refused" : "system: ran", ASSIST_PRIORITY_MESSAGE);
+    }
+#endif
     s->dialog->say(s->host, "deputy done", ASSIST_PRIORITY_MESSAGE);
     s->session->finish(s->host, ASSIST_OK);
     return ASSIST_OK;

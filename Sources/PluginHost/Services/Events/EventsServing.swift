@@ -13,8 +13,9 @@ import Storage
 package protocol EventProviding: Sendable {
     /// Publishes an event; false when `json` is not valid JSON. Any thread.
     func publish(_ name: String, json: String?) -> Bool
-    /// True when the plugin may publish `name`: Assist's own features any name, another plugin only its own
-    /// (`<id>.…` or `plugin.<id>.…`); `assist.*` is the host's. Any thread.
+    /// True when the plugin may publish `name`: Assist's own features any name; another plugin its own
+    /// (`<id>.…`, `plugin.<id>.…`) and shared names, never `assist.*` (the host's) or `plugin.<another id>.…`.
+    /// Any thread.
     func mayPublish(_ name: String) -> Bool
     /// Calls `handler` on the main loop for each event whose name starts with `prefix`. Main loop.
     func subscribe(prefix: String, _ handler: @escaping @Sendable (String, String) -> Void) -> UInt64
@@ -31,7 +32,10 @@ struct LocalEvents: EventProviding {
         guard ownNamesOnly else { return true }
         let own = owner.lowercased()
         let lowered = name.lowercased()
-        return lowered.hasPrefix(own + ".") || lowered.hasPrefix("plugin.\(own).")
+        if lowered.hasPrefix(own + ".") || lowered.hasPrefix("plugin.\(own).") { return true }
+        // The host's names, and another plugin's own, are not its to send; shared buses (AWARE's
+        // `com.awareframework.…` commands, which other plugins are meant to post) are.
+        return !lowered.hasPrefix("assist.") && !lowered.hasPrefix("plugin.") && lowered != "assist"
     }
 
     func publish(_ name: String, json: String?) -> Bool { bus.publish(name, json: json) }
