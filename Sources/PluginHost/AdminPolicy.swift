@@ -45,7 +45,9 @@ package struct AdminPluginPolicy: Sendable, Equatable {
         var folderStatus = stat()
         if stat(folder.path, &folderStatus) == 0, folderStatus.st_mode & (S_IWGRP | S_IWOTH) != 0 {
             policy.files.append(folder.path)
-            policy.problem = "the plugin policy folder \(folder.path) may be changed by others than its owner (chmod go-w \(folder.path))"
+            policy.problem =
+                "the plugin policy folder \(folder.path) may be changed by others than its owner "
+                + "(chmod go-w \(folder.path))"
             return policy
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])

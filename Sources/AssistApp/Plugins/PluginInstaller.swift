@@ -67,7 +67,8 @@ package struct PluginInstaller {
         let (vouched, publisher) = try provenance(contents, title: title)
         let policy = AdminPluginPolicy.load()
         if let reason = policy.refusal(
-            id: manifest.id, publisher: { publisher }, author: manifest.author, firstParty: false) {
+            id: manifest.id, publisher: { publisher }, author: manifest.author, firstParty: false)
+        {
             throw InstallRefusal(message: "\(title) cannot be installed: \(reason). Nothing was installed.")
         }
         let withheld = PluginPermission.allCases.filter {
