@@ -60,9 +60,14 @@ final class SQLiteConnection {
 
     /// Runs the host's own statement (BEGIN, COMMIT, a pragma the plugin may not run) past the authorizer.
     func hostStatement(_ script: String) throws(StorageError) {
+        try asHost { () throws(StorageError) in try execute(script: script) }
+    }
+
+    /// Runs `body` with the authorizer standing aside: the host's own statements, never a plugin's.
+    func asHost<Result>(_ body: () throws(StorageError) -> Result) throws(StorageError) -> Result {
         guardian?.pointee.host_call = 1
         defer { guardian?.pointee.host_call = 0 }
-        try execute(script: script)
+        return try body()
     }
 
     /// Runs several statements without parameters or results. Wraps `sqlite3_exec`.
@@ -190,11 +195,11 @@ extension SQLiteConnection {
     func pages() -> (count: Int64, limit: Int64, size: Int64) {
         func number(_ pragma: String) -> Int64 {
             var value: Int64 = 0
-            guardian?.pointee.host_call = 1
-            defer { guardian?.pointee.host_call = 0 }
-            _ = try? execute(pragma, arguments: []) { _, values in
-                if case .integer(let read) = values.first { value = read }
-                return false
+            _ = try? asHost { () throws(StorageError) in
+                try execute(pragma, arguments: []) { _, values in
+                    if case .integer(let read) = values.first { value = read }
+                    return false
+                }
             }
             return value
         }
