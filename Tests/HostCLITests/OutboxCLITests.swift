@@ -10,7 +10,10 @@ import Testing
 struct OutboxCLITests {
     @Test func anUploadCutByKillNineCompletesExactlyOnceAfterARestart() throws {
         let data = try TemporaryDirectory("assist-outbox-kill")
-        let clip = data.path("clip.bin")
+        // A plugin's upload names a file in its own data folder; the outbox refuses any other.
+        let folder = data.path("plugins/org.test.videos")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let clip = folder.appendingPathComponent("clip.bin")
         try Data((0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: clip)
         // The first attempt is read slowly enough (8 MB at 1 MB/s) that a busy machine still kills it mid-way;
         // the attempt after the restart is read at full speed.
