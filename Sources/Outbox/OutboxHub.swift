@@ -200,8 +200,8 @@ package final class OutboxHub: @unchecked Sendable {
     package func forget(owner: String) { handlers[owner] = nil }
 
     /// Asked before each job is sent: nil when `owner` may still send to `url` (its permission and its
-    /// manifest's servers, checked again), else why not. Unset, only the files are checked. Set before the
-    /// outbox starts.
+    /// manifest's servers, checked again), else why the job waits (OutboxWorker.Configuration.holding). Unset,
+    /// only the files are checked. Set before the outbox starts.
     nonisolated(unsafe) package var permits: (@Sendable (_ owner: String, _ url: String) -> String?)?
 
     private func configuration() -> OutboxWorker.Configuration {
@@ -213,8 +213,9 @@ package final class OutboxHub: @unchecked Sendable {
                 paths.data.appendingPathComponent("plugins").appendingPathComponent(owner),
                 paths.cache.appendingPathComponent("plugins").appendingPathComponent(owner),
             ]
-            return PinnedFile.problem(in: request, roots: roots) ?? permits?(owner, request.url)
+            return PinnedFile.problem(in: request, roots: roots)
         }
+        if let permits { configuration.holding = { owner, request in permits(owner, request.url) } }
         if let base = settings.value("outbox.retry-base-seconds")?.number, base > 0 {
             configuration.retryBaseSeconds = base
         }

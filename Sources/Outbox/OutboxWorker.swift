@@ -21,6 +21,11 @@ package final class OutboxWorker: @unchecked Sendable {
         /// Checks a job just before it is sent: nil to send it, else why it is never sent (a file that is not
         /// its owner's, or changed since it was queued; an owner no longer given that server).
         package var vetting: (@Sendable (_ owner: String, _ request: OutboxRequest) -> String?)?
+        /// Checks a job after `vetting`: nil to send it, else why it waits (its owner's network permission or
+        /// that server is not given now). A held job spends no attempt and is looked at again every
+        /// `heldPollSeconds`, so giving the permission back sends it and nothing queued is lost.
+        package var holding: (@Sendable (_ owner: String, _ request: OutboxRequest) -> String?)?
+        package var heldPollSeconds: Double = 60
 
         package init(
             retryBaseSeconds: Double = Backoff.baseSeconds, limits: HTTPSender.Limits = HTTPSender.Limits(),
@@ -48,6 +53,8 @@ package final class OutboxWorker: @unchecked Sendable {
     /// Senders looking for or sending a job.
     private var busy = 0
     private var started = false
+    /// The held jobs already logged as a warning (later looks are debug lines).
+    private var heldLogged = Set<Int64>()
     /// When jobs left in flight by a sender that has gone were last looked for (`OutboxStore.recover`): at the
     /// start, then at least every `recoverySeconds`, so an `assist outbox send` killed mid-upload does not hold
     /// up that plugin's uploads in a host that keeps running.
@@ -183,6 +190,13 @@ package final class OutboxWorker: @unchecked Sendable {
             logger.error("outbox: refused: \(request.loggable) of \(job.owner) is not sent: \(problem)")
             try store.fail(job, error: "Not sent: \(problem).")
             deliver(job)
+            return
+        }
+        if let reason = configuration.holding?(job.owner, request) {
+            let first = condition.withLock { heldLogged.insert(job.id).inserted }
+            let line: Logger.Message = "outbox: \(request.loggable) of \(job.owner) waits: \(reason)"
+            if first { logger.warning(line) } else { logger.debug(line) }
+            try store.postpone(job, until: Date().timeIntervalSince1970 + configuration.heldPollSeconds)
             return
         }
         let host = URLComponents(string: request.url)?.host ?? ""

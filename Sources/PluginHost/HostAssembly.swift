@@ -125,6 +125,32 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         // Names only: the records hold the plugins' contexts, whose services hold the outbox, which holds this
         // closure.
         let names = Dictionary(records.map { ($0.id, $0.manifest?.name ?? $0.id) }) { first, _ in first }
+        // Each job's owner is asked again when it is sent: a permission turned off, an admin who no longer lets
+        // plugins have the network, or an update whose manifest dropped that server holds its jobs (kept, not
+        // sent, not given up). A job whose plugin is no longer installed was checked when it was queued.
+        let grants = Dictionary(
+            records.compactMap { record in
+                record.manifest.map {
+                    (
+                        record.id,
+                        (
+                            $0,
+                            PluginSearchPath.isFirstParty(
+                                manifest: record.manifestURL, id: record.id, paths: configuration.paths)
+                        )
+                    )
+                }
+            }
+        ) { first, _ in first }
+        let (permissionStore, policy) = (PermissionStore(data: configuration.paths.data), configuration.policy)
+        services.outbox.permits = { owner, url in
+            guard let (manifest, firstParty) = grants[owner] else { return nil }
+            guard permissionStore.granted(manifest, firstParty: firstParty, policy: policy).contains(.network) else {
+                return "\(manifest.name) is not given the network now"
+            }
+            let host = URLComponents(string: url)?.host ?? ""
+            return manifest.mayReach(host) ? nil : "\(manifest.name) may not send to \(host) now"
+        }
         services.outbox.onDamaged = { text in
             loop.isOnLoop
                 ? announcer.say(text, priority: .important) : loop.post { announcer.say(text, priority: .important) }

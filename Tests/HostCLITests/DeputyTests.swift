@@ -1,5 +1,6 @@
 import Foundation
 import HostTesting
+import Outbox
 import Testing
 
 /// A stranger's plugin asks the host's services to do for it what its sandbox forbids (issue 68, docs/security.md
@@ -173,6 +174,38 @@ struct DeputyTests {
                 data.appendingPathComponent("plugins/\(id)/own.sqlite").path,
             ])
         #expect(check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "still kept")
+    }
+
+    /// The permission is asked again when a job is sent: with the network turned off after the upload was
+    /// queued it waits (nothing reaches the server, nothing is given up), and goes once it is given back.
+    @Test func aQueuedUploadWaitsWhileItsNetworkPermissionIsOff() throws {
+        try build()
+        let own = data.appendingPathComponent("plugins/\(id)")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        try Data("clip".utf8).write(to: own.appendingPathComponent("clip.bin"))
+        let store = try OutboxStore(url: data.appendingPathComponent("outbox.sqlite"))
+        _ = try store.enqueue(
+            owner: id,
+            request: OutboxRequest(
+                method: "POST", url: server.baseURL + "/upload",
+                body: .multipart(
+                    boundary: "b",
+                    parts: [
+                        .file(
+                            "file", path: own.appendingPathComponent("clip.bin").path, filename: "clip.bin",
+                            contentType: "x/y")
+                    ])))
+        let off = try assist(["plugins", "permissions", id, "--network", "off"])
+        #expect(off.status == 0, "\(off)")
+        let held = try assist(["outbox", "send", "--timeout", "10"])
+        #expect(held.lines.contains("1 uploads still wait; 'assist outbox' lists them."), "\(held)")
+        #expect(held.standardError.contains("waits: Deputy is not given the network now"), "\(held.standardError)")
+        #expect(server.requests.isEmpty)
+        #expect(try store.outcomes(owner: id).isEmpty, "not given up")
+        #expect(try assist(["plugins", "permissions", id, "--network", "on"]).status == 0)
+        let sent = try assist(["outbox", "send", "--now", "--timeout", "20"])
+        #expect(sent.lines.contains("Everything was sent."), "\(sent)")
+        #expect(server.requests.count == 1)
     }
 
     /// A statement with a long budget holds the main loop; SIGTERM still ends Assist at once.

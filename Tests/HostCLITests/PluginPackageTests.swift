@@ -126,7 +126,7 @@ struct PluginPackageTests {
         #expect(declined.status == 1)
         #expect(
             declined.lines.first
-                == "Install Counter 1.0.0 by Example Ltd for you? It is not signed, so nobody vouches for who made it. It asks for the camera and the microphone. Y or N."
+                == "Install Counter 1.0.0 for you? It is unsigned, so nobody vouches for who made it. It says it is made by Example Ltd; nobody has vouched for that. It asks for the camera and the microphone. Y or N."
         )
         #expect(declined.standardError.contains("Nothing was installed."))
         #expect(!FileManager.default.fileExists(atPath: fixture.installed.path))
@@ -152,28 +152,39 @@ struct PluginPackageTests {
         try FileManager.default.createDirectory(
             at: saved.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("42".utf8).write(to: saved)
-        let newer = try fixture.pack(try fixture.plugin(version: "1.1.0", extra: ["author": "Example Ltd"]))
+        let newer = try fixture.pack(
+            try fixture.plugin(
+                version: "1.1.0", extra: ["author": "Example Ltd", "settings_namespaces": ["counter", "tally"]]))
         let elsewhere = try fixture.assist(["plugins", "update", newer.path, "--system"], input: "y\n")
         #expect(elsewhere.status == 1 && elsewhere.standardError.contains("is already installed (user)"))
         let updated = try fixture.assist(["plugins", "update", newer.path], input: "y\n")
         #expect(updated.status == 0, "\(updated.standardError)")
         #expect(
             updated.lines.first
-                == "Update Counter from 1.0.0 to 1.1.0 by Example Ltd? It is not signed, so nobody vouches for who made it. It asks for no camera, microphone or network. Its data is kept. Y or N."
+                == "Update Counter from 1.0.0 to 1.1.0? It is unsigned, so nobody vouches for who made it. It says it is made by Example Ltd; nobody has vouched for that. It asks for no camera, microphone or network. It keeps settings under “counter” and “tally”. Its data is kept. Y or N."
         )
         #expect(updated.lines.contains("Counter is now version 1.1.0 (it was 1.0.0); its data is kept."))
         #expect(try fixture.listed()?.hasPrefix("org.example.counter 1.1.0, Counter, available; user") == true)
         #expect(FileManager.default.fileExists(atPath: saved.path))
         #expect(try fixture.runs())
 
-        let back = try fixture.assist(["plugins", "install", first.path], input: "n\n")
+        // An older version over a newer one is refused, whatever the answer, unless --allow-downgrade.
+        let refused = try fixture.assist(["plugins", "install", first.path, "--yes"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardError.contains(
+                "Counter 1.1.0 is installed, and 1.0.0 is older: an older version may not read what the newer one saved"
+            ) && refused.standardError.contains("run assist plugins install --allow-downgrade \(first.path)"),
+            "\(refused)")
+        #expect(try fixture.listed()?.hasPrefix("org.example.counter 1.1.0,") == true)
+        let back = try fixture.assist(["plugins", "install", first.path, "--allow-downgrade"], input: "n\n")
         #expect(
             back.lines.first
                 == "Counter 1.1.0 is installed. Go back to the older 1.0.0? Its data is kept, but the older version may not read what the newer one saved. Y or N."
         )
         #expect(back.status == 1)
         #expect(try fixture.listed()?.hasPrefix("org.example.counter 1.1.0,") == true, "no is no")
-        let yes = try fixture.assist(["plugins", "install", first.path, "--yes"])
+        let yes = try fixture.assist(["plugins", "install", first.path, "--allow-downgrade", "--yes"])
         #expect(yes.status == 0 && yes.lines.contains("Yes (--yes)."))
         #expect(try fixture.listed()?.hasPrefix("org.example.counter 1.0.0,") == true)
         #expect(fixture.snapshot().allSatisfy { !$0.contains("/.install-") && !$0.contains("/.old-") })

@@ -55,7 +55,7 @@ struct SignedPackageTests {
         let unknown = try fixture.assist(["plugins", "install", package.path], input: "n\n")
         #expect(
             unknown.lines.first?.hasPrefix(
-                "Install Counter 1.0.0 by Example Ltd for you? It is signed by an unknown publisher (key ") == true,
+                "Install Counter 1.0.0 for you? It is signed by an unknown publisher (key ") == true,
             "\(unknown.lines)")
         try trust(line)
         let trusted = try fixture.assist(["plugins", "install", package.path], input: "y\n")

@@ -53,7 +53,9 @@ package struct PluginInstaller {
     // MARK: Install
 
     /// Installs or updates from `package`; returns what to say when it is done.
-    package func install(_ package: URL, intent: Intent, timeout: Double) throws(InstallRefusal) -> String {
+    package func install(
+        _ package: URL, intent: Intent, timeout: Double, allowDowngrade: Bool = false
+    ) throws(InstallRefusal) -> String {
         let contents: PackageContents
         do { contents = try PluginArchive.inspect(package) } catch { throw InstallRefusal(message: error.description) }
         let manifest: PluginManifest
@@ -64,7 +66,7 @@ package struct PluginInstaller {
         }
         let title = "\(manifest.name) \(manifest.version)"
         try check(manifest, contents: contents, title: title)
-        let (vouched, publisher) = try provenance(contents, title: title)
+        let (vouched, publisher) = try provenance(contents, title: title, author: manifest.author)
         let policy = AdminPluginPolicy.load()
         if let reason = policy.refusal(
             id: manifest.id, publisher: { publisher }, author: manifest.author, firstParty: false)
@@ -88,7 +90,20 @@ package struct PluginInstaller {
                     "\(manifest.name) is not installed \(whom), so there is nothing to update; install it with assist plugins install \(package.path)."
             )
         }
-        guard ask(question(manifest, installed: installed, signed: vouched, withheld: limits)) else {
+        if let old = installed?.manifest, let oldVersion = SemanticVersion(old.version),
+            let newVersion = SemanticVersion(manifest.version), newVersion < oldVersion, !allowDowngrade
+        {
+            throw InstallRefusal(
+                message:
+                    "\(manifest.name) \(old.version) is installed, and \(manifest.version) is older: an older version may not read what the newer one saved, and an old version may have a flaw the new one fixed. To go back anyway, run assist plugins install --allow-downgrade \(package.path). Nothing was installed."
+            )
+        }
+        // The author's name is the manifest's word: said as "by" only when a trusted publisher signed it,
+        // else after the sentence that says nobody vouches for it.
+        let question = question(
+            manifest, installed: installed, signed: vouched, withheld: limits,
+            author: publisher == nil ? nil : manifest.author)
+        guard ask(question) else {
             throw InstallRefusal(message: "Nothing was installed.")
         }
 
@@ -168,8 +183,9 @@ package struct PluginInstaller {
     /// (`plugins.require-signature`) and none signed it. A trusted-keys folder others may write is not used,
     /// and the refusal or question says so.
     private func provenance(
-        _ contents: PackageContents, title: String
+        _ contents: PackageContents, title: String, author: String?
     ) throws(InstallRefusal) -> (text: String, publisher: String?) {
+        let claim = author.map { " It says it is made by \($0); nobody has vouched for that." } ?? ""
         let required = session.settings.value("plugins.require-signature")?.flag ?? false
         let trusted = TrustedKeys.load(folders: Self.trustedKeyFolders)
         let caveat = trusted.problems.map { " " + $0 }.joined()
@@ -180,7 +196,7 @@ package struct PluginInstaller {
                         "\(title) is not signed, and this computer installs only packages signed by a trusted publisher (plugins.require-signature).\(caveat)"
                 )
             }
-            return ("It is not signed, so nobody vouches for who made it.\(caveat)", nil)
+            return ("It is unsigned, so nobody vouches for who made it.\(claim)\(caveat)", nil)
         }
         let signature: PackageSignature
         do { signature = try PackageSignature.parse(bytes) } catch { throw InstallRefusal(message: error.description) }
@@ -199,17 +215,20 @@ package struct PluginInstaller {
                     "\(title) is signed by an unknown publisher (key \(signature.keyID)), and this computer installs only packages signed by a trusted publisher (plugins.require-signature).\(caveat)"
             )
         }
-        return ("It is signed by an unknown publisher (key \(signature.keyID)).\(caveat)", nil)
+        return ("It is signed by an unknown publisher (key \(signature.keyID)).\(claim)\(caveat)", nil)
     }
 
-    /// The question before anything is written: who made it and who vouches for that (`signed`), which devices
-    /// it asks for and what of them the admin withholds (`withheld`), and what happens to the data of an
-    /// installed version.
+    /// The question before anything is written: who vouches for it (`signed`, which names a self-declared
+    /// author only after saying whether anyone vouches), the author as "by" when a trusted publisher signed it,
+    /// which devices and settings namespaces it asks for and what of them the admin withholds (`withheld`), and
+    /// what happens to the data of an installed version.
     package func question(
-        _ manifest: PluginManifest, installed: PluginRecord?, signed: String = "", withheld: String = ""
+        _ manifest: PluginManifest, installed: PluginRecord?, signed: String = "", withheld: String = "",
+        author: String? = nil
     ) -> String {
-        let by = manifest.author.map { " by \($0)" } ?? ""
-        let asks = [signed, Self.devicesSentence(manifest), withheld].filter { !$0.isEmpty }.joined(separator: " ")
+        let by = author.map { " by \($0)" } ?? ""
+        let asks = [signed, Self.devicesSentence(manifest), Self.namespacesSentence(manifest), withheld]
+            .filter { !$0.isEmpty }.joined(separator: " ")
         guard let old = installed?.manifest, let oldVersion = SemanticVersion(old.version),
             let newVersion = SemanticVersion(manifest.version)
         else {
@@ -237,6 +256,13 @@ package struct PluginInstaller {
         }
         guard !things.isEmpty else { return "It asks for no camera, microphone or network." }
         return "It asks for \(joined(things))."
+    }
+
+    /// "It keeps settings under “notes” and “todo”." when the manifest names its settings namespaces
+    /// (`settings_namespaces`); empty when it keeps them under its short name, as every plugin may.
+    package static func namespacesSentence(_ manifest: PluginManifest) -> String {
+        guard let names = manifest.settingsNamespaces, names != [manifest.shortName] else { return "" }
+        return "It keeps settings under \(joined(names.map { "“\($0)”" }))."
     }
 
     /// "a", "a and b", "a, b and c".

@@ -58,6 +58,9 @@ struct PackageFileArguments: ParsableArguments {
     @Option(help: "Seconds the plugin's library may take to load in the check.")
     var timeout: Double = 10
 
+    @Flag(help: "Install an older version over a newer one (refused without it).")
+    var allowDowngrade = false
+
     var url: URL { URL(fileURLWithPath: package) }
 }
 
@@ -67,7 +70,7 @@ struct PluginsInstallCommand: ParsableCommand {
         commandName: "install",
         abstract: "Install a plugin package (.assist-plugin) after checking it.",
         discussion:
-            "Nothing is written until the package, its manifest and its library pass the checks and you answer yes. An installed plugin of the same id is updated (its data is kept); going back to an older version asks first."
+            "Nothing is written until the package, its manifest and its library pass the checks and you answer yes. An installed plugin of the same id is updated (its data is kept); an older version over a newer one is refused unless --allow-downgrade, and then asks first."
     )
 
     @OptionGroup var options: PackageCommandOptions
@@ -77,7 +80,8 @@ struct PluginsInstallCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         try options.run { (installer: PluginInstaller) throws(InstallRefusal) -> String in
-            let line = try installer.install(file.url, intent: .install, timeout: file.timeout)
+            let line = try installer.install(
+                file.url, intent: .install, timeout: file.timeout, allowDowngrade: file.allowDowngrade)
             print(String(format: "Installed in %.2f s.", Date().timeIntervalSince(started)))
             return line
         }
@@ -95,7 +99,8 @@ struct PluginsUpdateCommand: ParsableCommand {
 
     func run() throws {
         try options.run { (installer: PluginInstaller) throws(InstallRefusal) -> String in
-            try installer.install(file.url, intent: .update, timeout: file.timeout)
+            try installer.install(
+                file.url, intent: .update, timeout: file.timeout, allowDowngrade: file.allowDowngrade)
         }
     }
 }
