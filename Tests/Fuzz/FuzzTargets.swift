@@ -24,7 +24,7 @@ enum FuzzTargets {
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
         "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText, "package": package,
-        "helper-protocol": helperProtocol,
+        "helper-protocol": helperProtocol, "services": ServicesTarget.run,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
