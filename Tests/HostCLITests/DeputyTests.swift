@@ -114,13 +114,14 @@ struct DeputyTests {
             ("write in-process", "ASSIST_E_PERMISSION"), ("write other server", "ASSIST_E_PERMISSION"),
             ("write own", "ASSIST_OK"), ("publish crash", "ASSIST_E_PERMISSION"),
             ("publish camera lost", "ASSIST_E_PERMISSION"), ("publish own", "ASSIST_OK"),
-            ("command 250", "ASSIST_E_PERMISSION"), ("upload own", "ASSIST_OK"),
+            ("many databases", "ASSIST_E_NOMEM"), ("command 250", "ASSIST_E_PERMISSION"), ("upload own", "ASSIST_OK"),
             ("upload link", "ASSIST_E_PERMISSION"), ("upload key", "ASSIST_E_PERMISSION"),
         ]
         for (attack, status) in expected {
             #expect(Self.outcome(lines, attack) == status, "\(attack): \(lines)\n\(run.standardError)")
         }
         #expect(lines.contains("commands added: 200"), "\(lines)")
+        #expect(lines.contains("databases opened: 1"), "some opened before the limit: \(lines)")
         if trySystem {
             #expect(lines.contains("system: refused"), "\(lines)\n\(run.standardError)")
             #expect(lines.filter { $0 == "Deputy tried to start another program. Refused." }.count == 1, "\(lines)")
@@ -139,6 +140,7 @@ struct DeputyTests {
             "Deputy asked to reach another feature's data or a file outside its own. Refused.",
             "Deputy asked the storage for something only Assist may do. Refused.",
             "Deputy ran a storage request for too long; it was stopped.",
+            "Deputy asked the storage for too much memory. Refused.",
             "Deputy asked for another feature's settings. Refused.",
             "Deputy tried to change a setting that is not its own. Refused.",
             "Deputy tried to send one of Assist's own messages. Refused.",

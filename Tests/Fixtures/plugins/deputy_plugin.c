@@ -78,6 +78,20 @@ static void storage_attacks(state *s) {
     assist_db *journal = NULL;
     report(s, made == 0 ? "open journal link" : "open journal link (not made)",
            s->storage->open(s->host, "journal", &journal, NULL));
+
+    /* Databases without end, each with a page cache in the host. */
+    assist_status many = ASSIST_OK;
+    int opened_many = 0;
+    for (int i = 0; i < 100 && many == ASSIST_OK; i++) {
+        char name[32];
+        assist_db *extra = NULL;
+        snprintf(name, sizeof name, "many%d", i);
+        many = s->storage->open(s->host, name, &extra, NULL);
+        if (many == ASSIST_OK) opened_many++;
+    }
+    report(s, "many databases", many);
+    snprintf(text, sizeof text, "databases opened: %d", opened_many > 0);
+    s->dialog->say(s->host, text, ASSIST_PRIORITY_MESSAGE);
 }
 
 static void settings_attacks(state *s) {

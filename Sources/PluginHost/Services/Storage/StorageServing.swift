@@ -34,6 +34,9 @@ final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `
     /// When each database's size limit was last set from the quota (`systemUptime`).
     private var limited: [String: Double] = [:]
 
+    /// The databases one plugin may have open.
+    static let openDatabases = 32
+
     init(folders: PluginFolders, settings: SettingsStore, dialogs: any DialogProviding, featureName: String) {
         self.folders = folders
         self.settings = settings
@@ -49,6 +52,12 @@ final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `
         lock.lock()
         defer { lock.unlock() }
         if let open = databases[name] { return open }
+        // Each open database keeps its own page cache (SQLite's 2 MB; `cache_size` is the host's): with this
+        // many at most, and one statement's growth held to `storage.memory-mb`, a plugin's memory is bounded.
+        guard databases.count < Self.openDatabases else {
+            throw .refused(
+                .memory, "more than \(Self.openDatabases) databases open at once; keep data in fewer", cause: nil)
+        }
         do { try AssistPaths.ensurePrivateDirectory(folders.data) } catch {
             throw .io("Creating \(folders.data.path)", cause: error.localizedDescription)
         }
