@@ -47,8 +47,8 @@ test: deps models test-photos voices
 	scripts/test-deb.sh
 	@find "$${TMPDIR:-/tmp}" -maxdepth 1 -type d -empty -name 'TemporaryDirectory.*' -newer .build/test-started -delete
 
-# The in-process lane while working (about a third of the time): every suite but those that spawn the built
-# binary (HostCLITests) or the fuzz replayer (FuzzReplayTests). `make test` runs everything.
+# The shorter lane while working: every suite but HostCLITests and FuzzReplayTests. Not all in process (some
+# feature and voice suites spawn the built binary, the ABI suites start helpers). `make test` runs everything.
 test-fast: deps models test-photos voices
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip HostCLITests --skip FuzzReplayTests
