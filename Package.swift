@@ -303,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "PluginHostTests",
             dependencies: ["PluginHost", "AssistCore", "PluginABI", "PluginKit", "HostTesting", "BridgeProbe"]),
-        .testTarget(name: "InteractionTests", dependencies: ["Interaction", "AssistCore", "HostTesting"]),
+        .testTarget(name: "InteractionTests", dependencies: ["Interaction", "AssistCore", "HostTesting", "Speech"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "HostTesting"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "HostTesting"]),
         .testTarget(name: "CameraTests", dependencies: ["Camera", "HostTesting"]),

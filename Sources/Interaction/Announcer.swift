@@ -11,6 +11,8 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     private let speaker: Speaker?
     private let lock = NSLock()
     private var lastMessage: String?
+    /// The last line printed by `say`: a hint the same as it is spoken again but not printed again.
+    private var lastPrinted: String?
     /// The language speech uses ("en").
     package let language: String
 
@@ -24,18 +26,20 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     }
 
     /// Prints and speaks `text`. Empty text is ignored. In a `group` that replaces (`.hint`), it stops the
-    /// earlier message of that group still waiting or speaking. Any thread.
+    /// earlier message of that group still waiting or speaking, so stray keys never queue hints; a hint the
+    /// same as the line printed last is not printed again (a screen reader would read each copy). Any thread.
     package func say(
         _ text: String, priority: SpeechPriority = .message, remember: Bool = true, group: SpeechGroup? = nil
     ) {
         let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return }
-        if remember {
-            lock.lock()
-            lastMessage = trimmed
-            lock.unlock()
+        let printed = lock.withLock {
+            if remember { lastMessage = trimmed }
+            if group == .hint && lastPrinted == trimmed { return false }
+            lastPrinted = trimmed
+            return true
         }
-        output.writeLine(trimmed)
+        if printed { output.writeLine(trimmed) }
         speaker?.speak(trimmed, language: language, priority: priority, group: group)
     }
 

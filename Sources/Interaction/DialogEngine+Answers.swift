@@ -46,14 +46,14 @@ extension DialogEngine {
             } else if let chosen = highlighted ?? defaultIndex {
                 finish(status: .answered, index: chosen, yes: nil, text: nil)
             } else {
-                announcer.say(hint)
+                announcer.say(hint, remember: false, group: .hint)
             }
         case .key(.character(let char)) where char.isLetter:
             // A choice written "S: status" is also picked by its letter.
             if let index = Self.choiceIndex(forKey: char, in: choices) {
                 finish(status: .answered, index: index, yes: nil, text: nil)
             } else {
-                announcer.say(hint)
+                announcer.say(hint, remember: false, group: .hint)
             }
         case .line(let text), .phrase(let text):
             let words = CommandRouter.normalise(text)
@@ -75,7 +75,7 @@ extension DialogEngine {
                 narrow(to: words, typed: text, choices: choices)
             }
         default:
-            announcer.say(hint)
+            announcer.say(hint, remember: false, group: .hint)
         }
     }
 
@@ -118,7 +118,7 @@ extension DialogEngine {
         default:
             break
         }
-        announcer.say(hint)
+        announcer.say(hint, remember: false, group: .hint)
         return nil
     }
 

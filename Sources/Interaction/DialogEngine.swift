@@ -254,23 +254,27 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         func say(_ text: String, remember: Bool = false) {
             announcer.say(text, remember: remember, group: .question)
         }
+        // Its hint is one with the hints stray keys bring: a stray key's takes its place, never queues behind it.
+        func hint(_ text: String) {
+            announcer.say(text, remember: false, group: .hint)
+        }
         switch pending.request {
         case .choice(let prompt, let choices, _):
             say(prompt, remember: true)
             for (index, choice) in choices.enumerated() { say("\(index + 1). \(choice)") }
-            say(phrases.text("dialog.choice-hint", ["count": String(choices.count)]))
+            hint(phrases.text("dialog.choice-hint", ["count": String(choices.count)]))
         case .confirm(let prompt, let defaultYes, _):
             say(prompt, remember: true)
-            say(phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"))
+            hint(phrases.text(defaultYes ? "dialog.confirm-hint-yes" : "dialog.confirm-hint-no"))
         case .text(_, let kind) where heard != nil && kind != .secret:
             if case .confirm(let prompt, _, _)? = question { say(prompt, remember: true) }
-            say(phrases.text("dialog.confirm-hint-no"))
+            hint(phrases.text("dialog.confirm-hint-no"))
         case .text(let prompt, let kind):
             say(prompt, remember: true)
             let spoken = answersBySpeech && kind != .email
-            let hint =
+            let key =
                 kind == .secret ? "dialog.text-hint-secret" : spoken ? "dialog.text-hint-voice" : "dialog.text-hint"
-            say(phrases.text(hint))
+            hint(phrases.text(key))
         }
     }
 
@@ -287,6 +291,8 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         timer = nil
         current = nil
         announcer.cancel(.question)
+        // An answer ends what was still to be said of the hints: what follows it is heard at once.
+        announcer.cancel(.hint)
         done.completion(Self.answer(done, status: status, index: index, yes: yes, text: text))
         presentNext()
     }
@@ -310,7 +316,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
             repeatPrompt()
             return true
         case .key(.function(1)), .key(.character("?")):
-            announcer.say(hint)
+            announcer.say(hint, remember: false, group: .hint)
             return true
         case .line(let text), .phrase(let text):
             let words = CommandRouter.normalise(text)
@@ -323,7 +329,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
                 return true
             }
             if words == "help" || words == "?" || words == phrases.text("dialog.word-help") {
-                announcer.say(hint)
+                announcer.say(hint, remember: false, group: .hint)
                 return true
             }
             // "Stop" said while the question is read (over it, docs/voice.md "Barge-in") stops the talking; the

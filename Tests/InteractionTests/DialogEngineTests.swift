@@ -2,6 +2,7 @@ import Foundation
 import HostTesting
 import Interaction
 import Runtime
+import Speech
 import Testing
 
 @Suite("Dialogs")
@@ -279,5 +280,52 @@ struct NumberWordsTests {
         #expect(NumberWords.value("") == nil)
         #expect((0...99).allSatisfy { NumberWords.value(NumberWords.spoken($0) ?? "") == $0 })
         #expect(NumberWords.spoken(100) == nil)
+    }
+}
+
+/// What would still be heard, kept as the speech queue keeps it: a new utterance of a replacing group takes the
+/// place of the one before, and `cancel` removes a group. Nothing is ever spoken, so the queue shows what a
+/// listener is behind by.
+final class QueueSpeaker: Speaker, @unchecked Sendable {  // because: `queued` is guarded by `lock`
+    private let lock = NSLock()
+    private var queued: [(text: String, group: SpeechGroup?)] = []
+
+    func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?) {
+        lock.withLock {
+            if let group, group.replaces { queued.removeAll { $0.group == group } }
+            queued.append((text, group))
+        }
+    }
+    func cancel(group: SpeechGroup) { lock.withLock { queued.removeAll { $0.group == group } } }
+    func stopAll() { lock.withLock { queued.removeAll() } }
+    func drain(timeoutSeconds: Double) {}
+    var waiting: [String] { lock.withLock { queued.map(\.text) } }
+}
+
+/// Issue 72: stray keys at a menu never pile hints up ahead of the answer to the next real key.
+@Suite("Hints keep up")
+struct HintTests {
+    @Test func strayKeysLeaveOneHintAndAnAnswerCancelsIt() {
+        let loop = MainLoop()
+        let output = RecordingOutput()
+        let speaker = QueueSpeaker()
+        let phrases = PhraseBook(
+            directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
+        let engine = DialogEngine(
+            announcer: Announcer(output: output, speaker: speaker, language: "en"), phrases: phrases, loop: loop)
+        let answers = AnswerLog()
+        _ = engine.open(
+            .choice(prompt: "Choose a feature.", choices: (1...8).map { "Feature \($0)" }, defaultIndex: nil),
+            owner: "host"
+        ) { answers.append($0) }
+        let asked = speaker.waiting.count
+        for _ in 0..<20 { _ = engine.handle(.key(.function(2))) }
+        let hint = phrases.text("dialog.choice-hint", ["count": "8"])
+        #expect(speaker.waiting.filter { $0 == hint }.count == 1, "one hint waits, not 20: \(speaker.waiting)")
+        #expect(speaker.waiting.count == asked, "the question's own hint was replaced, nothing added")
+        #expect(output.lines.filter { $0 == hint }.count == 1, "printed once: \(output.lines)")
+        _ = engine.handle(.key(.character("5")))
+        #expect(answers.all.map(\.index) == [4])
+        #expect(!speaker.waiting.contains(hint), "the answer cancels the hint: \(speaker.waiting)")
     }
 }
