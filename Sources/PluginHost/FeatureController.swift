@@ -170,6 +170,18 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     package var asksFirstUse = false
 
     /// Stops `record`, frees its instance and tells `onFeatureEnded`.
+    /// Stops the focused feature as Escape, `q` or "stop" does (Ctrl+C in the shell too), saying so; silence
+    /// when none is. Returns whether one was. Main loop.
+    @discardableResult
+    package func stopFocused() -> Bool {
+        announcer.silence()
+        guard let focused else { return false }
+        // Said first: what the feature says as it stops ("your answers are kept") follows.
+        announcer.say(phrases.text("feature.stopped", ["name": focused.name]), priority: .important)
+        deactivate(focused, status: ASSIST_OK)
+        return true
+    }
+
     package func deactivate(_ record: PluginRecord, status: Int32) {
         guard record.context?.instance != nil else { return }
         teardown(record, callStop: true)
@@ -236,12 +248,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             announcer.say(phrases.text("typing.how"), remember: false)
             return
         case "stop":
-            announcer.silence()
-            if let focused {
-                // Said first: what the feature says as it stops ("your answers are kept") follows.
-                announcer.say(phrases.text("feature.stopped", ["name": focused.name]), priority: .important)
-                deactivate(focused, status: ASSIST_OK)
-            }
+            stopFocused()
             return
         default:
             break

@@ -89,7 +89,8 @@ struct ShellTerminalTests {
     }
 
     /// collect-videos chosen by its typed name on a device where the study is not set up: the person hears
-    /// that in words, without setting names, and the menu comes back; Ctrl+C then ends the shell cleanly.
+    /// that in words, without setting names, and the menu comes back; Ctrl+C there asks, as Escape does, and
+    /// a second Ctrl+C while it asks ends the shell cleanly.
     @Test func aFeatureNotSetUpSaysSoInWordsAndCtrlCEndsCleanly() throws {
         let screen = try terminal()
         #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
@@ -99,7 +100,31 @@ struct ShellTerminalTests {
         #expect(!screen.text.contains("collect-videos."), "no setting names for the person: \(screen.text)")
         #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
         screen.type([0x03])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
+        #expect(screen.isRunning, "Ctrl+C alone never quits")
+        screen.type([0x03])
         #expect(screen.waitFor("Goodbye."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+    }
+
+    /// Ctrl+C inside a feature stops that feature and says so, as Escape does (issue 72: screen-reader users
+    /// press Ctrl to silence speech); the menu comes back, and no there keeps Assist running.
+    @Test func ctrlCInsideAFeatureStopsItAndTheMenuComesBack() throws {
+        let screen = try readingTerminal(wav: data.path("ctrl-c.wav"))
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.typeSlowly("read text\r")
+        #expect(screen.allowFirstUse("Read text"), "\(screen.text)")
+        #expect(screen.waitFor("The quick brown fox", timeout: 40), "\(screen.text)")
+        screen.type([0x03])
+        #expect(screen.waitFor("Read text stopped."), "\(screen.text)")
+        #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
+        #expect(!screen.text.contains("Goodbye."), "\(screen.text)")
+        screen.type([0x03])
+        #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
+        screen.type("n")
+        #expect(screen.waitFor("Choose a feature.", count: 3), "\(screen.text)")
+        #expect(screen.isRunning)
+        kill(screen.processIdentifier, SIGHUP)
         #expect(screen.waitForExit() == 0)
     }
 

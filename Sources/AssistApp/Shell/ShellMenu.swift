@@ -1,3 +1,4 @@
+import AssistCore
 import Foundation
 import Interaction
 import PluginHost
@@ -7,6 +8,8 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
     private let session: HostSession
     private var menuRequest: UInt64?
     private var quitting = false
+    /// "Quit Assist?" is being asked (a second Ctrl+C then quits).
+    private var askingToQuit = false
     /// Features still to run once at start (`at_shell_start`), and what to do when they are done.
     private var startHooks: [PluginRecord] = []
     private var onReady: (() -> Void)?
@@ -28,10 +31,12 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         if kiosk != nil { [SIGINT, SIGQUIT, SIGTSTP, SIGHUP].forEach { signal($0, SIG_IGN) } }
         // Keys typed while the welcome is said wait for the menu (shutdown gives the terminal back).
         session.console?.claimKeys()
-        let signals = session.handleSignals(kiosk == nil ? [SIGINT, SIGTERM, SIGHUP] : [SIGTERM]) {
+        var signals = session.handleSignals(kiosk == nil ? [SIGTERM, SIGHUP] : [SIGTERM]) {
             kiosk?.leave(.service)
             shell.quit()
         }
+        // Ctrl+C is one more way to leave where one is, as Escape and q are: a feature stops, the menu asks.
+        if kiosk == nil { signals.append(SignalWatch.watch(SIGINT) { session.loop.post { shell.interrupted() } }) }
         if let kiosk {
             kiosk.onLeave = { shell.quit() }
             kiosk.onMenu = { shell.showMenu() }
@@ -145,6 +150,24 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             onReady = nil
             ready()
         }
+    }
+
+    /// Ctrl+C (SIGINT from the terminal): inside a feature it stops that feature and the menu comes back, as
+    /// Escape does; at the menu it asks "Quit Assist?", and a second Ctrl+C while that is asked quits.
+    package func interrupted() {
+        guard !quitting else { return }
+        if session.features.focused != nil {
+            session.features.stopFocused()
+            return
+        }
+        if askingToQuit { return quit() }
+        session.announcer.silence()
+        if let menuRequest {
+            // Withdrawn for the question; its cancellation is ignored once forgotten.
+            self.menuRequest = nil
+            session.services.interaction.dialogs.cancel(menuRequest)
+        }
+        askToQuit()
     }
 
     package func quit() {
@@ -381,12 +404,14 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
     private func askToQuit() {
         // With nobody left to answer (the input ended), there is nothing to ask.
         guard !session.services.interaction.dialogs.inputEnded else { return quit() }
+        askingToQuit = true
         menuRequest = session.services.interaction.dialogs.open(
             .confirm(prompt: session.phrases.text("shell.quit-ask"), defaultYes: false, timeoutMs: 0), owner: "host",
             yields: true
         ) { [weak self] answer in
             guard let self, menuRequest == answer.request else { return }
             menuRequest = nil
+            askingToQuit = false
             if answer.status == .answered, answer.yes { quit() } else { showMenu() }
         }
         session.dispatcher.syncConsoleMode()
