@@ -1080,7 +1080,7 @@ struct VoiceShellListenTests: VoiceListening {
         let scale = ProcessRunner.timeScale
         let refusal = "Sorry, I didn't get that. Say help for what you can say."
         let asked = try heldShell(
-            saying: voice, pressAfter: 1 * scale, releaseAfter: nil, speaking: true, quitAfter: 20 * scale
+            saying: voice, pressAfter: 1 * scale, releaseAfter: nil, speaking: true, quitAfter: 60 * scale
         ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil || $0.contains(refusal) }
         // (At the menu, a question, what is said is decoded as its answer.) What is understood is other tests'
         // to check: here the canceller is on, and the question was once refused in CI, under load; either

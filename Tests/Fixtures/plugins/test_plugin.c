@@ -9,6 +9,7 @@
  *   -DENTRY_SIZE=n                                        the struct_size the entry claims
  *   -DSTART_CRASHES                                       start dereferences NULL (kills an in-process host)
  *   -DSTART_BLOCKS_MS=n                                   start sleeps n ms on the main thread (a hung plugin)
+ *   -DINIT_SLEEPS_MS=n                                    init sleeps n ms (a slow library to load)
  *   -DLOADED_MARKER="path"                                creates the file `path` as the library is loaded
  *   -DCHOICES                                             init sets "apple", "banana", "cherry" to follow the
  *                                                         phrase "pick fruit"; started with a fruit, it says
@@ -16,7 +17,7 @@
  *                                                         the host asks about first
  * By default it asks a numbered question when started, says the answer, and finishes.
  */
-#ifdef START_BLOCKS_MS
+#if defined(START_BLOCKS_MS) || defined(INIT_SLEEPS_MS)
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <time.h>
 #endif
@@ -140,6 +141,13 @@ static bool init(const assist_host *h) {
     (void)h;
     return false;
 #else
+#ifdef INIT_SLEEPS_MS
+    {
+        struct timespec pause = {INIT_SLEEPS_MS / 1000, (INIT_SLEEPS_MS % 1000) * 1000000L};
+        while (nanosleep(&pause, &pause) != 0) {
+        }
+    }
+#endif
     const assist_log_service *log = h->get_service(h, ASSIST_LOG_SERVICE);
     if (log) log->log(h, ASSIST_LOG_DEBUG, "test plugin init");
 #ifdef CHOICES
