@@ -25,6 +25,16 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         self.services = services
         self.records = records
         services.sessionDelegate = self
+        // A feature that pauses or resumes itself (find-object after its quiet minutes) says so with the event
+        // `<id>.paused` or `<id>.resumed`: Space then does the opposite, never "Paused." a second time.
+        services.events.subscribe(prefix: "") { [weak self] name, _ in
+            guard let self, let focused, name.hasPrefix("\(focused.id).") else { return }
+            switch name.dropFirst(focused.id.count + 1) {
+            case "paused": isPaused = true
+            case "resumed": isPaused = false
+            default: break
+            }
+        }
     }
 
     var announcer: Announcer { services.interaction.announcer }

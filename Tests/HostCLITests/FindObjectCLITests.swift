@@ -365,8 +365,9 @@ struct FindObjectCLITests {
             """
         let result = try run(folder, ["dog"], data: data, config: config, timeout: 8)
         #expect(result.lines.contains("dog at 11 o'clock"), "\(result.lines)")
-        #expect(result.lines.contains("Object search paused"))
-        let paused = try #require(result.lines.firstIndex(of: "Object search paused"))
+        let notice = "Object search paused. Press Space, or say resume, to go on."
+        #expect(result.lines.contains(notice), "\(result.lines)")
+        let paused = try #require(result.lines.firstIndex(of: notice))
         #expect(!result.lines[paused...].contains("dog at 11 o'clock"), "nothing is said while paused")
     }
 
@@ -397,6 +398,34 @@ struct FindObjectCLITests {
         #expect(screen.waitFor("Still looking for cup.", timeout: 40), "\(screen.text)")
         let waited = Date().timeIntervalSince(started)
         #expect(waited > 15, "not before about 20 s of nothing: \(waited) s")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Find object stopped."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+    }
+
+    /// The search pauses itself after its quiet minutes (`auto-pause`) and says how to go on; one Space then
+    /// resumes it (the host heard it pause: issue 72), never a second "Paused.".
+    @Test func anAutoPausedSearchSaysHowToGoOnAndOneSpaceResumesIt() throws {
+        let data = try TemporaryDirectory("assist-find-data")
+        let blank = data.path("blank.png")
+        let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
+        try #require(made.status == 0)
+        try "[find-object]\n\"auto-pause\" = 3\n".write(
+            to: data.path("config.toml"), atomically: true, encoding: .utf8)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
+                data.url.path, "--config", data.path("config.toml").path, "find-object", "cup",
+            ])
+        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
+        #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
+        #expect(
+            screen.waitFor("Object search paused. Press Space, or say resume, to go on.", timeout: 30),
+            "\(screen.text)")
+        screen.type(" ")
+        #expect(screen.waitFor("Search resumed"), "\(screen.text)")
+        #expect(!screen.text.contains("Paused."), "one Space resumes: \(screen.text)")
         screen.type([0x1B])
         #expect(screen.waitFor("Find object stopped."), "\(screen.text)")
         #expect(screen.waitForExit() == 0)

@@ -255,6 +255,8 @@ public final class FindObject: PluginFeature {
         autoPauseTimer = host.addTimer(milliseconds: seconds * 1_000, repeating: false) { [self] in
             autoPauseTimer = nil
             pause()
+            // The host's Space and "resume" then go on (docs/plugin-abi.md, "A feature that pauses itself").
+            host.publish("assist.find-object.paused", json: "{}")
             host.guidance(.right, intensity: 1, pan: 0)
             _ = host.addTimer(milliseconds: 450, repeating: false) { [host] in host.stopCues() }
             host.speak(phrases.text(search.isTextSearch ? "paused-text" : "paused-object"))
