@@ -52,6 +52,8 @@ extension DialogEngine {
             // A choice written "S: status" is also picked by its letter.
             if let index = Self.choiceIndex(forKey: char, in: choices) {
                 finish(status: .answered, index: index, yes: nil, text: nil)
+            } else if char == "h" && hasOwnHelp {
+                sayHelp(hint)
             } else {
                 announcer.say(hint, remember: false, group: .hint)
             }

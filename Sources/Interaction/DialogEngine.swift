@@ -13,6 +13,8 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         let completion: (DialogAnswer) -> Void
         /// Steps aside for any dialog opened while it waits (the shell's menu), and comes back after.
         var yields = false
+        /// What h, F1, `?` and "help" say instead of the one-line hint (the shell's menu: its commands).
+        var help: String?
     }
 
     let announcer: Announcer
@@ -104,12 +106,13 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     /// those are answered (the shell's menu under a background feature's question).
     @discardableResult
     package func open(
-        _ request: DialogRequest, owner: String, yields: Bool = false,
+        _ request: DialogRequest, owner: String, yields: Bool = false, help: String? = nil,
         completion: @escaping (DialogAnswer) -> Void
     ) -> UInt64 {
         let id = nextID
         nextID += 1
         var pending = Pending(id: id, owner: owner, request: request, completion: completion)
+        pending.help = help
         if inputEnded {
             queue.append(pending)
             loop.post { [self] in cancel(id) }
@@ -305,6 +308,16 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         return DialogAnswer(request: pending.id, status: status, index: index, yes: yes ?? fallbackYes, text: text)
     }
 
+    /// Help asked for at a question: its own help, one line at a time and remembered for "repeat", or the hint.
+    func sayHelp(_ hint: String) {
+        guard let help = current?.help else { return announcer.say(hint, remember: false, group: .hint) }
+        announcer.cancel(.hint)
+        for line in help.split(separator: "\n") { announcer.say(String(line)) }
+    }
+
+    /// Whether the question shown has help of its own (then h asks for it where no choice has that letter).
+    var hasOwnHelp: Bool { current?.help != nil }
+
     /// The shared answers to "cancel", "repeat" and "help" inside any dialog; true when handled.
     func handleCommon(_ event: InputEvent, hint: String) -> Bool {
         switch event {
@@ -316,7 +329,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
             repeatPrompt()
             return true
         case .key(.function(1)), .key(.character("?")):
-            announcer.say(hint, remember: false, group: .hint)
+            sayHelp(hint)
             return true
         case .line(let text), .phrase(let text):
             let words = CommandRouter.normalise(text)
@@ -328,8 +341,10 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
                 repeatPrompt()
                 return true
             }
-            if words == "help" || words == "?" || words == phrases.text("dialog.word-help") {
-                announcer.say(hint, remember: false, group: .hint)
+            if words == "help" || words == "?" || words == phrases.text("dialog.word-help")
+                || (words == "h" && hasOwnHelp)
+            {
+                sayHelp(hint)
                 return true
             }
             // "Stop" said while the question is read (over it, docs/voice.md "Barge-in") stops the talking; the

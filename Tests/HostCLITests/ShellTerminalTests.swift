@@ -19,6 +19,10 @@ struct ShellTerminalTests {
     @Test func escapeAtTheMenuAsksBeforeItQuits() throws {
         let screen = try terminal()
         #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        // Help where a newcomer looks: the menu's commands and the tour, not the one-line hint.
+        screen.typeSlowly("help\r")
+        #expect(screen.waitFor("For a one-minute tour, type or say help tutorial."), "\(screen.text)")
+        #expect(screen.text.contains("Inside a feature: Escape, q or Control C stops it"))
         screen.type([0x1B])
         #expect(screen.waitFor("Quit Assist? Y or N."), "\(screen.text)")
         #expect(screen.isRunning, "Escape alone never quits")

@@ -328,4 +328,30 @@ struct HintTests {
         #expect(answers.all.map(\.index) == [4])
         #expect(!speaker.waiting.contains(hint), "the answer cancels the hint: \(speaker.waiting)")
     }
+
+    /// A question with help of its own (the shell's menu) reads it, line by line, for F1, `?`, h and "help";
+    /// one without says its hint.
+    @Test func aQuestionsOwnHelpIsReadForEveryWayOfAsking() {
+        let loop = MainLoop()
+        let output = RecordingOutput()
+        let phrases = PhraseBook(
+            directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
+        let engine = DialogEngine(
+            announcer: Announcer(output: output, speaker: nil, language: "en"), phrases: phrases, loop: loop)
+        _ = engine.open(
+            .choice(prompt: "Choose a feature.", choices: ["Clock", "Quit"], defaultIndex: nil), owner: "host",
+            help: "First line of help.\nHelp tutorial is named here."
+        ) { _ in }
+        for event: InputEvent in [.key(.function(1)), .key(.character("?")), .key(.character("h")), .line("help")] {
+            let before = output.lines.count
+            _ = engine.handle(event)
+            #expect(
+                Array(output.lines.dropFirst(before)) == ["First line of help.", "Help tutorial is named here."],
+                "\(event): \(output.lines)")
+        }
+        _ = engine.handle(.key(.escape))
+        _ = engine.open(.choice(prompt: "Which?", choices: ["Tea", "Coffee"], defaultIndex: nil), owner: "x") { _ in }
+        _ = engine.handle(.key(.character("?")))
+        #expect(output.lines.last == phrases.text("dialog.choice-hint", ["count": "2"]))
+    }
 }

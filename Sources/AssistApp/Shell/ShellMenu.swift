@@ -254,7 +254,8 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         let entries = menuEntries()
         let prompt = session.phrases.text("shell.choose")
         menuRequest = session.services.interaction.dialogs.open(
-            .choice(prompt: prompt, choices: entries.map(label), defaultIndex: nil), owner: "host", yields: true
+            .choice(prompt: prompt, choices: entries.map(label), defaultIndex: nil), owner: "host", yields: true,
+            help: kiosk == nil ? session.phrases.text("shell.menu-help") : nil
         ) { [weak self] answer in
             guard let self, menuRequest == answer.request else { return }
             menuRequest = nil
