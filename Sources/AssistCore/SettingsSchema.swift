@@ -68,6 +68,7 @@ package enum SettingsSchema {
         "camera.source": .text,
         "camera.hfov-degrees": .number(10...180),
         "language": .oneOf(["en", "ru", "zh", "es"]),
+        "shell.digit-wait-seconds": .number(0.5...10),
         "outbox.retry-base-seconds": .number(0.001...86_400),
         "outbox.stall-seconds": .wholeNumber(1...86_400),
         "outbox.connect-seconds": .number(0.1...600),

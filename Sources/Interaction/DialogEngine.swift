@@ -59,7 +59,9 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     private var timer: UInt64?
     private var digitTimer: UInt64?
     /// How long a first digit waits for a second on a list longer than nine before it is taken alone.
-    static let digitPauseMilliseconds: UInt32 = 1_500
+    /// How long a digit that could begin a longer number waits for the next (`shell.digit-wait-seconds`, 2 s:
+    /// 1.5 s was too short for a person finding the second key).
+    package var digitPauseMilliseconds: UInt32 = 2_000
     private var nextID: UInt64 = 1
 
     /// Creates an engine speaking through `announcer` with the host's `phrases`, using `loop` for timeouts.
@@ -240,7 +242,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         cancelDigitPause()
         let id = current?.id
         nonisolated(unsafe) let action = take  // because: the timer fires on the main loop, as every call here
-        digitTimer = loop.addTimer(milliseconds: Self.digitPauseMilliseconds, repeating: false) { [weak self] in
+        digitTimer = loop.addTimer(milliseconds: digitPauseMilliseconds, repeating: false) { [weak self] in
             guard let self, self.current?.id == id else { return }
             self.digitTimer = nil
             action()

@@ -1,4 +1,5 @@
 import Foundation
+import AssistCore
 import HostTesting
 import Outbox
 import PluginHost
@@ -8,6 +9,15 @@ import Testing
 /// plugins (speaking outbox trouble, writing the events journal) happens in tests too.
 @Suite("One composition root")
 struct HostAssemblyTests {
+    /// `shell.digit-wait-seconds` reaches the dialogs (2 s when unset; issue 72: 1.5 s lost second digits).
+    @Test func theDigitWaitIsTheSetting() throws {
+        #expect(try TestHost(pluginDirectories: []).services.interaction.dialogs.digitPauseMilliseconds == 2_000)
+        let settings = SettingsStore()
+        settings.apply(["shell.digit-wait-seconds": .double(3.5)], admin: false)
+        let host = try TestHost(pluginDirectories: [], settings: settings)
+        #expect(host.services.interaction.dialogs.digitPauseMilliseconds == 3_500)
+    }
+
     @Test func anUploadGivenUpIsSpokenAndTheJournalIsWritten() throws {
         let host = try TestHost(pluginDirectories: [])
         // Port 9 on loopback refuses at once; one attempt, so the job is given up.
