@@ -76,11 +76,13 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
             output: configuration.output, data: configuration.dataOutput, speaker: configuration.speaker,
             language: configuration.language)
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
-        if let seconds = configuration.settings.value("shell.digit-wait-seconds")?.number, (0.5...10).contains(seconds) {
+        if let seconds = configuration.settings.value("shell.digit-wait-seconds")?.number, (0.5...10).contains(seconds)
+        {
             dialogs.digitPauseMilliseconds = UInt32(seconds * 1_000)
         }
         interaction = InteractionServices(
-            announcer: announcer, dialogs: dialogs, phrases: phrases, router: CommandRouter(labels: Self.labels(phrases)))
+            announcer: announcer, dialogs: dialogs, phrases: phrases,
+            router: CommandRouter(labels: Self.labels(phrases)))
         let notices = CameraNotices(announcer: announcer, phrases: phrases)
         services = HostServices(
             loop: loop, workers: WorkerPool(threadCount: configuration.workerThreads), clock: SystemClock(),

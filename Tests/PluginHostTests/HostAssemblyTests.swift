@@ -1,5 +1,5 @@
-import Foundation
 import AssistCore
+import Foundation
 import HostTesting
 import Outbox
 import PluginHost
