@@ -101,6 +101,41 @@ struct KioskSittingTests {
         #expect(files(below: kiosk.data, holding: note).isEmpty, "no trace of the first person anywhere")
     }
 
+    /// What a person saves (read-text's Ctrl+S) is kept in their sitting, not in the device user's Documents,
+    /// and leaves with the sitting (issue 72: the next person was told nothing of the last was there).
+    @Test func aTextSavedInASittingLeavesWithIt() throws {
+        let kiosk = try KioskFixture()
+        try kiosk.setPIN("2468")
+        try kiosk.configure(
+            ["assist.read-text": try kiosk.hash("assist.read-text")], "[kiosk]\nsession = \"per-person\"\n")
+        let page = kiosk.folder.path("page.png")
+        try PageRenderer().render(
+            [.init(["The quick brown fox jumps over the lazy dog."], x: 100, y: 200)], to: page)
+        let home = kiosk.folder.path("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let screen = try kiosk.terminal(["--camera", "image:\(page.path)"], environment: ["HOME": home.path])
+        #expect(screen.waitFor(". I'm done"), "\(screen.text)")
+        screen.type(try #require(screen.number(of: "Read text"), "\(screen.lines)"))
+        #expect(screen.waitFor("The quick brown fox", timeout: 60), "\(screen.text)")
+        screen.type([0x13])
+        #expect(screen.waitFor("Saved"), "\(screen.text)")
+        let sittings = Sittings(device: kiosk.data)
+        let first = sittings.path(of: "0001")
+        let saved = try #require(
+            screen.lines.first { $0.hasSuffix(".txt") && $0.contains("/Assist/text-") }, "\(screen.lines)")
+        #expect(saved.hasPrefix(first.appendingPathComponent("documents").path), "\(saved)")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("Documents").path))
+        screen.type([0x1B])
+        #expect(screen.waitFor(". I'm done", count: 2), "\(screen.text)")
+        screen.type(try #require(screen.number(of: "I'm done")))
+        #expect(screen.waitFor("End your session?"), "\(screen.text)")
+        screen.type("y")
+        #expect(screen.waitFor("A new session has started.", count: 2), "\(screen.text)")
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: saved) { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(!FileManager.default.fileExists(atPath: saved), "the saved text left with its sitting")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("Documents").path))
+    }
+
     @Test func aSittingLeftIdleEndsButAnUntouchedOneWaitsForSomeone() throws {
         let server = try LoopbackHTTPServer { _ in .answer(status: 201, headers: [:], body: Data()) }
         let kiosk = try kiosk(server: server, extra: "")

@@ -93,6 +93,8 @@ package enum KioskRun {
     }
     /// Where the kiosk's own `XDG_CONFIG_HOME` is kept while a sitting's stands in for it ("" for none).
     static let configHomeKey = "ASSIST_KIOSK_CONFIG_HOME"
+    /// The same for `XDG_DOCUMENTS_DIR`, where read-text saves a text (Ctrl+S).
+    static let documentsKey = "ASSIST_KIOSK_DOCUMENTS_DIR"
 
     /// A per-person kiosk's sitting (`Sittings`): its folder becomes the data folder, and its `config` folder
     /// the one for settings kept at run time, so nothing of one person is there for the next. Nil for a shared
@@ -100,8 +102,9 @@ package enum KioskRun {
     static func enterSitting(_ options: inout HostOptions, device: URL) throws -> (name: String, isNew: Bool)? {
         let environment = ProcessInfo.processInfo.environment
         // A restart (exec) inherits the last sitting's stand-in: the admin's own comes back first.
-        if let home = environment[configHomeKey] {
-            if home.isEmpty { unsetenv("XDG_CONFIG_HOME") } else { setenv("XDG_CONFIG_HOME", home, 1) }
+        for (kept, name) in [(configHomeKey, "XDG_CONFIG_HOME"), (documentsKey, "XDG_DOCUMENTS_DIR")] {
+            guard let value = environment[kept] else { continue }
+            if value.isEmpty { unsetenv(name) } else { setenv(name, value, 1) }
         }
         let admin = SettingsStore()
         _ = admin.loadStandardFiles(explicit: options.config, explicitIsAdmin: true)
@@ -115,6 +118,12 @@ package enum KioskRun {
         setenv(AssistPaths.deviceKey, device.path, 1)
         if environment[configHomeKey] == nil { setenv(configHomeKey, environment["XDG_CONFIG_HOME"] ?? "", 1) }
         setenv("XDG_CONFIG_HOME", sitting.root.appendingPathComponent("config").path, 1)
+        // What the person saves (read-text's Ctrl+S) goes into the sitting too, and leaves with it: never into
+        // the device user's Documents for the next person to find.
+        if environment[documentsKey] == nil { setenv(documentsKey, environment["XDG_DOCUMENTS_DIR"] ?? "", 1) }
+        let documents = sitting.root.appendingPathComponent("documents")
+        try AssistPaths.ensurePrivateDirectory(documents)
+        setenv("XDG_DOCUMENTS_DIR", documents.path, 1)
         options.dataDir = sitting.root.path
         return (sitting.name, sitting.isNew)
     }

@@ -159,7 +159,8 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
         process.arguments = arguments + global
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", KioskRun.configHomeKey] {
+        environment["XDG_DOCUMENTS_DIR"] = root.appendingPathComponent("documents").path
+        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", KioskRun.configHomeKey, KioskRun.documentsKey] {
             environment[name] = nil
         }
         process.environment = environment
