@@ -72,7 +72,7 @@ struct QuietGlobalOptions: ParsableArguments {
     @Option(help: "Another folder to search for plugins; may be repeated.")
     var pluginDir: [String] = []
 
-    @Option(help: "Language for speech and text: en, ru or zh.")
+    @Option(help: "Language for speech and text: en, es, ru or zh.")
     var lang: String?
 
     @Flag(help: "Print only; do not speak.")

@@ -64,13 +64,13 @@ extension VoiceListening {
         environment: [String: String] = [:]
     ) throws -> (lines: [String], trace: String) {
         let said = try room(hearing: parts, leadSeconds: 1.5 * (ProcessRunner.timeScale - 1))
-        try "[voice]\nmode = \"always\"\n".write(to: folder.path("always.toml"), atomically: false, encoding: .utf8)
         let trace = folder.path("trace-\(UUID().uuidString).txt")
+        // `--voice always`, as a person starts it (issue 72), not a config file.
         let run = try ProcessRunner.typing(
             BuildProducts.assist,
             [
-                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                folder.path("always.toml").path, "--mic", "live:" + said.path,
+                "shell", "--no-speech", "--data-dir", folder.path("data").path, "--voice", "always", "--mic",
+                "live:" + said.path,
             ],
             lines: lines, environment: environment.merging(["ASSIST_VOICE_TRACE": trace.path]) { $1 },
             timeoutSeconds: 30)
@@ -826,7 +826,7 @@ struct VoiceShellListenTests: VoiceListening {
 
     init() throws { folder = try TemporaryDirectory("assist-voice") }
 
-    /// The shell with `voice.mode = "always"` and a natural voice at a microphone's pace: the clock's question
+    /// The shell with `--voice always` and a natural voice at a microphone's pace: the clock's question
     /// is heard, echoed, and answered as if it had been typed; then a typed "quit" ends the shell (once the
     /// answer is printed, or after 30 s: loading the searches takes about 2 s of a debug build, and a loaded
     /// machine more).

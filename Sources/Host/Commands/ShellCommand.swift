@@ -14,8 +14,34 @@ struct ShellCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Voice commands for this session: push (say a command after tapping the voice key, F4), always, wake (after \"assist\"), or off. Default: the voice.mode setting, else push.",
+            valueName: "mode"))
+    var voice: String?
+
+    /// `--voice` as a `voice.mode` value.
+    static let voiceModes = [
+        "push": "push-to-talk", "push-to-talk": "push-to-talk", "always": "always", "wake": "wake-word",
+        "wake-word": "wake-word", "off": "off",
+    ]
+
+    func validate() throws {
+        if let voice, Self.voiceModes[voice.lowercased()] == nil {
+            throw ValidationError("--voice takes push, always, wake or off, not \(voice)")
+        }
+    }
+
     func run() throws {
         let session = try HostSession(options: global.host, interactive: true)
+        if let voice, let mode = Self.voiceModes[voice.lowercased()] {
+            // For this session only, as --config would set it; an admin's lock keeps its own.
+            if session.settings.isLocked("voice.mode") {
+                session.announcer.say("Voice commands are set by your administrator; --voice \(voice) is not used.")
+            } else {
+                session.settings.apply(["voice.mode": .string(mode)], admin: false)
+            }
+        }
         ShellMenu.run(session: session, microphone: global.mic)
     }
 }
