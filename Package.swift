@@ -74,6 +74,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // The stable C ABI: the header plus one .c file (P14).
@@ -147,7 +148,11 @@ let package = Package(
         .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Config files, settings, events and the journal, paths, versions, plain text: what the host's services
         // share, below them all.
-        .target(name: "AssistCore", dependencies: ["Runtime", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "AssistCore",
+            dependencies: [
+                "Runtime", .product(name: "Logging", package: "swift-log"), .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
         .target(
             name: "Interaction",
             dependencies: ["Runtime", "AssistCore", "Speech", .product(name: "Logging", package: "swift-log")]

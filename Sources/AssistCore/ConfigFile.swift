@@ -1,16 +1,18 @@
 import Foundation
+import TOMLKit
 
-/// Reads the TOML subset Assist's config files use: `[table]` and `[table.sub]` headers, `key = value`
-/// with strings ("…" with \" \\ \n \t escapes, or '…'), integers, floats, booleans and arrays of strings,
-/// and `#` comments. Keys become `table.key`.
+/// Reads Assist's config, settings and secrets files: TOML 1.0 through TOMLKit (toml++), with CRLF line ends and
+/// a UTF-8 byte-order mark accepted. Tables become dotted keys (`[speech]` `rate = 200` is `speech.rate`);
+/// strings, integers, floats and booleans are values, an array is a list of its items' text, a date or time is
+/// its text.
 package enum ConfigFile {
-    /// A line that could not be read.
+    /// Why a file could not be read, and where.
     package struct ParseError: Error, Equatable {
         package var line: Int
         package var message: String
     }
 
-    /// One `key = value` line, with its dotted key and line number.
+    /// One `key = value`, with its dotted key and the line it is on (0 when it cannot be told).
     package struct Entry: Equatable, Sendable {
         package var key: String
         package var value: SettingValue
@@ -24,118 +26,141 @@ package enum ConfigFile {
         return result
     }
 
-    /// Parses `text` into its entries, in file order.
+    /// Parses `text` into its entries, in the order of their lines.
     package static func entries(_ text: String) throws(ParseError) -> [Entry] {
-        var result: [Entry] = []
+        let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: body)
+        } catch let error as TOMLParseError {
+            throw ParseError(line: error.source.begin.line, message: plain(error.description))
+        } catch {
+            throw ParseError(line: 0, message: "it is not TOML")
+        }
+        var values: [(String, SettingValue)] = []
+        flatten(table, prefix: "", into: &values)
+        let lines = lineNumbers(body)
+        return values.map { Entry(key: $0.0, value: $0.1, line: lines[$0.0] ?? 0) }
+            .sorted { ($0.line, $0.key) < ($1.line, $1.key) }
+    }
+
+    private static func flatten(_ table: TOMLTable, prefix: String, into values: inout [(String, SettingValue)]) {
+        for (key, value) in table {
+            let dotted = prefix.isEmpty ? key : "\(prefix).\(key)"
+            if let inner = value.table {
+                flatten(inner, prefix: dotted, into: &values)
+            } else if let converted = settingValue(value) {
+                values.append((dotted, converted))
+            }
+        }
+    }
+
+    private static func settingValue(_ value: TOMLValueConvertible) -> SettingValue? {
+        switch value.type {
+        case .string: return value.string.map(SettingValue.string)
+        case .int: return value.int.map { .int(Int64($0)) }
+        case .double: return value.double.map(SettingValue.double)
+        case .bool: return value.bool.map(SettingValue.bool)
+        case .array:
+            guard let array = value.array else { return nil }
+            return .list(array.compactMap { item in scalarText(item) })
+        case .date, .time, .dateTime: return .string(value.debugDescription)
+        case .table: return nil
+        }
+    }
+
+    /// An array item as text: a string as it is, a number or flag as written.
+    private static func scalarText(_ item: TOMLValueConvertible) -> String? {
+        switch item.type {
+        case .string: return item.string
+        case .int: return item.int.map(String.init)
+        case .double: return item.double.map { String($0) }
+        case .bool: return item.bool.map { $0 ? "true" : "false" }
+        default: return item.debugDescription
+        }
+    }
+
+    /// toml++'s sentence, without its "Error while parsing …: " lead or a final full stop (one is added where
+    /// it is said): "cannot redefine existing table 'speech'".
+    static func plain(_ description: String) -> String {
+        var text = description.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("Error while parsing"), let colon = text.firstIndex(of: ":") {
+            text = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        while text.hasSuffix(".") { text.removeLast() }
+        return PlainText.value(text, limit: 200)
+    }
+
+    /// The line each dotted key is set on, for messages ("config.toml line 3: speech.rate is …"): table headers
+    /// and `key =` at the start of lines, quotes and spaces around dots taken off. Only for telling where; what
+    /// a file means is TOMLKit's.
+    static func lineNumbers(_ text: String) -> [String: Int] {
+        var lines: [String: Int] = [:]
         var table = ""
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let lineNumber = index + 1
-            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
-            if line.isEmpty { continue }
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), !line.hasPrefix("[[") else {
-                    throw ParseError(line: lineNumber, message: "a table header must look like [name]")
-                }
-                guard line.count <= 200 else {
-                    throw ParseError(line: lineNumber, message: "the table name is too long")
-                }
-                table = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+                let inner = line.drop { $0 == "[" }.prefix { $0 != "]" }
+                table = dotted(String(inner))
                 continue
             }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw ParseError(line: lineNumber, message: "expected key = value")
-            }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(
-                in: CharacterSet(charactersIn: "\""))
-            let rawValue = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            guard !key.isEmpty else { throw ParseError(line: lineNumber, message: "the key is empty") }
-            guard let value = parseValue(rawValue) else {
-                throw ParseError(
-                    line: lineNumber,
-                    message: "cannot read the value of \(PlainText.value(key, limit: 60)), "
-                        + "\(PlainText.value(rawValue, limit: 60)); quote text like \"this\"")
-            }
-            result.append(Entry(key: table.isEmpty ? key : "\(table).\(key)", value: value, line: lineNumber))
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = dotted(String(line[..<equals]))
+            guard !key.isEmpty else { continue }
+            let full = table.isEmpty ? key : "\(table).\(key)"
+            if lines[full] == nil { lines[full] = index + 1 }
         }
-        return result
+        return lines
     }
 
-    package static func parseValue(_ raw: String) -> SettingValue? {
-        if raw == "true" { return .bool(true) }
-        if raw == "false" { return .bool(false) }
-        if let string = parseString(raw) { return .string(string) }
-        if raw.hasPrefix("["), raw.hasSuffix("]") {
-            let inner = raw.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
-            if inner.isEmpty { return .list([]) }
-            var items: [String] = []
-            for part in splitArray(String(inner)) {
-                guard let item = parseString(part.trimmingCharacters(in: .whitespaces)) else { return nil }
-                items.append(item)
-            }
-            return .list(items)
-        }
-        let digits = raw.replacingOccurrences(of: "_", with: "")
-        if let number = Int64(digits) { return .int(number) }
-        if let number = Double(digits) { return .double(number) }
-        return nil
-    }
-
-    package static func parseString(_ raw: String) -> String? {
-        guard raw.count >= 2 else { return nil }
-        if raw.hasPrefix("'"), raw.hasSuffix("'") { return String(raw.dropFirst().dropLast()) }
-        guard raw.hasPrefix("\""), raw.hasSuffix("\"") else { return nil }
-        var output = ""
-        var escaping = false
-        for char in raw.dropFirst().dropLast() {
-            if escaping {
-                switch char {
-                case "n": output.append("\n")
-                case "t": output.append("\t")
-                default: output.append(char)
-                }
-                escaping = false
-            } else if char == "\\" {
-                escaping = true
-            } else {
-                output.append(char)
-            }
-        }
-        return escaping ? nil : output
-    }
-
-    private static func splitArray(_ text: String) -> [String] {
+    /// `a . "b.c"` as `a.b.c`: parts trimmed and unquoted.
+    private static func dotted(_ text: String) -> String {
         var parts: [String] = []
         var current = ""
         var quote: Character?
         for char in text {
             if let open = quote {
-                current.append(char)
-                if char == open { quote = nil }
+                if char == open { quote = nil } else { current.append(char) }
             } else if char == "\"" || char == "'" {
                 quote = char
-                current.append(char)
-            } else if char == "," {
-                parts.append(current)
+            } else if char == "." {
+                parts.append(current.trimmingCharacters(in: .whitespaces))
                 current = ""
             } else {
                 current.append(char)
             }
         }
-        if !current.trimmingCharacters(in: .whitespaces).isEmpty { parts.append(current) }
-        return parts
+        parts.append(current.trimmingCharacters(in: .whitespaces))
+        return parts.joined(separator: ".")
     }
 
-    private static func stripComment(_ line: String) -> String {
-        var quote: Character?
-        for (offset, char) in line.enumerated() {
-            if let open = quote {
-                if char == open { quote = nil }
-            } else if char == "\"" || char == "'" {
-                quote = char
-            } else if char == "#" {
-                return String(line.prefix(offset))
+    /// `values` (dotted keys) as a TOML document: each key's first part a table, the rest its key. Written by
+    /// TOMLKit, so that every string reads back as it was.
+    package static func document(_ values: [String: SettingValue]) -> String {
+        let root = TOMLTable()
+        var tables: [String: TOMLTable] = [:]
+        for (key, value) in values {
+            let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+            if parts.count == 2 {
+                let table = tables[parts[0]] ?? TOMLTable()
+                tables[parts[0]] = table
+                table[parts[1]] = tomlValue(value)
+            } else {
+                root[key] = tomlValue(value)
             }
         }
-        return line
+        for (name, table) in tables { root[name] = table }
+        return root.convert(to: .toml, options: [.allowUnicodeStrings])
+    }
+
+    private static func tomlValue(_ value: SettingValue) -> TOMLValueConvertible {
+        switch value {
+        case .string(let text): return text
+        case .int(let number): return Int(number)
+        case .double(let number): return number
+        case .bool(let flag): return flag
+        case .list(let items): return TOMLArray(items)
+        }
     }
 }

@@ -38,59 +38,54 @@ package struct SettingsFiles: Sendable {
         return SettingsSchema.problems(in: entries, file: settings.path)
     }
 
-    /// Writes `values` as TOML to `url` (mode 0600), atomically.
+    /// Writes `values` as TOML to `url` (mode 0600), atomically. TOMLKit writes it, so a value with quotes, `#`,
+    /// new lines or control characters reads back as it was.
     package static func write(_ values: [String: SettingValue], to url: URL) throws {
-        var tables: [String: [(String, SettingValue)]] = [:]
-        for (key, value) in values {
-            let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
-            tables[parts.count == 2 ? parts[0] : "", default: []].append((parts.count == 2 ? parts[1] : key, value))
-        }
-        var text = "# Written by Assist: values set while it runs. Edit config.toml instead; this file is replaced.\n"
-        for table in tables.keys.sorted() {
-            text += table.isEmpty ? "\n" : "\n[\(table)]\n"
-            for (key, value) in (tables[table] ?? []).sorted(by: { $0.0 < $1.0 }) {
-                text += "\"\(escape(key))\" = \(literal(value))\n"
-            }
-        }
+        let text =
+            "# Written by Assist: values set while it runs. Edit config.toml instead; this file is replaced.\n\n"
+            + ConfigFile.document(values) + "\n"
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
         try PrivateFile.write(Data(text.utf8), to: url)
     }
-
-    package static func literal(_ value: SettingValue) -> String {
-        switch value {
-        case .string(let text): return "\"\(escape(text))\""
-        case .int(let number): return String(number)
-        case .double(let number): return number.isFinite ? String(number) : "0.0"
-        case .bool(let flag): return flag ? "true" : "false"
-        case .list(let items): return "[" + items.map { "\"\(escape($0))\"" }.joined(separator: ", ") + "]"
-        }
-    }
-
-    package static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
-    }
 }
 
 extension SettingsStore {
-    /// Loads values set in earlier runs and keeps later `set` calls in `files`. Returns one line per file that
-    /// could not be read. A secrets file others can read is made private (0600) again.
-    package func keep(in files: SettingsFiles) -> [String] {
+    /// Loads values set in earlier runs and keeps later `set` calls in `files`. Returns one sentence per file
+    /// that could not be read: such a file is kept aside whole (`settings.toml.damaged-DATE`, never deleted)
+    /// and the next value set starts a new one, so it is said once, not at every start. A secrets file others
+    /// can read is made private (0600) again.
+    package func keep(in files: SettingsFiles, now: Date = Date()) -> [String] {
         var problems: [String] = []
         for url in [files.settings, files.secrets] where FileManager.default.fileExists(atPath: url.path) {
             if url == files.secrets {
                 try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
             }
+            let why: String
             do {
-                let entries = try ConfigFile.parse(try String(contentsOf: url, encoding: .utf8))
-                restore(entries, secret: url == files.secrets)
+                let data = try Data(contentsOf: url)
+                guard let text = String(validating: data, as: UTF8.self), !data.contains(0) else {
+                    throw ConfigFile.ParseError(line: 0, message: "it holds bytes that are not text")
+                }
+                restore(try ConfigFile.parse(text), secret: url == files.secrets)
+                continue
             } catch let error as ConfigFile.ParseError {
-                problems.append("\(url.path) line \(error.line): \(error.message)")
+                why = error.line > 0 ? "line \(error.line): \(error.message)" : error.message
             } catch {
-                problems.append("\(url.path) could not be read")
+                why = "it cannot be read (\(error.localizedDescription))"
             }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.dateFormat = "yyyyMMdd-HHmmss"
+            let aside = url.deletingLastPathComponent().appendingPathComponent(
+                "\(url.lastPathComponent).damaged-\(formatter.string(from: now))")
+            let kept = (try? FileManager.default.moveItem(at: url, to: aside)) != nil
+            let what = url == files.secrets ? "saved server credentials" : "saved settings"
+            problems.append(
+                kept
+                    ? "Your \(what) could not be read (\(url.path), \(why)); the file is kept as \(aside.path), and until you set them again the defaults are used"
+                    : "Your \(what) could not be read (\(url.path), \(why)); the defaults are used")
         }
         attach(files)
         return problems

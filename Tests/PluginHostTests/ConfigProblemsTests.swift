@@ -27,25 +27,24 @@ struct ConfigProblemsTests {
     @Test func valuesOfTheWrongKindAreNamedWithFileLineAndWhatWasExpected() throws {
         let text = """
             speech.rate = "fast"
+            speech.backend = "festival"
+            speech.volume = 0.5
             [cues]
             volume = 3
             enabled = "yes"
             low-pitch = "maybe"
-            [speech]
-            backend = "festival"
-            volume = 0.5
             """
         let (store, report, path) = try load(Data(text.utf8))
-        #expect(report.errors.isEmpty)
+        #expect(report.errors.isEmpty, "\(report.errors)")
         #expect(
             report.warnings == [
                 "\(path) line 1: speech.rate is the text \"fast\", but it takes a whole number from 80 to 450; "
                     + "the default is used",
-                "\(path) line 3: cues.volume is 3, but it takes a number from 0 to 1; the nearest allowed value is used",
-                "\(path) line 5: cues.low-pitch is the text \"maybe\", but it takes true or false; the default is used",
-                "\(path) line 7: speech.backend is the text \"festival\", but it takes one of \"espeak-ng\", "
+                "\(path) line 2: speech.backend is the text \"festival\", but it takes one of \"espeak-ng\", "
                     + "\"speech-dispatcher\"; the default is used",
-            ])
+                "\(path) line 5: cues.volume is 3, but it takes a number from 0 to 1; the nearest allowed value is used",
+                "\(path) line 7: cues.low-pitch is the text \"maybe\", but it takes true or false; the default is used",
+            ], "\(report.warnings)")
         #expect(store.value("speech.volume") == .double(0.5), "good values around bad ones are kept")
         #expect(store.value("cues.enabled")?.flag == true, "\"yes\" is a flag the host reads")
     }
@@ -74,12 +73,13 @@ struct ConfigProblemsTests {
             ], "\(found)")
     }
 
-    /// A key set twice is named with both lines (the later value is used); a slip in a key of Assist's own
-    /// gets the key meant; a feature's own key is left to the feature.
+    /// A key set twice is not TOML: the file is refused, naming the line and the key; a slip in a key of
+    /// Assist's own gets the key meant; a feature's own key is left to the feature.
     @Test func aKeySetTwiceAndAMisspeltOneAreNamed() throws {
+        let (_, twice, path) = try load(Data("[speech]\nrate = 200\nrate = 250\n".utf8))
+        #expect(twice.errors == ["\(path) line 3: cannot redefine existing integer 'rate'"], "\(twice.errors)")
         let text = """
             [speech]
-            rate = 200
             rate = 250
             [speach]
             volume = 0.5
@@ -90,16 +90,54 @@ struct ConfigProblemsTests {
             area = "full"
             langauge = "ru"
             """
-        let (store, report, path) = try load(Data(text.utf8))
+        let (store, report, _) = try load(Data(text.utf8))
         #expect(
             report.warnings == [
-                "\(path) line 3: speech.rate is set again (first on line 2); this later value is used",
-                "\(path) line 5: speach.volume is not a setting Assist knows (did you mean speech.volume?); it is ignored",
-                "\(path) line 7: voice.modee is not a setting Assist knows (did you mean voice.mode?); it is ignored",
-                "\(path) line 8: voice.made-up is not a setting Assist knows; it is ignored",
+                "\(path) line 4: speach.volume is not a setting Assist knows (did you mean speech.volume?); it is ignored",
+                "\(path) line 6: voice.modee is not a setting Assist knows (did you mean voice.mode?); it is ignored",
+                "\(path) line 7: voice.made-up is not a setting Assist knows; it is ignored",
             ], "\(report.warnings)")
         #expect(store.value("speech.rate") == .int(250))
         #expect(store.value("read-text.area") == .string("full"), "a feature's key is the feature's")
+    }
+
+    /// What Assist writes itself reads back exactly (issue 73: `"a\"b#c"` made the whole saved file unread), and
+    /// files of other editors are read: CRLF line ends, a byte-order mark.
+    @Test func whatAssistWritesReadsBackAndWindowsFilesAreRead() throws {
+        let values: [String: SettingValue] = [
+            "notes.quote": .string(#"a"b#c"#), "notes.lines": .string("one\ntwo\r\nthree\ttab"),
+            "notes.control": .string("bell\u{07} escape\u{1B} del\u{7F}"), "notes.russian": .string("Привет, мир"),
+            "notes.chinese": .string("你好"), "notes.emoji": .string("👍🏽"), "notes.backslash": .string(#"C:\x\"#),
+            "notes.hash": .string("# not a comment"), "notes.list": .list(["a\"b", "c#d", ""]),
+            "language": .string("es"), "speech.rate": .int(210), "speech.volume": .double(0.25),
+            "cues.enabled": .bool(false), "kiosk.features.assist.clock": .string("abc"),
+        ]
+        let file = folder.path("settings.toml")
+        try SettingsFiles.write(values, to: file)
+        let read = try ConfigFile.parse(try String(contentsOf: file, encoding: .utf8))
+        let written = try String(contentsOf: file, encoding: .utf8)
+        #expect(read == values, "\(written)")
+
+        let windows = "\u{FEFF}# made on Windows\r\n[speech]\r\nrate = 190\r\n[cues]\r\nvolume = 0.5\r\n"
+        let (store, report, _) = try load(Data(windows.utf8))
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        #expect(store.value("speech.rate") == .int(190) && store.value("cues.volume") == .double(0.5))
+    }
+
+    /// A saved settings file that cannot be read is kept aside whole and said once; nothing else is lost.
+    @Test func aDamagedSavedFileIsKeptAsideAndSaidOnce() throws {
+        let files = SettingsFiles(settings: folder.path("settings.toml"), secrets: folder.path("secrets.toml"))
+        try "speech.rate = 200\nbroken = \n".write(to: files.settings, atomically: true, encoding: .utf8)
+        let store = SettingsStore()
+        let problems = store.keep(in: files, now: Date(timeIntervalSince1970: 1_800_000_000))
+        let aside = folder.path("settings.toml.damaged-20270115-080000")
+        #expect(problems.count == 1, "\(problems)")
+        #expect(
+            problems.first?.hasPrefix("Your saved settings could not be read (\(files.settings.path), line 2:") == true)
+        #expect(problems.first?.contains("the file is kept as \(aside.path)") == true, "\(problems)")
+        #expect(FileManager.default.fileExists(atPath: aside.path))
+        #expect(!FileManager.default.fileExists(atPath: files.settings.path))
+        #expect(SettingsStore().keep(in: files).isEmpty, "said once: the next start finds no damaged file")
     }
 
     @Test func bytesThatAreNotTextAreSaidToBeSoNotToBeMissing() throws {
@@ -117,8 +155,8 @@ struct ConfigProblemsTests {
         let nested = "x = " + String(repeating: "[", count: 150_000) + String(repeating: "]", count: 150_000)
         let (_, report, path) = try load(Data(nested.utf8))
         let error = try #require(report.errors.first)
-        #expect(error.hasPrefix("\(path) line 1: cannot read the value of x, [[[["))
+        #expect(error.hasPrefix("\(path) line 1: "), "\(error)")
         #expect(error.count < path.count + 200, "\(error.count) characters")
-        #expect(error.contains("(300000 characters)"))
+        #expect(!error.contains("[[[["), "the value is not echoed: \(error)")
     }
 }

@@ -86,6 +86,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         let kept = SettingsFiles.standard()
         for problem in settings.keep(in: kept) {
             logger.warning("saved settings ignored: \(problem)")
+            warnings.append(problem)
         }
         warnings += kept.valueProblems()
         kiosk = kioskMode ? KioskConfig(settings: settings) : nil
