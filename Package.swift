@@ -151,7 +151,8 @@ let package = Package(
         .target(
             name: "AssistCore",
             dependencies: [
-                "Runtime", .product(name: "Logging", package: "swift-log"), .product(name: "TOMLKit", package: "TOMLKit"),
+                "Runtime", .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .target(
             name: "Interaction",
