@@ -155,3 +155,33 @@ struct CameraCLITests {
         #expect(notVideo.standardError.split(separator: "\n").count == 1)
     }
 }
+
+/// The rule for a plugin that works inside `on_frame` (docs/plugin-abi.md): calls over 20 ms are named as
+/// misbehaving from the third; one slow call (a page fault, a preempted lock on a busy machine) is not a habit.
+@Suite("Slow on_frame calls")
+struct SlowFrameTests {
+    func run(slowFrames: Int) throws -> ProcessResult {
+        let root = try TemporaryDirectory("assist-slow-frames")
+        let manifest = CPluginBuilder.manifest(
+            id: "org.test.camera", extra: ["services": ["required": ["assist.camera/1"]], "devices": ["camera"]])
+        try CPluginBuilder(root: root.path("plugins")).build(
+            folder: "plugin", defines: ["SLOW_FRAMES=\(slowFrames)"], manifest: manifest, source: "camera_plugin.c")
+        return try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--camera", "pattern", "--data-dir", root.path("data").path, "--plugin-dir",
+                root.path("plugins").path, "org.test.camera",
+            ])
+    }
+
+    @Test func aHabitIsNamedAndOneSpikeIsNot() throws {
+        let habit = try run(slowFrames: 10)
+        #expect(habit.status == 0, "\(habit.standardError)")
+        let named = habit.standardError.split(separator: "\n").filter { $0.contains("on_frame took") }
+        #expect(named.count == 1 && named.first?.contains("over 20 ms, 3 times") == true, "\(habit.standardError)")
+        let spike = try run(slowFrames: 1)
+        #expect(spike.status == 0, "\(spike.standardError)")
+        #expect(!spike.standardError.contains("on_frame took"), "\(spike.standardError)")
+    }
+}
+

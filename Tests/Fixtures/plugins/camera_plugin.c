@@ -2,7 +2,12 @@
  * A C99 plugin that drives assist.camera/1 for the host's tests: it subscribes to GRAY8 frames, keeps
  * frames with retain() until the budget says no, zooms in half-way through, and after a second reports what
  * it saw with dialog.say, then finishes.
+ *   -DSLOW_FRAMES=n   the first n on_frame calls each take 40 ms (a plugin that works where it should not)
  */
+#ifdef SLOW_FRAMES
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <time.h>
+#endif
 #include "fixture.h"
 
 #include <pthread.h>
@@ -27,6 +32,13 @@ static void on_frame(assist_plugin *p, const assist_frame *f) {
     state *s = p->plugin_data;
     pthread_mutex_lock(&s->lock);
     s->frames++;
+#ifdef SLOW_FRAMES
+    if (s->frames <= SLOW_FRAMES) {
+        struct timespec work = {0, 40 * 1000000L};
+        while (nanosleep(&work, &work) != 0) {
+        }
+    }
+#endif
     if (f->fourcc != ASSIST_FOURCC_GRAY8 || f->plane[0] == NULL || f->stride[0] < f->width) s->wrong_format++;
     if (s->frames > 1 && f->seq <= s->last_seq) s->out_of_order++;
     s->last_seq = f->seq;
