@@ -184,4 +184,3 @@ struct SlowFrameTests {
         #expect(!spike.standardError.contains("on_frame took"), "\(spike.standardError)")
     }
 }
-
