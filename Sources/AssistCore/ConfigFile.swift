@@ -10,6 +10,11 @@ package enum ConfigFile {
     package struct ParseError: Error, Equatable {
         package var line: Int
         package var message: String
+
+        package init(line: Int, message: String) {
+            self.line = line
+            self.message = message
+        }
     }
 
     /// One `key = value`, with its dotted key and the line it is on (0 when it cannot be told).
@@ -29,6 +34,7 @@ package enum ConfigFile {
     /// Parses `text` into its entries, in the order of their lines.
     package static func entries(_ text: String) throws(ParseError) -> [Entry] {
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        try screen(body)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: body)
@@ -42,6 +48,100 @@ package enum ConfigFile {
         let lines = lineNumbers(body)
         return values.map { Entry(key: $0.0, value: $0.1, line: lines[$0.0] ?? 0) }
             .sorted { ($0.line, $0.key) < ($1.line, $1.key) }
+    }
+
+    /// Refuses, before toml++ sees them, what it would not survive (TOMLKit builds it with assertions in a
+    /// debug build, and assumes them in a release one): a NUL (it reads a C string), a carriage return without
+    /// a new line after it, and a table header whose name starts with anything but a bare key's character or a
+    /// quote ("[{", "[\r", "[ #"), which toml++ 3.4.0 takes for granted. Strings, comments and values spread
+    /// over lines are followed, so a `[` inside them is never taken for a header.
+    static func screen(_ text: String) throws(ParseError) {
+        enum Inside { case nothing, basic, literal, multiBasic, multiLiteral, comment }
+        let bytes = Array(text.utf8)
+        var inside = Inside.nothing
+        var depth = 0
+        var line = 1
+        var lineStart = true
+        var index = 0
+        func at(_ offset: Int) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0 { throw ParseError(line: line, message: "it holds a NUL character, which TOML does not allow") }
+            if byte == 0x0D, at(1) != 0x0A {
+                throw ParseError(line: line, message: "a carriage return is not followed by a new line")
+            }
+            if byte == 0x0A {
+                line += 1
+                lineStart = true
+                if inside == .comment || inside == .basic || inside == .literal { inside = .nothing }
+                index += 1
+                continue
+            }
+            let blank = byte == 0x20 || byte == 0x09 || byte == 0x0D
+            switch inside {
+            case .comment:
+                break
+            case .basic:
+                if byte == 0x5C { index += 1 } else if byte == 0x22 { inside = .nothing }
+            case .literal:
+                if byte == 0x27 { inside = .nothing }
+            case .multiBasic:
+                if byte == 0x5C {
+                    index += 1
+                } else if byte == 0x22, at(1) == 0x22, at(2) == 0x22 {
+                    inside = .nothing
+                    index += 2
+                }
+            case .multiLiteral:
+                if byte == 0x27, at(1) == 0x27, at(2) == 0x27 {
+                    inside = .nothing
+                    index += 2
+                }
+            case .nothing:
+                if lineStart && depth == 0 && byte == 0x5B {
+                    // A table header: its name's first character, after "[" or "[[" and blanks.
+                    var next = index + 1
+                    if next < bytes.count, bytes[next] == 0x5B { next += 1 }
+                    while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x09 { next += 1 }
+                    let first = next < bytes.count ? bytes[next] : 0x0A
+                    let bare =
+                        (first >= 0x41 && first <= 0x5A) || (first >= 0x61 && first <= 0x7A)
+                        || (first >= 0x30 && first <= 0x39) || first == 0x5F || first == 0x2D
+                    guard bare || first == 0x22 || first == 0x27 || first == 0x5D else {
+                        throw ParseError(
+                            line: line,
+                            message: "a table name in [brackets] must start with a letter, a digit, _, - or a quote")
+                    }
+                    // The rest of the header is toml++'s to read.
+                    while index < bytes.count, bytes[index] != 0x0A, bytes[index] != 0x23 { index += 1 }
+                    lineStart = false
+                    continue
+                }
+                if byte == 0x23 {
+                    inside = .comment
+                } else if byte == 0x22 {
+                    if at(1) == 0x22, at(2) == 0x22 {
+                        inside = .multiBasic
+                        index += 2
+                    } else {
+                        inside = .basic
+                    }
+                } else if byte == 0x27 {
+                    if at(1) == 0x27, at(2) == 0x27 {
+                        inside = .multiLiteral
+                        index += 2
+                    } else {
+                        inside = .literal
+                    }
+                } else if byte == 0x5B || byte == 0x7B {
+                    depth += 1
+                } else if byte == 0x5D || byte == 0x7D {
+                    depth = max(0, depth - 1)
+                }
+            }
+            if !blank { lineStart = false }
+            index += 1
+        }
     }
 
     private static func flatten(_ table: TOMLTable, prefix: String, into values: inout [(String, SettingValue)]) {

@@ -124,6 +124,22 @@ struct ConfigProblemsTests {
         #expect(store.value("speech.rate") == .int(190) && store.value("cues.volume") == .double(0.5))
     }
 
+    /// What toml++ 3.4.0 would abort on (found by the fuzzer: Tests/Fuzz/regressions/config) is refused first,
+    /// with its line; a `[` inside a value or a string spread over lines is not taken for a table header.
+    @Test func whatTheTOMLLibraryCannotSurviveIsRefusedFirst() throws {
+        for (text, line) in [("a = 1\n[{ge]\n", 2), ("[\r", 1), ("a = 1\r\n[ #x]\n", 2), ("[\n", 1)] {
+            #expect(
+                throws: ConfigFile.ParseError(
+                    line: line, message: "a table name in [brackets] must start with a letter, a digit, _, - or a quote"
+                )
+            ) { try ConfigFile.parse(text) }
+        }
+        #expect(throws: ConfigFile.ParseError.self) { try ConfigFile.parse("a = \"x\"\rb = 1\n") }
+        let spread = "list = [\n  [\"x\", \"y\"],\n  [{ a = \"b\" }],\n]\ntext = \"\"\"\n[{ not a header\n\"\"\"\n"
+        #expect(throws: Never.self) { try ConfigFile.parse(spread) }
+        #expect(try ConfigFile.parse(spread)["text"] == .string("[{ not a header\n"))
+    }
+
     /// A saved settings file that cannot be read is kept aside whole and said once; nothing else is lost.
     @Test func aDamagedSavedFileIsKeptAsideAndSaidOnce() throws {
         let files = SettingsFiles(settings: folder.path("settings.toml"), secrets: folder.path("secrets.toml"))
