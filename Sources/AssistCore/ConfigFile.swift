@@ -66,7 +66,9 @@ package enum ConfigFile {
         func at(_ offset: Int) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == 0 { throw ParseError(line: line, message: "it holds a NUL character, which TOML does not allow") }
+            if byte == 0 {
+                throw ParseError(line: line, message: "it holds a NUL character, which TOML does not allow")
+            }
             if byte == 0x0D, at(1) != 0x0A {
                 throw ParseError(line: line, message: "a carriage return is not followed by a new line")
             }
