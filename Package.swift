@@ -148,9 +148,12 @@ let package = Package(
         .target(name: "Runtime", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Config files, settings, events and the journal, paths, versions, plain text: what the host's services
         // share, below them all.
+        // toml++'s debug assertions answered instead of aborting (assist_toml_guard.h).
+        .target(name: "CTOMLGuard", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
             name: "AssistCore",
             dependencies: [
+                "CTOMLGuard",
                 "Runtime", .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),

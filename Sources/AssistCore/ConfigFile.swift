@@ -1,3 +1,4 @@
+import CTOMLGuard
 import Foundation
 import TOMLKit
 
@@ -10,6 +11,14 @@ package enum ConfigFile {
     package struct ParseError: Error, Equatable {
         package var line: Int
         package var message: String
+
+        /// "line 3: cannot redefine existing table 'speech'", or only the message when no line is known.
+        package var located: String { line > 0 ? "line \(line): \(message)" : message }
+
+        /// "PATH line 3: message", or "PATH: message" when no line is known.
+        package func at(_ path: String) -> String {
+            line > 0 ? "\(path) line \(line): \(message)" : "\(path): \(message)"
+        }
 
         package init(line: Int, message: String) {
             self.line = line
@@ -35,6 +44,9 @@ package enum ConfigFile {
     package static func entries(_ text: String) throws(ParseError) -> [Entry] {
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         try screen(body)
+        guard assist_toml_survives(body) == 0 else {
+            throw ParseError(line: 0, message: "it is not TOML that can be read; check its brackets, quotes and commas")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: body)

@@ -71,7 +71,7 @@ extension SettingsStore {
                 restore(try ConfigFile.parse(text), secret: url == files.secrets)
                 continue
             } catch let error as ConfigFile.ParseError {
-                why = error.line > 0 ? "line \(error.line): \(error.message)" : error.message
+                why = error.located
             } catch {
                 why = "it cannot be read (\(error.localizedDescription))"
             }

@@ -151,7 +151,7 @@ package final class SettingsStore: @unchecked Sendable {  // because: `values` a
                 for entry in entries { values[entry.key] = entry.value }
                 apply(values, admin: isAdmin, pins: isAdmin || path == explicit)
             } catch {
-                report.errors.append("\(path) line \(error.line): \(error.message)")
+                report.errors.append(error.at(path))
             }
         }
         return report

@@ -20,7 +20,7 @@ package struct KioskAdminFile: Sendable {
         } catch let error as ConfigFile.ParseError {
             return .failure(
                 KioskProblem(
-                    "\(url.path) line \(error.line): \(error.message); the admin menu's choices are not used until it is fixed or removed"
+                    "\(error.at(url.path)); the admin menu's choices are not used until it is fixed or removed"
                 ))
         } catch {
             return .failure(

@@ -72,7 +72,7 @@ package struct AdminPluginPolicy: Sendable, Equatable {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return "cannot be read" }
         let entries: [ConfigFile.Entry]
         do { entries = try ConfigFile.entries(text) } catch {
-            return "cannot be read at line \(error.line): \(error.message)"
+            return "cannot be read (\(error.located))"
         }
         for entry in entries {
             guard Self.keys.contains(entry.key) else {

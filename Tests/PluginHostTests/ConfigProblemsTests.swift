@@ -135,6 +135,11 @@ struct ConfigProblemsTests {
             ) { try ConfigFile.parse(text) }
         }
         #expect(throws: ConfigFile.ParseError.self) { try ConfigFile.parse("a = \"x\"\rb = 1\n") }
+        // Past the screen, toml++ asserts in a debug build where a release one reports: the guard answers.
+        #expect(
+            throws: ConfigFile.ParseError(
+                line: 0, message: "it is not TOML that can be read; check its brackets, quotes and commas")
+        ) { try ConfigFile.parse("x = [2, }\n") }
         let spread = "list = [\n  [\"x\", \"y\"],\n  [{ a = \"b\" }],\n]\ntext = \"\"\"\n[{ not a header\n\"\"\"\n"
         #expect(throws: Never.self) { try ConfigFile.parse(spread) }
         #expect(try ConfigFile.parse(spread)["text"] == .string("[{ not a header\n"))
