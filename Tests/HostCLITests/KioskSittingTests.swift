@@ -1,3 +1,4 @@
+import AssistCore
 import Foundation
 import HostTesting
 import Kiosk
@@ -253,7 +254,7 @@ struct KioskSittingTests {
             Thread.sleep(forTimeInterval: 0.1)
             kept = (try? String(contentsOf: admin, encoding: .utf8)) ?? ""
         }
-        #expect(kept.contains("[speech]") && kept.contains("\"rate\""), "\(kept)")
+        #expect((try? ConfigFile.parse(kept))?["speech.rate"] != nil, "\(kept)")
         // The kiosk's own settings come first in the admin's list, and apply from its next start.
         #expect(screen.text.contains("1. Who uses this kiosk: one person at a time, each starting clean"))
         screen.type("3")  // Done: back to the list
@@ -262,11 +263,11 @@ struct KioskSittingTests {
         #expect(screen.waitFor("A session ends after, without input: 10 minutes."), "\(screen.text)")
         screen.type("1")
         #expect(screen.waitFor("It applies from the next start."), "\(screen.text)")
-        for _ in 0..<100 where !kept.contains("\"idle-minutes\" = 15") {
+        for _ in 0..<100 where (try? ConfigFile.parse(kept))?["kiosk.idle-minutes"] != .int(15) {
             Thread.sleep(forTimeInterval: 0.1)
             kept = (try? String(contentsOf: admin, encoding: .utf8)) ?? ""
         }
-        #expect(kept.contains("\"idle-minutes\" = 15"), "\(kept)")
+        #expect((try? ConfigFile.parse(kept))?["kiosk.idle-minutes"] == .int(15), "\(kept)")
         #expect(
             !FileManager.default.fileExists(
                 atPath: Sittings(device: kiosk.data).path(of: "0001").appendingPathComponent(

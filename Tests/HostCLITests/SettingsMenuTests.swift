@@ -1,3 +1,4 @@
+import AssistCore
 import Foundation
 import HostTesting
 import Testing
@@ -71,7 +72,7 @@ struct SettingsMenuTests {
         leave(screen)
 
         let kept = try String(contentsOf: settingsFile, encoding: .utf8)
-        #expect(kept.contains("[speech]\n\"rate\" = 300"), "\(kept)")
+        #expect(try ConfigFile.parse(kept)["speech.rate"] == .int(300), "\(kept)")
         let after = try sampleSeconds("after")
         // 175 → 300 words a minute: the same sentence takes about 175/300 of the time.
         #expect(after / before < 0.75 && after / before > 0.45, "\(before) s → \(after) s")
@@ -95,7 +96,7 @@ struct SettingsMenuTests {
         #expect(screen.waitFor("Voice: higher, female."), "\(screen.text)")
         leave(screen)
         let kept = try String(contentsOf: settingsFile, encoding: .utf8)
-        #expect(kept.contains("\"voice\" = \"female\""), "\(kept)")
+        #expect(try ConfigFile.parse(kept)["speech.voice"] == .string("female"), "\(kept)")
         let after = try samplePitch("female")
         #expect(after / before > 1.3, "\(before) Hz → \(after) Hz")
     }
@@ -124,8 +125,8 @@ struct SettingsMenuTests {
         #expect(screen.waitFor("Low-pitched cues: on."), "\(screen.text)")
         leave(screen)
         let kept = try String(contentsOf: settingsFile, encoding: .utf8)
-        #expect(kept.contains("\"auto-pause\" = \"0\""), "\(kept)")
-        #expect(kept.contains("\"low-pitch\" = true"), "\(kept)")
+        #expect(try ConfigFile.parse(kept)["find-object.auto-pause"] == .string("0"), "\(kept)")
+        #expect(try ConfigFile.parse(kept)["cues.low-pitch"] == .bool(true), "\(kept)")
         #expect(!kept.contains("volume"), "the locked one was not written: \(kept)")
     }
 
