@@ -34,7 +34,7 @@ cd "$home"
 export HOME="$home" ASSIST_DATA_DIR="$home/data"
 out=$("$prefix/bin/assist" plugins install --no-speech "$packages/org.example.hello-1.0.0.assist-plugin" <<<y) \
   || fail "install c-hello: $out"
-echo "$out" | grep -qx 'Install Hello 1.0.0 by Example Ltd for you? It is not signed, so nobody vouches for who made it. It asks for no camera, microphone or network. Y or N.' \
+echo "$out" | grep -qx 'Install Hello 1.0.0 for you? It is unsigned, so nobody vouches for who made it. It says it is made by Example Ltd; nobody has vouched for that. It asks for no camera, microphone or network. Y or N.' \
   || fail "install did not ask: $out"
 echo "$out" | grep -q '^Installed in ' || fail "install did not say how long it took: $out"
 "$prefix/bin/assist" plugins install --no-speech --yes "$packages/org.example.greeter-1.0.0.assist-plugin" >/dev/null \

@@ -305,14 +305,18 @@ final class QueueSpeaker: Speaker, @unchecked Sendable {  // because: `queued` i
 /// Issue 72: stray keys at a menu never pile hints up ahead of the answer to the next real key.
 @Suite("Hints keep up")
 struct HintTests {
-    @Test func strayKeysLeaveOneHintAndAnAnswerCancelsIt() {
-        let loop = MainLoop()
-        let output = RecordingOutput()
-        let speaker = QueueSpeaker()
-        let phrases = PhraseBook(
-            directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
-        let engine = DialogEngine(
+    let loop = MainLoop()
+    let output = RecordingOutput()
+    let speaker = QueueSpeaker()
+    let phrases = PhraseBook(
+        directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
+    var engine: DialogEngine {
+        DialogEngine(
             announcer: Announcer(output: output, speaker: speaker, language: "en"), phrases: phrases, loop: loop)
+    }
+
+    @Test func strayKeysLeaveOneHintAndAnAnswerCancelsIt() {
+        let engine = self.engine
         let answers = AnswerLog()
         _ = engine.open(
             .choice(prompt: "Choose a feature.", choices: (1...8).map { "Feature \($0)" }, defaultIndex: nil),
@@ -332,12 +336,7 @@ struct HintTests {
     /// A question with help of its own (the shell's menu) reads it, line by line, for F1, `?`, h and "help";
     /// one without says its hint.
     @Test func aQuestionsOwnHelpIsReadForEveryWayOfAsking() {
-        let loop = MainLoop()
-        let output = RecordingOutput()
-        let phrases = PhraseBook(
-            directory: BuildProducts.packageRoot.appendingPathComponent("share/assist/host"), language: "en")
-        let engine = DialogEngine(
-            announcer: Announcer(output: output, speaker: nil, language: "en"), phrases: phrases, loop: loop)
+        let engine = self.engine
         _ = engine.open(
             .choice(prompt: "Choose a feature.", choices: ["Clock", "Quit"], defaultIndex: nil), owner: "host",
             help: "First line of help.\nHelp tutorial is named here."
