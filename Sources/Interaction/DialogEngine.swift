@@ -78,6 +78,10 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     /// True while a dialog waits for an answer.
     package var isActive: Bool { current != nil }
 
+    /// True while a question is asked that is not the shell's menu (one that yields): what is typed or said
+    /// then answers it, and never starts a feature behind it.
+    package var isAskingQuestion: Bool { current.map { !$0.yields } ?? false }
+
     /// True while the current dialog wants a whole typed line rather than single keys.
     package var wantsLine: Bool {
         if case .text = question { return true }

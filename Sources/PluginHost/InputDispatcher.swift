@@ -70,7 +70,10 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
             onListenKey()
             return
         }
-        if !interaction.dialogs.wantsLine, let (id, arguments) = keyword(in: event) {
+        // A launch phrase typed or said at a question is no answer to it, and starts nothing behind it.
+        if !interaction.dialogs.wantsLine, !interaction.dialogs.isAskingQuestion,
+            let (id, arguments) = keyword(in: event)
+        {
             onLaunch(id, arguments)
             return
         }

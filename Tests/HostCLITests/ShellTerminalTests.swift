@@ -111,6 +111,25 @@ struct ShellTerminalTests {
         #expect(screen.waitForExit() == 0)
     }
 
+    /// A launch phrase typed at a question (the first-use question of read-text) starts nothing behind it and is
+    /// no answer: the question stays until it is answered (issue 72: it started the clock and answered "allowed").
+    @Test func aLaunchPhraseAtAQuestionStartsNothing() throws {
+        let screen = try readingTerminal(wav: data.path("question.wav"))
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.typeSlowly("read text\r")
+        #expect(screen.waitFor("Read text asks for"), "\(screen.text)")
+        screen.typeSlowly("what time is it\r")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(!screen.text.contains("It is "), "the clock did not start: \(screen.text)")
+        #expect(!screen.text.contains("Starting Talking clock"), "\(screen.text)")
+        screen.typeSlowly("no\r")
+        #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
+        #expect(!screen.text.contains("The quick brown fox"), "no was the answer: \(screen.text)")
+        #expect(!screen.text.contains("It is "), "nor later: \(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        #expect(screen.waitForExit() == 0)
+    }
+
     /// Ctrl+C inside a feature stops that feature and says so, as Escape does (issue 72: screen-reader users
     /// press Ctrl to silence speech); the menu comes back, and no there keeps Assist running.
     @Test func ctrlCInsideAFeatureStopsItAndTheMenuComesBack() throws {
