@@ -36,6 +36,28 @@ struct PluginDatabaseTests {
         }
     }
 
+    /// A database let go closes its file: none of its descriptors stays open, confined or not (a connection
+    /// that was never closed kept every file of every plugin's database open for the life of the process).
+    @Test func aDatabaseLetGoClosesItsFiles() throws {
+        let url = folder.path("plugin/closed.sqlite")
+        func openHere() -> Int {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)"))?
+                    .hasPrefix(url.path) == true
+            }.count
+        }
+        for confined in [false, true] {
+            for _ in 0..<20 {
+                let opened = try PluginDatabase(url: url, confined: confined ? Confinement() : nil)
+                try opened.execute("CREATE TABLE IF NOT EXISTS t (i INTEGER)")
+                try opened.execute("INSERT INTO t VALUES (1)")
+                #expect(openHere() > 0)
+            }
+            #expect(openHere() == 0, "confined \(confined): descriptors left open")
+        }
+    }
+
     @Test func boundParametersRoundTripEveryType() throws {
         try database.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n)")
         let changed = try database.execute(

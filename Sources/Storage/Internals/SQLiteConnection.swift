@@ -43,6 +43,13 @@ final class SQLiteConnection {
         if !readOnly { try hostStatement("PRAGMA journal_mode = WAL;") }
     }
 
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close(handle)
+        // The connection's handlers read it until it is closed.
+        guardian?.deallocate()
+    }
+
     /// Refuses a database, or a journal beside it, that is a link or not a plain file of its own: another's
     /// file reached through a name in the plugin's folder.
     private static func refuseLinks(_ path: String) throws(StorageError) {
