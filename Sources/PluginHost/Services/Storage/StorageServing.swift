@@ -32,7 +32,7 @@ final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `
     private var databases: [String: PluginDatabase] = [:]
     private var lastSaid: [StorageError.Code: Double] = [:]
     /// When each database's size limit was last set from the quota (`systemUptime`).
-    private var limited: [String: Double] = [:]
+    private var limited: [ObjectIdentifier: UInt64] = [:]
 
     /// The databases one plugin may have open.
     static let openDatabases = 32
@@ -64,7 +64,7 @@ final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `
         let database = try PluginDatabase(
             url: folders.data.appendingPathComponent("\(name).sqlite"), confined: confinement)
         databases[name] = database
-        limited[name] = nil
+        limited[ObjectIdentifier(database)] = nil
         return database
     }
 
@@ -83,11 +83,13 @@ final class LocalStorage: StorageProviding, @unchecked Sendable {  // because: `
     /// Lets `database` grow only into what is left of the quota (media and the other databases counted), set
     /// again at most every 2 s, and at once with `now`.
     func holdToQuota(_ database: PluginDatabase, now: Bool = false) {
-        let name = database.url.deletingPathExtension().lastPathComponent
-        let time = ProcessInfo.processInfo.systemUptime
+        // Called before every statement: a key and a clock that cost nanoseconds (a URL's name cost microseconds,
+        // which made 100k inserts four times slower).
+        let key = ObjectIdentifier(database)
+        let time = DispatchTime.now().uptimeNanoseconds
         let due = lock.withLock {
-            if !now, let last = limited[name], time - last < 2 { return false }
-            limited[name] = time
+            if !now, let last = limited[key], time &- last < 2_000_000_000 { return false }
+            limited[key] = time
             return true
         }
         guard due else { return }
