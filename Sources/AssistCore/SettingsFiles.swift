@@ -53,7 +53,7 @@ package struct SettingsFiles: Sendable {
 
 extension SettingsStore {
     /// Loads values set in earlier runs and keeps later `set` calls in `files`. Returns one sentence per file
-    /// that could not be read: such a file is kept aside whole (`settings.toml.damaged-DATE`, never deleted)
+    /// that could not be read: such a file is kept aside whole (`settings.toml.damaged-<UTC time>`, never deleted)
     /// and the next value set starts a new one, so it is said once, not at every start. A secrets file others
     /// can read is made private (0600) again.
     package func keep(in files: SettingsFiles, now: Date = Date()) -> [String] {
@@ -75,17 +75,12 @@ extension SettingsStore {
             } catch {
                 why = "it cannot be read (\(error.localizedDescription))"
             }
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = "yyyyMMdd-HHmmss"
-            let aside = url.deletingLastPathComponent().appendingPathComponent(
-                "\(url.lastPathComponent).damaged-\(formatter.string(from: now))")
-            let kept = (try? FileManager.default.moveItem(at: url, to: aside)) != nil
+            let aside = try? DamagedFile.setAside(url, now: now)
             let what = url == files.secrets ? "saved server credentials" : "saved settings"
             problems.append(
-                kept
-                    ? "Your \(what) could not be read (\(url.path), \(why)); the file is kept as \(aside.path), and until you set them again the defaults are used"
-                    : "Your \(what) could not be read (\(url.path), \(why)); the defaults are used")
+                aside.map {
+                    "Your \(what) could not be read (\(url.path), \(why)); the file is kept as \($0.path), and until you set them again the defaults are used"
+                } ?? "Your \(what) could not be read (\(url.path), \(why)); the defaults are used")
         }
         attach(files)
         return problems

@@ -69,16 +69,9 @@ package final class OutboxHub: @unchecked Sendable {
 
     /// Moves `url` (and its -wal and -shm) to `<name>.damaged-<UTC time>`; the new name.
     static func setAside(_ url: URL) throws -> URL {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let aside = URL(fileURLWithPath: url.path + ".damaged-" + formatter.string(from: Date()))
-        guard rename(url.path, aside.path) == 0 else {
-            throw StorageError.io("Moving the damaged \(url.path) aside", cause: String(cString: strerror(errno)))
+        do { return try DamagedFile.setAside(url, companions: ["-wal", "-shm"]) } catch {
+            throw StorageError.io("Moving the damaged \(url.path) aside", cause: error.localizedDescription)
         }
-        for suffix in ["-wal", "-shm"] { _ = rename(url.path + suffix, aside.path + suffix) }
-        return aside
     }
 
     /// Starts sending (once); jobs left from earlier sessions go first.

@@ -151,7 +151,7 @@ struct ConfigProblemsTests {
         try "speech.rate = 200\nbroken = \n".write(to: files.settings, atomically: true, encoding: .utf8)
         let store = SettingsStore()
         let problems = store.keep(in: files, now: Date(timeIntervalSince1970: 1_800_000_000))
-        let aside = folder.path("settings.toml.damaged-20270115-080000")
+        let aside = folder.path("settings.toml.damaged-20270115T080000Z")
         #expect(problems.count == 1, "\(problems)")
         #expect(
             problems.first?.hasPrefix("Your saved settings could not be read (\(files.settings.path), line 2:") == true)
