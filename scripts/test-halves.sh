@@ -102,7 +102,29 @@ for n in "${halves[@]}"; do
   # timeout's status: the half was stopped at its limit, which its log cannot say.
   [ "${status[$n]}" -eq 124 ] && echo "half $n was stopped after its limit of $limit s (TEST_HALF_TIMEOUT)"
 done
-[ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] && [ "${status[3]}" -eq 0 ] && [ "${status[4]}" -eq 0 ] || {
+# Nothing the suite started may outlive it: a process running from the build folder now (the host, a helper, a
+# plugin's child) was left behind by a test. It gets 3 s to end, is then listed, stopped, and fails the run.
+left_behind() {
+  local root proc exe
+  root=$(realpath "$scratch")
+  for proc in /proc/[0-9]*; do
+    exe=$(readlink "$proc/exe" 2>/dev/null) || continue
+    case $exe in "$root"/*) echo "${proc#/proc/} $(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | cut -c1-200)" ;; esac
+  done
+}
+status[5]=0
+if [ -n "$(left_behind)" ]; then
+  sleep 3
+  leftovers=$(left_behind)
+  if [ -n "$leftovers" ]; then
+    echo "Processes the tests started are still running after them (stopped now):"
+    echo "$leftovers"
+    kill -9 $(echo "$leftovers" | cut -d' ' -f1) 2>/dev/null
+    status[5]=1
+  fi
+fi
+[ "${status[1]}" -eq 0 ] && [ "${status[2]}" -eq 0 ] && [ "${status[3]}" -eq 0 ] && [ "${status[4]}" -eq 0 ] &&
+  [ "${status[5]}" -eq 0 ] || {
   echo "Failures above; whole logs: $scratch/test-N.log for N in ${halves[*]}"
   exit 1
 }
