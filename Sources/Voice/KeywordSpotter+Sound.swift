@@ -1,0 +1,33 @@
+/// The sound heard, for what follows a phrase (`ArgumentFollower`) and the shell's answers: its loudness and
+/// its spans decoded once.
+extension KeywordSpotter {
+    /// How loud the room is just before `ms` (LoudnessTrack.roomLevel).
+    package func roomLevel(before ms: Int) -> Float? { loudness.roomLevel(before: ms) }
+
+    /// Whether something was said from `afterMs` on (LoudnessTrack.utterance).
+    package func utterance(after afterMs: Int, room: Float? = nil) -> LoudnessTrack.Utterance {
+        loudness.utterance(after: afterMs, room: room)
+    }
+
+    /// Where an answer is listened for from (`LoudnessTrack.answerStart`).
+    package func answerStart(nowMs: Int, openedMs: Int) -> Int {
+        loudness.answerStart(nowMs: nowMs, openedMs: openedMs)
+    }
+
+    /// Audio fed so far, in ms (the clock of `Detection` times).
+    package var heardMs: Int { fedMs }
+
+    /// Decodes the sound from `fromMs` to `toMs` once, as one of `choices` or, with nil, as open text
+    /// (`SpanDecoders.decode`).
+    package func decode(fromMs: Int, toMs: Int, choices: [String]?) -> String? {
+        spans.decode(fromMs: fromMs, toMs: toMs, choices: choices)
+    }
+
+    /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` and judges how sure that is
+    /// (`SpanDecoders.judge`).
+    package func judge(fromMs: Int, toMs: Int, commands: [String], bareOver utterance: Range<Int>? = nil) -> (
+        phrase: String, confidence: Double
+    )? {
+        spans.judge(fromMs: fromMs, toMs: toMs, commands: commands, bareOver: utterance)
+    }
+}
