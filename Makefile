@@ -39,6 +39,7 @@ run: deps models
 test: deps models test-photos voices
 	@mkdir -p .build && touch .build/test-started
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
+	scripts/check-docs.py
 	$(SWIFT) build --build-tests
 	@scripts/orbit-server-for-tests.sh up
 	TEST_ALONE='^VoiceTests\.EchoListenTests/theShellStopsReading' scripts/test-halves.sh .build standard; status=$$?; \

@@ -362,7 +362,7 @@ struct VoiceListenTests: VoiceListening {
             }
         }
         let stops = inside("stop")
-        let soon = stops.filter { $0.contains { $0.phrase == "stop" && $0.wait < KeywordSpotter.holdMs - 300 } }
+        let soon = stops.filter { $0.contains { $0.phrase == "stop" && $0.wait < PauseRules.holdMs - 300 } }
         #expect(soon.count >= 3, "\(stops)")
         let whole = inside("stop photo sensor")
         #expect(whole.filter { $0.contains { $0.phrase == "stop photo sensor" } }.count >= 3, "\(whole)")
