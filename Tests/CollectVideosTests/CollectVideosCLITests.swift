@@ -130,6 +130,37 @@ struct CollectVideosCLITests {
         #expect(all(slot).contains("--slot takes a training video's number, from 1 to 5."), "\(all(slot))")
     }
 
+    /// Issue 73: names heard the same are one name (two spaces, full-width letters, a no-break or zero-width space,
+    /// case), filler words alone are no name, and the study's five things hold from the command line too.
+    @Test func namesHeardTheSameAreOneAndTheStudyKeepsFiveThings() throws {
+        try consent()
+        #expect(try run(["thing", "add", "Red cup"]).status == 0)
+        for alike in ["Red  cup", "Ｒｅｄ cup", "red\u{00a0}cup", "RED\u{200b} CUP"] {
+            let refused = try run(["thing", "add", alike])
+            #expect(refused.status != 0, "\(alike)")
+            #expect(all(refused).contains("You already have a thing called Red cup."), "\(alike): \(all(refused))")
+        }
+        for filler in ["the", "my thing"] {
+            let refused = try run(["thing", "add", filler])
+            #expect(refused.status != 0 && all(refused).contains("does not tell your things apart"), "\(all(refused))")
+        }
+        for label in ["Blue  mug", "Green jug", "Tea pot", "Old shoe"] {
+            #expect(try run(["thing", "add", label]).status == 0, "\(label)")
+        }
+        let sixth = try run(["thing", "add", "Sixth box"])
+        #expect(sixth.status != 0)
+        #expect(all(sixth).contains("You have 5 things, as many as the study asks for."), "\(all(sixth))")
+        let clash = try run(["thing", "rename", "Blue mug", "red\u{00a0}CUP"])
+        #expect(
+            clash.status != 0 && all(clash).contains("You already have a thing called Red cup; choose another name."))
+        _ = try run(["thing", "delete", "RED  CUP", "--yes"])
+        let status = try run(["status", "--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        let labels = (object["things"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
+        #expect(labels?.sorted() == ["Blue mug", "Green jug", "Old shoe", "Tea pot"], "\(status.standardOutput)")
+    }
+
     /// Issue 35: collect-videos speaks the session's language, its menus too; the study's own texts are the
     /// study's, in English, and that is said.
     @Test func itSpeaksRussianAndChinese() throws {

@@ -11,7 +11,15 @@ struct ThingTests {
     @Test func namesMatchWithoutMyOrTheAndRefuseWhatCannotBeSaid() {
         #expect(Thing.key(for: "My  Keys") == "keys")
         #expect(Thing.key(for: "the blue mug.") == "blue mug")
-        #expect(Thing.key(for: "my") == "my", "a name that is only 'my' stays")
+        #expect(Thing.key(for: "my") == "my", "a name that is only 'my' stays a key, and is refused as a name")
+        #expect(Thing.problem(with: "my") == "thing-name-filler")
+        #expect(Thing.problem(with: "The") == "thing-name-filler")
+        #expect(Thing.problem(with: "my thing") == "thing-name-filler")
+        // Issue 73: names heard the same are one name: spaces, full-width letters, invisible characters, case.
+        for alike in ["Red  cup", "Ｒｅｄ cup", "red\u{00a0}cup", "RED\u{200b} CUP", "my red cup"] {
+            #expect(Thing.key(for: alike) == "red cup", "\(alike)")
+        }
+        #expect(Thing.key(for: "Straße") == Thing.key(for: "STRASSE"))
         #expect(Thing.problem(with: "  ") == "thing-name-empty")
         #expect(Thing.problem(with: "!!") == "thing-name-empty")
         #expect(Thing.problem(with: String(repeating: "k", count: 41)) == "thing-name-too-long")

@@ -142,6 +142,9 @@ extension CollectVideos {
             guard let self, let index else { return self?.host.finish() ?? () }
             if index < things.count { return thingMenu(things[index]) }
             switch index - things.count {
+            case 0 where things.count >= Rules.thingsWanted:
+                say(phrases.text("things-full-menu", ["count": String(Rules.thingsWanted)]))
+                thingsMenu()
             case 0: askNewThing()
             case 2: textsMenu()
             case 1:
@@ -180,10 +183,10 @@ extension CollectVideos {
             guard let text, !text.isEmpty else { return thingsMenu() }
             if let problem = Rules.labelProblem(text, phrases) { return askNewThing(problem) }
             do {
-                if try store.otherThing(than: nil, labelled: text) != nil {
-                    return askNewThing(phrases.text("already-have", ["label": text]))
+                if let other = try store.otherThing(than: nil, labelled: text) {
+                    return askNewThing(phrases.text("already-have", ["label": other.label]))
                 }
-                let thing = try store.addThing(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                let thing = try store.addThing(NameKey.cleaned(text))
                 say(phrases.text("thing-added", ["label": thing.label]))
                 pump()
                 thingMenu(thing)
@@ -315,7 +318,7 @@ extension CollectVideos {
             guard let self, let store else { return }
             guard let text, !text.isEmpty else { return thingMenu(thing) }
             if let problem = Rules.labelProblem(text, phrases) { return askRename(thing, problem: problem) }
-            let label = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let label = NameKey.cleaned(text)
             if let other = try? store.otherThing(than: thing, labelled: label) {
                 return askRename(thing, problem: phrases.text("thing-exists", ["label": other.label]))
             }

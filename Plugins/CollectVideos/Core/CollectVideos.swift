@@ -111,11 +111,14 @@ public final class CollectVideos: PluginFeature {
 
     private func addThing(_ label: String) throws(PluginError) {
         if let problem = Rules.labelProblem(label, phrases) { throw PluginError(problem) }
-        let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = NameKey.cleaned(label)
         guard let store else { return }
         do {
             if let other = try store.otherThing(than: nil, labelled: trimmed) {
                 throw PluginError(phrases.text("thing-exists", ["label": other.label]))
+            }
+            if try store.things().count >= Rules.thingsWanted {
+                throw PluginError(phrases.text("things-full", ["count": String(Rules.thingsWanted)]))
             }
             _ = try store.addThing(trimmed)
             let count = try store.things().count
@@ -132,7 +135,7 @@ public final class CollectVideos: PluginFeature {
         guard let store, words.count >= 2 else {
             throw PluginError(phrases.text("rename-usage"))
         }
-        let (old, new) = (words[0], words[1...].joined(separator: " ").trimmingCharacters(in: .whitespaces))
+        let (old, new) = (words[0], NameKey.cleaned(words[1...].joined(separator: " ")))
         if let problem = Rules.labelProblem(new, phrases) { throw PluginError(problem) }
         do {
             guard let thing = try store.thing(labelled: old) else {

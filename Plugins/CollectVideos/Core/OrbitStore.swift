@@ -56,21 +56,23 @@ public final class OrbitStore {
         return found
     }
 
-    /// The thing called `label`: the one whose label is exactly that, else the only one whose label differs
-    /// from it in case alone. Never a guess between two (names made before duplicates were refused may
-    /// differ in case only): then none.
+    /// The thing called `label`: the one whose label is exactly that, else the only one whose name is the same
+    /// by `NameKey` (heard the same: case, spaces, full-width letters). Never a guess between two (names made
+    /// before such duplicates were refused may be alike): then none.
     public func thing(labelled label: String) throws(PluginStatus) -> Thing? {
         let wanted = label.trimmingCharacters(in: .whitespacesAndNewlines)
         let all = try things()
         if let exact = all.first(where: { $0.label == wanted }) { return exact }
-        let alike = all.filter { $0.label.lowercased() == wanted.lowercased() }
+        let key = NameKey.of(wanted)
+        let alike = all.filter { NameKey.of($0.label) == key }
         return alike.count == 1 ? alike[0] : nil
     }
 
-    /// Another thing than `thing` already called `label` in any case (a name must tell things apart by ear).
+    /// Another thing than `thing` whose name is heard the same as `label` (`NameKey`): a name must tell things
+    /// apart by ear.
     public func otherThing(than thing: Thing?, labelled label: String) throws(PluginStatus) -> Thing? {
-        let wanted = label.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        return try things().first { $0.id != thing?.id && $0.label.lowercased() == wanted }
+        let key = NameKey.of(label)
+        return try things().first { $0.id != thing?.id && NameKey.of($0.label) == key }
     }
 
     public func thing(id: Int64) throws(PluginStatus) -> Thing? { try things().first { $0.id == id } }

@@ -5,12 +5,16 @@ import PluginKit
 public enum Rules {
     /// Why a thing's label cannot be used, or nil: trimmed, 3 to 50 characters.
     public static func labelProblem(_ label: String, _ phrases: PhraseTable) -> String? {
-        let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = NameKey.cleaned(label)
         if trimmed.isEmpty { return phrases.text("label-empty") }
         if trimmed.count < 3 { return phrases.text("label-short", ["label": trimmed]) }
         if trimmed.count > 50 { return phrases.text("label-long", ["count": String(trimmed.count)]) }
+        if NameKey.isFillerOnly(trimmed) { return phrases.text("label-filler", ["label": trimmed]) }
         return nil
     }
+
+    /// How many things the study asks for: the most a participant keeps (a sixth is refused until one goes).
+    public static let thingsWanted = 5
 
     /// A name is valid when its trimmed length exceeds 2.
     public static func nameProblem(_ name: String, _ phrases: PhraseTable) -> String? {

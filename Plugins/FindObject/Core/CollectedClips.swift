@@ -1,4 +1,5 @@
 import Foundation
+import PluginKit
 import Storage
 
 /// The training clips collect-videos filmed of one of its things on this device, for
@@ -55,7 +56,7 @@ struct CollectedClips: Equatable {
         let labels = rows.map(\.label).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         guard !labels.isEmpty else { return .failure(.nothingFilmed) }
         let wanted = label.trimmingCharacters(in: .whitespacesAndNewlines)
-        let alike = labels.filter { $0.lowercased() == wanted.lowercased() }
+        let alike = labels.filter { NameKey.of($0) == NameKey.of(wanted) }
         guard let found = labels.first(where: { $0 == wanted }) ?? (alike.count == 1 ? alike[0] : nil) else {
             return .failure(.unknown(labels: labels))
         }

@@ -145,7 +145,9 @@ extension FindObject {
     }
 
     func teach(named name: String, from source: TeachingSource, replace: Bool) throws(PluginError) {
-        if let problem = Thing.problem(with: name) { throw PluginError(phrases.text(problem)) }
+        if let problem = Thing.problem(with: name) {
+            throw PluginError(phrases.text(problem, ["name": NameKey.cleaned(name)]))
+        }
         guard let key = Thing.key(for: name) else { throw PluginError(phrases.text("thing-name-empty")) }
         // About to film a thing collect-videos has training videos of: those are offered first.
         if case .camera = source, let clips = offeredClips(name, key: key) {
@@ -389,7 +391,9 @@ extension FindObject {
             guard let key = Thing.key(for: old), let words = try store.exists(key) else {
                 return fail(unknownThing(old, store: store), status: .notFound)
             }
-            if let problem = Thing.problem(with: new) { return fail(phrases.text(problem), status: .invalid) }
+            if let problem = Thing.problem(with: new) {
+                return fail(phrases.text(problem, ["name": NameKey.cleaned(new)]), status: .invalid)
+            }
             guard let newKey = Thing.key(for: new) else {
                 return fail(phrases.text("thing-name-empty"), status: .invalid)
             }

@@ -6,7 +6,8 @@ import PluginKit
 /// embeddings of its best views (prototypes) and the similarity above which a region of a picture is taken for
 /// it, calibrated when it was taught against the background it was filmed on.
 struct Thing: Equatable, Sendable {
-    /// The name as matched: lower case, single spaces, without a leading "my", "the", "a" or "an".
+    /// The name as matched: its `NameKey` (heard the same, compared the same), without a leading "my", "the",
+    /// "a" or "an".
     var key: String
     /// The name as the person gave it, for speaking.
     var words: String
@@ -17,7 +18,7 @@ struct Thing: Equatable, Sendable {
 
     /// The key `name` is matched by; nil when nothing is left of it.
     static func key(for name: String) -> String? {
-        var words = name.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
+        var words = NameKey.of(name).split(separator: " ").map(String.init)
         while words.count > 1, ["my", "the", "a", "an", "our"].contains(words[0]) { words.removeFirst() }
         let key = words.joined(separator: " ").trimmingCharacters(in: .punctuationCharacters)
         return key.isEmpty ? nil : key
@@ -27,6 +28,7 @@ struct Thing: Equatable, Sendable {
     static func problem(with name: String) -> String? {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || key(for: trimmed) == nil { return "thing-name-empty" }
+        if NameKey.isFillerOnly(trimmed) { return "thing-name-filler" }
         if trimmed.count > 40 { return "thing-name-too-long" }
         if trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) {
             return "thing-name-control"
