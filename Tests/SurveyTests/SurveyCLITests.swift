@@ -64,6 +64,44 @@ struct SurveyCLITests {
         #expect(!FileManager.default.fileExists(atPath: units.path))
     }
 
+    /// Issue 73: the reminder's units go under `$HOME/.config/systemd/user` when `HOME` says so (a test or a script
+    /// never writes into the real user's folder), `$XDG_CONFIG_HOME/systemd/user` when that is set; where the
+    /// user's systemd is not running, one sentence says so and what to do, and nothing is left behind.
+    @Test func remindersGoWhereTheEnvironmentSays() throws {
+        let folder = try TemporaryDirectory("assist-survey-reminder-home")
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = nil
+        for (key, value) in [("HOME", folder.path("home").path), ("XDG_CONFIG_HOME", folder.path("config").path)] {
+            environment[key] = value
+            let units = key == "HOME" ? folder.path("home/.config/systemd/user") : folder.path("config/systemd/user")
+            let result = try ProcessRunner.run(
+                BuildProducts.assist,
+                ["survey", "reminders", "on", "--no-speech", "--data-dir", folder.path("data-\(key)").path],
+                environment: environment)
+            let timers = (try? FileManager.default.contentsOfDirectory(atPath: units.path)) ?? []
+            if result.status == 0 {
+                #expect(timers.contains { $0.hasSuffix(".timer") }, "\(key): \(timers)")
+                _ = try ProcessRunner.run(
+                    BuildProducts.assist,
+                    ["survey", "reminders", "off", "--no-speech", "--data-dir", folder.path("data-\(key)").path],
+                    environment: environment)
+            } else {
+                #expect(result.standardError.contains("in \(units.path)"), "\(key): \(result.standardError)")
+                #expect(
+                    result.lines.contains {
+                        $0.hasPrefix("Reminders could not be turned on: this computer runs no systemd for your account")
+                    }, "\(result.lines)")
+                #expect(!timers.contains { $0.hasSuffix(".timer") }, "nothing is left behind: \(timers)")
+            }
+        }
+        let usage = try ProcessRunner.run(
+            BuildProducts.assist,
+            ["survey", "reminders", "maybe", "--no-speech", "--data-dir", folder.path("data").path],
+            environment: environment)
+        #expect(
+            usage.status != 0 && usage.standardError.contains("Say on or off, not maybe."), "\(usage.standardError)")
+    }
+
     /// Issue 38: definitions no participant could answer are refused by `survey check`, each with its reason:
     /// a take of 10^12 seconds, a number written as text, a negative wait, a NUL in a key, and 60,000 items.
     @Test func checkRefusesDefinitionsThatCannotBeAnswered() throws {

@@ -77,7 +77,9 @@ public struct ReminderUnits: Equatable, Sendable {
 
 /// Writes, enables, disables and removes the reminder units. Both directions are idempotent.
 public struct ReminderInstaller: Sendable {
-    /// `~/.config/systemd/user` (or `$XDG_CONFIG_HOME/systemd/user`).
+    /// `$XDG_CONFIG_HOME/systemd/user`, else `$HOME/.config/systemd/user` (the account's home only when `HOME`
+    /// is not set): where the environment says, so that a test or a script never writes into the real user's
+    /// folder.
     public var folder: URL
     /// Runs `systemctl --user ARGS`; returns whether it succeeded.
     public var systemctl: @Sendable ([String]) -> Bool
@@ -86,7 +88,8 @@ public struct ReminderInstaller: Sendable {
         let environment = ProcessInfo.processInfo.environment
         let config =
             environment["XDG_CONFIG_HOME"].flatMap(\.nilIfEmpty).map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+            ?? URL(fileURLWithPath: environment["HOME"].flatMap(\.nilIfEmpty) ?? NSHomeDirectory())
+            .appendingPathComponent(".config")
         self.folder = folder ?? config.appendingPathComponent("systemd/user")
         self.systemctl = systemctl ?? Self.runSystemctl
     }

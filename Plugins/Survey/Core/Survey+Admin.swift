@@ -100,7 +100,7 @@ extension Survey {
     func reminders(_ choice: String?, definitionID: String) throws(PluginError) {
         definition = try loadDefinition(definitionID)
         guard choice == "on" || choice == "off" else {
-            throw PluginError("Say reminders on or reminders off.")
+            throw PluginError(phrases.text("reminders-usage"))
         }
         let ok = setReminders(choice == "on")
         host.finish(ok ? .ok : .io)
@@ -119,7 +119,8 @@ extension Survey {
         case .systemdUnavailable, .cannotWrite:
             host.log(.warning, "reminders: \(outcome) in \(installer.folder.path)")
             if on { _ = installer.remove(units) }
-            host.say(phrases.text("reminders-failed"))
+            let reason = on && outcome == .systemdUnavailable ? "reminders-no-systemd" : "reminders-failed"
+            host.say(phrases.text(reason, ["folder": installer.folder.path]))
             return false
         }
     }
