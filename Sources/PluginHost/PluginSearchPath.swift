@@ -9,6 +9,9 @@ package struct PluginSearchPath: Sendable {
         case installed(URL)
         /// A SwiftPM build folder: manifests stay in `<root>/Plugins/*/manifest.json`, libraries in `buildDir`.
         case development(manifests: URL, libraries: URL)
+        /// One plugin: this manifest, its library in `libraries` (`plugins check` and `plugins install`, whose
+        /// unpacked copy is in a dot-folder no search reads).
+        case single(manifest: URL, libraries: URL)
     }
 
     package var entries: [Entry]
@@ -119,6 +122,8 @@ package struct PluginSearchPath: Sendable {
                     let manifest = manifests.appendingPathComponent(name).appendingPathComponent("manifest.json")
                     if files.fileExists(atPath: manifest.path) { found.append((manifest, libraries)) }
                 }
+            case .single(let manifest, let libraries):
+                found.append((manifest, libraries))
             }
         }
         return found

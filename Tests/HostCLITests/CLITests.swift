@@ -88,7 +88,7 @@ struct CLITests {
         let said = passed.standardOutput.replacingOccurrences(of: warning, with: "", options: .regularExpression)
         #expect(
             said
-                == "org.test.plugin 1.0.0: passes the checks\norg.test.plugin: permissions declared: none; used while checked: none.\norg.test.plugin: ran in a helper process: 22 steps, no crash or hang.\n"
+                == "org.test.plugin 1.0.0: loads, and its init and deinit balance\norg.test.plugin: permissions declared: none; used while checked: none.\norg.test.plugin: ran in a helper process: 22 steps, no crash or hang.\norg.test.plugin: passes the checks.\n"
         )
 
         let slow = try builder.build(
@@ -96,7 +96,8 @@ struct CLITests {
         let slowly = try assist(["plugins", "check", slow.path])
         #expect(slowly.status == 0, "\(slowly.standardError)")
         #expect(
-            slowly.standardOutput.range(of: "passes the checks" + warning, options: .regularExpression) != nil,
+            slowly.standardOutput.range(
+                of: "loads, and its init and deinit balance" + warning, options: .regularExpression) != nil,
             "\(slowly.standardOutput)")
 
         let failing = try builder.build(
@@ -112,6 +113,14 @@ struct CLITests {
         // Loaded in its sandboxed helper, as a session would: the helper's end is what is told.
         #expect(
             crashed.standardError.contains("its helper process crashed in init (SIGSEGV)"), "\(crashed.standardError)")
+
+        // Issue 73: one that loads and crashes when started is never said to pass first.
+        let startCrashing = try builder.build(
+            folder: "startcrash", defines: ["START_CRASHES"], manifest: CPluginBuilder.manifest(id: "org.test.plugin"))
+        let failedLater = try assist(["plugins", "check", startCrashing.path])
+        #expect(failedLater.status == 2, "\(failedLater.standardError)")
+        #expect(!failedLater.standardOutput.contains("passes"), "\(failedLater.standardOutput)")
+        #expect(failedLater.standardError.contains("fails at start with no arguments"), "\(failedLater.standardError)")
     }
 
     /// Issue 38: a manifest's text is a stranger's. Escape sequences, a bell, a direction override, line breaks

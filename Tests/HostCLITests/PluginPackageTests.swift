@@ -311,6 +311,13 @@ struct PluginPackageTests {
         cases.append(("an assist. id", try fixture.pack(own), "ids that begin with “assist.” belong to Assist's own"))
         let crashing = try fixture.plugin(version: "1.4.0", defines: ["INIT_CRASHES"], share: false)
         cases.append(("a library that crashes in init", try fixture.pack(crashing), "it crashed when it was loaded"))
+        // Issue 73: one that loads but crashes the first time it is started.
+        let startCrashes = try fixture.plugin(version: "1.5.0", defines: ["START_CRASHES"], share: false)
+        cases.append(
+            (
+                "a plugin that crashes in start", try fixture.pack(startCrashes),
+                "was not installed: it fails when it runs, at start with no arguments"
+            ))
 
         for (what, package, expected) in cases {
             let result = try fixture.assist(["plugins", "install", package.path, "--yes"])

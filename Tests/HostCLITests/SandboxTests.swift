@@ -344,7 +344,9 @@ struct SandboxTests {
         #expect(listener.connectionsAccepted == 0)
         #expect(files(under: data, holding: Self.secret).isEmpty)
         // The probe's verdict came from the helper, not from a probe the plugin replaced with a shell.
-        #expect(checked.standardOutput.contains("\(id) 1.0.0: passes the checks"), "\(checked.standardOutput)")
+        #expect(
+            checked.standardOutput.contains("\(id) 1.0.0: loads, and its init and deinit balance"),
+            "\(checked.standardOutput)")
     }
 
     @Test(.enabled(if: KernelSandbox.isFull, "the kernel cannot shut a helper in"))

@@ -81,6 +81,7 @@ package struct PluginCheck {
         }
         if !json {
             print("\(record.id): ran in a helper process: \(report.steps.count) steps, no crash or hang.")
+            print("\(record.id): passes the checks.")
         }
     }
 

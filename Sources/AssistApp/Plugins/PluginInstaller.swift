@@ -321,12 +321,31 @@ package struct PluginInstaller {
         }
         switch outcome {
         case .passed:
-            return
+            try run(manifestURL, in: staging, title: title, timeout: timeout)
         case .failed(let line):
             throw InstallRefusal(message: "\(title) was not installed: it fails its check: \(Self.plain(line)).")
         case .crashed(let line):
             throw InstallRefusal(
                 message: "\(title) was not installed: it crashed when it was loaded, \(Self.plain(line)).")
+        }
+    }
+
+    /// The plugin started for real in a helper process with no arguments and stopped, as `plugins check` begins
+    /// (each call with the time limit): one that crashes or hangs there is refused, since it would do so the
+    /// first time a person starts it.
+    private func run(_ manifestURL: URL, in staging: URL, title: String, timeout: Double) throws(InstallRefusal) {
+        let steps: [PluginValidator.Step]
+        do {
+            var validator = PluginValidator(manifest: manifestURL, libraryDirectory: staging, timeoutSeconds: timeout)
+            validator.firstStartOnly = true
+            steps = try validator.run().steps
+        } catch {
+            throw InstallRefusal(message: "The plugin's check could not be run: \(error.localizedDescription).")
+        }
+        if let failed = steps.first(where: { !$0.ok }) {
+            throw InstallRefusal(
+                message: "\(title) was not installed: it fails when it runs, at \(failed.step): "
+                    + "\(Self.plain(failed.detail ?? "failed")). Its author can see this with assist plugins check.")
         }
     }
 

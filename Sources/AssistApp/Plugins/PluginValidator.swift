@@ -21,6 +21,9 @@ package struct PluginValidator {
     package let manifest: URL
     package let libraryDirectory: URL
     package let timeoutSeconds: Double
+    /// Only started with no arguments and stopped, once (`plugins install`: what a person does first, in about a
+    /// third of a second); otherwise the whole script, twice over (`plugins check`).
+    package var firstStartOnly = false
 
     /// Arguments no plugin expects: empty, an unknown option, control characters, a long word, non-ASCII.
     package static let oddArguments = [
@@ -76,11 +79,7 @@ package struct PluginValidator {
         settings.setDefault("plugins.helper-timeout-ms", .int(Int64(max(0.1, timeoutSeconds) * 1000)))
         var logger = Logger(label: "assist-check")
         logger.logLevel = .critical
-        let folder = manifest.deletingLastPathComponent()
-        let entry: PluginSearchPath.Entry =
-            libraryDirectory.standardizedFileURL == folder.standardizedFileURL
-            ? .installed(folder.deletingLastPathComponent())
-            : .development(manifests: folder.deletingLastPathComponent(), libraries: libraryDirectory)
+        let entry = PluginSearchPath.Entry.single(manifest: manifest, libraries: libraryDirectory)
         let output = QuietOutput()
         var configuration = HostAssembly.Configuration(
             paths: paths, settings: settings, language: "en", output: output, speaker: nil,
@@ -93,7 +92,7 @@ package struct PluginValidator {
         guard let record = assembly.features.record(id: id) else {
             return ([Step(step: "load", ok: false, detail: "the plugin was not found beside its manifest")], .init())
         }
-        let run = Run(assembly: assembly, record: record)
+        let run = Run(assembly: assembly, record: record, firstStartOnly: firstStartOnly)
         let steps = run.all()
         return (
             steps,
@@ -110,10 +109,12 @@ package struct PluginValidator {
         var steps: [Step] = []
         var crash: String?
         var ended = false
+        let firstStartOnly: Bool
 
-        init(assembly: HostAssembly, record: PluginRecord) {
+        init(assembly: HostAssembly, record: PluginRecord, firstStartOnly: Bool) {
             self.assembly = assembly
             self.record = record
+            self.firstStartOnly = firstStartOnly
         }
 
         var features: FeatureController { assembly.features }
@@ -126,6 +127,11 @@ package struct PluginValidator {
             }
             defer { events.unsubscribe(subscription) }
             features.onFeatureEnded = { [weak self] _, _ in self?.ended = true }
+            if firstStartOnly {
+                if start([], "start with no arguments") { _ = stop("stop and destroy") }
+                features.stopAll()
+                return steps
+            }
             for round in 1...2 {
                 let suffix = round == 1 ? "" : " (again)"
                 guard start([], "start with no arguments" + suffix) else { break }

@@ -43,6 +43,6 @@ struct ProbeCommand: ParsableCommand {
         let version = record.manifest?.version ?? "?"
         let slow =
             initMs > 50 ? " (warning: loading and init took \(String(format: "%.0f", initMs)) ms, over 50 ms)" : ""
-        print("\(record.id) \(version): passes the checks\(slow)")
+        print("\(record.id) \(version): loads, and its init and deinit balance\(slow)")
     }
 }
