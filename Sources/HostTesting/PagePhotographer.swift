@@ -13,6 +13,10 @@ package struct PagePhotographer {
         case perspective(Double)
         /// An open book: the opposite page on this side, cut by the frame's edge.
         case oppositePage(left: Bool)
+        /// An open book as a phone frames it (issue 70): the facing page, set in a smaller type that fills it,
+        /// takes `share` of the picture's width on this side, a shaded gutter between; the main page's text is
+        /// in its upper part.
+        case openBook(share: Double, left: Bool)
         /// A soft shadow across the page, darkest at one side.
         case shadow
         /// Mild barrel distortion of a cheap lens.
@@ -29,6 +33,8 @@ package struct PagePhotographer {
             case .rotation(let degrees): "rotated \(degrees)°"
             case .perspective(let share): "perspective \(Int(share * 100)) %"
             case .oppositePage(let left): "opposite page at the \(left ? "left" : "right")"
+            case .openBook(let share, let left):
+                "open book, \(Int(share * 100)) % facing page at the \(left ? "left" : "right")"
             case .shadow: "shadow"
             case .barrel: "barrel"
             case .jpeg(let quality): "JPEG \(quality)"
@@ -124,6 +130,53 @@ package struct PagePhotographer {
         var canvas = front
         var spreadOffset = 0
         var spreadWidth = pageWidth
+        if let (share, side) = damage.compactMap({ item -> (Double, Bool)? in
+            if case .openBook(let share, let left) = item { (share, left) } else { nil }
+        }).first {
+            // The facing page: a smaller type filling it, its lines running under the gutter's shade.
+            let facing = work.appendingPathComponent("facing-\(UUID().uuidString).png")
+            var facingPage = Page(
+                // Lines as wide as the page (the type is smaller), so the frame cuts them wherever it falls.
+                lines: (0..<30).map {
+                    let lines = PagePhotographer.englishFacing.lines
+                    return lines[$0 % lines.count] + " " + lines[($0 + 1) % lines.count]
+                },
+                pointSize: 21)
+            facingPage.width = pageWidth
+            facingPage.height = pageHeight
+            try render(facingPage, to: facing)
+            // The gutter: each page darkens toward the spine over a tenth of its width.
+            let shade = pageWidth / 10
+            let shadedFront = work.appendingPathComponent("front-\(UUID().uuidString).png")
+            let shadedFacing = work.appendingPathComponent("facing-shaded-\(UUID().uuidString).png")
+            for (file, out, spineAtLeft) in [(front, shadedFront, side), (facing, shadedFacing, !side)] {
+                try convert([
+                    file.path, "(", "-size", "\(pageHeight)x\(shade)", "gradient:gray(55%)-white", "-rotate",
+                    spineAtLeft ? "270" : "90", ")", "-gravity", spineAtLeft ? "west" : "east", "-compose", "multiply",
+                    "-composite", out.path,
+                ])
+            }
+            let spread = work.appendingPathComponent("spread-\(UUID().uuidString).png")
+            let pages = side ? [shadedFacing, shadedFront] : [shadedFront, shadedFacing]
+            try convert(["(", pages[0].path, ")", "(", pages[1].path, ")", "+append", spread.path])
+            let margin = pageWidth * 9 / 100
+            // What stays of the facing page: `share` of the picture, whose other part is the main page and margin.
+            let mainPart = margin + pageWidth
+            let facingPart = Int(Double(mainPart) * share / (1 - share))
+            let keep = mainPart + min(facingPart, pageWidth)
+            var arguments = [spread.path, "-bordercolor", "gray(28%)", "-border", "\(margin)"]
+            for item in damage {
+                if case .rotation(let degrees) = item {
+                    arguments += ["-background", "gray(28%)", "-rotate", String(degrees)]
+                }
+            }
+            arguments += ["+repage", "-gravity", side ? "east" : "west", "-crop", "\(keep)x100000+0+0", "+repage"]
+            if let quality = damage.compactMap({ if case .jpeg(let quality) = $0 { quality } else { nil } }).first {
+                arguments += ["-quality", String(quality)]
+            }
+            try convert(arguments + ["-colorspace", "Gray", url.path])
+            return
+        }
         if let side = damage.compactMap({ if case .oppositePage(let left) = $0 { left } else { nil } }).first {
             // A facing page with a shadowed spine between, as an open book has.
             let facing = work.appendingPathComponent("facing-\(UUID().uuidString).png")
@@ -174,7 +227,7 @@ package struct PagePhotographer {
                 arguments += [
                     "-virtual-pixel", "background", "-background", "gray(28%)", "-distort", "Barrel", "0.0 0.0 -0.04",
                 ]
-            case .oppositePage, .jpeg, .quarterTurns, .partlyOutside:
+            case .oppositePage, .openBook, .jpeg, .quarterTurns, .partlyOutside:
                 break
             }
         }

@@ -77,6 +77,47 @@ struct ReadTextPhotoTests {
         #expect(result.standardError.contains(reading))
     }
 
+    /// Open books as a phone frames them (issue 70): the facing page, in a smaller type, from 10 % to 40 % of the
+    /// picture on either side, a shaded gutter, the main page's text in its upper part, turned a little.
+    static let openBooks: [Case] = [0.1, 0.25, 0.4].flatMap { share in
+        [true, false].map { left in
+            Case(language: "en", damage: [.openBook(share: share, left: left), .rotation(left ? 1 : -1)])
+        }
+    }
+
+    /// Issue 70, one truth for streaming: on every photographed case, the streamed reading is, sentence for
+    /// sentence, what the whole-page reading reads; an open book's main page is read and its facing page is not.
+    @Test(arguments: cases.filter(\.streaming) + openBooks)
+    func theStreamedReadingIsTheWholePageReading(_ example: Case) throws {
+        let folder = try TemporaryDirectory("assist-photo-streamed")
+        let photo = folder.path(example.damage.contains(.jpeg(60)) ? "photo.jpg" : "photo.png")
+        let facing = example.language == "en" ? PagePhotographer.englishFacing : PagePhotographer.english
+        try PagePhotographer.photograph(
+            example.page, damage: example.damage, opposite: facing, to: photo, work: folder.url)
+        func read(_ extra: [String]) throws -> [String] {
+            let result = try ProcessRunner.run(
+                BuildProducts.assist,
+                [
+                    "run", "--no-speech", "--lang", example.language, "read-text", "--image", photo.path,
+                    "--exit-at-end", "--transcript",
+                ] + extra,
+                environment: ["ASSIST_DATA_DIR": folder.path("data").path, "OMP_THREAD_LIMIT": "1"])
+            #expect(result.status == 0, "\(result.standardError)")
+            return result.lines.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+                .filter { !$0.isEmpty }
+        }
+        let streamed = try read([])
+        let whole = try read(["--no-streaming"])
+        #expect(
+            streamed == whole,
+            "streamed:\n\(streamed.joined(separator: "\n"))\nwhole page:\n\(whole.joined(separator: "\n"))")
+        if example.damage.contains(where: { if case .openBook = $0 { true } else { false } }) {
+            let transcript = streamed.joined(separator: " ")
+            let errorRate = PageRenderer.characterErrorRate(transcript, reference: example.page.text)
+            #expect(errorRate <= 0.05, "character error rate \(errorRate): \(transcript)")
+        }
+    }
+
     /// The camera path takes the same geometry: a page held at a slant in front of the camera is read whole.
     @Test func aSlantedPageInFrontOfTheCameraIsReadWhole() throws {
         let folder = try TemporaryDirectory("assist-photo-camera")

@@ -28,6 +28,17 @@ public struct SentenceBuilder: Sendable {
     static let terminators: Set<Character> = [".", "!", "?", "。", "！", "？"]
 
     /// The items for `lines`.
+    /// Whether a sentence ends between two lines read one after the other whatever their words say: another
+    /// column, or a gap wider than `sentenceGap` and than 1.2 lines (beyond the original: the gap scales with
+    /// the text, so a close-up of large print with ordinary line spacing is not cut at every line). Streaming
+    /// reads a picture in blocks cut by the same rule (`TextPipeline.blocks`), so that its sentences are the
+    /// whole page's (issue 70).
+    public static func breaks(between previous: OrderedLine, and line: OrderedLine) -> Bool {
+        let gap = abs(previous.observation.box.minY - line.observation.box.maxY)
+        let height = max(previous.observation.box.height, line.observation.box.height)
+        return gap > max(ReadTextParameters.sentenceGap, 1.2 * height) || previous.column != line.column
+    }
+
     public func items(_ lines: [OrderedLine], navigation: Navigation = .sentences) -> [ReadingItem] {
         if navigation == .lines {
             return lines.map { ReadingItem(text: $0.observation.text, column: $0.column) }
@@ -43,11 +54,7 @@ public struct SentenceBuilder: Sendable {
         }
         for line in lines {
             if let previous {
-                let gap = abs(previous.observation.box.minY - line.observation.box.maxY)
-                // Beyond the original: the gap also scales with the text, so a close-up of large print with
-                // ordinary line spacing is not cut at every line.
-                let height = max(previous.observation.box.height, line.observation.box.height)
-                if gap > max(ReadTextParameters.sentenceGap, 1.2 * height) || previous.column != line.column {
+                if Self.breaks(between: previous, and: line) {
                     if let last = current.last, !Self.terminators.contains(last), !current.isEmpty { current += "." }
                     push()
                 }

@@ -3,8 +3,11 @@ import OCR
 /// Streaming recognition (read-text.md §11): layout analysis gives the line boxes, page mode and reading
 /// order arrange them into blocks, and each block is recognised a few lines at a time (PSM 6) so the first
 /// sentence can be spoken while the rest is still being read. A sentence is handed out once it is final: a
-/// terminator followed by more text, or the end of its block; an unfinished one is carried into the next
-/// chunk. Runs on the thread that owns the engine.
+/// terminator followed by more text, or a break the whole-page reading would make there (another column, a
+/// wide gap: `SentenceBuilder.breaks`); the last one of a chunk is carried into the next, and only the end of
+/// the page ends it otherwise. What it reads is, sentence for sentence, what the whole-page reading reads
+/// (issue 70: blocks are cut by the same rule, and a block's recognition keeps only what lies on its lines).
+/// Runs on the thread that owns the engine.
 public struct StreamingRecognizer {
     /// Lines recognised per chunk: few at first so speech starts early, more later for throughput.
     public var firstChunkLines = 2
@@ -61,6 +64,7 @@ public struct StreamingRecognizer {
                     of: block, from: 0, reading: &reading, summary: &summary, blockIndex: 0, onItems: onItems)
                 if summary.vetoed { return summary }
                 reading.alreadyRead = read.region
+                reading.carryFromHalvedPicture = reading.carry != nil
                 summary.firstChunkFromHalvedPicture = true
                 reading.readLines = summary.observations.map(\.box)
                 // The first block was judged on its first chunk; the rest is not vetoed again.
@@ -131,6 +135,8 @@ public struct StreamingRecognizer {
         var chunkSize: Int
         /// The last sentence of a chunk, not final yet: it may go on in the next chunk.
         var carry: OrderedLine?
+        /// The carry came from the halved picture's first chunk.
+        var carryFromHalvedPicture = false
         /// Observations of the first block so far, for the veto.
         var blockObservations: [TextObservation] = []
         var blockIndex = -1
@@ -167,9 +173,13 @@ public struct StreamingRecognizer {
                 left: region.left, top: region.top, right: region.left + region.width,
                 bottom: region.top + region.height, width: picture.width, height: picture.height)
         )
+        // Only what lies on the chunk's own lines is read out of the region: a block's recognition reads every
+        // mark in the rectangle, a book's spine (read "|") or the edge of a facing page among them, which page
+        // mode left out of the layout as the whole-page reading leaves them out (issue 70).
         let recognised = reading.engine.recognize(
             gray: picture.gray, width: picture.width, height: picture.height, stride: picture.stride, mode: .block,
-            region: region)
+            region: region
+        ).filter { Self.liesOnALine($0.box, of: chunk) }
         summary.observations += recognised
         reading.blockObservations += recognised
         if reading.vetoFirstBlock, blockIndex == 0, reading.blockObservations.count >= 3, end >= min(block.count, 3),
@@ -182,15 +192,21 @@ public struct StreamingRecognizer {
         var ordered = recognised.sorted { $0.box.maxY > $1.box.maxY }.map {
             OrderedLine(observation: $0, column: column)
         }
-        if let carry = reading.carry { ordered.insert(carry, at: 0) }
+        // The last sentence so far waits for the next chunk, in this block or the next, which may go on with it:
+        // whether it ends is decided as the whole-page reading decides it (`SentenceBuilder.breaks`, from the
+        // layout), never by where a chunk or a block happened to end. The halved picture's first chunk numbers
+        // its columns by its own layout: its sentence goes on in the column it is read on in.
+        if var carry = reading.carry {
+            if reading.carryFromHalvedPicture { carry.column = column }
+            ordered.insert(carry, at: 0)
+        }
         var items = pipeline.builder.items(ordered, navigation: pipeline.options.navigation)
         reading.carry = nil
-        if end < block.count, pipeline.options.navigation == .sentences, let last = items.popLast(),
-            let lastLine = ordered.last
-        {
+        reading.carryFromHalvedPicture = false
+        if pipeline.options.navigation == .sentences, let last = items.popLast(), let lastLine = ordered.last {
             reading.carry = OrderedLine(
                 observation: TextObservation(text: last.text, box: lastLine.observation.box, confidence: 100),
-                column: column)
+                column: lastLine.column)
         }
         if !items.isEmpty { onItems(items, summary.columns) }
         return read
@@ -249,6 +265,17 @@ public struct StreamingRecognizer {
         }
     }
 
+    /// True when a line recognised in a chunk's region lies on one of the chunk's line boxes from layout
+    /// analysis: its centre within the box's height (and half of it again either side), and at least half of its
+    /// width over the box.
+    static func liesOnALine(_ box: NormalizedBox, of chunk: [OrderedLine]) -> Bool {
+        chunk.contains { line in
+            let layout = line.observation.box
+            let shared = min(box.maxX, layout.maxX) - max(box.minX, layout.minX)
+            return abs(box.midY - layout.midY) <= layout.height && shared >= box.width / 2
+        }
+    }
+
     /// True when the centre of `box` lies inside `region`.
     static func centre(of box: NormalizedBox, isIn region: NormalizedBox) -> Bool {
         box.midX > region.minX && box.midX < region.maxX && box.midY > region.minY && box.midY < region.maxY
@@ -266,13 +293,23 @@ public struct StreamingRecognizer {
     /// real lines; recognising it would read those lines twice. A box holding the centres of two or more
     /// other boxes is such a container and is dropped.
     public static func withoutContainers(_ lines: [TextObservation]) -> [TextObservation] {
-        lines.filter { outer in
+        withoutRules(lines).filter { outer in
             let held = lines.filter { inner in
                 inner.box != outer.box && inner.box.midX > outer.box.minX && inner.box.midX < outer.box.maxX
                     && inner.box.midY > outer.box.minY && inner.box.midY < outer.box.maxY
             }
             return held.count < 2
         }
+    }
+
+    /// Layout analysis also reports a book's spine, a ruled line or a picture's edge as a "line": taller than it
+    /// is wide and taller than three lines of the page, it holds no text a whole-page reading would read (that
+    /// reading never gives it: its spine read "|" was the streamed reading's first sentence, issue 70).
+    public static func withoutRules(_ lines: [TextObservation]) -> [TextObservation] {
+        let heights = lines.map(\.box.height).sorted()
+        guard heights.count >= 3 else { return lines }
+        let typical = heights[heights.count / 2]
+        return lines.filter { line in !(line.box.height > 3 * typical && line.box.width < line.box.height) }
     }
 
     /// The pixel rectangle around some line boxes, padded by 1 % of the picture but never past halfway to the

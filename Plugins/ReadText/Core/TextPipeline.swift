@@ -26,15 +26,15 @@ public struct TextPipeline: Sendable {
     }
 
     /// Groups line boxes (from layout analysis) in reading order into blocks to recognise one by one:
-    /// consecutive lines of one column without a large gap. Returns each block's lines.
+    /// consecutive lines of one column with no sentence break between them by their layout
+    /// (`SentenceBuilder.breaks`, the whole-page reading's rule), so a sentence never spans two blocks. Returns
+    /// each block's lines.
     public func blocks(_ lineBoxes: [TextObservation]) -> (blocks: [[OrderedLine]], columns: Int) {
         let kept = options.area == .page ? CentralCluster.keep(lineBoxes) : lineBoxes
         let (lines, columns) = ReadingOrder.order(kept, mode: options.order)
         var blocks: [[OrderedLine]] = []
         for line in lines {
-            if let last = blocks.last?.last, last.column == line.column,
-                abs(last.observation.box.minY - line.observation.box.maxY) <= ReadTextParameters.sentenceGap * 2
-            {
+            if let last = blocks.last?.last, !SentenceBuilder.breaks(between: last, and: line) {
                 blocks[blocks.count - 1].append(line)
             } else {
                 blocks.append([line])
