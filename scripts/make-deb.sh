@@ -63,7 +63,7 @@ for library in avformat avcodec; do
   [ -n "$owner" ] || { echo "make-deb: no package holds lib$library.so.$major" >&2; exit 1; }
   ffmpeg+=("$owner")
 done
-for package in "${ffmpeg[@]}" libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libspeexdsp1 libarchive13 tesseract-ocr-eng tesseract-ocr-osd; do
+for package in "${ffmpeg[@]}" libespeak-ng1 espeak-ng-data libcurl4 libpocketsphinx3 libspeexdsp1 libarchive13 tesseract-ocr-eng tesseract-ocr-osd libpoppler-glib8 libcairo2; do
   [[ ", $depends," == *", $package "* || ", $depends," == *", $package,"* ]] || depends="$depends, $package"
 done
 recommends="alsa-utils, ffmpeg, tesseract-ocr-rus, tesseract-ocr-chi-sim, tesseract-ocr-spa, pocketsphinx-en-us, python3"

@@ -228,4 +228,65 @@ struct ReadTextCLITests {
         #expect(option.status == 1)
         #expect(option.lines.contains { $0.hasPrefix("Unknown option --colour.") })
     }
+
+    /// Issue 70: a PDF document is read page by page: a page's text layer as it is, a scanned page (no text
+    /// layer) through the same recognition as a photo, drawn at 300 dpi; in page order, with the transcript.
+    @Test func aDocumentIsReadPageByPageTextLayersAndScansAlike() throws {
+        let scan = folder.path("scan.jpg")
+        try PageRenderer(
+            width: 1250, height: 1667, font: "DejaVu-Sans",
+            degrade: ["-type", "Grayscale", "-quality", "90"]
+        ).render(
+            [
+                .init(
+                    ["The second page was scanned.", "Its words are only a picture."], x: 100, y: 200, pointSize: 44,
+                    lineHeight: 80)
+            ],
+            to: scan)
+        let document = folder.path("letter.pdf")
+        try PdfWriter(pages: [
+            .text(["Dear reader, this letter has three pages.", "The first one has a text layer."]),
+            .scan(jpeg: try Data(contentsOf: scan), pixelWidth: 1250, pixelHeight: 1667),
+            .text(["The third page ends the letter. Goodbye."]),
+        ]).data().write(to: document)
+        let result = try assist([
+            "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.lines == [
+                "Dear reader, this letter has three pages.", "The first one has a text layer.",
+                "The second page was scanned.", "Its words are only a picture.", "The third page ends the letter.",
+                "Goodbye.",
+            ], "\(result.lines)")
+        // A picture given with --file is read as --image reads it.
+        let picture = try assist([
+            "run", "--no-speech", "read-text", "--file", page.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(picture.lines.first == "Call Dr. Smith tomorrow morning.", "\(picture.lines)")
+        // How to run it, on --help, instead of reading.
+        let help = try assist(["run", "--no-speech", "read-text", "--help"])
+        #expect(
+            help.status == 0
+                && help.standardOutput.contains("assist run read-text [--image PHOTO | --file PDF-OR-PICTURE]"))
+    }
+
+    /// Issue 70, bad input: a PDF cut in half, a web page saved as .pdf, an empty file: one sentence naming the
+    /// document and why, exit status 1, nothing read.
+    @Test func aBrokenDocumentGetsOneClearSentence() throws {
+        let whole = PdfWriter(pages: [
+            .text(["A page that is cut in half before its end, so the reader cannot find it."])
+        ])
+        .data()
+        let cut = folder.path("cut.pdf")
+        try whole.prefix(whole.count / 3).write(to: cut)
+        let html = folder.path("page.pdf")
+        try Data("%PDF-<html><body>Not found</body></html>".utf8).write(to: html)
+        for file in [cut, html] {
+            let result = try assist(["run", "--no-speech", "read-text", "--file", file.path, "--exit-at-end"])
+            #expect(result.status != 0, "\(file.lastPathComponent)")
+            let said = result.lines.filter { $0.hasPrefix("The document \(file.path) cannot be read:") }
+            #expect(said.count == 1, "\(file.lastPathComponent): \(result.lines) \(result.standardError)")
+        }
+    }
 }

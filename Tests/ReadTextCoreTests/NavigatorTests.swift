@@ -151,3 +151,51 @@ struct NavigatorTests {
         #expect(streaming.state == .ended)
     }
 }
+
+/// Issue 70: a document's pages. Page Down and Page Up go to the first sentence of the next or previous page
+/// that has text; "page N" to that page; where-am-I says the page and the sentence on it; a page not read yet,
+/// or past the end, is said, and nothing moves.
+@Suite("read-text: pages of a document")
+struct PageNavigatorTests {
+    let voice = FakeVoice()
+    let navigator: ReadingNavigator
+
+    init() {
+        navigator = ReadingNavigator(voice: voice, language: "en")
+        navigator.pages = 5
+        navigator.load([], complete: false)
+        navigator.append([
+            ReadingItem(text: "Page one, first.", column: 0, page: 1),
+            ReadingItem(text: "Page one, second.", column: 0, page: 1),
+            // Page 2 is blank (a scan with nothing on it).
+            ReadingItem(text: "Page three.", column: 0, page: 3),
+        ])
+    }
+
+    @Test func pagesAreReachedByTheirFirstSentence() {
+        #expect(voice.last.text == "Page one, first.")
+        navigator.finished(voice.last.id)
+        #expect(
+            navigator.position.page == 1 && navigator.position.itemOnPage == 2 && navigator.position.itemsOnPage == 2)
+        #expect(navigator.movePage(by: 1) == .moved(page: 3), "a blank page is passed over")
+        #expect(voice.last.text == "Page three.")
+        #expect(navigator.position.page == 3 && navigator.position.pages == 5)
+        #expect(navigator.movePage(by: -1) == .moved(page: 1))
+        #expect(voice.last.text == "Page one, first.")
+        #expect(navigator.movePage(by: -1) == .outside(pages: 5) && voice.cues == [.end])
+        #expect(navigator.goToPage(2) == .moved(page: 3))
+        #expect(navigator.goToPage(4) == .notYet, "page 4 is still being read")
+        #expect(navigator.goToPage(9) == .outside(pages: 5))
+        navigator.append([ReadingItem(text: "Page four.", column: 0, page: 4)])
+        navigator.finishStreaming()
+        #expect(navigator.goToPage(4) == .moved(page: 4) && voice.last.text == "Page four.")
+        #expect(navigator.goToPage(5) == .empty)
+        #expect(navigator.movePage(by: 1) == .empty, "nothing from page 5 to the end")
+    }
+
+    @Test func aPictureHasNoPages() {
+        let picture = ReadingNavigator(voice: voice, language: "en")
+        picture.load([ReadingItem(text: "A sign.", column: 0)], complete: true)
+        #expect(picture.goToPage(1) == .outside(pages: 0) && picture.position.pages == 0)
+    }
+}

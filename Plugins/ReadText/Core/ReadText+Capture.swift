@@ -232,6 +232,54 @@ extension ReadText {
         }
     }
 
+    /// Reads a PDF document page by page (docs/read-text.md, "Documents"): a page's text layer as it is, a page
+    /// without one (a scan) drawn at 300 dpi and recognised as a photographed page is. Reading starts with the
+    /// first page while the others are worked out.
+    func readDocument(_ url: URL) {
+        worker.run { [self] in
+            let document: PdfDocument
+            do throws(ReadTextError) { document = try PdfDocument(path: url.path) } catch {
+                let message = error.message
+                host.onMain { [self] in fail(message) }
+                return
+            }
+            let pages = document.pageCount
+            guard pages > 0 else {
+                host.onMain { [self] in fail(phrases.text("document-empty")) }
+                return
+            }
+            host.onMain { [self] in
+                navigator?.pages = pages
+                navigator?.load([], complete: false)
+            }
+            var found = 0
+            for index in 0..<pages {
+                if stopped { return }
+                var items = pageItems(document, index)
+                for item in items.indices { items[item].page = index + 1 }
+                found += items.count
+                if !items.isEmpty { host.onMain { [self] in appendStreamed(items, first: false) } }
+            }
+            let any = found > 0
+            host.onMain { [self] in if any { navigator?.finishStreaming() } else { noText() } }
+        }
+    }
+
+    /// The sentences of one page of `document` (worker).
+    func pageItems(_ document: PdfDocument, _ index: Int) -> [ReadingItem] {
+        let lines = document.lines(page: index) ?? []
+        if PdfDocument.hasText(lines) {
+            return pipeline.builder.items(PdfDocument.orderedLines(lines), navigation: options.navigation)
+        }
+        guard let engine, let page = document.render(page: index) else { return [] }
+        host.log(.info, "page \(index + 1) has no text layer: recognised as a picture")
+        return page.pixels.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return [] }
+            let observations = engine.recognize(gray: base, width: page.width, height: page.height, stride: page.width)
+            return pipeline.process(observations).items
+        }
+    }
+
     /// Sends `body` to the main loop, or holds it with an early read's words (worker).
     func post(_ body: @escaping () -> Void) {
         if let output { output.post(body) } else { host.onMain(body) }
@@ -360,7 +408,7 @@ extension ReadText {
     // MARK: Main loop
 
     func stopCaptureForReading() {
-        guard options.image == nil else { return }
+        guard options.image == nil, options.file == nil else { return }
         stopCapture()
     }
 

@@ -55,6 +55,11 @@ public final class ReadText: PluginFeature, ReadingVoice {
             throw PluginError(error.message)
         }
         pipeline.options = options
+        if options.help {
+            host.print(phrases.text("usage"))
+            host.finish()
+            return
+        }
         if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
             host.log(.warning, "OMP_THREAD_LIMIT is unset; tesseract will run about 3 times slower")
         }
@@ -67,9 +72,12 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
         navigator.onEnd = { [weak self] in self?.reachedEnd() }
         self.navigator = navigator
-        for (id, key) in [("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g")] {
-            try? host.registerCommand(id, key: key, phrases: phrases.table)
-        }
+        var commands: [(String, String?)] = [
+            ("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g"),
+        ]
+        let document = options.file.map(PdfDocument.isPDF) ?? false
+        if document { commands += [("next-page", "pagedown"), ("previous-page", "pageup"), ("page", nil)] }
+        for (id, key) in commands { try? host.registerCommand(id, key: key, phrases: phrases.table) }
         if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }
         status(phrases.text("reading"))
         let languages = ocrLanguages
@@ -81,7 +89,9 @@ public final class ReadText: PluginFeature, ReadingVoice {
                 host.onMain { [self] in fail(message) }
             }
         }
-        if let image = options.image {
+        if let file = options.file {
+            if document { readDocument(URL(fileURLWithPath: file)) } else { readPhoto(URL(fileURLWithPath: file)) }
+        } else if let image = options.image {
             readPhoto(URL(fileURLWithPath: image))
         } else {
             try startCapture()
@@ -114,6 +124,14 @@ public final class ReadText: PluginFeature, ReadingVoice {
         case "save": saveText()
         case "again": readAgain()
         case "all": navigator.start()
+        case "next-page": sayPageMove(navigator.movePage(by: 1), forward: true)
+        case "previous-page": sayPageMove(navigator.movePage(by: -1), forward: false)
+        case "page":
+            guard let number = argument.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+                host.speak(phrases.text("page-usage"))
+                return
+            }
+            sayPageMove(navigator.goToPage(number), forward: true, asked: number)
         default: break
         }
     }
@@ -172,7 +190,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
     func noText(tooSmall: Bool = false) {
         play(.end)
         status(phrases.text(tooSmall ? "too-small" : "not-found"))
-        if options.exitAtEnd || options.image != nil && options.transcript { host.finish() }
+        if options.exitAtEnd || (options.image != nil || options.file != nil) && options.transcript { host.finish() }
     }
 
     /// While "next" waits for streamed items, a soft tick every 0.5 s says the reader is still working.
@@ -195,6 +213,14 @@ public final class ReadText: PluginFeature, ReadingVoice {
 
     func whereAmI() -> String {
         guard let position = navigator?.position, position.count > 0 else { return phrases.text("where-nothing") }
+        if position.pages > 0 {
+            return phrases.text(
+                "where-page",
+                [
+                    "p": String(position.page), "n": String(position.pages), "k": String(position.itemOnPage),
+                    "m": String(position.itemsOnPage),
+                ])
+        }
         var text = phrases.text(
             position.complete ? "where-sentence" : "where-sentence-streaming",
             ["k": String(position.item), "n": String(position.count)])
@@ -222,8 +248,26 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
     }
 
+    /// Says where a page move went, or why it did not.
+    func sayPageMove(_ move: ReadingNavigator.PageMove, forward: Bool, asked: Int? = nil) {
+        switch move {
+        case .moved(let page):
+            if let asked, asked != page { host.speak(phrases.text("page-empty-went", ["p": String(asked)])) }
+        case .outside(let pages):
+            if pages == 0 {
+                host.speak(phrases.text("no-pages"))
+            } else if let asked {
+                host.speak(phrases.text("page-outside", ["p": String(asked), "n": String(pages)]))
+            } else {
+                host.speak(phrases.text(forward ? "page-last" : "page-first"))
+            }
+        case .notYet: host.speak(phrases.text("page-not-yet"))
+        case .empty: host.speak(phrases.text("page-empty"))
+        }
+    }
+
     func readAgain() {
-        guard options.image == nil else {
+        guard options.image == nil, options.file == nil else {
             navigator?.start()
             return
         }

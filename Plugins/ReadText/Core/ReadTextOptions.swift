@@ -2,6 +2,10 @@
 public struct ReadTextOptions: Equatable, Sendable {
     /// A photo to read instead of the camera.
     public var image: String?
+    /// A document (PDF) or a picture to read instead of the camera (`--file`).
+    public var file: String?
+    /// Print how to run it, and end (`--help`).
+    public var help = false
     /// Print all the text in reading order as soon as it is recognised (for braille displays).
     public var transcript = false
     /// Finish the feature when the end of the text is reached (for scripts).
@@ -32,6 +36,12 @@ public struct ReadTextOptions: Equatable, Sendable {
             case "--image":
                 guard let path = remaining.popFirst() else { throw ReadTextError("--image needs the path of a photo.") }
                 options.image = path
+            case "--file":
+                guard let path = remaining.popFirst() else {
+                    throw ReadTextError("--file needs the path of a PDF document or a picture.")
+                }
+                options.file = path
+            case "--help", "-h": options.help = true
             case "--transcript": options.transcript = true
             case "--exit-at-end": options.exitAtEnd = true
             case "--full": options.area = .full
@@ -40,8 +50,8 @@ public struct ReadTextOptions: Equatable, Sendable {
             case "--no-streaming": options.streaming = false
             default:
                 throw ReadTextError(
-                    "Unknown option \(argument). read-text takes --image PATH, --transcript, --exit-at-end, --full, "
-                        + "--rows, --lines and --no-streaming.")
+                    "Unknown option \(argument). read-text takes --image PATH, --file PATH, --transcript, --exit-at-end, "
+                        + "--full, --rows, --lines, --no-streaming and --help.")
             }
         }
         return options

@@ -30,6 +30,12 @@ public struct ReadingPosition: Equatable, Sendable {
     public var complete: Bool
     public var column: Int
     public var columns: Int
+    /// In a document: the page (from 1) and how many it has; 0 for a picture.
+    public var page = 0
+    public var pages = 0
+    /// The sentence's number on its page, and how many the page has.
+    public var itemOnPage = 0
+    public var itemsOnPage = 0
 }
 
 /// Reading and navigation over the items (read-text.md §10): advances when an item finishes; back pauses
@@ -51,6 +57,8 @@ public final class ReadingNavigator {
     /// The rate reading started at, which the speed toggle returns to.
     public let baseRate: Int
     public var columns = 1
+    /// How many pages the document being read has; 0 for a picture.
+    public var pages = 0
     /// Told when an item starts from its beginning (the plugin prints its raw text).
     public var onItemStart: ((ReadingItem) -> Void)?
     /// Told when reading reaches the end of a complete text.
@@ -232,9 +240,61 @@ public final class ReadingNavigator {
     }
 
     public var position: ReadingPosition {
-        ReadingPosition(
+        var position = ReadingPosition(
             item: min(index, max(0, items.count - 1)) + 1, count: items.count, complete: isComplete,
             column: (items.indices.contains(index) ? items[index].column : 0) + 1, columns: columns)
+        if pages > 0, items.indices.contains(index) {
+            let page = items[index].page
+            let onPage = items.indices.filter { items[$0].page == page }
+            position.page = page
+            position.pages = pages
+            position.itemOnPage = (onPage.firstIndex(of: index) ?? 0) + 1
+            position.itemsOnPage = onPage.count
+        }
+        return position
+    }
+
+    /// What became of a move to another page.
+    public enum PageMove: Equatable, Sendable {
+        /// Reading goes on from the first sentence of this page.
+        case moved(page: Int)
+        /// No such page: the document has `pages`.
+        case outside(pages: Int)
+        /// The page is not read yet (streaming); it is being worked on.
+        case notYet
+        /// The page holds no text; nor do the pages after it up to the end.
+        case empty
+    }
+
+    /// Goes to the first sentence of page `page` (from 1), or of the next page that has text.
+    public func goToPage(_ page: Int) -> PageMove {
+        guard pages > 0, (1...pages).contains(page) else { return .outside(pages: pages) }
+        guard let found = items.firstIndex(where: { $0.page >= page }) else { return isComplete ? .empty : .notYet }
+        stopSpeech()
+        pauseAfterCurrent = false
+        resumeMovesOn = false
+        index = found
+        speak(from: 0)
+        return .moved(page: items[found].page)
+    }
+
+    /// The next page (`by` 1) or the one before (-1) of the page being read.
+    public func movePage(by step: Int) -> PageMove {
+        guard pages > 0 else { return .outside(pages: 0) }
+        let current = items.indices.contains(index) ? items[index].page : 1
+        if step < 0 {
+            // The first page before this one that has text.
+            guard let earlier = items[..<min(index, items.count)].last(where: { $0.page < current })?.page else {
+                voice.play(.end)
+                return .outside(pages: pages)
+            }
+            return goToPage(earlier)
+        }
+        guard current + 1 <= pages else {
+            voice.play(.end)
+            return .outside(pages: pages)
+        }
+        return goToPage(current + 1)
     }
 
     // MARK: Internals

@@ -5,6 +5,8 @@ import OCR
 public struct ReadingItem: Equatable, Sendable {
     public var text: String
     public var column: Int
+    /// The document page it is on, from 1; 0 for a picture.
+    public var page = 0
 }
 
 /// Builds the items to read from lines in reading order (read-text.md §8). Pure.

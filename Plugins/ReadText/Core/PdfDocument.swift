@@ -1,0 +1,67 @@
+import CPdf
+import Foundation
+import OCR
+
+/// A PDF document read page by page (docs/read-text.md, "Documents"): each page's text layer, or, for a page
+/// without one (a scan), the page drawn at 300 dpi for the same recognition as a photographed page. Poppler and
+/// cairo are opened on first use (Sources/CPdf). One thread at a time.
+public final class PdfDocument {
+    private let handle: OpaquePointer
+    public let pageCount: Int
+
+    /// Opens the PDF at `path`; the reason in a sentence when it cannot be read.
+    public init(path: String) throws(ReadTextError) {
+        var error = [CChar](repeating: 0, count: 256)
+        guard let opened = assist_pdf_open(path, &error, error.count) else {
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ReadTextError("The document \(path) cannot be read: \(reason).")
+        }
+        handle = opened
+        pageCount = Int(assist_pdf_page_count(opened))
+    }
+
+    deinit { assist_pdf_close(handle) }
+
+    /// True when the file at `path` begins as a PDF does ("%PDF-").
+    public static func isPDF(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        return (try? file.read(upToCount: 5)) == Data("%PDF-".utf8)
+    }
+
+    /// The text layer of page `index` (from 0) as lines; empty for a page without one; nil when it cannot be read.
+    public func lines(page index: Int) -> [String]? {
+        guard let text = assist_pdf_page_text(handle, Int32(index)) else { return nil }
+        defer { free(text) }
+        return String(cString: text).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Page `index` drawn at `dpi`, in 8-bit grey; nil when it cannot be drawn.
+    public func render(page index: Int, dpi: Double = 300) -> (width: Int, height: Int, pixels: [UInt8])? {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard let gray = assist_pdf_render_gray(handle, Int32(index), dpi, &width, &height) else { return nil }
+        defer { free(gray) }
+        let pixels = Array(UnsafeBufferPointer(start: gray, count: Int(width) * Int(height)))
+        return (Int(width), Int(height), pixels)
+    }
+
+    /// Whether a page's text layer holds text to read: at least 20 letters or digits (a scan's layer is empty,
+    /// or holds a page number).
+    public static func hasText(_ lines: [String]) -> Bool {
+        lines.joined().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.count >= 20
+    }
+
+    /// A text layer's lines as the sentence builder takes them: one column, evenly spaced, so sentences end
+    /// where their words end them.
+    public static func orderedLines(_ lines: [String]) -> [OrderedLine] {
+        lines.enumerated().map { index, text in
+            let top = 1 - 0.01 * Double(index)
+            return OrderedLine(
+                observation: TextObservation(
+                    text: text, box: NormalizedBox(minX: 0.1, minY: top - 0.008, maxX: 0.9, maxY: top), confidence: 100),
+                column: 0)
+        }
+    }
+}

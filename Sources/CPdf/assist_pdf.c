@@ -1,0 +1,208 @@
+/*
+ * PDF through Poppler's GLib API, looked up with dlopen (see assist_pdf.h). Only the few functions read-text
+ * needs are declared here, with the opaque types and the one struct (GError) they use, as GLib lays them out.
+ */
+#define _GNU_SOURCE
+#include "assist_pdf.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint32_t domain;
+    int code;
+    char *message;
+} gerror;
+
+enum { CAIRO_FORMAT_RGB24 = 1, CAIRO_STATUS_SUCCESS = 0 };
+
+static struct {
+    void *(*document_new_from_file)(const char *uri, const char *password, gerror **error);
+    int (*document_get_n_pages)(void *document);
+    void *(*document_get_page)(void *document, int index);
+    char *(*page_get_text)(void *page);
+    void (*page_get_size)(void *page, double *width, double *height);
+    void (*page_render)(void *page, void *cairo);
+    void (*object_unref)(void *object);
+    void (*g_free)(void *memory);
+    void (*error_free)(gerror *error);
+    char *(*filename_to_uri)(const char *filename, const char *hostname, gerror **error);
+    void *(*image_surface_create)(int format, int width, int height);
+    int (*surface_status)(void *surface);
+    void *(*create)(void *surface);
+    void (*scale)(void *cairo, double x, double y);
+    void (*set_source_rgb)(void *cairo, double r, double g, double b);
+    void (*paint)(void *cairo);
+    void (*destroy)(void *cairo);
+    void (*surface_flush)(void *surface);
+    unsigned char *(*image_surface_get_data)(void *surface);
+    int (*image_surface_get_stride)(void *surface);
+    void (*surface_destroy)(void *surface);
+    int loaded;
+    char error[256];
+} lib;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#define POPPLER "libpoppler-glib.so.8"
+#define CAIRO "libcairo.so.2"
+#define GLIB "libglib-2.0.so.0"
+#define GOBJECT "libgobject-2.0.so.0"
+
+static void *symbol(void *handle, const char *library, const char *name, int *missing) {
+    void *found = handle ? dlsym(handle, name) : NULL;
+    if (found == NULL && !*missing) {
+        snprintf(lib.error, sizeof lib.error, "%s has no %s", library, name);
+        *missing = 1;
+    }
+    return found;
+}
+
+static void load(void) {
+    void *poppler = dlopen(POPPLER, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    void *cairo = dlopen(CAIRO, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    void *glib = dlopen(GLIB, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    void *gobject = dlopen(GOBJECT, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (poppler == NULL || cairo == NULL || glib == NULL || gobject == NULL) {
+        snprintf(lib.error, sizeof lib.error,
+                 "PDF documents need Poppler and cairo (Debian's libpoppler-glib8 and libcairo2), which are not "
+                 "installed");
+        return;
+    }
+    int missing = 0;
+    *(void **)&lib.document_new_from_file = symbol(poppler, POPPLER, "poppler_document_new_from_file", &missing);
+    *(void **)&lib.document_get_n_pages = symbol(poppler, POPPLER, "poppler_document_get_n_pages", &missing);
+    *(void **)&lib.document_get_page = symbol(poppler, POPPLER, "poppler_document_get_page", &missing);
+    *(void **)&lib.page_get_text = symbol(poppler, POPPLER, "poppler_page_get_text", &missing);
+    *(void **)&lib.page_get_size = symbol(poppler, POPPLER, "poppler_page_get_size", &missing);
+    *(void **)&lib.page_render = symbol(poppler, POPPLER, "poppler_page_render", &missing);
+    *(void **)&lib.object_unref = symbol(gobject, GOBJECT, "g_object_unref", &missing);
+    *(void **)&lib.g_free = symbol(glib, GLIB, "g_free", &missing);
+    *(void **)&lib.error_free = symbol(glib, GLIB, "g_error_free", &missing);
+    *(void **)&lib.filename_to_uri = symbol(glib, GLIB, "g_filename_to_uri", &missing);
+    *(void **)&lib.image_surface_create = symbol(cairo, CAIRO, "cairo_image_surface_create", &missing);
+    *(void **)&lib.surface_status = symbol(cairo, CAIRO, "cairo_surface_status", &missing);
+    *(void **)&lib.create = symbol(cairo, CAIRO, "cairo_create", &missing);
+    *(void **)&lib.scale = symbol(cairo, CAIRO, "cairo_scale", &missing);
+    *(void **)&lib.set_source_rgb = symbol(cairo, CAIRO, "cairo_set_source_rgb", &missing);
+    *(void **)&lib.paint = symbol(cairo, CAIRO, "cairo_paint", &missing);
+    *(void **)&lib.destroy = symbol(cairo, CAIRO, "cairo_destroy", &missing);
+    *(void **)&lib.surface_flush = symbol(cairo, CAIRO, "cairo_surface_flush", &missing);
+    *(void **)&lib.image_surface_get_data = symbol(cairo, CAIRO, "cairo_image_surface_get_data", &missing);
+    *(void **)&lib.image_surface_get_stride = symbol(cairo, CAIRO, "cairo_image_surface_get_stride", &missing);
+    *(void **)&lib.surface_destroy = symbol(cairo, CAIRO, "cairo_surface_destroy", &missing);
+    lib.loaded = !missing;
+}
+
+struct assist_pdf {
+    void *document;
+    int pages;
+};
+
+static void say(char *error, size_t size, const char *text) {
+    if (error != NULL && size > 0) snprintf(error, size, "%s", text);
+}
+
+assist_pdf *assist_pdf_open(const char *path, char *error, size_t error_size) {
+    pthread_once(&once, load);
+    if (!lib.loaded) {
+        say(error, error_size, lib.error);
+        return NULL;
+    }
+    gerror *problem = NULL;
+    char *uri = lib.filename_to_uri(path, NULL, &problem);
+    if (uri == NULL) {
+        say(error, error_size, problem && problem->message ? problem->message : "the path cannot be used");
+        if (problem) lib.error_free(problem);
+        return NULL;
+    }
+    void *document = lib.document_new_from_file(uri, NULL, &problem);
+    lib.g_free(uri);
+    if (document == NULL) {
+        say(error, error_size, problem && problem->message ? problem->message : "it is not a PDF document");
+        if (problem) lib.error_free(problem);
+        return NULL;
+    }
+    assist_pdf *pdf = calloc(1, sizeof *pdf);
+    if (pdf == NULL) {
+        lib.object_unref(document);
+        say(error, error_size, "out of memory");
+        return NULL;
+    }
+    pdf->document = document;
+    pdf->pages = lib.document_get_n_pages(document);
+    return pdf;
+}
+
+int assist_pdf_page_count(const assist_pdf *pdf) { return pdf ? pdf->pages : 0; }
+
+char *assist_pdf_page_text(assist_pdf *pdf, int index) {
+    if (pdf == NULL || index < 0 || index >= pdf->pages) return NULL;
+    void *page = lib.document_get_page(pdf->document, index);
+    if (page == NULL) return NULL;
+    char *text = lib.page_get_text(page);
+    char *copy = strdup(text ? text : "");
+    if (text) lib.g_free(text);
+    lib.object_unref(page);
+    return copy;
+}
+
+uint8_t *assist_pdf_render_gray(assist_pdf *pdf, int index, double dpi, int *width, int *height) {
+    if (pdf == NULL || index < 0 || index >= pdf->pages || width == NULL || height == NULL || dpi <= 0) return NULL;
+    void *page = lib.document_get_page(pdf->document, index);
+    if (page == NULL) return NULL;
+    double points_wide = 0, points_high = 0;
+    lib.page_get_size(page, &points_wide, &points_high);
+    double scale = dpi / 72.0;
+    double w = points_wide * scale, h = points_high * scale;
+    if (!(w >= 1 && h >= 1 && w * h <= 100e6)) {
+        lib.object_unref(page);
+        return NULL;
+    }
+    int pw = (int)w, ph = (int)h;
+    void *surface = lib.image_surface_create(CAIRO_FORMAT_RGB24, pw, ph);
+    if (surface == NULL || lib.surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        if (surface) lib.surface_destroy(surface);
+        lib.object_unref(page);
+        return NULL;
+    }
+    void *cairo = lib.create(surface);
+    lib.set_source_rgb(cairo, 1, 1, 1);
+    lib.paint(cairo);
+    lib.scale(cairo, scale, scale);
+    lib.page_render(page, cairo);
+    lib.destroy(cairo);
+    lib.surface_flush(surface);
+    uint8_t *gray = malloc((size_t)pw * (size_t)ph);
+    const unsigned char *data = lib.image_surface_get_data(surface);
+    int stride = lib.image_surface_get_stride(surface);
+    if (gray != NULL && data != NULL) {
+        for (int y = 0; y < ph; y++) {
+            const uint32_t *row = (const uint32_t *)(data + (size_t)y * (size_t)stride);
+            for (int x = 0; x < pw; x++) {
+                uint32_t p = row[x];
+                unsigned r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
+                gray[(size_t)y * (size_t)pw + (size_t)x] = (uint8_t)((r * 299 + g * 587 + b * 114) / 1000);
+            }
+        }
+    } else {
+        free(gray);
+        gray = NULL;
+    }
+    lib.surface_destroy(surface);
+    lib.object_unref(page);
+    if (gray) {
+        *width = pw;
+        *height = ph;
+    }
+    return gray;
+}
+
+void assist_pdf_close(assist_pdf *pdf) {
+    if (pdf == NULL) return;
+    if (pdf->document) lib.object_unref(pdf->document);
+    free(pdf);
+}

@@ -1,0 +1,34 @@
+/*
+ * assist_pdf.h - PDF documents for read-text through Poppler's GLib API and cairo, opened with dlopen on first
+ * use (libpoppler-glib8, libcairo2), so a plugin that never reads a document never loads them.
+ */
+#ifndef ASSIST_PDF_H
+#define ASSIST_PDF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct assist_pdf assist_pdf;
+
+/** Opens the PDF file at `path` (a file system path). NULL with a sentence in `error` when the libraries are
+    missing, the file cannot be read, is no PDF, or asks for a password. */
+assist_pdf *assist_pdf_open(const char *path, char *error, size_t error_size);
+/** How many pages it has. */
+int assist_pdf_page_count(const assist_pdf *pdf);
+/** The text layer of page `index` (from 0), lines separated by '\n', in UTF-8; malloc'd, free() it. "" when the
+    page has none (a scan); NULL when the page cannot be read. */
+char *assist_pdf_page_text(assist_pdf *pdf, int index);
+/** Page `index` drawn at `dpi` on white, 8-bit grey, `*width` x `*height`, rows packed; malloc'd, free() it.
+    NULL when it cannot be drawn, or would be larger than 100 million pixels. */
+uint8_t *assist_pdf_render_gray(assist_pdf *pdf, int index, double dpi, int *width, int *height);
+void assist_pdf_close(assist_pdf *pdf);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Writes small PDF documents for read-text's tests, byte by byte as the PDF 1.4 reference lays them out: pages
+/// with a text layer (Helvetica, one of the standard fonts, so nothing is embedded) and scanned pages (a grey
+/// JPEG drawn over the whole page, no text layer), with the cross-reference table a reader looks objects up in.
+package struct PdfWriter {
+    /// One page: its size in points, and either lines of text or a scan.
+    package enum Page {
+        case text([String], width: Int = 300, height: Int = 400, pointSize: Int = 11)
+        /// A JPEG in 8-bit grey, drawn over the whole page.
+        case scan(jpeg: Data, pixelWidth: Int, pixelHeight: Int, width: Int = 300, height: Int = 400)
+    }
+
+    package var pages: [Page]
+
+    package init(pages: [Page]) { self.pages = pages }
+
+    /// The document's bytes.
+    package func data() -> Data {
+        var objects: [Data] = []
+        func add(_ text: String) -> Int {
+            objects.append(Data(text.utf8))
+            return objects.count
+        }
+        func add(_ head: String, stream: Data) -> Int {
+            var data = Data((head + "\nstream\n").utf8)
+            data.append(stream)
+            data.append(Data("\nendstream".utf8))
+            objects.append(data)
+            return objects.count
+        }
+        let catalog = add("<< /Type /Catalog /Pages 2 0 R >>")
+        let pagesIndex = add("")  // filled once the kids are known
+        let font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+        var kids: [Int] = []
+        for page in pages {
+            switch page {
+            case .text(let lines, let width, let height, let size):
+                let leading = size * 3 / 2
+                let shown = lines.map { "(\(Self.escaped($0))) Tj T*" }.joined(separator: "\n")
+                let content = "BT /F1 \(size) Tf \(leading) TL 24 \(height - 36) Td\n\(shown)\nET"
+                let stream = add("<< /Length \(content.utf8.count) >>", stream: Data(content.utf8))
+                kids.append(
+                    add(
+                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] "
+                            + "/Resources << /Font << /F1 \(font) 0 R >> >> /Contents \(stream) 0 R >>"))
+            case .scan(let jpeg, let pixelWidth, let pixelHeight, let width, let height):
+                let image = add(
+                    "<< /Type /XObject /Subtype /Image /Width \(pixelWidth) /Height \(pixelHeight) "
+                        + "/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length \(jpeg.count) >>",
+                    stream: jpeg)
+                let content = "q \(width) 0 0 \(height) 0 0 cm /Im1 Do Q"
+                let stream = add("<< /Length \(content.utf8.count) >>", stream: Data(content.utf8))
+                kids.append(
+                    add(
+                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] "
+                            + "/Resources << /XObject << /Im1 \(image) 0 R >> >> /Contents \(stream) 0 R >>"))
+            }
+        }
+        objects[pagesIndex - 1] = Data(
+            "<< /Type /Pages /Kids [\(kids.map { "\($0) 0 R" }.joined(separator: " "))] /Count \(kids.count) >>".utf8)
+        _ = catalog
+        var output = Data("%PDF-1.4\n%\u{e2}\u{e3}\u{cf}\u{d3}\n".utf8)
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(output.count)
+            output.append(Data("\(index + 1) 0 obj\n".utf8))
+            output.append(object)
+            output.append(Data("\nendobj\n".utf8))
+        }
+        let table = output.count
+        var xref = "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { xref += String(format: "%010d 00000 n \n", offset) }
+        xref += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(table)\n%%EOF\n"
+        output.append(Data(xref.utf8))
+        return output
+    }
+
+    /// `text` inside a PDF string: backslashes and parentheses escaped.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "(", with: "\\(")
+            .replacingOccurrences(of: ")", with: "\\)")
+    }
+}
