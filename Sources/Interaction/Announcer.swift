@@ -56,6 +56,15 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         speaker?.cancel(group: group)
     }
 
+    /// Shows `text` where spoken lines are printed, without speaking it: what the screen holds and the ear can
+    /// ask for (a menu come back to, whose choices "repeat" reads). Any thread.
+    package func show(_ text: String) {
+        let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return }
+        lock.withLock { lastPrinted = trimmed }
+        output.writeLine(trimmed)
+    }
+
     /// Prints `text` without speaking it: a data command's rows, a plugin's transcript, tables for sighted
     /// helpers.
     package func print(_ text: String) {

@@ -15,6 +15,9 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         var yields = false
         /// What h, F1, `?` and "help" say instead of the one-line hint (the shell's menu: its commands).
         var help: String?
+        /// Said instead of a choice's prompt, choices and hint, which are shown only (the shell's menu come back
+        /// to: the ear is not kept 20 s behind the screen); "repeat" reads them all.
+        var brief: String?
     }
 
     let announcer: Announcer
@@ -112,13 +115,14 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     /// those are answered (the shell's menu under a background feature's question).
     @discardableResult
     package func open(
-        _ request: DialogRequest, owner: String, yields: Bool = false, help: String? = nil,
+        _ request: DialogRequest, owner: String, yields: Bool = false, help: String? = nil, brief: String? = nil,
         completion: @escaping (DialogAnswer) -> Void
     ) -> UInt64 {
         let id = nextID
         nextID += 1
         var pending = Pending(id: id, owner: owner, request: request, completion: completion)
         pending.help = help
+        pending.brief = brief
         if inputEnded {
             queue.append(pending)
             loop.post { [self] in cancel(id) }
@@ -168,7 +172,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     /// Says the current question again.
     package func repeatPrompt() {
         guard let current else { return }
-        present(current)
+        present(current, whole: true)
     }
 
     /// Offers an input event to the current dialog; returns true when the dialog used it.
@@ -258,7 +262,7 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         digitTimer = nil
     }
 
-    private func present(_ pending: Pending) {
+    private func present(_ pending: Pending, whole: Bool = false) {
         // Said as one question: once it is answered, what is left of it is not said.
         func say(_ text: String, remember: Bool = false) {
             announcer.say(text, remember: remember, group: .question)
@@ -268,6 +272,10 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
             announcer.say(text, remember: false, group: .hint)
         }
         switch pending.request {
+        case .choice(let prompt, let choices, _) where pending.brief != nil && !whole:
+            announcer.show(prompt)
+            for (index, choice) in choices.enumerated() { announcer.show("\(index + 1). \(choice)") }
+            say(pending.brief ?? "", remember: true)
         case .choice(let prompt, let choices, _):
             say(prompt, remember: true)
             for (index, choice) in choices.enumerated() { say("\(index + 1). \(choice)") }

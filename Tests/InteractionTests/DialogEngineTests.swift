@@ -353,4 +353,22 @@ struct HintTests {
         _ = engine.handle(.key(.character("?")))
         #expect(output.lines.last == phrases.text("dialog.choice-hint", ["count": "2"]))
     }
+
+    /// Issue 72: a menu come back to is shown whole and said in one line, not read again item by item with its
+    /// hint (20 s every return from a feature); "repeat" reads it whole, and it answers as before.
+    @Test func aMenuComeBackToIsSaidInALine() {
+        let engine = self.engine
+        let answers = AnswerLog()
+        let choices = (1...8).map { "Feature \($0)" }
+        let brief = phrases.text("shell.menu-again", ["count": "8"])
+        _ = engine.open(
+            .choice(prompt: "Choose a feature.", choices: choices, defaultIndex: nil), owner: "host", brief: brief
+        ) { answers.append($0) }
+        #expect(speaker.waiting == [brief], "only the line is heard: \(speaker.waiting)")
+        #expect(output.lines == ["Choose a feature."] + choices.enumerated().map { "\($0 + 1). \($1)" } + [brief])
+        _ = engine.handle(.key(.control("r")))
+        #expect(speaker.waiting.contains("8. Feature 8") && speaker.waiting.contains("Choose a feature."), "\(speaker.waiting)")
+        _ = engine.handle(.key(.character("3")))
+        #expect(answers.all.map(\.index) == [2])
+    }
 }

@@ -7,6 +7,8 @@ import PluginHost
 package final class ShellMenu: @unchecked Sendable {  // because: used only on the main loop
     private let session: HostSession
     private var menuRequest: UInt64?
+    /// The menu was read whole once: come back to, it is said in a line.
+    private var menuRead = false
     private var quitting = false
     /// "Quit Assist?" is being asked (a second Ctrl+C then quits).
     private var askingToQuit = false
@@ -220,10 +222,13 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             .map(MenuEntry.userTurnedOff)
         // Where it matters: a stranger's plugin asks for something, or the user changed something already.
         // Assist's own features alone keep the menu as it was.
+        // After Settings, so that it appearing (at the first answer to a feature's question) renumbers nothing
+        // but Quit, which Escape and q reach too.
+        entries.append(.settings)
         if !permissionHolders.isEmpty, !chosen.isEmpty || permissionHolders.contains(where: \.isolated) {
             entries.append(.permissions)
         }
-        return entries + [.settings, .quit]
+        return entries + [.quit]
     }
 
     private var access: PluginAccess { PluginAccess(paths: session.paths) }
@@ -253,9 +258,12 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         guard !quitting, session.features.focused == nil, menuRequest == nil else { return }
         let entries = menuEntries()
         let prompt = session.phrases.text("shell.choose")
+        // Read whole the first time; come back to, it is shown and said in a line ("repeat" reads it whole).
+        let brief = menuRead ? session.phrases.text("shell.menu-again", ["count": String(entries.count)]) : nil
+        menuRead = true
         menuRequest = session.services.interaction.dialogs.open(
             .choice(prompt: prompt, choices: entries.map(label), defaultIndex: nil), owner: "host", yields: true,
-            help: kiosk == nil ? session.phrases.text("shell.menu-help") : nil
+            help: kiosk == nil ? session.phrases.text("shell.menu-help") : nil, brief: brief
         ) { [weak self] answer in
             guard let self, menuRequest == answer.request else { return }
             menuRequest = nil
