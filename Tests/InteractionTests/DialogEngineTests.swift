@@ -367,7 +367,9 @@ struct HintTests {
         #expect(speaker.waiting == [brief], "only the line is heard: \(speaker.waiting)")
         #expect(output.lines == ["Choose a feature."] + choices.enumerated().map { "\($0 + 1). \($1)" } + [brief])
         _ = engine.handle(.key(.control("r")))
-        #expect(speaker.waiting.contains("8. Feature 8") && speaker.waiting.contains("Choose a feature."), "\(speaker.waiting)")
+        #expect(
+            speaker.waiting.contains("8. Feature 8") && speaker.waiting.contains("Choose a feature."),
+            "\(speaker.waiting)")
         _ = engine.handle(.key(.character("3")))
         #expect(answers.all.map(\.index) == [2])
     }
