@@ -19,6 +19,20 @@ struct CLITests {
             environment: ["ASSIST_DATA_DIR": data.url.path, "XDG_CONFIG_HOME": data.url.path])
     }
 
+    /// Issue 72: `assist run FEATURE --help` says how to run the feature (it was taken for an object's name, a
+    /// command or a photo), in the session's language, and starts nothing.
+    @Test func everyFeaturesHelpSaysHowToRunIt() throws {
+        for feature in ["read-text", "find-object", "collect-videos", "photo-sensor"] {
+            let help = try assist(["run", "--no-speech", feature, "--help"])
+            #expect(help.status == 0, "\(feature): \(help.standardError)")
+            #expect(help.standardOutput.contains("assist run \(feature) ["), "\(feature): \(help.standardOutput)")
+            #expect(!help.standardOutput.contains("not found") && !help.standardOutput.contains("Unknown"))
+            let spanish = try assist(["run", "--no-speech", "--lang", "es", feature, "-h"])
+            #expect(spanish.standardOutput.contains("assist run \(feature) ["), "\(feature): \(spanish.standardOutput)")
+            #expect(spanish.standardOutput != help.standardOutput, "\(feature) in Spanish")
+        }
+    }
+
     @Test func version() throws {
         let result = try assist(["--version"])
         #expect(result.status == 0)

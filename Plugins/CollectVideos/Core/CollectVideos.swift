@@ -49,6 +49,10 @@ public final class CollectVideos: PluginFeature {
     }
 
     public func start(arguments: [String]) throws(PluginError) {
+        if arguments == ["--help"] || arguments == ["-h"] {
+            host.print(phrases.text("help-usage"))
+            return host.finish()
+        }
         do { store = try OrbitStore(host: host) } catch {
             throw PluginError(phrases.text("database-unopened", ["reason": error.message]))
         }

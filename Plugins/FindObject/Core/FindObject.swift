@@ -41,6 +41,10 @@ public final class FindObject: PluginFeature {
     }
 
     public func start(arguments: [String]) throws(PluginError) {
+        if arguments == ["--help"] || arguments == ["-h"] {
+            host.print(phrases.text("help-usage"))
+            return host.finish()
+        }
         search.configure(settings: { [host] in host.setting($0) })
         for (id, key) in [("zoom-in", "+"), ("zoom-out", "-"), ("sounds", "t")] {
             try? host.registerCommand(id, key: key, phrases: phrases)

@@ -49,6 +49,10 @@ public final class PhotoSensor: PluginFeature {
     }
 
     public func start(arguments: [String]) throws(PluginError) {
+        if arguments == ["--help"] || arguments == ["-h"] {
+            host.print(phrases.text("help-usage"))
+            return host.finish()
+        }
         try open()
         switch arguments.first {
         case nil:
