@@ -353,11 +353,34 @@ struct PhotoSensorCLITests {
         #expect(text.standardOutput.contains("watching \(5 - expected) folder"), "\(text.standardOutput)")
     }
 
-    @Test func withoutFoldersItStaysQuietInTheShell() throws {
+    /// Issue 72: not set up, it says nothing at the shell's start and is not in the menu, but its name typed says
+    /// why; every command of it says the truth about it, in plain words.
+    @Test func withoutFoldersItIsQuietAtStartAndSaysWhyWhenAsked() throws {
         try "".write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
-        let shell = try run(["shell"], input: "quit\n")
-        #expect(!shell.standardOutput.contains("Photo sensor"), "\(shell.standardOutput)")
-        #expect(!shell.standardOutput.contains("no folders"), "\(shell.standardOutput)")
+        let notSetUp = "The photo sensor is not set up: no folder is chosen for it to watch, so it records nothing."
+        let shell = try run(["shell"], input: "photo sensor\nquit\n")
+        let lines = shell.standardOutput.split(separator: "\n").map(String.init)
+        #expect(!shell.standardOutput.contains("watching"), "\(shell.standardOutput)")
+        #expect(!lines.contains { $0.hasSuffix("Photo sensor") }, "not in the menu, which it would lengthen: \(lines)")
+        #expect(lines.contains { $0.hasPrefix(notSetUp) }, "its name typed says why: \(lines)")
+        let alone = try run(["run", "photo-sensor"])
+        #expect(alone.status == 0)
+        #expect(
+            alone.lines.contains {
+                $0.hasPrefix(
+                    "Photo sensor did not start: it has nothing to do on this device yet, as it is not set up.")
+            }, "\(alone.lines)")
+        let status = try run(["run", "photo-sensor", "status"])
+        #expect(status.lines.contains { $0.hasPrefix(notSetUp) }, "\(status.lines)")
+        _ = try run(["run", "photo-sensor", "pause", "--minutes", "5"])
+        let resumed = try run(["run", "photo-sensor", "resume"])
+        #expect(resumed.lines.contains { $0.hasPrefix("The pause is over, but the photo sensor is not set up") })
+        let sync = try run(["run", "photo-sensor", "sync"])
+        #expect(sync.status != 0)
+        #expect(
+            sync.lines.contains { $0.contains("this device is not set up to send to a study's server") },
+            "\(sync.lines)")
+        #expect(!sync.standardOutput.contains("serverUrl"), "setting names are the log's, not said: \(sync.lines)")
     }
 
     /// The data folder on a full disk (a 2 MB tmpfs, filled): the picture stays unrecorded with one clear

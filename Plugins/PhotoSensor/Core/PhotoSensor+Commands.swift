@@ -228,7 +228,7 @@ extension PhotoSensor {
         // The window ends now and is kept, so what was taken in it stays unrecorded.
         try? store?.setValue(String(now), for: "paused_until")
         host.play(.rise)
-        say(phrases.text("resumed"))
+        say(phrases.text(configuration.watchDirectories.isEmpty ? "resumed-not-set-up" : "resumed"))
     }
 
     /// Why an unforced run should wait (spec §3.24), or nil.

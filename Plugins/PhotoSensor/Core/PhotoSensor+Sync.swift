@@ -45,6 +45,8 @@ extension PhotoSensor {
     func startSync() {
         guard !syncing else { return }
         guard configuration.canSync else {
+            // The setting names are for whoever sets the device up: in the log, not said to the person.
+            host.log(.warning, "sending is not set up: serverUrl, studyNumber and studyKey in [photo-sensor]")
             lastSync = (false, phrases.text("sync-not-set-up"))
             syncEnded()
             return

@@ -413,10 +413,10 @@ public final class PhotoSensor: PluginFeature {
         // Only folders that are there are counted as watched; each missing one is named.
         let folders = configuration.watchDirectories.count - missing.count
         var parts = [
-            !running
-                ? phrases.text("stopped")
-                : configuration.watchDirectories.isEmpty
-                    ? phrases.text("status-no-folders")
+            configuration.watchDirectories.isEmpty
+                ? phrases.text("status-no-folders")
+                : !running
+                    ? phrases.text("stopped")
                     : folders == 0
                         ? phrases.text("status-none-there") : phrases.text("status-watching", count: folders),
             phrases.text("status-recorded", count: count, ["waiting": String((try? store?.pendingCount()) ?? 0)]),

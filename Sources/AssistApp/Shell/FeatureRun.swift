@@ -21,6 +21,7 @@ package enum FeatureRun {
         // Weak: libdispatch may keep a cancelled source's handler past this function.
         let signals = session.handleSignals { [weak session] in
             state.ended = true
+            state.interrupted = true
             session?.features.stopAll()
             session?.loop.stop()
         }
@@ -36,7 +37,19 @@ package enum FeatureRun {
             }
         }
         session.startInput()
+        let started = DispatchTime.now().uptimeNanoseconds
         while !state.ended { session.loop.run() }
+        // A background feature asked to run with no work given, that ends at once with nothing wrong, has nothing
+        // to do here (photo-sensor with no folder to watch): said, rather than an exit without a word.
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        if record.manifest?.isBackground == true, featureArguments.isEmpty, state.exitStatus == 0, seconds < 3,
+            !state.interrupted
+        {
+            session.announcer.say(
+                session.phrases.text(
+                    "host.background-idle",
+                    ["name": record.name, "short": record.manifest?.shortName ?? record.id]))
+        }
         if state.exitStatus != 0 { throw ExitStatus(code: state.exitStatus) }
     }
 }
@@ -45,6 +58,8 @@ package enum FeatureRun {
 private final class RunState: @unchecked Sendable {  // because: read and written only on the main loop thread
     package var exitStatus: Int32 = 0
     package var ended = false
+    /// Ended by a signal (Ctrl+C), not by the feature.
+    package var interrupted = false
 }
 
 /// Finds a plugin by id or short name, or fails with the closest ids.

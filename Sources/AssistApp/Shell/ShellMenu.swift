@@ -433,6 +433,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             // Withdrawing the menu would quit; forget it first so its cancellation is ignored.
             session.services.interaction.dialogs.cancel(menuRequest)
         }
+        if record.isRunning, record.manifest?.isBackground == true { return openBackground(record) }
         launch(record, arguments: arguments)
     }
 
@@ -446,6 +447,13 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
     private func keywords() -> [String: InputDispatcher.Launch] {
         var table: [String: InputDispatcher.Launch] = [:]
         let language = session.phrases.language
+        // A background feature's name, typed or said, reaches it (`launch(id:arguments:)`): its own menu while it
+        // runs; when it is not running here (photo-sensor with no folder to watch) it is not in the menu, which it
+        // would lengthen for everyone, and Assist's own says why on `status`.
+        for record in session.features.records where record.isUsable && (record.manifest?.isBackground ?? false) {
+            table[CommandRouter.normalise(record.name)] = InputDispatcher.Launch(
+                id: record.id, arguments: record.id.hasPrefix("assist.") ? ["status"] : [], takesWords: false)
+        }
         for record in foreground {
             for keyword in record.manifest?.keywords ?? [] where keyword.scope != "focused" {
                 guard keyword.lang == nil || keyword.lang == language else { continue }
