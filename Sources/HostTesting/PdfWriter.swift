@@ -33,28 +33,29 @@ package struct PdfWriter {
         let pagesIndex = add("")  // filled once the kids are known
         let font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
         var kids: [Int] = []
-        for page in pages {
-            switch page {
+        // A page of `width` x `height` points drawn by `content` with `resources`.
+        func page(width: Int, height: Int, resources: String, content: String) {
+            let stream = add("<< /Length \(content.utf8.count) >>", stream: Data(content.utf8))
+            kids.append(
+                add(
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Resources \(resources) "
+                        + "/Contents \(stream) 0 R >>"))
+        }
+        for item in pages {
+            switch item {
             case .text(let lines, let width, let height, let size):
-                let leading = size * 3 / 2
                 let shown = lines.map { "(\(Self.escaped($0))) Tj T*" }.joined(separator: "\n")
-                let content = "BT /F1 \(size) Tf \(leading) TL 24 \(height - 36) Td\n\(shown)\nET"
-                let stream = add("<< /Length \(content.utf8.count) >>", stream: Data(content.utf8))
-                kids.append(
-                    add(
-                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] "
-                            + "/Resources << /Font << /F1 \(font) 0 R >> >> /Contents \(stream) 0 R >>"))
+                page(
+                    width: width, height: height, resources: "<< /Font << /F1 \(font) 0 R >> >>",
+                    content: "BT /F1 \(size) Tf \(size * 3 / 2) TL 24 \(height - 36) Td\n\(shown)\nET")
             case .scan(let jpeg, let pixelWidth, let pixelHeight, let width, let height):
                 let image = add(
                     "<< /Type /XObject /Subtype /Image /Width \(pixelWidth) /Height \(pixelHeight) "
                         + "/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length \(jpeg.count) >>",
                     stream: jpeg)
-                let content = "q \(width) 0 0 \(height) 0 0 cm /Im1 Do Q"
-                let stream = add("<< /Length \(content.utf8.count) >>", stream: Data(content.utf8))
-                kids.append(
-                    add(
-                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] "
-                            + "/Resources << /XObject << /Im1 \(image) 0 R >> >> /Contents \(stream) 0 R >>"))
+                page(
+                    width: width, height: height, resources: "<< /XObject << /Im1 \(image) 0 R >> >>",
+                    content: "q \(width) 0 0 \(height) 0 0 cm /Im1 Do Q")
             }
         }
         objects[pagesIndex - 1] = Data(

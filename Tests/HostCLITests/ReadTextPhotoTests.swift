@@ -22,6 +22,14 @@ struct ReadTextPhotoTests {
         var testDescription: String {
             "\(language), \(damage.map(\.description).joined(separator: ", "))\(streaming ? "" : ", not streamed")"
         }
+
+        /// The page photographed with its damage into `folder` (a JPEG when the damage has one); its URL.
+        func photograph(in folder: TemporaryDirectory) throws -> URL {
+            let photo = folder.path(damage.contains(.jpeg(60)) ? "photo.jpg" : "photo.png")
+            let facing = language == "en" ? PagePhotographer.englishFacing : PagePhotographer.english
+            try PagePhotographer.photograph(page, damage: damage, opposite: facing, to: photo, work: folder.url)
+            return photo
+        }
     }
 
     static let cases: [Case] = [
@@ -42,10 +50,7 @@ struct ReadTextPhotoTests {
     @Test(arguments: cases)
     func aPhotographedPageIsReadWholeOnceAndInOrder(_ example: Case) throws {
         let folder = try TemporaryDirectory("assist-photo")
-        let photo = folder.path(example.damage.contains(.jpeg(60)) ? "photo.jpg" : "photo.png")
-        let facing = example.language == "en" ? PagePhotographer.englishFacing : PagePhotographer.english
-        try PagePhotographer.photograph(
-            example.page, damage: example.damage, opposite: facing, to: photo, work: folder.url)
+        let photo = try example.photograph(in: folder)
         let result = try ProcessRunner.run(
             BuildProducts.assist,
             [
@@ -90,10 +95,7 @@ struct ReadTextPhotoTests {
     @Test(arguments: cases.filter(\.streaming) + openBooks)
     func theStreamedReadingIsTheWholePageReading(_ example: Case) throws {
         let folder = try TemporaryDirectory("assist-photo-streamed")
-        let photo = folder.path(example.damage.contains(.jpeg(60)) ? "photo.jpg" : "photo.png")
-        let facing = example.language == "en" ? PagePhotographer.englishFacing : PagePhotographer.english
-        try PagePhotographer.photograph(
-            example.page, damage: example.damage, opposite: facing, to: photo, work: folder.url)
+        let photo = try example.photograph(in: folder)
         func read(_ extra: [String]) throws -> [String] {
             let result = try ProcessRunner.run(
                 BuildProducts.assist,
