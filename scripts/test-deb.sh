@@ -39,7 +39,8 @@ echo "$doctor" | grep -q '^ok: data: /usr/share/assist$' || fail "doctor did not
 /usr/bin/assist run --no-speech clock | grep -q '^It is ' || fail "the installed clock did not speak"
 text=$(timeout 120 /usr/bin/assist run --no-speech read-text --image /usr/share/assist/camera/sample.jpg --exit-at-end) \
   || fail "read-text failed: $text"
-echo "$text" | grep -q '^Assist sample page$' || fail "the installed read-text did not read the sample page: $text"
+# The heading ends where a gap follows it, in the streamed reading as in the whole page's (issue 70).
+echo "$text" | grep -q '^Assist sample page\.$' || fail "the installed read-text did not read the sample page: $text"
 # Plugin packages through the installed libarchive (opened on first use): the clock packed, then refused,
 # since assist.* ids are Assist's own.
 HOME=$home /usr/bin/assist plugins pack /usr/lib/assist/plugins/assist.clock --output "$home" >/dev/null \

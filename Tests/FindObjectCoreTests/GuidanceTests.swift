@@ -35,6 +35,12 @@ struct GuidanceTests {
         #expect(key("qwerty", english) == nil)
         #expect(key("xylophone", english) == "cell phone", "the spec's word check: xylophone contains phone")
         #expect(english.suggestions(for: "cap").contains("cup"))
+        // Issue 73: a taught thing shares a name with the detector's objects only when it is one of their names
+        // exactly ("zz bus", "avi" and "person2" were each told they are also objects Assist knows).
+        func exactly(_ query: String) -> String? { english.exactly(query).map { english.entries[$0].key } }
+        #expect(exactly(" Cup ") == "cup" && exactly("couch") == "sofa" && exactly("tvmonitor") == "tvmonitor")
+        #expect(exactly("zz bus") == nil && exactly("avi") == nil && exactly("person2") == nil)
+        #expect(key("zz bus", english) == "bus", "a search still takes the closest object")
         let russian = try ObjectNames(directory: share, language: "ru")
         #expect(key("мяч", russian) == "sports ball" && key("большой телевизор", russian) == "tvmonitor")
         #expect(russian.mainName(41) == "кружка")

@@ -167,7 +167,7 @@ extension FindObject {
         }
         let go = { [self] in
             if let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language),
-                names.resolve(key) != nil
+                names.exactly(key) != nil
             {
                 host.speak(phrases.text("thing-is-also-object", ["name": name]))
             }
@@ -400,9 +400,16 @@ extension FindObject {
             if newKey != key, let taken = try store.exists(newKey) {
                 return fail(phrases.text("thing-name-taken", ["name": taken]), status: .invalid)
             }
-            try store.rename(key, to: new.trimmingCharacters(in: .whitespaces), newKey: newKey)
+            let name = NameKey.cleaned(new)
+            try store.rename(key, to: name, newKey: newKey)
             Self.offerNames(host: host)
-            host.speak(phrases.text("thing-renamed", ["old": words, "name": new.trimmingCharacters(in: .whitespaces)]))
+            host.speak(phrases.text("thing-renamed", ["old": words, "name": name]))
+            // As teaching says it: a name the detector knows now finds the person's own thing.
+            if let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language),
+                names.exactly(newKey) != nil
+            {
+                host.speak(phrases.text("thing-is-also-object", ["name": name]))
+            }
             host.finish(.ok)
         } catch {
             fail(Self.sentence(error), status: .io)

@@ -64,8 +64,30 @@ public struct ObjectNames: Sendable {
     /// language first, then the others, then the model's own keys), then the best partial match of at least
     /// 3 characters. Nil when nothing fits.
     public func resolve(_ query: String) -> Int? {
+        if let exact = exactly(query) { return exact }
+        let wanted = Self.fold(query)
+        guard wanted.count >= 3 else { return nil }
+        let (mains, alternatives) = allNames()
+        var best: (id: Int, score: Int)?
+        for (id, name) in mains + alternatives {
+            let score = Self.partialScore(query: wanted, name: name)
+            if score >= 3, score > (best?.score ?? 0) { best = (id, score) }
+        }
+        return best?.id
+    }
+
+    /// The class whose name, in any language, or whose model key is exactly `query` (case and the spaces around
+    /// aside): a thing taught as "cup" shares its name with the detector's cup; one taught as "zz bus" does not.
+    public func exactly(_ query: String) -> Int? {
         let wanted = Self.fold(query)
         guard !wanted.isEmpty else { return nil }
+        let (mains, alternatives) = allNames()
+        return (mains.first(where: { $0.1 == wanted }) ?? alternatives.first(where: { $0.1 == wanted }))?.0
+    }
+
+    /// Every (class, folded name): the main names, then the alternatives and the model's keys, in the order ties
+    /// are broken (the user's language first).
+    private func allNames() -> (mains: [(Int, String)], alternatives: [(Int, String)]) {
         let languages = [language] + ["en", "ru", "zh", "es"].filter { $0 != language }
         // (class, name, is main) in the order ties are broken.
         var mains: [(Int, String)] = []
@@ -78,16 +100,7 @@ public struct ObjectNames: Sendable {
             }
         }
         alternatives += entries.enumerated().map { ($0.offset, Self.fold($0.element.key)) }
-        if let exact = mains.first(where: { $0.1 == wanted }) ?? alternatives.first(where: { $0.1 == wanted }) {
-            return exact.0
-        }
-        guard wanted.count >= 3 else { return nil }
-        var best: (id: Int, score: Int)?
-        for (id, name) in mains + alternatives {
-            let score = Self.partialScore(query: wanted, name: name)
-            if score >= 3, score > (best?.score ?? 0) { best = (id, score) }
-        }
-        return best?.id
+        return (mains, alternatives)
     }
 
     /// The closest names to an unknown query, for "did you mean".
