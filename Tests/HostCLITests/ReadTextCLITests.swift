@@ -289,4 +289,33 @@ struct ReadTextCLITests {
             #expect(said.count == 1, "\(file.lastPathComponent): \(result.lines) \(result.standardError)")
         }
     }
+
+    /// Issue 70, on a terminal typed key by key: a document's pages by Page Up and Page Down and by `/page N`,
+    /// and where-am-I with the page.
+    @Test func aDocumentsPagesAreReachedByKeysOnATerminal() throws {
+        let document = folder.path("pages.pdf")
+        try PdfWriter(pages: [
+            .text(["The first page starts here. It has two sentences."]),
+            .text(["The second page is in the middle."]),
+            .text(["The third page is the last one."]),
+        ]).data().write(to: document)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            ["run", "--no-speech", "--data-dir", folder.path("pty-data").path, "read-text", "--file", document.path])
+        _ = screen.allowFirstUse("Read text", timeout: 10)
+        #expect(screen.waitFor("The third page is the last one.", timeout: 60), "\(screen.text)")
+        screen.type(Array("\u{1B}[5~".utf8))  // Page Up
+        #expect(screen.waitFor("The second page is in the middle.", count: 2), "\(screen.text)")
+        // Without speech a sentence is over at once and reading goes on: where-am-I says the page read by then.
+        screen.type("w")
+        #expect(screen.waitFor(" of 3, sentence 1 of 1"), "\(screen.text)")
+        screen.type(Array("\u{1B}[6~".utf8))  // Page Down
+        #expect(screen.waitFor("The third page is the last one.", count: 2), "\(screen.text)")
+        screen.typeSlowly("/page 1\r")
+        #expect(screen.waitFor("The first page starts here.", count: 2), "\(screen.text)")
+        screen.typeSlowly("/page 9\r")
+        #expect(screen.waitFor("There is no page 9: the document has 3 pages."), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitForExit() == 0, "\(screen.text)")
+    }
 }
