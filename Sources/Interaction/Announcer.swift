@@ -31,7 +31,7 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     package func say(
         _ text: String, priority: SpeechPriority = .message, remember: Bool = true, group: SpeechGroup? = nil
     ) {
-        let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.line(text)
         guard !trimmed.isEmpty else { return }
         let printed = lock.withLock {
             if remember { lastMessage = trimmed }
@@ -46,7 +46,7 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     /// Speaks `text` without printing or remembering it: the echo of a typed key, already shown where it was
     /// typed. Each echo replaces the one before. Any thread.
     package func echo(_ text: String) {
-        let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.line(text)
         guard !trimmed.isEmpty else { return }
         speaker?.speak(trimmed, language: language, priority: .important, group: .echo)
     }
@@ -56,10 +56,15 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         speaker?.cancel(group: group)
     }
 
+    /// `text` as a line to print and speak: plain, without the spaces and newlines around it.
+    private static func line(_ text: String) -> String {
+        PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Shows `text` where spoken lines are printed, without speaking it: what the screen holds and the ear can
     /// ask for (a menu come back to, whose choices "repeat" reads). Any thread.
     package func show(_ text: String) {
-        let trimmed = PlainText.spoken(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.line(text)
         guard !trimmed.isEmpty else { return }
         lock.withLock { lastPrinted = trimmed }
         output.writeLine(trimmed)

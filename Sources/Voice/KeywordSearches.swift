@@ -160,11 +160,10 @@ final class KeywordSearches {
             var end: Int64 = 0
             var score: Int32 = 0
             while assist_spotter_result(search, &phrase, phrase.count, &start, &end, &score) == 0 {
-                let text = KeyPhrase.normalise(String(nulTerminated: phrase).replacingOccurrences(of: "__", with: " "))
-                let said = variants[String(nulTerminated: phrase)] ?? variants[text] ?? text
                 heard.append(
                     Detection(
-                        phrase: said, startMs: openedAt + Int(start) * 10, endMs: openedAt + Int(end) * 10,
+                        phrase: self.phrase(said: String(nulTerminated: phrase)), startMs: openedAt + Int(start) * 10,
+                        endMs: openedAt + Int(end) * 10,
                         score: Int(score)))
             }
         }
