@@ -39,6 +39,11 @@ package final class ArgumentFollower {
     /// names it listens for after "find object"): one of them the judge is sure of is taken, other words are
     /// dictated.
     package var likely: [String] = []
+    /// Whether the sound from the first ms to the second is Assist's own voice coming back (the echo canceller's
+    /// verdict): such an utterance is not decoded, and the words are awaited after it. Decoding the echo of a
+    /// menu read aloud (8 s of it) as an answer took 3.5 s of the listening thread, and a "stop" said meanwhile
+    /// was heard that much later.
+    package var passOver: ((Int, Int) -> Bool)?
     private var afterMs: Int
     private var waitMs: Int
     /// The room's loudness before the phrase, which the words must rise above (nil: measured as they come).
@@ -81,12 +86,23 @@ package final class ArgumentFollower {
             return now - afterMs >= waitMs ? nothingSaid() : nil
         case .going(let start):
             guard now - start >= Self.longestMs else { return nil }
+            if passedOver(start, now) { return nil }
             span = (start, now)
             return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: now, choices: choices)
         case .ended(let start, let end):
+            if passedOver(start, end) { return nil }
             span = (start, end)
             return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: end + 150, choices: choices)
         }
+    }
+
+    /// True when the utterance from `start` to `end` is Assist's own voice (`passOver`): the words are then awaited
+    /// after it, until the time they were awaited until.
+    private func passedOver(_ start: Int, _ end: Int) -> Bool {
+        guard let passOver, passOver(start, end) else { return false }
+        waitMs = max(0, waitMs - (end - afterMs))
+        afterMs = end
+        return true
     }
 
     /// Where speech that has not ended yet began, once 150 ms of it are heard (nil when nobody is speaking, or

@@ -73,6 +73,10 @@ package final class KeywordSpotter {
         try setPhrases(phrases, aloneBelow: aloneBelow)
     }
 
+    /// Opens the decoders that judge what was heard (`SpanDecoders.prepareJudge`) before the first phrase needs
+    /// them.
+    package func prepareJudge() { spans.prepareJudge() }
+
     /// True when the dictionary has `word`.
     package func knows(_ word: String) -> Bool { searches.knows(word) }
 

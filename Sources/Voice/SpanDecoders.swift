@@ -94,6 +94,21 @@ final class SpanDecoders {
     /// The free phone loop a window's command is judged against (opened when first needed).
     private var phoneLoop: OpaquePointer?
 
+    /// Opens the decoders a judgement needs now rather than at the first one (each loads the acoustic model: the
+    /// first "stop" said over Assist's voice was sure 2 s after it was heard, where later ones took 0.1 s).
+    func prepareJudge() {
+        if argumentDecoder == nil { argumentDecoder = sideDecoder() }
+        if phoneLoop == nil { phoneLoop = openPhoneLoop() }
+    }
+
+    private func openPhoneLoop() -> OpaquePointer? {
+        var error = [CChar](repeating: 0, count: 256)
+        let loop = assist_spotter_open_phone_loop(
+            model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+        if loop == nil { trace?("no phone loop: \(String(nulTerminated: error))") }
+        return loop
+    }
+
     /// Decodes the sound from `fromMs` to `toMs` once as one of `commands` (each with every spoken form the
     /// dictionary knows), with request words allowed around it, and judges how sure that is against the free
     /// phone loop (CommandConfidence): the command and its confidence in 0...1; nil when nothing was heard or
@@ -104,13 +119,7 @@ final class SpanDecoders {
         phrase: String, confidence: Double
     )? {
         guard let range = keptSamples(fromMs: fromMs, toMs: toMs) else { return nil }
-        if argumentDecoder == nil { argumentDecoder = sideDecoder() }
-        if phoneLoop == nil {
-            var error = [CChar](repeating: 0, count: 256)
-            phoneLoop = assist_spotter_open_phone_loop(
-                model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
-            if phoneLoop == nil { trace?("no phone loop: \(String(nulTerminated: error))") }
-        }
+        prepareJudge()
         guard let decoder = argumentDecoder, let phoneLoop else { return nil }
         let known = commands.filter { KeyPhrase($0).words.allSatisfy(knows) && !KeyPhrase($0).words.isEmpty }
         let commandWords = Set(known.flatMap { KeyPhrase($0).words })

@@ -104,6 +104,15 @@ final class OwnSound {
         canceller?.saidByAPerson(fromMs: fromMs - startMs, toMs: toMs - startMs) == false
     }
 
+    /// An utterance follower's `passOver`: Assist's own voice is passed over undecoded, with `trace` said of it.
+    func passOver(_ trace: String) -> (Int, Int) -> Bool {
+        { [weak self] fromMs, toMs in
+            guard let self, isAssistsOwnVoice(fromMs: fromMs, toMs: toMs) else { return false }
+            VoiceTrace.line?("\(trace) (\(fromMs)–\(toMs) ms, not decoded)")
+            return true
+        }
+    }
+
     /// What the canceller found that the person must act on, said once.
     private func noticed(_ notice: EchoCanceller.Notice) {
         switch notice {

@@ -141,6 +141,9 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                         try spotter.setPhrases(update, aloneBelow: alone)
                     } else {
                         spotter = try KeywordSpotter(model: model, phrases: update, aloneBelow: alone)
+                        let start = Self.now
+                        spotter?.prepareJudge()
+                        VoiceTrace.line?("judges ready in \(Int((Self.now - start) * 1000)) ms")
                     }
                     // At any time, a command is said on its own; in a window, it may follow the wake word.
                     spotter?.standalone = mode == .always
@@ -233,6 +236,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
             window.follower = ArgumentFollower.window(
                 phrases: spotter.phrases.map(\.text).filter { $0 != wakePhrase || mode != .wakeWord }, lists: lists,
                 fromMs: spotter.heardMs - 300, waitMs: 60_000)
+            window.follower?.passOver = own.passOver("window \(serial): Assist's own voice, not a command")
             VoiceTrace.line?("window \(serial) opened at \(spotter.heardMs) ms")
         }
         guard let follower = window.follower else { return }
@@ -246,11 +250,6 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         window.follower = nil
         if let span = follower.span { window.decodedToMs = span.endMs }
         VoiceTrace.line?("window \(serial): \(outcome)")
-        // Assist's own voice coming back is nobody's command: let be, without a word.
-        if let span = follower.span, own.isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
-            VoiceTrace.line?("window \(serial): Assist's own voice, not a command")
-            return
-        }
         if case .rejected = outcome { return reject() }
         guard case .words(let phrase) = outcome, let span = follower.span else { return }
         switch lists[phrase] {
@@ -298,6 +297,9 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
             // Talk that is no answer is no "yes": the answer is judged as a window's command is.
             answering?.judged = true
             answering?.likely = likely
+            // Assist's own voice coming back (the question itself, as it is read) is no answer: passed over,
+            // undecoded and silently.
+            answering?.passOver = own.passOver("answer: Assist's own voice, not an answer")
         } else if answering?.wanted != wanted || answering?.likely != likely {
             // Another question was asked (on the main loop) while this one's answer was listened for: what is
             // said from now is judged against the new question's words.
@@ -332,11 +334,6 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         answering = nil
         if let span { window.decodedToMs = span.endMs }
         VoiceTrace.line?("answer: \(outcome)")
-        // Assist's own voice coming back (the question itself, as it is read) is no answer: let be, silently.
-        if let span, own.isAssistsOwnVoice(fromMs: span.startMs, toMs: span.endMs) {
-            VoiceTrace.line?("answer: Assist's own voice, not an answer")
-            return
-        }
         switch outcome {
         case .words(let said) where wanted == .text:
             dictated(said)

@@ -1,0 +1,83 @@
+import Audio
+import Foundation
+import HostTesting
+import Testing
+import Voice
+
+/// What follows a phrase, or a question's answer (`ArgumentFollower`), fed espeak-ng's words through the recogniser
+/// in this process: the utterance awaited is decoded once, and one the echo canceller says is Assist's own voice is
+/// passed over undecoded, the words awaited after it.
+@Suite("What follows a phrase")
+struct ArgumentFollowerTests {
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("assist-follower") }
+
+    /// espeak-ng saying `text`, at the recogniser's 16 kHz.
+    func spoken(_ text: String) throws -> [Int16] {
+        let raw = folder.path("raw.wav")
+        let wav = folder.path("said.wav")
+        let said = try ProcessRunner.run("/usr/bin/espeak-ng", ["-w", raw.path, text])
+        try #require(said.status == 0, "\(said.standardError)")
+        let resampled = try ProcessRunner.run("/usr/bin/sox", [raw.path, "-r", "16000", "-c", "1", wav.path])
+        try #require(resampled.status == 0, "\(resampled.standardError)")
+        return try WavFile.read(wav).samples
+    }
+
+    static func silence(_ seconds: Double) -> [Int16] { [Int16](repeating: 0, count: Int(seconds * 16_000)) }
+
+    /// Feeds `sound` in 20 ms chunks and steps `follower` after each: its first outcome, and how much was fed then.
+    static func follow(_ follower: ArgumentFollower, _ spotter: KeywordSpotter, _ sound: [Int16]) -> (
+        outcome: ArgumentFollower.Outcome, atMs: Int
+    )? {
+        for start in stride(from: 0, to: sound.count, by: 320) {
+            _ = spotter.feed(Array(sound[start..<min(sound.count, start + 320)]))
+            if let outcome = follower.step(spotter) { return (outcome, spotter.heardMs) }
+        }
+        return nil
+    }
+
+    @Test func anUtteranceThatIsAssistsOwnVoiceIsPassedOverAndTheNextIsDecoded() throws {
+        guard
+            case .success(let model) = VoiceModel.find(
+                language: "en", data: folder.url, share: BuildProducts.packageRoot.appendingPathComponent("share"))
+        else {
+            Issue.record("no English voice model (Debian's pocketsphinx-en-us)")
+            return
+        }
+        // Assist's menu, as its echo would come back, then a person's answer.
+        let menu = try spoken("Choose a feature. One, collect videos. Two, find object. Three, read text.")
+        let answer = try spoken("three")
+        let sound = Self.silence(1) + menu + Self.silence(1) + answer + Self.silence(1.5)
+        let menuEndMs = 1_000 + menu.count / 16
+        let choices = ArgumentFollower.Wanted.choices(["one", "two", "three"], prompt: nil)
+
+        // Without the canceller's word, the menu's echo is what is decoded first.
+        let plain = try KeywordSpotter(model: model, phrases: [KeyPhrase("stop")])
+        let unaided = ArgumentFollower(phrase: "", wanted: choices, afterMs: 0, waitMs: 60_000)
+        let first = try #require(Self.follow(unaided, plain, sound))
+        #expect((unaided.span?.startMs ?? .max) < menuEndMs, "\(first)")
+
+        // Told the menu is Assist's own voice, the follower passes over it (asked once, not decoded) and takes
+        // the answer after it.
+        let spotter = try KeywordSpotter(model: model, phrases: [KeyPhrase("stop")])
+        let follower = ArgumentFollower(phrase: "", wanted: choices, afterMs: 0, waitMs: 60_000)
+        var asked: [Range<Int>] = []
+        follower.passOver = { from, to in
+            asked.append(from..<to)
+            return from < menuEndMs
+        }
+        let heard = try #require(Self.follow(follower, spotter, sound))
+        #expect(heard.outcome == .words("three"), "\(heard), asked \(asked)")
+        #expect((follower.span?.startMs ?? 0) >= menuEndMs, "\(String(describing: follower.span))")
+        #expect(asked.filter { $0.lowerBound < menuEndMs }.count >= 1, "\(asked)")
+
+        // Passed over, the wait still ends when it would have: nothing said after the echo is nothing.
+        let quiet = try KeywordSpotter(model: model, phrases: [KeyPhrase("stop")])
+        let waiting = ArgumentFollower(phrase: "", wanted: choices, afterMs: 0, waitMs: menuEndMs + 1_000)
+        waiting.passOver = { from, _ in from < menuEndMs }
+        let nothing = try #require(Self.follow(waiting, quiet, Self.silence(1) + menu + Self.silence(3)))
+        #expect(nothing.outcome == .nothing)
+        #expect(nothing.atMs <= menuEndMs + 1_100, "\(nothing)")
+    }
+}
