@@ -188,3 +188,115 @@ struct SurveyFlowTests {
         #expect(SurveyFlow(definition: definition, resuming: FlowState(parts: ["daily"], current: "gone")) == nil)
     }
 }
+
+/// What a listener could not answer (issue 73, item 4): each passed `survey check` before.
+@Suite("survey definitions heard")
+struct HeardDefinitionTests {
+    func problems(_ json: String) -> [String] {
+        if case .invalid(let problems) = DefinitionLoader.load(Data(json.utf8)) { return problems.map(\.description) }
+        return []
+    }
+
+    static func single(_ options: [String], extra: String = "") -> String {
+        DefinitionTests.minimal(
+            items: #"{"id":"q","type":"single","field":"f","text":"Which?"\#(extra),"options":["#
+                + options.joined(separator: ",") + "]}")
+    }
+
+    static func option(_ key: String, _ label: String) -> String { #"{"key":"\#(key)","label":{"en":"\#(label)"}}"# }
+
+    @Test func questionsNobodyCanAnswerByEarAreRefusedEachWithItsFix() throws {
+        // 1,000 options in one question.
+        let many = problems(Self.single((1...1_000).map { Self.option("o\($0)", "Option \($0)") }))
+        #expect(
+            many == [
+                "item q: it has 1000 options; a question read aloud may have at most 30, so split it into several."
+            ])
+        // Thirty are still a question.
+        #expect(problems(Self.single((1...30).map { Self.option("o\($0)", "Option \($0)") })).isEmpty)
+        // Empty labels, read "1, . 2, .".
+        let empty = problems(Self.single([Self.option("a", ""), Self.option("b", " . ")]))
+        #expect(empty.count == 2 && empty.allSatisfy { $0.contains("empty \"en\" label") }, "\(empty)")
+        // Twelve identical labels, and two that differ only in case and spacing.
+        let same = problems(Self.single((1...12).map { Self.option("k\($0)", "Yes") }))
+        #expect(same.count == 11 && same[0].contains("options k1 and k2 are both read \"Yes\""), "\(same)")
+        let alike = problems(Self.single([Self.option("a", "Red cup"), Self.option("b", "RED  cup")]))
+        #expect(alike.count == 1 && alike[0].contains("cannot tell them apart"), "\(alike)")
+        // A label of 10,000 characters.
+        let long = problems(
+            Self.single([Self.option("a", String(repeating: "x", count: 10_000)), Self.option("b", "No")]))
+        #expect(
+            long == [
+                "item q: option a has a \"en\" label of 10000 characters; at most 200 can be held while choosing, so shorten it."
+            ])
+        // A key nothing reads, at every level.
+        let unknown = problems(Self.single([Self.option("a", "Yes"), Self.option("b", "No")], extra: #","max":3"#))
+        #expect(unknown.count == 1 && unknown[0].hasPrefix("item q: it has the key \"max\", which no survey reads"))
+        let misspelt = problems(
+            #"{"id":"t","version":1,"titel":"T","upload":{"adapter":"none","entrytype":"x"},"parts":[{"id":"p","item":[],"items":[{"id":"i","type":"info","text":"Hi"}]}]}"#
+        )
+        #expect(misspelt.contains { $0.hasPrefix("the definition has the key \"titel\"") }, "\(misspelt)")
+        #expect(misspelt.contains { $0.hasPrefix("\"upload\" has the key \"entrytype\"") }, "\(misspelt)")
+        #expect(misspelt.contains { $0.hasPrefix("part p has the key \"item\"") }, "\(misspelt)")
+        // `then` given as a list is said to be one, not that the follow-up is never asked.
+        let list = problems(
+            DefinitionTests.minimal(
+                items:
+                    #"{"id":"q","type":"single","field":"f","text":"Which?","options":[{"key":"a","then":["f1"]},{"key":"b"}]},{"id":"f1","type":"single","field":"f","follow_up":true,"text":"And?","options":[{"key":"x"}]}"#
+            ))
+        #expect(list.first == "item q: \"then\" must be the id of one follow-up item, not a list.", "\(list)")
+        // The shipped survey passes all of it.
+        guard case .valid = DefinitionLoader.load(contentsOf: DefinitionTests.shipped) else {
+            Issue.record("the shipped definition is refused")
+            return
+        }
+    }
+
+    @Test func aDefinitionOfElevenMegabytesIsRefusedUnread() throws {
+        let folder = try TemporaryDirectory("assist-big-definition")
+        let file = folder.path("big.json")
+        let option = Self.option("k", String(repeating: "y", count: 1_000))
+        let body = Self.single(Array(repeating: option, count: 11_000))
+        try Data(body.utf8).write(to: file)
+        guard case .invalid(let problems) = DefinitionLoader.load(contentsOf: file) else {
+            Issue.record("an 11 MB definition was taken")
+            return
+        }
+        #expect(
+            problems.map(\.description) == [
+                "the file is 11064 kB; a definition may be at most 1024 kB, so this is not one (or split it into several surveys)."
+            ])
+    }
+}
+
+/// The survey's own settings (issue 73, item 4): a value that cannot be used is named, never ignored.
+@Suite("survey settings")
+struct SurveySettingsTests {
+    @Test func aSettingThatCannotBeUsedIsNamedAndTheDefaultStandsIn() {
+        let bad = SurveySettings {
+            [
+                "sample-rate": "8000", "reminder-time": "25:99", "retry-seconds": "x", "eligible-after-seconds": "-7",
+                "manual-location-accuracy-m": "0", "fixed-location": "north", "test-mode": "perhaps",
+            ][$0]
+        }
+        #expect(bad.sampleRate == 44_100 && bad.reminderTime == "09:00" && bad.retrySeconds == [30, 120])
+        #expect(bad.eligibleAfterSeconds == nil && bad.manualLocationAccuracy == 1_000 && bad.fixedLocation == nil)
+        #expect(
+            bad.problems.map(\.key) == [
+                "sample-rate", "reminder-time", "eligible-after-seconds", "retry-seconds", "manual-location-accuracy-m",
+                "fixed-location", "test-mode",
+            ])
+        #expect(bad.problems[0] == SurveySettings.Problem(key: "sample-rate", value: "8000", takes: "sample-rate"))
+        let good = SurveySettings {
+            [
+                "sample-rate": "16000", "reminder-time": "7:05", "retry-seconds": "10, 60",
+                "eligible-after-seconds": "0",
+                "fixed-location": "52.2,0.12", "test-mode": "true",
+            ][$0]
+        }
+        #expect(good.problems.isEmpty)
+        #expect(good.sampleRate == 16_000 && good.reminderTime == "07:05" && good.retrySeconds == [10, 60])
+        #expect(good.eligibleAfterSeconds == 0 && good.fixedLocation != nil)
+        #expect(SurveySettings { _ in nil }.problems.isEmpty)
+    }
+}

@@ -127,9 +127,17 @@ struct SurveyCLITests {
                 item(
                     Array(
                         repeating: #"{"id":"q","type":"single","field":"f","text":"?","options":[{"key":"x"}]}"#,
+                        count: 6_000
+                    ).joined(separator: ",")),
+                "has 6000 items; a survey may have at most 2000"
+            ),
+            (
+                item(
+                    Array(
+                        repeating: #"{"id":"q","type":"single","field":"f","text":"?","options":[{"key":"x"}]}"#,
                         count: 60_000
                     ).joined(separator: ",")),
-                "has 60000 items; a survey may have at most 2000"
+                "a definition may be at most 1024 kB"
             ),
         ]
         for (index, (json, reason)) in cases.enumerated() {
@@ -280,5 +288,44 @@ struct ShellReminderTests {
         let second = try ProcessRunner.run(BuildProducts.assist, arguments, input: "quit\n")
         #expect(!second.standardOutput.contains("Survey reminder"), "one reminder per 47 hours")
         #expect(second.lines.last == "Goodbye.")
+    }
+
+    /// The survey's own settings are checked with its definition (issue 73, item 4): a setting that cannot be used
+    /// is named with what it takes, the check fails, and the survey still runs on the default.
+    @Test func checkNamesEverySettingThatCannotBeUsed() throws {
+        let folder = try TemporaryDirectory("assist-survey-settings")
+        let config = folder.path("config.toml")
+        try
+            "[survey]\nsample-rate = 8000\nreminder-time = \"25:99\"\nretry-seconds = \"x\"\neligible-after-seconds = -7\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let shipped = DefinitionTests.shipped.path
+        let checked = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "survey", "check", shipped, "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                config.path,
+            ],
+            timeoutSeconds: 60)
+        #expect(checked.status == 1, "\(checked.lines)")
+        #expect(checked.lines.contains { $0.contains("the survey covid19-sounds, version 1, is valid") })
+        for (key, takes) in [
+            ("sample-rate = 8000", "44100 or 16000"), ("reminder-time = 25:99", "a time of day from 00:00 to 23:59"),
+            ("retry-seconds = x", "two numbers of seconds"), ("eligible-after-seconds = -7", "a number of seconds"),
+        ] {
+            #expect(
+                checked.lines.contains { $0.hasPrefix("The survey setting \(key) cannot be used: it takes \(takes)") },
+                "\(key): \(checked.lines)")
+        }
+        // Set right, the check passes.
+        try "[survey]\nsample-rate = 16000\nreminder-time = \"7:30\"\n".write(
+            to: config, atomically: true, encoding: .utf8)
+        let fixed = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "survey", "check", shipped, "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                config.path,
+            ],
+            timeoutSeconds: 60)
+        #expect(fixed.status == 0, "\(fixed.lines)")
     }
 }

@@ -22,7 +22,21 @@ extension Survey {
                 }
             }
         }
+        // The survey's own settings are checked with it: a value that cannot be used fails the check too.
+        for problem in settingProblems {
+            failed = true
+            host.say(problem)
+        }
         host.finish(failed ? .invalid : .ok)
+    }
+
+    /// Each setting that cannot be used, as the sentence said of it.
+    var settingProblems: [String] {
+        settings.problems.map {
+            phrases.text(
+                "setting-problem",
+                ["key": $0.key, "value": $0.value, "takes": phrases.text("setting-takes-\($0.takes)")])
+        }
     }
 
     /// `export [--csv]`: every submission kept on this device, as JSON lines or CSV, on standard output.
@@ -86,7 +100,7 @@ extension Survey {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "assist"
         return ReminderUnits(
             definitionID: id, executable: executable,
-            time: host.setting("reminder-time").flatMap(ReminderUnits.validTime) ?? "09:00", testMode: testMode,
+            time: settings.reminderTime, testMode: testMode,
             options: options)
     }
 
@@ -102,6 +116,7 @@ extension Survey {
         guard choice == "on" || choice == "off" else {
             throw PluginError(phrases.text("reminders-usage"))
         }
+        for problem in settingProblems where choice == "on" { host.say(problem) }
         let ok = setReminders(choice == "on")
         host.finish(ok ? .ok : .io)
     }

@@ -117,9 +117,7 @@ final class Recorder: @unchecked Sendable {
 }
 
 extension Survey {
-    var sampleRate: Int {
-        host.setting("sample-rate").flatMap(Int.init).flatMap { [16_000, 44_100].contains($0) ? $0 : nil } ?? 44_100
-    }
+    var sampleRate: Int { settings.sampleRate }
 
     func keptTake(for item: SurveyItem) -> SurveyStore.Recording? {
         guard let definition, let store else { return nil }

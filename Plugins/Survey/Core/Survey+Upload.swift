@@ -9,13 +9,7 @@ import PluginKit
 extension Survey {
     /// Seconds before the second and third tries of a round (spec §3.16: about 30 s and 2 min, with jitter);
     /// setting `survey.retry-seconds` ("30,120") changes them.
-    var retryDelays: [Double] {
-        let configured = host.setting("retry-seconds")?.split(separator: ",").compactMap {
-            Double($0.trimmingCharacters(in: .whitespaces))
-        }
-        guard let configured, configured.count == 2 else { return [30, 120] }
-        return configured
-    }
+    var retryDelays: [Double] { settings.retrySeconds }
 
     var server: Result<ServerConfiguration, MissingSettings> { ServerConfiguration.from { host.setting($0) } }
 

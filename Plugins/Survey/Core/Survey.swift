@@ -27,6 +27,8 @@ public final class Survey: PluginFeature {
     /// The last save of the draft failed and the participant was told: said once until a save works again.
     var toldDraftNotSaved = false
     var saidLanguageFallback = false
+    /// The survey's settings, read and checked once (`SurveySettings`).
+    lazy var settings = SurveySettings { [host] in host.setting($0) }
     var retryTimers: [Int64: UInt64] = [:]
     /// The feature ends by itself once the last upload of this session is settled.
     var finishWhenSettled = false
@@ -125,6 +127,7 @@ public final class Survey: PluginFeature {
         let definition = try loadDefinition(definitionID)
         self.definition = definition
         let store = try openStore()
+        for problem in settingProblems { host.say(problem) }
         registerCommands()
         sweepOrphanFiles()
         startUploads(atHostStart: true)
@@ -195,9 +198,7 @@ public final class Survey: PluginFeature {
 
     /// 47 h from the definition, 60 s in test mode, or the admin's `survey.eligible-after-seconds`.
     func eligibleAfterSeconds(_ definition: SurveyDefinition) -> Double {
-        if let configured = host.setting("eligible-after-seconds").flatMap(Double.init), configured >= 0 {
-            return configured
-        }
+        if let configured = settings.eligibleAfterSeconds { return configured }
         return testMode ? 60 : definition.eligibleAfterSeconds
     }
 
@@ -357,9 +358,7 @@ public final class Survey: PluginFeature {
                 lines.append(phrases.text("recording-kept", ["seconds": Self.seconds(Double(kept.durationMs) / 1000)]))
             }
         case .location:
-            if let fixed = host.setting("fixed-location"),
-                let value = LocationText.parse(fixed, defaultAccuracy: defaultAccuracy)
-            {
+            if let value = settings.fixedLocation {
                 self.flow?.setValue(value, for: item.id)
                 saveDraft()
                 proceed()
@@ -374,7 +373,7 @@ public final class Survey: PluginFeature {
         host.say(lines.joined(separator: " "))
     }
 
-    var defaultAccuracy: Double { host.setting("manual-location-accuracy-m").flatMap(Double.init) ?? 1000 }
+    var defaultAccuracy: Double { settings.manualLocationAccuracy }
 
     private func askLocation(prompt: String) {
         guard let item = flow?.current else { return }
