@@ -301,7 +301,7 @@ let package = Package(
             name: "AssistFuzz",
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
-                "PhotoSensorCore", "CMediaInfo", "CollectVideosCore", "PluginPackage", "CPluginBridge",
+                "PhotoSensorCore", "CMediaInfo", "CollectVideosCore", "PluginPackage", "CPluginBridge", "Audio",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 

@@ -46,32 +46,65 @@ package enum AudioConverter {
 
     /// One channel resampled from `fromHz` to `toHz`.
     static func resample(_ input: [Float], fromHz: Int, toHz: Int) -> [Float] {
-        let step = Double(fromHz) / Double(toHz)
-        let cutoff = min(1.0, Double(toHz) / Double(fromHz))
-        let reach = Double(halfTaps) / cutoff
-        let outCount = Int((Double(input.count) / step).rounded(.down))
-        var output = [Float](repeating: 0, count: outCount)
-        for index in 0..<outCount {
-            let time = Double(index) * step
-            let first = max(0, Int((time - reach).rounded(.up)))
-            let last = min(input.count - 1, Int((time + reach).rounded(.down)))
-            guard first <= last else { continue }
-            var sum = 0.0
-            for k in first...last {
-                let distance = time - Double(k)
-                sum += Double(input[k]) * kernel(distance * cutoff) * window(distance / reach) * cutoff
-            }
-            output[index] = Float(sum)
-        }
-        return output
+        let plan = Resampling(fromHz: fromHz, toHz: toHz)
+        return plan.outputs(0..<plan.outputCount(input.count), from: input[...], firstFrame: 0, frames: input.count)
     }
 
-    private static func kernel(_ x: Double) -> Double {
+    /// One rate to another, computed a block of outputs at a time from the input frames they reach (so a file of
+    /// any length is converted in blocks, each output the same as when the whole file is converted at once).
+    package struct Resampling: Sendable {
+        let step: Double
+        let cutoff: Double
+        let reach: Double
+
+        package init(fromHz: Int, toHz: Int) {
+            step = Double(fromHz) / Double(toHz)
+            cutoff = min(1.0, Double(toHz) / Double(fromHz))
+            reach = Double(AudioConverter.halfTaps) / cutoff
+        }
+
+        /// How many outputs `frames` input frames make.
+        package func outputCount(_ frames: Int) -> Int { Int((Double(frames) / step).rounded(.down)) }
+
+        /// The input frames outputs `range` reach, within a file of `frames` frames.
+        package func inputs(for range: Range<Int>, frames: Int) -> Range<Int> {
+            guard !range.isEmpty else { return 0..<0 }
+            let first = max(0, Int((Double(range.lowerBound) * step - reach).rounded(.up)))
+            let last = min(frames - 1, Int((Double(range.upperBound - 1) * step + reach).rounded(.down)))
+            return first..<max(first, last + 1)
+        }
+
+        /// Outputs `range`, from `input`, which holds the input frames from `firstFrame` on (at least those
+        /// `inputs(for:)` names) of a file of `frames` frames.
+        package func outputs(_ range: Range<Int>, from input: ArraySlice<Float>, firstFrame: Int, frames: Int)
+            -> [Float]
+        {
+            var output = [Float](repeating: 0, count: range.count)
+            let base = input.startIndex - firstFrame
+            for index in range {
+                let time = Double(index) * step
+                let first = max(0, Int((time - reach).rounded(.up)))
+                let last = min(frames - 1, Int((time + reach).rounded(.down)))
+                guard first <= last else { continue }
+                var sum = 0.0
+                for k in first...last {
+                    let distance = time - Double(k)
+                    sum +=
+                        Double(input[base + k]) * AudioConverter.kernel(distance * cutoff)
+                        * AudioConverter.window(distance / reach) * cutoff
+                }
+                output[index - range.lowerBound] = Float(sum)
+            }
+            return output
+        }
+    }
+
+    fileprivate static func kernel(_ x: Double) -> Double {
         x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
     }
 
     /// Blackman window over -1…1.
-    private static func window(_ x: Double) -> Double {
+    fileprivate static func window(_ x: Double) -> Double {
         let t = (x + 1) / 2
         return 0.42 - 0.5 * cos(2 * Double.pi * t) + 0.08 * cos(4 * Double.pi * t)
     }

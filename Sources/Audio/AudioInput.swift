@@ -47,42 +47,87 @@ package enum AudioInputSpec: Equatable, Sendable {
     }
 }
 
-/// A WAV file played into the host as if it were a microphone, converted to the wanted format.
+/// A WAV file played into the host as if it were a microphone, converted to the wanted format a block at a time:
+/// what it holds in memory does not grow with the file (two hours of one held 790 MB when it was read whole).
 package final class WavFileInput: AudioInput {
     package let format: AudioFormat
     package let name: String
-    private let samples: [Int16]
+    package let url: URL
+    private let file: FileHandle
+    private let layout: WavLayout
+    /// The source's rate to `format`'s; nil when they are the same.
+    private let resampling: AudioConverter.Resampling?
+    /// Frames of `format` the file makes, and those read so far.
+    package let frameCount: Int
     private var position = 0
     private let paced: Bool
     /// When the first read asked, for pacing.
     private var started: Double?
 
-    /// Reads `url` whole and converts it to `format`; `paced` delivers it no faster than it plays.
+    /// Opens `url` (its header read, its sound not yet) to deliver it in `format`; `paced` delivers it no faster
+    /// than it plays.
     package init(url: URL, format: AudioFormat, paced: Bool = false) throws {
-        let file = try WavFile.read(url)
-        self.samples = AudioConverter.convert(file.samples, from: file.format, to: format)
+        let (file, size) = try WavFile.open(url)
+        self.file = file
+        layout = try WavLayout.read(path: url.path, size: size) { offset, count in
+            try file.seek(toOffset: UInt64(offset))
+            return [UInt8](try file.read(upToCount: count) ?? Data())
+        }
+        let sourceRate = layout.format.sampleRateHz
+        resampling =
+            sourceRate == format.sampleRateHz
+            ? nil
+            : AudioConverter.Resampling(fromHz: sourceRate, toHz: format.sampleRateHz)
+        frameCount = resampling?.outputCount(layout.frameCount) ?? layout.frameCount
         self.format = format
         self.name = "the file \(url.path)"
+        self.url = url
         self.paced = paced
     }
 
+    deinit { try? file.close() }
+
     package func read(frames: Int) throws -> [Int16] {
-        let end = min(samples.count, position + frames * format.channels)
-        defer { position = end }
+        let wanted = position..<min(frameCount, position + frames)
+        defer { position = wanted.upperBound }
         if paced {
             let now = ProcessInfo.processInfo.systemUptime
             let start = started ?? now
             started = start
-            let due = start + Double(end / format.channels) / Double(format.sampleRateHz)
+            let due = start + Double(wanted.upperBound) / Double(format.sampleRateHz)
             if due > now { Thread.sleep(forTimeInterval: due - now) }
         }
-        return Array(samples[position..<end])
+        guard !wanted.isEmpty else { return [] }
+        guard let resampling else {
+            return AudioConverter.remix(try sourceFrames(wanted), from: layout.format.channels, to: format.channels)
+        }
+        let reached = resampling.inputs(for: wanted, frames: layout.frameCount)
+        let mono = AudioConverter.remix(try sourceFrames(reached), from: layout.format.channels, to: format.channels)
+        let channels = format.channels
+        let count = mono.count / channels
+        var out = [Int16](repeating: 0, count: wanted.count * channels)
+        for channel in 0..<channels {
+            let plane = (0..<count).map { Float(mono[$0 * channels + channel]) }
+            let converted = resampling.outputs(
+                wanted, from: plane[...], firstFrame: reached.lowerBound, frames: layout.frameCount)
+            for (frame, value) in converted.enumerated() {
+                out[frame * channels + channel] = Int16(max(-32_768, min(32_767, value.rounded())))
+            }
+        }
+        return out
+    }
+
+    /// The source's frames `range`, interleaved 16-bit.
+    private func sourceFrames(_ range: Range<Int>) throws -> [Int16] {
+        try file.seek(toOffset: UInt64(layout.dataOffset + range.lowerBound * layout.bytesPerFrame))
+        let bytes = [UInt8](try file.read(upToCount: range.count * layout.bytesPerFrame) ?? Data())
+        return layout.decode(bytes[...])
     }
 
     /// A paced file's frames are "recorded" on their schedule from the first read, however late they are read.
     package var lastReadEndsAt: Double? {
         guard paced, let started else { return nil }
-        return started + Double(position / format.channels) / Double(format.sampleRateHz)
+        return started + Double(position) / Double(format.sampleRateHz)
     }
 }
 

@@ -52,6 +52,20 @@ package enum VoiceListener {
         return (0..<chunkFrames).map { _ in Int16.random(in: -6...6, using: &generator) }
     }()
 
+    /// Opens `spec` to listen to; a file standing in for the microphone must hold a word's worth of sound (one
+    /// with a header only, or a sample, ended at once without a word).
+    package static func open(_ spec: AudioInputSpec) throws -> AudioInput {
+        let input = try spec.open(format: format)
+        if let file = input as? WavFileInput, file.frameCount < format.sampleRateHz / 10 {
+            throw AudioError.badFile(
+                file.url.path,
+                reason:
+                    "it holds \(file.frameCount * 1_000 / format.sampleRateHz) ms of sound, too little to hear a word in; give a recording of a second or more"
+            )
+        }
+        return input
+    }
+
     /// `tenths` tenths of a second of a quiet room, fed at the end of a file.
     package static func quietRoom(tenths: Int) -> [Int16] {
         Array(repeating: quietRoom, count: tenths * format.sampleRateHz / 10 / chunkFrames).flatMap { $0 }

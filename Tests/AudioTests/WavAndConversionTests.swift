@@ -81,4 +81,36 @@ struct WavAndConversionTests {
         #expect(abs(total - 16_000) <= 1, "one second at 16 kHz mono")
         #expect(AudioInputSpec("pulse") == nil && AudioInputSpec("alsa:hw:1") == .alsa("hw:1"))
     }
+
+    /// A file standing in for the microphone is read a block at a time, and what it gives is, sample for sample,
+    /// the whole file converted at once: 44.1 kHz stereo speech-like sound to 16 kHz mono (a block's edges reach
+    /// into the next), 16 kHz as it is, 22,050 Hz 24-bit with an odd chunk before the data.
+    @Test(arguments: [
+        "-r 44100 -c 2 -b 16", "-r 16000 -c 1 -b 16", "-r 22050 -c 1 -b 24", "-r 48000 -c 2 -b 32 -e float",
+    ])
+    func aFileReadInBlocksIsTheWholeFileConverted(format: String) throws {
+        let folder = try TemporaryDirectory("assist-wav-blocks")
+        let url = folder.path("in.wav")
+        let made = try ProcessRunner.run(
+            "/usr/bin/sox",
+            ["-n"] + format.split(separator: " ").map(String.init) + [
+                url.path, "synth", "1.3", "pinknoise", "vol", "0.3", "synth", "1.3", "sine", "amod", "300-3000",
+            ])
+        try #require(made.status == 0, "\(made.standardError)")
+        let whole = try WavFile.read(url)
+        let expected = AudioConverter.convert(whole.samples, from: whole.format, to: .recognition)
+        for frames in [320, 1, 4_096] {
+            let input = try WavFileInput(url: url, format: .recognition)
+            #expect(input.frameCount == expected.count)
+            var streamed: [Int16] = []
+            while true {
+                let chunk = try input.read(frames: frames)
+                if chunk.isEmpty { break }
+                streamed += chunk
+                if frames == 1, streamed.count > 2_000 { break }
+            }
+            #expect(streamed == Array(expected.prefix(streamed.count)), "\(format) in blocks of \(frames)")
+            if frames != 1 { #expect(streamed.count == expected.count) }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import AssistCore
+import Audio
 import CMediaInfo
 import CPluginBridge
 import Camera
@@ -24,7 +25,7 @@ enum FuzzTargets {
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
         "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText, "package": package,
-        "helper-protocol": helperProtocol, "services": ServicesTarget.run,
+        "helper-protocol": helperProtocol, "services": ServicesTarget.run, "wav": wav,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -111,6 +112,22 @@ enum FuzzTargets {
 
     /// Survey definitions from research teams (`/etc/assist/surveys/*.json`): read, checked, and when valid,
     /// walked through as a participant would (every option of every item chosen, then going back).
+    /// A WAV file read whole, and read a block at a time as a file standing in for the microphone is (each block
+    /// converted to 16 kHz mono): the two must agree.
+    static func wav(_ data: Data) {
+        let whole = try? WavFile.parse(data, path: "fuzz.wav")
+        let url = writeScratch(data, name: "fuzz.wav")
+        guard let input = try? WavFileInput(url: url, format: .recognition) else {
+            precondition(whole == nil, "the header read whole but not in blocks")
+            return
+        }
+        guard let whole else { preconditionFailure("the header read in blocks but not whole") }
+        var blocks: [Int16] = []
+        while let chunk = try? input.read(frames: 320), !chunk.isEmpty, blocks.count < 1_000_000 { blocks += chunk }
+        let converted = AudioConverter.convert(whole.samples, from: whole.format, to: .recognition)
+        precondition(blocks == Array(converted.prefix(blocks.count)), "blocks differ from the whole file converted")
+    }
+
     static func surveyDefinition(_ data: Data) {
         guard case .valid(let definition) = DefinitionLoader.load(data) else { return }
         guard var flow = SurveyFlow(definition: definition, parts: definition.parts.map(\.id)) else { return }

@@ -694,6 +694,55 @@ struct VoiceListenTests: VoiceListening {
         #expect(quiet.standardError.contains("The microphone gives only silence"), "\(quiet.standardError)")
     }
 
+    /// A WAV file with a header and no sound, or a sample of it, is named with what to do (it ended at once, saying
+    /// nothing); a long one is listened to in blocks, memory flat (two hours of one were read whole: 790 MB).
+    @Test func aFileWithoutAWordsWorthOfSoundIsNamedAndALongOneIsReadInBlocks() throws {
+        for samples in [0, 1, 1_500] {
+            let file = folder.path("short-\(samples).wav")
+            try WavFile(format: .recognition, samples: [Int16](repeating: 100, count: samples)).data.write(to: file)
+            let short = try listen(["--mic", "wav:" + file.path])
+            #expect(short.status == 74, "\(short.standardError)")
+            #expect(
+                short.standardError.contains(
+                    "The sound file \(file.path) cannot be used: it holds \(samples / 16) ms of sound, too little to hear a word in; give a recording of a second or more."
+                ), "\(short.standardError)")
+        }
+        // Sparse files of silence: one minute, and thirty (58 MB, which read whole took three times that). Peak
+        // memory of the process, from the kernel's account of the child (Python's resource module).
+        func silence(minutes: Int) throws -> URL {
+            let file = folder.path("silence-\(minutes).wav")
+            let bytes = minutes * 60 * 16_000 * 2
+            var header = WavFile(format: .recognition, samples: []).data
+            header.replaceSubrange(40..<44, with: withUnsafeBytes(of: UInt32(bytes).littleEndian) { Data($0) })
+            header.replaceSubrange(4..<8, with: withUnsafeBytes(of: UInt32(bytes + 36).littleEndian) { Data($0) })
+            try header.write(to: file)
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.truncate(atOffset: UInt64(header.count + bytes))
+            try handle.close()
+            return file
+        }
+        func peakMegabytes(_ file: URL) throws -> Double {
+            let script =
+                "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True); "
+                + "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+            let run = try ProcessRunner.run(
+                "/usr/bin/python3",
+                [
+                    "-c", script, BuildProducts.assist, "listen", "--data-dir", folder.path("data").path, "--mic",
+                    "wav:" + file.path,
+                ],
+                timeoutSeconds: 300)
+            let fields = run.standardOutput.split(separator: " ").map {
+                String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            try #require(fields.count == 2 && fields[0] == "0", "\(run.standardOutput) \(run.standardError)")
+            return (Double(fields[1]) ?? 0) / 1_024
+        }
+        let one = try peakMegabytes(try silence(minutes: 1))
+        let thirty = try peakMegabytes(try silence(minutes: 30))
+        #expect(thirty < one + 30, "one minute \(one) MB, thirty \(thirty) MB: memory grows with the file")
+    }
+
     /// A third party's list: the C test plugin, run in a helper process, sets "apple", "banana", "cherry" to
     /// follow its launch keyword "pick fruit" from its library's init, through the bridge; the recogniser then
     /// hears the fruit said after the phrase.

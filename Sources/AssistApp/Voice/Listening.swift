@@ -37,7 +37,7 @@ package enum Listening {
         }
         let spec = try options.microphone()
         let input: AudioInput
-        do { input = try spec.open(format: VoiceListener.format) } catch {
+        do { input = try VoiceListener.open(spec) } catch {
             let why = (error as? AudioError)?.message ?? "\(error)"
             throw CLIFailure(
                 message: "The microphone cannot be opened: \(why) Choose another with --mic.", exitCode: 74)

@@ -122,7 +122,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                 continue
             }
             if input == nil {
-                do { input = try microphone.open(format: VoiceListener.format) } catch {
+                do { input = try VoiceListener.open(microphone) } catch {
                     if !saidTrouble {
                         saidTrouble = true
                         let why = (error as? AudioError)?.message ?? "\(error)"
