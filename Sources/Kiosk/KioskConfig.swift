@@ -56,6 +56,14 @@ package struct KioskConfig: Sendable {
     package var problems: [KioskProblem] = []
 
     /// Reads the `kiosk.` keys of `settings`; the PIN file defaults to `<system folder>/kiosk-pin`.
+    /// `kiosk.session` as a list (`["per-person"]`) or a number: the admin meant something, and run shared by
+    /// mistake the next person would find the last one's data, so the kiosk does not start until it says which.
+    static func unreadableSession(_ value: String) -> KioskProblem {
+        KioskProblem(
+            "kiosk.session is \(value); write \"per-person\" (each person starts clean) or \"shared\", in quotes, one of them",
+            blocking: true)
+    }
+
     package init(settings: SettingsStore, systemFolder: URL = SettingsStore.systemFolder()) {
         pinFile = systemFolder.appendingPathComponent("kiosk-pin")
         for (key, value) in settings.snapshot() where key.hasPrefix("kiosk.features.") {
@@ -93,29 +101,34 @@ package struct KioskConfig: Sendable {
             adminPresses = Int(min(10, max(3, presses)))
         }
         if let seconds = settings.value("kiosk.admin-seconds")?.number { adminSeconds = min(10, max(1, seconds)) }
-        if let mode = settings.value("kiosk.session")?.description {
+        if let mode = settings.value("kiosk.session") {
             switch mode {
-            case "per-person": perPerson = true
-            case "shared": perPerson = false
-            default:
+            case .string("per-person"): perPerson = true
+            case .string("shared"): perPerson = false
+            case .string(let text):
                 problems.append(
                     KioskProblem(
-                        "kiosk.session is \"\(PlainText.value(mode, limit: 20))\"; write \"per-person\" (each person starts clean) or \"shared\"; the kiosk is shared"
+                        "kiosk.session is \"\(PlainText.value(text, limit: 20))\"; write \"per-person\" (each person starts clean) or \"shared\"; the kiosk is shared"
                     ))
+            case .list:
+                problems.append(Self.unreadableSession("a list"))
+            default:
+                problems.append(Self.unreadableSession(PlainText.value(mode.description, limit: 20)))
             }
         }
         if let minutes = settings.value("kiosk.idle-minutes") {
             let range = Self.idleRange
+            // A fraction of a minute is taken to the nearest whole one (1.5 was 10, the default, before).
+            let whole = minutes.integer ?? minutes.number.flatMap { $0.isFinite ? Int64($0.rounded()) : nil }
             if let number = minutes.integer, range.contains(Int(clamping: number)) {
                 idleMinutes = Int(number)
             } else {
-                let nearest = minutes.integer.map {
-                    Int(clamping: $0) < range.lowerBound ? range.lowerBound : range.upperBound
-                }
+                let nearest = whole.map { Int(clamping: $0) }.map { min(range.upperBound, max(range.lowerBound, $0)) }
                 idleMinutes = nearest ?? idleMinutes
+                let unit = minutes.integer == nil && whole != nil ? "whole minutes" : "minutes"
                 problems.append(
                     KioskProblem(
-                        "kiosk.idle-minutes is \(PlainText.value(minutes.description, limit: 20)); a sitting ends after \(range.lowerBound) to \(range.upperBound) minutes without input; \(idleMinutes) is used"
+                        "kiosk.idle-minutes is \(PlainText.value(minutes.description, limit: 20)); a sitting ends after \(range.lowerBound) to \(range.upperBound) \(unit) without input; \(idleMinutes) is used"
                     ))
             }
         }

@@ -37,17 +37,41 @@ package struct Sittings: Sendable {
         !name.isEmpty && name.count <= 12 && name.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
+    /// True when `current` is there but names no sitting (bytes that are no name, a folder that is gone): the
+    /// note was damaged, not removed by `end`.
+    var currentIsDamaged: Bool {
+        FileManager.default.fileExists(atPath: currentFile.path) && current == nil
+            && !((try? String(contentsOf: currentFile, encoding: .utf8)).map {
+                let name = $0.trimmingCharacters(in: .whitespacesAndNewlines)
+                return Self.isSittingName(name)
+                    && FileManager.default.fileExists(
+                        atPath: path(of: name).appendingPathComponent(Self.endedMark).path)
+            } ?? false)
+    }
+
+    /// The newest sitting whose folder has no ended mark: the one a damaged note stood for (`begin` only ever makes
+    /// a sitting newer than every other, and `end` marks it before it lets the note go).
+    var newestNotEnded: String? {
+        all.last { !FileManager.default.fileExists(atPath: path(of: $0).appendingPathComponent(Self.endedMark).path) }
+    }
+
     /// The sitting to run in: the one going on, or a new, empty one (folder 0700) named after the highest so
-    /// far. `isNew` is true for a new one: its start is said aloud.
-    package func begin() throws -> (name: String, root: URL, isNew: Bool) {
+    /// far. `isNew` is true for a new one: its start is said aloud. `recovered` is true when the note of the one
+    /// going on was damaged and the newest sitting not ended goes on (written anew): a damaged note started a new
+    /// sitting without a word, and the person's own was taken for departed, sent and deleted.
+    package func begin() throws -> (name: String, root: URL, isNew: Bool, recovered: Bool) {
         try AssistPaths.ensurePrivateDirectory(folder)
-        if let name = current { return (name, path(of: name), false) }
+        if let name = current { return (name, path(of: name), false, false) }
+        if currentIsDamaged, let name = newestNotEnded {
+            try PrivateFile.write(Data((name + "\n").utf8), to: currentFile)
+            return (name, path(of: name), false, true)
+        }
         let next = (all.compactMap { Int($0) }.max() ?? 0) + 1
         let name = String(format: "%04d", next)
         let root = path(of: name)
         try AssistPaths.ensurePrivateDirectory(root)
         try PrivateFile.write(Data((name + "\n").utf8), to: currentFile)
-        return (name, root, true)
+        return (name, root, true, false)
     }
 
     /// Ends the sitting going on: the next `begin` starts a new one. Its folder stays until `departed` work is

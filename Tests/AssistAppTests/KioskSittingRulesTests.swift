@@ -96,6 +96,20 @@ struct KioskSittingRulesTests {
             unknown.problems.map(\.text) == [
                 "kiosk.session is \"sometimes\"; write \"per-person\" (each person starts clean) or \"shared\"; the kiosk is shared"
             ])
+        // A fraction of a minute is the nearest whole one (1.5 was the default 10); a session given as a list
+        // or a number keeps the kiosk from starting (run shared by mistake, the next person would find the last
+        // one's data).
+        let fraction = try config("session = \"per-person\"\nidle-minutes = 1.5\n")
+        #expect(fraction.idleMinutes == 2)
+        #expect(
+            fraction.problems.map(\.text) == [
+                "kiosk.idle-minutes is 1.5; a sitting ends after 1 to 240 whole minutes without input; 2 is used"
+            ])
+        for value in ["[\"per-person\"]", "1"] {
+            let odd = try config("session = \(value)\n")
+            #expect(!odd.perPerson && odd.problems.count == 1 && odd.problems[0].blocking, "\(value)")
+            #expect(odd.problems.first?.text.hasSuffix("or \"shared\", in quotes, one of them") == true, "\(value)")
+        }
         // The admin menu's "off" takes back a feature an admin file allowed.
         #expect(try config("").allowed.keys.sorted() == ["assist.clock"])
         let settings = SettingsStore()

@@ -155,6 +155,29 @@ struct KioskSittingTests {
         #expect(Sittings(device: kiosk.data).current == "0002")
     }
 
+    /// A damaged note of the sitting going on (bytes that are no name, issue 73 item 7) started a new sitting
+    /// without a word and took the person's own for departed, to be sent and deleted: the newest sitting not
+    /// ended goes on, and that is said.
+    @Test func aDamagedNoteOfTheSittingGoingOnKeepsThePersonsSitting() throws {
+        let server = try LoopbackHTTPServer { _ in .answer(status: 201, headers: [:], body: Data()) }
+        let kiosk = try kiosk(server: server, extra: "")
+        do {
+            // Killed once it is up, as a crash would end it (the terminal is let go of).
+            let first = try kiosk.terminal()
+            #expect(first.waitFor("A new session has started."), "\(first.text)")
+            #expect(first.waitFor(". I'm done"), "\(first.text)")
+        }
+        let sittings = Sittings(device: kiosk.data)
+        #expect(sittings.current == "0001")
+        try Data([0xFF, 0x00, 0x31, 0x0A]).write(to: sittings.folder.appendingPathComponent("current"))
+        #expect(sittings.departed == ["0001"], "as the drain would see it before the kiosk starts")
+        let second = try kiosk.terminal()
+        #expect(second.waitFor("the last session, not ended, goes on"), "\(second.text)")
+        #expect(second.waitFor(". I'm done"), "\(second.text)")
+        #expect(!second.text.contains("A new session has started."), "\(second.text)")
+        #expect(sittings.current == "0001" && sittings.departed.isEmpty && sittings.all == ["0001"])
+    }
+
     /// A feature that stopped the kiosk twice is turned off for the device, not for one person: the record of
     /// crashes stays in the device's folder while each sitting has a folder of its own.
     @Test func aFeatureThatCrashedTheKioskTwiceStaysOffForTheNextPerson() throws {

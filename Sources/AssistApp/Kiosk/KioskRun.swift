@@ -45,6 +45,12 @@ package enum KioskRun {
         let kiosk = KioskShell(session: session, config: config, pin: pin, device: device)
         if let sitting {
             if sitting.isNew { session.announcer.say(session.phrases.text("kiosk.sitting-new"), priority: .important) }
+            if sitting.recovered {
+                session.announcer.say(session.phrases.text("kiosk.sitting-recovered"), priority: .important)
+                session.logger.warning(
+                    "kiosk: the note of the sitting going on was damaged; sitting \(sitting.name), the newest not ended, goes on"
+                )
+            }
             session.logger.notice("kiosk: sitting \(sitting.name) \(sitting.isNew ? "begins" : "goes on")")
             kiosk.watchSitting(isNew: sitting.isNew)
         }
@@ -99,7 +105,9 @@ package enum KioskRun {
     /// A per-person kiosk's sitting (`Sittings`): its folder becomes the data folder, and its `config` folder
     /// the one for settings kept at run time, so nothing of one person is there for the next. Nil for a shared
     /// kiosk, which keeps `options` as they are.
-    static func enterSitting(_ options: inout HostOptions, device: URL) throws -> (name: String, isNew: Bool)? {
+    static func enterSitting(_ options: inout HostOptions, device: URL) throws -> (
+        name: String, isNew: Bool, recovered: Bool
+    )? {
         let environment = ProcessInfo.processInfo.environment
         // A restart (exec) inherits the last sitting's stand-in: the admin's own comes back first.
         for (kept, name) in [(configHomeKey, "XDG_CONFIG_HOME"), (documentsKey, "XDG_DOCUMENTS_DIR")] {
@@ -125,7 +133,7 @@ package enum KioskRun {
         try AssistPaths.ensurePrivateDirectory(documents)
         setenv("XDG_DOCUMENTS_DIR", documents.path, 1)
         options.dataDir = sitting.root.path
-        return (sitting.name, sitting.isNew)
+        return (sitting.name, sitting.isNew, sitting.recovered)
     }
 
     package static func check(options: HostOptions) throws {
