@@ -272,6 +272,14 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             if command.id != "help" { announcer.say(phrases.text("host.no-feature")) }
             return
         }
+        if command.owner == CommandRouter.hostOwner, record.manifest?.unusedCommands?.contains(command.id) == true {
+            announcer.say(
+                phrases.text(
+                    "host.command-unused",
+                    ["command": phrases.lookup("command.\(command.id)") ?? command.id, "name": record.name]),
+                remember: false)
+            return
+        }
         switch command.id {
         case CommandRouter.pauseToggle, "pause",
             "resume" where record === focused:
@@ -327,7 +335,8 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".
     package func speakHelp() {
         announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]))
-        for entry in services.interaction.router.help(for: focused?.id) {
+        let unused = Set(focused?.manifest?.unusedCommands ?? [])
+        for entry in services.interaction.router.help(for: focused?.id) where !unused.contains(entry.id) {
             let keys = entry.keys.map { phrases.lookup("key.\($0.description)") ?? $0.description }
             var how = keys.joined(separator: ", ")
             if let phrase = entry.phrase {

@@ -68,6 +68,13 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     package var network: [String]?
     /// Settings its users change in the shell's spoken settings (docs/plugin-abi.md).
     package var userSettings: [UserSettingDeclaration]?
+    /// The host's shared commands this feature does nothing with (`next`, `previous`, `faster`, `slower`): help
+    /// does not list them in its focus, and their key says so instead of doing nothing (find-object's help
+    /// listed n, [ and ], which did nothing).
+    package var unusedCommands: [String]?
+
+    /// The shared commands a feature may say it does not use.
+    package static let optionalCommands = ["next", "previous", "faster", "slower"]
 
     enum CodingKeys: String, CodingKey {
         case id, name, names, version, library, abi, description, services, devices, keywords, mode, languages
@@ -81,6 +88,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         case atShellStart = "at_shell_start"
         case sendWaiting = "send_waiting"
         case userSettings = "user_settings"
+        case unusedCommands = "unused_commands"
     }
 
     /// True for background plugins (sensors), false for foreground features.
@@ -213,6 +221,12 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
             if let problem = setting.problem(namespaces: writableNamespaces) {
                 throw .manifestInvalid(path, "user setting \(index + 1): \(problem)")
             }
+        }
+        for command in unusedCommands ?? [] where !Self.optionalCommands.contains(command) {
+            throw .manifestInvalid(
+                path,
+                "unused_commands may name \(Self.optionalCommands.joined(separator: ", ")), not \"\(PlainText.value(command, limit: 30))\""
+            )
         }
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {

@@ -431,6 +431,37 @@ struct FindObjectCLITests {
         #expect(screen.waitForExit() == 0)
     }
 
+    /// Help lists only keys that do something in find-object (issue 72: it listed n, [ and ], which did nothing),
+    /// and those keys, pressed, say so rather than nothing (the manifest's `unused_commands`).
+    @Test func helpListsOnlyKeysThatWorkAndAnUnusedKeySaysSo() throws {
+        let data = try TemporaryDirectory("assist-find-data")
+        let blank = data.path("blank.png")
+        let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
+        try #require(made.status == 0)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
+                data.url.path, "find-object", "cup",
+            ])
+        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
+        #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
+        screen.type("h")
+        #expect(screen.waitFor("What the sounds mean: t"), "\(screen.text)")
+        let help = screen.text.components(separatedBy: "Commands for Find object:").last ?? ""
+        for gone in ["Next:", "Previous:", "Faster:", "Slower:"] {
+            #expect(!help.contains(gone), "\(gone) listed: \(help)")
+        }
+        #expect(help.contains("Zoom in: +") && help.contains("Stop: Escape"), "\(help)")
+        screen.type("n")
+        #expect(screen.waitFor("Next does nothing in Find object; h lists what does."), "\(screen.text)")
+        screen.type("]")
+        #expect(screen.waitFor("Faster does nothing in Find object; h lists what does."), "\(screen.text)")
+        screen.type([0x1B])
+        #expect(screen.waitFor("Find object stopped."), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+    }
+
     /// t (or "explain the sounds") plays each guidance pattern after saying what it means, the search waiting
     /// meanwhile: the dots sound on the left, the dashes on the right, in that order; the search goes on after.
     @Test func theSoundTourSaysAndPlaysEachPattern() throws {
