@@ -31,8 +31,10 @@ package struct CommandRouter: Sendable {
     /// Questions asked before a command acts (`set_confirmation`), by owner and command id.
     private var confirmations: [String: String] = [:]
 
-    /// Creates a router holding the built-in commands with their English labels.
-    package init(labels: [String: String] = [:]) {
+    /// Creates a router holding the built-in commands with their English labels (or `labels`, by label key), and
+    /// `words` typed or said for them in the session's language before the English ones ("detener" for stop):
+    /// help names the first.
+    package init(labels: [String: String] = [:], words: [String: [String]] = [:]) {
         // (id, label key, English label, key, phrases), in the order a key or phrase is looked up.
         let table: [(String, String, String, Key?, [String])] = [
             ("next", "next", "Next", .right, ["next", "n"]),
@@ -57,10 +59,13 @@ package struct CommandRouter: Sendable {
             // On a terminal the console opens the line itself; a "/" that reaches the router came from a pipe.
             (Self.typeCommand, Self.typeCommand, "Type a command", LineEditor.commandKey, []),
         ]
+        var given: Set<String> = []
         bindings = table.map { id, labelKey, english, key, phrases in
-            CommandBinding(
-                id: id, label: labels[labelKey] ?? english, key: key, phrases: phrases, scope: .focused,
-                owner: Self.hostOwner)
+            // The session's words go with the first binding of each command (the one with its English words).
+            let local = phrases.isEmpty || !given.insert(id).inserted ? [] : (words[id] ?? []).map(Self.normalise)
+            return CommandBinding(
+                id: id, label: labels[labelKey] ?? english, key: key,
+                phrases: local + phrases.filter { !local.contains($0) }, scope: .focused, owner: Self.hostOwner)
         }
     }
 

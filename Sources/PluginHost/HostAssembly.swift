@@ -82,7 +82,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         }
         interaction = InteractionServices(
             announcer: announcer, dialogs: dialogs, phrases: phrases,
-            router: CommandRouter(labels: Self.labels(phrases)))
+            router: CommandRouter(labels: Self.labels(phrases), words: Self.words(phrases)))
         let notices = CameraNotices(announcer: announcer, phrases: phrases)
         services = HostServices(
             loop: loop, workers: WorkerPool(threadCount: configuration.workerThreads), clock: SystemClock(),
@@ -192,6 +192,19 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         if isolated.contains("*") { return true }
         if record.manifest?.isolation == "process" { return true }
         return PluginSearchPath.origin(of: record.manifestURL, id: record.id, paths: paths) != "first-party"
+    }
+
+    /// What is typed or said for the host's own commands in the session's language (`words.<id>`, "|" between
+    /// them), before the English words every session takes.
+    private static func words(_ phrases: PhraseBook) -> [String: [String]] {
+        let ids = [
+            "next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help",
+            CommandRouter.whatCanISay, CommandRouter.tutorial,
+        ]
+        return Dictionary(
+            uniqueKeysWithValues: ids.compactMap { id in
+                phrases.lookup("words.\(id)").map { (id, $0.split(separator: "|").map(String.init)) }
+            })
     }
 
     /// The words of the host's own commands in the session's language, for help and the command list.

@@ -91,6 +91,11 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         case unusedCommands = "unused_commands"
     }
 
+    /// The name in `language` where the manifest gives one (`names`), else its own.
+    package func name(in language: String) -> String {
+        names?[language].flatMap { $0.isEmpty ? nil : $0 } ?? name
+    }
+
     /// True for background plugins (sensors), false for foreground features.
     package var isBackground: Bool { mode == "background" }
 

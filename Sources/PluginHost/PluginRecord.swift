@@ -44,7 +44,7 @@ package final class PluginRecord: @unchecked Sendable {  // because: mutated onl
     /// The display name: the manifest's in the session's language, else its own, else the id.
     package var name: String {
         guard let manifest else { return id }
-        return manifest.names?[language].flatMap { $0.isEmpty ? nil : $0 } ?? manifest.name
+        return manifest.name(in: language)
     }
 
     /// True while an instance of it runs (a background feature started with the shell, the focused one).

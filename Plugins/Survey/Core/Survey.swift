@@ -228,7 +228,10 @@ public final class Survey: PluginFeature {
             ("start-survey", "s", "start"), ("uploads", "u", "uploads"), ("reminders", "m", "reminders"),
             ("retry-upload", nil, "retry upload"), ("forget-me", nil, "forget me"), ("privacy", "i", "privacy"),
         ]
-        commands += named.map { ($0.0, phrases.text("command.\($0.0)"), $0.1, $0.2) }
+        // The words in the session's language (`phrase.<id>`; "olvídame", not "forget me").
+        for (id, key, english) in named {
+            commands.append((id, phrases.text("command.\(id)"), key, english.map { _ in phrases.text("phrase.\(id)") }))
+        }
         for (id, label, key, phrase) in commands {
             do {
                 try host.registerCommand(id: id, label: label, key: key, phrase: phrase)

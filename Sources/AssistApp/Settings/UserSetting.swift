@@ -96,9 +96,10 @@ package struct UserSetting: Sendable {
             UserSetting(
                 key: "cues.low-pitch", label: label("cues.low-pitch"), kind: .flag, defaultValue: .bool(false),
                 preview: .cue),
+            // Not saved, the language is the one the session speaks (from LANG or --lang), not English.
             UserSetting(
                 key: "language", label: label("language"),
-                kind: .choice(choices("language", ["en", "ru", "zh", "es"])), defaultValue: .string("en"),
+                kind: .choice(choices("language", ["en", "ru", "zh", "es"])), defaultValue: .string(phrases.language),
                 preview: .nextStart),
             UserSetting(
                 key: "voice.mode", label: label("voice.mode"),
@@ -178,7 +179,8 @@ package struct UserSetting: Sendable {
             case nil: break
             }
             let label = phrases.text(
-                "settings.of-feature", ["feature": manifest.name, "label": declaration.label(in: language)])
+                "settings.of-feature",
+                ["feature": manifest.name(in: language), "label": declaration.label(in: language)])
             return UserSetting(
                 key: declaration.key, label: label, kind: taken.0, defaultValue: fallback, preview: .none)
         }
