@@ -165,6 +165,26 @@ struct CLITests {
         #expect(info.lines.contains { $0.hasPrefix("Description: xxx") && $0.hasSuffix("… (1000000 characters)") })
     }
 
+    /// One plugin found in two plugin folders is suggested once (issue 73, item 9: "Did you mean
+    /// org.test.hello, org.test.hello?"), and an empty --lang is said as such (it was "not .").
+    @Test func aMistypedFeatureIsSuggestedOnceAndAnEmptyLanguageIsNamed() throws {
+        let other = try TemporaryDirectory("assist-plugins-again")
+        for root in [plugins.url, other.url] {
+            _ = try CPluginBuilder(root: root).build(
+                folder: "hello", manifest: CPluginBuilder.manifest(id: "org.test.hello", extra: [:]))
+        }
+        let typo = try assist([
+            "run", "--no-speech", "org.test.helo", "--plugin-dir", plugins.url.path, "--plugin-dir", other.url.path,
+        ])
+        #expect(typo.status != 0)
+        #expect(typo.standardError.contains("Did you mean org.test.hello?"), "\(typo.standardError)")
+        let empty = try assist(["shell", "--no-speech", "--lang", ""])
+        #expect(empty.status == 64)
+        #expect(
+            empty.standardError.contains("--lang takes en, ru, zh or es, and was given an empty value."),
+            "\(empty.standardError)")
+    }
+
     @Test func aBrokenPluginIsSkippedAndTheHostKeepsWorking() throws {
         let builder = CPluginBuilder(root: plugins.url)
         try builder.build(

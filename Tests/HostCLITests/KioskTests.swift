@@ -113,7 +113,7 @@ struct KioskSetUpTests {
         #expect(ready.status == 0, "\(ready.standardOutput)")
         #expect(
             ready.lines.last
-                == "The kiosk set-up is ready: 1 features allowed (assist.clock); the admin gesture is F12 5 times within 3 seconds, then the PIN."
+                == "The kiosk set-up is ready: 1 feature allowed (assist.clock); the admin gesture is F12 5 times within 3 seconds, then the PIN."
         )
     }
 

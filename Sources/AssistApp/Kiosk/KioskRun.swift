@@ -148,7 +148,7 @@ package enum KioskRun {
         guard !problems.isEmpty else {
             let allowed = config.allowed.keys.sorted().joined(separator: ", ")
             output.writeLine(
-                "The kiosk set-up is ready: \(config.allowed.count) features allowed (\(allowed)); the admin gesture is \(config.gestureDescription), then the PIN."
+                "The kiosk set-up is ready: \(config.allowed.count) feature\(config.allowed.count == 1 ? "" : "s") allowed (\(allowed)); the admin gesture is \(config.gestureDescription), then the PIN."
             )
             return
         }

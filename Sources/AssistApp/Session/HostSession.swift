@@ -297,7 +297,10 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         }
         .filter { $0.1 <= max(3, id.count / 2) || $0.0.contains(id) }
         .sorted { $0.1 < $1.1 }
-        .prefix(3).map(\.0)
+        // One id found in two plugin folders is one suggestion ("Did you mean org.example.hello,
+        // org.example.hello?").
+        .map(\.0).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        .prefix(3).map { $0 }
     }
 
     /// The camera service for `--camera`, or the `camera.source` setting, or the automatic choice.
@@ -335,7 +338,11 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         let supported = ["en", "ru", "zh", "es"]
         if let option {
             guard supported.contains(option) else {
-                throw CLIFailure(message: "--lang takes en, ru, zh or es, not \(option).", exitCode: 64)
+                let message =
+                    option.isEmpty
+                    ? "--lang takes en, ru, zh or es, and was given an empty value."
+                    : "--lang takes en, ru, zh or es, not \(PlainText.value(option, limit: 20))."
+                throw CLIFailure(message: message, exitCode: 64)
             }
             return option
         }
