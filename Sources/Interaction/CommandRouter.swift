@@ -115,23 +115,36 @@ package struct CommandRouter: Sendable {
     }
 
     /// What help lists while `owner` has the focus: the host's commands, then the owner's, one entry per
-    /// command with all its keys.
+    /// command with all its keys. A key or word the owner took over is not listed for the host's command too
+    /// (the survey's "No: n" and the host's "Next: n" both listed n), a host command left with neither is not
+    /// listed, and the owner's commands with one label are one line ("Continue: Enter, "continue"", with the
+    /// "next" and "ok" that also go on; nineteen "Choose option N" lines were one each).
     package func help(for owner: String?) -> [HelpEntry] {
+        let owned = owner.map { owner in bindings.filter { $0.owner == owner } } ?? []
+        let takenKeys = Set(owned.compactMap(\.key))
+        let takenPhrases = Set(owned.flatMap(\.phrases))
         var entries: [HelpEntry] = []
+        var hostIDs: Set<String> = []
         for binding in bindings where binding.owner == owner || binding.owner == Self.hostOwner {
             if binding.id == "pause" || binding.id == "resume" { continue }
-            if let index = entries.firstIndex(where: { $0.id == binding.id }) {
-                if let key = binding.key, !entries[index].keys.contains(key) { entries[index].keys.append(key) }
-                if entries[index].phrase == nil { entries[index].phrase = binding.phrases.first }
+            let host = binding.owner == Self.hostOwner
+            let key = host && binding.key.map(takenKeys.contains) == true ? nil : binding.key
+            let phrases = host ? binding.phrases.filter { !takenPhrases.contains($0) } : binding.phrases
+            if host { hostIDs.insert(binding.id) }
+            let same = entries.firstIndex {
+                $0.id == binding.id || (!host && !hostIDs.contains($0.id) && $0.label == binding.label)
+            }
+            if let index = same {
+                if let key, !entries[index].keys.contains(key) { entries[index].keys.append(key) }
+                if entries[index].phrase == nil { entries[index].phrase = phrases.first }
             } else {
                 entries.append(
-                    HelpEntry(
-                        id: binding.id, label: binding.label, keys: binding.key.map { [$0] } ?? [],
-                        phrase: binding.phrases.first)
+                    HelpEntry(id: binding.id, label: binding.label, keys: key.map { [$0] } ?? [], phrase: phrases.first)
                 )
             }
         }
-        return entries
+        // A host command whose every key and word the owner took over is the owner's now.
+        return entries.filter { !hostIDs.contains($0.id) || !$0.keys.isEmpty || $0.phrase != nil }
     }
 
     /// Adds a plugin's command. Throws when it tries to take a reserved command, key or phrase, or collides.

@@ -337,9 +337,22 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]))
         let unused = Set(focused?.manifest?.unusedCommands ?? [])
         for entry in services.interaction.router.help(for: focused?.id) where !unused.contains(entry.id) {
-            let keys = entry.keys.map { phrases.lookup("key.\($0.description)") ?? $0.description }
+            var keys = entry.keys.map { phrases.lookup("key.\($0.description)") ?? $0.description }
+            // Digits in a row (a survey's numbered options) are said as a range: "0 to 9".
+            let digits = entry.keys.compactMap { key -> Int? in
+                if case .character(let character) = key { return character.wholeNumberValue }
+                return nil
+            }
+            var phrase = entry.phrase
+            if digits.count > 3, digits.count == keys.count, digits == Array(digits[0]...digits[0] + digits.count - 1) {
+                phrase = nil  // the numbers themselves, typed or said
+                keys = [
+                    phrases.text(
+                        "help.keys-from-to", ["first": "\(digits[0])", "last": "\(digits[digits.count - 1])"])
+                ]
+            }
             var how = keys.joined(separator: ", ")
-            if let phrase = entry.phrase {
+            if let phrase {
                 how += (how.isEmpty ? "" : phrases.text("help.or")) + "\"\(phrase)\""
             }
             announcer.say("\(entry.label): \(how)", priority: .message, remember: false)

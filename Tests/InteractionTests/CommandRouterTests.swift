@@ -73,6 +73,29 @@ struct CommandRouterTests {
         #expect(!router.help(for: "clock").contains { $0.id == "date" })
     }
 
+    /// A key the feature took over is listed once, as its; its commands with one label are one line; a host
+    /// command left with no key or word of its own is not listed (issue 72, item 8).
+    @Test func helpListsEachKeyOnceAndOneLineALabel() throws {
+        var router = CommandRouter()
+        let commands: [(String, String, Key?, String)] = [
+            ("no", "No", Key.character("n"), "no"), ("continue", "Continue", Key.enter, "continue"),
+            ("continue-ok", "Continue", nil, "ok"), ("choose-1", "Choose by number", Key.character("1"), "1"),
+            ("choose-2", "Choose by number", Key.character("2"), "2"),
+            ("quick", "Quick", Key.character("]"), "faster"),
+        ]
+        for (id, label, key, phrase) in commands {
+            try router.register(
+                CommandBinding(
+                    id: id, label: label, key: key, phrases: [phrase], scope: .focused,
+                    owner: "survey"))
+        }
+        let help = router.help(for: "survey")
+        #expect(help.first { $0.id == "next" }?.keys == [.right], "n is the survey's No")
+        #expect(!help.contains { $0.id == "faster" }, "its key and word are the survey's now")
+        #expect(help.filter { $0.label == "Continue" }.count == 1)
+        #expect(help.first { $0.label == "Choose by number" }?.keys == [.character("1"), .character("2")])
+    }
+
     @Test func aListOfWordsAfterAPhraseBelongsToOnePluginAndTheLongestPhraseWins() throws {
         var router = CommandRouter()
         try router.setChoices(

@@ -185,6 +185,12 @@ final class SurveyHarness {
         #expect(waitFor("latitude and longitude", after: max(0, mark - 3)))
         type("52.2, 0.12")
         #expect(waitFor("Your answers:", after: mark))
+        // The follow-up's answer is in the review (issue 72, item 8).
+        let followUp = ["Do you think you have had COVID-19: ", "When was the positive test: "][covid == 2 ? 1 : 0]
+        if covid == 1 || covid == 2 {
+            #expect(
+                lines[mark...].contains { $0.hasPrefix("Your answers:") && $0.contains(followUp) }, "\(lines[mark...])")
+        }
         key(.enter)
     }
 

@@ -230,8 +230,15 @@ struct SurveySessionTests {
         survey.type("help")
         #expect(
             survey.waitFor(
-                "COVID-19 Sounds asks up to 9 questions, 5 of them only the first time, about you and how you feel, and makes 3 short sound recordings with the microphone.",
+                "COVID-19 Sounds asks up to 12 questions, 5 of them only the first time: about you and how you feel, and 3 of them short sound recordings with the microphone.",
                 after: mark), "\(survey.lines.suffix(12))")
+        // One line for the numbered options, none for a host key the survey took over (issue 72, item 8: 47
+        // lines, "Choose option 0" to "Choose option 18", n for both Next and No).
+        let help = Array(survey.lines[mark...])
+        #expect(help.contains("Choose an option by its number: 0 to 9"), "\(help)")
+        #expect(!help.contains { $0.hasPrefix("Choose option") }, "\(help)")
+        #expect(!help.contains { $0.hasPrefix("Next:") && $0.contains(" n") }, "\(help)")
+        #expect(help.count < 30, "\(help.count) lines: \(help)")
         #expect(survey.waitFor("Press I, or say privacy, to hear why the study asks", after: mark))
         survey.key(.character("2"))
         survey.key(.enter)

@@ -217,7 +217,7 @@ public final class Survey: PluginFeature {
         // the recogniser is.
         var commands: [(String, String, String?, String?)] = (0...min(99, max(9, longest))).map {
             (
-                "choose-\($0)", phrases.text("command.choose", ["number": "\($0)"]), $0 <= 9 ? "\($0)" : nil,
+                "choose-\($0)", phrases.text("command.choose-any"), $0 <= 9 ? "\($0)" : nil,
                 $0 == 0 ? nil : "\($0)"
             )
         }
@@ -294,7 +294,8 @@ public final class Survey: PluginFeature {
             phrases.text(
                 "help-asks",
                 [
-                    "title": localized(definition.title), "questions": String(questions.count),
+                    // Counted as the survey numbers them ("Question 3 of 12"): recordings are questions too.
+                    "title": localized(definition.title), "total": String(questions.count + recordings),
                     "once": String(questions.filter(\.once).count), "recordings": String(recordings),
                 ]))
         host.say(phrases.text(definition.privacyItem == nil ? "help-why-none" : "help-why"))
@@ -586,7 +587,8 @@ public final class Survey: PluginFeature {
                 answer = keptTake(for: item).map { Self.seconds(Double($0.durationMs) / 1000) + " s" } ?? "-"
             default: answer = chosen.first ?? "-"
             }
-            if item.followUp { continue }
+            // A follow-up's answer is said too ("When was the positive test: within the last 14 days."): it was
+            // left out, and what the server would get could not be heard before saving.
             let shortText = localized(item.text).split(separator: "?").first.map(String.init) ?? ""
             parts.append("\(shortText): \(answer).")
         }
