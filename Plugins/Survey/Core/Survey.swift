@@ -39,8 +39,9 @@ public final class Survey: PluginFeature {
     /// Digits typed toward an option number over 9, and the timer that takes them after a short pause.
     var typedDigits = ""
     var digitTimer: UInt64?
-    /// How long a first digit waits for a second when the list is longer than 9.
-    static let digitPauseMilliseconds: UInt32 = 1_500
+    /// How long a first digit waits for a second when the list is longer than 9: 2 s, as the host's menus wait
+    /// (a second digit 1.5 s after the first was taken alone; issue 72, item 9).
+    static let digitPauseMilliseconds: UInt32 = 2_000
 
     enum Mode: Equatable {
         case idle, menu, resumeQuestion, asking, review, finished
