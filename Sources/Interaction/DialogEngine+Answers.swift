@@ -52,6 +52,9 @@ extension DialogEngine {
             // A choice written "S: status" is also picked by its letter.
             if let index = Self.choiceIndex(forKey: char, in: choices) {
                 finish(status: .answered, index: index, yes: nil, text: nil)
+            } else if let index = yesOrNoChoice(char, in: choices) {
+                // "Continue? 1. Yes 2. No" takes Y and N as a yes-or-no question does (issue 72, item 8).
+                finish(status: .answered, index: index, yes: nil, text: nil)
             } else if char == "h" && hasOwnHelp {
                 sayHelp(hint)
             } else {
@@ -89,6 +92,24 @@ extension DialogEngine {
         case "previous", "up": return .up
         default: return nil
         }
+    }
+
+    /// The choice `key` answers when the choices are the language's yes and no (Y or N, or the language's keys
+    /// for them); nil otherwise.
+    func yesOrNoChoice(_ key: Character, in choices: [String]) -> Int? {
+        guard choices.count == 2 else { return nil }
+        let lower = String(key).lowercased()
+        let yes: Bool
+        if phrases.text("dialog.key-yes").contains(lower) || lower == "y" {
+            yes = true
+        } else if phrases.text("dialog.key-no").contains(lower) || lower == "n" {
+            yes = false
+        } else {
+            return nil
+        }
+        let answers = choices.map { yesOrNo($0) }
+        guard Set(answers.compactMap { $0 }) == [true, false] else { return nil }
+        return answers.firstIndex(of: yes)
     }
 
     /// The choice written with `key` and a colon first ("S: status"), if any.

@@ -41,6 +41,18 @@ struct DialogEngineTests {
         #expect(answers.all.map(\.index) == [2, 1])
     }
 
+    /// "Continue? 1. Yes 2. No" (the survey's, the forget question's "No, Yes") takes Y and N as a yes-or-no
+    /// question does (issue 72, item 8: y did nothing); other choices of two do not.
+    @Test func aChoiceOfYesAndNoTakesYAndN() {
+        _ = open(.choice(prompt: "Continue?", choices: ["Yes", "No"], defaultIndex: 0))
+        #expect(engine.handle(.key(.character("n"))))
+        _ = open(.choice(prompt: "Delete?", choices: ["No", "Yes"], defaultIndex: 0))
+        #expect(engine.handle(.key(.character("y"))))
+        _ = open(.choice(prompt: "Which?", choices: ["Tea", "Coffee"], defaultIndex: nil))
+        _ = engine.handle(.key(.character("y")))
+        #expect(answers.all.map(\.index) == [1, 1])
+    }
+
     /// The shell's menu steps aside for a question a background feature asks, and is asked again after.
     @Test func aYieldingMenuStepsAsideAndComesBack() {
         let answers = self.answers
