@@ -100,6 +100,19 @@ private struct NoiseGenerator: RandomNumberGenerator {
     }
 }
 
+/// espeak-ng's voice, for tests that need words rather than a natural voice.
+package enum SyntheticVoice {
+    /// espeak-ng saying `text` at `rate` words a minute, as 16 kHz mono (what recognition and the echo canceller
+    /// work in); the file is made in `folder`.
+    package static func speak(_ text: String, rate: Int = 175, in folder: TemporaryDirectory) throws -> [Int16] {
+        let out = folder.path("espeak-\(UUID().uuidString).wav")
+        let made = try ProcessRunner.run("/usr/bin/espeak-ng", ["-s", "\(rate)", "-w", out.path, text])
+        guard made.status == 0 else { throw NaturalVoice.Missing() }
+        let file = try WavFile.read(out)
+        return AudioConverter.convert(file.samples, from: file.format, to: .recognition)
+    }
+}
+
 extension WavFile {
     /// The file as 16-bit PCM WAV.
     package var data: Data {

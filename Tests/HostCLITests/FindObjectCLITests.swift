@@ -379,10 +379,9 @@ struct FindObjectCLITests {
         #expect(!result.lines.contains("zoom one point two five"), "the first step is not said: 100 ms debounce")
     }
 
-    /// Nothing to find for 20 s: find-object is not silent; it says it is still looking, with a hint. On a
-    /// terminal, as a person runs it; Escape stops it and says so.
-    @Test func nothingFoundForTwentySecondsSaysStillLooking() throws {
-        let data = try TemporaryDirectory("assist-find-data")
+    /// find-object run on a terminal over a blank grey picture, looking for a cup, its camera allowed; `extra`
+    /// goes before the feature's name.
+    static func lookingForACup(_ data: TemporaryDirectory, extra: [String] = []) throws -> PseudoTerminal {
         let blank = data.path("blank.png")
         let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
         try #require(made.status == 0)
@@ -390,10 +389,18 @@ struct FindObjectCLITests {
             BuildProducts.assist,
             [
                 "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
-                data.url.path, "find-object", "cup",
-            ])
+                data.url.path,
+            ] + extra + ["find-object", "cup"])
         #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
         #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
+        return screen
+    }
+
+    /// Nothing to find for 20 s: find-object is not silent; it says it is still looking, with a hint. On a
+    /// terminal, as a person runs it; Escape stops it and says so.
+    @Test func nothingFoundForTwentySecondsSaysStillLooking() throws {
+        let data = try TemporaryDirectory("assist-find-data")
+        let screen = try Self.lookingForACup(data)
         let started = Date()
         #expect(screen.waitFor("Still looking for cup.", timeout: 40), "\(screen.text)")
         let waited = Date().timeIntervalSince(started)
@@ -407,19 +414,9 @@ struct FindObjectCLITests {
     /// resumes it (the host heard it pause: issue 72), never a second "Paused.".
     @Test func anAutoPausedSearchSaysHowToGoOnAndOneSpaceResumesIt() throws {
         let data = try TemporaryDirectory("assist-find-data")
-        let blank = data.path("blank.png")
-        let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
-        try #require(made.status == 0)
         try "[find-object]\n\"auto-pause\" = 3\n".write(
             to: data.path("config.toml"), atomically: true, encoding: .utf8)
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
-            [
-                "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
-                data.url.path, "--config", data.path("config.toml").path, "find-object", "cup",
-            ])
-        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
-        #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
+        let screen = try Self.lookingForACup(data, extra: ["--config", data.path("config.toml").path])
         #expect(
             screen.waitFor("Object search paused. Press Space, or say resume, to go on.", timeout: 30),
             "\(screen.text)")
@@ -435,17 +432,7 @@ struct FindObjectCLITests {
     /// and those keys, pressed, say so rather than nothing (the manifest's `unused_commands`).
     @Test func helpListsOnlyKeysThatWorkAndAnUnusedKeySaysSo() throws {
         let data = try TemporaryDirectory("assist-find-data")
-        let blank = data.path("blank.png")
-        let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
-        try #require(made.status == 0)
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
-            [
-                "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
-                data.url.path, "find-object", "cup",
-            ])
-        #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
-        #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")
+        let screen = try Self.lookingForACup(data)
         screen.type("h")
         #expect(screen.waitFor("What the sounds mean: t"), "\(screen.text)")
         let help = screen.text.components(separatedBy: "Commands for Find object:").last ?? ""

@@ -299,13 +299,16 @@ struct ShellReminderTests {
             "[survey]\nsample-rate = 8000\nreminder-time = \"25:99\"\nretry-seconds = \"x\"\neligible-after-seconds = -7\n"
             .write(to: config, atomically: true, encoding: .utf8)
         let shipped = DefinitionTests.shipped.path
-        let checked = try ProcessRunner.run(
-            BuildProducts.assist,
-            [
-                "survey", "check", shipped, "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                config.path,
-            ],
-            timeoutSeconds: 60)
+        func check() throws -> ProcessResult {
+            try ProcessRunner.run(
+                BuildProducts.assist,
+                [
+                    "survey", "check", shipped, "--no-speech", "--data-dir", folder.path("data").path, "--config",
+                    config.path,
+                ],
+                timeoutSeconds: 60)
+        }
+        let checked = try check()
         #expect(checked.status == 1, "\(checked.lines)")
         #expect(checked.lines.contains { $0.contains("the survey covid19-sounds, version 1, is valid") })
         for (key, takes) in [
@@ -319,13 +322,7 @@ struct ShellReminderTests {
         // Set right, the check passes.
         try "[survey]\nsample-rate = 16000\nreminder-time = \"7:30\"\n".write(
             to: config, atomically: true, encoding: .utf8)
-        let fixed = try ProcessRunner.run(
-            BuildProducts.assist,
-            [
-                "survey", "check", shipped, "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                config.path,
-            ],
-            timeoutSeconds: 60)
+        let fixed = try check()
         #expect(fixed.status == 0, "\(fixed.lines)")
     }
 }

@@ -14,15 +14,7 @@ struct ArgumentFollowerTests {
     init() throws { folder = try TemporaryDirectory("assist-follower") }
 
     /// espeak-ng saying `text`, at the recogniser's 16 kHz.
-    func spoken(_ text: String) throws -> [Int16] {
-        let raw = folder.path("raw.wav")
-        let wav = folder.path("said.wav")
-        let said = try ProcessRunner.run("/usr/bin/espeak-ng", ["-w", raw.path, text])
-        try #require(said.status == 0, "\(said.standardError)")
-        let resampled = try ProcessRunner.run("/usr/bin/sox", [raw.path, "-r", "16000", "-c", "1", wav.path])
-        try #require(resampled.status == 0, "\(resampled.standardError)")
-        return try WavFile.read(wav).samples
-    }
+    func spoken(_ text: String) throws -> [Int16] { try SyntheticVoice.speak(text, in: folder) }
 
     static func silence(_ seconds: Double) -> [Int16] { [Int16](repeating: 0, count: Int(seconds * 16_000)) }
 

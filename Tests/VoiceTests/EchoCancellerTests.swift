@@ -14,13 +14,7 @@ struct EchoCancellerTests {
     init() throws { folder = try TemporaryDirectory("assist-echo") }
 
     /// espeak-ng reading `text` at 175 words a minute, as 16 kHz mono (what the canceller works in).
-    func reading(_ text: String) throws -> [Int16] {
-        let out = folder.path("reading-\(UUID().uuidString).wav")
-        let made = try ProcessRunner.run("/usr/bin/espeak-ng", ["-s", "175", "-w", out.path, text])
-        try #require(made.status == 0, "\(made.standardError)")
-        let file = try WavFile.read(out)
-        return AudioConverter.convert(file.samples, from: file.format, to: VoiceListener.format)
-    }
+    func reading(_ text: String) throws -> [Int16] { try SyntheticVoice.speak(text, in: folder) }
 
     static let text = """
         Chapter one. The station was quiet when the last train left. Please stop here and read the notice: next \
