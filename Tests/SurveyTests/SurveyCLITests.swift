@@ -110,6 +110,14 @@ struct SurveyCLITests {
             #"{"id":"t","version":1,"parts":[{"id":"p","items":[\#(fields)]}]}"#
         }
         let recording = #"{"id":"r","type":"recording","field":"f","file":"audio_f","text":"Say it.""#
+        // `count` copies of one small question.
+        func questions(_ count: Int) -> String {
+            item(
+                Array(
+                    repeating: #"{"id":"q","type":"single","field":"f","text":"?","options":[{"key":"x"}]}"#,
+                    count: count
+                ).joined(separator: ","))
+        }
         let cases: [(String, String)] = [
             (item(recording + #","max_s":1e12}"#), "min_s and max_s must satisfy 1 ≤ min_s < max_s ≤ 600"),
             (item(recording + #","min_s":"1"}"#), #""min_s" must be a number, not text."#),
@@ -123,22 +131,8 @@ struct SurveyCLITests {
             ),
             (item(recording + #","follow_up":"no"}"#), #""follow_up" must be true or false, not text."#),
             (item(recording + #","fi\u0000eld":"x"}"#), "Item r has a key with a control character; remove it."),
-            (
-                item(
-                    Array(
-                        repeating: #"{"id":"q","type":"single","field":"f","text":"?","options":[{"key":"x"}]}"#,
-                        count: 6_000
-                    ).joined(separator: ",")),
-                "has 6000 items; a survey may have at most 2000"
-            ),
-            (
-                item(
-                    Array(
-                        repeating: #"{"id":"q","type":"single","field":"f","text":"?","options":[{"key":"x"}]}"#,
-                        count: 60_000
-                    ).joined(separator: ",")),
-                "a definition may be at most 1024 kB"
-            ),
+            (questions(6_000), "has 6000 items; a survey may have at most 2000"),
+            (questions(60_000), "a definition may be at most 1024 kB"),
         ]
         for (index, (json, reason)) in cases.enumerated() {
             let file = folder.path("bad-\(index).json")
