@@ -40,6 +40,29 @@ struct TranslationTests {
         #expect(!russian.standardOutput.contains("help tutorial"), "\(russian.lines)")
     }
 
+    /// On a terminal, typed key by key, in Spanish: the camera allowed with S (for sí), the thing looked for named
+    /// in Spanish, then "/detener" after the command key stops find-object (issue 72: "Orden desconocida:
+    /// /detener"), which says so in Spanish.
+    @Test func spanishWordsWorkAfterTheCommandKeyOnATerminal() throws {
+        let folder = try TemporaryDirectory("assist-lang-terminal")
+        let blank = folder.path("blank.png")
+        let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
+        try #require(made.status == 0)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--lang", "es", "--camera", "image:\(blank.path)", "--camera-fps", "2",
+                "--data-dir", folder.url.path, "find-object", "cup",
+            ])
+        #expect(screen.waitFor("Buscar objeto pide"), "\(screen.text)")
+        screen.type("s")
+        #expect(screen.waitFor("Buscando el objeto: taza", timeout: 30), "\(screen.text)")
+        screen.typeSlowly("/detener\r")
+        #expect(screen.waitFor("Se detuvo Buscar objeto."), "\(screen.text)")
+        #expect(!screen.text.contains("Orden desconocida"), "\(screen.text)")
+        #expect(screen.waitForExit() == 0)
+    }
+
     /// No phrase heard in Spanish, Russian or Chinese names an English command word for the person to say or
     /// type (issue 72, item 6: "Diga help tutorial", "Diga forget me", "Space or stop recording"). Left out: the
     /// command lines and their options (`assist survey check`, `--minutes`), setting names (`voice.echo-cancel`)
