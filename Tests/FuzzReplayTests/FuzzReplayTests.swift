@@ -9,7 +9,7 @@ struct FuzzReplayTests {
     static let targets = [
         "manifest", "config", "journal", "outbox-job", "multipart", "elf", "keys", "phrases", "picture", "photo",
         "plain-text", "page-geometry", "survey-definition", "media-header",
-        "media-details", "study-text", "helper-protocol", "package", "services",
+        "media-details", "study-text", "helper-protocol", "package", "services", "wav",
     ]
 
     @Test(arguments: targets)
