@@ -97,16 +97,7 @@ extension DialogEngine {
     /// The choice `key` answers when the choices are the language's yes and no (Y or N, or the language's keys
     /// for them); nil otherwise.
     func yesOrNoChoice(_ key: Character, in choices: [String]) -> Int? {
-        guard choices.count == 2 else { return nil }
-        let lower = String(key).lowercased()
-        let yes: Bool
-        if phrases.text("dialog.key-yes").contains(lower) || lower == "y" {
-            yes = true
-        } else if phrases.text("dialog.key-no").contains(lower) || lower == "n" {
-            yes = false
-        } else {
-            return nil
-        }
+        guard choices.count == 2, let yes = yesOrNo(key: key) else { return nil }
         let answers = choices.map { yesOrNo($0) }
         guard Set(answers.compactMap { $0 }) == [true, false] else { return nil }
         return answers.firstIndex(of: yes)
@@ -130,9 +121,7 @@ extension DialogEngine {
         if handleCommon(event, hint: hint) { return nil }
         switch event {
         case .key(.character(let char)):
-            let lower = String(char).lowercased()
-            if phrases.text("dialog.key-yes").contains(lower) || lower == "y" { return true }
-            if phrases.text("dialog.key-no").contains(lower) || lower == "n" { return false }
+            if let yes = yesOrNo(key: char) { return yes }
         case .key(.enter):
             return defaultYes
         case .line(let text), .phrase(let text):
@@ -142,6 +131,14 @@ extension DialogEngine {
             break
         }
         announcer.say(hint, remember: false, group: .hint)
+        return nil
+    }
+
+    /// True for the language's key for yes (or Y), false for its key for no (or N), nil for any other key.
+    func yesOrNo(key: Character) -> Bool? {
+        let lower = String(key).lowercased()
+        if phrases.text("dialog.key-yes").contains(lower) || lower == "y" { return true }
+        if phrases.text("dialog.key-no").contains(lower) || lower == "n" { return false }
         return nil
     }
 

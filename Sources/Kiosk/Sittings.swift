@@ -18,15 +18,23 @@ package struct Sittings: Sendable {
 
     private var currentFile: URL { folder.appendingPathComponent("current") }
 
-    /// The sitting going on, if one is: its folder's name, as `current` names it, when that folder exists.
+    /// The sitting going on, if one is: its folder's name, as `current` names it, when that folder exists and is
+    /// not marked ended.
     package var current: String? {
-        guard let text = try? String(contentsOf: currentFile, encoding: .utf8) else { return nil }
-        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let root = path(of: name)
-        guard Self.isSittingName(name), FileManager.default.fileExists(atPath: root.path),
-            !FileManager.default.fileExists(atPath: root.appendingPathComponent(Self.endedMark).path)
+        guard let name = noted, Self.isSittingName(name), FileManager.default.fileExists(atPath: path(of: name).path),
+            !isEnded(name)
         else { return nil }
         return name
+    }
+
+    /// What `current` says, trimmed; nil when there is no such file or it is no text.
+    private var noted: String? {
+        (try? String(contentsOf: currentFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// True when the sitting `name` is marked ended.
+    private func isEnded(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(of: name).appendingPathComponent(Self.endedMark).path)
     }
 
     /// The data root of the sitting `name`.
@@ -38,22 +46,16 @@ package struct Sittings: Sendable {
     }
 
     /// True when `current` is there but names no sitting (bytes that are no name, a folder that is gone): the
-    /// note was damaged, not removed by `end`.
+    /// note was damaged, not removed by `end` (which leaves it, at worst, naming a sitting marked ended).
     var currentIsDamaged: Bool {
-        FileManager.default.fileExists(atPath: currentFile.path) && current == nil
-            && !((try? String(contentsOf: currentFile, encoding: .utf8)).map {
-                let name = $0.trimmingCharacters(in: .whitespacesAndNewlines)
-                return Self.isSittingName(name)
-                    && FileManager.default.fileExists(
-                        atPath: path(of: name).appendingPathComponent(Self.endedMark).path)
-            } ?? false)
+        guard FileManager.default.fileExists(atPath: currentFile.path), current == nil else { return false }
+        guard let name = noted, Self.isSittingName(name) else { return true }
+        return !isEnded(name)
     }
 
     /// The newest sitting whose folder has no ended mark: the one a damaged note stood for (`begin` only ever makes
     /// a sitting newer than every other, and `end` marks it before it lets the note go).
-    var newestNotEnded: String? {
-        all.last { !FileManager.default.fileExists(atPath: path(of: $0).appendingPathComponent(Self.endedMark).path) }
-    }
+    var newestNotEnded: String? { all.last { !isEnded($0) } }
 
     /// The sitting to run in: the one going on, or a new, empty one (folder 0700) named after the highest so
     /// far. `isNew` is true for a new one: its start is said aloud. `recovered` is true when the note of the one

@@ -197,25 +197,23 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
     /// What is typed or said for the host's own commands in the session's language (`words.<id>`, "|" between
     /// them), before the English words every session takes.
     private static func words(_ phrases: PhraseBook) -> [String: [String]] {
-        let ids = [
-            "next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help",
-            CommandRouter.whatCanISay, CommandRouter.tutorial,
-        ]
-        return Dictionary(
-            uniqueKeysWithValues: ids.compactMap { id in
+        Dictionary(
+            uniqueKeysWithValues: hostCommands.compactMap { id in
                 phrases.lookup("words.\(id)").map { (id, $0.split(separator: "|").map(String.init)) }
             })
     }
 
     /// The words of the host's own commands in the session's language, for help and the command list.
     private static func labels(_ phrases: PhraseBook) -> [String: String] {
-        let ids = [
-            "next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help",
-            CommandRouter.typeCommand, CommandRouter.whatCanISay, CommandRouter.tutorial,
-        ]
-        return Dictionary(
-            uniqueKeysWithValues: ids.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
+        Dictionary(
+            uniqueKeysWithValues: hostCommands.compactMap { id in phrases.lookup("command.\(id)").map { (id, $0) } })
     }
+
+    /// The host's own commands, as their phrase keys name them (`command.<id>`, `words.<id>`).
+    private static let hostCommands = [
+        "next", "previous", "pause", "resume", "faster", "slower", "repeat", "stop", "help",
+        CommandRouter.typeCommand, CommandRouter.whatCanISay, CommandRouter.tutorial,
+    ]
 }
 
 /// Turns camera notices into spoken lines and `assist.camera.*` events.
