@@ -30,6 +30,8 @@ struct FirstPartyPlugin {
 
 let firstPartyPlugins = [
     FirstPartyPlugin(name: "TalkingClock", core: ["PluginKit"], tests: "TalkingClockCoreTests", testDependencies: []),
+    // light: a tone that follows the brightness where the camera points (photos through OCR's picture reader).
+    FirstPartyPlugin(name: "Light", core: ["PluginKit", "OCR"], tests: "LightCoreTests", testDependencies: ["Audio"]),
     FirstPartyPlugin(
         name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf"], tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),

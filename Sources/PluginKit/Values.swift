@@ -61,6 +61,9 @@ public enum GuidancePattern: Int32, Sendable, CaseIterable {
     case above = 2
     case below = 3
     case centred = 4
+    /// A steady tone at `pitchHz` that glides to each new call's pitch at once (a meter); a
+    /// host that does not know it plays nothing (fall back to `centred` with `pitchHz`).
+    case tone = 5
 }
 
 /// A failed call: its `assist_status` code and the host's sentence (or the code's name). Equal when the codes

@@ -3,6 +3,9 @@ import Foundation
 /// The guidance vocabulary: haptic patterns from Revilio, rendered as tones.
 package enum CuePattern: String, CaseIterable, Sendable {
     case dot, dash, dotDash = "dot-dash", dashDot = "dash-dot", continuous
+    /// A steady tone at a given pitch that glides to each new request's pitch (light's meter): no cycle, no
+    /// wait for one to end (`CueParameters.glideSeconds`).
+    case tone
 }
 
 /// One tone inside a cue: when it starts in the cycle, how long it lasts, how loud, and at what pitches.
@@ -56,7 +59,7 @@ package struct CueCycle: Equatable, Sendable {
         case .dashDot:
             return CueCycle(
                 tones: [dash(at: 0), dot(at: 1.025 / s, gain: 0.7)], lengthSeconds: 0.12 + 3.6 / s, pattern: pattern)
-        case .continuous:
+        case .continuous, .tone:
             let seconds = CueParameters.continuousSeconds
             return CueCycle(
                 tones: [
@@ -107,6 +110,9 @@ package enum CueParameters {
     static let continuousSeconds = 0.25
     /// Raised-cosine ramps at each tone's ends, so no tone clicks (find-object.md §4).
     static let rampSeconds = 0.005
+    /// A steady tone reaches a new pitch, loudness and side within this time (light.md: frame to tone ≤ 50 ms,
+    /// of which a mixer period is 2.7 ms). Gliding rather than jumping keeps it free of clicks.
+    package static let glideSeconds = 0.012
     /// Cues drop 12 dB under speech (find-object.md §4).
     static let duckGain = 0.251
 
@@ -117,6 +123,7 @@ package enum CueParameters {
         case .dotDash: return [880]
         case .dashDot: return [440]
         case .continuous: return [523, 784]
+        case .tone: return [440]
         }
     }
 

@@ -20,6 +20,8 @@ package final class CuePlayer: MixerSource, @unchecked Sendable {
     private var stopRequested = false
     private var earconQueue: [(Earcon, Double, Double)] = []
     private var scheduled: [ScheduledTone] = []
+    /// `CuePattern.tone`: sounding (or fading out) instead of a repeating cycle.
+    private var steady: SteadyTone?
     private var appliedScale = 1.0
     private var settings: Settings
 
@@ -61,7 +63,20 @@ package final class CuePlayer: MixerSource, @unchecked Sendable {
         let cycle = CueCycle.guidance(pattern, intensity: intensity, pitchHz: pitchHz)
         lock.withLock {
             guard settings.enabled else { return }
-            if current == nil {
+            if pattern == .tone {
+                // A steady tone follows at once: no cycle to wait for. It replaces a repeating pattern.
+                let hz = pitchHz ?? CueParameters.frequencies(.tone)[0]
+                let level = min(1, max(0.1, intensity))
+                if current != nil { stopRequested = true }
+                current = nil
+                pending = nil
+                if steady == nil {
+                    steady = SteadyTone(hz: hz, level: level, pan: pan)
+                } else {
+                    steady?.retarget(hz: hz, level: level, pan: pan)
+                }
+            } else if current == nil {
+                steady?.end()
                 current = Request(cycle: cycle, pan: pan)
             } else {
                 pending = Request(cycle: cycle, pan: pan)
@@ -85,12 +100,13 @@ package final class CuePlayer: MixerSource, @unchecked Sendable {
             stopRequested = true
             current = nil
             pending = nil
+            steady?.end()
         }
         mixer?.wake()
     }
 
     /// True while guidance is playing or pending. Any thread.
-    package var isGuiding: Bool { lock.withLock { current != nil } }
+    package var isGuiding: Bool { lock.withLock { current != nil || (steady.map { !$0.ending } ?? false) } }
 
     package func render(
         into buffer: UnsafeMutableBufferPointer<Float>, frames: Int, at position: Int64, ducked: Bool
@@ -108,7 +124,9 @@ package final class CuePlayer: MixerSource, @unchecked Sendable {
         appliedScale = target
         for tone in scheduled { tone.render(into: buffer, at: position, count: frames, rateHz: rateHz, scale: scale) }
         scheduled.removeAll { $0.endFrame <= position + Int64(frames) }
-        return !scheduled.isEmpty || current != nil
+        steady?.render(into: buffer, count: frames, rateHz: rateHz, scale: scale, halved: settings.lowPitch)
+        if steady?.isDone == true { steady = nil }
+        return !scheduled.isEmpty || current != nil || steady != nil
     }
 
     /// Starts every guidance cycle due before `end`.

@@ -27,6 +27,10 @@ typedef int32_t assist_cue_pattern;
 #define ASSIST_CUE_DOT_DASH 2   /* target above */
 #define ASSIST_CUE_DASH_DOT 3   /* target below */
 #define ASSIST_CUE_CONTINUOUS 4 /* target centred */
+#define ASSIST_CUE_TONE 5       /* a steady tone at pitch_hz that glides to each new call's pitch, loudness
+                                   (intensity) and pan within 12 ms, with no cycle to wait for (a light meter).
+                                   A host that does not know it answers ASSIST_E_INVALID:
+                                   fall back to ASSIST_CUE_CONTINUOUS with pitch_hz. */
 
 typedef struct assist_cues_service {
     uint32_t struct_size;
@@ -36,7 +40,8 @@ typedef struct assist_cues_service {
     assist_status (*play)(const assist_host *h, const char *name, double gain, double pan);
     /** Plays `pattern` repeatedly at `intensity` (0.1..1: faster and louder as the target nears), panned,
         at `pitch_hz` or the pattern's own pitch when 0. One pattern plays and one waits: a new request replaces
-        the waiting one and starts when the current cycle ends. [any] */
+        the waiting one and starts when the current cycle ends (ASSIST_CUE_TONE has no cycle: it follows at
+        once). [any] */
     assist_status (*guidance)(const assist_host *h, assist_cue_pattern pattern, double intensity, double pan,
                               double pitch_hz);
     /** Ends guidance with a short fade. [any] */

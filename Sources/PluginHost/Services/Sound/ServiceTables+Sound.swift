@@ -69,7 +69,7 @@ extension ServiceTables {
         }
         table.guidance = { host, pattern, intensity, pan, pitch in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            let patterns: [CuePattern] = [.dot, .dash, .dotDash, .dashDot, .continuous]
+            let patterns: [CuePattern] = [.dot, .dash, .dotDash, .dashDot, .continuous, .tone]
             guard patterns.indices.contains(Int(pattern)), intensity.isFinite, pan.isFinite, pitch.isFinite,
                 pitch >= 0, pitch <= 8_000
             else {
