@@ -32,6 +32,8 @@ let firstPartyPlugins = [
     FirstPartyPlugin(name: "TalkingClock", core: ["PluginKit"], tests: "TalkingClockCoreTests", testDependencies: []),
     // light: a tone that follows the brightness where the camera points (photos through OCR's picture reader).
     FirstPartyPlugin(name: "Light", core: ["PluginKit", "OCR"], tests: "LightCoreTests", testDependencies: ["Audio"]),
+    // colour: the colour where the camera points, in plain words, white-balanced (photos through OCR's reader).
+    FirstPartyPlugin(name: "Colour", core: ["PluginKit", "OCR"], tests: "ColourCoreTests", testDependencies: []),
     FirstPartyPlugin(
         name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf"], tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),

@@ -229,6 +229,13 @@ extension PluginHostHandle {
         return get(raw, key, &value) == ASSIST_OK ? value : fallback
     }
 
+    /// Saves a string setting in the plugin's own namespace (kept across starts); throws the host's refusal
+    /// (another namespace, a value the setting does not take). Wraps `set_string`. [main]
+    public func setSetting(_ key: String, _ value: String) throws(PluginStatus) {
+        guard let set = tables.settings?.pointee.set_string else { throw PluginStatus.unsupported }
+        try PluginStatus.check(set(raw, key, value))
+    }
+
     /// The plugin's private data folder (created 0700). Wraps `data_dir`. Any thread.
     public var dataDirectory: String? {
         guard let session = tables.session,

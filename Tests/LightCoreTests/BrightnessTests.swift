@@ -18,9 +18,7 @@ struct BrightnessTests {
                 for x in patch.x..<min(width, patch.x + patch.side) { pixels[y * stride + x] = patch.value }
             }
         }
-        return pixels.withUnsafeBufferPointer {
-            Brightness(grey: $0.baseAddress!, width: width, height: height, stride: stride)
-        }
+        return Brightness(grey: pixels, width: width, height: height, stride: stride)
     }
 
     @Test func thePitchRisesWithEveryOneOfTwelveLevelsFrom150To1500Hz() {
@@ -35,7 +33,9 @@ struct BrightnessTests {
     }
 
     @Test func levelsInWordsFromDarkToVeryBright() {
-        let named = [(5, "dark"), (24, "dark"), (25, "dim"), (60, "dim"), (120, "normal"), (200, "bright"), (240, "very-bright")]
+        let named = [
+            (5, "dark"), (24, "dark"), (25, "dim"), (60, "dim"), (120, "normal"), (200, "bright"), (240, "very-bright"),
+        ]
         for (grey, word) in named {
             #expect(Self.picture(grey: UInt8(grey)).level.rawValue == word, "grey \(grey)")
         }
@@ -48,9 +48,7 @@ struct BrightnessTests {
         let height = 240
         var pixels = [UInt8](repeating: 230, count: width * height)
         for y in 90..<150 { for x in 120..<200 { pixels[y * width + x] = 10 } }
-        let reading = pixels.withUnsafeBufferPointer {
-            Brightness(grey: $0.baseAddress!, width: width, height: height, stride: width)
-        }
+        let reading = Brightness(grey: pixels, width: width, height: height, stride: width)
         #expect(reading.level == .dark)
     }
 

@@ -29,8 +29,10 @@ struct LightCLITests {
             folder, "lamp.jpg",
             ["-size", "640x480", "xc:gray(60)", "-fill", "white", "-draw", "circle 560,120 600,120", "-blur", "0x2"])
         let room = try Self.picture(folder, "room.png", ["-size", "640x480", "xc:gray(140)"])
-        let expected = [(dark, "Dark, 3 percent."), (lamp, "Dim, 24 percent. A light is in view on the right."),
-                        (room, "Normal light, 55 percent.")]
+        let expected = [
+            (dark, "Dark, 3 percent."), (lamp, "Dim, 24 percent. A light is in view on the right."),
+            (room, "Normal light, 55 percent."),
+        ]
         for (url, sentence) in expected {
             let result = try Self.light(["--no-speech", "light", "--image", url.path], data: folder)
             #expect(result.status == 0 && result.lines == [sentence], "\(result.lines) \(result.standardError)")
@@ -68,11 +70,13 @@ struct LightCLITests {
         for (index, grey) in greys.enumerated() {
             for copy in 0..<2 {
                 _ = try Self.picture(
-                    folder, "frames/\(String(format: "%02d", index))-\(copy).png", ["-size", "320x240", "xc:gray(\(grey))"])
+                    folder, "frames/\(String(format: "%02d", index))-\(copy).png",
+                    ["-size", "320x240", "xc:gray(\(grey))"])
             }
         }
         // The first start says how the meter works (ten seconds); this is the second, whose sentence is short.
-        let first = try Self.light(["--no-speech", "--camera", "dir:\(frames.path)", "--camera-fps", "30", "light"], data: folder)
+        let first = try Self.light(
+            ["--no-speech", "--camera", "dir:\(frames.path)", "--camera-fps", "30", "light"], data: folder)
         #expect(first.lines.first?.hasPrefix("Light meter. The tone rises") == true, "\(first.lines)")
         let wav = folder.path("light.wav")
         let result = try Self.light(

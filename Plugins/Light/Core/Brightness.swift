@@ -71,7 +71,9 @@ public struct Brightness: Equatable, Sendable {
         var restCount = 0
         for cellY in 0..<rows {
             for cellX in 0..<columns {
-                let (x0, x1) = (cellX * width / columns, max(cellX * width / columns + 1, (cellX + 1) * width / columns))
+                let (x0, x1) = (
+                    cellX * width / columns, max(cellX * width / columns + 1, (cellX + 1) * width / columns)
+                )
                 let (y0, y1) = (cellY * height / rows, max(cellY * height / rows + 1, (cellY + 1) * height / rows))
                 var bright = 0
                 var samples = 0

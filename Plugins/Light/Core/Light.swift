@@ -58,8 +58,11 @@ public final class Light: PluginFeature {
         do {
             let picture = try TesseractEngine.loadGray(URL(fileURLWithPath: path), largestSide: 1_280)
             let reading = picture.pixels.withUnsafeBufferPointer { buffer in
-                Brightness(grey: buffer.baseAddress!, width: picture.width, height: picture.height, stride: picture.width)
+                buffer.baseAddress.map {
+                    Brightness(grey: $0, width: picture.width, height: picture.height, stride: picture.width)
+                }
             }
+            guard let reading else { throw OCRError.badImage(path) }
             host.say(sentence(for: reading))
             host.finish()
         } catch {

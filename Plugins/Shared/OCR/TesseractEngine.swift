@@ -129,6 +129,19 @@ public final class TesseractEngine {
     public static func loadGray(_ url: URL, largestSide: Int = largestSide) throws -> (
         width: Int, height: Int, pixels: [UInt8]
     ) {
+        try load(url, largestSide: largestSide, colour: false)
+    }
+
+    /// `loadGray`'s picture in colour: three bytes a pixel, red, green and blue (colour's `--image`).
+    public static func loadColour(_ url: URL, largestSide: Int = largestSide) throws -> (
+        width: Int, height: Int, pixels: [UInt8]
+    ) {
+        try load(url, largestSide: largestSide, colour: true)
+    }
+
+    private static func load(_ url: URL, largestSide: Int, colour: Bool) throws -> (
+        width: Int, height: Int, pixels: [UInt8]
+    ) {
         LeptonicaMessages.silence()
         var format: Int32 = 0
         var width: Int32 = 0
@@ -165,9 +178,11 @@ public final class TesseractEngine {
             isJPEG ? pixReadJpeg(url.path, 0, Int32(reduction), nil, 0) : pixRead(url.path)
         }
         defer { pixDestroy(&pix) }
-        var gray = pix.flatMap { pixConvertTo8($0, 0) }
-        defer { pixDestroy(&gray) }
-        guard let decoded = gray else { throw OCRError.badImage(url.path, reason: "it is damaged or cut short") }
+        var converted = pix.flatMap { colour ? pixConvertTo32($0) : pixConvertTo8($0, 0) }
+        defer { pixDestroy(&converted) }
+        guard let decoded = converted else {
+            throw OCRError.badImage(url.path, reason: "it is damaged or cut short")
+        }
         let decodedLonger = Int(max(pixGetWidth(decoded), pixGetHeight(decoded)))
         var scaled: UnsafeMutablePointer<Pix>?
         if decodedLonger > largestSide {
@@ -175,27 +190,38 @@ public final class TesseractEngine {
             scaled = pixScale(decoded, factor, factor)
         }
         defer { pixDestroy(&scaled) }
-        guard let picture = scaled ?? gray else { throw OCRError.badImage(url.path) }
+        guard let picture = scaled ?? converted else { throw OCRError.badImage(url.path) }
         return try pixels(of: picture, path: url.path)
     }
 
-    /// The 8-bit pixels of `pix`, tightly packed.
+    /// The pixels of `pix` (8-bit grey, or 32-bit colour as red, green and blue bytes), tightly packed.
     private static func pixels(of pix: UnsafeMutablePointer<Pix>, path: String) throws -> (
         width: Int, height: Int, pixels: [UInt8]
     ) {
         let width = Int(pixGetWidth(pix))
         let height = Int(pixGetHeight(pix))
         let wordsPerLine = Int(pixGetWpl(pix))
-        guard width > 0, height > 0, pixGetDepth(pix) == 8, let data = pixGetData(pix) else {
+        let depth = pixGetDepth(pix)
+        guard width > 0, height > 0, depth == 8 || depth == 32, let data = pixGetData(pix) else {
             throw OCRError.badImage(path)
         }
-        var pixels = [UInt8](repeating: 0, count: width * height)
+        let channels = depth == 32 ? 3 : 1
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
         for y in 0..<height {
             let line = data + y * wordsPerLine
             for x in 0..<width {
-                // Leptonica packs 8-bit pixels big-endian within 32-bit words.
-                let word = line[x / 4]
-                pixels[y * width + x] = UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * (x % 4)))
+                if channels == 3 {
+                    // A 32-bit pixel is one word, red in its top byte, then green and blue.
+                    let word = line[x]
+                    let at = (y * width + x) * 3
+                    pixels[at] = UInt8(truncatingIfNeeded: word >> 24)
+                    pixels[at + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                    pixels[at + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                } else {
+                    // Leptonica packs 8-bit pixels big-endian within 32-bit words.
+                    let word = line[x / 4]
+                    pixels[y * width + x] = UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * (x % 4)))
+                }
             }
         }
         return (width, height, pixels)
