@@ -7,7 +7,7 @@ import Foundation
 struct CueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cue",
-        abstract: "Play a cue: dot, dash, dot-dash, dash-dot, continuous, tone (--pitch), or an earcon (tap, success, ...).",
+        abstract: "Play a cue: dot, dash, dot-dash, dash-dot, continuous, tone (--pitch) or an earcon (tap, ...).",
         discussion: "Earcons: \(Earcon.allCases.map(\.rawValue).joined(separator: ", ")).")
 
     @OptionGroup var global: GlobalOptions
