@@ -131,6 +131,7 @@ bench: deps
 	bench/storage.sh
 	bench/outbox.sh
 	bench/find-object.sh
+	bench/barcode.sh
 	bench/survey.sh
 	bench/kiosk.sh
 	bench/plugin-install.sh

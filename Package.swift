@@ -34,6 +34,9 @@ let firstPartyPlugins = [
     FirstPartyPlugin(name: "Light", core: ["PluginKit", "OCR"], tests: "LightCoreTests", testDependencies: ["Audio"]),
     // colour: the colour where the camera points, in plain words, white-balanced (photos through OCR's reader).
     FirstPartyPlugin(name: "Colour", core: ["PluginKit", "OCR"], tests: "ColourCoreTests", testDependencies: []),
+    // barcode: EAN, UPC, Code 128 and QR through zbar's C API, and a person's own labels for codes.
+    FirstPartyPlugin(
+        name: "Barcode", core: ["PluginKit", "OCR", "CZBar"], tests: "BarcodeCoreTests", testDependencies: []),
     FirstPartyPlugin(
         name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf"], tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),
@@ -111,6 +114,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("swscale"), .linkedLibrary("avutil"), .linkedLibrary("dl")]
         ),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(
+            name: "CZBar", path: "Plugins/Barcode/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // Shared by the plugins that read text (read-text, find-object); the host never links it.
         .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -216,6 +221,8 @@ let package = Package(
             ],
             path: "bench/ReadTextBench"
         ),
+        .executableTarget(
+            name: "BarcodeBench", dependencies: ["BarcodeCore", "OCR", "HostTesting"], path: "bench/BarcodeBench"),
         .executableTarget(
             name: "FindObjectBench", dependencies: ["FindObjectCore", "ObjectDetection", "HostTesting"],
             path: "bench/FindObjectBench"),

