@@ -3,6 +3,13 @@ import Speech
 extension DialogEngine {
     func handleChoice(_ event: InputEvent, choices: [String], defaultIndex: Int?) {
         let hint = phrases.text("dialog.choice-hint", ["count": String(choices.count)])
+        // A number waiting for a second digit when the input ends (a script's last line, "1", on a list of ten)
+        // is the answer: nothing more can follow it.
+        if case .endOfInput = event, let number = Int(typedDigits) {
+            typedDigits = ""
+            cancelDigitPause()
+            return pick(number, choices: choices)
+        }
         if handleCommon(event, hint: hint) { return }
         switch event {
         case .key(.character(let char)) where char.isASCII && char.isNumber:

@@ -360,7 +360,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     }
 
     /// How many sentences the tour has (`tour.1` … in the phrase tables).
-    static let tourSentences = 8
+    static let tourSentences = 9
     private var touring = false
 
     /// The spoken tour of Assist ("help tutorial"): the menu, voice, the keys every feature shares, the

@@ -311,7 +311,8 @@ struct ShellTerminalTests {
         #expect(screen.waitFor("That is the tour."), "\(screen.text)")
         let tour = [
             "A short tour of Assist.", "The menu lists the features.", "Voice commands:", "In every feature,",
-            "Settings, in the menu,", "Read text reads a page", "Recognition can be wrong", "That is the tour.",
+            "Settings, in the menu,", "Read text reads a page", "Light answers is the light on",
+            "Recognition can be wrong", "That is the tour.",
         ].map { start in screen.lines.firstIndex { $0.hasPrefix(start) } }
         #expect(tour.allSatisfy { $0 != nil } && tour == tour.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(screen.lines)")
         #expect(!screen.text.contains("Nothing matches"), "the menu did not take the words as a name")

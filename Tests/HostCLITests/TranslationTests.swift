@@ -29,7 +29,7 @@ struct TranslationTests {
 
     @Test func theHostsWordsAreTheSessionsLanguage() throws {
         // "detener" stops the talking clock, "ayuda tutorial" gives the tour; the offer names the Spanish words.
-        let spanish = try shell("es", "5\ndetener\nayuda tutorial\nsalir\n")
+        let spanish = try shell("es", "reloj parlante\ndetener\nayuda tutorial\nsalir\n")
         #expect(spanish.lines.contains { $0.contains("Escriba o diga ayuda tutorial") }, "\(spanish.lines)")
         #expect(spanish.lines.contains("Se detuvo Reloj parlante."), "\(spanish.lines)")
         #expect(spanish.lines.contains { $0.hasPrefix("Un breve recorrido por Assist.") }, "\(spanish.lines)")

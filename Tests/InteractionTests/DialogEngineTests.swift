@@ -100,6 +100,17 @@ struct DialogEngineTests {
         #expect(answers.all.map(\.index) == [11])
     }
 
+    /// A script's last line, "1", on a list of twelve: the input ends while the digit waits, and it is the
+    /// answer (the shell's menu of ten features on a pipe chose nothing and quit).
+    @Test func aDigitWaitingWhenTheInputEndsIsTheAnswer() {
+        _ = open(.choice(prompt: "Which?", choices: (1...12).map { "Item \($0)" }, defaultIndex: nil))
+        _ = engine.handle(.key(.character("1")))
+        #expect(answers.all.isEmpty)
+        _ = engine.handle(.endOfInput)
+        #expect(answers.all.map(\.index) == [0])
+        #expect(answers.all.map(\.status) == [.answered])
+    }
+
     /// A lone digit that could begin a longer number is taken after a pause; one that cannot, and 0, at once.
     @Test func aLoneFirstDigitIsTakenAfterAPause() {
         _ = open(.choice(prompt: "Which?", choices: (1...12).map { "Item \($0)" }, defaultIndex: nil))

@@ -308,9 +308,10 @@ struct PhotoSensorCLITests {
                 "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
                 folder.path("config.toml").path,
             ])
-        let entry = "6. Photo sensor, running in the background"
-        #expect(screen.waitFor(entry), "\(screen.text)")
-        screen.type("6")
+        let label = "Photo sensor, running in the background"
+        let number = try #require(screen.number(of: label), "\(screen.text)")
+        let entry = "\(number). \(label)"
+        screen.type(number)
         #expect(screen.waitFor("S: status"), "\(screen.text)")
         screen.type("s")
         #expect(screen.waitFor("Photo sensor running, watching 1 folder."), "\(screen.text)")

@@ -276,7 +276,7 @@ struct ShellReminderTests {
         let first = try ProcessRunner.run(BuildProducts.assist, arguments, input: "quit\n")
         #expect(
             first.lines.prefix(4) == [
-                "Assist is ready. 5 features.", "Survey reminder: how are you today? Say start survey or press S.",
+                "Assist is ready. 8 features.", "Survey reminder: how are you today? Say start survey or press S.",
                 "New to Assist? Type or say help tutorial, at any time, for a one-minute tour.", "Choose a feature.",
             ], "\(first.lines)")
         let second = try ProcessRunner.run(BuildProducts.assist, arguments, input: "quit\n")
