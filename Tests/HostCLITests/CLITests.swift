@@ -65,7 +65,8 @@ struct CLITests {
     @Test func unknownPluginSuggestsTheClosest() throws {
         let result = try assist(["run", "asist.clok"])
         #expect(result.status == 1)
-        #expect(result.standardError == "There is no plugin called asist.clok. Did you mean assist.clock, assist.colour?\n")
+        #expect(
+            result.standardError == "There is no plugin called asist.clok. Did you mean assist.clock, assist.colour?\n")
     }
 
     @Test func typedNamesAreNeverEchoedRawOrWhole() throws {
