@@ -313,6 +313,7 @@ let package = Package(
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
                 "PhotoSensorCore", "CMediaInfo", "CollectVideosCore", "PluginPackage", "CPluginBridge", "Audio",
+                "BarcodeCore",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 

@@ -1,5 +1,6 @@
 import AssistCore
 import Audio
+import BarcodeCore
 import CMediaInfo
 import CPluginBridge
 import Camera
@@ -25,7 +26,7 @@ enum FuzzTargets {
         "multipart": multipart, "elf": elf, "keys": keys, "phrases": phrases, "picture": picture,
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
         "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText, "package": package,
-        "helper-protocol": helperProtocol, "services": ServicesTarget.run, "wav": wav,
+        "helper-protocol": helperProtocol, "services": ServicesTarget.run, "wav": wav, "barcode": barcode,
     ]
 
     /// A file the targets that read paths write their input to, one per process.
@@ -256,6 +257,32 @@ enum FuzzTargets {
     }
 
     /// What is printed and spoken of outside text.
+    /// barcode's labels file and code text, and zbar (native code) on the bytes as a grey picture: the first
+    /// byte gives the width (8 to 263 pixels), the rest are the pixels.
+    static func barcode(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        if case .success(let rows) = LabelsCSV.read(text) {
+            let written = LabelsCSV.write(rows.map(\.fields))
+            precondition(written.hasPrefix("type,code,name"))
+        }
+        let cleaned = CodeText.clean(text)
+        precondition(!cleaned.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        for kind in FoundCode.Kind.allCases {
+            let code = FoundCode(kind: kind, text: text)
+            _ = CodeText.checkDigitHolds(code)
+            _ = CodeText.key(code)
+            let said = CodeText.spoken(code) { key, values in values.values.joined(separator: " ") + key }
+            precondition(kind == .ean13 || kind == .ean8 || kind == .upcA || kind == .upcE || said.count < 700)
+        }
+        guard let first = data.first else { return }
+        let width = 8 + Int(first)
+        let pixels = [UInt8](data.dropFirst())
+        let height = pixels.count / width
+        guard height >= 1 else { return }
+        _ = CodeScanner().scan(grey: pixels, width: width, height: height, stride: width)
+        _ = BarLikeness(grey: pixels, width: width, height: height, stride: width)
+    }
+
     static func plainText(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
         let cleaned = PlainText.clean(text)

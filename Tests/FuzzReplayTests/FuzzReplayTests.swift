@@ -9,7 +9,7 @@ struct FuzzReplayTests {
     static let targets = [
         "manifest", "config", "journal", "outbox-job", "multipart", "elf", "keys", "phrases", "picture", "photo",
         "plain-text", "page-geometry", "survey-definition", "media-header",
-        "media-details", "study-text", "helper-protocol", "package", "services", "wav",
+        "media-details", "study-text", "helper-protocol", "package", "services", "wav", "barcode",
     ]
 
     @Test(arguments: targets)
@@ -31,6 +31,6 @@ struct FuzzReplayTests {
             environment: ["ASSIST_FUZZ_TARGET": "nonsense"])
         #expect(result.status == 64)
         #expect(
-            result.standardError.hasPrefix("Set ASSIST_FUZZ_TARGET to one of: config, elf, helper-protocol, journal,"))
+            result.standardError.hasPrefix("Set ASSIST_FUZZ_TARGET to one of: barcode, config, elf, helper-protocol,"))
     }
 }

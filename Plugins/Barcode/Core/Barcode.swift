@@ -24,7 +24,11 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
         phrases = PhraseTable(directory: host.shareDirectory, language: host.language)
     }
 
-    func text(_ key: String, _ values: [String: String] = [:]) -> String { phrases.text(key, values) }
+    /// The phrase `key` with `values`; one with a `count` takes its form for one where there is.
+    func text(_ key: String, _ values: [String: String] = [:]) -> String {
+        if let count = values["count"].flatMap({ Int($0) }) { return phrases.text(key, count: count, values) }
+        return phrases.text(key, values)
+    }
 
     public func start(arguments: [String]) throws(PluginError) {
         guard let first = arguments.first else { return try startScanning() }

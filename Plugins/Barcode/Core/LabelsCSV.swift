@@ -1,10 +1,10 @@
 /// Labels as CSV for a family or a care home to share (RFC 4180: a header `type,code,name`, fields with a
 /// comma, quote or line end quoted, quotes doubled). A cell a spreadsheet would take for a formula (=, +, -, @
 /// first) is written with an apostrophe before it, which reading takes off again.
-enum LabelsCSV {
-    static let header = ["type", "code", "name"]
+package enum LabelsCSV {
+    package static let header = ["type", "code", "name"]
 
-    static func write(_ rows: [[String]]) -> String {
+    package static func write(_ rows: [[String]]) -> String {
         ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
@@ -16,7 +16,7 @@ enum LabelsCSV {
     }
 
     /// The rows of `text` with their line numbers (the header's is 1), or the line where quoting breaks.
-    static func read(_ text: String) -> Result<[(line: Int, fields: [String])], ReadProblem> {
+    package static func read(_ text: String) -> Result<[(line: Int, fields: [String])], ReadProblem> {
         var rows: [(Int, [String])] = []
         var fields: [String] = []
         var field = ""
@@ -66,7 +66,7 @@ enum LabelsCSV {
         return .success(rows)
     }
 
-    struct ReadProblem: Error {
-        var line: Int
+    package struct ReadProblem: Error {
+        package var line: Int
     }
 }
