@@ -30,7 +30,8 @@ def code(kind):
         body = "".join(rng.choice("0123456789") for _ in range(11))
         return "UPCA", body, body + gs1(body)
     if kind == "upce":
-        body = "0" + "".join(rng.choice("0123456789") for _ in range(5)) + rng.choice("56789")
+        # Last digit 5 to 9: the UPC-A is the five digits, 0000, then it; the fifth may not be 0.
+        body = "0" + "".join(rng.choice("0123456789") for _ in range(4)) + rng.choice("123456789") + rng.choice("56789")
         # The check digit is the expanded UPC-A's.
         m = body[1:]
         upca = "0" + m[0:5] + "0000" + m[5]

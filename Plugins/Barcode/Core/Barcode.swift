@@ -78,7 +78,10 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
         let scanner = CodeScanner()
         worker = LatestFrameWorker(host: host, name: "assist-barcode-scan") { [weak self] frame in
             guard frame.format == .gray8 else { return 0 }
-            let codes = scanner.scan(grey: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
+            // Every other frame is smoothed first: a dim, grainy code is read within two frames.
+            let codes = scanner.scan(
+                grey: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
+                smoothed: frame.sequence % 2 == 1)
             let bars =
                 codes.isEmpty
                 ? BarLikeness(grey: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
@@ -203,7 +206,8 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
             let photo = try TesseractEngine.loadGray(URL(fileURLWithPath: path), largestSide: 2_048)
             let codes = photo.pixels.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress.map {
-                    CodeScanner().scan(grey: $0, width: photo.width, height: photo.height, stride: photo.width)
+                    CodeScanner().scanThoroughly(
+                        grey: $0, width: photo.width, height: photo.height, stride: photo.width)
                 } ?? []
             }
             let trusted = codes.filter(CodeText.checkDigitHolds)

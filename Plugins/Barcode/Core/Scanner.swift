@@ -33,12 +33,18 @@ public final class CodeScanner: @unchecked Sendable {
 
     deinit { zbar_image_scanner_destroy(scanner) }
 
-    /// Every code in `height` rows of `width` grey pixels, `stride` bytes apart, in zbar's order.
-    public func scan(grey: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) -> [FoundCode] {
+    /// Every code in `height` rows of `width` grey pixels, `stride` bytes apart, in zbar's order. `smoothed`:
+    /// each pixel first averaged with its eight neighbours, which takes the grain of a dim picture off the
+    /// bars (zbar then reads codes it missed in the noise; the camera alternates the two passes).
+    public func scan(
+        grey: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, smoothed: Bool = false
+    ) -> [FoundCode] {
         guard width > 0, height > 0, stride >= width else { return [] }
-        // zbar reads packed rows: a padded frame is copied once.
+        // zbar reads packed rows: a padded or smoothed frame is copied once.
         var packed: [UInt8] = []
-        if stride != width {
+        if smoothed {
+            packed = Self.smooth(grey, width: width, height: height, stride: stride)
+        } else if stride != width {
             packed = [UInt8](repeating: 0, count: width * height)
             for row in 0..<height {
                 for column in 0..<width { packed[row * width + column] = grey[row * stride + column] }
@@ -68,6 +74,30 @@ public final class CodeScanner: @unchecked Sendable {
         // zbar keeps no pointer to the pixels once the image is gone.
         zbar_image_set_data(image, nil, 0, nil)
         return found
+    }
+
+    /// Both passes, the plain one first: for a photo, where there is time for them.
+    public func scanThoroughly(grey: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) -> [FoundCode] {
+        let plain = scan(grey: grey, width: width, height: height, stride: stride)
+        return plain.isEmpty ? scan(grey: grey, width: width, height: height, stride: stride, smoothed: true) : plain
+    }
+
+    /// A 3 × 3 box average, packed; edges average what they have.
+    static func smooth(_ grey: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let rows = max(0, y - 1)...min(height - 1, y + 1)
+            for x in 0..<width {
+                let columns = max(0, x - 1)...min(width - 1, x + 1)
+                var sum = 0
+                for row in rows {
+                    let line = grey + row * stride
+                    for column in columns { sum += Int(line[column]) }
+                }
+                out[y * width + x] = UInt8(sum / (rows.count * columns.count))
+            }
+        }
+        return out
     }
 
     private func withPixels<T>(
