@@ -34,7 +34,7 @@ struct BarcodeCLITests {
         // The camera sees the tin; "label this" then a name, typed once the code is said.
         let frames = folder.path("frames")
         try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
-        for index in 0..<12 {
+        for index in 0..<24 {
             try FileManager.default.copyItem(at: photo, to: frames.appendingPathComponent("\(index).jpg"))
         }
         let (output, ended) = try ProcessRunner.typing(
@@ -46,7 +46,7 @@ struct BarcodeCLITests {
             lines: [
                 ProcessRunner.when("EAN 4006381333931", type: "label this"),
                 ProcessRunner.when("Name for EAN 4006381333931?", type: "Tomato soup"),
-            ])
+            ], timeoutSeconds: 90)
         #expect(ended, "\(output)")
         #expect(output.contains("EAN 4006381333931 Press l to label it."), "\(output)")
         #expect(output.contains("Saved: Tomato soup."), "\(output)")

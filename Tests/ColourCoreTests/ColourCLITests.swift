@@ -91,7 +91,7 @@ struct ColourCLITests {
         let box = try room("box.png", wall: "#a07040", patch: "#8c6e50")
         let camera = try colour(["--no-speech", "--config", try cameraBalance(), "colour", "--image", box.path])
         #expect(camera.lines.first?.hasPrefix("Grey") == false, "\(camera.lines)")
-        for copy in 0..<10 { _ = try room("lamp/0-\(copy).png", wall: "#a07040", patch: "#f4c890") }
+        for copy in 0..<20 { _ = try room("lamp/0-\(copy).png", wall: "#a07040", patch: "#f4c890") }
         for copy in 0..<10 { _ = try room("lamp/1-\(copy).png", wall: "#a07040", patch: "#8c6e50") }
         let screen = try PseudoTerminal(
             BuildProducts.assist,
@@ -101,8 +101,9 @@ struct ColourCLITests {
             ], environment: environment)
         #expect(screen.allowFirstUse("Colour"), "\(screen.text)")
         #expect(screen.waitFor("Colour reader."), "\(screen.text)")
-        // The paper, warm under the lamp, is said first; then c takes it as the white.
-        #expect(screen.waitFor("\n", count: 2), "\(screen.text)")
+        // The paper, warm under the lamp, is said first (white, by the picture's own balance); then c takes it
+        // as the white, while it is still in front of the camera.
+        #expect(screen.waitFor("\nWhite"), "\(screen.text)")
         screen.type("c")
         #expect(screen.waitFor("Calibrated."), "\(screen.text)")
         #expect(screen.waitFor("Grey"), "the box under the lamp is grey once calibrated: \(screen.text)")
