@@ -28,19 +28,14 @@ public final class Colour: PluginFeature {
     }
 
     public func start(arguments: [String]) throws(PluginError) {
-        switch arguments {
-        case ["--help"], ["-h"]:
+        switch try PhotoArgument.parse(arguments, phrases: phrases) {
+        case .help:
             host.print(phrases.text("help-usage"))
             return host.finish()
-        case []:
+        case .photo(let path):
+            return namePhoto(path)
+        case .camera:
             break
-        case ["--image"]:
-            throw PluginError(phrases.text("image-needs-path"))
-        case let given where given.count == 2 && given[0] == "--image":
-            return namePhoto(given[1])
-        default:
-            let option = arguments.first { $0.hasPrefix("-") } ?? arguments[0]
-            throw PluginError(phrases.text("unknown-option", ["option": option]))
         }
         for (id, key) in [("more", "enter"), ("palette", "p"), ("calibrate", "c")] {
             try? host.registerCommand(id, key: key, phrases: phrases)

@@ -103,16 +103,7 @@ public enum WhiteBalance: Equatable, Sendable {
     /// (about 231), by at most a half up or a fifth down; a picture with nothing light in it is left as it is
     /// (a dark thing in a dim room stays dark).
     static func exposure(_ picture: ColourPicture, tint: (Double, Double, Double)) -> Double {
-        let middle = picture.middle
-        var levels: [Double] = []
-        let stepX = max(1, picture.width / 48)
-        let stepY = max(1, picture.height / 36)
-        for y in Swift.stride(from: 0, to: picture.height, by: stepY) {
-            for x in Swift.stride(from: 0, to: picture.width, by: stepX)
-            where !(middle.x.contains(x) && middle.y.contains(y)) {
-                let (r, g, b) = picture.linear(x, y)
-                levels.append(0.2126 * r * tint.0 + 0.7152 * g * tint.1 + 0.0722 * b * tint.2)
-            }
+        var levels = surround(picture).map { r, g, b in 0.2126 * r * tint.0 + 0.7152 * g * tint.1 + 0.0722 * b * tint.2
         }
         guard !levels.isEmpty else { return 1 }
         levels.sort()
@@ -134,21 +125,27 @@ public enum WhiteBalance: Equatable, Sendable {
     /// The light around the middle by the "shades of grey" estimate (the 4-norm of each channel over a grid
     /// outside the middle box): between grey-world's mean and white-patch's brightest.
     static func surroundLight(_ picture: ColourPicture) -> (Double, Double, Double) {
-        let middle = picture.middle
-        var sums = (0.0, 0.0, 0.0)
-        var count = 0.0
-        let stepX = max(1, picture.width / 48)
-        let stepY = max(1, picture.height / 36)
-        for y in Swift.stride(from: 0, to: picture.height, by: stepY) {
-            for x in Swift.stride(from: 0, to: picture.width, by: stepX)
-            where !(middle.x.contains(x) && middle.y.contains(y)) {
-                let (r, g, b) = picture.linear(x, y)
-                sums = (sums.0 + pow4(r), sums.1 + pow4(g), sums.2 + pow4(b))
-                count += 1
-            }
+        let samples = surround(picture)
+        let sums = samples.reduce((0.0, 0.0, 0.0)) { sum, pixel in
+            (sum.0 + pow4(pixel.0), sum.1 + pow4(pixel.1), sum.2 + pow4(pixel.2))
         }
+        let count = Double(samples.count)
         guard count > 0 else { return (1, 1, 1) }
         return (root4(sums.0 / count), root4(sums.1 / count), root4(sums.2 / count))
+    }
+
+    /// Linear light of a 48 × 36 grid of the picture, the middle box left out: what the balance and the
+    /// exposure are judged on.
+    static func surround(_ picture: ColourPicture) -> [(Double, Double, Double)] {
+        let middle = picture.middle
+        var samples: [(Double, Double, Double)] = []
+        for y in Swift.stride(from: 0, to: picture.height, by: max(1, picture.height / 36)) {
+            for x in Swift.stride(from: 0, to: picture.width, by: max(1, picture.width / 48))
+            where !(middle.x.contains(x) && middle.y.contains(y)) {
+                samples.append(picture.linear(x, y))
+            }
+        }
+        return samples
     }
 
     /// Gains from an estimated light, kept to what lamps and daylight can be as a camera that balances a little

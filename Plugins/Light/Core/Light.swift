@@ -21,19 +21,14 @@ public final class Light: PluginFeature {
     }
 
     public func start(arguments: [String]) throws(PluginError) {
-        switch arguments {
-        case ["--help"], ["-h"]:
+        switch try PhotoArgument.parse(arguments, phrases: phrases) {
+        case .help:
             host.print(phrases.text("help-usage"))
             return host.finish()
-        case []:
+        case .photo(let path):
+            return measurePhoto(path)
+        case .camera:
             break
-        case ["--image"]:
-            throw PluginError(phrases.text("image-needs-path"))
-        case let given where given.count == 2 && given[0] == "--image":
-            return measurePhoto(given[1])
-        default:
-            let option = arguments.first { $0.hasPrefix("-") } ?? arguments[0]
-            throw PluginError(phrases.text("unknown-option", ["option": option]))
         }
         try? host.registerCommand("level", key: "w", phrases: phrases)
         if host.firstTime("intro") { host.say(phrases.text("intro")) } else { host.say(phrases.text("intro-short")) }
