@@ -17,6 +17,7 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
     private var lastSaid: (code: FoundCode, at: Double)?
     private var lastUnsure = 0.0
     private var guiding = false
+    private var openedStore: LabelStore?
     static let repeatSeconds = 4.0
 
     public init(host: PluginHostHandle) {
@@ -59,8 +60,14 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
         }
     }
 
+    /// The labels' database, opened once (a code read from the camera looks its label up there).
     func store() throws(PluginError) -> LabelStore {
-        do { return try LabelStore(host: host) } catch {
+        if let opened = openedStore { return opened }
+        do {
+            let store = try LabelStore(host: host)
+            openedStore = store
+            return store
+        } catch {
             throw PluginError(text("labels-unreadable", ["reason": error.message]))
         }
     }

@@ -123,10 +123,9 @@ public final class Colour: PluginFeature {
         guard let balance else { return }
         let reading = ColourReading(picture, balance: balance)
         let palette = lock.withLock { wantsPalette } ? Palette.shares(picture, balance: balance) : nil
-        let white = ColourReading.middleLight(picture)
         let toSay: String? = lock.withLock {
             newest = reading
-            newestWhite = white
+            newestWhite = (reading.middle[0], reading.middle[1], reading.middle[2])
             if let palette {
                 newestPalette = palette
                 wantsPalette = false

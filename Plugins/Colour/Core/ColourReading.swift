@@ -45,12 +45,15 @@ public struct ColourReading: Equatable, Sendable {
     public var fineKey: String
     /// The whole picture is too dark for colours (colour.md: said, rather than naming black).
     public var tooDark: Bool
+    /// The middle's linear red, green and blue before any balance: what a calibration takes as white.
+    public var middle: [Double]
 
     /// Under this mean light (linear, about grey 20 of 255 all over) colours are not named.
     static let darkestMean = 0.007
 
     public init(_ picture: ColourPicture, balance: WhiteBalance) {
         let light = Self.middleLight(picture)
+        middle = [light.0, light.1, light.2]
         let gains = balance.gains(for: picture)
         lab = Lab(linear: light.0 * gains.0, light.1 * gains.1, light.2 * gains.2)
         name = ColourName(lab)
