@@ -143,13 +143,10 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
         host.speak(sentence(for: code), priority: .important)
     }
 
-    /// "Tomato soup. EAN 4006381333931", or the code alone (with the hint to label it, the first time).
+    /// "Tomato soup. EAN 4006381333931", or the code alone with the hint to label it, the first time.
     func sentence(for code: FoundCode) -> String {
-        let spoken = CodeText.spoken(code) { self.text($0, $1) }
-        if let label = try? store().label(forKey: CodeText.key(code)) {
-            return text("labelled", ["name": label.name, "code": spoken])
-        }
-        return spoken + (host.firstTime("label-hint") ? " " + text("label-hint") : "")
+        let label = try? store().label(forKey: CodeText.key(code))
+        return said(code, label: label) + (label == nil && host.firstTime("label-hint") ? " " + text("label-hint") : "")
     }
 
     public func handle(command: String, argument: String?) {
@@ -228,9 +225,14 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
         }
     }
 
+    /// The code as said, its label first when it has one (a photo's codes: no hint).
     func sentenceWithoutHint(_ code: FoundCode) -> String {
+        said(code, label: try? store().label(forKey: CodeText.key(code)))
+    }
+
+    private func said(_ code: FoundCode, label: LabelStore.Label?) -> String {
         let spoken = CodeText.spoken(code) { self.text($0, $1) }
-        guard let label = try? store().label(forKey: CodeText.key(code)) else { return spoken }
+        guard let label else { return spoken }
         return text("labelled", ["name": label.name, "code": spoken])
     }
 }

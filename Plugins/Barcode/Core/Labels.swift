@@ -11,6 +11,19 @@ struct LabelStore {
         var kind: String
         var code: String
         var name: String
+
+        init(key: String, kind: String, code: String, name: String) {
+            self.key = key
+            self.kind = kind
+            self.code = code
+            self.name = name
+        }
+
+        /// A row of `SELECT key, kind, code, name`.
+        init?(row: [String]) {
+            guard row.count == 4 else { return nil }
+            self.init(key: row[0], kind: row[1], code: row[2], name: row[3])
+        }
     }
 
     init(host: PluginHostHandle) throws(PluginStatus) {
@@ -29,7 +42,7 @@ struct LabelStore {
     func all() throws(PluginStatus) -> [Label] {
         var labels: [Label] = []
         try database.execute("SELECT key, kind, code, name FROM labels ORDER BY name_key, key") { row in
-            if row.count == 4 { labels.append(Label(key: row[0], kind: row[1], code: row[2], name: row[3])) }
+            if let label = Label(row: row) { labels.append(label) }
         }
         return labels
     }
@@ -38,7 +51,7 @@ struct LabelStore {
     func label(forKey key: String) throws(PluginStatus) -> Label? {
         var found: Label?
         try database.execute("SELECT key, kind, code, name FROM labels WHERE key = ?", [.text(key)]) { row in
-            if row.count == 4 { found = Label(key: row[0], kind: row[1], code: row[2], name: row[3]) }
+            found = Label(row: row) ?? found
         }
         return found
     }
@@ -50,7 +63,7 @@ struct LabelStore {
             "SELECT key, kind, code, name FROM labels WHERE name_key = ? OR code = ? ORDER BY key LIMIT 1",
             [.text(NameKey.of(name)), .text(NameKey.cleaned(name))]
         ) { row in
-            if row.count == 4 { found = Label(key: row[0], kind: row[1], code: row[2], name: row[3]) }
+            found = Label(row: row) ?? found
         }
         return found
     }
