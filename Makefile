@@ -6,7 +6,7 @@ SWIFT ?= swift
 BUILD_DIR = .build/$(CONFIG)
 DATA_DIR ?= $(HOME)/.local/share/assist
 
-.PHONY: deps models test-photos voices build run test test-fast install deb bench clean example fuzz memcheck abi-compat sweep
+.PHONY: deps models test-photos voices view-test build run test test-fast install deb bench clean example fuzz memcheck abi-compat sweep
 
 deps:
 	@scripts/install-deps.sh
@@ -23,6 +23,10 @@ test-photos: deps
 voices: deps
 	@scripts/test-voices.sh
 
+# The low-vision view's browser tests: Playwright and axe-core from PyPI in .build/view-test (Debian's chromium).
+view-test: deps
+	@scripts/test-view.sh
+
 build: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
 
@@ -36,7 +40,7 @@ run: deps models
 # with the C example built through pkg-config.
 # SwiftPM itself leaves an empty /tmp/TemporaryDirectory.* per `swift build` or `swift test` (Assist leaves
 # none): those made during the run are removed at its end.
-test: deps models test-photos voices
+test: deps models test-photos voices view-test
 	@mkdir -p .build && touch .build/test-started
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	scripts/check-docs.py
@@ -50,7 +54,7 @@ test: deps models test-photos voices
 
 # The shorter lane while working: every suite but HostCLITests and FuzzReplayTests. Not all in process (some
 # feature and voice suites spawn the built binary, the ABI suites start helpers). `make test` runs everything.
-test-fast: deps models test-photos voices
+test-fast: deps models test-photos voices view-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip HostCLITests --skip FuzzReplayTests
 
@@ -116,7 +120,7 @@ sweep: deps
 	scripts/bad-input-sweep.py
 
 # The suite under AddressSanitizer and ThreadSanitizer, and valgrind on paths through uninstrumented libraries.
-memcheck: deps models test-photos voices
+memcheck: deps models test-photos voices view-test
 	scripts/memcheck.sh
 
 # Each fuzz target for FUZZ_SECONDS (default 60) under libFuzzer and AddressSanitizer: executions, coverage, crashes.

@@ -82,6 +82,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        // The low-vision view's page and socket on loopback (docs/view.md).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The stable C ABI: the header plus one .c file (P14).
@@ -146,6 +150,15 @@ let package = Package(
         .systemLibrary(
             name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]
         ),
+        // The low-vision view (docs/view.md): what is heard, in large print, on a page served on loopback.
+        .target(
+            name: "View",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Voice commands: keyphrase spotting over the microphone (docs/voice.md).
         .target(name: "Voice", dependencies: ["CPocketSphinx", "CEchoCancel", "Audio", "Runtime"]),
         .target(
@@ -186,7 +199,7 @@ let package = Package(
             name: "AssistApp",
             dependencies: [
                 "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera",
-                "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", "Storage",
+                "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", "Storage", "View",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -337,12 +350,15 @@ let package = Package(
         ),
         .testTarget(
             name: "HostCLITests",
-            dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime", "Kiosk", "Digest"]),
+            dependencies: ["HostTesting", "Audio", "Outbox", "Storage", "Runtime", "Kiosk", "Digest"],
+            // The view's browser half, run with Playwright's Python (ViewBrowserTests).
+            exclude: ["view_browser.py"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["HostTesting"]),
         .testTarget(
             name: "AssistAppTests",
             dependencies: [
-                "AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "PluginPackage", "HostTesting",
+                "AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "PluginPackage", "HostTesting", "View",
+                "Speech",
             ]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
     ] + firstPartyPlugins.flatMap(\.targets)

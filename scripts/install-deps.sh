@@ -45,6 +45,9 @@ packages=(
   libspeexdsp-dev libwebrtc-audio-processing-dev
   # third-party plugins' helper processes: their seccomp filter (docs/security.md)
   libseccomp-dev
+  # the low-vision view (docs/view.md): its tests drive Debian's chromium headless with Playwright from PyPI
+  # (scripts/test-view.sh, no browser download) and read its screenshots with tesseract; its fonts
+  chromium fonts-noto-core
 )
 
 # The outbox sends with libcurl; any of Debian's libcurl development packages will do (they exclude each other).

@@ -107,6 +107,15 @@ package enum SettingsSchema {
         "kiosk.admin-key": .text,
         "kiosk.admin-presses": .wholeNumber(3...10),
         "kiosk.admin-seconds": .number(1...10),
+        "kiosk.view": .flag,
+        // The low-vision view (docs/view.md); the page's own are offered by ear too (ViewSettings).
+        "view.port": .wholeNumber(0...65_535),
+        "view.browser": .text,
+        "view.text-size": .wholeNumber(24...160),
+        "view.scheme": .oneOf(["system", "black-on-white", "white-on-black", "yellow-on-black", "black-on-yellow"]),
+        "view.font": .oneOf(["dejavu-sans", "noto-sans", "system"]),
+        "view.line-spacing": .number(1...2.5),
+        "view.highlight": .flag,
     ]
 
     /// One line per entry whose value the host cannot use: the file, the line, the key, what it is and what

@@ -57,6 +57,30 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
+/// The low-vision view's options, for the commands that run features (`shell`, `run`).
+struct ViewOptions: ParsableArguments {
+    @Flag(help: "Show what is said in large print on a page served on 127.0.0.1; its address is printed after View:.")
+    var view = false
+
+    @Option(help: "The view's port (default: the view.port setting, else any free one). Implies --view.")
+    var viewPort: Int?
+
+    @Flag(help: "Open the view in a browser (view.browser, else chromium, else xdg-open). Implies --view.")
+    var viewOpen = false
+
+    func validate() throws {
+        if let viewPort, !(0...65_535).contains(viewPort) {
+            throw ValidationError("--view-port takes a port from 0 to 65535, not \(viewPort)")
+        }
+    }
+
+    /// What the host is asked for; nil without any of the options (nor `view = true` in the settings).
+    var request: ViewRequest? {
+        guard view || viewPort != nil || viewOpen else { return nil }
+        return ViewRequest(port: viewPort, open: viewOpen)
+    }
+}
+
 /// The options every command takes but the sound and camera ones: `plugins permissions` has a `--camera` of
 /// its own (on or off), and neither records nor films.
 struct QuietGlobalOptions: ParsableArguments {

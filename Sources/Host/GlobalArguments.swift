@@ -7,10 +7,10 @@ enum GlobalArguments {
     /// Global options that take a value.
     static let valued: Set<String> = [
         "--data-dir", "--share-dir", "--config", "--plugin-dir", "--lang", "--audio-out", "--mic", "--camera",
-        "--camera-fps",
+        "--camera-fps", "--view-port",
     ]
     /// Global flags.
-    static let flags: Set<String> = ["--no-speech", "--verbose"]
+    static let flags: Set<String> = ["--no-speech", "--verbose", "--view", "--view-open"]
 
     /// `arguments` (without the program's name) with the global options moved where the parser takes them.
     static func normalized(_ arguments: [String]) -> [String] {

@@ -45,6 +45,12 @@ package struct SpeechWord: Equatable, Sendable {
     package var byteOffset: Int
     /// The word's length in UTF-8 bytes.
     package var byteLength: Int
+
+    package init(characterOffset: Int, byteOffset: Int, byteLength: Int) {
+        self.characterOffset = characterOffset
+        self.byteOffset = byteOffset
+        self.byteLength = byteLength
+    }
 }
 
 /// Callbacks for one utterance. `onWord` runs on the mixer thread as each word starts to sound; `onDone` runs

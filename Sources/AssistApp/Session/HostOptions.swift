@@ -17,6 +17,8 @@ package struct HostOptions: Sendable {
     /// A data command (`assist survey export`): standard output holds only its data, and every line for
     /// people (what is said, warnings) goes to standard error.
     package var dataCommand = false
+    /// `--view`: the low-vision view's page on loopback (docs/view.md); nil without it.
+    package var view: ViewRequest?
 
     package init(
         dataDir: String? = nil, shareDir: String? = nil, config: String? = nil, pluginDir: [String] = [],

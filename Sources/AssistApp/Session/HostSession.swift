@@ -34,6 +34,11 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// The speech engine, when speaking.
     package var speech: (any SpeechEngine)? { sound?.speech }
     package var announcer: Announcer { services.interaction.announcer }
+    /// Lines printed for people, for the low-vision view when nothing is spoken.
+    package let printedLines: PrintedLines
+    /// What `--view` asked for, and the view once it runs (`startView`).
+    package let viewRequest: ViewRequest?
+    package private(set) var view: ViewAttachment?
     package var phrases: PhraseBook { services.interaction.phrases }
 
     /// Sets up every service; `interactive` reads the keyboard. Sound starts only when `sounds` (by default when
@@ -50,6 +55,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         // The journal keeps notices too (the kiosk's admin events); a terminal shows warnings and worse.
         logger.logLevel = options.verbose ? .debug : Self.toJournal ? .notice : .warning
         self.logger = logger
+        let printedLines = PrintedLines()
+        self.printedLines = printedLines
 
         // Tesseract's libgomp reads this only when it loads, so it must be set before any plugin is opened.
         setenv("OMP_THREAD_LIMIT", "1", 0)
@@ -90,6 +97,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         }
         warnings += kept.valueProblems()
         kiosk = kioskMode ? KioskConfig(settings: settings) : nil
+        // A kiosk's `view = true` opens the view as `--view` does (docs/kiosk.md); a data command never has one.
+        let kioskView = kioskMode && (settings.value("kiosk.view")?.flag ?? false)
+        viewRequest = options.dataCommand ? nil : options.view ?? (kioskView ? ViewRequest() : nil)
         let language = try Self.language(option: options.lang, settings: settings)
         let target = try AudioTarget.parse(options.audioOut)
         let speaking = (speaks ?? interactive) && !options.noSpeech
@@ -110,7 +120,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         }
         var configuration = HostAssembly.Configuration(
             paths: paths, settings: settings, language: language,
-            output: options.dataCommand ? StandardErrorOutput() : StandardOutput(), speaker: sound?.speech,
+            output: WatchedOutput(
+                options.dataCommand ? StandardErrorOutput() : StandardOutput(), watch: printedLines),
+            speaker: sound?.speech,
             searchPath: PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir), logger: logger)
         if options.dataCommand { configuration.dataOutput = StandardOutput() }
         configuration.sound = SoundServices(
@@ -198,6 +210,12 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         }
     }
 
+    /// Starts the low-vision view when `--view` asked for it (docs/view.md). Main loop, before input starts.
+    package func startView() {
+        guard let viewRequest, view == nil else { return }
+        view = ViewAttachment.start(session: self, request: viewRequest)
+    }
+
     /// Starts reading the keyboard; events are handled on the main loop.
     package func startInput() {
         services.events.publish("assist.host.started", json: #"{"version":"\#(AssistVersion.current.description)"}"#)
@@ -253,6 +271,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// (by default 10 s for a sound card or a chosen file, 2 s for the fallback file nobody hears live).
     package func shutdown(drainSeconds: Double? = nil) {
         notifier?.stopping(status: "Stopping.")
+        view?.stop()
         crashGuard?.end()
         features.stopAll()
         // The commands' hooks may hold the session; they are done with.

@@ -11,8 +11,11 @@ package final class SoundSystem: Sendable {
     package let mixer: AudioMixer
     package let cues: CuePlayer
     package let clips: ClipPlayer
-    /// Nil when speech is off (`--no-speech`) or no engine can start.
+    /// Nil when speech is off (`--no-speech`) or no engine can start. Every utterance is also told to
+    /// `speechWatch` (the low-vision view shows what is heard).
     package let speech: (any SpeechEngine)?
+    /// What is heard, as it is heard, for whoever watches (nobody until the view starts).
+    package let speechWatch: SpeechWatch
     /// The WAV file that sound goes to because there is no sound card; said once at start.
     package let fallbackInUse: URL?
 
@@ -43,6 +46,8 @@ package final class SoundSystem: Sendable {
             }
         }
         self.fallbackInUse = fallbackInUse
+        let speechWatch = SpeechWatch()
+        self.speechWatch = speechWatch
         mixer = AudioMixer(sink: sink) { error, failed in
             logger.error("sound output failed: \(error.message) (\(error.cause ?? "no detail"))")
             guard let replacement = try? WavFileSink(url: fallback) else { return NullSink() }
@@ -63,12 +68,12 @@ package final class SoundSystem: Sendable {
                 }
             }
             if let dispatcher {
-                speech = dispatcher
+                speech = WatchedSpeech(dispatcher, watch: speechWatch)
             } else {
                 let espeak = SpeechService(mixer: mixer, logger: logger, wordsPerMinute: rate, voice: voice)
                 espeak?.configure(volume: Self.double(settings, "speech.volume", default: 1))
                 if case .string(let chosen) = settings.value("speech.voice") { espeak?.configure(voice: chosen) }
-                speech = espeak
+                speech = espeak.map { WatchedSpeech($0, watch: speechWatch) }
             }
         } else {
             speech = nil

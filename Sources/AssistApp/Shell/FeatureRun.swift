@@ -36,6 +36,7 @@ package enum FeatureRun {
                 session.loop.stop()
             }
         }
+        session.startView()
         session.startInput()
         let started = DispatchTime.now().uptimeNanoseconds
         while !state.ended { session.loop.run() }

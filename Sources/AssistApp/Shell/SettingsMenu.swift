@@ -39,7 +39,9 @@ package final class SettingsMenu: @unchecked Sendable {  // because: used only o
         let declared = session.features.records.filter(\.isUsable).compactMap(\.manifest).flatMap {
             UserSetting.declared(by: $0, language: language, phrases: phrases)
         }
-        return first + UserSetting.host(phrases) + declared
+        // The large print's own only while a view is open: nobody else is made to hear them.
+        let view = session.view != nil ? ViewSettings.byEar(phrases) : []
+        return first + UserSetting.host(phrases) + view + declared
     }
 
     /// The list of settings; Back or Escape is `done`.

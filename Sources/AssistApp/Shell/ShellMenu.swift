@@ -54,6 +54,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         // The menu is set up before the first key is read, so early input is never lost (nor taken by a
         // feature that runs at start).
         session.loop.post {
+            session.startView()
             session.notifyReady()
             shell.start { session.startInput() }
         }

@@ -50,7 +50,7 @@ final class OwnSound {
         samples: [Int16], closed: Bool, cancelled: Bool
     ) {
         // Speech Dispatcher plays on its own: its speech never reaches the mixer, so it cannot be taken out.
-        let speechApart = session.speech != nil && !(session.speech is SpeechService)
+        let speechApart = session.speech != nil && !((session.speech as? WatchedSpeech)?.inner is SpeechService)
         let speaking = speechApart && (session.speech?.isSpeaking ?? false)
         let sounding = played?.sounding(at: endsAt) ?? false
         switch mode {

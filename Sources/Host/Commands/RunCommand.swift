@@ -13,6 +13,7 @@ struct RunCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var viewOptions: ViewOptions
 
     @Argument(help: "The plugin id, such as assist.clock, or its short name (clock).")
     var id: String
@@ -33,6 +34,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         var host = global.host
         host.dataCommand = Self.asksForData(featureArguments)
+        host.view = viewOptions.request
         try FeatureRun.run(host, id: id, arguments: featureArguments)
     }
 

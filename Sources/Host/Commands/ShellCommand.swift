@@ -13,6 +13,7 @@ struct ShellCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var viewOptions: ViewOptions
 
     @Option(
         help: ArgumentHelp(
@@ -33,7 +34,9 @@ struct ShellCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try HostSession(options: global.host, interactive: true)
+        var host = global.host
+        host.view = viewOptions.request
+        let session = try HostSession(options: host, interactive: true)
         if let voice, let mode = Self.voiceModes[voice.lowercased()] {
             // For this session only, as --config would set it; an admin's lock keeps its own.
             if session.settings.isLocked("voice.mode") {

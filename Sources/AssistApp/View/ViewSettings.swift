@@ -1,0 +1,75 @@
+import AssistCore
+import Interaction
+import PluginHost
+
+/// The low-vision view's settings (docs/view.md): what the page is given, what a page may change, and which of
+/// them Settings offers by ear (while a view is open). The config file's checker has them in SettingsSchema.
+package enum ViewSettings {
+    /// The colour schemes, each at least 7:1 (docs/view.md lists the ratios).
+    package static let schemes = ["system", "black-on-white", "white-on-black", "yellow-on-black", "black-on-yellow"]
+    package static let fonts = ["dejavu-sans", "noto-sans", "system"]
+    package static let textSizes: ClosedRange<Int64> = 24...160
+    package static let lineSpacings: ClosedRange<Double> = 1...2.5
+
+    /// The values the page is given, each read as the config file's checker reads it, the default where unset or
+    /// unusable.
+    package static func forPage(_ settings: SettingsStore) -> [String: String] {
+        let size =
+            settings.value("view.text-size")?.integer.map { min(max($0, textSizes.lowerBound), textSizes.upperBound) }
+            ?? 48
+        let spacing = settings.value("view.line-spacing")?.number.map { min(max($0, 1), 2.5) } ?? 1.5
+        let scheme = settings.value("view.scheme")?.description
+        let font = settings.value("view.font")?.description
+        return [
+            "view.text-size": String(size),
+            "view.scheme": scheme.flatMap { schemes.contains($0) ? $0 : nil } ?? "system",
+            "view.font": font.flatMap { fonts.contains($0) ? $0 : nil } ?? "dejavu-sans",
+            "view.line-spacing": String(spacing),
+            "view.highlight": (settings.value("view.highlight")?.flag ?? true) ? "true" : "false",
+        ]
+    }
+
+    /// `text` from a page as the value kept for `key`; nil when the key is not one a page may change or the value
+    /// is not one it takes.
+    package static func value(_ text: String, for key: String) -> SettingValue? {
+        switch key {
+        case "view.text-size":
+            guard let size = Int64(text), textSizes.contains(size) else { return nil }
+            return .int(size)
+        case "view.line-spacing":
+            guard let spacing = Double(text), lineSpacings.contains(spacing) else { return nil }
+            return .double((spacing * 100).rounded() / 100)
+        case "view.scheme": return schemes.contains(text) ? .string(text) : nil
+        case "view.font": return fonts.contains(text) ? .string(text) : nil
+        case "view.highlight": return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
+        default: return nil
+        }
+    }
+
+    /// The ones Settings offers by ear, after the sound settings.
+    package static func byEar(_ phrases: PhraseBook) -> [UserSetting] {
+        let label = { (key: String) in phrases.text("settings.\(key)") }
+        let choices = { (key: String, values: [String]) in
+            values.map { UserSettingDeclaration.Choice(value: $0, label: phrases.text("settings.\(key)-\($0)")) }
+        }
+        return [
+            UserSetting(
+                key: "view.text-size", label: label("view.text-size"),
+                kind: .number(24...160, step: 8, unit: phrases.text("settings.unit-pixels"), percent: false),
+                defaultValue: .int(48), preview: .none),
+            UserSetting(
+                key: "view.scheme", label: label("view.scheme"), kind: .choice(choices("view.scheme", schemes)),
+                defaultValue: .string("system"), preview: .none),
+            UserSetting(
+                key: "view.font", label: label("view.font"), kind: .choice(choices("view.font", fonts)),
+                defaultValue: .string("dejavu-sans"), preview: .none),
+            UserSetting(
+                key: "view.line-spacing", label: label("view.line-spacing"),
+                kind: .number(1...2.5, step: 0.25, unit: phrases.text("settings.unit-spacing"), percent: false),
+                defaultValue: .double(1.5), preview: .none),
+            UserSetting(
+                key: "view.highlight", label: label("view.highlight"), kind: .flag, defaultValue: .bool(true),
+                preview: .none),
+        ]
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// What a watcher of speech is told (the low-vision view, which shows what is heard): an utterance queued, each
+/// word as it starts to sound, and its end. Offsets count Unicode scalars of `text`, as a page splits it.
+package enum SpeechSighting: Sendable, Equatable {
+    case queued(id: UInt64, text: String, owner: Int, echo: Bool)
+    case word(id: UInt64, start: Int, length: Int)
+    case ended(id: UInt64, finished: Bool)
+}
+
+/// Where sightings go: nobody until a watcher is set (the view starts), then one closure, on the thread that
+/// saw it (the mixer's for words). Any thread.
+package final class SpeechWatch: @unchecked Sendable {  // because: `watcher` is read and written under `lock`
+    private let lock = NSLock()
+    private var watcher: (@Sendable (SpeechSighting) -> Void)?
+
+    package init() {}
+
+    /// Sends every sighting from now on to `watcher` (nil: to nobody).
+    package func watch(_ watcher: (@Sendable (SpeechSighting) -> Void)?) {
+        lock.withLock { self.watcher = watcher }
+    }
+
+    func post(_ sighting: SpeechSighting) {
+        lock.withLock { watcher }?(sighting)
+    }
+
+    var isWatched: Bool { lock.withLock { watcher != nil } }
+}
+
+/// A speech engine whose utterances are also told to a `SpeechWatch`: every caller (the host's announcer, each
+/// plugin) speaks through it, so whatever engine speaks, what is heard can be shown as it is heard.
+package final class WatchedSpeech: SpeechEngine {
+    package let inner: any SpeechEngine
+    private let watch: SpeechWatch
+
+    package init(_ inner: any SpeechEngine, watch: SpeechWatch) {
+        self.inner = inner
+        self.watch = watch
+    }
+
+    package func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64? {
+        guard watch.isWatched else { return inner.speak(utterance, callbacks: callbacks) }
+        let scalars = Array(utterance.text.unicodeScalars)
+        let watch = self.watch
+        var watched = callbacks
+        watched.onWord = { id, word in
+            let length = Self.scalarCount(of: word, in: scalars)
+            watch.post(.word(id: id, start: word.characterOffset, length: length))
+            callbacks.onWord?(id, word)
+        }
+        watched.onDone = { id, outcome in
+            watch.post(.ended(id: id, finished: outcome == .finished))
+            callbacks.onDone?(id, outcome)
+        }
+        // The id is known only once queued: a word of it cannot come sooner than the mixer's next turn, but its
+        // end can (a replaced hint), so the queueing is told under the same id before anything else of it.
+        let echo = utterance.group == .echo
+        return inner.speak(utterance, callbacks: watched).map { id in
+            watch.post(.queued(id: id, text: utterance.text, owner: utterance.owner, echo: echo))
+            return id
+        }
+    }
+
+    /// How many scalars of `scalars`, from the word's start, its UTF-8 length spans.
+    package static func scalarCount(of word: SpeechWord, in scalars: [Unicode.Scalar]) -> Int {
+        var bytes = 0
+        var count = 0
+        var index = word.characterOffset
+        while index < scalars.count, bytes < word.byteLength {
+            bytes += UTF8.width(scalars[index])
+            count += 1
+            index += 1
+        }
+        return count
+    }
+
+    package func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?) {
+        _ = speak(Utterance(text, language: language, priority: priority, group: group), callbacks: SpeechCallbacks())
+    }
+
+    package func cancel(group: SpeechGroup) { inner.cancel(group: group) }
+    package func stopAll() { inner.stopAll() }
+    package func drain(timeoutSeconds: Double) { inner.drain(timeoutSeconds: timeoutSeconds) }
+    package func stop(id: UInt64, owner: Int) -> Bool { inner.stop(id: id, owner: owner) }
+    package func cancel(owner: Int) -> Int { inner.cancel(owner: owner) }
+    package func pause(owner: Int) -> Bool { inner.pause(owner: owner) }
+    package func resume(owner: Int) { inner.resume(owner: owner) }
+    package func isPaused(owner: Int) -> Bool { inner.isPaused(owner: owner) }
+    package func holdForListening() { inner.holdForListening() }
+    package func endListeningHold() { inner.endListeningHold() }
+    package var isSpeaking: Bool { inner.isSpeaking }
+    package func detach(owner: Int) { inner.detach(owner: owner) }
+    package func shutdown() { inner.shutdown() }
+    package func configure(wordsPerMinute: Int?, volume: Double?) {
+        inner.configure(wordsPerMinute: wordsPerMinute, volume: volume)
+    }
+    package func configure(voice: String) { inner.configure(voice: voice) }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The low-vision view's web server (docs/view.md): the page, its two assets and one websocket, on
+/// 127.0.0.1 only. The page and the socket need the session's random token; the socket also needs the page's
+/// own `Origin`, and every request the address as its `Host` (a name that only resolves to loopback does not
+/// pass). Each answer carries a strict Content-Security-Policy.
+package final class ViewServer: Sendable {
+    /// The port it listens on.
+    package let port: Int
+    /// The port asked for that another program holds (another was chosen), if so.
+    package let portTaken: Int?
+    /// The random token the page and its socket must carry.
+    package let token: String
+    private let task: Task<Void, Never>
+
+    /// The page's address, token included: what `View:` prints.
+    package var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
+
+    /// The assets a page may load: name, and its type.
+    static let assets = [
+        "view.js": "text/javascript; charset=utf-8", "view.css": "text/css; charset=utf-8",
+    ]
+
+    /// The longest message the socket takes from a page.
+    static let longestMessage = 16_384
+
+    private init(port: Int, portTaken: Int?, token: String, task: Task<Void, Never>) {
+        self.port = port
+        self.portTaken = portTaken
+        self.token = token
+        self.task = task
+    }
+
+    /// Starts serving `hub`'s page from `folder` (share/assist/view) on `port` (nil or 0: any free one; one in
+    /// use: another, said by `portTaken`). Returns once it listens.
+    package static func start(hub: ViewHub, folder: URL, port: Int?, logger: Logger) throws -> ViewServer {
+        let token = randomToken()
+        let page = try String(contentsOf: folder.appendingPathComponent("index.html"), encoding: .utf8)
+        if let port, port != 0 {
+            do {
+                return try listen(hub: hub, folder: folder, page: page, port: port, token: token, logger: logger)
+            } catch ViewError.portInUse {
+                let server = try listen(hub: hub, folder: folder, page: page, port: 0, token: token, logger: logger)
+                return ViewServer(port: server.port, portTaken: port, token: token, task: server.task)
+            }
+        }
+        return try listen(hub: hub, folder: folder, page: page, port: 0, token: token, logger: logger)
+    }
+
+    /// Stops listening and closes every page.
+    package func stop() {
+        task.cancel()
+    }
+
+    private static func listen(
+        hub: ViewHub, folder: URL, page: String, port: Int, token: String, logger: Logger
+    ) throws -> ViewServer {
+        if port != 0, !portIsFree(port) { throw ViewError.portInUse }
+        let address = BoundAddress()
+        let rules = Rules(token: token, address: address, logger: logger)
+        let router = Router()
+        router.get("/") { request, _ -> Response in
+            guard rules.allows(request, needsToken: true) else { return rules.refusal() }
+            return rules.answer(page, type: "text/html; charset=utf-8")
+        }
+        router.get("/assets/:name") { request, context -> Response in
+            guard rules.allows(request, needsToken: false), let name = context.parameters.get("name"),
+                let type = assets[name],
+                let text = try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            else { return rules.refusal(status: .notFound) }
+            return rules.answer(text, type: type)
+        }
+        // A socket refused is answered by the page's router: 403.
+        router.get("/socket") { _, _ -> Response in rules.refusal() }
+        let sockets = Router(context: BasicWebSocketRequestContext.self)
+        sockets.ws("/socket") { request, _ in
+            guard rules.allows(request, needsToken: true, needsOrigin: true) else { return .dontUpgrade }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            let (id, messages) = hub.connect()
+            defer { hub.disconnect(id) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await message in messages {
+                        do { try await outbound.write(.text(message)) } catch { return }
+                    }
+                }
+                group.addTask {
+                    do {
+                        for try await message in inbound.messages(maxSize: longestMessage) {
+                            if case .text(let text) = message { hub.received(text, from: id) }
+                        }
+                    } catch {}
+                }
+                // Either half ending (the page closed, the host stops) ends the other.
+                await group.next()
+                hub.disconnect(id)
+                group.cancelAll()
+            }
+        }
+        let started = StartSignal()
+        var quiet = logger
+        quiet.logLevel = .error
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: sockets, configuration: .init(http1: .init(), ws: .init(maxFrameSize: longestMessage))),
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                address.set(bound)
+                started.finish(.success(bound))
+            },
+            logger: quiet
+        )
+        let task = Task.detached {
+            do { try await app.run() } catch { started.finish(.failure(error)) }
+            hub.closeAll()
+        }
+        switch started.wait(seconds: 15) {
+        case .success(let bound): return ViewServer(port: bound, portTaken: nil, token: token, task: task)
+        case .failure(let error):
+            task.cancel()
+            throw ViewError.cannotListen(String(describing: error))
+        case nil:
+            task.cancel()
+            throw ViewError.cannotListen("it did not start within 15 seconds")
+        }
+    }
+
+    /// 32 hexadecimal digits from the system's random source (getrandom).
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &generator)) }
+            .joined()
+    }
+
+    /// True when nothing listens on 127.0.0.1:`port` (bound and released at once).
+    static func portIsFree(_ port: Int) -> Bool {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return bound == 0
+    }
+}
+
+/// Why the view cannot start.
+package enum ViewError: Error, Equatable {
+    case portInUse
+    case cannotListen(String)
+}
+
+/// Who may have the page and the socket, and the headers every answer carries.
+private struct Rules: Sendable {
+    let token: String
+    let address: BoundAddress
+    let logger: Logger
+
+    /// The page's policy: its own script, style and socket, nothing else; it may not be framed.
+    func policy(port: Int) -> String {
+        [
+            "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
+            "connect-src ws://127.0.0.1:\(port)", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
+
+    func allows(_ request: Request, needsToken: Bool, needsOrigin: Bool = false) -> Bool {
+        let port = address.get()
+        let host = "127.0.0.1:\(port)"
+        guard request.head.authority == host else {
+            logger.warning("view: refused a request for another host name")
+            return false
+        }
+        if needsToken {
+            let given = request.uri.queryParameters.get("token") ?? ""
+            guard Self.same(given, token) else {
+                logger.warning("view: refused a request without the session's token (\(request.uri.path))")
+                return false
+            }
+        }
+        if needsOrigin, request.headers[.origin] != "http://\(host)" {
+            logger.warning("view: refused a socket from another origin")
+            return false
+        }
+        return true
+    }
+
+    /// Compares in time that does not depend on where the two differ.
+    static func same(_ given: String, _ token: String) -> Bool {
+        let a = Array(given.utf8)
+        let b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    func headers(type: String) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.contentType] = type
+        fields[.cacheControl] = "no-store"
+        if let name = HTTPField.Name("Content-Security-Policy") { fields[name] = policy(port: address.get()) }
+        if let name = HTTPField.Name("X-Content-Type-Options") { fields[name] = "nosniff" }
+        if let name = HTTPField.Name("Referrer-Policy") { fields[name] = "no-referrer" }
+        if let name = HTTPField.Name("X-Frame-Options") { fields[name] = "DENY" }
+        return fields
+    }
+
+    func answer(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: headers(type: type), body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    func refusal(status: HTTPResponse.Status = .forbidden) -> Response {
+        let text = status == .forbidden ? "Forbidden: open the address Assist printed after View:.\n" : "Not found.\n"
+        return Response(
+            status: status, headers: headers(type: "text/plain; charset=utf-8"),
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// The port bound, once known (0 before).
+private final class BoundAddress: @unchecked Sendable {  // because: `port` is read and written under `lock`
+    private let lock = NSLock()
+    private var port = 0
+    func set(_ port: Int) { lock.withLock { self.port = port } }
+    func get() -> Int { lock.withLock { port } }
+}
+
+/// The server's start, waited for by the thread that asked for it.
+private final class StartSignal: @unchecked Sendable {  // because: `result` is read and written under `condition`
+    private let condition = NSCondition()
+    private var result: Result<Int, Error>?
+
+    func finish(_ outcome: Result<Int, Error>) {
+        condition.withLock {
+            if result == nil { result = outcome }
+            condition.broadcast()
+        }
+    }
+
+    func wait(seconds: Double) -> Result<Int, Error>? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil, condition.wait(until: deadline) {}
+        return result
+    }
+}

@@ -1,0 +1,103 @@
+import AssistApp
+import AssistCore
+import Foundation
+import Speech
+import Testing
+import View
+
+/// The low-vision view's state, without a browser: a line is shown when it starts to sound and never before,
+/// a page that opens late is given what is on screen, a page's messages are taken only when understood and not
+/// too fast, and the page's settings are only those it may change.
+@Suite("the view's hub")
+struct ViewHubTests {
+    /// The messages a page is sent, collected as they come.
+    final class Page: Sendable {
+        let id: UInt64
+        private let task: Task<Void, Never>
+
+        init(_ hub: ViewHub) {
+            let (id, stream) = hub.connect()
+            self.id = id
+            let box = Box()
+            task = Task { for await text in stream { box.add(text) } }
+            self.box = box
+        }
+        private let box: Box
+
+        final class Box: @unchecked Sendable {  // because: `items` is guarded by `lock`
+            private let lock = NSLock()
+            private var items: [[String: Any]] = []
+            func add(_ text: String) {
+                guard let data = text.data(using: .utf8),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                else { return }
+                lock.withLock { items.append(object) }
+            }
+            var all: [[String: Any]] { lock.withLock { items } }
+        }
+
+        /// The messages so far, once at least `count` came (up to two seconds).
+        func messages(atLeast count: Int) -> [[String: Any]] {
+            let deadline = Date(timeIntervalSinceNow: 2)
+            while box.all.count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            return box.all
+        }
+    }
+
+    @Test func aLineIsShownWhenItStartsToSoundNotWhenItIsQueued() {
+        let hub = ViewHub()
+        let page = Page(hub)
+        hub.queued(id: 7, text: "Reading aloud helps.")
+        hub.queued(id: 8, text: "A hint replaced before it was heard.")
+        hub.ended(id: 8, finished: false)
+        #expect(page.messages(atLeast: 1).map { $0["type"] as? String } == ["state"])
+        hub.word(id: 7, start: 8, length: 5)
+        let messages = page.messages(atLeast: 3)
+        #expect(messages.map { $0["type"] as? String } == ["state", "line", "word"])
+        #expect(messages[1]["text"] as? String == "Reading aloud helps.")
+        #expect(messages[2]["start"] as? Int == 8 && messages[2]["length"] as? Int == 5)
+        hub.ended(id: 7, finished: true)
+        #expect(page.messages(atLeast: 4).last?["type"] as? String == "end")
+        // A page opened now is given the line heard, and not the one never heard.
+        let late = Page(hub)
+        let state = late.messages(atLeast: 1)[0]
+        let lines = (state["lines"] as? [[String: Any]])?.compactMap { $0["text"] as? String }
+        #expect(lines == ["Reading aloud helps."])
+    }
+
+    @Test func aPageIsUnderstoodOnlyInWhatItMaySay() {
+        #expect(ViewHub.input(from: #"{"type":"key","key":"enter"}"#) == .key("enter"))
+        #expect(ViewHub.input(from: #"{"type":"choose","index":5}"#) == .choose(5))
+        #expect(ViewHub.input(from: #"{"type":"line","text":"read text"}"#) == .line("read text"))
+        #expect(ViewHub.input(from: #"{"type":"setting","key":"view.scheme","value":"yellow-on-black"}"#) != nil)
+        // Anything else is ignored: another setting than the view's, a negative index, junk, a huge message.
+        #expect(ViewHub.input(from: #"{"type":"setting","key":"plugins.sandbox","value":"false"}"#) == nil)
+        #expect(ViewHub.input(from: #"{"type":"choose","index":-1}"#) == nil)
+        #expect(ViewHub.input(from: "not json") == nil)
+        #expect(ViewHub.input(from: #"{"type":"line","text":""# + String(repeating: "x", count: 9_000) + #""}"#) == nil)
+        #expect(ViewSettings.value("500", for: "view.text-size") == nil)
+        #expect(ViewSettings.value("96", for: "view.text-size") == .int(96))
+        #expect(ViewSettings.value("purple", for: "view.scheme") == nil)
+    }
+
+    @Test func messagesTooFastAreDroppedPastABurst() {
+        let hub = ViewHub()
+        let page = Page(hub)
+        let taken = Page.Box()
+        hub.onInput = { _ in taken.add("{}") }
+        for _ in 0..<1_000 { hub.received(#"{"type":"key","key":"f2"}"#, from: page.id) }
+        let count = taken.all.count
+        #expect(count >= Int(ViewHub.burst) && count < Int(ViewHub.burst) + 20, "\(count) taken")
+    }
+
+    @Test func everyWordOfAnUtteranceIsToldWithItsLengthInCharacters() {
+        let scalars = Array("Grüße, 你好 world".unicodeScalars)
+        // "Grüße" is 5 characters and 7 bytes; "你好" 2 characters and 6 bytes.
+        #expect(
+            WatchedSpeech.scalarCount(of: SpeechWord(characterOffset: 0, byteOffset: 0, byteLength: 7), in: scalars)
+                == 5)
+        #expect(
+            WatchedSpeech.scalarCount(of: SpeechWord(characterOffset: 7, byteOffset: 9, byteLength: 6), in: scalars)
+                == 2)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import HostTesting
+import Testing
+
+/// The low-vision view (docs/view.md) in a real browser: `assist shell --view` as a person starts it, its page in
+/// Debian's chromium driven by Playwright (`view_browser.py`, from `scripts/test-view.sh`'s environment), what
+/// the page shows judged here against what the host said, and the terminal's session after the page is gone.
+@Suite("the low-vision view in a real browser", .serialized)
+struct ViewBrowserTests {
+    let folder: TemporaryDirectory
+    let page: URL
+
+    init() throws {
+        folder = try TemporaryDirectory("assist-view")
+        page = folder.path("page.png")
+        try PageRenderer().render(
+            [
+                .init(
+                    ["Call Dr. Smith tomorrow morning. He is in.", "Reading aloud helps people who cannot see."],
+                    x: 100, y: 200)
+            ],
+            to: page)
+    }
+
+    /// `assist shell --view` on a pipe, speaking to no sound card at the pace of a real one.
+    final class ViewedShell: @unchecked Sendable {  // because: `output` and `errors` are guarded by `lock`
+        let process = Process()
+        let input = Pipe()
+        private let lock = NSLock()
+        private var output = ""
+        private var errors = ""
+
+        init(_ arguments: [String], environment: [String: String]) throws {
+            process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+            process.arguments = ["shell", "--view", "--audio-out", "null"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardInput = input
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                self?.lock.withLock { self?.output += text }
+            }
+            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                self?.lock.withLock { self?.errors += text }
+            }
+            try process.run()
+        }
+
+        var standardOutput: String { lock.withLock { output } }
+        var standardError: String { lock.withLock { errors } }
+
+        /// Waits up to `seconds` (scaled for the sanitizer lanes) for `found` to hold.
+        func wait(_ seconds: Double, until found: () -> Bool) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: seconds * ProcessRunner.timeScale)
+            while Date() < deadline {
+                if found() { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return found()
+        }
+
+        /// The page's address, once printed after `View:`.
+        func address() -> String? {
+            guard wait(30, until: { standardError.contains("View: http") }) else { return nil }
+            return standardError.split(separator: "\n").first { $0.hasPrefix("View: ") }.map {
+                String($0.dropFirst("View: ".count))
+            }
+        }
+
+        func type(_ line: String) {
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        }
+
+        /// Closes the input (the terminal's end) and waits for a clean exit.
+        func finish() -> Int32 {
+            try? input.fileHandleForWriting.close()
+            let deadline = Date(timeIntervalSinceNow: 30 * ProcessRunner.timeScale)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    func shell(_ arguments: [String] = []) throws -> ViewedShell {
+        try ViewedShell(
+            ["--camera", "image:\(page.path)"] + arguments,
+            environment: [
+                "ASSIST_DATA_DIR": folder.path("data").path, "XDG_CONFIG_HOME": folder.path("config").path,
+                "LANG": "en_US.UTF-8",
+            ])
+    }
+
+    /// What `view_browser.py SCENARIO` saw, as JSON.
+    func browse(_ scenario: String, _ address: String) throws -> [String: Any] {
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw ViewTestSetupMissing(
+                what: "Playwright is not installed in .build/view-test: run scripts/test-view.sh")
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            throw ViewTestSetupMissing(what: "Debian's chromium is not installed: run scripts/install-deps.sh")
+        }
+        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
+        let result = try ProcessRunner.run(
+            python, [script, scenario, address, folder.url.path], timeoutSeconds: 240 * ProcessRunner.timeScale)
+        guard result.status == 0, let data = result.lines.last?.data(using: .utf8),
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
+            throw ViewTestSetupMissing(
+                what: "view_browser.py \(scenario) failed: \(result.standardError.suffix(3_000))")
+        }
+        return object
+    }
+
+    @Test func thePageAndItsSocketNeedTheTokenTheAddressAndTheOrigin() throws {
+        let shell = try shell()
+        defer { _ = shell.finish() }
+        let address = try #require(shell.address())
+        #expect(address.hasPrefix("http://127.0.0.1:"))
+        #expect(shell.standardError.components(separatedBy: "View: ").count == 2, "printed once")
+        let seen = try browse("security", address)
+        #expect(seen["page"] as? Int == 200)
+        #expect(seen["no_token"] as? Int == 403)
+        #expect(seen["wrong_token"] as? Int == 403)
+        #expect(seen["other_host"] as? Int == 403, "a name that resolves to loopback is not the page's address")
+        #expect(seen["asset"] as? Int == 200)
+        #expect(seen["unknown_asset"] as? Int == 404)
+        let policy = try #require(seen["policy"] as? String)
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"), "\(policy)")
+        #expect(seen["socket_with_token"] as? Bool == true)
+        #expect(seen["socket_without_token"] as? Bool == false)
+        #expect(seen["socket_other_origin"] as? Bool == false)
+        #expect(seen["inline_script_ran"] as? Bool == false, "the policy refuses a script the page did not ship")
+        #expect(shell.standardError.contains("view: refused a request without the session's token"))
+        // After 3,000 messages in a burst, most dropped, the terminal's session answers at once.
+        #expect(shell.standardError.contains("came too fast and were dropped"))
+        shell.type("talking clock")
+        #expect(shell.wait(20) { shell.standardOutput.contains("It is ") }, "\(shell.standardOutput.suffix(800))")
+        #expect(shell.finish() == 0)
+    }
+
+    @Test(arguments: ["click", "keys"])
+    func readTextChosenOnThePageIsShownAsItIsHeard(by: String) throws {
+        let shell = try shell()
+        let address = try #require(shell.address())
+        let seen = try browse(by, address)
+        let menu = try #require(seen["menu"] as? [String])
+        #expect(menu.contains("6. Read text") && menu.last == "10. Quit", "\(menu)")
+        #expect(seen["focused_at_menu"] as? String == "1. Barcode", "focus follows the dialog")
+        if by == "keys" { #expect(seen["focused_before_enter"] as? String == "6. Read text") }
+        #expect(seen["title"] as? String == "Read text")
+        let lines = try #require(seen["lines"] as? [String])
+        for sentence in ["Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see."]
+        {
+            #expect(lines.contains(sentence), "\(lines)")
+            #expect(shell.standardOutput.contains(sentence), "the page shows what the terminal printed")
+        }
+        // The word marked followed the speech: the sentence's words, in order, each as it was heard.
+        let words = try #require(seen["words"] as? [String])
+        let wanted = ["Call", "Dr", "Smith", "tomorrow", "morning", "He", "is", "in"]
+        var next = 0
+        for word in words where next < wanted.count && word == wanted[next] { next += 1 }
+        #expect(next == wanted.count, "marked words: \(words)")
+        // The large print as a camera would see it: tesseract reads the spoken lines off the screenshot.
+        let ocr = try #require(seen["ocr"] as? String)
+        #expect(ocr.contains("Call Dr. Smith tomorrow morning."), "\(ocr)")
+        #expect(ocr.contains("helps people who cannot see"), "\(ocr)")
+        // A second tab sees the same session.
+        #expect(seen["second_tab_title"] as? String == "Read text")
+        #expect((seen["second_tab_lines"] as? [String])?.suffix(3) == lines.suffix(3))
+        // Settings on the page apply in every tab and are the settings file's.
+        #expect(seen["size_second_tab"] as? String == "96px")
+        #expect(seen["colours"] as? [String] == ["rgb(255, 255, 0)", "rgb(0, 0, 0)"])
+        let kept = try String(contentsOf: folder.path("config/assist/settings.toml"), encoding: .utf8)
+        #expect(kept.contains("text-size = 96") && kept.contains("scheme = \"yellow-on-black\""), "\(kept)")
+        for check in ["axe_menu", "axe_reading", "axe_yellow"] {
+            #expect((seen[check] as? [String]) == [], "axe-core, \(check): \(seen[check] ?? "none")")
+        }
+        #expect(seen["title_after_escape"] as? String == "Assist", "Escape on the page stops the feature")
+        #expect((seen["choices_after_escape"] as? Int ?? 0) > 3)
+        // Every page closed: the terminal's session goes on as before.
+        shell.type("talking clock")
+        #expect(shell.wait(20) { shell.standardOutput.contains("It is ") }, "\(shell.standardOutput.suffix(800))")
+        #expect(shell.finish() == 0)
+    }
+}
+
+struct ViewTestSetupMissing: Error, CustomStringConvertible {
+    var what: String
+    var description: String { what }
+}

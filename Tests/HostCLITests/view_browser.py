@@ -1,0 +1,197 @@
+"""Drives Assist's low-vision view in Debian's chromium with Playwright (ViewBrowserTests).
+
+Usage: view_browser.py SCENARIO URL OUTPUT_FOLDER. Prints one JSON object: what was seen, for the Swift test to
+judge. Never downloads a browser: CHROMIUM names the executable (default /usr/bin/chromium).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def status_of(url, headers=None):
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers)
+
+
+def socket_opens(page, address):
+    """True when a websocket to `address`, opened from `page`'s origin, opens."""
+    return page.evaluate(
+        """(address) => new Promise((resolve) => {
+            const socket = new WebSocket(address);
+            socket.onopen = () => { socket.close(); resolve(true); };
+            socket.onerror = () => resolve(false);
+            setTimeout(() => resolve(false), 5000);
+        })""",
+        address,
+    )
+
+
+def security(url, folder):
+    base = url.split("?")[0]
+    port = base.rstrip("/").rsplit(":", 1)[1]
+    token = url.split("token=")[1]
+    result = {}
+    result["page"], headers = status_of(url)
+    result["policy"] = headers.get("Content-Security-Policy", "")
+    result["no_token"], _ = status_of(base)
+    result["wrong_token"], _ = status_of(base + "?token=" + "0" * len(token))
+    result["other_host"], _ = status_of(url, {"Host": f"assist.example:{port}"})
+    result["asset"], _ = status_of(base + "assets/view.js")
+    result["unknown_asset"], _ = status_of(base + "assets/../../etc/passwd")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_selector("#choices button")
+        result["socket_with_token"] = socket_opens(page, f"ws://127.0.0.1:{port}/socket?token={token}")
+        result["socket_without_token"] = socket_opens(page, f"ws://127.0.0.1:{port}/socket")
+        # Another origin: a page served elsewhere (about:blank has the null origin) that knows the token.
+        other = browser.new_page()
+        other.goto("about:blank")
+        result["socket_other_origin"] = socket_opens(other, f"ws://127.0.0.1:{port}/socket?token={token}")
+        # An inline script the page did not ship is refused by the policy.
+        result["inline_script_ran"] = page.evaluate(
+            """() => new Promise((resolve) => {
+                window.__ran = false;
+                const script = document.createElement('script');
+                script.textContent = 'window.__ran = true';
+                document.body.appendChild(script);
+                setTimeout(() => resolve(window.__ran), 200);
+            })"""
+        )
+        # A flood of messages: the page keeps working and the host keeps speaking (judged by the Swift test).
+        page.evaluate(
+            """() => { const socket = new WebSocket(`ws://${location.host}/socket${location.search}`);
+                socket.onopen = () => { for (let i = 0; i < 3000; i++) socket.send('{"type":"key","key":"f2"}'); }; }"""
+        )
+        time.sleep(1.5)
+        browser.close()
+    return result
+
+
+def seen(page):
+    return page.evaluate(
+        """() => ({
+            title: document.getElementById('title').textContent,
+            lines: Array.from(document.querySelectorAll('#history li')).map((item) => item.textContent)
+                .concat([document.getElementById('now').textContent]),
+            word: (document.querySelector('#now mark') || {}).textContent || null,
+            choices: Array.from(document.querySelectorAll('#choices button')).map((button) => button.textContent),
+            prompt: document.getElementById('prompt').textContent,
+            focused: document.activeElement ? document.activeElement.textContent : null,
+        })"""
+    )
+
+
+def wait_for(page, predicate, seconds, record=None):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        state = seen(page)
+        if record is not None:
+            record(state)
+        if predicate(state):
+            return state
+        time.sleep(0.03)
+    return seen(page)
+
+
+def read_text(url, folder, by):
+    """Chooses Read text on the menu, by click or by keys, and watches the reading in two tabs."""
+    result = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        first = browser.new_page(viewport={"width": 1280, "height": 900})
+        second = browser.new_page(viewport={"width": 1280, "height": 900})
+        for page in (first, second):
+            page.goto(url)
+            page.wait_for_selector("#choices button")
+        menu = seen(first)
+        result["menu"] = menu["choices"]
+        result["focused_at_menu"] = menu["focused"]
+        from axe_playwright_python.sync_playwright import Axe
+
+        axe = Axe()
+        result["axe_menu"] = [violation["id"] for violation in axe.run(first).response["violations"]]
+        index = next(i for i, label in enumerate(menu["choices"]) if "Read text" in label)
+        if by == "click":
+            first.locator("#choices button").nth(index).click()
+        else:
+            first.locator("#choices button").first.focus()
+            for _ in range(index):
+                first.keyboard.press("ArrowDown")
+            result["focused_before_enter"] = seen(first)["focused"]
+            first.keyboard.press("Enter")
+        words = []
+
+        def record(state):
+            if state["word"] and (not words or words[-1] != state["word"]):
+                words.append(state["word"])
+
+        reading = wait_for(
+            first, lambda state: any("Reading aloud helps" in line for line in state["lines"]), 60, record
+        )
+        result["title"] = reading["title"]
+        result["lines"] = reading["lines"]
+        result["words"] = words
+        # The word marked while the last sentence sounds, and a screenshot of the large print for OCR.
+        wait_for(first, lambda state: state["word"] is not None, 5)
+        shot = os.path.join(folder, "large-print.png")
+        first.screenshot(path=shot)
+        result["ocr"] = subprocess.run(
+            ["tesseract", shot, "-", "--psm", "3"], capture_output=True, text=True, check=False
+        ).stdout
+        other = wait_for(second, lambda state: any("Reading aloud helps" in line for line in state["lines"]), 20)
+        result["second_tab_title"] = other["title"]
+        result["second_tab_lines"] = other["lines"]
+        result["axe_reading"] = [violation["id"] for violation in axe.run(first).response["violations"]]
+        # Settings on the page: the text size and the scheme apply in both tabs (and are kept by the host).
+        first.locator("#settings summary").click()
+        first.select_option("#text-size", "96")
+        first.select_option("#scheme", "yellow-on-black")
+        second.wait_for_function(
+            "() => getComputedStyle(document.body).fontSize === '96px'", timeout=10000
+        )
+        result["size_second_tab"] = second.evaluate("() => getComputedStyle(document.body).fontSize")
+        result["colours"] = first.evaluate(
+            "() => [getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor]"
+        )
+        result["axe_yellow"] = [violation["id"] for violation in axe.run(first).response["violations"]]
+        # Escape on the page stops the feature, as at the terminal; the menu comes back as buttons.
+        first.evaluate("() => document.activeElement && document.activeElement.blur()")
+        first.keyboard.press("Escape")
+        back = wait_for(first, lambda state: state["title"] == "Assist" and len(state["choices"]) > 3, 20)
+        result["title_after_escape"] = back["title"]
+        result["choices_after_escape"] = len(back["choices"])
+        # Closing every page changes nothing for the terminal (judged by the Swift test).
+        browser.close()
+    return result
+
+
+def main():
+    scenario, url, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+    if scenario == "security":
+        result = security(url, folder)
+    elif scenario == "click":
+        result = read_text(url, folder, "click")
+    elif scenario == "keys":
+        result = read_text(url, folder, "keys")
+    else:
+        raise SystemExit(f"unknown scenario {scenario}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+// Assist's low-vision view (docs/view.md): shows what Assist says as it says it, the word being heard marked,
+// the question asked as buttons; sends keys, clicks and typed words back over one websocket. No framework, no
+// inline code (the page's Content-Security-Policy allows this file only), text set only through textContent.
+"use strict";
+
+const WORDS = {
+  en: {
+    title: "Assist", heard: "What Assist said", words: "Type words or a command", send: "Send",
+    settings: "Large print settings", size: "Text size", scheme: "Colours", font: "Font",
+    spacing: "Line spacing", highlight: "Highlight the word being said", yes: "Yes", no: "No",
+    connecting: "Connecting to Assist…", lost: "Assist is not answering; trying again every second.",
+    schemes: { "system": "As the system's", "black-on-white": "Black on white", "white-on-black": "White on black",
+      "yellow-on-black": "Yellow on black", "black-on-yellow": "Black on yellow" },
+    fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "The browser's own" },
+    pixels: "pixels", answer: "Answer",
+  },
+  es: {
+    title: "Assist", heard: "Lo que dijo Assist", words: "Escriba palabras u órdenes", send: "Enviar",
+    settings: "Ajustes de la letra grande", size: "Tamaño", scheme: "Colores", font: "Tipo de letra",
+    spacing: "Interlineado", highlight: "Resaltar la palabra que se dice", yes: "Sí", no: "No",
+    connecting: "Conectando con Assist…", lost: "Assist no responde; se reintenta cada segundo.",
+    schemes: { "system": "Los del sistema", "black-on-white": "Negro sobre blanco",
+      "white-on-black": "Blanco sobre negro", "yellow-on-black": "Amarillo sobre negro",
+      "black-on-yellow": "Negro sobre amarillo" },
+    fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "El del navegador" },
+    pixels: "píxeles", answer: "Respuesta",
+  },
+  ru: {
+    title: "Assist", heard: "Что сказал Assist", words: "Введите слова или команду", send: "Отправить",
+    settings: "Настройки крупного шрифта", size: "Размер", scheme: "Цвета", font: "Шрифт",
+    spacing: "Межстрочный интервал", highlight: "Выделять произносимое слово", yes: "Да", no: "Нет",
+    connecting: "Подключение к Assist…", lost: "Assist не отвечает; повтор каждую секунду.",
+    schemes: { "system": "Как в системе", "black-on-white": "Чёрный на белом", "white-on-black": "Белый на чёрном",
+      "yellow-on-black": "Жёлтый на чёрном", "black-on-yellow": "Чёрный на жёлтом" },
+    fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "Шрифт браузера" },
+    pixels: "пикселей", answer: "Ответ",
+  },
+  zh: {
+    title: "Assist", heard: "Assist 说过的话", words: "输入词语或命令", send: "发送",
+    settings: "大字设置", size: "字号", scheme: "颜色", font: "字体", spacing: "行距",
+    highlight: "突出显示正在读的词", yes: "是", no: "否",
+    connecting: "正在连接 Assist…", lost: "Assist 没有响应；每秒重试一次。",
+    schemes: { "system": "跟随系统", "black-on-white": "白底黑字", "white-on-black": "黑底白字",
+      "yellow-on-black": "黑底黄字", "black-on-yellow": "黄底黑字" },
+    fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "浏览器自带字体" },
+    pixels: "像素", answer: "回答",
+  },
+};
+
+const SIZES = [24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 144, 160];
+const SPACINGS = ["1", "1.25", "1.5", "1.75", "2", "2.25", "2.5"];
+const KEPT_LINES = 60;
+
+const page = {
+  socket: null,
+  lines: new Map(),        // id -> { text, item }
+  current: null,           // id of the line being heard
+  settings: {},
+  question: null,
+  words: WORDS.en,
+};
+
+function $(id) { return document.getElementById(id); }
+
+function send(message) {
+  if (page.socket && page.socket.readyState === WebSocket.OPEN) page.socket.send(JSON.stringify(message));
+}
+
+// MARK: what is heard
+
+function showLine(id, text) {
+  if (page.lines.has(id)) return;
+  // The line heard before moves up into the history.
+  if (page.current !== null && page.lines.has(page.current)) settle(page.current);
+  const item = document.createElement("li");
+  item.textContent = text;
+  page.lines.set(id, { text, item });
+  page.current = id;
+  const now = $("now");
+  now.dataset.line = String(id);
+  now.textContent = text;
+  while (page.lines.size > KEPT_LINES) {
+    const oldest = page.lines.keys().next().value;
+    page.lines.get(oldest).item.remove();
+    page.lines.delete(oldest);
+  }
+}
+
+function settle(id) {
+  const line = page.lines.get(id);
+  if (!line || line.item.isConnected) return;
+  const history = $("history");
+  history.appendChild(line.item);
+  history.scrollTop = history.scrollHeight;
+}
+
+function markWord(id, start, length) {
+  const line = page.lines.get(id);
+  const now = $("now");
+  if (!line || now.dataset.line !== String(id)) return;
+  const scalars = Array.from(line.text);
+  const before = scalars.slice(0, start).join("");
+  const word = scalars.slice(start, start + length).join("");
+  const after = scalars.slice(start + length).join("");
+  const mark = document.createElement("mark");
+  mark.textContent = word;
+  now.replaceChildren(document.createTextNode(before), mark, document.createTextNode(after));
+  now.dataset.word = word;
+}
+
+function endLine(id) {
+  const now = $("now");
+  if (now.dataset.line !== String(id)) return;
+  const line = page.lines.get(id);
+  if (line) now.textContent = line.text;
+  delete now.dataset.word;
+}
+
+// MARK: the question asked
+
+function showQuestion(question) {
+  page.question = question;
+  const section = $("question");
+  const choices = $("choices");
+  choices.replaceChildren();
+  if (!question) {
+    section.hidden = true;
+    return;
+  }
+  $("prompt").textContent = question.prompt;
+  section.hidden = false;
+  let buttons = [];
+  if (question.kind === "choice") {
+    buttons = question.choices.map((label, index) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = `${index + 1}. ${label}`;
+      button.addEventListener("click", () => send({ type: "choose", index }));
+      return button;
+    });
+  } else if (question.kind === "confirm") {
+    buttons = [["y", page.words.yes], ["n", page.words.no]].map(([key, label]) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = label;
+      button.addEventListener("click", () => send({ type: "key", key }));
+      return button;
+    });
+  }
+  buttons.forEach((button) => choices.appendChild(button));
+  const words = $("words");
+  words.type = question.kind === "secret" ? "password" : "text";
+  // Focus follows the dialog: its first choice, or the box for a typed answer.
+  if (buttons.length > 0) buttons[0].focus();
+  else words.focus();
+}
+
+// MARK: settings
+
+function fillSelect(select, values, label) {
+  select.replaceChildren(...values.map((value) => {
+    const option = document.createElement("option");
+    option.value = value;
+    option.textContent = label(value);
+    return option;
+  }));
+}
+
+function applySettings(settings) {
+  page.settings = settings;
+  const root = document.documentElement;
+  const size = Number(settings["view.text-size"] || 48);
+  root.style.setProperty("--text-size", `${size}px`);
+  root.style.setProperty("--line-spacing", settings["view.line-spacing"] || "1.5");
+  const body = document.body;
+  body.className = "";
+  body.classList.add(`scheme-${settings["view.scheme"] || "system"}`);
+  body.classList.add(`font-${settings["view.font"] || "dejavu-sans"}`);
+  if (settings["view.highlight"] === "false") body.classList.add("no-highlight");
+  // Orca and other screen readers read the live line only when Assist itself does not speak it.
+  $("now").setAttribute("aria-live", settings["assist.speech"] === "off" ? "polite" : "off");
+  const language = settings["assist.language"] || "en";
+  if (WORDS[language] && page.words !== WORDS[language]) {
+    page.words = WORDS[language];
+    document.documentElement.lang = language;
+    label();
+  }
+  const sizes = SIZES.includes(size) ? SIZES : [...SIZES, size].sort((a, b) => a - b);
+  if ($("text-size").options.length !== sizes.length) {
+    fillSelect($("text-size"), sizes.map(String), (value) => `${value} ${page.words.pixels}`);
+  }
+  $("text-size").value = String(size);
+  $("scheme").value = settings["view.scheme"] || "system";
+  $("font").value = settings["view.font"] || "dejavu-sans";
+  const spacing = String(Number(settings["view.line-spacing"] || 1.5));
+  if (!SPACINGS.includes(spacing)) fillSelect($("line-spacing"), [...SPACINGS, spacing], (value) => value);
+  $("line-spacing").value = spacing;
+  $("highlight").checked = settings["view.highlight"] !== "false";
+}
+
+function label() {
+  const words = page.words;
+  document.title = words.title;
+  $("heard-heading").textContent = words.heard;
+  $("words-label").textContent = words.words;
+  $("send").textContent = words.send;
+  $("settings-title").textContent = words.settings;
+  $("text-size-label").textContent = words.size;
+  $("scheme-label").textContent = words.scheme;
+  $("font-label").textContent = words.font;
+  $("line-spacing-label").textContent = words.spacing;
+  $("highlight-label").textContent = words.highlight;
+  fillSelect($("text-size"), SIZES.map(String), (value) => `${value} ${words.pixels}`);
+  fillSelect($("scheme"), Object.keys(words.schemes), (value) => words.schemes[value]);
+  fillSelect($("font"), Object.keys(words.fonts), (value) => words.fonts[value]);
+  fillSelect($("line-spacing"), SPACINGS, (value) => value);
+  if (page.question) showQuestion(page.question);
+}
+
+// MARK: messages from Assist
+
+function receive(message) {
+  switch (message.type) {
+    case "state":
+      page.lines.forEach((line) => line.item.remove());
+      page.lines.clear();
+      page.current = null;
+      $("now").textContent = "";
+      applySettings(message.settings || {});
+      (message.lines || []).forEach((line) => showLine(line.id, line.text));
+      if (message.speaking) markWord(message.speaking.id, message.speaking.start, message.speaking.length);
+      $("title").textContent = message.feature || page.words.title;
+      showQuestion(message.question);
+      break;
+    case "line": showLine(message.id, message.text); break;
+    case "word": markWord(message.id, message.start, message.length); break;
+    case "end": endLine(message.id); break;
+    case "question": showQuestion(message.question); break;
+    case "feature": $("title").textContent = message.name || page.words.title; break;
+    case "settings": applySettings(message.settings); break;
+    default: break;
+  }
+}
+
+function connect() {
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const socket = new WebSocket(`ws://${location.host}/socket?token=${encodeURIComponent(token)}`);
+  page.socket = socket;
+  socket.addEventListener("open", () => { $("connection").textContent = ""; });
+  socket.addEventListener("message", (event) => {
+    try { receive(JSON.parse(event.data)); } catch (error) { /* a message not understood is skipped */ }
+  });
+  socket.addEventListener("close", () => {
+    $("connection").textContent = page.words.lost;
+    setTimeout(connect, 1000);
+  });
+}
+
+// MARK: keys, clicks and typing
+
+const SENT_KEYS = {
+  Enter: "enter", Escape: "escape", " ": "space", Backspace: "backspace", Delete: "delete",
+  ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right", Home: "home", End: "end",
+  PageUp: "pageup", PageDown: "pagedown",
+};
+
+function moveAmongChoices(event) {
+  const buttons = Array.from($("choices").querySelectorAll("button"));
+  const index = buttons.indexOf(document.activeElement);
+  if (index < 0) return false;
+  const step = event.key === "ArrowDown" || event.key === "ArrowRight" ? 1 : -1;
+  buttons[(index + step + buttons.length) % buttons.length].focus();
+  return true;
+}
+
+function onKey(event) {
+  if (event.ctrlKey || event.altKey || event.metaKey || event.isComposing) return;
+  const target = event.target;
+  const inControl = target instanceof HTMLInputElement || target instanceof HTMLSelectElement ||
+    target.tagName === "SUMMARY";
+  if (inControl) {
+    // Escape in the typing box clears it; elsewhere (a setting) it is Assist's, as at the terminal.
+    if (event.key === "Escape" && target === $("words") && target.value !== "") {
+      target.value = "";
+      event.preventDefault();
+      return;
+    }
+    if (event.key !== "Escape") return;
+  }
+  const onButton = target instanceof HTMLButtonElement;
+  if (event.key.startsWith("Arrow") && onButton && moveAmongChoices(event)) {
+    event.preventDefault();
+    return;
+  }
+  // Enter and Space press the focused button, as a browser does; Tab moves among them.
+  if (onButton && (event.key === "Enter" || event.key === " ")) return;
+  if (event.key === "Tab") return;
+  if (/^F([1-9]|1[0-2])$/.test(event.key)) {
+    send({ type: "key", key: event.key.toLowerCase() });
+    event.preventDefault();
+    return;
+  }
+  if (SENT_KEYS[event.key]) {
+    send({ type: "key", key: SENT_KEYS[event.key] });
+    event.preventDefault();
+    return;
+  }
+  if (event.key.length === 1 || Array.from(event.key).length === 1) {
+    // At a question, letters begin a typed answer, as at the terminal's menu; digits choose.
+    const question = page.question;
+    if (question && !/[0-9]/.test(event.key) && question.kind !== "confirm") {
+      const words = $("words");
+      words.focus();
+      words.value += event.key;
+    } else {
+      send({ type: "key", key: event.key });
+    }
+    event.preventDefault();
+  }
+}
+
+function start() {
+  label();
+  $("connection").textContent = page.words.connecting;
+  $("typing").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const words = $("words");
+    send({ type: "line", text: words.value });
+    words.value = "";
+  });
+  document.querySelectorAll("[data-key]").forEach((control) => {
+    control.addEventListener("change", () => {
+      const value = control.type === "checkbox" ? String(control.checked) : control.value;
+      send({ type: "setting", key: control.dataset.key, value });
+    });
+  });
+  document.addEventListener("keydown", onKey);
+  connect();
+}
+
+document.addEventListener("DOMContentLoaded", start);
