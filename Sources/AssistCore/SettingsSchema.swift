@@ -116,6 +116,9 @@ package enum SettingsSchema {
         "view.font": .oneOf(["dejavu-sans", "noto-sans", "system"]),
         "view.line-spacing": .number(1...2.5),
         "view.highlight": .flag,
+        "view.preview-colours": .oneOf(["normal", "inverted", "yellow-on-black"]),
+        "view.preview-contrast": .flag,
+        "view.preview-zoom": .number(1...8),
     ]
 
     /// One line per entry whose value the host cannot use: the file, the line, the key, what it is and what

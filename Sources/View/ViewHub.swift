@@ -29,6 +29,8 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
         case choose(Int)
         /// A view setting changed on the page (`view.text-size`, `view.scheme`…), as text.
         case setting(key: String, value: String)
+        /// The page shows the camera's preview (it is visible and the camera is open) at this zoom, or not.
+        case preview(on: Bool, zoom: Double)
     }
 
     /// How many lines a page that opens late is given (the newest).
@@ -53,15 +55,24 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
     private var dropped = 0
 
     private struct Page {
-        let send: AsyncStream<String>.Continuation
+        let outlet: any ViewOutlet
         var allowance = ViewHub.burst
         var lastRefill = DispatchTime.now().uptimeNanoseconds
+        /// The page is visible and shows the camera.
+        var wantsPreview = false
     }
+
+    /// Whether a camera is open for the feature in front (the preview is offered only then).
+    private var cameraOpen = false
+    /// The digital zoom the last page asked for, 1…8.
+    private var zoom = 1.0
 
     /// What pages ask for, on a thread of the server's: post it to the main loop.
     package var onInput: (@Sendable (Input) -> Void)?
     /// Told how many messages were dropped for coming too fast (at most once a second).
     package var onDropped: (@Sendable (Int) -> Void)?
+    /// Told when the preview is wanted by some page or by none any more, and the zoom asked for.
+    package var onPreview: (@Sendable (_ wanted: Bool, _ zoom: Double) -> Void)?
 
     package init(settings: [String: String] = [:]) {
         self.settings = settings
@@ -147,27 +158,47 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
         if changed { broadcast(Self.json(["type": "settings", "settings": settings])) }
     }
 
+    /// Whether the feature in front has the camera open: pages offer the preview only then.
+    package func camera(open: Bool) {
+        let changed = lock.withLock {
+            guard cameraOpen != open else { return false }
+            cameraOpen = open
+            return true
+        }
+        if changed { broadcast(Self.json(["type": "camera", "open": open])) }
+    }
+
+    /// A camera picture for the pages that show the preview (`ViewPicture`'s bytes).
+    package func picture(_ bytes: [UInt8]) {
+        let outlets = lock.withLock { pages.values.filter(\.wantsPreview).map(\.outlet) }
+        for outlet in outlets { outlet.send(picture: bytes) }
+    }
+
+    /// True while some page shows the preview.
+    package var previewWanted: Bool { lock.withLock { cameraOpen && pages.values.contains(where: \.wantsPreview) } }
+
     // MARK: Pages
 
-    /// A page opened: its id, and what to send it (everything as it is now first).
-    package func connect() -> (id: UInt64, messages: AsyncStream<String>) {
-        // A page that cannot keep up loses the oldest messages, never slows the host.
-        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(512))
-        let id = lock.withLock {
+    /// A page opened: its id. `outlet` is sent everything as it is now, then each change.
+    package func connect(_ outlet: any ViewOutlet) -> UInt64 {
+        lock.withLock {
             let id = nextPage
             nextPage += 1
-            pages[id] = Page(send: continuation)
-            continuation.yield(stateMessage())
+            pages[id] = Page(outlet: outlet)
+            outlet.send(stateMessage())
             return id
         }
-        return (id, stream)
     }
 
     /// A page closed.
     package func disconnect(_ id: UInt64) {
-        let page = lock.withLock { pages.removeValue(forKey: id) }
-        page?.send.finish()
+        let (page, wanted) = lock.withLock { (pages.removeValue(forKey: id), previewWantedLocked) }
+        page?.outlet.close()
+        if page?.wantsPreview == true { onPreview?(wanted, zoomLocked) }
     }
+
+    private var previewWantedLocked: Bool { cameraOpen && pages.values.contains(where: \.wantsPreview) }
+    private var zoomLocked: Double { zoom }
 
     /// Closes every page (the host is stopping).
     package func closeAll() {
@@ -175,7 +206,7 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
             defer { pages.removeAll() }
             return Array(pages.values)
         }
-        all.forEach { $0.send.finish() }
+        all.forEach { $0.outlet.close() }
     }
 
     /// How many pages are open.
@@ -200,6 +231,15 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
         }
         guard allowed else { return reportDropped() }
         guard let input = Self.input(from: text) else { return }
+        if case .preview(let on, let asked) = input {
+            let (wanted, chosen) = lock.withLock { () -> (Bool, Double) in
+                pages[id]?.wantsPreview = on
+                if on { self.zoom = min(8, max(1, asked)) }
+                return (previewWantedLocked, self.zoom)
+            }
+            onPreview?(wanted, chosen)
+            return
+        }
         onInput?(input)
     }
 
@@ -232,6 +272,11 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
         case "choose":
             guard let index = object["index"] as? Int, index >= 0 else { return nil }
             return .choose(index)
+        case "preview":
+            guard let on = object["on"] as? Bool else { return nil }
+            let zoom = (object["zoom"] as? Double) ?? (object["zoom"] as? Int).map(Double.init) ?? 1
+            guard zoom.isFinite else { return nil }
+            return .preview(on: on, zoom: zoom)
         case "setting":
             guard let key = object["key"] as? String, key.hasPrefix("view."), let value = object["value"] as? String,
                 value.count <= 40
@@ -250,8 +295,8 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
     }
 
     private func broadcast(_ message: String) {
-        let sends = lock.withLock { pages.values.map(\.send) }
-        for send in sends { send.yield(message) }
+        let outlets = lock.withLock { pages.values.map(\.outlet) }
+        for outlet in outlets { outlet.send(message) }
     }
 
     /// Everything as it is now, for a page that just opened. Called under `lock`.
@@ -262,6 +307,7 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
             "settings": settings,
             "feature": feature ?? NSNull(),
             "question": Self.questionObject(question),
+            "camera": cameraOpen,
         ]
         if let speaking {
             state["speaking"] = ["id": speaking.id, "start": speaking.start, "length": speaking.length]
@@ -283,5 +329,36 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
             return "{}"
         }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Where one page's messages go: its socket's queues (`ViewServer`), or a test's list. Each call returns at once.
+package protocol ViewOutlet: Sendable {
+    /// A JSON message.
+    func send(_ message: String)
+    /// A camera picture (`ViewPicture`'s bytes); one not yet sent may be replaced by a newer one.
+    func send(picture: [UInt8])
+    /// The page is closed: nothing more is sent.
+    func close()
+}
+
+/// A page's outlet onto its socket: messages wait in a queue of 512 (a page that cannot keep up loses the
+/// oldest, and the host never waits), pictures in a queue of one (a slow page skips pictures).
+package struct StreamOutlet: ViewOutlet {
+    package let messages: AsyncStream<String>
+    package let pictures: AsyncStream<[UInt8]>
+    private let messageQueue: AsyncStream<String>.Continuation
+    private let pictureQueue: AsyncStream<[UInt8]>.Continuation
+
+    package init() {
+        (messages, messageQueue) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(512))
+        (pictures, pictureQueue) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    package func send(_ message: String) { messageQueue.yield(message) }
+    package func send(picture: [UInt8]) { pictureQueue.yield(picture) }
+    package func close() {
+        messageQueue.finish()
+        pictureQueue.finish()
     }
 }

@@ -82,12 +82,19 @@ package final class ViewServer: Sendable {
             guard rules.allows(request, needsToken: true, needsOrigin: true) else { return .dontUpgrade }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
-            let (id, messages) = hub.connect()
+            let outlet = StreamOutlet()
+            let (messages, pictures) = (outlet.messages, outlet.pictures)
+            let id = hub.connect(outlet)
             defer { hub.disconnect(id) }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await message in messages {
                         do { try await outbound.write(.text(message)) } catch { return }
+                    }
+                }
+                group.addTask {
+                    for await picture in pictures {
+                        do { try await outbound.write(.binary(ByteBuffer(bytes: picture))) } catch { return }
                     }
                 }
                 group.addTask {

@@ -190,6 +190,39 @@ struct ViewBrowserTests {
     }
 }
 
+extension ViewBrowserTests {
+    /// The camera's preview, while Light has the camera open: its filters, its zoom (the camera's own crop) and
+    /// freeze; hidden at the menu and again once the feature stops.
+    @Test func theCamerasPreviewIsShownWithItsFiltersWhileAFeatureFilms() throws {
+        let shell = try shell()
+        let address = try #require(shell.address())
+        let seen = try browse("preview", address)
+        func summary(_ name: String) -> (width: Int, mean: [Double], dark: Double)? {
+            guard let object = seen[name] as? [String: Any], let width = object["width"] as? Int,
+                let mean = object["mean"] as? [Double], let dark = object["dark"] as? Double
+            else { return nil }
+            return (width, mean, dark)
+        }
+        #expect(seen["hidden_at_menu"] as? Bool == true, "no camera, no preview, at the menu")
+        let normal = try #require(summary("normal"))
+        // The page photo: white paper with two lines of black text.
+        #expect(normal.mean[0] > 230 && abs(normal.mean[0] - normal.mean[2]) < 2, "\(normal)")
+        #expect(normal.dark > 0.002 && normal.dark < 0.1, "the text is there: \(normal)")
+        let yellow = try #require(summary("yellow"))
+        #expect(yellow.mean[0] > 230 && yellow.mean[1] > 230 && yellow.mean[2] < 1, "yellow on black: \(yellow)")
+        let inverted = try #require(summary("inverted"))
+        #expect(inverted.mean[0] < 25 && inverted.dark > 0.9, "inverted: \(inverted)")
+        let zoomed = try #require(summary("zoomed"))
+        #expect(zoomed.width < normal.width, "4x: a quarter of the picture, not the whole one enlarged")
+        #expect(seen["freeze_pressed"] as? String == "true")
+        let frozen = try #require(summary("frozen"))
+        #expect(frozen.mean == zoomed.mean, "held: the inverted colours chosen after z are not drawn")
+        #expect((seen["axe_preview"] as? [String]) == [], "axe-core: \(seen["axe_preview"] ?? "none")")
+        #expect(seen["hidden_after_escape"] as? Bool == true)
+        #expect(shell.finish() == 0)
+    }
+}
+
 struct ViewTestSetupMissing: Error, CustomStringConvertible {
     var what: String
     var description: String { what }

@@ -180,12 +180,80 @@ def read_text(url, folder, by):
     return result
 
 
+def canvas_summary(page):
+    """The preview's size, its mean colour, and its share of dark pixels."""
+    return page.evaluate(
+        """() => {
+            const canvas = document.getElementById('picture');
+            const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            let r = 0, g = 0, b = 0, dark = 0;
+            const count = data.length / 4;
+            for (let i = 0; i < data.length; i += 4) {
+                r += data[i]; g += data[i + 1]; b += data[i + 2];
+                if (data[i] + data[i + 1] + data[i + 2] < 200) dark += 1;
+            }
+            return { width: canvas.width, height: canvas.height, mean: [r / count, g / count, b / count],
+                     dark: dark / count, visible: !document.getElementById('camera').hidden };
+        }"""
+    )
+
+
+def preview(url, folder):
+    """Chooses Light, whose camera stays open, and looks at the preview with each filter and zoom."""
+    result = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#choices button")
+        result["hidden_at_menu"] = page.evaluate("() => document.getElementById('camera').hidden")
+        labels = seen(page)["choices"]
+        page.locator("#choices button").nth(next(i for i, l in enumerate(labels) if "Light" in l)).click()
+        page.wait_for_function("() => !document.getElementById('camera').hidden", timeout=30000)
+        page.wait_for_function(
+            "() => { const c = document.getElementById('picture');"
+            " return c.getContext('2d').getImageData(c.width / 2, c.height / 2, 1, 1).data[3] === 255; }",
+            timeout=30000,
+        )
+        time.sleep(0.5)
+        result["normal"] = canvas_summary(page)
+        from axe_playwright_python.sync_playwright import Axe
+
+        result["axe_preview"] = [violation["id"] for violation in Axe().run(page).response["violations"]]
+        page.locator("#settings summary").click()
+        page.select_option("#colours", "yellow-on-black")
+        page.wait_for_timeout(1500)
+        result["yellow"] = canvas_summary(page)
+        page.select_option("#colours", "inverted")
+        page.wait_for_timeout(1500)
+        result["inverted"] = canvas_summary(page)
+        page.select_option("#colours", "normal")
+        page.select_option("#zoom", "4")
+        page.wait_for_timeout(2000)
+        result["zoomed"] = canvas_summary(page)
+        # Freeze: the picture is held while the colours change underneath.
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("z")
+        result["freeze_pressed"] = page.evaluate("() => document.getElementById('freeze').getAttribute('aria-pressed')")
+        page.select_option("#colours", "inverted")
+        page.wait_for_timeout(1500)
+        result["frozen"] = canvas_summary(page)
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => document.getElementById('camera').hidden", timeout=20000)
+        result["hidden_after_escape"] = True
+        browser.close()
+    return result
+
+
 def main():
     scenario, url, folder = sys.argv[1], sys.argv[2], sys.argv[3]
     if scenario == "security":
         result = security(url, folder)
     elif scenario == "click":
         result = read_text(url, folder, "click")
+    elif scenario == "preview":
+        result = preview(url, folder)
     elif scenario == "keys":
         result = read_text(url, folder, "keys")
     else:

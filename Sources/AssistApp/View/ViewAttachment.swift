@@ -26,6 +26,9 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
     private weak var session: HostSession?
     private var timer: UInt64?
     private var printed: Bool
+    private var preview: ViewPreview?
+    /// The preview's zoom, as the last page asked.
+    private var zoom = 1.0
 
     private init(hub: ViewHub, server: ViewServer, session: HostSession, printed: Bool) {
         self.hub = hub
@@ -69,6 +72,7 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
     /// Closes every page and stops listening.
     package func stop() {
         if let timer { _ = session?.loop.cancelTimer(timer) }
+        preview?.stop()
         session?.sound?.speechWatch.watch(nil)
         session?.printedLines.watch(nil)
         hub.closeAll()
@@ -99,6 +103,15 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
         hub.onInput = { [weak self] input in
             loop.post { [weak self] in self?.take(input) }
         }
+        if let camera = session.services.camera {
+            preview = ViewPreview(camera: camera, hub: hub)
+            hub.onPreview = { [weak self] _, zoom in
+                loop.post { [weak self] in
+                    self?.zoom = zoom
+                    self?.preview?.follow(zoom: zoom)
+                }
+            }
+        }
         let logger = session.logger
         hub.onDropped = { count in logger.warning("view: \(count) messages from a page came too fast and were dropped")
         }
@@ -110,6 +123,7 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
     private func follow() {
         guard let session else { return }
         hub.focus(session.features.focused?.name)
+        preview?.follow(zoom: zoom)
         hub.update(settings: Self.pageSettings(session, printed: printed))
     }
 
@@ -137,6 +151,8 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
                 index < choices.count
             else { return }
             session.dispatcher.dispatch(.line(String(index + 1)))
+        case .preview:
+            break  // the hub keeps it (`onPreview`)
         case .setting(let key, let text):
             guard let value = ViewSettings.value(text, for: key) else { return }
             do { try session.settings.set(key, value) } catch {

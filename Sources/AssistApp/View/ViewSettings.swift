@@ -10,6 +10,8 @@ package enum ViewSettings {
     package static let fonts = ["dejavu-sans", "noto-sans", "system"]
     package static let textSizes: ClosedRange<Int64> = 24...160
     package static let lineSpacings: ClosedRange<Double> = 1...2.5
+    /// How the camera's preview is coloured: as it is, inverted, or its brightness in yellow on black.
+    package static let previewColours = ["normal", "inverted", "yellow-on-black"]
 
     /// The values the page is given, each read as the config file's checker reads it, the default where unset or
     /// unusable.
@@ -20,12 +22,16 @@ package enum ViewSettings {
         let spacing = settings.value("view.line-spacing")?.number.map { min(max($0, 1), 2.5) } ?? 1.5
         let scheme = settings.value("view.scheme")?.description
         let font = settings.value("view.font")?.description
+        let colours = settings.value("view.preview-colours")?.description
         return [
             "view.text-size": String(size),
             "view.scheme": scheme.flatMap { schemes.contains($0) ? $0 : nil } ?? "system",
             "view.font": font.flatMap { fonts.contains($0) ? $0 : nil } ?? "dejavu-sans",
             "view.line-spacing": String(spacing),
             "view.highlight": (settings.value("view.highlight")?.flag ?? true) ? "true" : "false",
+            "view.preview-colours": colours.flatMap { previewColours.contains($0) ? $0 : nil } ?? "normal",
+            "view.preview-contrast": (settings.value("view.preview-contrast")?.flag ?? false) ? "true" : "false",
+            "view.preview-zoom": String(settings.value("view.preview-zoom")?.number.map { min(max($0, 1), 8) } ?? 1),
         ]
     }
 
@@ -41,7 +47,12 @@ package enum ViewSettings {
             return .double((spacing * 100).rounded() / 100)
         case "view.scheme": return schemes.contains(text) ? .string(text) : nil
         case "view.font": return fonts.contains(text) ? .string(text) : nil
-        case "view.highlight": return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
+        case "view.highlight", "view.preview-contrast":
+            return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
+        case "view.preview-colours": return previewColours.contains(text) ? .string(text) : nil
+        case "view.preview-zoom":
+            guard let zoom = Double(text), (1...8).contains(zoom) else { return nil }
+            return .double(zoom)
         default: return nil
         }
     }
@@ -70,6 +81,13 @@ package enum ViewSettings {
             UserSetting(
                 key: "view.highlight", label: label("view.highlight"), kind: .flag, defaultValue: .bool(true),
                 preview: .none),
+            UserSetting(
+                key: "view.preview-colours", label: label("view.preview-colours"),
+                kind: .choice(choices("view.preview-colours", previewColours)), defaultValue: .string("normal"),
+                preview: .none),
+            UserSetting(
+                key: "view.preview-contrast", label: label("view.preview-contrast"), kind: .flag,
+                defaultValue: .bool(false), preview: .none),
         ]
     }
 }

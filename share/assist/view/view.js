@@ -13,6 +13,7 @@ const WORDS = {
       "yellow-on-black": "Yellow on black", "black-on-yellow": "Black on yellow" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "The browser's own" },
     pixels: "pixels", answer: "Answer",
+    camera: "Camera", zoom: "Zoom", colours: "Picture colours", contrast: "Stronger contrast", freeze: "Freeze (z)", sees: "What the camera sees", frozen: "The picture is held: z lets it go.", pictureColours: { "normal": "As they are", "inverted": "Inverted", "yellow-on-black": "Yellow on black" },
   },
   es: {
     title: "Assist", heard: "Lo que dijo Assist", words: "Escriba palabras u órdenes", send: "Enviar",
@@ -24,6 +25,7 @@ const WORDS = {
       "black-on-yellow": "Negro sobre amarillo" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "El del navegador" },
     pixels: "píxeles", answer: "Respuesta",
+    camera: "Cámara", zoom: "Aumento", colours: "Colores de la imagen", contrast: "Más contraste", freeze: "Congelar (z)", sees: "Lo que ve la cámara", frozen: "La imagen está congelada: z la suelta.", pictureColours: { "normal": "Tal como son", "inverted": "Invertidos", "yellow-on-black": "Amarillo sobre negro" },
   },
   ru: {
     title: "Assist", heard: "Что сказал Assist", words: "Введите слова или команду", send: "Отправить",
@@ -34,6 +36,7 @@ const WORDS = {
       "yellow-on-black": "Жёлтый на чёрном", "black-on-yellow": "Чёрный на жёлтом" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "Шрифт браузера" },
     pixels: "пикселей", answer: "Ответ",
+    camera: "Камера", zoom: "Увеличение", colours: "Цвета изображения", contrast: "Сильнее контраст", freeze: "Заморозить (z)", sees: "Что видит камера", frozen: "Изображение заморожено: z отпускает его.", pictureColours: { "normal": "Как есть", "inverted": "Инвертированные", "yellow-on-black": "Жёлтый на чёрном" },
   },
   zh: {
     title: "Assist", heard: "Assist 说过的话", words: "输入词语或命令", send: "发送",
@@ -44,6 +47,7 @@ const WORDS = {
       "yellow-on-black": "黑底黄字", "black-on-yellow": "黄底黑字" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "浏览器自带字体" },
     pixels: "像素", answer: "回答",
+    camera: "摄像头", zoom: "放大", colours: "画面颜色", contrast: "增强对比度", freeze: "定格 (z)", sees: "摄像头看到的画面", frozen: "画面已定格：按 z 恢复。", pictureColours: { "normal": "原样", "inverted": "反色", "yellow-on-black": "黑底黄色" },
   },
 };
 
@@ -58,6 +62,9 @@ const page = {
   settings: {},
   question: null,
   words: WORDS.en,
+  cameraOpen: false,
+  previewSent: null,       // what the host was last told: "on@zoom" or "off"
+  frozen: false,
 };
 
 function $(id) { return document.getElementById(id); }
@@ -196,6 +203,64 @@ function applySettings(settings) {
   if (!SPACINGS.includes(spacing)) fillSelect($("line-spacing"), [...SPACINGS, spacing], (value) => value);
   $("line-spacing").value = spacing;
   $("highlight").checked = settings["view.highlight"] !== "false";
+  $("zoom").value = String(Number(settings["view.preview-zoom"] || 1));
+  $("colours").value = settings["view.preview-colours"] || "normal";
+  $("contrast").checked = settings["view.preview-contrast"] === "true";
+  updatePreview();
+}
+
+// MARK: the camera's preview
+
+function updatePreview() {
+  const section = $("camera");
+  section.hidden = !page.cameraOpen;
+  const wanted = page.cameraOpen && document.visibilityState === "visible";
+  const zoom = Number(page.settings["view.preview-zoom"] || 1);
+  const said = wanted ? `on@${zoom}` : "off";
+  if (said === page.previewSent) return;
+  page.previewSent = said;
+  send({ type: "preview", on: wanted, zoom });
+}
+
+function toggleFreeze() {
+  page.frozen = !page.frozen;
+  $("freeze").setAttribute("aria-pressed", String(page.frozen));
+  $("connection").textContent = page.frozen ? page.words.frozen : "";
+}
+
+function drawPicture(buffer) {
+  if (page.frozen || $("camera").hidden) return;
+  const bytes = new Uint8Array(buffer);
+  if (bytes.length < 8 || bytes[0] !== 1 || bytes[1] !== 3) return;
+  const width = bytes[2] | (bytes[3] << 8);
+  const height = bytes[4] | (bytes[5] << 8);
+  if (bytes.length < 8 + width * height * 3) return;
+  const canvas = $("picture");
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  const context = canvas.getContext("2d");
+  const image = context.createImageData(width, height);
+  const out = image.data;
+  const colours = page.settings["view.preview-colours"] || "normal";
+  const contrast = page.settings["view.preview-contrast"] === "true";
+  for (let source = 8, target = 0; target < out.length; source += 3, target += 4) {
+    let r = bytes[source], g = bytes[source + 1], b = bytes[source + 2];
+    if (contrast) {
+      r = Math.max(0, Math.min(255, (r - 128) * 2 + 128));
+      g = Math.max(0, Math.min(255, (g - 128) * 2 + 128));
+      b = Math.max(0, Math.min(255, (b - 128) * 2 + 128));
+    }
+    if (colours === "inverted") {
+      r = 255 - r; g = 255 - g; b = 255 - b;
+    } else if (colours === "yellow-on-black") {
+      const light = (r * 54 + g * 183 + b * 19) >> 8;
+      r = light; g = light; b = 0;
+    }
+    out[target] = r; out[target + 1] = g; out[target + 2] = b; out[target + 3] = 255;
+  }
+  context.putImageData(image, 0, 0);
 }
 
 function label() {
@@ -210,6 +275,14 @@ function label() {
   $("font-label").textContent = words.font;
   $("line-spacing-label").textContent = words.spacing;
   $("highlight-label").textContent = words.highlight;
+  $("camera-heading").textContent = words.camera;
+  $("zoom-label").textContent = words.zoom;
+  $("colours-label").textContent = words.colours;
+  $("contrast-label").textContent = words.contrast;
+  $("freeze").textContent = words.freeze;
+  $("picture").setAttribute("aria-label", words.sees);
+  fillSelect($("zoom"), ["1", "1.5", "2", "3", "4", "5", "6", "8"], (value) => `${value}×`);
+  fillSelect($("colours"), Object.keys(words.pictureColours), (value) => words.pictureColours[value]);
   fillSelect($("text-size"), SIZES.map(String), (value) => `${value} ${words.pixels}`);
   fillSelect($("scheme"), Object.keys(words.schemes), (value) => words.schemes[value]);
   fillSelect($("font"), Object.keys(words.fonts), (value) => words.fonts[value]);
@@ -231,6 +304,14 @@ function receive(message) {
       if (message.speaking) markWord(message.speaking.id, message.speaking.start, message.speaking.length);
       $("title").textContent = message.feature || page.words.title;
       showQuestion(message.question);
+      page.cameraOpen = message.camera === true;
+      page.previewSent = null;
+      updatePreview();
+      break;
+    case "camera":
+      page.cameraOpen = message.open === true;
+      if (!page.cameraOpen && page.frozen) toggleFreeze();
+      updatePreview();
       break;
     case "line": showLine(message.id, message.text); break;
     case "word": markWord(message.id, message.start, message.length); break;
@@ -245,9 +326,14 @@ function receive(message) {
 function connect() {
   const token = new URLSearchParams(location.search).get("token") || "";
   const socket = new WebSocket(`ws://${location.host}/socket?token=${encodeURIComponent(token)}`);
+  socket.binaryType = "arraybuffer";
   page.socket = socket;
   socket.addEventListener("open", () => { $("connection").textContent = ""; });
   socket.addEventListener("message", (event) => {
+    if (event.data instanceof ArrayBuffer) {
+      drawPicture(event.data);
+      return;
+    }
     try { receive(JSON.parse(event.data)); } catch (error) { /* a message not understood is skipped */ }
   });
   socket.addEventListener("close", () => {
@@ -305,6 +391,11 @@ function onKey(event) {
     event.preventDefault();
     return;
   }
+  if ((event.key === "z" || event.key === "Z") && page.cameraOpen) {
+    toggleFreeze();
+    event.preventDefault();
+    return;
+  }
   if (event.key.length === 1 || Array.from(event.key).length === 1) {
     // At a question, letters begin a typed answer, as at the terminal's menu; digits choose.
     const question = page.question;
@@ -335,6 +426,8 @@ function start() {
     });
   });
   document.addEventListener("keydown", onKey);
+  document.addEventListener("visibilitychange", updatePreview);
+  $("freeze").addEventListener("click", toggleFreeze);
   connect();
 }
 
