@@ -37,9 +37,11 @@ package final class ViewServer: Sendable {
     }
 
     /// Starts serving `hub`'s page from `folder` (share/assist/view) on `port` (nil or 0: any free one; one in
-    /// use: another, said by `portTaken`). Returns once it listens.
-    package static func start(hub: ViewHub, folder: URL, port: Int?, logger: Logger) throws -> ViewServer {
-        let token = randomToken()
+    /// use: another, said by `portTaken`), with `token` (nil: a new one). Returns once it listens.
+    package static func start(
+        hub: ViewHub, folder: URL, port: Int?, token given: String? = nil, logger: Logger
+    ) throws -> ViewServer {
+        let token = given.flatMap { isToken($0) ? $0 : nil } ?? randomToken()
         let page = try String(contentsOf: folder.appendingPathComponent("index.html"), encoding: .utf8)
         if let port, port != 0 {
             do {
@@ -141,10 +143,15 @@ package final class ViewServer: Sendable {
     }
 
     /// 32 hexadecimal digits from the system's random source (getrandom).
-    static func randomToken() -> String {
+    package static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: 0...UInt32.max, using: &generator)) }
             .joined()
+    }
+
+    /// True for 32 lowercase hexadecimal digits.
+    package static func isToken(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// True when nothing listens on 127.0.0.1:`port` (bound and released at once).
@@ -152,6 +159,9 @@ package final class ViewServer: Sendable {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }
         defer { close(socket) }
+        // As the server binds: connections of a process that just ended (TIME_WAIT) do not hold the port.
+        var yes: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian

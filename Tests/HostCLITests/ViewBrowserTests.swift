@@ -86,13 +86,13 @@ struct ViewBrowserTests {
         }
     }
 
-    func shell(_ arguments: [String] = []) throws -> ViewedShell {
+    func shell(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> ViewedShell {
         try ViewedShell(
             ["--camera", "image:\(page.path)"] + arguments,
             environment: [
                 "ASSIST_DATA_DIR": folder.path("data").path, "XDG_CONFIG_HOME": folder.path("config").path,
                 "LANG": "en_US.UTF-8",
-            ])
+            ].merging(environment) { $1 })
     }
 
     /// What `view_browser.py SCENARIO` saw, as JSON.
@@ -221,6 +221,98 @@ extension ViewBrowserTests {
         #expect(seen["hidden_after_escape"] as? Bool == true)
         #expect(shell.finish() == 0)
     }
+}
+
+extension ViewBrowserTests {
+    /// A port another program holds is named, and another is chosen.
+    @Test func aPortInUseIsSaidAndAnotherChosen() throws {
+        let holder = try ListeningSocket()
+        let shell = try shell(["--view-port", String(holder.port)])
+        let address = try #require(shell.address())
+        #expect(!address.contains(":\(holder.port)/"), "\(address)")
+        let said = "Port \(holder.port) is in use by another program; the large print view is on port"
+        #expect(shell.wait(10) { shell.standardOutput.contains(said) }, "\(shell.standardOutput)")
+        #expect(shell.finish() == 0)
+    }
+
+    /// `--view-open` starts `view.browser` with the page's address; with no browser at all, it says which package
+    /// to install, and the session goes on.
+    @Test func theBrowserIsStartedOrItsPackageNamed() throws {
+        let fake = folder.path("fake-browser")
+        let seen = folder.path("browser-arguments")
+        try "#!/bin/sh\necho \"$@\" > \(seen.path)\n".write(to: fake, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+        let config = folder.path("browser.toml")
+        try "[view]\nbrowser = \"\(fake.path) --kiosk\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let opened = try shell(["--view-open", "--config", config.path])
+        let address = try #require(opened.address())
+        #expect(opened.wait(10) { (try? String(contentsOf: seen, encoding: .utf8)) != nil })
+        #expect((try? String(contentsOf: seen, encoding: .utf8)) == "--kiosk \(address)\n")
+        #expect(opened.finish() == 0)
+
+        let bare = try shell(["--view-open"], environment: ["PATH": folder.path("no-programs").path])
+        _ = try #require(bare.address())
+        #expect(
+            bare.wait(10) { bare.standardOutput.contains("No browser to open the large print view: install chromium") })
+        bare.type("talking clock")
+        #expect(bare.wait(20) { bare.standardOutput.contains("It is ") })
+        #expect(bare.finish() == 0)
+    }
+
+    /// An open page finds Assist again after it restarts on the same port: the token is kept in the data folder.
+    @Test func thePageReconnectsAfterTheHostRestarts() throws {
+        let port = try ListeningSocket().port  // free once closed
+        let first = try shell(["--view-port", String(port)])
+        let address = try #require(first.address())
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
+        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: python)
+        browser.arguments = [script, "reconnect", address, folder.url.path]
+        let output = Pipe()
+        browser.standardOutput = output
+        browser.standardError = FileHandle.nullDevice
+        try browser.run()
+        #expect(first.wait(60) { FileManager.default.fileExists(atPath: folder.path("page-open").path) })
+        #expect(first.finish() == 0)
+        let second = try shell(["--view-port", String(port)])
+        #expect(second.address() == address, "the same port and token")
+        browser.waitUntilExit()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let seen = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((seen["said_while_away"] as? String)?.contains("not answering") == true, "\(seen)")
+        #expect((seen["lines_after"] as? [String])?.contains { $0.hasPrefix("Assist is ready") } == true)
+        #expect(second.finish() == 0)
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: folder.path("data/view-token").path)[
+                .posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}
+
+/// A TCP socket listening on 127.0.0.1 at a port the kernel chose, closed when it goes.
+final class ListeningSocket {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 4) == 0
+                    && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw ViewTestSetupMissing(what: "cannot listen on 127.0.0.1") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
 }
 
 struct ViewTestSetupMissing: Error, CustomStringConvertible {

@@ -246,12 +246,38 @@ def preview(url, folder):
     return result
 
 
+def reconnect(url, folder):
+    """Opens the page, then waits while the host is stopped and started again (by the Swift test, which is
+    told by the file `page-open`), for the page to say so and then to come back by itself."""
+    result = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_selector("#choices button")
+        open(os.path.join(folder, "page-open"), "w").close()
+        page.wait_for_function(
+            "() => document.getElementById('connection').textContent.length > 0", timeout=60000
+        )
+        result["said_while_away"] = page.evaluate("() => document.getElementById('connection').textContent")
+        page.wait_for_function(
+            "() => document.getElementById('connection').textContent === ''"
+            " && document.querySelectorAll('#choices button').length > 3",
+            timeout=90000,
+        )
+        result["lines_after"] = seen(page)["lines"]
+        browser.close()
+    return result
+
+
 def main():
     scenario, url, folder = sys.argv[1], sys.argv[2], sys.argv[3]
     if scenario == "security":
         result = security(url, folder)
     elif scenario == "click":
         result = read_text(url, folder, "click")
+    elif scenario == "reconnect":
+        result = reconnect(url, folder)
     elif scenario == "preview":
         result = preview(url, folder)
     elif scenario == "keys":

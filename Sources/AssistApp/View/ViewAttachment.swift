@@ -46,7 +46,8 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
         let port = request.port ?? session.settings.value("view.port")?.integer.map(Int.init)
         let server: ViewServer
         do {
-            server = try ViewServer.start(hub: hub, folder: folder, port: port, logger: session.logger)
+            server = try ViewServer.start(
+                hub: hub, folder: folder, port: port, token: token(in: session.paths.data), logger: session.logger)
         } catch {
             let reason: String
             switch error {
@@ -67,6 +68,16 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
         }
         if request.open { attachment.openBrowser() }
         return attachment
+    }
+
+    /// The page's token, kept in the data folder (`view-token`, 0600) so that an open page finds its way back
+    /// after Assist restarts on the same port; made on first use, and made again when the file is not one.
+    static func token(in data: URL) -> String {
+        let file = data.appendingPathComponent("view-token")
+        if let kept = try? String(contentsOf: file, encoding: .utf8), ViewServer.isToken(kept) { return kept }
+        let made = ViewServer.randomToken()
+        do { try PrivateFile.write(Data(made.utf8), to: file) } catch {}  // this session's only, then
+        return made
     }
 
     /// Closes every page and stops listening.
