@@ -140,6 +140,7 @@ bench: deps
 	bench/kiosk.sh
 	bench/plugin-install.sh
 	bench/terminal.sh
+	bench/view.sh
 
 clean:
 	rm -rf .build

@@ -95,7 +95,9 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
             }
             guard lines.last?.id == id else { return }
             speaking = (id, start, length)
-            messages.append(Self.json(["type": "word", "id": id, "start": start, "length": length]))
+            // `at`: when the word began to sound, in milliseconds of the wall clock (bench/view.sh).
+            let at = (Date().timeIntervalSince1970 * 1000).rounded()
+            messages.append(Self.json(["type": "word", "id": id, "start": start, "length": length, "at": at]))
         }
         messages.forEach(broadcast)
     }

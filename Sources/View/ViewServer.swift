@@ -155,7 +155,7 @@ package final class ViewServer: Sendable {
     }
 
     /// True when nothing listens on 127.0.0.1:`port` (bound and released at once).
-    static func portIsFree(_ port: Int) -> Bool {
+    package static func portIsFree(_ port: Int) -> Bool {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }
         defer { close(socket) }

@@ -196,5 +196,35 @@ struct HostSessionTests {
             analyze, ["verify", "--man=no", units.appendingPathComponent("broken@tty3.service").path],
             timeoutSeconds: 60)
         #expect(broken.standardError.contains("Unknown key 'WatchdogSecc'"), "\(broken.standardError)")
+        #expect(
+            !FileManager.default.fileExists(atPath: units.appendingPathComponent(KioskUnits.viewName).path),
+            "no view unit without view = true")
+    }
+
+    /// `[kiosk] view = true`: a third unit shows the large print view in cage on a terminal of its own.
+    @Test func aKioskWithTheViewGetsItsViewUnit() throws {
+        let units = folder.path("view-units")
+        let config = folder.path("kiosk-view.toml")
+        try "[kiosk]\nview = true\n".write(to: config, atomically: true, encoding: .utf8)
+        var installer = KioskInstaller(
+            user: "root", tty: "tty3", config: config.path, unitDir: units.path, executable: BuildProducts.assist)
+        installer.viewTTY = "tty8"
+        try installer.install()
+        let unit = try String(contentsOf: units.appendingPathComponent(KioskUnits.viewName), encoding: .utf8)
+        for line in [
+            "ExecStart=\(BuildProducts.assist) kiosk view --config \(config.standardizedFileURL.path)", "PAMName=login",
+            "TTYPath=/dev/%I", "Restart=always", "RestartPreventExitStatus=78", "DefaultInstance=tty7",
+        ] {
+            #expect(unit.contains("\n\(line)\n"), "\(line) in the unit")
+        }
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else {
+            Issue.record("systemd-analyze is missing: install the systemd package (scripts/install-deps.sh)")
+            return
+        }
+        let verify = try ProcessRunner.run(
+            analyze, ["verify", "--man=no", units.appendingPathComponent("assist-kiosk-view@tty8.service").path],
+            timeoutSeconds: 60)
+        #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
     }
 }

@@ -290,6 +290,43 @@ extension ViewBrowserTests {
     }
 }
 
+extension ViewBrowserTests {
+    /// `assist kiosk view` (a kiosk's view unit) waits for the page, then runs the browser in cage on it; with
+    /// cage missing it names the package and exits 78, which the unit does not restart.
+    @Test func theKiosksViewRunsTheBrowserInCageOnThePage() throws {
+        let programs = folder.path("programs")
+        try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
+        let seen = folder.path("cage-arguments")
+        for (name, script) in [
+            ("cage", "#!/bin/sh\necho \"$@\" > \(seen.path)\n"), ("chromium", "#!/bin/sh\nexit 0\n"),
+        ] {
+            let url = programs.appendingPathComponent(name)
+            try script.write(to: url, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        }
+        let port = try ListeningSocket().port
+        let config = folder.path("kiosk.toml")
+        try "[view]\nport = \(port)\n".write(to: config, atomically: true, encoding: .utf8)
+        let environment = [
+            "ASSIST_DATA_DIR": folder.path("data").path, "XDG_CONFIG_HOME": folder.path("config").path,
+            "PATH": "\(programs.path):/usr/bin:/bin",
+        ]
+        let missing = try ProcessRunner.run(
+            BuildProducts.assist, ["kiosk", "view", "--config", config.path, "--wait-seconds", "1"],
+            environment: environment.merging(["PATH": folder.path("nothing").path]) { $1 })
+        #expect(missing.status == 78 && missing.standardError.contains("sudo apt install"), "\(missing.standardError)")
+        let shell = try shell(["--view-port", String(port)])
+        let address = try #require(shell.address())
+        let viewer = try ProcessRunner.run(
+            BuildProducts.assist, ["kiosk", "view", "--config", config.path], environment: environment)
+        #expect(viewer.status == 0, "\(viewer.standardError)")
+        let arguments = try String(contentsOf: seen, encoding: .utf8)
+        #expect(arguments.hasPrefix("-s -- \(programs.path)/chromium --kiosk"), "\(arguments)")
+        #expect(arguments.hasSuffix("--app=\(address)\n"), "\(arguments)")
+        #expect(shell.finish() == 0)
+    }
+}
+
 /// A TCP socket listening on 127.0.0.1 at a port the kernel chose, closed when it goes.
 final class ListeningSocket {
     let descriptor: Int32

@@ -14,6 +14,8 @@ package struct KioskInstaller {
     package var unitDir: String?
     /// The assist the units start (default: this one).
     package var executable: String?
+    /// The terminal the large print view takes (`[kiosk] view = true`).
+    package var viewTTY = "tty7"
 
     package init(user: String, tty: String, config: String?, unitDir: String?, executable: String?) {
         self.user = user
@@ -37,9 +39,14 @@ package struct KioskInstaller {
             ),
             (KioskUnits.failedName, KioskUnits.failed(executable: executable, user: user)),
         ]
+        // The large print view (docs/kiosk.md): Chromium in cage on a terminal of its own.
+        let withView = settings.value("kiosk.view")?.flag ?? false
+        let viewUnits =
+            withView
+            ? [(KioskUnits.viewName, KioskUnits.view(executable: executable, user: user, config: configPath))] : []
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for (name, text) in units {
+            for (name, text) in units + viewUnits {
                 let url = folder.appendingPathComponent(name)
                 try Data(text.utf8).write(to: url, options: .atomic)
                 try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
@@ -52,12 +59,15 @@ package struct KioskInstaller {
             )
         }
         let instance = "assist-kiosk@\(tty).service"
+        let viewInstance = withView ? ["assist-kiosk-view@\(viewTTY).service"] : []
         guard unitDir == nil else {
-            print("Enable it with: systemctl daemon-reload && systemctl enable --now \(instance)")
+            print(
+                "Enable it with: systemctl daemon-reload && systemctl enable --now "
+                    + ([instance] + viewInstance).joined(separator: " "))
             return
         }
         try makeUser()
-        for arguments in [["daemon-reload"], ["enable", "--now", instance]] {
+        for arguments in [["daemon-reload"], ["enable", "--now", instance] + viewInstance] {
             let status = SystemCommand.run("/usr/bin/systemctl", arguments)
             guard status == 0 else {
                 throw CLIFailure(

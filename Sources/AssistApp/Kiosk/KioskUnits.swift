@@ -96,6 +96,52 @@ package enum KioskUnits {
         """
     }
 
+    /// The kiosk's large print view (`[kiosk] view = true`): `assist kiosk view` waits for the kiosk's page, then
+    /// runs Chromium full-screen in `cage` on this terminal, in a login session of its own (logind gives cage the
+    /// seat). The keyboard is the page's then: its keys reach the kiosk as the terminal's would, the admin gesture
+    /// and PIN among them.
+    package static let viewName = "assist-kiosk-view@.service"
+
+    package static func view(executable: String, user: String, config: String?) -> String {
+        let configOption = config.map { " --config \(quoted($0))" } ?? ""
+        return """
+            # Written by `assist kiosk install` for a kiosk with view = true; `assist kiosk uninstall` removes it.
+            # See /usr/share/doc/assist/kiosk.md. One instance per terminal: assist-kiosk-view@tty7.service.
+            [Unit]
+            Description=Assist kiosk's large print view on %I
+            Documentation=man:assist(1)
+            After=systemd-user-sessions.service assist-kiosk@tty1.service
+            After=getty@%i.service
+            Conflicts=getty@%i.service
+
+            [Service]
+            ExecStart=\(quoted(executable)) kiosk view\(configOption)
+            User=\(user)
+            SupplementaryGroups=video render input
+            PAMName=login
+            WorkingDirectory=~
+            TTYPath=/dev/%I
+            TTYReset=yes
+            TTYVHangup=yes
+            TTYVTDisallocate=yes
+            StandardInput=tty-fail
+            StandardOutput=journal
+            StandardError=journal
+            SyslogIdentifier=assist-view
+            UtmpIdentifier=%I
+            UtmpMode=user
+            Restart=always
+            RestartSec=2s
+            # 78: cage or the browser is missing (the journal says which package to install).
+            RestartPreventExitStatus=78
+
+            [Install]
+            WantedBy=graphical.target
+            DefaultInstance=tty7
+
+            """
+    }
+
     /// A path as systemd reads it in ExecStart= (quoted when it has a space).
     package static func quoted(_ text: String) -> String {
         text.contains(" ") ? "\"\(text.replacingOccurrences(of: "\"", with: "\\\""))\"" : text

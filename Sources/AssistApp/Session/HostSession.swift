@@ -38,6 +38,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     package let printedLines: PrintedLines
     /// What `--view` asked for, and the view once it runs (`startView`).
     package let viewRequest: ViewRequest?
+    /// What outlives a kiosk's sittings: the kiosk's device folder, else the data folder (the view's token).
+    package let deviceFolder: URL
     package private(set) var view: ViewAttachment?
     package var phrases: PhraseBook { services.interaction.phrases }
 
@@ -64,6 +66,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         notifier = ServiceNotifier.fromEnvironment()
 
         paths = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
+        deviceFolder = kioskDevice ?? paths.data
         // The host's share folder, for plugins that use its shared data (find-object's and photo-sensor's models),
         // in process or in a helper: the one `--share-dir` chose, or the one found from the executable. Set only
         // when it changes: a session made again in the same process leaves the environment as it was.

@@ -43,11 +43,15 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
         let phrases = session.phrases
         let folder = session.paths.share.appendingPathComponent("view")
         let hub = ViewHub(settings: pageSettings(session, printed: session.speech == nil))
-        let port = request.port ?? session.settings.value("view.port")?.integer.map(Int.init)
+        // A kiosk's page is on a fixed port, so that its view's unit finds it (KioskView).
+        let port =
+            request.port
+            ?? (session.kiosk != nil
+                ? KioskView.port(session.settings) : session.settings.value("view.port")?.integer.map(Int.init))
         let server: ViewServer
         do {
             server = try ViewServer.start(
-                hub: hub, folder: folder, port: port, token: token(in: session.paths.data), logger: session.logger)
+                hub: hub, folder: folder, port: port, token: token(in: session.deviceFolder), logger: session.logger)
         } catch {
             let reason: String
             switch error {

@@ -13,7 +13,7 @@ struct KioskCommand: ParsableCommand {
             """,
         subcommands: [
             Start.self, Check.self, SetPIN.self, Hash.self, KioskInstallCommand.self, KioskUninstallCommand.self,
-            Failed.self,
+            Failed.self, View.self,
         ],
         defaultSubcommand: Start.self)
 
@@ -60,6 +60,18 @@ struct KioskCommand: ParsableCommand {
         var ids: [String] = []
 
         func run() throws { try KioskRun.printHashes(options: global.host, ids: ids) }
+    }
+
+    struct View: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Show the kiosk's large print view full-screen: Chromium in cage, once the kiosk's page answers (run by assist-kiosk-view@.service).",
+            discussion: "Exit codes: 78 cage or the browser is missing (the message names the package).")
+        @OptionGroup var global: QuietGlobalOptions
+        @Option(help: "How long to wait for the kiosk's page, in seconds.")
+        var waitSeconds = 60
+
+        func run() throws { try KioskView.open(options: global.host, waitSeconds: waitSeconds) }
     }
 
     struct Failed: ParsableCommand {

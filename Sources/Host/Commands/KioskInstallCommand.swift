@@ -10,8 +10,9 @@ struct KioskInstallCommand: ParsableCommand {
         commandName: "install",
         abstract: "Install the kiosk as a systemd service on a terminal (as root).",
         discussion: """
-            Writes assist-kiosk@.service and assist-kiosk-failed@.service, makes the user if missing (a system \
-            user in the audio and video groups), then enables and starts assist-kiosk@TTY.service. With \
+            Writes assist-kiosk@.service and assist-kiosk-failed@.service (and assist-kiosk-view@.service when \
+            [kiosk] view = true), makes the user if missing (a system user in the audio and video groups), then \
+            enables and starts assist-kiosk@TTY.service (and assist-kiosk-view@VIEW-TTY.service). With \
             --unit-dir the units are only written there.
             """)
 
@@ -25,18 +26,25 @@ struct KioskInstallCommand: ParsableCommand {
     var unitDir: String?
     @Option(help: "The assist the units start (default: this one; packages give /usr/bin/assist).")
     var executable: String?
+    @Option(help: "The terminal the large print view takes, with [kiosk] view = true.")
+    var viewTty = "tty7"
 
     func validate() throws {
-        guard tty.range(of: #"^tty[0-9]{1,2}$"#, options: .regularExpression) != nil else {
-            throw ValidationError("--tty takes a console terminal like tty1, not \(tty).")
+        for (option, value) in [("--tty", tty), ("--view-tty", viewTty)] {
+            guard value.range(of: #"^tty[0-9]{1,2}$"#, options: .regularExpression) != nil else {
+                throw ValidationError("\(option) takes a console terminal like tty1, not \(value).")
+            }
         }
+        guard tty != viewTty else { throw ValidationError("--view-tty must be another terminal than --tty.") }
         guard user.range(of: #"^[a-z_][a-z0-9_-]{0,31}$"#, options: .regularExpression) != nil else {
             throw ValidationError("--user takes a user name like assist, not \(user).")
         }
     }
 
     func run() throws {
-        try KioskInstaller(user: user, tty: tty, config: config, unitDir: unitDir, executable: executable).install()
+        var installer = KioskInstaller(user: user, tty: tty, config: config, unitDir: unitDir, executable: executable)
+        installer.viewTTY = viewTty
+        try installer.install()
     }
 }
 
@@ -53,10 +61,11 @@ struct KioskUninstallCommand: ParsableCommand {
         let folder = URL(fileURLWithPath: unitDir ?? "/etc/systemd/system")
         if unitDir == nil {
             // Every instance, whichever terminal it took.
-            _ = SystemCommand.run("/usr/bin/systemctl", ["disable", "--now", "assist-kiosk@*.service"])
+            _ = SystemCommand.run(
+                "/usr/bin/systemctl", ["disable", "--now", "assist-kiosk@*.service", "assist-kiosk-view@*.service"])
         }
         var removed = 0
-        for name in [KioskUnits.name, KioskUnits.failedName] {
+        for name in [KioskUnits.name, KioskUnits.failedName, KioskUnits.viewName] {
             let url = folder.appendingPathComponent(name)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do { try FileManager.default.removeItem(at: url) } catch {

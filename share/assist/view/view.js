@@ -101,7 +101,7 @@ function settle(id) {
   history.scrollTop = history.scrollHeight;
 }
 
-function markWord(id, start, length) {
+function markWord(id, start, length, at) {
   const line = page.lines.get(id);
   const now = $("now");
   if (!line || now.dataset.line !== String(id)) return;
@@ -113,6 +113,7 @@ function markWord(id, start, length) {
   mark.textContent = word;
   now.replaceChildren(document.createTextNode(before), mark, document.createTextNode(after));
   now.dataset.word = word;
+  if (at) now.dataset.at = String(at);
 }
 
 function endLine(id) {
@@ -314,7 +315,7 @@ function receive(message) {
       updatePreview();
       break;
     case "line": showLine(message.id, message.text); break;
-    case "word": markWord(message.id, message.start, message.length); break;
+    case "word": markWord(message.id, message.start, message.length, message.at); break;
     case "end": endLine(message.id); break;
     case "question": showQuestion(message.question); break;
     case "feature": $("title").textContent = message.name || page.words.title; break;
