@@ -15,11 +15,16 @@ package final class EventJournal: Sendable {
         let queue = self.queue
         let url = self.url
         bus.subscribe(prefix: "") { name, json in
+            guard !Self.isLiveOnly(name) else { return }
             let time = ISO8601DateFormatter().string(from: Date())
             let line = Self.line(time: time, name: name, json: json)
             queue.async { Self.append(line, to: url) }
         }
     }
+
+    /// Events for live viewers only (`<id>.view.…`: what read-text is reading, for the low-vision view) are never
+    /// kept: what a person reads or sees is not written to disk.
+    package static func isLiveOnly(_ name: String) -> Bool { name.contains(".view.") }
 
     /// One journal line: `{"time":…,"name":…,"payload":…}`.
     package static func line(time: String, name: String, json: String) -> String {

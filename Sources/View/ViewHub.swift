@@ -62,6 +62,34 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
         var wantsPreview = false
     }
 
+    /// What the feature in front shows besides its lines, by kind ("reading": the page being read, "sentence": which
+    /// of its sentences, "target": what find-object guides to), each as the JSON its event carried.
+    private var panels: [String: String] = [:]
+
+    /// Shows `json` (valid JSON, from an event) as the feature's panel of `kind`; nil takes the panel away.
+    package func panel(_ kind: String, _ json: String?) {
+        let changed = lock.withLock {
+            guard panels[kind] != json else { return false }
+            panels[kind] = json
+            return true
+        }
+        if changed { broadcast(Self.panelMessage(kind, json)) }
+    }
+
+    /// Takes every panel away (the feature ended).
+    package func clearPanels() {
+        let kinds = lock.withLock {
+            defer { panels.removeAll() }
+            return Array(panels.keys)
+        }
+        for kind in kinds { broadcast(Self.panelMessage(kind, nil)) }
+    }
+
+    private static func panelMessage(_ kind: String, _ json: String?) -> String {
+        let name = Self.json(["kind": kind]).dropFirst().dropLast()
+        return #"{"type":"panel",\#(name),"data":\#(json ?? "null")}"#
+    }
+
     /// Whether a camera is open for the feature in front (the preview is offered only then).
     private var cameraOpen = false
     /// The digital zoom the last page asked for, 1…8.
@@ -305,6 +333,7 @@ package final class ViewHub: @unchecked Sendable {  // because: every mutable me
     private func stateMessage() -> String {
         var state: [String: Any] = [
             "type": "state",
+            "panels": panels.compactMapValues { try? JSONSerialization.jsonObject(with: Data($0.utf8)) },
             "lines": lines.map { ["id": $0.id, "text": $0.text] as [String: Any] },
             "settings": settings,
             "feature": feature ?? NSNull(),

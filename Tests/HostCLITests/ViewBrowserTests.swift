@@ -30,9 +30,9 @@ struct ViewBrowserTests {
         private var output = ""
         private var errors = ""
 
-        init(_ arguments: [String], environment: [String: String]) throws {
+        init(_ arguments: [String], environment: [String: String], command: [String] = ["shell"]) throws {
             process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
-            process.arguments = ["shell", "--view", "--audio-out", "null"] + arguments
+            process.arguments = command + ["--view", "--audio-out", "null"] + arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardInput = input
             let out = Pipe()
@@ -75,6 +75,16 @@ struct ViewBrowserTests {
             input.fileHandleForWriting.write(Data((line + "\n").utf8))
         }
 
+        /// Sends Ctrl+C's signal and waits for the exit.
+        func interrupt() -> Int32 {
+            process.interrupt()
+            let deadline = Date(timeIntervalSinceNow: 30 * ProcessRunner.timeScale)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
         /// Closes the input (the terminal's end) and waits for a clean exit.
         func finish() -> Int32 {
             try? input.fileHandleForWriting.close()
@@ -86,13 +96,16 @@ struct ViewBrowserTests {
         }
     }
 
-    func shell(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> ViewedShell {
+    func shell(
+        _ arguments: [String] = [], environment: [String: String] = [:], command: [String] = ["shell"],
+        camera: URL? = nil
+    ) throws -> ViewedShell {
         try ViewedShell(
-            ["--camera", "image:\(page.path)"] + arguments,
+            ["--camera", "image:\((camera ?? page).path)"] + arguments,
             environment: [
                 "ASSIST_DATA_DIR": folder.path("data").path, "XDG_CONFIG_HOME": folder.path("config").path,
                 "LANG": "en_US.UTF-8",
-            ].merging(environment) { $1 })
+            ].merging(environment) { $1 }, command: command)
     }
 
     /// What `view_browser.py SCENARIO` saw, as JSON.
@@ -160,6 +173,15 @@ struct ViewBrowserTests {
             #expect(lines.contains(sentence), "\(lines)")
             #expect(shell.standardOutput.contains(sentence), "the page shows what the terminal printed")
         }
+        // The page being read, as text, its sentence being read marked, in order.
+        #expect(
+            seen["sentences"] as? [String]
+                == ["Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see."])
+        let marked = (seen["current_sentences"] as? [String]) ?? []
+        #expect(
+            marked.filter { !$0.isEmpty }
+                == ["Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see."],
+            "\(marked)")
         // The word marked followed the speech: the sentence's words, in order, each as it was heard.
         let words = try #require(seen["words"] as? [String])
         let wanted = ["Call", "Dr", "Smith", "tomorrow", "morning", "He", "is", "in"]
@@ -324,6 +346,42 @@ extension ViewBrowserTests {
         #expect(arguments.hasPrefix("-s -- \(programs.path)/chromium --kiosk"), "\(arguments)")
         #expect(arguments.hasSuffix("--app=\(address)\n"), "\(arguments)")
         #expect(shell.finish() == 0)
+    }
+}
+
+extension ViewBrowserTests {
+    /// find-object's target on the preview: boxed where the detector found it (the guidance event's box, kept in
+    /// the journal), with the events meant only for the view never written there.
+    @Test func findObjectsTargetIsBoxedWhereTheDetectorFoundIt() throws {
+        let scene = folder.path("dog-scene.png")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert",
+            [
+                "/usr/share/darknet/data/scream.jpg", "-resize", "800x600!", "(", "/usr/share/darknet/data/dog.jpg",
+                "-crop", "190x320+130+220", "+repage", ")", "-geometry", "+465+140", "-composite", scene.path,
+            ])
+        try #require(made.status == 0, "\(made.standardError)")
+        let run = try shell(
+            ["--no-speech", "--camera-fps", "5"], command: ["run", "find-object", "dog"], camera: scene)
+        let address = try #require(run.address())
+        let seen = try browse("target", address)
+        let shown = try #require((seen["target"] as? String)?.split(separator: ",").compactMap { Double($0) })
+        try #require(shown.count == 4, "\(seen)")
+        let journal = try String(contentsOf: folder.path("data/events.jsonl"), encoding: .utf8)
+        let guided = journal.split(separator: "\n").compactMap { line -> [String: Any]? in
+            guard line.contains("\"assist.find-object.guidance\""),
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            else { return nil }
+            return object["payload"] as? [String: Any]
+        }
+        let last = try #require(guided.last, "no guidance in the journal")
+        let (x, y) = (last["x"] as? Double ?? -1, last["y"] as? Double ?? -1)
+        #expect(abs(shown[0] - x) < 0.05 && abs(shown[1] - y) < 0.05, "page \(shown), event \(last)")
+        // The dog is at 0.65 of the width, half way down; its box about 0.24 by 0.53 of the picture.
+        #expect(abs(shown[0] - 0.65) < 0.06 && abs(shown[1] - 0.5) < 0.1, "\(shown)")
+        #expect(shown[2] > 0.1 && shown[3] > 0.2, "a box, not a point: \(shown)")
+        #expect(!journal.contains(".view."), "the view's own events are never kept")
+        #expect(run.interrupt() == 0, "Ctrl+C ends a feature run cleanly, view and all")
     }
 }
 

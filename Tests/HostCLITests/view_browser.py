@@ -92,6 +92,8 @@ def seen(page):
             choices: Array.from(document.querySelectorAll('#choices button')).map((button) => button.textContent),
             prompt: document.getElementById('prompt').textContent,
             focused: document.activeElement ? document.activeElement.textContent : null,
+            sentences: Array.from(document.querySelectorAll('#sentences li')).map((item) => item.textContent),
+            current: (document.querySelector('#sentences li.current') || {}).textContent || '',
         })"""
     )
 
@@ -135,10 +137,13 @@ def read_text(url, folder, by):
             result["focused_before_enter"] = seen(first)["focused"]
             first.keyboard.press("Enter")
         words = []
+        current = []
 
         def record(state):
             if state["word"] and (not words or words[-1] != state["word"]):
                 words.append(state["word"])
+            if not current or current[-1] != state["current"]:
+                current.append(state["current"])
 
         reading = wait_for(
             first, lambda state: any("Reading aloud helps" in line for line in state["lines"]), 60, record
@@ -146,6 +151,9 @@ def read_text(url, folder, by):
         result["title"] = reading["title"]
         result["lines"] = reading["lines"]
         result["words"] = words
+        result["sentences"] = reading["sentences"]
+        wait_for(first, lambda state: False, 2, record)
+        result["current_sentences"] = current
         # The word marked while the last sentence sounds, and a screenshot of the large print for OCR.
         wait_for(first, lambda state: state["word"] is not None, 5)
         shot = os.path.join(folder, "large-print.png")
@@ -270,12 +278,28 @@ def reconnect(url, folder):
     return result
 
 
+def target(url, folder):
+    """Waits for find-object's target on the preview and reads where the page drew it."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(url)
+        page.wait_for_function("() => !document.getElementById('camera').hidden", timeout=60000)
+        page.wait_for_function("() => document.getElementById('picture').dataset.target", timeout=90000)
+        time.sleep(1.0)
+        result = {"target": page.evaluate("() => document.getElementById('picture').dataset.target")}
+        browser.close()
+    return result
+
+
 def main():
     scenario, url, folder = sys.argv[1], sys.argv[2], sys.argv[3]
     if scenario == "security":
         result = security(url, folder)
     elif scenario == "click":
         result = read_text(url, folder, "click")
+    elif scenario == "target":
+        result = target(url, folder)
     elif scenario == "reconnect":
         result = reconnect(url, folder)
     elif scenario == "preview":

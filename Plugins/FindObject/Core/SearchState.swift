@@ -180,6 +180,7 @@ final class SearchState: @unchecked Sendable {
             followedTarget = box != nil
         } else {
             let seen = locate(frame)
+            guidedSize = nil
             tracker.update(seen)
             if seen != nil { lastSeen = now }
             guide(now: now, frame: frame, at: tracker.isGuiding ? tracker.predicted : nil, from: "detector")
@@ -234,6 +235,7 @@ final class SearchState: @unchecked Sendable {
             if followed.count > 64 { followed.removeFirst(followed.count - 64) }
         }
         let point = followedBox.map { Tracker.Point(x: min(1, max(0, $0.centreX)), y: min(1, max(0, $0.centreY))) }
+        guidedSize = followedBox.map { ($0.width, $0.height) }
         guide(
             now: now, frame: frame, at: tracker.isGuiding ? point ?? tracker.predicted : nil,
             from: detected?.box != nil ? "detector" : point != nil ? "follower" : "tracker")
@@ -371,6 +373,10 @@ final class SearchState: @unchecked Sendable {
     /// Plays and says what guiding to `target` calls for (nil: not guiding); the frame's capture time gives the
     /// frame-to-cue latency reported with each guidance event, and its sequence number and where the position
     /// came `from` (a detection in this frame, the follower, or the tracker's prediction) are reported with it.
+    /// The size of the box being followed, as fractions of the picture, for the guidance event (the view draws
+    /// it); nil when only a point is known (a text search).
+    private var guidedSize: (width: Double, height: Double)?
+
     private func guide(now: Double, frame: CameraFrame, at target: Tracker.Point?, from: String) {
         let captured = frame.timestamp
         // Stopped or paused while this frame was searched: nothing more is played or said for it.
@@ -416,13 +422,14 @@ final class SearchState: @unchecked Sendable {
             clock_gettime(CLOCK_MONOTONIC, &clock)
             let nowNs = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec)
             let latency = captured > 0 && nowNs > captured ? Double(nowNs - captured) / 1e6 : 0
+            let size = guidedSize.map { String(format: #","w":%.3f,"h":%.3f"#, $0.width, $0.height) } ?? ""
             host.publish(
                 "assist.find-object.guidance",
                 json: String(
                     format:
-                        #"{"direction":"%@","pattern":%d,"intensity":%.3f,"pan":%.3f,"x":%.3f,"y":%.3f,"latency_ms":%.1f,"frame":%llu,"from":"%@"}"#,
+                        #"{"direction":"%@","pattern":%d,"intensity":%.3f,"pan":%.3f,"x":%.3f,"y":%.3f%@,"latency_ms":%.1f,"frame":%llu,"from":"%@"}"#,
                     decision.direction.rawValue, decision.pattern, decision.intensity, decision.pan, point.x, point.y,
-                    latency, frame.sequence, from))
+                    size, latency, frame.sequence, from))
         }
         // Phrases only while speech is idle; a phrase printed already is not printed again until another comes.
         guard feedback != .tones, !host.isSpeaking, let phrase = phrase(for: decision, x: point.x, now: now),

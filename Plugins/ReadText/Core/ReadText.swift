@@ -13,6 +13,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
     let language: String
     var options = ReadTextOptions()
     var navigator: ReadingNavigator?
+    /// The page and sentences last told to the view (ReadText+View).
+    var viewShown: (page: Int, sentences: [String]) = (-1, [])
     let worker = WorkerThread(name: "assist-read-text-ocr")
     let capture = CaptureState()
     var pipeline: TextPipeline
@@ -67,7 +69,9 @@ public final class ReadText: PluginFeature, ReadingVoice {
         let navigator = ReadingNavigator(
             voice: self, language: language, wordsPerMinute: rate ?? ReadTextParameters.normalRate)
         navigator.onItemStart = { [weak self] item in
-            guard let self, !self.options.transcript else { return }
+            guard let self else { return }
+            self.showOnView(reading: self.navigator?.index ?? 0)
+            guard !self.options.transcript else { return }
             self.host.print(item.text)
         }
         navigator.onEnd = { [weak self] in self?.reachedEnd() }

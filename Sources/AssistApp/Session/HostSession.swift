@@ -199,9 +199,13 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     }
     private var readySent = false
 
+    /// Told on the main loop each time the focused feature changes (the view's title and panels).
+    package var focusObservers: [(String?) -> Void] = []
+
     /// The focused feature changed: the crash mark names it, and systemd's status says it.
     private func focusChanged(to id: String?) {
         crashGuard?.focus(id)
+        focusObservers.forEach { $0(id) }
         // A feature started or ended outside a key (after a first-use answer, by a timer): its keys are read
         // as keys, the menu's as words.
         dispatcher.syncConsoleMode()

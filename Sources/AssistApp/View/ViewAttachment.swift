@@ -27,6 +27,7 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
     private var timer: UInt64?
     private var printed: Bool
     private var preview: ViewPreview?
+    private var subscriptions: [UInt64] = []
     /// The preview's zoom, as the last page asked.
     private var zoom = 1.0
 
@@ -87,6 +88,7 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
     /// Closes every page and stops listening.
     package func stop() {
         if let timer { _ = session?.loop.cancelTimer(timer) }
+        subscriptions.forEach { session?.services.events.unsubscribe($0) }
         preview?.stop()
         session?.sound?.speechWatch.watch(nil)
         session?.printedLines.watch(nil)
@@ -126,6 +128,25 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
                     self?.preview?.follow(zoom: zoom)
                 }
             }
+        }
+        // What features show besides their lines, from their events (EventJournal never keeps the `.view.` ones).
+        let events = session.services.events
+        subscriptions = [
+            events.subscribe(prefix: "assist.read-text.view.") { name, json in
+                hub.panel(name.hasSuffix(".page") ? "reading" : "sentence", json)
+            },
+            events.subscribe(prefix: "assist.find-object.") { name, json in
+                switch name {
+                case "assist.find-object.guidance": hub.panel("target", json)
+                case "assist.find-object.lost", "assist.find-object.paused": hub.panel("target", nil)
+                default: break
+                }
+            },
+        ]
+        // A feature that ends takes what it showed with it; the next one starts clean.
+        session.focusObservers.append { [weak self] _ in
+            self?.hub.clearPanels()
+            self?.follow()
         }
         let logger = session.logger
         hub.onDropped = { count in logger.warning("view: \(count) messages from a page came too fast and were dropped")

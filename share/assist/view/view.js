@@ -13,6 +13,7 @@ const WORDS = {
       "yellow-on-black": "Yellow on black", "black-on-yellow": "Black on yellow" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "The browser's own" },
     pixels: "pixels", answer: "Answer",
+    page: "The page",
     camera: "Camera", zoom: "Zoom", colours: "Picture colours", contrast: "Stronger contrast", freeze: "Freeze (z)", sees: "What the camera sees", frozen: "The picture is held: z lets it go.", pictureColours: { "normal": "As they are", "inverted": "Inverted", "yellow-on-black": "Yellow on black" },
   },
   es: {
@@ -25,6 +26,7 @@ const WORDS = {
       "black-on-yellow": "Negro sobre amarillo" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "El del navegador" },
     pixels: "píxeles", answer: "Respuesta",
+    page: "La página",
     camera: "Cámara", zoom: "Aumento", colours: "Colores de la imagen", contrast: "Más contraste", freeze: "Congelar (z)", sees: "Lo que ve la cámara", frozen: "La imagen está congelada: z la suelta.", pictureColours: { "normal": "Tal como son", "inverted": "Invertidos", "yellow-on-black": "Amarillo sobre negro" },
   },
   ru: {
@@ -36,6 +38,7 @@ const WORDS = {
       "yellow-on-black": "Жёлтый на чёрном", "black-on-yellow": "Чёрный на жёлтом" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "Шрифт браузера" },
     pixels: "пикселей", answer: "Ответ",
+    page: "Страница",
     camera: "Камера", zoom: "Увеличение", colours: "Цвета изображения", contrast: "Сильнее контраст", freeze: "Заморозить (z)", sees: "Что видит камера", frozen: "Изображение заморожено: z отпускает его.", pictureColours: { "normal": "Как есть", "inverted": "Инвертированные", "yellow-on-black": "Жёлтый на чёрном" },
   },
   zh: {
@@ -47,6 +50,7 @@ const WORDS = {
       "yellow-on-black": "黑底黄字", "black-on-yellow": "黄底黑字" },
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "浏览器自带字体" },
     pixels: "像素", answer: "回答",
+    page: "页面",
     camera: "摄像头", zoom: "放大", colours: "画面颜色", contrast: "增强对比度", freeze: "定格 (z)", sees: "摄像头看到的画面", frozen: "画面已定格：按 z 恢复。", pictureColours: { "normal": "原样", "inverted": "反色", "yellow-on-black": "黑底黄色" },
   },
 };
@@ -65,6 +69,7 @@ const page = {
   cameraOpen: false,
   previewSent: null,       // what the host was last told: "on@zoom" or "off"
   frozen: false,
+  panels: {},              // what the feature shows besides its lines: reading, sentence, target
 };
 
 function $(id) { return document.getElementById(id); }
@@ -210,6 +215,88 @@ function applySettings(settings) {
   updatePreview();
 }
 
+// MARK: what the feature shows
+
+function showPanel(kind, data) {
+  if (data === null || data === undefined) delete page.panels[kind];
+  else page.panels[kind] = data;
+  if (kind === "reading" || kind === "sentence") showReading();
+}
+
+function showReading() {
+  const reading = page.panels.reading;
+  const section = $("reading");
+  const list = $("sentences");
+  if (!reading || !Array.isArray(reading.sentences)) {
+    section.hidden = true;
+    list.replaceChildren();
+    return;
+  }
+  section.hidden = false;
+  if (list.dataset.page !== String(reading.page) || list.children.length !== reading.sentences.length) {
+    list.dataset.page = String(reading.page);
+    list.replaceChildren(...reading.sentences.map((text) => {
+      const item = document.createElement("li");
+      item.textContent = text;
+      return item;
+    }));
+  }
+  const sentence = page.panels.sentence;
+  const current = sentence && sentence.page === reading.page ? sentence.index : -1;
+  Array.from(list.children).forEach((item, index) => {
+    const now = index === current;
+    item.classList.toggle("current", now);
+    if (now) {
+      item.setAttribute("aria-current", "true");
+      item.scrollIntoView({ block: "nearest" });
+    } else {
+      item.removeAttribute("aria-current");
+    }
+  });
+}
+
+/// find-object's target on the preview: a box (or a ring when only its centre is known) and an arrow from the
+/// middle of the picture to it, in the scheme's two colours so it stands out on any picture.
+function drawTarget(context, width, height) {
+  const canvas = $("picture");
+  const target = page.panels.target;
+  if (!target || typeof target.x !== "number") {
+    delete canvas.dataset.target;
+    return;
+  }
+  const zoom = Number(page.settings["view.preview-zoom"] || 1);
+  const x = ((target.x - 0.5) * zoom + 0.5) * width;
+  const y = ((target.y - 0.5) * zoom + 0.5) * height;
+  const boxWidth = (target.w || 0) * zoom * width;
+  const boxHeight = (target.h || 0) * zoom * height;
+  canvas.dataset.target = [x / width, y / height, boxWidth / width, boxHeight / height].map((v) => v.toFixed(3)).join(",");
+  const style = getComputedStyle(document.body);
+  const line = Math.max(3, Math.round(width / 120));
+  for (const [colour, thickness] of [[style.backgroundColor, line * 2], [style.color, line]]) {
+    context.strokeStyle = colour;
+    context.lineWidth = thickness;
+    context.beginPath();
+    if (boxWidth > 0 && boxHeight > 0) context.rect(x - boxWidth / 2, y - boxHeight / 2, boxWidth, boxHeight);
+    else context.arc(x, y, width / 20, 0, 2 * Math.PI);
+    context.stroke();
+    const fromX = width / 2, fromY = height / 2;
+    const distance = Math.hypot(x - fromX, y - fromY);
+    if (distance > width / 10) {
+      const angle = Math.atan2(y - fromY, x - fromX);
+      const tipX = fromX + Math.cos(angle) * (distance - width / 20);
+      const tipY = fromY + Math.sin(angle) * (distance - width / 20);
+      context.beginPath();
+      context.moveTo(fromX, fromY);
+      context.lineTo(tipX, tipY);
+      context.moveTo(tipX, tipY);
+      context.lineTo(tipX - Math.cos(angle - 0.5) * width / 30, tipY - Math.sin(angle - 0.5) * width / 30);
+      context.moveTo(tipX, tipY);
+      context.lineTo(tipX - Math.cos(angle + 0.5) * width / 30, tipY - Math.sin(angle + 0.5) * width / 30);
+      context.stroke();
+    }
+  }
+}
+
 // MARK: the camera's preview
 
 function updatePreview() {
@@ -262,6 +349,7 @@ function drawPicture(buffer) {
     out[target] = r; out[target + 1] = g; out[target + 2] = b; out[target + 3] = 255;
   }
   context.putImageData(image, 0, 0);
+  drawTarget(context, width, height);
 }
 
 function label() {
@@ -277,6 +365,7 @@ function label() {
   $("line-spacing-label").textContent = words.spacing;
   $("highlight-label").textContent = words.highlight;
   $("camera-heading").textContent = words.camera;
+  $("reading-heading").textContent = words.page;
   $("zoom-label").textContent = words.zoom;
   $("colours-label").textContent = words.colours;
   $("contrast-label").textContent = words.contrast;
@@ -305,6 +394,9 @@ function receive(message) {
       if (message.speaking) markWord(message.speaking.id, message.speaking.start, message.speaking.length);
       $("title").textContent = message.feature || page.words.title;
       showQuestion(message.question);
+      page.panels = {};
+      Object.entries(message.panels || {}).forEach(([kind, data]) => showPanel(kind, data));
+      showReading();
       page.cameraOpen = message.camera === true;
       page.previewSent = null;
       updatePreview();
@@ -320,6 +412,7 @@ function receive(message) {
     case "question": showQuestion(message.question); break;
     case "feature": $("title").textContent = message.name || page.words.title; break;
     case "settings": applySettings(message.settings); break;
+    case "panel": showPanel(message.kind, message.data); break;
     default: break;
   }
 }
