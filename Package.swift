@@ -151,9 +151,12 @@ let package = Package(
             name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]
         ),
         // The low-vision view (docs/view.md): what is heard, in large print, on a page served on loopback.
+        // ViewState is what pages are shown and what they may say (no server: the fuzz target builds it alone).
+        .target(name: "ViewState"),
         .target(
             name: "View",
             dependencies: [
+                "ViewState",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -199,7 +202,7 @@ let package = Package(
             name: "AssistApp",
             dependencies: [
                 "PluginHost", "CPluginBridge", "AssistCore", "Interaction", "Runtime", "Speech", "Audio", "Camera",
-                "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", "Storage", "View",
+                "Outbox", "Voice", "Digest", "Kiosk", "PluginPackage", "Storage", "View", "ViewState",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -326,7 +329,7 @@ let package = Package(
             dependencies: [
                 "PluginHost", "AssistCore", "Interaction", "Outbox", "Camera", "OCR", "ReadTextCore", "SurveyCore",
                 "PhotoSensorCore", "CMediaInfo", "CollectVideosCore", "PluginPackage", "CPluginBridge", "Audio",
-                "BarcodeCore",
+                "BarcodeCore", "ViewState",
             ],
             path: "Tests/Fuzz", exclude: ["corpus", "regressions", "README.md"]),
 
@@ -357,8 +360,8 @@ let package = Package(
         .testTarget(
             name: "AssistAppTests",
             dependencies: [
-                "AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "PluginPackage", "HostTesting", "View",
-                "Speech",
+                "AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "PluginPackage", "HostTesting",
+                "ViewState", "Speech",
             ]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
     ] + firstPartyPlugins.flatMap(\.targets)

@@ -106,8 +106,17 @@ def first_paint(browser, assist, page_png, runs=7):
             page.close()
             host.stop()
     # The baseline: the page's own files, served by Python's http.server from share/assist/view.
-    handler = lambda *args: http.server.SimpleHTTPRequestHandler(*args, directory=SHARE_VIEW)  # noqa: E731
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    class Files(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=SHARE_VIEW, **kwargs)
+
+        def translate_path(self, path):
+            return super().translate_path(path.replace("/assets/", "/", 1))
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Files)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     for _ in range(runs):
         page = browser.new_page()
@@ -229,8 +238,11 @@ def main():
     assist, page_png = sys.argv[1], sys.argv[2]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        print("first paint…", file=sys.stderr)
         ours, plain = first_paint(browser, assist, page_png)
+        print("words and keys…", file=sys.stderr)
         marks, page_keys, terminal_keys = words_and_keys(browser, assist, page_png)
+        print("CPU and memory…", file=sys.stderr)
         other = cpu_and_memory(browser, assist, page_png)
         browser.close()
     median = statistics.median

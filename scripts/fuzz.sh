@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"manifest config journal outbox-job multipart elf keys phrases picture photo plain-text page-geometry survey-definition media-header media-details study-text package helper-protocol services wav barcode"}
+targets=${FUZZ_TARGETS:-"manifest config journal outbox-job multipart elf keys phrases picture photo plain-text page-geometry survey-definition media-header media-details study-text package helper-protocol services wav barcode view-message"}
 scratch=.build-fuzz
 
 # libFuzzer's own main must win, so the replay driver's entry point is renamed; lld links what gold cannot.

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ViewState
 
 /// The low-vision view's web server (docs/view.md): the page, its two assets and one websocket, on
 /// 127.0.0.1 only. The page and the socket need the session's random token; the socket also needs the page's

@@ -3,7 +3,7 @@ import AssistCore
 import Foundation
 import Speech
 import Testing
-import View
+import ViewState
 
 /// The low-vision view's state, without a browser: a line is shown when it starts to sound and never before,
 /// a page that opens late is given what is on screen, a page's messages are taken only when understood and not

@@ -14,6 +14,7 @@ import PluginHost
 import PluginPackage
 import ReadTextCore
 import SurveyCore
+import ViewState
 
 import struct PluginKit.PhraseTable
 
@@ -27,7 +28,28 @@ enum FuzzTargets {
         "photo": photo, "plain-text": plainText, "page-geometry": pageGeometry, "survey-definition": surveyDefinition,
         "media-header": mediaHeader, "media-details": mediaDetails, "study-text": studyText, "package": package,
         "helper-protocol": helperProtocol, "services": ServicesTarget.run, "wav": wav, "barcode": barcode,
+        "view-message": viewMessage,
     ]
+
+    /// A message a page sends over the view's socket (docs/view.md): read, and taken by a hub as a page's, with
+    /// a question and settings open; what it asks for is only recorded.
+    static func viewMessage(_ data: Data) {
+        let hub = ViewHub(settings: ["view.text-size": "48"])
+        hub.ask(.init(kind: .choice, prompt: "Choose", choices: ["A", "B"]))
+        hub.camera(open: true)
+        let page = hub.connect(FuzzOutlet())
+        hub.onInput = { _ in }
+        hub.onPreview = { _, zoom in precondition((1...8).contains(zoom), "a zoom outside 1…8 reached the camera") }
+        hub.received(String(decoding: data, as: UTF8.self), from: page)
+        hub.disconnect(page)
+    }
+
+    /// Takes what a hub sends a page and throws it away.
+    struct FuzzOutlet: ViewOutlet {
+        func send(_ message: String) {}
+        func send(picture: [UInt8]) {}
+        func close() {}
+    }
 
     /// A file the targets that read paths write their input to, one per process.
     static let scratch = URL(fileURLWithPath: NSTemporaryDirectory())

@@ -198,9 +198,12 @@ struct ViewBrowserTests {
         // Settings on the page apply in every tab and are the settings file's.
         #expect(seen["size_second_tab"] as? String == "96px")
         #expect(seen["colours"] as? [String] == ["rgb(255, 255, 0)", "rgb(0, 0, 0)"])
+        // The last scheme chosen is the one kept.
         let kept = try String(contentsOf: folder.path("config/assist/settings.toml"), encoding: .utf8)
-        #expect(kept.contains("text-size = 96") && kept.contains("scheme = \"yellow-on-black\""), "\(kept)")
-        for check in ["axe_menu", "axe_reading", "axe_yellow"] {
+        #expect(kept.contains("text-size = 96") && kept.contains("scheme = \"black-on-yellow\""), "\(kept)")
+        for check in [
+            "axe_menu", "axe_reading", "axe_yellow", "axe_black-on-white", "axe_white-on-black", "axe_black-on-yellow",
+        ] {
             #expect((seen[check] as? [String]) == [], "axe-core, \(check): \(seen[check] ?? "none")")
         }
         #expect(seen["title_after_escape"] as? String == "Assist", "Escape on the page stops the feature")

@@ -136,15 +136,30 @@ extension CollectVideos {
             self?.stopRecording(reason: .autoStop)
         }
         // A camera unplugged (or a source that ended) mid-recording: no frame for 2 s ends it, keeping the clip.
+        // Each whole second is told to the low-vision view, which shows the time over the square viewfinder.
+        let started = ProcessInfo.processInfo.systemUptime
+        var shown = -1
+        showRecordingOnView(seconds: 0, of: maxSeconds)
         recording?.watchdog = host.addTimer(milliseconds: 500, repeating: true) { [weak self] in
-            guard let self, let state = recording, state.session.frames > 0,
-                state.session.secondsSinceLastFrame > 2
-            else { return }
+            guard let self, let state = recording else { return }
+            let seconds = Int(ProcessInfo.processInfo.systemUptime - started)
+            if seconds != shown {
+                shown = seconds
+                showRecordingOnView(seconds: seconds, of: state.maxSeconds)
+            }
+            guard state.session.frames > 0, state.session.secondsSinceLastFrame > 2 else { return }
             stopRecording(reason: .cameraLost)
         }
     }
 
     enum StopReason { case autoStop, user, noFrames, writeFailed, cameraLost }
+
+    /// Tells the low-vision view how long this clip has been filmed (docs/view.md); a `.view.` event, never kept.
+    private func showRecordingOnView(seconds: Int, of maxSeconds: Double) {
+        host.publish(
+            "assist.collect-videos.view.recording",
+            json: #"{"recording":true,"seconds":\#(seconds),"max":\#(Int(maxSeconds)),"square":true}"#)
+    }
 
     /// A frame on the camera's thread: the first opens the file at its size, each is encoded.
     public func handle(frame: CameraFrame) {
@@ -166,6 +181,7 @@ extension CollectVideos {
     func stopRecording(reason: StopReason, finishing: Bool = true) {
         guard let state = recording, store != nil else { return }
         recording = nil
+        host.publish("assist.collect-videos.view.recording", json: #"{"recording":false}"#)
         _ = host.setConfirmation(command: "stop", question: nil)
         if let watchdog = state.watchdog { host.cancelTimer(watchdog) }
         host.unsubscribeCamera()

@@ -4,6 +4,7 @@ import Interaction
 import PluginHost
 import Speech
 import View
+import ViewState
 
 /// What `--view` asked for: a page on loopback, on this port (nil: `view.port`, else any free one), opened in a
 /// browser or not.
@@ -134,6 +135,9 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
         subscriptions = [
             events.subscribe(prefix: "assist.read-text.view.") { name, json in
                 hub.panel(name.hasSuffix(".page") ? "reading" : "sentence", json)
+            },
+            events.subscribe(prefix: "assist.collect-videos.view.recording") { _, json in
+                hub.panel("recording", json.contains(#""recording":true"#) ? json : nil)
             },
             events.subscribe(prefix: "assist.find-object.") { name, json in
                 switch name {

@@ -1,6 +1,7 @@
 import Camera
 import Foundation
 import View
+import ViewState
 
 /// The camera's preview for the view's pages (docs/view.md): subscribed only while the feature in front has the
 /// camera open and a visible page shows the preview, at 15 pictures a second at most and 640 × 480 at most,

@@ -14,6 +14,7 @@ const WORDS = {
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "The browser's own" },
     pixels: "pixels", answer: "Answer",
     page: "The page",
+    recording: "Filming: {s} of {max} seconds",
     camera: "Camera", zoom: "Zoom", colours: "Picture colours", contrast: "Stronger contrast", freeze: "Freeze (z)", sees: "What the camera sees", frozen: "The picture is held: z lets it go.", pictureColours: { "normal": "As they are", "inverted": "Inverted", "yellow-on-black": "Yellow on black" },
   },
   es: {
@@ -27,6 +28,7 @@ const WORDS = {
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "El del navegador" },
     pixels: "píxeles", answer: "Respuesta",
     page: "La página",
+    recording: "Grabando: {s} de {max} segundos",
     camera: "Cámara", zoom: "Aumento", colours: "Colores de la imagen", contrast: "Más contraste", freeze: "Congelar (z)", sees: "Lo que ve la cámara", frozen: "La imagen está congelada: z la suelta.", pictureColours: { "normal": "Tal como son", "inverted": "Invertidos", "yellow-on-black": "Amarillo sobre negro" },
   },
   ru: {
@@ -39,6 +41,7 @@ const WORDS = {
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "Шрифт браузера" },
     pixels: "пикселей", answer: "Ответ",
     page: "Страница",
+    recording: "Съёмка: {s} из {max} секунд",
     camera: "Камера", zoom: "Увеличение", colours: "Цвета изображения", contrast: "Сильнее контраст", freeze: "Заморозить (z)", sees: "Что видит камера", frozen: "Изображение заморожено: z отпускает его.", pictureColours: { "normal": "Как есть", "inverted": "Инвертированные", "yellow-on-black": "Жёлтый на чёрном" },
   },
   zh: {
@@ -51,6 +54,7 @@ const WORDS = {
     fonts: { "dejavu-sans": "DejaVu Sans", "noto-sans": "Noto Sans", "system": "浏览器自带字体" },
     pixels: "像素", answer: "回答",
     page: "页面",
+    recording: "正在拍摄：{s} / {max} 秒",
     camera: "摄像头", zoom: "放大", colours: "画面颜色", contrast: "增强对比度", freeze: "定格 (z)", sees: "摄像头看到的画面", frozen: "画面已定格：按 z 恢复。", pictureColours: { "normal": "原样", "inverted": "反色", "yellow-on-black": "黑底黄色" },
   },
 };
@@ -221,6 +225,16 @@ function showPanel(kind, data) {
   if (data === null || data === undefined) delete page.panels[kind];
   else page.panels[kind] = data;
   if (kind === "reading" || kind === "sentence") showReading();
+  if (kind === "recording") showRecording();
+}
+
+function showRecording() {
+  const recording = page.panels.recording;
+  const line = $("recording");
+  line.hidden = !recording;
+  if (recording) {
+    line.textContent = page.words.recording.replace("{s}", recording.seconds).replace("{max}", recording.max);
+  }
 }
 
 function showReading() {
@@ -259,6 +273,7 @@ function showReading() {
 /// middle of the picture to it, in the scheme's two colours so it stands out on any picture.
 function drawTarget(context, width, height) {
   const canvas = $("picture");
+  drawSquare(context, width, height);
   const target = page.panels.target;
   if (!target || typeof target.x !== "number") {
     delete canvas.dataset.target;
@@ -295,6 +310,33 @@ function drawTarget(context, width, height) {
       context.stroke();
     }
   }
+}
+
+/// collect-videos films the square in the middle of the picture: while it films, the rest is darkened and the
+/// square outlined, so what is outside the clip is plain to see.
+function drawSquare(context, width, height) {
+  const recording = page.panels.recording;
+  if (!recording || !recording.square) return;
+  // The square's side is the picture's shorter side; the preview shows 1/zoom of the picture.
+  const zoom = Number(page.settings["view.preview-zoom"] || 1);
+  const side = Math.min(width, height) * zoom;
+  const left = (width - side) / 2, top = (height - side) / 2;
+  context.fillStyle = "rgba(0, 0, 0, 0.6)";
+  if (left > 0) {
+    context.fillRect(0, 0, left, height);
+    context.fillRect(left + side, 0, left, height);
+  }
+  if (top > 0) {
+    context.fillRect(0, 0, width, top);
+    context.fillRect(0, top + side, width, top);
+  }
+  const style = getComputedStyle(document.body);
+  for (const [colour, thickness] of [[style.backgroundColor, 8], [style.color, 4]]) {
+    context.strokeStyle = colour;
+    context.lineWidth = thickness;
+    context.strokeRect(left, top, side, side);
+  }
+  $("picture").dataset.square = [left / width, top / height, side / width].map((v) => v.toFixed(3)).join(",");
 }
 
 // MARK: the camera's preview
@@ -397,6 +439,7 @@ function receive(message) {
       page.panels = {};
       Object.entries(message.panels || {}).forEach(([kind, data]) => showPanel(kind, data));
       showReading();
+      showRecording();
       page.cameraOpen = message.camera === true;
       page.previewSent = null;
       updatePreview();
