@@ -68,6 +68,26 @@ struct ViewHubTests {
         #expect(lines == ["Reading aloud helps."])
     }
 
+    /// What a feature shows besides its lines (read-text's page, find-object's target, collect-videos' filming)
+    /// reaches open pages, is given to a page that opens late, and goes when the feature ends.
+    @Test func aFeaturesPanelsReachEveryPageAndGoWithIt() {
+        let hub = ViewHub()
+        let page = Page(hub)
+        let filming = #"{"recording":true,"seconds":12,"max":30,"square":true}"#
+        hub.panel("recording", filming)
+        hub.panel("recording", filming)  // the same again is not sent again
+        let messages = page.messages(atLeast: 2)
+        #expect(messages.count == 2)
+        #expect(messages[1]["type"] as? String == "panel" && messages[1]["kind"] as? String == "recording")
+        #expect((messages[1]["data"] as? [String: Any])?["seconds"] as? Int == 12)
+        let late = Page(hub)
+        let panels = late.messages(atLeast: 1)[0]["panels"] as? [String: Any]
+        #expect((panels?["recording"] as? [String: Any])?["max"] as? Int == 30)
+        hub.clearPanels()
+        let cleared = page.messages(atLeast: 3)
+        #expect(cleared.last?["kind"] as? String == "recording" && cleared.last?["data"] is NSNull)
+    }
+
     @Test func aPageIsUnderstoodOnlyInWhatItMaySay() {
         #expect(ViewHub.input(from: #"{"type":"key","key":"enter"}"#) == .key("enter"))
         #expect(ViewHub.input(from: #"{"type":"choose","index":5}"#) == .choose(5))
