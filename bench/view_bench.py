@@ -159,19 +159,25 @@ def words_and_keys(browser, assist, page_png):
         page.wait_for_selector("#choices button")
         page.evaluate(WATCH_MARKS)
         page.evaluate(WATCH_LINES)
-        # Key to answer: F1 at the menu says the menu's help; on the page, then typed at the terminal.
+        # Key to answer: F2 at the menu says that the key does nothing there, a short hint; pressed on the page,
+        # then typed at the terminal, each once Assist has been quiet for 0.4 s.
         page_keys, terminal_keys = [], []
-        for _ in range(12):
+        for _ in range(15):
             for where in ("page", "terminal"):
-                time.sleep(0.6)
+                quiet_since = time.time()
+                deadline = time.time() + 20
+                while time.time() - quiet_since < 0.4 and time.time() < deadline:
+                    if page.evaluate("() => document.querySelector('#now mark') !== null"):
+                        quiet_since = time.time()
+                    time.sleep(0.02)
                 before = page.evaluate("() => window.__lines.length")
                 pressed = time.time() * 1000
                 if where == "page":
                     page.evaluate("() => document.activeElement && document.activeElement.blur()")
                     pressed = time.time() * 1000
-                    page.keyboard.press("F1")
+                    page.keyboard.press("F2")
                 else:
-                    host.type("f1")
+                    host.type("f2")
                 deadline = time.time() + 10
                 while page.evaluate("() => window.__lines.length") == before and time.time() < deadline:
                     time.sleep(0.002)

@@ -71,10 +71,14 @@ package final class ViewServer: Sendable {
             guard rules.allows(request, needsToken: true) else { return rules.refusal() }
             return rules.answer(page, type: "text/html; charset=utf-8")
         }
+        // Read once, at start: a page's first paint does not wait on the disk.
+        let files = Dictionary(
+            uniqueKeysWithValues: assets.keys.compactMap { name in
+                (try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)).map { (name, $0) }
+            })
         router.get("/assets/:name") { request, context -> Response in
             guard rules.allows(request, needsToken: false), let name = context.parameters.get("name"),
-                let type = assets[name],
-                let text = try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+                let type = assets[name], let text = files[name]
             else { return rules.refusal(status: .notFound) }
             return rules.answer(text, type: type)
         }
