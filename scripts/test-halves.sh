@@ -74,6 +74,15 @@ if [ -n "$beside" ]; then
   status[4]=$?
   halves+=(4)
 fi
+# Two `swift test` processes opening the build's database at the same moment: once, one of them stopped at once
+# with "unable to attach DB … database is locked" and ran nothing. Such a half is run again, alone.
+for n in "${halves[@]}"; do
+  if [ "${status[$n]}" -ne 0 ] && grep -q "database is locked" "$scratch/test-$n.log" && ! grep -q "Test run" "$scratch/test-$n.log"; then
+    echo "half $n could not open the build's database; running it again"
+    half "$n" "$@"
+    status[$n]=$?
+  fi
+done
 for n in "${halves[@]}"; do
   if [ "${status[$n]}" -eq 0 ] && ! summarised "$n"; then
     echo "half $n ended without its summary; running it again"
