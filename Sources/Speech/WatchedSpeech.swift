@@ -8,25 +8,28 @@ package enum SpeechSighting: Sendable, Equatable {
     case ended(id: UInt64, finished: Bool)
 }
 
-/// Where sightings go: nobody until a watcher is set (the view starts), then one closure, on the thread that
-/// saw it (the mixer's for words). Any thread.
-package final class SpeechWatch: @unchecked Sendable {  // because: `watcher` is read and written under `lock`
+/// Where what is seen goes: nobody until a watcher is set (the view starts), then one closure, on the thread
+/// that saw it (the mixer's for a spoken word, the printing one's for a printed line). Any thread.
+package final class Watch<Sighting: Sendable>: @unchecked Sendable {  // because: `watcher` is used under `lock`
     private let lock = NSLock()
-    private var watcher: (@Sendable (SpeechSighting) -> Void)?
+    private var watcher: (@Sendable (Sighting) -> Void)?
 
     package init() {}
 
-    /// Sends every sighting from now on to `watcher` (nil: to nobody).
-    package func watch(_ watcher: (@Sendable (SpeechSighting) -> Void)?) {
+    /// Sends everything seen from now on to `watcher` (nil: to nobody).
+    package func watch(_ watcher: (@Sendable (Sighting) -> Void)?) {
         lock.withLock { self.watcher = watcher }
     }
 
-    func post(_ sighting: SpeechSighting) {
+    package func post(_ sighting: Sighting) {
         lock.withLock { watcher }?(sighting)
     }
 
-    var isWatched: Bool { lock.withLock { watcher != nil } }
+    package var isWatched: Bool { lock.withLock { watcher != nil } }
 }
+
+/// What is heard, as it is heard.
+package typealias SpeechWatch = Watch<SpeechSighting>
 
 /// A speech engine whose utterances are also told to a `SpeechWatch`: every caller (the host's announcer, each
 /// plugin) speaks through it, so whatever engine speaks, what is heard can be shown as it is heard.

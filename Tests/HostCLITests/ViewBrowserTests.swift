@@ -388,6 +388,18 @@ extension ViewBrowserTests {
     }
 }
 
+extension ViewBrowserTests {
+    /// With speech off, the page shows the lines as they are printed, and leaves them to the screen reader.
+    @Test func withoutSpeechThePrintedLinesAreShownAndLive() throws {
+        let shell = try shell(["--no-speech"])
+        let address = try #require(shell.address())
+        let seen = try browse("printed", address)
+        #expect((seen["lines"] as? [String])?.contains { $0.hasPrefix("Assist is ready") } == true, "\(seen)")
+        #expect(seen["live"] as? String == "polite")
+        #expect(shell.finish() == 0)
+    }
+}
+
 /// A TCP socket listening on 127.0.0.1 at a port the kernel chose, closed when it goes.
 final class ListeningSocket {
     let descriptor: Int32

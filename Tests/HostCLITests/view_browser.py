@@ -302,12 +302,27 @@ def target(url, folder):
     return result
 
 
+def printed(url, folder):
+    """With speech off: the lines printed are shown, and the live line is polite for the screen reader."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_selector("#choices button")
+        state = wait_for(page, lambda state: any(line.startswith("Assist is ready") for line in state["lines"]), 20)
+        result = {"lines": state["lines"], "live": page.evaluate("() => document.getElementById('now').getAttribute('aria-live')")}
+        browser.close()
+    return result
+
+
 def main():
     scenario, url, folder = sys.argv[1], sys.argv[2], sys.argv[3]
     if scenario == "security":
         result = security(url, folder)
     elif scenario == "click":
         result = read_text(url, folder, "click")
+    elif scenario == "printed":
+        result = printed(url, folder)
     elif scenario == "target":
         result = target(url, folder)
     elif scenario == "reconnect":

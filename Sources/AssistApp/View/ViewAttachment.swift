@@ -250,21 +250,8 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
     }
 }
 
-/// Lines printed for people, told to whoever watches them (the view, when nothing is spoken). Any thread.
-package final class PrintedLines: @unchecked Sendable {  // because: `watcher` is read and written under `lock`
-    private let lock = NSLock()
-    private var watcher: (@Sendable (String) -> Void)?
-
-    package init() {}
-
-    package func watch(_ watcher: (@Sendable (String) -> Void)?) {
-        lock.withLock { self.watcher = watcher }
-    }
-
-    func post(_ line: String) {
-        lock.withLock { watcher }?(line)
-    }
-}
+/// Lines printed for people, told to whoever watches them (the view, when nothing is spoken).
+package typealias PrintedLines = Watch<String>
 
 /// A line output that also tells `PrintedLines` each line.
 struct WatchedOutput: LineOutput {
