@@ -56,6 +56,21 @@ package enum SettingsSchema {
         }
     }
 
+    /// What the low-vision view's settings take (docs/view.md): the config file's checker, the page and Settings
+    /// by ear (`ViewSettings`) all read these.
+    package enum View {
+        /// The colour schemes, each at least 7:1.
+        package static let schemes = [
+            "system", "black-on-white", "white-on-black", "yellow-on-black", "black-on-yellow",
+        ]
+        package static let fonts = ["dejavu-sans", "noto-sans", "system"]
+        package static let textSizes: ClosedRange<Int64> = 24...160
+        package static let lineSpacings: ClosedRange<Double> = 1...2.5
+        /// How the camera's preview is coloured: as it is, inverted, or its brightness in yellow on black.
+        package static let previewColours = ["normal", "inverted", "yellow-on-black"]
+        package static let zooms: ClosedRange<Double> = 1...8
+    }
+
     /// The host's keys (the README's "Sound settings", the camera and the outbox).
     package static let host: [String: Kind] = [
         "speech.backend": .oneOf(["espeak-ng", "speech-dispatcher"]),
@@ -111,14 +126,14 @@ package enum SettingsSchema {
         // The low-vision view (docs/view.md); the page's own are offered by ear too (ViewSettings).
         "view.port": .wholeNumber(0...65_535),
         "view.browser": .text,
-        "view.text-size": .wholeNumber(24...160),
-        "view.scheme": .oneOf(["system", "black-on-white", "white-on-black", "yellow-on-black", "black-on-yellow"]),
-        "view.font": .oneOf(["dejavu-sans", "noto-sans", "system"]),
-        "view.line-spacing": .number(1...2.5),
+        "view.text-size": .wholeNumber(View.textSizes),
+        "view.scheme": .oneOf(View.schemes),
+        "view.font": .oneOf(View.fonts),
+        "view.line-spacing": .number(View.lineSpacings),
         "view.highlight": .flag,
-        "view.preview-colours": .oneOf(["normal", "inverted", "yellow-on-black"]),
+        "view.preview-colours": .oneOf(View.previewColours),
         "view.preview-contrast": .flag,
-        "view.preview-zoom": .number(1...8),
+        "view.preview-zoom": .number(View.zooms),
     ]
 
     /// One line per entry whose value the host cannot use: the file, the line, the key, what it is and what

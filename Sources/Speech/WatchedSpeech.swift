@@ -45,24 +45,25 @@ package final class WatchedSpeech: SpeechEngine {
     package func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64? {
         guard watch.isWatched else { return inner.speak(utterance, callbacks: callbacks) }
         let scalars = Array(utterance.text.unicodeScalars)
-        let watch = self.watch
+        // The id is known only once queued, and the mixer may sound the first word (or a replaced hint may end)
+        // before `speak` returns: what comes first waits at the gate, so the watcher is always told the queueing
+        // first, then the words in order, then the end.
+        let gate = SightingGate(watch)
         var watched = callbacks
         watched.onWord = { id, word in
-            let length = Self.scalarCount(of: word, in: scalars)
-            watch.post(.word(id: id, start: word.characterOffset, length: length))
+            gate.post(.word(id: id, start: word.characterOffset, length: Self.scalarCount(of: word, in: scalars)))
             callbacks.onWord?(id, word)
         }
         watched.onDone = { id, outcome in
-            watch.post(.ended(id: id, finished: outcome == .finished))
+            gate.post(.ended(id: id, finished: outcome == .finished))
             callbacks.onDone?(id, outcome)
         }
-        // The id is known only once queued: a word of it cannot come sooner than the mixer's next turn, but its
-        // end can (a replaced hint), so the queueing is told under the same id before anything else of it.
-        let echo = utterance.group == .echo
-        return inner.speak(utterance, callbacks: watched).map { id in
-            watch.post(.queued(id: id, text: utterance.text, owner: utterance.owner, echo: echo))
-            return id
+        let id = inner.speak(utterance, callbacks: watched)
+        if let id {
+            gate.open(
+                with: .queued(id: id, text: utterance.text, owner: utterance.owner, echo: utterance.group == .echo))
         }
+        return id
     }
 
     /// How many scalars of `scalars`, from the word's start, its UTF-8 length spans.
@@ -99,4 +100,30 @@ package final class WatchedSpeech: SpeechEngine {
         inner.configure(wordsPerMinute: wordsPerMinute, volume: volume)
     }
     package func configure(voice: String) { inner.configure(voice: voice) }
+}
+
+/// One utterance's sightings, held until its queueing is told (`open`), then passed on as they come. Any thread.
+private final class SightingGate: @unchecked Sendable {  // because: `held` and `isOpen` are used under `lock`
+    private let lock = NSLock()
+    private let watch: SpeechWatch
+    private var held: [SpeechSighting] = []
+    private var isOpen = false
+
+    init(_ watch: SpeechWatch) { self.watch = watch }
+
+    func post(_ sighting: SpeechSighting) {
+        lock.lock()
+        defer { lock.unlock() }
+        // Posted under the lock, so that a word never overtakes the queueing `open` is telling.
+        if isOpen { watch.post(sighting) } else { held.append(sighting) }
+    }
+
+    func open(with first: SpeechSighting) {
+        lock.lock()
+        defer { lock.unlock() }
+        watch.post(first)
+        held.forEach(watch.post)
+        held = []
+        isOpen = true
+    }
 }

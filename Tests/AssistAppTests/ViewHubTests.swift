@@ -113,6 +113,50 @@ struct ViewHubTests {
         #expect(count >= Int(ViewHub.burst) && count < Int(ViewHub.burst) + 20, "\(count) taken")
     }
 
+    /// An engine that sounds the first word, and ends, before `speak` even returns (a loaded machine's mixer).
+    final class HastyEngine: SpeechEngine, @unchecked Sendable {
+        func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64? {
+            callbacks.onWord?(9, SpeechWord(characterOffset: 0, byteOffset: 0, byteLength: 4))
+            callbacks.onDone?(9, .finished)
+            return 9
+        }
+        func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?) {}
+        func stop(id: UInt64, owner: Int) -> Bool { false }
+        func cancel(owner: Int) -> Int { 0 }
+        func pause(owner: Int) -> Bool { false }
+        func resume(owner: Int) {}
+        func isPaused(owner: Int) -> Bool { false }
+        func holdForListening() {}
+        func endListeningHold() {}
+        var isSpeaking: Bool { false }
+        func detach(owner: Int) {}
+        func shutdown() {}
+        func stopAll() {}
+        func configure(wordsPerMinute: Int?, volume: Double?) {}
+        func configure(voice: String) {}
+    }
+
+    /// Whatever the engine's timing, the watcher hears an utterance queued first, then its words, then its end:
+    /// so the page never loses a line's words because the first came before the line was known.
+    @Test func aWordSoundedBeforeSpeakReturnsStillFollowsItsQueueing() {
+        let watch = SpeechWatch()
+        let order = OrderBox()
+        watch.watch { sighting in order.add(sighting) }
+        _ = WatchedSpeech(HastyEngine(), watch: watch).speak(Utterance("Call Dr. Smith."), callbacks: SpeechCallbacks())
+        #expect(
+            order.all == [
+                .queued(id: 9, text: "Call Dr. Smith.", owner: 0, echo: false), .word(id: 9, start: 0, length: 4),
+                .ended(id: 9, finished: true),
+            ])
+    }
+
+    final class OrderBox: @unchecked Sendable {  // because: `items` is guarded by `lock`
+        private let lock = NSLock()
+        private var items: [SpeechSighting] = []
+        func add(_ sighting: SpeechSighting) { lock.withLock { items.append(sighting) } }
+        var all: [SpeechSighting] { lock.withLock { items } }
+    }
+
     @Test func everyWordOfAnUtteranceIsToldWithItsLengthInCharacters() {
         let scalars = Array("Grüße, 你好 world".unicodeScalars)
         // "Grüße" is 5 characters and 7 bytes; "你好" 2 characters and 6 bytes.

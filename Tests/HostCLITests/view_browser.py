@@ -15,12 +15,14 @@ import urllib.request
 from playwright.sync_api import sync_playwright
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# The sanitizer lanes run Assist several times slower: every wait here stretches by their scale.
+SCALE = max(1.0, min(20.0, float(os.environ.get("ASSIST_TEST_TIME_SCALE", "1") or 1)))
 
 
 def status_of(url, headers=None):
     request = urllib.request.Request(url, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=10 * SCALE) as answer:
             return answer.status, dict(answer.headers)
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers)
@@ -108,12 +110,10 @@ def seen(page):
     )
 
 
-def wait_for(page, predicate, seconds, record=None):
-    deadline = time.time() + seconds
+def wait_for(page, predicate, seconds):
+    deadline = time.time() + seconds * SCALE
     while time.time() < deadline:
         state = seen(page)
-        if record is not None:
-            record(state)
         if predicate(state):
             return state
         time.sleep(0.03)
@@ -134,6 +134,27 @@ def read_text(url, folder, by):
         result["menu"] = menu["choices"]
         result["focused_at_menu"] = menu["focused"]
         result["axe_menu"] = violations(first)
+        # What the page marks, recorded by the page itself as it changes (a poll from here could miss a word
+        # on a loaded machine): each word marked, and each sentence marked as the one being read.
+        first.evaluate(
+            """() => {
+                window.__words = [];
+                window.__sentences = [];
+                const now = document.getElementById('now');
+                new MutationObserver(() => {
+                    const mark = now.querySelector('mark');
+                    if (mark && window.__words[window.__words.length - 1] !== mark.textContent)
+                        window.__words.push(mark.textContent);
+                }).observe(now, { childList: true, subtree: true });
+                const list = document.getElementById('sentences');
+                new MutationObserver(() => {
+                    const current = list.querySelector('li.current');
+                    const text = current ? current.textContent : '';
+                    if (text && window.__sentences[window.__sentences.length - 1] !== text)
+                        window.__sentences.push(text);
+                }).observe(list, { childList: true, subtree: true, attributes: true, attributeFilter: ['class'] });
+            }"""
+        )
         index = next(i for i, label in enumerate(menu["choices"]) if "Read text" in label)
         if by == "click":
             first.locator("#choices button").nth(index).click()
@@ -143,24 +164,13 @@ def read_text(url, folder, by):
                 first.keyboard.press("ArrowDown")
             result["focused_before_enter"] = seen(first)["focused"]
             first.keyboard.press("Enter")
-        words = []
-        current = []
-
-        def record(state):
-            if state["word"] and (not words or words[-1] != state["word"]):
-                words.append(state["word"])
-            if not current or current[-1] != state["current"]:
-                current.append(state["current"])
-
-        reading = wait_for(
-            first, lambda state: any("Reading aloud helps" in line for line in state["lines"]), 60, record
-        )
+        reading = wait_for(first, lambda state: any("Reading aloud helps" in line for line in state["lines"]), 60)
         result["title"] = reading["title"]
         result["lines"] = reading["lines"]
-        result["words"] = words
         result["sentences"] = reading["sentences"]
-        wait_for(first, lambda state: False, 2, record)
-        result["current_sentences"] = current
+        time.sleep(2)
+        result["words"] = first.evaluate("() => window.__words")
+        result["current_sentences"] = first.evaluate("() => window.__sentences")
         # The word marked while the last sentence sounds, and a screenshot of the large print for OCR.
         wait_for(first, lambda state: state["word"] is not None, 5)
         shot = os.path.join(folder, "large-print.png")
@@ -177,9 +187,11 @@ def read_text(url, folder, by):
         first.select_option("#text-size", "96")
         first.select_option("#scheme", "yellow-on-black")
         second.wait_for_function(
-            "() => getComputedStyle(document.body).fontSize === '96px'", timeout=10000
+            "() => getComputedStyle(document.body).fontSize === '96px'", timeout=10000 * SCALE
         )
         result["size_second_tab"] = second.evaluate("() => getComputedStyle(document.body).fontSize")
+        # A setting is applied when Assist sends it back (kept, then shown in every tab).
+        first.wait_for_function("() => document.body.classList.contains('scheme-yellow-on-black')", timeout=10000 * SCALE)
         result["colours"] = first.evaluate(
             "() => [getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor]"
         )
@@ -187,7 +199,7 @@ def read_text(url, folder, by):
         # Every other scheme, at 7:1 too.
         for scheme in ("black-on-white", "white-on-black", "black-on-yellow"):
             first.select_option("#scheme", scheme)
-            first.wait_for_function(f"() => document.body.classList.contains('scheme-{scheme}')", timeout=10000)
+            first.wait_for_function(f"() => document.body.classList.contains('scheme-{scheme}')", timeout=10000 * SCALE)
             result[f"axe_{scheme}"] = violations(first)
         # Escape on the page stops the feature, as at the terminal; the menu comes back as buttons.
         first.evaluate("() => document.activeElement && document.activeElement.blur()")
@@ -229,36 +241,39 @@ def preview(url, folder):
         result["hidden_at_menu"] = page.evaluate("() => document.getElementById('camera').hidden")
         labels = seen(page)["choices"]
         page.locator("#choices button").nth(next(i for i, l in enumerate(labels) if "Light" in l)).click()
-        page.wait_for_function("() => !document.getElementById('camera').hidden", timeout=30000)
+        page.wait_for_function("() => !document.getElementById('camera').hidden", timeout=30000 * SCALE)
         page.wait_for_function(
             "() => { const c = document.getElementById('picture');"
             " return c.getContext('2d').getImageData(c.width / 2, c.height / 2, 1, 1).data[3] === 255; }",
-            timeout=30000,
+            timeout=30000 * SCALE,
         )
         time.sleep(0.5)
         result["normal"] = canvas_summary(page)
         result["axe_preview"] = violations(page)
         page.locator("#settings summary").click()
+        # Each choice applies once Assist sends it back and the next picture is drawn: the paper's corner shows it.
+        corner = "() => Array.from(document.getElementById('picture').getContext('2d').getImageData(4, 4, 1, 1).data)"
         page.select_option("#colours", "yellow-on-black")
-        page.wait_for_timeout(1500)
+        page.wait_for_function(f"() => {{ const p = ({corner})(); return p[0] > 200 && p[2] < 10; }}", timeout=20000 * SCALE)
         result["yellow"] = canvas_summary(page)
         page.select_option("#colours", "inverted")
-        page.wait_for_timeout(1500)
+        page.wait_for_function(f"() => ({corner})()[0] < 50", timeout=20000 * SCALE)
         result["inverted"] = canvas_summary(page)
         page.select_option("#colours", "normal")
         page.select_option("#zoom", "4")
-        page.wait_for_timeout(2000)
+        page.wait_for_function("() => document.getElementById('picture').width < 640", timeout=20000 * SCALE)
+        page.wait_for_function(f"() => ({corner})()[0] > 200", timeout=20000 * SCALE)
         result["zoomed"] = canvas_summary(page)
         # Freeze: the picture is held while the colours change underneath.
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         page.keyboard.press("z")
         result["freeze_pressed"] = page.evaluate("() => document.getElementById('freeze').getAttribute('aria-pressed')")
         page.select_option("#colours", "inverted")
-        page.wait_for_timeout(1500)
+        page.wait_for_timeout(1500 * SCALE)
         result["frozen"] = canvas_summary(page)
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         page.keyboard.press("Escape")
-        page.wait_for_function("() => document.getElementById('camera').hidden", timeout=20000)
+        page.wait_for_function("() => document.getElementById('camera').hidden", timeout=20000 * SCALE)
         result["hidden_after_escape"] = True
         browser.close()
     return result
@@ -275,13 +290,13 @@ def reconnect(url, folder):
         page.wait_for_selector("#choices button")
         open(os.path.join(folder, "page-open"), "w").close()
         page.wait_for_function(
-            "() => document.getElementById('connection').textContent.length > 0", timeout=60000
+            "() => document.getElementById('connection').textContent.length > 0", timeout=60000 * SCALE
         )
         result["said_while_away"] = page.evaluate("() => document.getElementById('connection').textContent")
         page.wait_for_function(
             "() => document.getElementById('connection').textContent === ''"
             " && document.querySelectorAll('#choices button').length > 3",
-            timeout=90000,
+            timeout=90000 * SCALE,
         )
         result["lines_after"] = seen(page)["lines"]
         browser.close()
@@ -294,8 +309,8 @@ def target(url, folder):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(url)
-        page.wait_for_function("() => !document.getElementById('camera').hidden", timeout=60000)
-        page.wait_for_function("() => document.getElementById('picture').dataset.target", timeout=90000)
+        page.wait_for_function("() => !document.getElementById('camera').hidden", timeout=60000 * SCALE)
+        page.wait_for_function("() => document.getElementById('picture').dataset.target", timeout=90000 * SCALE)
         time.sleep(1.0)
         result = {"target": page.evaluate("() => document.getElementById('picture').dataset.target")}
         browser.close()

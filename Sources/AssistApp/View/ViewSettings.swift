@@ -5,13 +5,12 @@ import PluginHost
 /// The low-vision view's settings (docs/view.md): what the page is given, what a page may change, and which of
 /// them Settings offers by ear (while a view is open). The config file's checker has them in SettingsSchema.
 package enum ViewSettings {
-    /// The colour schemes, each at least 7:1 (docs/view.md lists the ratios).
-    package static let schemes = ["system", "black-on-white", "white-on-black", "yellow-on-black", "black-on-yellow"]
-    package static let fonts = ["dejavu-sans", "noto-sans", "system"]
-    package static let textSizes: ClosedRange<Int64> = 24...160
-    package static let lineSpacings: ClosedRange<Double> = 1...2.5
-    /// How the camera's preview is coloured: as it is, inverted, or its brightness in yellow on black.
-    package static let previewColours = ["normal", "inverted", "yellow-on-black"]
+    package static let schemes = SettingsSchema.View.schemes
+    package static let fonts = SettingsSchema.View.fonts
+    package static let textSizes = SettingsSchema.View.textSizes
+    package static let lineSpacings = SettingsSchema.View.lineSpacings
+    package static let previewColours = SettingsSchema.View.previewColours
+    package static let zooms = SettingsSchema.View.zooms
 
     /// The values the page is given, each read as the config file's checker reads it, the default where unset or
     /// unusable.
@@ -19,7 +18,10 @@ package enum ViewSettings {
         let size =
             settings.value("view.text-size")?.integer.map { min(max($0, textSizes.lowerBound), textSizes.upperBound) }
             ?? 48
-        let spacing = settings.value("view.line-spacing")?.number.map { min(max($0, 1), 2.5) } ?? 1.5
+        let spacing =
+            settings.value("view.line-spacing")?.number.map {
+                min(max($0, lineSpacings.lowerBound), lineSpacings.upperBound)
+            } ?? 1.5
         let scheme = settings.value("view.scheme")?.description
         let font = settings.value("view.font")?.description
         let colours = settings.value("view.preview-colours")?.description
@@ -31,7 +33,9 @@ package enum ViewSettings {
             "view.highlight": (settings.value("view.highlight")?.flag ?? true) ? "true" : "false",
             "view.preview-colours": colours.flatMap { previewColours.contains($0) ? $0 : nil } ?? "normal",
             "view.preview-contrast": (settings.value("view.preview-contrast")?.flag ?? false) ? "true" : "false",
-            "view.preview-zoom": String(settings.value("view.preview-zoom")?.number.map { min(max($0, 1), 8) } ?? 1),
+            "view.preview-zoom": String(
+                settings.value("view.preview-zoom")?.number.map { min(max($0, zooms.lowerBound), zooms.upperBound) }
+                    ?? 1),
         ]
     }
 
@@ -51,7 +55,7 @@ package enum ViewSettings {
             return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
         case "view.preview-colours": return previewColours.contains(text) ? .string(text) : nil
         case "view.preview-zoom":
-            guard let zoom = Double(text), (1...8).contains(zoom) else { return nil }
+            guard let zoom = Double(text), zooms.contains(zoom) else { return nil }
             return .double(zoom)
         default: return nil
         }
@@ -66,7 +70,9 @@ package enum ViewSettings {
         return [
             UserSetting(
                 key: "view.text-size", label: label("view.text-size"),
-                kind: .number(24...160, step: 8, unit: phrases.text("settings.unit-pixels"), percent: false),
+                kind: .number(
+                    Double(textSizes.lowerBound)...Double(textSizes.upperBound), step: 8,
+                    unit: phrases.text("settings.unit-pixels"), percent: false),
                 defaultValue: .int(48), preview: .none),
             UserSetting(
                 key: "view.scheme", label: label("view.scheme"), kind: .choice(choices("view.scheme", schemes)),
@@ -76,7 +82,7 @@ package enum ViewSettings {
                 defaultValue: .string("dejavu-sans"), preview: .none),
             UserSetting(
                 key: "view.line-spacing", label: label("view.line-spacing"),
-                kind: .number(1...2.5, step: 0.25, unit: phrases.text("settings.unit-spacing"), percent: false),
+                kind: .number(lineSpacings, step: 0.25, unit: phrases.text("settings.unit-spacing"), percent: false),
                 defaultValue: .double(1.5), preview: .none),
             UserSetting(
                 key: "view.highlight", label: label("view.highlight"), kind: .flag, defaultValue: .bool(true),
