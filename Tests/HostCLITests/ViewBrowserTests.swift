@@ -157,7 +157,8 @@ struct ViewBrowserTests {
         #expect(shell.finish() == 0)
     }
 
-    @Test(arguments: ["click", "keys"])
+    // One at a time: two browsers and two hosts at once load both cores, and timing tests run beside this suite.
+    @Test(.serialized, arguments: ["click", "keys"])
     func readTextChosenOnThePageIsShownAsItIsHeard(by: String) throws {
         let shell = try shell()
         let address = try #require(shell.address())
