@@ -59,6 +59,9 @@ summarised() { grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$scratch/te
 
 half 1 "$@" &
 pid=$!
+# Two `swift test` processes that open the build's database in the same moment can fail with "database is
+# locked" (seen twice on 2026-12-02): the second starts once the first has read it.
+sleep 5
 if [ -n "$beside" ]; then
   half 4 "$@" &
   besidePid=$!
