@@ -65,6 +65,7 @@ sleep 5
 if [ -n "$beside" ]; then
   half 4 "$@" &
   besidePid=$!
+  sleep 5
 fi
 half 2 "$@"
 status[2]=$?
