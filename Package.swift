@@ -336,9 +336,13 @@ let package = Package(
         // Tests.
         // A host whose services record the structs a plugin in a helper sends (bridge_probe.h).
         .target(name: "BridgeProbe", dependencies: ["PluginAPI", "CPluginBridge"], path: "Tests/BridgeProbe"),
+        // The test process ignores SIGPIPE from its start (assist_test_process.h).
+        .target(name: "CTestProcess"),
         .target(
             name: "HostTesting",
-            dependencies: ["PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech", "Digest"]),
+            dependencies: [
+                "PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech", "Digest", "CTestProcess",
+            ]),
         .testTarget(
             name: "PluginHostTests",
             dependencies: ["PluginHost", "AssistCore", "PluginABI", "PluginKit", "HostTesting", "BridgeProbe"]),

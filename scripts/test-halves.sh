@@ -114,6 +114,13 @@ for n in "${halves[@]}"; do
   echo "half $n: $(grep -E "Test run with|error:" "$log" | tail -n 1)"
   # timeout's status: the half was stopped at its limit, which its log cannot say.
   [ "${status[$n]}" -eq 124 ] && echo "half $n was stopped after its limit of $limit s (TEST_HALF_TIMEOUT)"
+  # A test process that ends before its summary (a signal, an exit from code under test) names nothing in its
+  # log, whose end may also be lost (the test process writes to a file through a buffer): its status is said.
+  if [ "${status[$n]}" -ne 0 ] && [ "${status[$n]}" -ne 124 ] && ! grep -qE "Test run with" "$log"; then
+    signal=""
+    [ "${status[$n]}" -gt 128 ] && signal=" (SIG$(kill -l $((status[n] - 128)) 2>/dev/null))"
+    echo "half $n ended with status ${status[$n]}$signal before its summary"
+  fi
 done
 # Nothing the suite started may outlive it: a process running from the build folder now (the host, a helper, a
 # plugin's child) was left behind by a test. It gets 3 s to end, is then listed, stopped, and fails the run.

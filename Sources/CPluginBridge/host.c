@@ -61,12 +61,18 @@ static void describe(assist_bridge *b, char *out, size_t cap, bool *expected) {
     }
 }
 
+/* Ends the helper's process group. Never for a pid that is not a helper's: kill(-0) or kill(-1) would end the
+   host's own group or every process it may signal. */
+static void kill_group(pid_t pid) {
+    if (pid > 1) kill(-pid, SIGKILL);
+}
+
 static void *watcher(void *arg) {
     assist_bridge *b = arg;
     int status = 0;
     while (waitpid(b->pid, &status, 0) < 0 && errno == EINTR) {}
     /* Anything the plugin forked goes with it: the helper leads its own process group. */
-    kill(-b->pid, SIGKILL);
+    kill_group(b->pid);
     pthread_mutex_lock(&b->lock);
     b->wait_status = status;
     b->reaped = true;
@@ -152,12 +158,12 @@ static void channel_dead(bchan *c) {
     pthread_mutex_lock(&c->lock);
     bool clean = strcmp(c->why, "its connection closed") == 0 || strcmp(c->why, "its process ended") == 0;
     pthread_mutex_unlock(&c->lock);
-    if (!wait_for(b, &b->reaped, clean ? 1000 : 0)) kill(-b->pid, SIGKILL);
+    if (!wait_for(b, &b->reaped, clean ? 1000 : 0)) kill_group(b->pid);
 }
 
 void assist_bridge_kill(assist_bridge *b, const char *why) {
     bchan_kill(&b->chan, why);
-    kill(-b->pid, SIGKILL);
+    kill_group(b->pid);
 }
 
 void assist_bridge_close(assist_bridge *b, int32_t wait_ms) {
@@ -167,7 +173,7 @@ void assist_bridge_close(assist_bridge *b, int32_t wait_ms) {
     if (alive) b->closing = true;
     pthread_mutex_unlock(&b->lock);
     shutdown(b->chan.fd, SHUT_WR); /* the helper reads the end and leaves */
-    if (!wait_for(b, &b->reaped, wait_ms)) kill(-b->pid, SIGKILL);
+    if (!wait_for(b, &b->reaped, wait_ms)) kill_group(b->pid);
 }
 
 bool assist_bridge_wait_end(assist_bridge *b, int32_t wait_ms, char *out, size_t cap) {
@@ -271,7 +277,7 @@ assist_bridge *assist_bridge_spawn(const char *executable, const char *library, 
     b->chan.timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
     bridge_register(b);
     if (bchan_start(&b->chan, sv[0], 2, host_handle, channel_dead, b) != 0) {
-        kill(-pid, SIGKILL);
+        kill_group(pid);
         waitpid(pid, NULL, 0);
         *err = message("no thread for the helper process");
         return NULL;

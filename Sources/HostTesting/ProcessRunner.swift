@@ -1,3 +1,4 @@
+import CTestProcess
 import Foundation
 
 /// The result of running a program to completion.
@@ -47,6 +48,10 @@ package enum ProcessRunner {
         return process
     }
 
+    /// True when this process ignores SIGPIPE, as every test process does from its start (CTestProcess): a write
+    /// to a program that has ended returns EPIPE to the test instead of ending the whole test process silently.
+    package static var ignoresBrokenPipes: Bool { assist_test_process_ignores_sigpipe() == 1 }
+
     /// Runs `executable` with `arguments`, feeding `input` on standard input; fails the test process only on
     /// a launch error. Kills the program after `timeoutSeconds`.
     package static func run(
@@ -61,7 +66,9 @@ package enum ProcessRunner {
         process.standardError = error
         process.standardInput = stdin
         try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        // A program that ends before it reads its input leaves the write EPIPE (SIGPIPE is ignored in the test
+        // process: assist_test_process.h); what it printed is the result.
+        if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
         // Drain both pipes while waiting, so a chatty child never blocks on a full pipe.
         let collected = OutputCollector()
@@ -155,9 +162,6 @@ package enum ProcessRunner {
         reader.start()
         let printed = { String(decoding: collected.values.reduce(Data(), +), as: UTF8.self) }
         try before?()
-        // A program that ended early (a feature that refused to start) must fail its test, not kill the test
-        // process with SIGPIPE when the next line is typed.
-        signal(SIGPIPE, SIG_IGN)
         for line in lines {
             if let once = line.once {
                 let deadline = Date().addingTimeInterval(line.pause)

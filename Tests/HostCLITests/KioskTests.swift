@@ -460,7 +460,7 @@ struct KioskTerminalTests {
         try child.run()
         for line in ["quit", "exit", "marked test", "2"] {
             Thread.sleep(forTimeInterval: 1.5 * ProcessRunner.timeScale)
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
         }
         Thread.sleep(forTimeInterval: 1.5 * ProcessRunner.timeScale)
         kill(child.processIdentifier, SIGTERM)

@@ -72,7 +72,7 @@ struct ViewBrowserTests {
         }
 
         func type(_ line: String) {
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
         }
 
         /// Sends Ctrl+C's signal and waits for the exit.

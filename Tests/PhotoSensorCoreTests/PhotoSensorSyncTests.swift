@@ -207,7 +207,7 @@ struct PhotoSensorAutomaticSyncTests {
         try Data([0xFF, 0xD8, 0xFF, 0xE1, 1, 2, 3]).write(to: pictures.appendingPathComponent("new.jpg"))
         let deadline = Date().addingTimeInterval(15 * ProcessRunner.timeScale)
         while server.ids("ios_photos").isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        try? input.fileHandleForWriting.write(contentsOf: Data("quit\n".utf8))
         input.fileHandleForWriting.closeFile()
         child.waitUntilExit()
         #expect(server.ids("ios_photos") == [1])

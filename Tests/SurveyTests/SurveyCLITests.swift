@@ -174,7 +174,7 @@ struct SurveyCLITests {
             return false
         }
         for line in ["continue", "yes", "2", "continue", "4", "continue", "3", "continue"] {
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
             Thread.sleep(forTimeInterval: 0.15)
         }
         #expect(waitFor("Do you smoke?"), "\(seen.values.joined())")

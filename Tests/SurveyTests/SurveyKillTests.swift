@@ -43,7 +43,7 @@ struct SurveyKillTests {
             return false
         }
 
-        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        func send(_ line: String) { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
 
         /// Sends `line` once the output has grown past what it was, so each line meets the question it answers.
         func answer(_ line: String, expecting needle: String) {
