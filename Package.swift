@@ -6,6 +6,14 @@ let pluginExports: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])
 ]
 
+/// The modules whose loops run over every sample, pixel or byte (sound, voice, camera frames, pictures, hashes, the
+/// features' image work) are optimised in debug builds too: at -Onone their generic code ran 2–3 times slower
+/// (`assist listen` on five minutes of sound: 5.4 s of a core, 3.3 s with Audio and Voice optimised), and under
+/// the sanitizers slower still, which made them the largest part of CI's test time. Assertions (`assert`) are
+/// compiled out there as in a release build; `precondition` and bounds checks stay. The rest of a debug build
+/// (the host, its services, dialogs) stays at -Onone for the debugger.
+let optimised: [SwiftSetting] = [.unsafeFlags(["-O"])]
+
 /// A first-party plugin is one folder, `Plugins/<name>`: its logic in `Core` (tested by `tests`), and `Entry`, one
 /// file, the only member of the dynamic product `Assist<name>` (P5). Its phrases and data are in `Plugins/<name>/share/`.
 struct FirstPartyPlugin {
@@ -18,7 +26,7 @@ struct FirstPartyPlugin {
 
     var targets: [Target] {
         [
-            .target(name: "\(name)Core", dependencies: core, path: "Plugins/\(name)/Core"),
+            .target(name: "\(name)Core", dependencies: core, path: "Plugins/\(name)/Core", swiftSettings: optimised),
             .target(
                 name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core")], path: "Plugins/\(name)/Entry",
                 linkerSettings: pluginExports),
@@ -121,13 +129,13 @@ let package = Package(
         .systemLibrary(
             name: "CZBar", path: "Plugins/Barcode/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // Shared by the plugins that read text (read-text, find-object); the host never links it.
-        .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR"),
+        .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR", swiftSettings: optimised),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         // SHA-256 from OpenSSL's libcrypto (model checksums, photo-sensor's content hashes, the kiosk's allowed
         // libraries) and the kiosk's salted PIN hash.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "Digest", dependencies: ["CLibCrypto"]),
+        .target(name: "Digest", dependencies: ["CLibCrypto"], swiftSettings: optimised),
         // Plugin packages (docs/plugin-packages.md): one file per plugin, read as hostile input with libarchive.
         // libarchive is opened on first use (it brings some thirty libraries with it).
         .target(name: "CArchiveShims", linkerSettings: [.linkedLibrary("dl")]),
@@ -144,9 +152,10 @@ let package = Package(
             name: "Camera",
             dependencies: [
                 "CV4L2Shims", "CMediaAPI", "CSharedFrames", "Runtime", .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: optimised
         ),
-        .target(name: "Audio", dependencies: ["CALSA"]),
+        .target(name: "Audio", dependencies: ["CALSA"], swiftSettings: optimised),
         .systemLibrary(
             name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]
         ),
@@ -163,12 +172,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Voice commands: keyphrase spotting over the microphone (docs/voice.md).
-        .target(name: "Voice", dependencies: ["CPocketSphinx", "CEchoCancel", "Audio", "Runtime"]),
+        .target(
+            name: "Voice", dependencies: ["CPocketSphinx", "CEchoCancel", "Audio", "Runtime"], swiftSettings: optimised),
         .target(
             name: "Speech",
             dependencies: [
                 "CEspeakNG", "CSpeechd", "Audio", .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: optimised
         ),
 
         // Host building blocks.
@@ -218,7 +229,7 @@ let package = Package(
         ),
 
         // Swift conveniences for plugin authors; linked into each Swift plugin, never into the host.
-        .target(name: "PluginKit", dependencies: ["PluginAPI", "PluginABI"]),
+        .target(name: "PluginKit", dependencies: ["PluginAPI", "PluginABI"], swiftSettings: optimised),
 
         // Benchmarks (run by `make bench`).
         .executableTarget(
@@ -282,7 +293,7 @@ let package = Package(
         .target(
             name: "ObjectDetection",
             dependencies: ["CDetectorAPI", "Digest"],
-            path: "Plugins/Shared/ObjectDetection"),
+            path: "Plugins/Shared/ObjectDetection", swiftSettings: optimised),
         .target(
             name: "CDetectorAPI", path: "Plugins/Shared/CDetectorAPI", linkerSettings: [.linkedLibrary("dl")]),
         // YOLO through OpenCV DNN, the follower between detections through its optical flow, and the embedder
