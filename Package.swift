@@ -6,12 +6,12 @@ let pluginExports: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])
 ]
 
-/// The modules whose loops run over every sample, pixel or byte (sound, voice, camera frames, pictures, hashes, the
-/// features' image work) are optimised in debug builds too: at -Onone their generic code ran 2–3 times slower
-/// (`assist listen` on five minutes of sound: 5.4 s of a core, 3.3 s with Audio and Voice optimised), and under
-/// the sanitizers slower still, which made them the largest part of CI's test time. Assertions (`assert`) are
-/// compiled out there as in a release build; `precondition` and bounds checks stay. The rest of a debug build
-/// (the host, its services, dialogs) stays at -Onone for the debugger.
+/// The modules whose loops run over every sample or pixel (sound, voice, speech's audio, camera frames) are
+/// optimised in debug builds too: at -Onone their generic code ran 2–3 times slower (`assist listen` on five minutes
+/// of sound: 5.4 s of a core, 3.3 s with Audio and Voice optimised), and under the sanitizers slower still, where
+/// the voice suites are the longest part of a lane. Optimising every plugin's Core and PluginKit as well made the
+/// debug build 105 s longer for 70 s less of test time, so only these four are. `assert` is compiled out there (none
+/// of them uses it); `precondition` and bounds checks stay. The rest stays at -Onone for the debugger.
 let optimised: [SwiftSetting] = [.unsafeFlags(["-O"])]
 
 /// A first-party plugin is one folder, `Plugins/<name>`: its logic in `Core` (tested by `tests`), and `Entry`, one
@@ -26,7 +26,7 @@ struct FirstPartyPlugin {
 
     var targets: [Target] {
         [
-            .target(name: "\(name)Core", dependencies: core, path: "Plugins/\(name)/Core", swiftSettings: optimised),
+            .target(name: "\(name)Core", dependencies: core, path: "Plugins/\(name)/Core"),
             .target(
                 name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core")], path: "Plugins/\(name)/Entry",
                 linkerSettings: pluginExports),
@@ -129,13 +129,13 @@ let package = Package(
         .systemLibrary(
             name: "CZBar", path: "Plugins/Barcode/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // Shared by the plugins that read text (read-text, find-object); the host never links it.
-        .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR", swiftSettings: optimised),
+        .target(name: "OCR", dependencies: ["CTesseract"], path: "Plugins/Shared/OCR"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         // SHA-256 from OpenSSL's libcrypto (model checksums, photo-sensor's content hashes, the kiosk's allowed
         // libraries) and the kiosk's salted PIN hash.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "Digest", dependencies: ["CLibCrypto"], swiftSettings: optimised),
+        .target(name: "Digest", dependencies: ["CLibCrypto"]),
         // Plugin packages (docs/plugin-packages.md): one file per plugin, read as hostile input with libarchive.
         // libarchive is opened on first use (it brings some thirty libraries with it).
         .target(name: "CArchiveShims", linkerSettings: [.linkedLibrary("dl")]),
@@ -229,7 +229,7 @@ let package = Package(
         ),
 
         // Swift conveniences for plugin authors; linked into each Swift plugin, never into the host.
-        .target(name: "PluginKit", dependencies: ["PluginAPI", "PluginABI"], swiftSettings: optimised),
+        .target(name: "PluginKit", dependencies: ["PluginAPI", "PluginABI"]),
 
         // Benchmarks (run by `make bench`).
         .executableTarget(
@@ -293,7 +293,7 @@ let package = Package(
         .target(
             name: "ObjectDetection",
             dependencies: ["CDetectorAPI", "Digest"],
-            path: "Plugins/Shared/ObjectDetection", swiftSettings: optimised),
+            path: "Plugins/Shared/ObjectDetection"),
         .target(
             name: "CDetectorAPI", path: "Plugins/Shared/CDetectorAPI", linkerSettings: [.linkedLibrary("dl")]),
         // YOLO through OpenCV DNN, the follower between detections through its optical flow, and the embedder

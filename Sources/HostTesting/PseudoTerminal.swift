@@ -172,14 +172,14 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
     /// the first time it starts ("Read text asks for the camera. Allow it? Y or N."); false when one is not asked
     /// in time.
     @discardableResult
-    package func allowFirstUse(_ name: String, count: Int = 1, timeout: Double = 30) -> Bool {
+    package func allowFirstUse(_ name: String, count: Int = 1, timeout: Double = 30, answer: String = "yes\r") -> Bool {
         for asked in 1...count {
             // The question is printed as one line: its start seen, its end is there too.
             guard waitFor("\(name) asks for", count: asked, timeout: timeout) else { return false }
-            // Y alone, which answers at once. The rest of a typed "yes" belongs to the answer only when it comes
-            // within 1.5 s (LineEditorTests, ShellTerminalTests); a test process slowed past that by its neighbours
-            // once typed "es" into find-object's next question, which this helper's callers do not test.
-            type("y")
+            // The whole word and Enter, which the answer takes (Y answers at once, and the "es" and Enter that
+            // follow within 1.5 s are its own): the feature's next question hears the next key. `answer` "y"
+            // for a test whose next question must not hear a word typed late by a loaded machine.
+            typeSlowly(answer, gap: 0.05)
         }
         return true
     }
