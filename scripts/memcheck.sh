@@ -69,8 +69,8 @@ tsan() {
   # menus, whose lines are typed at a person's pace, which a TSan build is too slow to keep up with, and
   # find-object taught from collect-videos' clips, and the barge-in recall over two rooms, for the reasons given
   # in the ASan lane. Voice alone is the first half (with the survey beside it, the halves took 860 and 375 s),
-  # but for the barge-in suite, which evens them in the second (they took 734 and 462 s with it in the first; 517 and 592 s once Voice and Audio were
-  # optimised in debug builds, on 2026-12-02: the second half is now the longer).
+  # but for the barge-in suite, which evens them in the second (they took 734 and 462 s with it in the first;
+  # 517 and 592 s once Voice and Audio were optimised in debug builds, on 2026-12-02: the second is now longer).
   ASSIST_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1:handle_segv=0:handle_abort=0:suppressions=$PWD/scripts/tsan.supp" \
     scripts/test-halves.sh .build-tsan '^VoiceTests\.(?!EchoListenTests)' --sanitize=thread \
     --skip '^(HostCLITests|FuzzReplayTests)\.' --skip SpeechDispatcherTests --skip CollectVideosMenuTests \
