@@ -81,7 +81,7 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
     }
 
     deinit {
-        if isRunning, processIdentifier > 1 {
+        if isRunning {
             // The program leads its own session and process group: what it started goes with it.
             kill(-processIdentifier, SIGKILL)
             kill(processIdentifier, SIGKILL)
