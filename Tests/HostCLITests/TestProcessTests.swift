@@ -4,8 +4,8 @@ import Testing
 
 /// The test process itself: a write to a program that has ended fails that test, never the whole process.
 @Suite struct TestProcessTests {
-    /// A half of `make test` once stopped mid-run with no summary and no failure named, as SIGPIPE's default
-    /// action ends a process. SIGPIPE is ignored before any test runs, so a broken pipe is an error a test sees.
+    /// SIGPIPE's default action ends a process without a word (a half of `make test` once stopped mid-run so,
+    /// cause not found). It is ignored before any test runs, so a broken pipe is an error a test sees.
     @Test func aWriteToAProgramThatHasEndedIsAnErrorNotTheEndOfTheTests() throws {
         #expect(ProcessRunner.ignoresBrokenPipes)
         var ends: [Int32] = [0, 0]
