@@ -49,8 +49,20 @@ half() {
     3) pick=(--filter "$alone") ;;
     4) pick=(--filter "$beside") ;;
   esac
-  timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" "${pick[@]}" \
-    >"$scratch/test-$n.log" 2>&1
+  # Two `swift test` processes that open the build's database in the same moment can fail with "database is
+  # locked" and run nothing: such a half starts again at once, up to three times, beside the others (run again
+  # only after them, the ASan lane's voice half once added six minutes).
+  local attempt status
+  for attempt in 1 2 3; do
+    timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" "${pick[@]}" \
+      >"$scratch/test-$n.log" 2>&1
+    status=$?
+    [ "$status" -ne 0 ] && grep -q "database is locked" "$scratch/test-$n.log" &&
+      ! grep -q "Test run" "$scratch/test-$n.log" || return "$status"
+    echo "half $n could not open the build's database; starting it again"
+    sleep $((attempt * 2))
+  done
+  return "$status"
 }
 # A half that ends with status 0 must also have printed its summary. Once in the ASan lane a half ended with
 # status 0 and its log stopped short of any result (not reproduced since): such a half is run again, alone,
