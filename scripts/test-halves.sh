@@ -38,6 +38,12 @@ others=()
 [ -n "$alone" ] && others+=(--skip "$alone")
 [ -n "$beside" ] && others+=(--skip "$beside")
 
+# unopened N STATUS: half N, ended with STATUS, stopped at once on "unable to attach DB … database is locked"
+# (two `swift test` processes opening the build's database in the same moment) and ran nothing.
+unopened() {
+  [ "$2" -ne 0 ] && grep -q "database is locked" "$scratch/test-$1.log" && ! grep -q "Test run" "$scratch/test-$1.log"
+}
+
 # half N: runs half N (1: the tests matching FIRST_HALF, 2: the others, 3: TEST_ALONE's, 4: TEST_BESIDE's) into
 # its log; its status. --ignore-lock: every half only reads the build folder (--skip-build).
 half() {
@@ -57,8 +63,7 @@ half() {
     timeout "$limit" swift test --ignore-lock --skip-build --scratch-path "$scratch" "$@" "${pick[@]}" \
       >"$scratch/test-$n.log" 2>&1
     status=$?
-    [ "$status" -ne 0 ] && grep -q "database is locked" "$scratch/test-$n.log" &&
-      ! grep -q "Test run" "$scratch/test-$n.log" || return "$status"
+    unopened "$n" "$status" || return "$status"
     echo "half $n could not open the build's database; starting it again"
     sleep $((attempt * 2))
   done
@@ -93,7 +98,7 @@ fi
 # Two `swift test` processes opening the build's database at the same moment: once, one of them stopped at once
 # with "unable to attach DB … database is locked" and ran nothing. Such a half is run again, alone.
 for n in "${halves[@]}"; do
-  if [ "${status[$n]}" -ne 0 ] && grep -q "database is locked" "$scratch/test-$n.log" && ! grep -q "Test run" "$scratch/test-$n.log"; then
+  if unopened "$n" "${status[$n]}"; then
     echo "half $n could not open the build's database; running it again"
     half "$n" "$@"
     status[$n]=$?
