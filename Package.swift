@@ -49,8 +49,8 @@ let firstPartyPlugins = [
         name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf"], tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),
     FirstPartyPlugin(
-        name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection", "Storage"], tests: "FindObjectCoreTests",
-        testDependencies: ["ObjectDetection", "Storage"]),
+        name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection"], tests: "FindObjectCoreTests",
+        testDependencies: ["ObjectDetection", "CollectVideosCore"]),
     FirstPartyPlugin(
         name: "Survey", core: ["PluginKit", "CAudioEncoder"], tests: "SurveyTests",
         testDependencies: ["PluginKit", "PluginHost", "Audio"]),

@@ -69,14 +69,35 @@ extension FeatureController {
         }
     }
 
-    /// The sandbox `record`'s helper is started in (docs/security.md): it reads its own folder and the share
-    /// folders, and reads and writes its data and cache folders, made here first (0700) so the rules can name
+    /// Shows `record` the offers it is granted (`PluginOffers`) in its data folder, and takes away any it is no
+    /// longer granted; the folders its helper may read for them.
+    func showOffers(_ record: PluginRecord, context: PluginContext) -> [URL] {
+        guard let manifest = record.manifest else { return [] }
+        let paths = services.paths
+        let plugin = { (record: PluginRecord, manifest: PluginManifest) in
+            OfferingPlugin(
+                manifest: manifest, folders: .of(manifest.id, paths: paths, share: paths.share),
+                firstParty: PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: paths))
+        }
+        let everyone = records.compactMap { other in other.manifest.map { plugin(other, $0) } }
+        let grants = PluginOffers.grants(for: plugin(record, manifest), among: everyone)
+        do {
+            try PluginOffers.show(grants, in: context.services.session.folders.data)
+        } catch {
+            services.logger.warning("\(record.id): the offers it reads could not be shown: \(error)")
+            return []
+        }
+        return grants.flatMap(\.targets)
+    }
+
+    /// The sandbox `record`'s helper is started in (docs/security.md): it reads its own folder, the share
+    /// folders and the other plugins' offers it is granted (`offered`), and reads and writes its data and cache folders, made here first (0700) so the rules can name
     /// them.
-    func sandboxPolicy(_ record: PluginRecord, context: PluginContext) -> SandboxPolicy {
+    func sandboxPolicy(_ record: PluginRecord, context: PluginContext, offered: [URL]) -> SandboxPolicy {
         let settings = services.settings
         let folders = context.services.session.folders
         for folder in [folders.data, folders.cache] { try? AssistPaths.ensurePrivateDirectory(folder) }
-        var reads = [record.manifestURL.deletingLastPathComponent(), folders.share, services.paths.share]
+        var reads = [record.manifestURL.deletingLastPathComponent(), folders.share, services.paths.share] + offered
         if let models = ProcessInfo.processInfo.environment["ASSIST_MODELS_DIR"] {
             reads.append(URL(fileURLWithPath: models))
         }

@@ -26,6 +26,23 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         }
     }
 
+    /// Files this plugin offers other plugins to read (issue 69): what it writes in `<data>/offers/<name>/`,
+    /// and its media and cache folders when `folders` names them, readable by the plugins `to` names when they
+    /// declare the offer in `reads`. Nothing else of one plugin's folders is another's.
+    package struct Offer: Decodable, Sendable, Equatable {
+        package var name: String
+        /// The ids of the plugins it is offered to.
+        package var to: [String]
+        /// Which of the plugin's own folders come with it: "media", "cache".
+        package var folders: [String]?
+
+        package init(name: String, to: [String], folders: [String]? = nil) {
+            self.name = name
+            self.to = to
+            self.folders = folders
+        }
+    }
+
     /// Required and optional services, as versioned ids.
     package struct Services: Decodable, Sendable, Equatable {
         package var required: [String]?
@@ -72,6 +89,11 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     /// does not list them in its focus, and their key says so instead of doing nothing (find-object's help
     /// listed n, [ and ], which did nothing).
     package var unusedCommands: [String]?
+    /// What it offers other plugins to read (`Offer`).
+    package var offers: [Offer]?
+    /// The offers of other plugins it reads, as "<id>/<offer>" ("assist.collect-videos/training-clips"):
+    /// the host shows each one granted in `<data>/offered/<id>/` (docs/plugin-abi.md).
+    package var reads: [String]?
 
     /// The shared commands a feature may say it does not use.
     package static let optionalCommands = ["next", "previous", "faster", "slower"]
@@ -79,7 +101,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, name, names, version, library, abi, description, services, devices, keywords, mode, languages
         case license
-        case sha256, author, isolation, network
+        case sha256, author, isolation, network, offers, reads
         case minHost = "min_host"
         case lastTestedHost = "last_tested_host"
         case storageQuotaMb = "storage_quota_mb"
@@ -233,6 +255,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
                 "unused_commands may name \(Self.optionalCommands.joined(separator: ", ")), not \"\(PlainText.value(command, limit: 30))\""
             )
         }
+        try validateOffers(path: path)
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
             throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")

@@ -1,43 +1,43 @@
+import CollectVideosCore
 import Foundation
 import HostTesting
-import Storage
 import Testing
 
 @testable import FindObjectCore
 
-/// Which of collect-videos' clips teach a thing (issue 39): training clips only, where collect-videos keeps
-/// them, a label matched as collect-videos matches it, and a database that is not one said as such. The CLI test
-/// (`TeachFromClipsTests`) films the clips with collect-videos itself.
+/// Which of collect-videos' clips teach a thing (issues 39 and 69): read from the offer collect-videos writes
+/// (`TrainingClipsOffer`, its own writer here), through the links the host shows in find-object's data folder,
+/// never collect-videos' database; a label matched as collect-videos matches it; an offer that is not one said
+/// as such. The host's side (who is shown what) is `PluginOffersTests`; the CLI test (`TeachFromClipsTests`)
+/// films the clips with collect-videos itself.
 @Suite("collect-videos' clips for teaching")
 struct CollectedClipsTests {
     let root: TemporaryDirectory
     var data: String { root.path("data/plugins/assist.find-object").path }
-    var cache: String { root.path("cache/plugins/assist.find-object").path }
     var theirs: URL { root.path("data/plugins/assist.collect-videos") }
+    var theirCache: URL { root.path("cache/plugins/assist.collect-videos") }
 
     init() throws { root = try TemporaryDirectory("assist-collected") }
 
-    /// collect-videos' tables as far as teaching reads them, with `things` and their clips.
-    func database(_ things: [String], clips: [(thing: Int, kind: String, file: String, location: String)]) throws {
-        let database = try PluginDatabase(url: theirs.appendingPathComponent("orbit.sqlite"))
-        try database.execute(
-            "CREATE TABLE thing (id INTEGER PRIMARY KEY, label TEXT NOT NULL, created_at INTEGER NOT NULL)")
-        try database.execute(
-            """
-            CREATE TABLE video (id INTEGER PRIMARY KEY, thing_id INTEGER NOT NULL, kind TEXT NOT NULL,
-                slot INTEGER NOT NULL, filename TEXT NOT NULL, location TEXT NOT NULL, state TEXT NOT NULL)
-            """)
-        for (index, label) in things.enumerated() {
-            try database.execute(
-                "INSERT INTO thing VALUES (?, ?, 0)", arguments: [.integer(Int64(index + 1)), .text(label)])
-        }
-        for (slot, clip) in clips.enumerated() {
-            try database.execute(
-                "INSERT INTO video (thing_id, kind, slot, filename, location, state) VALUES (?, ?, ?, ?, ?, 'ready')",
-                arguments: [
-                    .integer(Int64(clip.thing)), .text(clip.kind), .integer(Int64(slot)), .text(clip.file),
-                    .text(clip.location),
-                ])
+    /// collect-videos' offer of `things`, and the links the host makes to it.
+    func offer(_ things: [TrainingClipsOffer.Thing]) throws {
+        try TrainingClipsOffer(things: things).write(into: theirs.path)
+        try showOffer()
+    }
+
+    /// The links the host makes in find-object's folder when both manifests say so.
+    func showOffer() throws {
+        let shown = URL(fileURLWithPath: data).appendingPathComponent("offered/assist.collect-videos")
+        try FileManager.default.createDirectory(at: shown, withIntermediateDirectories: true)
+        for (name, target) in [
+            ("training-clips", theirs.appendingPathComponent("offers/training-clips")),
+            ("media", theirs.appendingPathComponent("media")), ("cache", theirCache),
+        ]
+        where (try? FileManager.default.destinationOfSymbolicLink(atPath: shown.appendingPathComponent(name).path))
+            == nil
+        {
+            try FileManager.default.createSymbolicLink(
+                at: shown.appendingPathComponent(name), withDestinationURL: target)
         }
     }
 
@@ -46,41 +46,62 @@ struct CollectedClipsTests {
         try Data("clip".utf8).write(to: url)
     }
 
+    /// The path find-object reads a clip by: through its own folder's link.
+    func seen(_ clip: String) -> String { data + "/offered/assist.collect-videos/" + clip }
+
     @Test func trainingClipsAreFoundWhereCollectVideosKeepsThem() throws {
-        try database(
-            ["Red mug", "Keys"],
-            clips: [
-                (1, "T", "videos/a.mp4", "data"), (1, "S", "videos/b.mp4", "data"), (1, "T", "videos/c.mp4", "cache"),
-                (1, "T", "../../elsewhere.mp4", "data"), (2, "T", "videos/d.mp4", "cache"),
-            ])
-        let a = theirs.appendingPathComponent("media/videos/a.mp4")
-        let c = root.path("cache/plugins/assist.collect-videos/videos/c.mp4")
-        try file(a)
-        try file(c)
-        try file(theirs.appendingPathComponent("media/videos/b.mp4"))
-        let found = CollectedClips.find("red MUG", data: data, cache: cache)
-        #expect(found == .success(CollectedClips(label: "Red mug", paths: [a.path, c.path])))
-        #expect(CollectedClips.find("Keys", data: data, cache: cache) == .failure(.gone(label: "Keys")))
+        try offer([
+            .init(label: "Red mug", clips: ["media/videos/a.mp4", "cache/videos/c.mp4", "media/../../elsewhere.mp4"]),
+            .init(label: "Keys", clips: ["cache/videos/d.mp4"]),
+        ])
+        try file(theirs.appendingPathComponent("media/videos/a.mp4"))
+        try file(theirCache.appendingPathComponent("videos/c.mp4"))
+        try file(root.path("data/plugins/elsewhere.mp4"))
+        let found = CollectedClips.find("red MUG", data: data)
         #expect(
-            CollectedClips.find("wallet", data: data, cache: cache) == .failure(.unknown(labels: ["Red mug", "Keys"])))
+            found
+                == .success(
+                    CollectedClips(label: "Red mug", paths: [seen("media/videos/a.mp4"), seen("cache/videos/c.mp4")])))
+        #expect(CollectedClips.find("Keys", data: data) == .failure(.gone(label: "Keys")))
+        #expect(CollectedClips.find("wallet", data: data) == .failure(.unknown(labels: ["Red mug", "Keys"])))
     }
 
     @Test func aThingWithoutTrainingClipsAndLabelsAlikeInCaseAreNotGuessed() throws {
-        try database(["Mug", "MUG", "Cane"], clips: [(3, "S", "videos/x.mp4", "data")])
-        #expect(CollectedClips.find("Cane", data: data, cache: cache) == .failure(.noClips(label: "Cane")))
-        #expect(
-            CollectedClips.find("mug", data: data, cache: cache) == .failure(.unknown(labels: ["Mug", "MUG", "Cane"])))
-        #expect(CollectedClips.find("MUG", data: data, cache: cache) == .failure(.noClips(label: "MUG")))
+        try offer([.init(label: "Mug", clips: []), .init(label: "MUG", clips: []), .init(label: "Cane", clips: [])])
+        #expect(CollectedClips.find("Cane", data: data) == .failure(.noClips(label: "Cane")))
+        #expect(CollectedClips.find("mug", data: data) == .failure(.unknown(labels: ["Mug", "MUG", "Cane"])))
+        #expect(CollectedClips.find("MUG", data: data) == .failure(.noClips(label: "MUG")))
     }
 
-    @Test func noDatabaseOrADamagedOneIsSaidAndNothingIsMade() throws {
-        #expect(CollectedClips.find("Mug", data: data, cache: cache) == .failure(.nothingFilmed))
-        #expect(!FileManager.default.fileExists(atPath: theirs.path), "reading made nothing")
+    @Test func theDatabaseIsNeverRead() throws {
+        // What the older find-object read by path: a database beside the offer is not an offer.
         try file(theirs.appendingPathComponent("orbit.sqlite"))
-        guard case .failure(.unreadable(let reason)) = CollectedClips.find("Mug", data: data, cache: cache) else {
-            Issue.record("a file that is not a database is unreadable")
+        try showOffer()
+        #expect(CollectedClips.find("Mug", data: data) == .failure(.nothingFilmed))
+    }
+
+    @Test func noOfferOrADamagedOneIsSaidAndNothingIsMade() throws {
+        #expect(CollectedClips.find("Mug", data: data) == .failure(.nothingFilmed))
+        #expect(!FileManager.default.fileExists(atPath: theirs.path), "reading made nothing")
+        try file(theirs.appendingPathComponent("offers/training-clips/things.json"))
+        try showOffer()
+        guard case .failure(.unreadable(let reason)) = CollectedClips.find("Mug", data: data) else {
+            Issue.record("a file that is not an offer is unreadable")
             return
         }
         #expect(!reason.isEmpty)
+    }
+
+    @Test func theOfferIsWrittenWholeAndPrivate() throws {
+        try offer([.init(label: "Cane", clips: ["media/videos/x.mp4"])])
+        let folder = theirs.appendingPathComponent("offers/training-clips")
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: folder.appendingPathComponent("things.json").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let folderAttributes = try FileManager.default.attributesOfItem(atPath: folder.path)
+        #expect((folderAttributes[.posixPermissions] as? Int) == 0o700)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["things.json"],
+            "no temporary file is left")
     }
 }

@@ -6,6 +6,8 @@ import PluginKit
 /// thing's server id is kept here (`pending_op`). Labels may identify a person: never logged.
 public final class OrbitStore {
     let database: PluginDatabaseHandle
+    /// The plugin's data folder, where the offer of training clips is kept (`TrainingClipsOffer`).
+    let data: String?
 
     public struct Thing: Equatable, Sendable {
         public var id: Int64
@@ -43,6 +45,15 @@ public final class OrbitStore {
                 // for a refused upload), so a rejection is said once.
                 "ALTER TABLE video ADD COLUMN told TEXT NOT NULL DEFAULT '';",
             ])
+        data = host.dataDirectory
+        offerClips()
+    }
+
+    /// Writes the offer of training clips anew after a change of things or clips. A failure only leaves the
+    /// offer as it was (teaching then finds the clips it had): the change itself stands.
+    func offerClips() {
+        guard let data, let offer = try? TrainingClipsOffer.read(database) else { return }
+        try? offer.write(into: data)
     }
 
     // MARK: Things
@@ -79,7 +90,8 @@ public final class OrbitStore {
 
     /// A new thing and its create request waiting, in one transaction.
     public func addThing(_ label: String, at time: Date = Date()) throws(PluginStatus) -> Thing {
-        try database.transaction { () throws(PluginStatus) -> Thing in
+        defer { offerClips() }
+        return try database.transaction { () throws(PluginStatus) -> Thing in
             try database.execute(
                 "INSERT INTO thing (label, created_at) VALUES (?, ?)",
                 [.text(label), .integer(Int64(time.timeIntervalSince1970 * 1000))])
@@ -92,6 +104,7 @@ public final class OrbitStore {
 
     /// A new label; a PATCH waits when the server has the thing (a create still waiting takes the new label).
     public func rename(_ thing: Thing, to label: String) throws(PluginStatus) {
+        defer { offerClips() }
         try database.transaction { () throws(PluginStatus) in
             try database.execute("UPDATE thing SET label = ? WHERE id = ?", [.text(label), .integer(thing.id)])
             // A create the server refused (400) is tried again under the new name.
@@ -113,7 +126,8 @@ public final class OrbitStore {
 
     /// The thing, its videos and everything waiting for it go; a DELETE waits when the server has it.
     public func delete(_ thing: Thing) throws(PluginStatus) -> [String] {
-        try database.transaction { () throws(PluginStatus) -> [String] in
+        defer { offerClips() }
+        return try database.transaction { () throws(PluginStatus) -> [String] in
             var files: [String] = []
             try database.execute("SELECT filename FROM video WHERE thing_id = ?", [.integer(thing.id)]) {
                 files.append($0[0])
@@ -231,7 +245,8 @@ public final class OrbitStore {
     /// The clip becomes the slot's video, in one transaction: an older clip there is replaced (its file name
     /// returned for deletion, a DELETE queued when the server has it), the upload waits.
     public func saveRecording(thing: Int64, kind: String, slot: Int, filename: String) throws(PluginStatus) -> String? {
-        try database.transaction { () throws(PluginStatus) -> String? in
+        defer { offerClips() }
+        return try database.transaction { () throws(PluginStatus) -> String? in
             let old = try removeSlot(thing: thing, kind: kind, slot: slot)
             try database.execute(
                 """
@@ -254,7 +269,8 @@ public final class OrbitStore {
     /// then finds no clip and deletes the server's new copy (`CollectVideos.apply`). The file name, for the
     /// caller to delete; nil when the slot is empty.
     public func deleteVideo(thing: Int64, kind: String, slot: Int) throws(PluginStatus) -> String? {
-        try database.transaction { () throws(PluginStatus) -> String? in
+        defer { offerClips() }
+        return try database.transaction { () throws(PluginStatus) -> String? in
             try removeSlot(thing: thing, kind: kind, slot: slot)
         }
     }
@@ -281,6 +297,7 @@ public final class OrbitStore {
     }
 
     public func uploaded(video: Int64, orbitID: Int64, validation: String) throws(PluginStatus) {
+        defer { offerClips() }
         try database.execute(
             "UPDATE video SET orbit_id = ?, validation = ?, location = 'cache' WHERE id = ?",
             [.integer(orbitID), .text(validation), .integer(video)])
@@ -317,6 +334,7 @@ public final class OrbitStore {
 
     /// Leaving the study: every row goes, and the file is rebuilt so that no freed page keeps a label.
     public func forgetEverything() throws(PluginStatus) {
+        defer { offerClips() }
         try database.transaction { () throws(PluginStatus) in
             for table in ["pending_op", "recording", "video", "thing", "participant"] {
                 try database.execute("DELETE FROM \(table)")

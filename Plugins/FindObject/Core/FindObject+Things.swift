@@ -120,7 +120,7 @@ extension FindObject {
     /// collect-videos' training clips of `label` on this device, or the sentence that says why there are none.
     func collectedClips(_ label: String) throws(PluginError) -> CollectedClips {
         guard let data = host.dataDirectory else { throw PluginError(phrases.text("collected-none")) }
-        switch CollectedClips.find(label, data: data, cache: host.cacheDirectory) {
+        switch CollectedClips.find(label, data: data) {
         case .success(let clips): return clips
         case .failure(.nothingFilmed): throw PluginError(phrases.text("collected-none"))
         case .failure(.unreadable(let reason)):
@@ -137,7 +137,7 @@ extension FindObject {
     func offeredClips(_ name: String, key: String) -> CollectedClips? {
         guard let data = host.dataDirectory else { return nil }
         for label in [name, key] {
-            if case .success(let clips) = CollectedClips.find(label, data: data, cache: host.cacheDirectory) {
+            if case .success(let clips) = CollectedClips.find(label, data: data) {
                 return clips
             }
         }

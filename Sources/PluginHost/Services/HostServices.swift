@@ -75,9 +75,8 @@ package final class HostServices: @unchecked Sendable {  // because: its members
         var logger = logger
         logger[metadataKey: "plugin"] = .string(manifest.id)
         let ownShare = directory.appendingPathComponent("share")
-        let folders = PluginFolders(
-            data: paths.data.appendingPathComponent("plugins").appendingPathComponent(manifest.id),
-            cache: paths.cache.appendingPathComponent("plugins").appendingPathComponent(manifest.id),
+        let folders = PluginFolders.of(
+            manifest.id, paths: paths,
             share: FileManager.default.fileExists(atPath: ownShare.path)
                 ? ownShare : paths.share.appendingPathComponent(manifest.shortName))
         let dialogs = LocalDialogs(owner: manifest.id, interaction: interaction, loop: loop)
