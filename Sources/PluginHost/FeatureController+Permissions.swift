@@ -90,10 +90,11 @@ extension FeatureController {
         return grants.flatMap(\.targets)
     }
 
-    /// The sandbox `record`'s helper is started in (docs/security.md): it reads its own folder, the share
-    /// folders and the other plugins' offers it is granted (`offered`), and reads and writes its data and cache folders, made here first (0700) so the rules can name
+    /// The sandbox `record`'s helper is started in (docs/security.md), once the offers it is granted are shown
+    /// (`showOffers`): it reads its own folder, the share folders and those offers, and reads and writes its data and cache folders, made here first (0700) so the rules can name
     /// them.
-    func sandboxPolicy(_ record: PluginRecord, context: PluginContext, offered: [URL]) -> SandboxPolicy {
+    func sandboxPolicy(_ record: PluginRecord, context: PluginContext) -> SandboxPolicy {
+        let offered = showOffers(record, context: context)
         let settings = services.settings
         let folders = context.services.session.folders
         for folder in [folders.data, folders.cache] { try? AssistPaths.ensurePrivateDirectory(folder) }

@@ -67,15 +67,13 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
         }
         let context = PluginContext(
             manifest: manifest, pluginDirectory: record.manifestURL.deletingLastPathComponent(), servedBy: services)
-        let offered = showOffers(record, context: context)
         if record.isolated, let executable = services.helperExecutable {
             let loop = services.loop
             let watch = HelperWatch()
             record.helperWatch = watch
             let gate = context.services.permissions
-            let sandbox = sandboxPolicy(record, context: context, offered: offered)
             let result = PluginLoader.openIsolated(
-                record, host: context.host, executable: executable, sandbox: sandbox,
+                record, host: context.host, executable: executable, sandbox: sandboxPolicy(record, context: context),
                 timeoutMilliseconds: Int(services.settings.value("plugins.helper-timeout-ms")?.integer ?? 5000),
                 watch: watch,
                 onDeath: { [weak self] how, expected in
@@ -100,6 +98,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
                 return refusal
             }
         }
+        _ = showOffers(record, context: context)
         switch PluginLoader.open(record, host: context.host) {
         case .success(let entry):
             record.markLoaded(entry: entry, context: context)

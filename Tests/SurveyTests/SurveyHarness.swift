@@ -15,10 +15,11 @@ final class SurveyHarness {
     let microphone: URL
     private(set) var host: TestHost
     let settings: SettingsStore
+    let language: String
 
     init(
         data: TemporaryDirectory? = nil, server: Covid19SoundsServer? = nil, micSeconds: Double = 2.5,
-        micRate: Int = 44_100, configured: Bool = true, extra: [String: String] = [:]
+        micRate: Int = 44_100, configured: Bool = true, extra: [String: String] = [:], language: String = "en"
     ) throws {
         self.data = try data ?? TemporaryDirectory("assist-survey-data")
         plugins = try TemporaryDirectory("assist-survey-plugins")
@@ -49,15 +50,18 @@ final class SurveyHarness {
             values["survey.preauth-email"] = self.server.preauthEmail
         }
         for (key, value) in values.merging(extra, uniquingKeysWith: { $1 }) { settings.setDefault(key, .string(value)) }
-        host = try Self.makeHost(plugins: plugins, data: self.data, microphone: microphone, settings: settings)
+        self.language = language
+        host = try Self.makeHost(
+            plugins: plugins, data: self.data, microphone: microphone, settings: settings, language: language)
     }
 
     private static func makeHost(
-        plugins: TemporaryDirectory, data: TemporaryDirectory, microphone: URL, settings: SettingsStore
+        plugins: TemporaryDirectory, data: TemporaryDirectory, microphone: URL, settings: SettingsStore,
+        language: String
     ) throws -> TestHost {
         try TestHost(
-            pluginDirectories: [plugins.url], sound: SoundServices(microphone: .wav(microphone)), dataDirectory: data,
-            settings: settings)
+            pluginDirectories: [plugins.url], language: language, sound: SoundServices(microphone: .wav(microphone)),
+            dataDirectory: data, settings: settings)
     }
 
     /// A new host on the same data, as after quitting (or a crash) and starting again.
@@ -68,7 +72,8 @@ final class SurveyHarness {
         // take a job of the new one and keep its outcome from the new plugin until the next start.
         host.services.outbox.stop()
         _ = host.services.outbox.waitUntilIdle(timeout: 5)
-        host = try Self.makeHost(plugins: plugins, data: data, microphone: microphone, settings: settings)
+        host = try Self.makeHost(
+            plugins: plugins, data: data, microphone: microphone, settings: settings, language: language)
     }
 
     /// Starts the survey with `arguments`.

@@ -245,17 +245,46 @@ struct SurveySessionTests {
         #expect(survey.waitFor("Question 3 of 12", after: mark), "the answer still goes to the question")
     }
 
-    @Test func decliningTheAgeGateKeepsNothing() throws {
+    @Test func decliningTheAgeGateKeepsNothingAndLeavesTheSurveysMenu() throws {
         let survey = try SurveyHarness()
         survey.start()
         survey.pastPrivacy()
         survey.key(.character("n"))
-        #expect(survey.waitFor("This study is for people over 16. Nothing was saved."))
+        #expect(survey.waitFor("This study is for people aged 16 or over. Nothing was saved."))
         #expect(survey.mediaFiles.isEmpty)
+        // A slip of N does not leave the feature (issue 72): its menu comes, and S starts again.
+        #expect(survey.waitFor("Press S to start the survey"), "\(survey.lines.suffix(3))")
         try survey.restart()
         survey.start()
         #expect(survey.waitFor("How your data is used."), "no draft is offered")
         #expect(!survey.lines.contains { $0.contains("unfinished survey") })
+    }
+
+    /// In Spanish S is Sí, as in Assist's own questions (the README says so), and E starts the survey; Y still
+    /// answers yes (issue 72: the gate took Y only, and S was the start key).
+    @Test func inSpanishSAnswersTheAgeGateAndEStartsTheSurvey() throws {
+        let survey = try SurveyHarness(language: "es")
+        survey.start()
+        #expect(survey.waitFor("Cómo se usan sus datos."), "\(survey.lines.suffix(3))")
+        survey.key(.enter)
+        #expect(survey.waitFor("Pulse S para: Tengo 16 años o más. Pulse N si no."), "\(survey.lines.suffix(3))")
+        survey.key(.character("s"))
+        #expect(survey.waitFor("Pregunta 2 de 12."), "\(survey.lines.suffix(3))")
+        survey.key(.escape)
+        try survey.restart()
+        let again = try SurveyHarness(language: "es")
+        again.start()
+        #expect(again.waitFor("Cómo se usan sus datos."))
+        again.key(.enter)
+        again.key(.character("n"))
+        #expect(again.waitFor("Pulse E para empezar la encuesta"), "\(again.lines.suffix(3))")
+        let mark = again.lines.count
+        again.key(.character("e"))
+        #expect(again.waitFor("Cómo se usan sus datos.", after: mark), "\(again.lines.suffix(3))")
+        again.key(.enter)
+        #expect(again.waitFor("Pulse S para: Tengo 16 años o más.", after: mark), "\(again.lines.suffix(3))")
+        again.key(.character("y"))
+        #expect(again.waitFor("Pregunta 2 de 12.", after: mark), "\(again.lines.suffix(3))")
     }
 
     @Test func anUnfinishedSurveyResumesAtTheSameQuestionWithItsTakes() throws {

@@ -229,10 +229,18 @@ public final class Survey: PluginFeature {
             ("start-survey", "s", "start"), ("uploads", "u", "uploads"), ("reminders", "m", "reminders"),
             ("retry-upload", nil, "retry upload"), ("forget-me", nil, "forget me"), ("privacy", "i", "privacy"),
         ]
-        // The words in the session's language (`phrase.<id>`; "olvídame", not "forget me").
+        // The words in the session's language (`phrase.<id>`; "olvídame", not "forget me"), and the keys whose
+        // letter is a word's (`key.<id>`: in Spanish S is Sí, as in Assist's own questions, and E empieza).
         for (id, key, english) in named {
-            commands.append((id, phrases.text("command.\(id)"), key, english.map { _ in phrases.text("phrase.\(id)") }))
+            let own = phrases.text("key.\(id)")
+            commands.append(
+                (
+                    id, phrases.text("command.\(id)"), own == "key.\(id)" ? key : own,
+                    english.map { _ in phrases.text("phrase.\(id)") }
+                ))
         }
+        // Y answers yes in every language, as Assist's own questions take it.
+        if phrases.text("key.yes") != "y" { commands.append(("yes-y", phrases.text("command.yes"), "y", nil)) }
         for (id, label, key, phrase) in commands {
             do {
                 try host.registerCommand(id: id, label: label, key: key, phrase: phrase)
@@ -264,7 +272,7 @@ public final class Survey: PluginFeature {
         case "space": space()
         case "focus-previous": moveFocus(-1)
         case "focus-next": moveFocus(1)
-        case "yes": answerGate(true)
+        case "yes", "yes-y": answerGate(true)
         case "no": answerGate(false)
         case "play-recording": playTake()
         case "record-again": recordAgain()
@@ -512,11 +520,13 @@ public final class Survey: PluginFeature {
             self.flow = flow
             proceed()
         } else {
+            // Not the end of the feature (issue 72: a slip of N left at once): the survey's menu, where S
+            // starts again and Escape leaves.
             host.say(phrases.text("gate-declined"), priority: .important)
             discardDraft()
             self.flow = nil
-            mode = .finished
-            host.finish(.cancelled)
+            mode = .menu
+            sayMenu(canStart: true)
         }
     }
 
