@@ -150,6 +150,11 @@ struct SurveySessionTests {
         survey.key(.enter)
         #expect(survey.waitFor("Chosen: None, COPD or emphysema.", after: mark) == false)
         #expect(survey.waitFor("Chosen: COPD or emphysema.", after: mark), "the answer is kept after going back")
+        // What is chosen is said before the 18 options, not a minute later after them (issue 72).
+        let asked = try #require(survey.lines.dropFirst(mark).last { $0.contains("Chosen: COPD or emphysema.") })
+        let chosen = try #require(asked.range(of: "Chosen:"))
+        let first = try #require(asked.range(of: "1, "))
+        #expect(chosen.lowerBound < first.lowerBound, "\(asked)")
     }
 
     /// Age has 10 options, medical history 18 and symptoms 14: "1" then "4" is option 14, never option 1 then

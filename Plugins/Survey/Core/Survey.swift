@@ -348,11 +348,12 @@ public final class Survey: PluginFeature {
         case .single, .multi:
             lines.append(
                 phrases.text("question", ["number": "\(number)", "count": "\(count)", "text": localized(item.text)]))
+            // What is chosen comes before the options: after 18 of them it came a minute late (issue 72).
+            let chosen = labels(of: flow.selection(item.id), in: item)
+            if !chosen.isEmpty { lines.append(phrases.text("chosen-now", ["labels": chosen])) }
             for (index, option) in item.options.enumerated() {
                 lines.append(phrases.text("option", ["number": "\(index + 1)", "label": localized(option.label)]))
             }
-            let chosen = labels(of: flow.selection(item.id), in: item)
-            if !chosen.isEmpty { lines.append(phrases.text("chosen-now", ["labels": chosen])) }
             lines.append(phrases.text(item.kind == .single ? "single-hint" : "multi-hint"))
             if item.options.count > 9 {
                 lines.append(phrases.text("two-digits-hint"))
