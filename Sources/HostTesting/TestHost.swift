@@ -32,13 +32,22 @@ package final class RecordingOutput: LineOutput, @unchecked Sendable {  // becau
 package final class RecordingSpeaker: Speaker, @unchecked Sendable {  // because: `stored` is guarded by `lock`
     private let lock = NSLock()
     private var stored: [(String, SpeechPriority)] = []
+    private var storedLanguages: [String] = []
 
     package init() {}
 
     package func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?) {
         lock.lock()
         stored.append((text, priority))
+        storedLanguages.append(language)
         lock.unlock()
+    }
+
+    /// The language each utterance was spoken in, in order.
+    package var languages: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedLanguages
     }
 
     package func stopAll() {}

@@ -28,8 +28,10 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     /// Prints and speaks `text`. Empty text is ignored. In a `group` that replaces (`.hint`), it stops the
     /// earlier message of that group still waiting or speaking, so stray keys never queue hints; a hint the
     /// same as the line printed last is not printed again (a screen reader would read each copy). Any thread.
+    /// `language` speaks it in another language than the session's (a new language's confirmation, said in it).
     package func say(
-        _ text: String, priority: SpeechPriority = .message, remember: Bool = true, group: SpeechGroup? = nil
+        _ text: String, priority: SpeechPriority = .message, remember: Bool = true, group: SpeechGroup? = nil,
+        language: String? = nil
     ) {
         let trimmed = Self.line(text)
         guard !trimmed.isEmpty else { return }
@@ -40,7 +42,7 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
             return true
         }
         if printed { output.writeLine(trimmed) }
-        speaker?.speak(trimmed, language: language, priority: priority, group: group)
+        speaker?.speak(trimmed, language: language ?? self.language, priority: priority, group: group)
     }
 
     /// Speaks `text` without printing or remembering it: the echo of a typed key, already shown where it was

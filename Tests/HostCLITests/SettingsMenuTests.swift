@@ -39,6 +39,22 @@ struct SettingsMenuTests {
         #expect(screen.waitForExit() == 0)
     }
 
+    /// A new language is confirmed in that language, not the old one (issue 72), and kept for the next start.
+    @Test func aLanguageChosenIsConfirmedInItAndKept() throws {
+        let screen = try terminal()
+        #expect(screen.waitFor("Choose a feature."), "\(screen.text)")
+        screen.type(try number(of: "Settings", in: screen))
+        #expect(screen.waitFor("Settings. Choose one to change it."), "\(screen.text)")
+        screen.type(try number(of: "Language", in: screen) + "\r")
+        #expect(screen.waitFor("Spanish"), "\(screen.text)")
+        screen.type(try number(of: "Spanish", in: screen))
+        #expect(screen.waitFor("Idioma: español. Se aplica desde el próximo inicio."), "\(screen.text)")
+        #expect(!screen.text.contains("Language: Spanish."), "\(screen.text)")
+        leave(screen)
+        let kept = try String(contentsOf: settingsFile, encoding: .utf8)
+        #expect(try ConfigFile.parse(kept)["language"] == .string("es"), "\(kept)")
+    }
+
     /// How long `assist say` sounds for a fixed sentence, with the settings as they are.
     func sampleSeconds(_ name: String) throws -> Double {
         let wav = folder.path("\(name).wav")

@@ -397,3 +397,19 @@ struct HintTests {
         #expect(answers.all.map(\.index) == [2])
     }
 }
+
+/// A line said in another language than the session's (a new language's confirmation) goes to speech in that
+/// language, and is printed as any other line (issue 72: it was spoken in the old language).
+@Suite("a line in another language")
+struct AnnouncerLanguageTests {
+    @Test func aLineGivenALanguageIsSpokenInIt() {
+        let output = RecordingOutput()
+        let speaker = RecordingSpeaker()
+        let announcer = Announcer(output: output, speaker: speaker, language: "en")
+        announcer.say("Language: Spanish.")
+        announcer.say("Idioma: español.", language: "es")
+        #expect(speaker.spoken == ["Language: Spanish.", "Idioma: español."])
+        #expect(speaker.languages == ["en", "es"])
+        #expect(output.lines == ["Language: Spanish.", "Idioma: español."])
+    }
+}

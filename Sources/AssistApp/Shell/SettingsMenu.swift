@@ -129,6 +129,16 @@ package final class SettingsMenu: @unchecked Sendable {  // because: used only o
             return
         }
         session.applySoundSettings()
+        if setting.key == "language", case .string(let chosen) = value, chosen != phrases.language {
+            // Said in the language chosen, by its voice: the person chose it to understand what is said.
+            let theirs = PhraseBook(directory: session.paths.share.appendingPathComponent("host"), language: chosen)
+            let said = theirs.text(
+                "settings.changed",
+                ["label": theirs.text("settings.language"), "value": theirs.text("settings.language-\(chosen)")])
+            session.announcer.say(
+                theirs.text("settings.changed-next-start", ["said": said]), priority: .important, language: chosen)
+            return
+        }
         let said = phrases.text(
             "settings.changed", ["label": setting.label, "value": setting.words(value, phrases: phrases)])
         switch setting.preview {
