@@ -92,6 +92,31 @@ struct GuidanceTests {
         #expect([0.0, 0.5, 1.0].map { GuidanceDecision.clockHour(x: $0) } == [11, 12, 1])
     }
 
+    /// A target whose box jitters on a boundary of the centre band keeps its words; one clearly past it changes
+    /// them (issue 72: a still picture was "right" and "right, down" by turns).
+    @Test func aTargetOnABoundaryKeepsItsWords() {
+        let words = { (word: String) in word }
+        var previous: GuidanceDecision?
+        var said: [String] = []
+        // y wanders 0.58…0.62 around the band's edge at 0.6: what the detector gives for a still picture.
+        for y in [0.61, 0.59, 0.62, 0.58, 0.61, 0.595, 0.605] {
+            let decision = GuidanceDecision(x: 0.8, y: y, previous: previous)
+            said.append(decision.phrase(words, centred: "Object centered!"))
+            previous = decision
+        }
+        #expect(Set(said) == ["right, down"], "\(said)")
+        // Clearly inside the band, the hint goes; clearly past the side's edge, the side changes.
+        let inside = GuidanceDecision(x: 0.8, y: 0.55, previous: previous)
+        #expect(inside.phrase(words, centred: "") == "right")
+        #expect(GuidanceDecision(x: 0.58, y: 0.5, previous: inside).direction == .right, "kept near the edge")
+        #expect(GuidanceDecision(x: 0.55, y: 0.5, previous: inside).direction == .centered)
+        // Centred stays centred a little past the edge; without a previous decision the edge is exact.
+        let centre = GuidanceDecision(x: 0.5, y: 0.5)
+        #expect(GuidanceDecision(x: 0.62, y: 0.5, previous: centre).direction == .centered)
+        #expect(GuidanceDecision(x: 0.62, y: 0.5).direction == .right)
+        #expect(GuidanceDecision(x: 0.65, y: 0.5, previous: centre).direction == .right)
+    }
+
     @Test func repeatsWithinAFifteenthOfASecondAreDropped() {
         var filter = RepeatFilter()
         let answers = [("left", 1.0), ("left", 1.1), ("left", 1.2), ("right", 1.21)].map {

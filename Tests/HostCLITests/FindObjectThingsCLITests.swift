@@ -78,7 +78,9 @@ struct FindObjectThingsCLITests {
         #expect(taught.status == 0, "\(taught)")
         let count = try #require(views(taught, "my badge"), "\(taught.lines)")
         #expect(count >= 4 && count <= 12)
-        #expect(taught.lines.last == "Learned my badge from \(count) views. Say find object my badge to find it.")
+        #expect(
+            taught.lines.last
+                == "Learned my badge from \(count) views. To find it, type or say find object my badge at the menu.")
         let listed = try run(["things"], data: data)
         #expect(listed.status == 0 && listed.linesAfterNotice == ["my badge: \(count) views"], "\(listed)")
 

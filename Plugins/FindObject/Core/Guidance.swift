@@ -19,18 +19,40 @@ public struct GuidanceDecision: Equatable, Sendable {
     public var verticalHint: Direction?
 
     public static let centreRadius = 0.1
+    /// How far past a boundary a target must go to change a word said for the one before (`previous`): a target
+    /// that sits on a boundary, its box jittering a little from picture to picture, was "right" and
+    /// "right, down" by turns (issue 72).
+    public static let hysteresis = 0.04
 
-    public init(x: Double, y: Double) {
+    /// The decision for a target at (`x`, `y`), each word kept from `previous` until the target is clearly past
+    /// the boundary it sits near.
+    public init(x: Double, y: Double, previous: GuidanceDecision? = nil) {
         let distance = ((x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5)).squareRoot()
-        let low = 0.5 - Self.centreRadius
-        let high = 0.5 + Self.centreRadius
         intensity = min(1, max(0.1, 0.3 + 0.7 * (1 - min(1, distance / 0.5))))
         pan = min(1, max(-1, (x - 0.5) / 0.5))
-        let vertical: Direction? = y < low ? .up : (y > high ? .down : nil)
+        let before = previous.map { previous -> (horizontal: Direction?, vertical: Direction?) in
+            switch previous.direction {
+            case .left, .right: (previous.direction, previous.verticalHint)
+            case .up, .down: (nil, previous.direction)
+            case .centered: (nil, nil)
+            }
+        }
+        /// The side of the centre band `value` is on: a side said before is kept up to the band's edge less the
+        /// margin, a new one needs the edge plus the margin.
+        func side(_ value: Double, _ kept: Direction??, low lowSide: Direction, high highSide: Direction) -> Direction?
+        {
+            let margin = kept == nil ? 0 : Self.hysteresis
+            let kept = kept ?? nil
+            let low = 0.5 - Self.centreRadius + (kept == lowSide ? margin : -margin)
+            let high = 0.5 + Self.centreRadius + (kept == highSide ? -margin : margin)
+            return value < low ? lowSide : (value > high ? highSide : nil)
+        }
+        let vertical = side(y, before.map(\.vertical), low: .up, high: .down)
+        let horizontal = side(x, before.map(\.horizontal), low: .left, high: .right)
         verticalHint = nil
-        if x < low || x > high {
-            direction = x < low ? .left : .right
-            pattern = x < low ? ASSIST_CUE_DOT : ASSIST_CUE_DASH
+        if let horizontal {
+            direction = horizontal
+            pattern = horizontal == .left ? ASSIST_CUE_DOT : ASSIST_CUE_DASH
             verticalHint = vertical
         } else if let vertical {
             direction = vertical

@@ -72,6 +72,8 @@ final class SearchState: @unchecked Sendable {
     private var matchMode = TextSearch.Mode.exact
     private var sparseText = false
     private var wasGuiding = false
+    /// The guidance given for the last picture the target was in, whose words a jittering box keeps.
+    private var lastDecision: GuidanceDecision?
     private var lastSeen = 0.0
     private var lostSaid = true
     private var lastHour: (hour: Int, time: Double)?
@@ -388,6 +390,7 @@ final class SearchState: @unchecked Sendable {
         guard let point = target else {
             if wasGuiding { host.stopCues() }
             wasGuiding = false
+            lastDecision = nil
             if tracker.conviction == 0, !lostSaid, now - lastSeen >= 1 {
                 lostSaid = true
                 lastHeard = now
@@ -409,7 +412,8 @@ final class SearchState: @unchecked Sendable {
         }
         wasGuiding = true
         lostSaid = false
-        let decision = GuidanceDecision(x: point.x, y: point.y)
+        let decision = GuidanceDecision(x: point.x, y: point.y, previous: lastDecision)
+        lastDecision = decision
         // The same pattern with the same pan and intensity (to a twentieth) within 0.15 s is dropped; a target
         // that moves changes them, and the cue's next cycle takes the newest.
         let cue =
