@@ -235,6 +235,23 @@ struct CLITests {
         }
     }
 
+    /// `assist doctor --lang es|ru|zh` speaks the person's language (issue 72: it printed English): the levels,
+    /// the subjects, the details and "Fix:" in their words; commands, paths and ids stay as they are.
+    @Test func doctorSpeaksEachLanguage() throws {
+        let english = ["ok:", "warning:", "problem:", "Fix:", "data folder", "available", "private", "host:"]
+        for (language, ok, fix) in [
+            ("es", "bien: ", ". Solución: "), ("ru", "в порядке: ", ". Что сделать: "), ("zh", "正常: ", ". 解决："),
+        ] {
+            let result = try assist(["doctor", "--lang", language])
+            #expect(result.status == 0, "\(language): \(result.lines)")
+            #expect(result.lines.count > 10, "\(language): \(result.lines)")
+            for line in result.lines {
+                #expect(!english.contains { line.contains($0) }, "\(language): \(line)")
+                #expect(line.hasPrefix(ok) || line.contains(fix), "\(language): a problem comes with its fix: \(line)")
+            }
+        }
+    }
+
     /// A folder given where a file is expected (issue 38): each command says it is a folder and what to give
     /// instead, in one sentence, never "check its permissions" or a library's own words.
     @Test func aFolderWhereAFileIsExpectedIsSaidToBeOne() throws {

