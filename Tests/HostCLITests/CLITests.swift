@@ -22,7 +22,10 @@ struct CLITests {
     /// Issue 72: `assist run FEATURE --help` says how to run the feature (it was taken for an object's name, a
     /// command or a photo), in the session's language, and starts nothing.
     @Test func everyFeaturesHelpSaysHowToRunIt() throws {
-        for feature in ["read-text", "find-object", "collect-videos", "photo-sensor"] {
+        for feature in [
+            "read-text", "find-object", "collect-videos", "photo-sensor", "clock", "survey", "light", "colour",
+            "barcode",
+        ] {
             let help = try assist(["run", "--no-speech", feature, "--help"])
             #expect(help.status == 0, "\(feature): \(help.standardError)")
             #expect(help.standardOutput.contains("assist run \(feature) ["), "\(feature): \(help.standardOutput)")

@@ -34,7 +34,7 @@ struct ReadTextCLITests {
         #expect(
             result.linesAfterNotice == [
                 "Reading", "Call Dr. Smith tomorrow morning.", "He is in.",
-                "Reading aloud helps people who cannot see.",
+                "Reading aloud helps people who cannot see.", "End of the text.",
             ])
     }
 
@@ -94,6 +94,7 @@ struct ReadTextCLITests {
     @Test func theCameraPathWaitsForAsteadyPictureThenReads() throws {
         let expected = [
             "Reading", "Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see.",
+            "End of the text.",
         ]
         let still = try assist([
             "run", "--no-speech", "--camera", "image:\(page.path)", "--camera-fps", "16", "read-text", "--exit-at-end",
@@ -204,7 +205,7 @@ struct ReadTextCLITests {
             "run", "--no-speech", "--lang", "ru", "read-text", "--image", russian.path, "--exit-at-end",
         ])
         #expect(result.status == 0)
-        #expect(result.linesAfterNotice == ["Читаю", "Привет, мир.", "Как дела?"])
+        #expect(result.linesAfterNotice == ["Читаю", "Привет, мир.", "Как дела?", "Конец текста."])
     }
 
     @Test func aBlurredPhotoIsReadWithAWarning() throws {

@@ -195,7 +195,9 @@ struct ViewBrowserTests {
         #expect(ocr.contains("helps people who cannot see"), "\(ocr)")
         // A second tab sees the same session.
         #expect(seen["second_tab_title"] as? String == "Read text")
-        #expect((seen["second_tab_lines"] as? [String])?.suffix(3) == lines.suffix(3))
+        // (The end of the text may be said between the two looks.)
+        let reading = { (lines: [String]) in lines.filter { $0 != "End of the text." }.suffix(3) }
+        #expect(reading((seen["second_tab_lines"] as? [String]) ?? []) == reading(lines))
         // Settings on the page apply in every tab and are the settings file's.
         #expect(seen["size_second_tab"] as? String == "96px")
         #expect(seen["colours"] as? [String] == ["rgb(255, 255, 0)", "rgb(0, 0, 0)"])

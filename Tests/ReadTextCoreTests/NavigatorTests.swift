@@ -18,6 +18,12 @@ final class FakeVoice: ReadingVoice {
 
     func stopItem(_ id: UInt64) { stopped.append(id) }
     func play(_ cue: ReadingCue) { cues.append(cue) }
+    /// The end is said in words too (`ends`), with its cue.
+    var ends = 0
+    func sayEnd() {
+        ends += 1
+        cues.append(.end)
+    }
     func sayRate(_ wordsPerMinute: Int, limit: Bool) {
         rates.append(limit ? "limit \(wordsPerMinute)" : "\(wordsPerMinute)")
     }
@@ -52,6 +58,7 @@ struct NavigatorTests {
         navigator.finished(voice.last.id)
         navigator.finished(voice.last.id)
         #expect(voice.cues == [.end] && navigator.state == .ended)
+        #expect(voice.ends == 1, "the end is said in words, not a tone alone")
     }
 
     @Test func pauseMidWordResumesAtThatWord() {
@@ -79,11 +86,13 @@ struct NavigatorTests {
     @Test func beforeTheFirstAndPastTheLastPlayTheEndCue() {
         navigator.previous()
         #expect(voice.cues == [.end] && voice.last.text == "One two three." && navigator.index == 0)
+        #expect(voice.ends == 0, "the first sentence again is not the end")
         navigator.next()
         navigator.next()
         let count = voice.spoken.count
         navigator.next()
-        #expect(voice.cues == [.end, .end] && voice.spoken.count == count, "stays silent past the end")
+        #expect(voice.cues == [.end, .end] && voice.spoken.count == count, "no sentence past the end")
+        #expect(voice.ends == 1, "past the last sentence the end is said")
     }
 
     @Test func theSpeedToggleRestartsAtTheCurrentWordAt260AndBack() {

@@ -159,6 +159,11 @@ public final class ReadText: PluginFeature, ReadingVoice {
         host.speak(phrases.text(key, ["n": String(wordsPerMinute)]), wordsPerMinute: wordsPerMinute)
     }
 
+    public func sayEnd() {
+        host.play(.end)
+        status(phrases.text("end-of-text"))
+    }
+
     public func play(_ cue: ReadingCue) {
         switch cue {
         case .end: host.play(.end)

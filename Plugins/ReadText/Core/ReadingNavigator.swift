@@ -21,6 +21,8 @@ public protocol ReadingVoice: AnyObject {
     func play(_ cue: ReadingCue)
     /// Says the new reading speed as a number, at that speed; `limit` when it could go no further that way.
     func sayRate(_ wordsPerMinute: Int, limit: Bool)
+    /// The text has been read to its end: the end cue and words, not a tone alone.
+    func sayEnd()
 }
 
 /// Where the reader is, for "where am I".
@@ -100,7 +102,7 @@ public final class ReadingNavigator {
     public func finishStreaming() {
         isComplete = true
         if state == .waitingForMore {
-            voice.play(.end)
+            voice.sayEnd()
             state = .ended
             onEnd?()
         }
@@ -177,7 +179,7 @@ public final class ReadingNavigator {
         guard index + 1 < items.count else {
             stopSpeech()
             if isComplete {
-                voice.play(.end)
+                voice.sayEnd()
                 state = .ended
             } else {
                 state = .waitingForMore
@@ -306,7 +308,7 @@ public final class ReadingNavigator {
         } else if !isComplete {
             state = .waitingForMore
         } else {
-            voice.play(.end)
+            voice.sayEnd()
             state = .ended
             onEnd?()
         }

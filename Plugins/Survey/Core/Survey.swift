@@ -61,6 +61,9 @@ public final class Survey: PluginFeature {
         var arguments = arguments
         let definitionID = Self.take("--definition", from: &arguments) ?? host.setting("definition") ?? "covid19-sounds"
         switch arguments.first {
+        case "--help", "-h":
+            host.print(phrases.text("usage"))
+            host.finish()
         case "check":
             try check(files: Array(arguments.dropFirst()))
         case "export":
@@ -77,9 +80,7 @@ public final class Survey: PluginFeature {
         case nil, "start":
             try startInteractive(definitionID: definitionID)
         case let other?:
-            throw PluginError(
-                "Unknown survey command \(other). Use start, check FILE, export, reminders on or off, remind, sync or forget."
-            )
+            throw PluginError(phrases.text("unknown-command", ["command": other]))
         }
     }
 

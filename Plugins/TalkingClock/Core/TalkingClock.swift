@@ -7,6 +7,7 @@ import PluginKit
 public final class TalkingClock: PluginFeature {
     private let host: PluginHostHandle
     private let text: ClockText
+    private let phrases: [String: String]
     private let now: () -> Date
 
     /// Creates the feature for `host`; `now` is replaceable for tests.
@@ -14,6 +15,7 @@ public final class TalkingClock: PluginFeature {
         self.host = host
         self.now = now
         let phrases = ClockPhrases.load(directory: host.shareDirectory, language: host.language)
+        self.phrases = phrases
         self.text = ClockText(
             timePattern: phrases["time"] ?? "It is {time}.", datePattern: phrases["date"] ?? "Today is {date}.",
             language: host.language, twentyFourHour: false
@@ -21,9 +23,15 @@ public final class TalkingClock: PluginFeature {
     }
 
     public func start(arguments: [String]) throws(PluginError) {
+        if arguments == ["--help"] || arguments == ["-h"] {
+            host.print(phrases["usage"] ?? "assist run clock [--date] [--stay]")
+            host.finish()
+            return
+        }
         let unknown = arguments.filter { $0 != "--date" && $0 != "--stay" }
         guard unknown.isEmpty else {
-            throw PluginError("Unknown option \(unknown[0]). The clock takes --date and --stay.")
+            let pattern = phrases["unknown-option"] ?? "Unknown option {option}. The clock takes --date and --stay."
+            throw PluginError(pattern.replacingOccurrences(of: "{option}", with: unknown[0]))
         }
         try? host.registerCommand(id: "date", label: "Say the date", key: "d", phrase: "date")
         host.say(text.time(now(), timeZone: .current))
