@@ -178,6 +178,9 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
     /// Offers an input event to the current dialog; returns true when the dialog used it.
     package func handle(_ event: InputEvent) -> Bool {
         guard let current else { return false }
+        // What is still to be said of the hints is stale once another key comes: its answer ("Choose a number
+        // from 1 to 6.") is heard at once, not behind a hint stray keys left (issue 72: 7.5 s after 20 of them).
+        announcer.cancel(.hint)
         switch current.request {
         case .choice(_, let choices, let defaultIndex):
             handleChoice(event, choices: choices, defaultIndex: defaultIndex)

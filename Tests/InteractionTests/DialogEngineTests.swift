@@ -356,6 +356,23 @@ struct HintTests {
         #expect(!speaker.waiting.contains(hint), "the answer cancels the hint: \(speaker.waiting)")
     }
 
+    /// A key that is answered without ending the question (a number past the list) is heard at once too: the
+    /// hint stray keys left is dropped first (the terminal bench heard the answer 7.5 s late after 20 F2s).
+    @Test func anAnswerThatKeepsTheQuestionCancelsTheHintToo() {
+        let engine = self.engine
+        _ = engine.open(
+            .choice(prompt: "Choose a feature.", choices: (1...6).map { "Feature \($0)" }, defaultIndex: nil),
+            owner: "host"
+        ) { _ in }
+        for _ in 0..<20 { _ = engine.handle(.key(.function(2))) }
+        let hint = phrases.text("dialog.choice-hint", ["count": "6"])
+        #expect(speaker.waiting.contains(hint))
+        _ = engine.handle(.key(.character("9")))
+        let answer = phrases.text("dialog.out-of-range", ["count": "6"])
+        #expect(!speaker.waiting.contains(hint), "\(speaker.waiting)")
+        #expect(speaker.waiting.last == answer, "\(speaker.waiting)")
+    }
+
     /// A question with help of its own (the shell's menu) reads it, line by line, for F1, `?`, h and "help";
     /// one without says its hint.
     @Test func aQuestionsOwnHelpIsReadForEveryWayOfAsking() {
