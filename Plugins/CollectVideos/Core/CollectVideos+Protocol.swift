@@ -122,15 +122,10 @@ extension CollectVideos {
     /// Written whole (a temporary file renamed over it), mode 0600.
     private func storeCredential(_ credential: String) throws(PluginStatus) {
         guard let url = credentialURL else { throw PluginStatus.io }
-        let partial = url.appendingPathExtension("partial")
         try? FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
-        guard
-            FileManager.default.createFile(
-                atPath: partial.path, contents: Data((credential + "\n").utf8), attributes: [.posixPermissions: 0o600]),
-            rename(partial.path, url.path) == 0
-        else { throw PluginStatus.io }
+        guard PrivateFile.writeWhole(Data((credential + "\n").utf8), to: url) else { throw PluginStatus.io }
     }
 
     // MARK: Sending what waits

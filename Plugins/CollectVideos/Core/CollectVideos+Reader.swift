@@ -183,13 +183,7 @@ extension CollectVideos {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             return phrases.text("no-such-folder", ["folder": folder])
         }
-        let partial = folder + "/." + url.lastPathComponent + ".partial"
-        guard
-            FileManager.default.createFile(
-                atPath: partial, contents: Data(page.utf8), attributes: [.posixPermissions: 0o600]),
-            rename(partial, path) == 0
-        else {
-            try? FileManager.default.removeItem(atPath: partial)
+        guard PrivateFile.writeWhole(Data(page.utf8), to: url) else {
             return phrases.text("page-unwritable", ["path": path])
         }
         return phrases.text("saved-to", ["path": path])

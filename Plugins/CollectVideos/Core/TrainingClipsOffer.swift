@@ -59,12 +59,7 @@ public struct TrainingClipsOffer: Codable, Equatable, Sendable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let temporary = folder.appendingPathComponent(".\(Self.file).new")
-        guard
-            files.createFile(
-                atPath: temporary.path, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteUnknown) }
-        guard rename(temporary.path, folder.appendingPathComponent(Self.file).path) == 0 else {
+        guard PrivateFile.writeWhole(try encoder.encode(self), to: folder.appendingPathComponent(Self.file)) else {
             throw CocoaError(.fileWriteUnknown)
         }
     }

@@ -322,12 +322,7 @@ public final class PhotoSensor: PluginFeature {
             for (table, _) in SensorStore.syncedTables {
                 let (text, rows) = try store.csv(table)
                 let target = directory.appendingPathComponent("\(table).csv")
-                let partial = directory.appendingPathComponent(".\(table).csv.partial")
-                guard
-                    FileManager.default.createFile(
-                        atPath: partial.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-                else { throw CocoaError(.fileWriteUnknown) }
-                if rename(partial.path, target.path) != 0 { throw CocoaError(.fileWriteUnknown) }
+                guard PrivateFile.writeWhole(Data(text.utf8), to: target) else { throw CocoaError(.fileWriteUnknown) }
                 counts.append(rows)
             }
         } catch let error as PluginStatus {
