@@ -10,11 +10,19 @@ import PluginAPI
 extension FeatureController {
     /// What `record` declares that nobody was asked about yet: a stranger's plugin was asked at install, and a
     /// background feature (photo-sensor) starts with the shell, set up by whoever gave it folders and a server.
-    func unasked(_ record: PluginRecord) -> [PluginPermission] {
+    /// Nothing for a start its manifest says uses none of them (`first_use.not_for`: `teach --video F`), nor
+    /// while a setting it cannot work without is unset (`first_use.needs_settings`: collect-videos not set up
+    /// says so first, and asks once it is).
+    func unasked(_ record: PluginRecord, arguments: [String] = []) -> [PluginPermission] {
         guard asksFirstUse, record.state == .available || record.state == .loaded, let manifest = record.manifest,
             !manifest.isBackground,
             PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: services.paths)
         else { return [] }
+        if let without = manifest.firstUse?.notFor, arguments.contains(where: without.contains) { return [] }
+        let unset = (manifest.firstUse?.needsSettings ?? []).contains { key in
+            (services.settings.value(key)?.description.trimmingCharacters(in: .whitespaces) ?? "").isEmpty
+        }
+        if unset { return [] }
         let chosen = PermissionStore(data: services.paths.data).choices(record.id)
         return PluginPermission.allCases.filter { manifest.declaredPermissions.contains($0) && chosen[$0] == nil }
     }

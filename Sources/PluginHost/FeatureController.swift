@@ -117,7 +117,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
     /// hook (the survey's reminder) does not ask.
     @discardableResult
     package func activate(_ record: PluginRecord, arguments: [String] = [], asking: Bool = true) -> Bool {
-        if asking, let permission = unasked(record).first {
+        if asking, let permission = unasked(record, arguments: arguments).first {
             askFirstUse(permission, record, arguments: arguments)
             return true
         }

@@ -43,6 +43,20 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         }
     }
 
+    /// When Assist's own feature need not be asked first (docs/security.md): the starts that use none of its
+    /// devices or servers, and the settings it cannot work without (unset, it only says what is missing).
+    package struct FirstUse: Decodable, Sendable, Equatable {
+        /// Start arguments that use none of its devices or servers (find-object's `--video`, `things`).
+        package var notFor: [String]?
+        /// Settings of its own it cannot work without: while one is unset, nothing is asked at its start.
+        package var needsSettings: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case notFor = "not_for"
+            case needsSettings = "needs_settings"
+        }
+    }
+
     /// Required and optional services, as versioned ids.
     package struct Services: Decodable, Sendable, Equatable {
         package var required: [String]?
@@ -89,6 +103,8 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
     /// does not list them in its focus, and their key says so instead of doing nothing (find-object's help
     /// listed n, [ and ], which did nothing).
     package var unusedCommands: [String]?
+    /// When the first-use question is not asked (`FirstUse`).
+    package var firstUse: FirstUse?
     /// What it offers other plugins to read (`Offer`).
     package var offers: [Offer]?
     /// The offers of other plugins it reads, as "<id>/<offer>" ("assist.collect-videos/training-clips"):
@@ -111,6 +127,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         case sendWaiting = "send_waiting"
         case userSettings = "user_settings"
         case unusedCommands = "unused_commands"
+        case firstUse = "first_use"
     }
 
     /// The name in `language` where the manifest gives one (`names`), else its own.
@@ -256,6 +273,13 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
             )
         }
         try validateOffers(path: path)
+        for key in firstUse?.needsSettings ?? []
+        where !writableNamespaces.contains(where: { key.hasPrefix($0 + ".") && key.count > $0.count + 1 }) {
+            throw .manifestInvalid(
+                path,
+                "first_use.needs_settings names \"\(PlainText.value(key, limit: 60))\", which is not one of its own settings"
+            )
+        }
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {
             throw .manifestInvalid(path, "keyword scope must be global or focused, not \"\(keyword.scope ?? "")\"")

@@ -62,6 +62,26 @@ struct FirstUseTests {
         #expect(!third.text.contains("Allow it?") && !third.text.contains("Refused"), "\(third.text)")
     }
 
+    /// A start that uses none of what the feature declares asks nothing (issue 72, item 11: `teach --video` was
+    /// asked for the camera): find-object's list of taught things, read-text reading a photo (each manifest's
+    /// `first_use.not_for`). The next start that uses the camera still asks.
+    @Test func aStartThatUsesNoDeviceAsksNothing() throws {
+        let things = try PseudoTerminal(
+            BuildProducts.assist, ["run", "--no-speech", "--data-dir", data.path, "find-object", "things"])
+        #expect(things.waitFor("No things taught yet."), "\(things.text)")
+        #expect(things.waitForExit() == 0, "\(things.text)")
+        let read = try PseudoTerminal(
+            BuildProducts.assist,
+            ["run", "--no-speech", "--data-dir", data.path, "read-text", "--image", blank.path, "--exit-at-end"])
+        #expect(read.waitForExit(timeout: 60) != nil, "\(read.text)")
+        for screen in [things, read] { #expect(!screen.text.contains("asks for"), "\(screen.text)") }
+        #expect(!FileManager.default.fileExists(atPath: choices.path), "nothing was decided for the person")
+        let search = try findObject()
+        #expect(search.waitFor("Find object asks for the camera. Allow it? Y or N."), "\(search.text)")
+        search.type([0x1B])
+        #expect(search.waitForExit() != nil)
+    }
+
     /// Each thing a feature uses is its own question; Escape starts nothing and keeps nothing for the question
     /// it left, and the next start asks that one again.
     @Test func eachPermissionIsAskedAndEscapeKeepsNothing() throws {

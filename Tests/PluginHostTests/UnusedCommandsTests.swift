@@ -34,3 +34,31 @@ struct UnusedCommandsTests {
         #expect(try PluginManifest.load(from: shipped).unusedCommands == ["next", "previous", "faster", "slower"])
     }
 }
+
+/// A manifest's `first_use` (docs/plugin-abi.md): `needs_settings` names only the plugin's own settings, so no
+/// plugin learns from the first-use question whether another's are set.
+@Suite("first_use in a manifest")
+struct FirstUseManifestTests {
+    func load(_ firstUse: String) throws -> PluginManifest {
+        let folder = try TemporaryDirectory("assist-first-use-manifest")
+        let url = folder.path("manifest.json")
+        let json =
+            #"{"id":"org.example.quiet","name":"Quiet","version":"1.0.0","library":"libQuiet.so","abi":"1.0","first_use":"#
+            + firstUse + "}"
+        try Data(json.utf8).write(to: url)
+        return try PluginManifest.load(from: url)
+    }
+
+    @Test func needsSettingsNamesOnlyItsOwn() throws {
+        let own = try load(#"{"not_for":["--image"],"needs_settings":["quiet.server-url"]}"#)
+        #expect(own.firstUse?.notFor == ["--image"] && own.firstUse?.needsSettings == ["quiet.server-url"])
+        for other in ["collect-videos.app-credential", "quiet", "quietly.x"] {
+            do {
+                _ = try load(#"{"needs_settings":[""# + other + #""]}"#)
+                Issue.record("\(other) was taken")
+            } catch let refusal as PluginRefusal {
+                #expect(refusal.message.contains("which is not one of its own settings"), "\(refusal.message)")
+            }
+        }
+    }
+}
