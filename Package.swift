@@ -378,6 +378,6 @@ let package = Package(
                 "AssistApp", "AssistCore", "Interaction", "Kiosk", "PluginHost", "PluginPackage", "HostTesting",
                 "ViewState", "Speech",
             ]),
-        .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting"]),
+        .testTarget(name: "VoiceTests", dependencies: ["Voice", "Audio", "HostTesting", "Interaction"]),
     ] + firstPartyPlugins.flatMap(\.targets)
 )

@@ -1,8 +1,22 @@
 import Audio
 import Foundation
 
-/// How a microphone sounds over the last seconds: one sentence when it gives only silence, or clips.
+/// How a microphone sounds over the last seconds: one warning when it gives only silence, or clips.
 package struct SoundLevel {
+    /// What is wrong with the microphone; `key` is its sentence in the host's phrases (`voice.mic-silent`).
+    package enum Warning: String, Sendable {
+        case silent, clipping
+
+        package var key: String { "voice.mic-\(rawValue)" }
+        /// The sentence in English, for `assist listen`'s diagnostics.
+        package var english: String {
+            switch self {
+            case .silent: "The microphone gives only silence: check that it is plugged in and not muted."
+            case .clipping: "The microphone is too loud and distorts: turn its level down (alsamixer)."
+            }
+        }
+    }
+
     private var silentFrames = 0
     private var clippedTenths = 0
     /// The tenth of a second being measured for clipping: its samples so far, and those at full scale.
@@ -15,7 +29,7 @@ package struct SoundLevel {
 
     /// Adds a chunk of 16 kHz mono; a warning the first time the microphone has been silent for 10 s, or
     /// clipped in 10 tenths of a second (a second).
-    package mutating func add(_ chunk: [Int16]) -> String? {
+    package mutating func add(_ chunk: [Int16]) -> Warning? {
         let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
         if peak < 8 { silentFrames += chunk.count } else { silentFrames = 0 }
         tenthClipped += chunk.lazy.filter { $0 == Int16.max || $0 == Int16.min }.count
@@ -27,11 +41,11 @@ package struct SoundLevel {
         }
         if silentFrames >= VoiceListener.format.sampleRateHz * 10, !saidSilence {
             saidSilence = true
-            return "The microphone gives only silence: check that it is plugged in and not muted."
+            return .silent
         }
         if clippedTenths >= 10, !saidClipping {
             saidClipping = true
-            return "The microphone is too loud and distorts: turn its level down (alsamixer)."
+            return .clipping
         }
         return nil
     }

@@ -1,4 +1,6 @@
 import Foundation
+import HostTesting
+import Interaction
 import Testing
 import Voice
 
@@ -282,5 +284,26 @@ struct VoiceLayerTests {
         let written = folder.appendingPathComponent("written.txt")
         try loaded.text(heading: "tuned").write(to: written, atomically: true, encoding: .utf8)
         #expect(VoiceThresholds.read(written) == loaded)
+    }
+}
+
+/// The microphone's health, said once in the session's words (issue 72: it was English in every language).
+@Suite("microphone warnings")
+struct SoundLevelTests {
+    @Test func tenSecondsOfSilenceAreSaidOnceInEachLanguage() {
+        var level = SoundLevel()
+        let silent = [Int16](repeating: 0, count: VoiceListener.chunkFrames)
+        var warnings: [SoundLevel.Warning] = []
+        for _ in 0..<(16_000 * 12 / VoiceListener.chunkFrames) {
+            if let warning = level.add(silent) { warnings.append(warning) }
+        }
+        #expect(warnings == [.silent])
+        let share = BuildProducts.packageRoot.appendingPathComponent("share/assist/host")
+        let english = PhraseBook(directory: share, language: "en").text(SoundLevel.Warning.silent.key)
+        #expect(english == SoundLevel.Warning.silent.english)
+        for language in ["es", "ru", "zh"] {
+            let said = PhraseBook(directory: share, language: language).text(SoundLevel.Warning.silent.key)
+            #expect(said != english && !said.isEmpty, "\(language): \(said)")
+        }
     }
 }

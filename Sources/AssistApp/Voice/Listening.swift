@@ -88,7 +88,7 @@ package enum Listening {
             }
             let ended = chunk.isEmpty
             if let warning = level.add(chunk) {
-                try? FileHandle.standardError.write(contentsOf: Data((warning + "\n").utf8))
+                try? FileHandle.standardError.write(contentsOf: Data((warning.english + "\n").utf8))
             }
             // At the end, half a second of silence lets a phrase said last finish, then what is held is sure.
             let heard =

@@ -169,7 +169,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                 return
             }
             let endsAt = input.lastReadEndsAt ?? Self.now
-            if let warning = level.add(chunk) { say(warning) }
+            if let warning = level.add(chunk) { say(session.phrases.text(warning.key)) }
             let fed = own.hearable(chunk, endsAt: endsAt, spotter: spotter)
             chunksFed += 1
             if chunksFed % 50 == 0 {
