@@ -2,7 +2,9 @@
  * A third-party plugin that misbehaves on purpose, for the helper-process tests (issue 17). Built with one of:
  *   -DCRASH_IN_INIT -DCRASH_IN_CREATE -DCRASH_IN_START -DCRASH_IN_COMMAND -DCRASH_IN_STOP
  *   -DCRASH_IN_DESTROY     NULL dereferenced there
- *   -DCRASH_IN_FRAME       subscribes to the camera and dereferences NULL in on_frame
+ *   -DCRASH_IN_FRAME       subscribes to the camera and dereferences NULL in on_frame, at the 15th frame (half
+ *                          a second after start returned: the host has its answer by then, so the crash is
+ *                          on_frame's alone, not "start or on_frame")
  *   -DCRASH_ON_ITS_OWN     a timer crashes it 100 ms after start, outside any call of the host's
  *   -DHANG_IN_START        start never returns
  *   -DEXIT_IN_START        start calls exit(3)
@@ -97,7 +99,8 @@ static void *linger(void *user) {
 static void on_frame(assist_plugin *p, const assist_frame *f) {
     state *s = p->plugin_data;
 #ifdef CRASH_IN_FRAME
-    crash();
+    if (++s->frames >= 15) crash();
+    return;
 #endif
     if (s->frames >= 30) return;
     if (s->camera->retain(s->host, f) != NULL) s->held++;
