@@ -3,18 +3,21 @@ import HostTesting
 import PluginHost
 import Testing
 
+/// A small plugin's manifest with `field` set to the JSON `value`, read as the host reads one.
+func quietManifest(_ field: String, _ value: String) throws -> PluginManifest {
+    let folder = try TemporaryDirectory("assist-manifest-field")
+    let url = folder.path("manifest.json")
+    let json =
+        #"{"id":"org.example.quiet","name":"Quiet","version":"1.0.0","library":"libQuiet.so","abi":"1.0",""#
+        + field + #"":"# + value + "}"
+    try Data(json.utf8).write(to: url)
+    return try PluginManifest.load(from: url)
+}
+
 /// A manifest's `unused_commands` (docs/plugin-abi.md): the shared commands a feature does nothing with.
 @Suite("unused_commands in a manifest")
 struct UnusedCommandsTests {
-    func load(_ unused: String) throws -> PluginManifest {
-        let folder = try TemporaryDirectory("assist-unused")
-        let url = folder.path("manifest.json")
-        let json =
-            #"{"id":"org.example.quiet","name":"Quiet","version":"1.0.0","library":"libQuiet.so","abi":"1.0","unused_commands":"#
-            + unused + "}"
-        try Data(json.utf8).write(to: url)
-        return try PluginManifest.load(from: url)
-    }
+    func load(_ unused: String) throws -> PluginManifest { try quietManifest("unused_commands", unused) }
 
     @Test func theSharedCommandsMayBeNamedAndNothingElse() throws {
         #expect(try load(#"["next","faster"]"#).unusedCommands == ["next", "faster"])
@@ -39,15 +42,7 @@ struct UnusedCommandsTests {
 /// plugin learns from the first-use question whether another's are set.
 @Suite("first_use in a manifest")
 struct FirstUseManifestTests {
-    func load(_ firstUse: String) throws -> PluginManifest {
-        let folder = try TemporaryDirectory("assist-first-use-manifest")
-        let url = folder.path("manifest.json")
-        let json =
-            #"{"id":"org.example.quiet","name":"Quiet","version":"1.0.0","library":"libQuiet.so","abi":"1.0","first_use":"#
-            + firstUse + "}"
-        try Data(json.utf8).write(to: url)
-        return try PluginManifest.load(from: url)
-    }
+    func load(_ firstUse: String) throws -> PluginManifest { try quietManifest("first_use", firstUse) }
 
     @Test func needsSettingsNamesOnlyItsOwn() throws {
         let own = try load(#"{"not_for":["--image"],"needs_settings":["quiet.server-url"]}"#)
