@@ -17,21 +17,11 @@ package struct HealthResult {
     package var subject: String
     package var detail: String
     package var fix: String?
-    /// The words around it, in the session's language: the level's name and "Fix: {fix}".
-    var words: (level: String, fix: String)?
 
-    package init(level: Level, subject: String, detail: String, fix: String? = nil) {
-        self.level = level
-        self.subject = subject
-        self.detail = detail
-        self.fix = fix
-    }
-
+    /// In English, for logs and tests; the report itself is `HealthChecks.line`, in the session's language.
     package var line: String {
-        let label = words?.level ?? (level == .ok ? "ok" : (level == .warning ? "warning" : "problem"))
-        let fixed = fix.map { fix in words.map { $0.fix.replacingOccurrences(of: "{fix}", with: fix) } ?? "Fix: \(fix)"
-        }
-        return "\(label): \(subject): \(detail)" + (fixed.map { ". \($0)" } ?? "")
+        let label = level == .ok ? "ok" : (level == .warning ? "warning" : "problem")
+        return "\(label): \(subject): \(detail)" + (fix.map { ". Fix: \($0)" } ?? "")
     }
 }
 
@@ -61,18 +51,15 @@ package struct HealthChecks {
     }
 
     package func all() -> [HealthResult] {
-        let words = (
-            ok: t("level-ok"), warning: t("level-warning"), problem: t("level-problem"), fix: t("fix")
-        )
-        return
-            ([host(), shareData(), dataDirectory()] + plugins() + [
-                cameras(), audio(), speech(), tesseract(), models(), thingsModel(), ompLimit(),
-            ] + voice()).map { result in
-                var result = result
-                let level = result.level == .ok ? words.ok : result.level == .warning ? words.warning : words.problem
-                result.words = (level, words.fix)
-                return result
-            }
+        [host(), shareData(), dataDirectory()] + plugins() + [
+            cameras(), audio(), speech(), tesseract(), models(), thingsModel(), ompLimit(),
+        ] + voice()
+    }
+
+    /// `result` as the report prints and says it, in the session's language: "aviso: cámara: … Solución: …".
+    package func line(_ result: HealthResult) -> String {
+        let level = t(result.level == .ok ? "level-ok" : result.level == .warning ? "level-warning" : "level-problem")
+        return "\(level): \(result.subject): \(result.detail)" + (result.fix.map { ". " + t("fix", ["fix": $0]) } ?? "")
     }
 
     /// The report's phrase `doctor.<key>`.

@@ -400,7 +400,7 @@ package final class KioskShell: @unchecked Sendable {  // because: used only on 
         let lines = LockedLines()
         let loop = session.loop
         Thread.detachNewThread {
-            lines.set(ready.all().map(\.line))
+            lines.set(ready.all().map(ready.line))
             loop.post { self.sayDoctor(lines.get()) }
         }
     }

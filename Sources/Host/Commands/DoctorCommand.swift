@@ -22,7 +22,7 @@ struct DoctorCommand: ParsableCommand {
         let checks = HealthChecks(session: session)
         var broken = false
         for result in checks.all() {
-            print(result.line)
+            print(checks.line(result))
             if result.level == .broken { broken = true }
         }
         if broken { throw ExitCode(1) }
