@@ -87,8 +87,10 @@ extension FeatureController {
                 manifest: manifest, folders: .of(manifest.id, paths: paths, share: paths.share),
                 firstParty: PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: paths))
         }
-        let everyone = records.compactMap { other in other.manifest.map { plugin(other, $0) } }
-        let grants = PluginOffers.grants(for: plugin(record, manifest), among: everyone)
+        // Only a plugin that reads offers needs the others' manifests (most read none: nothing to work out).
+        let everyone = { self.records.compactMap { other in other.manifest.map { plugin(other, $0) } } }
+        let grants =
+            (manifest.reads ?? []).isEmpty ? [] : PluginOffers.grants(for: plugin(record, manifest), among: everyone())
         do {
             try PluginOffers.show(grants, in: context.services.session.folders.data)
         } catch {
@@ -99,8 +101,8 @@ extension FeatureController {
     }
 
     /// The sandbox `record`'s helper is started in (docs/security.md), once the offers it is granted are shown
-    /// (`showOffers`): it reads its own folder, the share folders and those offers, and reads and writes its data and cache folders, made here first (0700) so the rules can name
-    /// them.
+    /// (`showOffers`): it reads its own folder, the share folders and those offers, and reads and writes its
+    /// data and cache folders, made here first (0700) so the rules can name them.
     func sandboxPolicy(_ record: PluginRecord, context: PluginContext) -> SandboxPolicy {
         let offered = showOffers(record, context: context)
         let settings = services.settings
