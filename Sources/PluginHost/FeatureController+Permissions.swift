@@ -12,19 +12,25 @@ extension FeatureController {
     /// background feature (photo-sensor) starts with the shell, set up by whoever gave it folders and a server.
     /// Nothing for a start its manifest says uses none of them (`first_use.not_for`: `teach --video F`), nor
     /// while a setting it cannot work without is unset (`first_use.needs_settings`: collect-videos not set up
-    /// says so first, and asks once it is).
+    /// says so first, and asks once it is), nor for the network while the settings it sends by are unset
+    /// (`first_use.network_needs_settings`).
     func unasked(_ record: PluginRecord, arguments: [String] = []) -> [PluginPermission] {
         guard asksFirstUse, record.state == .available || record.state == .loaded, let manifest = record.manifest,
             !manifest.isBackground,
             PluginSearchPath.isFirstParty(manifest: record.manifestURL, id: record.id, paths: services.paths)
         else { return [] }
         if let without = manifest.firstUse?.notFor, arguments.contains(where: without.contains) { return [] }
-        let unset = (manifest.firstUse?.needsSettings ?? []).contains { key in
-            (services.settings.value(key)?.description.trimmingCharacters(in: .whitespaces) ?? "").isEmpty
+        let settings = services.settings
+        let isUnset = { (key: String) in
+            (settings.value(key)?.description.trimmingCharacters(in: .whitespaces) ?? "").isEmpty
         }
-        if unset { return [] }
+        if (manifest.firstUse?.needsSettings ?? []).contains(where: isUnset) { return [] }
+        // Barcode sends nothing until an admin sets its lookup address: the network waits for it.
+        let sends = manifest.firstUse?.networkNeedsSettings.map { !$0.allSatisfy(isUnset) } ?? true
         let chosen = PermissionStore(data: services.paths.data).choices(record.id)
-        return PluginPermission.allCases.filter { manifest.declaredPermissions.contains($0) && chosen[$0] == nil }
+        return PluginPermission.allCases.filter {
+            manifest.declaredPermissions.contains($0) && chosen[$0] == nil && ($0 != .network || sends)
+        }
     }
 
     /// Asks whether `record` may use `permission`, keeps the answer and starts it (asking the next one first);

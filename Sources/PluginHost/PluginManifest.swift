@@ -50,10 +50,14 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         package var notFor: [String]?
         /// Settings of its own it cannot work without: while one is unset, nothing is asked at its start.
         package var needsSettings: [String]?
+        /// Settings of its own without which it sends nothing (barcode's `barcode.lookup-url`): while all are
+        /// unset, the network is not asked about, only its devices.
+        package var networkNeedsSettings: [String]?
 
         enum CodingKeys: String, CodingKey {
             case notFor = "not_for"
             case needsSettings = "needs_settings"
+            case networkNeedsSettings = "network_needs_settings"
         }
     }
 
@@ -273,12 +277,17 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
             )
         }
         try validateOffers(path: path)
-        for key in firstUse?.needsSettings ?? []
-        where !writableNamespaces.contains(where: { key.hasPrefix($0 + ".") && key.count > $0.count + 1 }) {
-            throw .manifestInvalid(
-                path,
-                "first_use.needs_settings names \"\(PlainText.value(key, limit: 60))\", which is not one of its own settings"
-            )
+        let named = [
+            ("needs_settings", firstUse?.needsSettings), ("network_needs_settings", firstUse?.networkNeedsSettings),
+        ]
+        for (field, keys) in named {
+            for key in keys ?? []
+            where !writableNamespaces.contains(where: { key.hasPrefix($0 + ".") && key.count > $0.count + 1 }) {
+                throw .manifestInvalid(
+                    path,
+                    "first_use.\(field) names \"\(PlainText.value(key, limit: 60))\", which is not one of its own settings"
+                )
+            }
         }
         for keyword in keywords ?? []
         where keyword.scope != nil && keyword.scope != "global" && keyword.scope != "focused" {

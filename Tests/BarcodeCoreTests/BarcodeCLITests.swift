@@ -12,10 +12,10 @@ struct BarcodeCLITests {
         folder = try TemporaryDirectory("assist-barcode")
     }
 
-    func barcode(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
+    func barcode(_ arguments: [String], options: [String] = [], input: String? = nil) throws -> ProcessResult {
         try ProcessRunner.run(
             BuildProducts.assist,
-            ["run", "--no-speech", "--data-dir", folder.path("data").path, "barcode"] + arguments,
+            ["run", "--no-speech", "--data-dir", folder.path("data").path] + options + ["barcode"] + arguments,
             input: input, timeoutSeconds: 60)
     }
 
@@ -132,5 +132,127 @@ struct BarcodeCLITests {
             #expect(result.status != 0, "\(arguments)")
             #expect((result.standardOutput + result.standardError).contains(message), "\(arguments): \(result.lines)")
         }
+    }
+
+    // MARK: the product lookup (barcode.lookup-url)
+
+    /// A server answering as Open Food Facts' API v2 does: the tin's product, and "product not found" with 404
+    /// for any other number.
+    static func productServer() throws -> LoopbackHTTPServer {
+        try LoopbackHTTPServer { request in
+            let json = ["Content-Type": "application/json; charset=utf-8"]
+            guard request.path == "/api/v2/product/4006381333931.json" else {
+                let number = request.path.split(separator: "/").last?.replacingOccurrences(of: ".json", with: "") ?? ""
+                return .answer(
+                    status: 404, headers: json,
+                    body: Data(#"{"code":"\#(number)","status":0,"status_verbose":"product not found"}"#.utf8))
+            }
+            return .answer(
+                status: 200, headers: json,
+                body: Data(
+                    #"{"code":"4006381333931","product":{"brands":"Heinz","product_name":"Cream of tomato soup"},"status":1,"status_verbose":"product found"}"#
+                        .utf8))
+        }
+    }
+
+    /// A config file setting `barcode.lookup-url` to `address`.
+    func lookupConfig(_ address: String) throws -> [String] {
+        let config = folder.path("lookup-\(UUID().uuidString).toml")
+        try "[barcode]\nlookup-url = \"\(address)\"\n".write(to: config, atomically: true, encoding: .utf8)
+        return ["--config", config.path]
+    }
+
+    /// Nothing is sent without the admin's address; with it, a product number is sent once (its name kept), a
+    /// label of the person's own or a QR code is never sent, and a number the server does not know is said.
+    @Test func aProductIsLookedUpOnlyWhenAnAdminSetsTheAddressAndOnlyOnce() throws {
+        let server = try Self.productServer()
+        let photo = try tin("tin.jpg")
+        #expect(try barcode(["--image", photo.path]).lines == ["EAN 4006381333931"])
+        #expect(server.requests.isEmpty, "no address, nothing sent")
+        let options = try lookupConfig(server.baseURL + "/api/v2/product/{code}.json")
+        let looked = try barcode(["--image", photo.path], options: options)
+        #expect(looked.status == 0, "\(looked.standardError)")
+        #expect(looked.lines == ["Looked up: Cream of tomato soup, Heinz. EAN 4006381333931"], "\(looked.lines)")
+        #expect(server.requests.map(\.path) == ["/api/v2/product/4006381333931.json"])
+        #expect(server.requests.first?.method == "GET" && server.requests.first?.header("Accept") == "application/json")
+        // Kept: the next read says it at once and sends nothing.
+        #expect(try barcode(["--image", photo.path], options: options).lines == looked.lines)
+        #expect(server.requests.count == 1)
+        // A QR code holding the same digits is text, never sent.
+        let number = try barcode(["--image", try qr("4006381333931", name: "digits").path], options: options)
+        #expect(number.lines == ["QR code: 4006381333931"], "\(number.lines)")
+        #expect(server.requests.count == 1)
+        // A number the server does not know.
+        let other = try ScannerTests.scene(
+            try ScannerTests.make("EANX", "590123412345", in: folder), on: "\(ScannerTests.photos)/dog.jpg",
+            degrees: 10, effects: [], name: "other.jpg", in: folder)
+        let unknown = try barcode(["--image", other.path], options: options)
+        #expect(
+            unknown.lines == ["EAN 5901234123457. The product lookup does not know 5901234123457."], "\(unknown.lines)")
+        #expect(server.requests.count == 2)
+        // A label of the person's own comes first, and the code is not sent again.
+        #expect(try barcode(["import", try labelFile(["EAN-13,5901234123457,Dog food"]).path]).status == 0)
+        #expect(try barcode(["--image", other.path], options: options).lines == ["Dog food. EAN 5901234123457"])
+        #expect(server.requests.count == 2)
+    }
+
+    /// A labels file with `rows` under its header.
+    func labelFile(_ rows: [String]) throws -> URL {
+        let csv = folder.path("labels-\(UUID().uuidString).csv")
+        try (["type,code,name"] + rows).joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
+        return csv
+    }
+
+    /// From the camera the code is said at once, and the name when the server answers.
+    @Test func fromTheCameraTheNameFollowsTheCode() throws {
+        let server = try Self.productServer()
+        let frames = folder.path("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        let photo = try tin("tin.jpg")
+        for index in 0..<24 {
+            try FileManager.default.copyItem(at: photo, to: frames.appendingPathComponent("\(index).jpg"))
+        }
+        let (output, ended) = try ProcessRunner.typing(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--data-dir", folder.path("data").path, "--camera", "dir:\(frames.path)",
+                "--camera-fps", "2",
+            ] + (try lookupConfig(server.baseURL + "/api/v2/product/{code}.json")) + ["barcode"],
+            lines: [ProcessRunner.when("Looked up: Cream of tomato soup, Heinz.", type: "stop")], timeoutSeconds: 90)
+        #expect(ended, "\(output)")
+        let code = try #require(output.range(of: "EAN 4006381333931"), "\(output)")
+        let name = try #require(output.range(of: "Looked up: Cream of tomato soup, Heinz."), "\(output)")
+        #expect(code.lowerBound < name.lowerBound, "the code first, never held for the network: \(output)")
+        #expect(server.requests.count == 1, "the same code in view is sent once")
+    }
+
+    /// An address that cannot work, a server that cannot be reached or answers a web page: said once, and the
+    /// code still read.
+    @Test func aLookupThatCannotWorkIsSaidAndTheCodeStillRead() throws {
+        let photo = try tin("tin.jpg")
+        let portal = try LoopbackHTTPServer { _ in
+            .answer(
+                status: 200, headers: ["Content-Type": "text/html; charset=utf-8"],
+                body: Data("<!DOCTYPE html><html><body>Sign in to the Wi-Fi</body></html>".utf8))
+        }
+        let closed = try LoopbackHTTPServer { _ in .answer(status: 200) }
+        let closedURL = closed.baseURL
+        closed.stop()
+        let cases: [(String, String)] = [
+            (
+                portal.baseURL + "/{code}",
+                "The product lookup answered HTTP 200 (text/html) without a product name. Ask whoever set barcode.lookup-url to check the address."
+            ),
+            (closedURL + "/{code}", "The product lookup cannot be reached:"),
+            ("https://example.org/product/", "barcode.lookup-url must hold {code} where the product number goes"),
+            ("file:///etc/{code}", "barcode.lookup-url must start with https:// or http://."),
+        ]
+        for (address, said) in cases {
+            let result = try barcode(["--image", photo.path], options: try lookupConfig(address))
+            #expect(result.status == 0, "\(address): \(result.standardError)")
+            #expect(result.lines.contains { $0.hasPrefix(said) }, "\(address): \(result.lines)")
+            #expect(result.lines.last == "EAN 4006381333931", "\(address): \(result.lines)")
+        }
+        #expect(portal.requests.count == 1)
     }
 }

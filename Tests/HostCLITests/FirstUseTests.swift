@@ -124,4 +124,35 @@ struct FirstUseTests {
         #expect(!screen.text.contains("Allow it?"), "\(screen.text)")
         #expect(!FileManager.default.fileExists(atPath: choices.path))
     }
+
+    /// Barcode sends nothing until an admin sets its lookup address (`first_use.network_needs_settings`): its
+    /// first start asks for the camera alone, and the first start after the address is set asks for the network.
+    @Test func theNetworkIsAskedOnlyOnceThereIsSomewhereToSend() throws {
+        let barcode = { (extra: [String]) in
+            try PseudoTerminal(
+                BuildProducts.assist,
+                ["run", "--no-speech", "--camera", "image:\(self.blank.path)", "--data-dir", self.data.path] + extra
+                    + ["barcode"])
+        }
+        let first = try barcode([])
+        #expect(first.waitFor("Barcode asks for the camera. Allow it? Y or N."), "\(first.text)")
+        first.type("y")
+        #expect(first.waitFor("Barcode reader."), "\(first.text)")
+        first.type([0x1B])
+        #expect(first.waitForExit() != nil)
+        #expect(!first.text.contains("network"), "\(first.text)")
+
+        let config = folder.path("lookup.toml")
+        try "[barcode]\nlookup-url = \"http://127.0.0.1:9/{code}\"\n".write(
+            to: config, atomically: true, encoding: .utf8)
+        let second = try barcode(["--config", config.path])
+        #expect(second.waitFor("Barcode asks for the network"), "\(second.text)")
+        second.type("n")
+        #expect(second.waitFor("Barcode reader."), "\(second.text)")
+        second.type([0x1B])
+        #expect(second.waitForExit() != nil)
+        #expect(!second.text.contains("asks for the camera"), "asked once: \(second.text)")
+        let kept = try JSONSerialization.jsonObject(with: Data(contentsOf: choices)) as? [String: [String: Bool]]
+        #expect(kept == ["assist.barcode": ["camera": true, "network": false]])
+    }
 }

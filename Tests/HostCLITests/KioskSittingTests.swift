@@ -120,6 +120,8 @@ struct KioskSittingTests {
         #expect(screen.waitFor("The quick brown fox", timeout: 60), "\(screen.text)")
         screen.type([0x13])
         #expect(screen.waitFor("Saved"), "\(screen.text)")
+        // The path is its own line, after "Saved": a slow machine (ASan) prints it a moment later.
+        #expect(screen.waitFor(".txt"), "\(screen.text)")
         let sittings = Sittings(device: kiosk.data)
         let first = sittings.path(of: "0001")
         let saved = try #require(

@@ -47,9 +47,17 @@ struct FirstUseManifestTests {
     @Test func needsSettingsNamesOnlyItsOwn() throws {
         let own = try load(#"{"not_for":["--image"],"needs_settings":["quiet.server-url"]}"#)
         #expect(own.firstUse?.notFor == ["--image"] && own.firstUse?.needsSettings == ["quiet.server-url"])
+        let sends = try load(#"{"network_needs_settings":["quiet.lookup-url"]}"#)
+        #expect(sends.firstUse?.networkNeedsSettings == ["quiet.lookup-url"])
         for other in ["collect-videos.app-credential", "quiet", "quietly.x"] {
             do {
                 _ = try load(#"{"needs_settings":[""# + other + #""]}"#)
+                Issue.record("\(other) was taken")
+            } catch let refusal as PluginRefusal {
+                #expect(refusal.message.contains("which is not one of its own settings"), "\(refusal.message)")
+            }
+            do {
+                _ = try load(#"{"network_needs_settings":[""# + other + #""]}"#)
                 Issue.record("\(other) was taken")
             } catch let refusal as PluginRefusal {
                 #expect(refusal.message.contains("which is not one of its own settings"), "\(refusal.message)")

@@ -18,6 +18,8 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
     private var lastUnsure = 0.0
     private var guiding = false
     private var openedStore: LabelStore?
+    /// The product lookup of this run, when an admin set one (`Barcode+Lookup`).
+    var lookups: LookupRun?
     static let repeatSeconds = 4.0
 
     public init(host: PluginHostHandle) {
@@ -82,6 +84,7 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
     func startScanning() throws(PluginError) {
         try? host.registerCommand("label", key: "l", phrases: phrases)
         host.say(text(host.firstTime("intro") ? "intro" : "intro-short"))
+        setUpLookup()
         let scanner = CodeScanner()
         worker = LatestFrameWorker(host: host, name: "assist-barcode-scan") { [weak self] frame in
             guard frame.format == .gray8 else { return 0 }
@@ -143,10 +146,13 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
         host.speak(sentence(for: code), priority: .important)
     }
 
-    /// "Tomato soup. EAN 4006381333931", or the code alone with the hint to label it, the first time.
+    /// "Tomato soup. EAN 4006381333931", or the code alone with the hint to label it, the first time (and, with
+    /// a product lookup set up, the number sent to it: its name is said when it answers).
     func sentence(for code: FoundCode) -> String {
-        let label = try? store().label(forKey: CodeText.key(code))
-        return said(code, label: label) + (label == nil && host.firstTime("label-hint") ? " " + text("label-hint") : "")
+        let key = CodeText.key(code)
+        let label = try? store().label(forKey: key)
+        let spoken = said(code, label: label, lookedUp: label == nil ? lookedUpName(key) : nil)
+        return spoken + (label == nil && host.firstTime("label-hint") ? " " + text("label-hint") : "")
     }
 
     public func handle(command: String, argument: String?) {
@@ -218,21 +224,28 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
             if trusted.isEmpty {
                 return fail(text(codes.isEmpty ? "no-code" : "unsure"), status: .notFound)
             }
-            for code in trusted { host.speak(sentenceWithoutHint(code)) }
-            host.finish()
+            setUpLookup()
+            sayPhoto(trusted)
         } catch {
             fail("\(error)", status: .invalid)
         }
     }
 
-    /// The code as said, its label first when it has one (a photo's codes: no hint).
+    /// The code as said, its label first when it has one, else a name looked up (a photo's codes: no hint).
     func sentenceWithoutHint(_ code: FoundCode) -> String {
-        said(code, label: try? store().label(forKey: CodeText.key(code)))
+        let key = CodeText.key(code)
+        let label = try? store().label(forKey: key)
+        let spoken = said(code, label: label, lookedUp: label == nil ? lookedUpName(key) : nil)
+        guard label == nil, lookups?.found[key] == .unknown, let number = ProductLookup.number(forKey: key) else {
+            return spoken
+        }
+        return spoken + ". " + text("lookup-unknown", ["number": number])
     }
 
-    private func said(_ code: FoundCode, label: LabelStore.Label?) -> String {
+    private func said(_ code: FoundCode, label: LabelStore.Label?, lookedUp: String?) -> String {
         let spoken = CodeText.spoken(code) { self.text($0, $1) }
-        guard let label else { return spoken }
-        return text("labelled", ["name": label.name, "code": spoken])
+        if let label { return text("labelled", ["name": label.name, "code": spoken]) }
+        if let lookedUp { return text("looked-up", ["name": lookedUp, "code": spoken]) }
+        return spoken
     }
 }

@@ -34,8 +34,28 @@ struct LabelStore {
                 CREATE TABLE labels (key TEXT PRIMARY KEY, kind TEXT NOT NULL, code TEXT NOT NULL,
                   name TEXT NOT NULL, name_key TEXT NOT NULL, saved_at INTEGER NOT NULL);
                 CREATE INDEX labels_by_name ON labels(name_key);
+                """,
+                // Names the product lookup gave (barcode.lookup-url): a code looked up once is not sent again.
                 """
+                CREATE TABLE looked_up (key TEXT PRIMARY KEY, name TEXT NOT NULL, looked_up_at INTEGER NOT NULL);
+                """,
             ])
+    }
+
+    /// The name the product lookup gave for the code under `key`.
+    func lookedUp(key: String) throws(PluginStatus) -> String? {
+        var name: String?
+        try database.execute("SELECT name FROM looked_up WHERE key = ?", [.text(key)]) { row in name = row.first }
+        return name
+    }
+
+    /// Keeps the name the product lookup gave for `key`.
+    func saveLookedUp(key: String, name: String) throws(PluginStatus) {
+        try database.execute(
+            """
+            INSERT INTO looked_up (key, name, looked_up_at) VALUES (?, ?, ?)
+            ON CONFLICT(key) DO UPDATE SET name = excluded.name, looked_up_at = excluded.looked_up_at
+            """, [.text(key), .text(name), .integer(Int64(Date().timeIntervalSince1970))])
     }
 
     /// Every label, by name.
