@@ -39,6 +39,7 @@ final class KeywordSearches {
             try? FileManager.default.removeItem(at: folder)
             throw error
         }
+        pronunciations.addMissing(from: model.addedWords, to: searches)
     }
 
     deinit {

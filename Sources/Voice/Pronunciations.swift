@@ -10,7 +10,8 @@ final class Pronunciations {
     private var alternates: [String: [String]] = [:]
     /// The same, for words added to a side decoder alone (`side`).
     private var sideAlternates: [String: [String]] = [:]
-    /// Each alternate added to the searches → its phones, for a search or decoder opened later.
+    /// Each alternate added to the searches, and each word added (`addMissing`) → its phones, for a search or
+    /// decoder opened later.
     private var phones: [String: String] = [:]
 
     init(dictionary: URL) { self.dictionary = dictionary }
@@ -52,6 +53,26 @@ final class Pronunciations {
             }
         }
         if side { sideAlternates = table } else { alternates = table }
+    }
+
+    /// Adds the words of `file` (`VoiceModel.addedWords`: "barcode B AA R K OW D", a line each, `#` a comment)
+    /// that the dictionary lacks to `decoders`, and to every decoder opened after them. A line whose phones
+    /// the acoustic model does not have is passed over.
+    func addMissing(from file: URL?, to decoders: [OpaquePointer]) {
+        guard let file, let first = decoders.first, let text = try? String(contentsOf: file, encoding: .utf8) else {
+            return
+        }
+        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let word = parts[0].lowercased()
+            let said = parts[1].trimmingCharacters(in: .whitespaces)
+            guard assist_spotter_knows(first, word) == 0, assist_spotter_add_word(first, word, said) == 0 else {
+                continue
+            }
+            phones[word] = said
+            for other in decoders.dropFirst() { _ = assist_spotter_add_word(other, word, said) }
+        }
     }
 
     /// Gives `decoder`, opened after them, the pronunciations the searches have.

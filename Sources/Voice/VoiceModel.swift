@@ -13,12 +13,19 @@ package struct VoiceModel: Equatable, Sendable {
     package var dictionary: URL
     /// The language model for dictation (open text after "find text"), when the model has one.
     package var languageModel: URL?
+    /// Words Assist's own commands say that a dictionary may lack ("barcode"), in its format: Assist's share
+    /// folder's `voice/words-<lang>.dict`. Each is added to the decoders when the dictionary has no word of
+    /// that name.
+    package var addedWords: URL?
 
-    package init(language: String, acousticModel: URL, dictionary: URL, languageModel: URL? = nil) {
+    package init(
+        language: String, acousticModel: URL, dictionary: URL, languageModel: URL? = nil, addedWords: URL? = nil
+    ) {
         self.language = language
         self.acousticModel = acousticModel
         self.dictionary = dictionary
         self.languageModel = languageModel
+        self.addedWords = addedWords
     }
 
     /// True when dictation can be taken with this model.
@@ -42,6 +49,16 @@ package struct VoiceModel: Equatable, Sendable {
 
     /// The model for `language`, or why there is none (one sentence saying what to do).
     package static func find(language: String, data: URL, share: URL) -> Result<VoiceModel, VoiceError> {
+        let words = share.appendingPathComponent("voice/words-\(language).dict")
+        let added = FileManager.default.fileExists(atPath: words.path) ? words : nil
+        return model(language: language, data: data, share: share).map { found in
+            var model = found
+            model.addedWords = added
+            return model
+        }
+    }
+
+    private static func model(language: String, data: URL, share: URL) -> Result<VoiceModel, VoiceError> {
         let files = FileManager.default
         for folder in searchFolders(data: data, share: share) {
             let base = folder.appendingPathComponent(language)

@@ -675,6 +675,34 @@ struct VoiceListenTests: VoiceListening {
         #expect(none.standardError.contains("Voice commands are not available: no phrase could be listened for."))
     }
 
+    /// "barcode", which Debian's dictionary lacks, is Assist's own word (share/assist/voice/words-en.dict): barcode's
+    /// voice commands are heard from a natural voice in noise, and `assist doctor` names no feature's command that
+    /// cannot be heard.
+    @Test func barcodesCommandsAreHeardThoughTheDictionaryLacksTheWord() throws {
+        let doctor = try ProcessRunner.run(BuildProducts.assist, ["doctor", "--data-dir", folder.path("data").path])
+        #expect(!doctor.standardOutput.contains("cannot be heard"), "\(doctor.standardOutput)")
+        #expect(doctor.standardOutput.contains("ok: voice:"), "\(doctor.standardOutput)")
+        let phrases = ["scan barcode", "read barcode"]
+        guard let files = try renderings(phrases, count: 4, seed: 17, into: "barcode") else { return }
+        let (stream, spans) = try stream(files)
+        let result = try listen(
+            ["--mic", "wav:" + stream.path, "--json", "--no-score"] + phrases.flatMap { ["--phrase", $0] })
+        #expect(result.status == 0 && !result.standardError.contains("cannot be heard"), "\(result.standardError)")
+        let heard = result.lines.compactMap { line -> (String, Int)? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let phrase = object["phrase"] as? String, let start = object["start_ms"] as? Int,
+                let end = object["end_ms"] as? Int
+            else { return nil }
+            return (phrase, (start + end) / 2)
+        }
+        for phrase in phrases {
+            let right = spans.filter { $0.label == phrase }.filter { span in
+                heard.contains { $0.0 == phrase && $0.1 >= span.from && $0.1 <= span.to }
+            }
+            #expect(right.count >= 3, "\(phrase): \(result.lines)")
+        }
+    }
+
     @Test func noModelForALanguageAndNoMicrophoneEachGetOneSentence() throws {
         let russian = try listen(["--lang", "ru", "--mic", "wav:/dev/null"])
         #expect(russian.status == 69)
