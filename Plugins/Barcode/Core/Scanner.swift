@@ -22,6 +22,8 @@ public struct FoundCode: Equatable, Sendable {
 // because: zbar's scanner is used by one thread at a time (barcode's worker), as zbar requires
 public final class CodeScanner: @unchecked Sendable {
     private let scanner: OpaquePointer
+    /// zbar scans every `density`th column and row.
+    static let density: Int32 = 2
 
     public init() {
         scanner = zbar_image_scanner_create()
@@ -29,6 +31,10 @@ public final class CodeScanner: @unchecked Sendable {
         for kind in [ZBAR_EAN13, ZBAR_EAN8, ZBAR_UPCA, ZBAR_UPCE, ZBAR_CODE128, ZBAR_QRCODE] {
             zbar_image_scanner_set_config(scanner, kind, ZBAR_CFG_ENABLE, 1)
         }
+        // Every second column and row scanned: half the time a frame took, and as many codes read on the bench's
+        // set (194 of 200 both ways, 192 by the plain pass against 191; every third read 191: docs/barcode.md).
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Self.density)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Self.density)
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
