@@ -272,6 +272,46 @@ struct ReadTextCLITests {
                 && help.standardOutput.contains("assist run read-text [--image PHOTO | --file PDF-OR-PICTURE]"))
     }
 
+    /// Issue 70: a multi-page TIFF (a scanner's or a fax's document: one bit a pixel, Group 4, each page turned a
+    /// little as a feeder turns it) is read page by page as a scanned PDF is; a TIFF of one page is a picture.
+    @Test func aMultiPageTIFFIsReadPageByPage() throws {
+        var pages: [String] = []
+        for (index, angle) in ["0.8", "-1.2", "0.5"].enumerated() {
+            let page = folder.path("fax-\(index + 1).png")
+            try PageRenderer(width: 1700, height: 2200, degrade: ["-rotate", angle, "-background", "white"]).render(
+                [
+                    .init(
+                        ["Page \(index + 1) of the fax begins here.", "It ends with sentence number \(index + 1)."],
+                        x: 150, y: 300, pointSize: 44, lineHeight: 80)
+                ], to: page)
+            pages.append(page.path)
+        }
+        let fax = folder.path("fax.tif")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert", pages + ["-type", "bilevel", "-compress", "Group4", fax.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        let result = try assist([
+            "run", "--no-speech", "read-text", "--file", fax.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        // In page order, word for word; a capital I read as a small one on a turned page of one bit a pixel is
+        // recognition's, not the document's.
+        #expect(
+            result.lines.map { $0.lowercased() } == [
+                "page 1 of the fax begins here.", "it ends with sentence number 1.", "page 2 of the fax begins here.",
+                "it ends with sentence number 2.", "page 3 of the fax begins here.", "it ends with sentence number 3.",
+            ], "\(result.lines)")
+        // One page, 16-bit grey as a scanner may save it: a picture, straightened and read as --image reads it.
+        let single = folder.path("single.tif")
+        #expect(
+            try ProcessRunner.run("/usr/bin/convert", [pages[1], "-alpha", "off", "-depth", "16", single.path]).status
+                == 0)
+        let one = try assist([
+            "run", "--no-speech", "read-text", "--file", single.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(one.lines == ["Page 2 of the fax begins here.", "It ends with sentence number 2."], "\(one.lines)")
+    }
+
     /// Issue 70, bad input: a PDF cut in half, a web page saved as .pdf, an empty file: one sentence naming the
     /// document and why, exit status 1, nothing read.
     @Test func aBrokenDocumentGetsOneClearSentence() throws {

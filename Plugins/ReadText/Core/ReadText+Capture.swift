@@ -237,8 +237,8 @@ extension ReadText {
     /// first page while the others are worked out.
     func readDocument(_ url: URL) {
         worker.run { [self] in
-            let document: PdfDocument
-            do throws(ReadTextError) { document = try PdfDocument(path: url.path) } catch {
+            let document: any PagedDocument
+            do throws(ReadTextError) { document = try Documents.open(url.path) } catch {
                 let message = error.message
                 host.onMain { [self] in fail(message) }
                 return
@@ -253,9 +253,20 @@ extension ReadText {
                 navigator?.load([], complete: false)
             }
             var found = 0
+            var unreadable: Int?
             for index in 0..<pages {
                 if stopped { return }
-                var items = pageItems(document, index)
+                // A page that cannot be read (a file damaged or cut short) is named once, the first such page;
+                // the pages that can be read are read.
+                guard var items = pageItems(document, index) else {
+                    if unreadable == nil {
+                        unreadable = index + 1
+                        let said = phrases.text(
+                            "document-page-unreadable", ["page": String(index + 1), "name": url.lastPathComponent])
+                        host.onMain { [self] in status(said, priority: .important) }
+                    }
+                    continue
+                }
                 for item in items.indices { items[item].page = index + 1 }
                 found += items.count
                 if !items.isEmpty { host.onMain { [self] in appendStreamed(items, first: false) } }
@@ -265,13 +276,14 @@ extension ReadText {
         }
     }
 
-    /// The sentences of one page of `document` (worker).
-    func pageItems(_ document: PdfDocument, _ index: Int) -> [ReadingItem] {
-        let lines = document.lines(page: index) ?? []
+    /// The sentences of one page of `document`; nil when the page cannot be read (worker).
+    func pageItems(_ document: any PagedDocument, _ index: Int) -> [ReadingItem]? {
+        guard let lines = document.lines(page: index) else { return nil }
         if PdfDocument.hasText(lines) {
             return pipeline.builder.items(PdfDocument.orderedLines(lines), navigation: options.navigation)
         }
-        guard let engine, let page = document.render(page: index) else { return [] }
+        guard let engine else { return [] }
+        guard let page = document.picture(page: index) else { return nil }
         host.log(.info, "page \(index + 1) has no text layer: recognised as a picture")
         return page.pixels.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return [] }

@@ -79,7 +79,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         var commands: [(String, String?)] = [
             ("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g"),
         ]
-        let document = options.file.map(PdfDocument.isPDF) ?? false
+        let document = options.file.map(Documents.isDocument) ?? false
         if document { commands += [("next-page", "pagedown"), ("previous-page", "pageup"), ("page", nil)] }
         for (id, key) in commands { try? host.registerCommand(id, key: key, phrases: phrases.table) }
         if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }

@@ -191,11 +191,11 @@ public final class TesseractEngine {
         }
         defer { pixDestroy(&scaled) }
         guard let picture = scaled ?? converted else { throw OCRError.badImage(url.path) }
-        return try pixels(of: picture, path: url.path)
+        return try packedPixels(of: picture, path: url.path)
     }
 
     /// The pixels of `pix` (8-bit grey, or 32-bit colour as red, green and blue bytes), tightly packed.
-    private static func pixels(of pix: UnsafeMutablePointer<Pix>, path: String) throws -> (
+    static func packedPixels(of pix: UnsafeMutablePointer<Pix>, path: String) throws -> (
         width: Int, height: Int, pixels: [UInt8]
     ) {
         let width = Int(pixGetWidth(pix))
