@@ -207,7 +207,10 @@ def main():
         for name, (path, x, y, w, h) in THINGS.items():
             if ONLY and name not in ONLY:
                 continue
-            thing = cv2.imread(path)[y : y + h, x : x + w]
+            photo = cv2.imread(path)
+            if photo is None:
+                sys.exit(f"{path} cannot be read: run make test-photos (bench/find-object.sh does) and try again")
+            thing = photo[y : y + h, x : x + w]
             folder = os.path.join(work, name.replace(" ", "-"))
             os.makedirs(os.path.join(folder, "scene"))
             data = os.path.join(folder, "data")
