@@ -241,6 +241,41 @@ struct FindObjectThingsCLITests {
         #expect(try !events(data, "assist.find-object.searched").isEmpty)
     }
 
+    /// Issue 73, item 6: a things file that is not a database any more (overwritten, a disk's bad block) is said with
+    /// the way out, teaching and searching alike; `things --start-again` keeps it aside and the next teach works.
+    @Test func aDamagedThingsFileIsSaidWithTheWayOutAndKeptAside() throws {
+        let folder = try TemporaryDirectory("assist-things-file")
+        let data = try TemporaryDirectory("assist-things-data")
+        let clip = try video(folder, "badge.mp4", seconds: 5)
+        try #require(try run(["teach", "badge", "--video", clip], data: data).status == 0)
+        let file = data.path("plugins/assist.find-object/things.sqlite")
+        let garbage = Data((0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        try garbage.write(to: file)
+        let wayOut =
+            "To keep that file aside and start again with no things, run: assist run find-object things --start-again"
+        let listed = try run(["things"], data: data)
+        #expect(listed.status != 0 && listed.lines.last?.hasSuffix(wayOut) == true, "\(listed.lines)")
+        let teach = try run(["teach", "badge", "--video", clip, "--replace"], data: data)
+        #expect(teach.status != 0 && teach.lines.last?.hasSuffix(wayOut) == true, "\(teach.lines)")
+        let scene = try scene([0.5])
+        let search = try run(["badge"], data: data, camera: "dir:\(scene.url.path)")
+        #expect(
+            search.lines.contains(
+                "Your taught things cannot be read: their file is damaged, so only the objects Assist knows are looked for. To start again with no things: assist run find-object things --start-again."
+            ), "\(search.lines)")
+        let again = try run(["things", "--start-again"], data: data)
+        #expect(again.status == 0, "\(again.lines)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix("things.sqlite.damaged-") }
+        try #require(kept.count == 1, "\(kept)")
+        #expect(again.lines.last?.contains(kept[0]) == true, "\(kept) \(again.lines)")
+        #expect(try Data(contentsOf: file.deletingLastPathComponent().appendingPathComponent(kept[0])) == garbage)
+        #expect(try run(["teach", "badge", "--video", clip], data: data).status == 0)
+        #expect(try run(["things"], data: data).linesAfterNotice.first?.hasPrefix("badge") == true)
+        let refused = try run(["things", "--start-again"], data: data)
+        #expect(refused.status != 0 && refused.lines.last?.hasPrefix("Your things can be read") == true)
+    }
+
     @Test func damagedViewsAndADamagedModelAreOneSentence() throws {
         let folder = try TemporaryDirectory("assist-things-damaged")
         let data = try TemporaryDirectory("assist-things-data")

@@ -18,6 +18,7 @@ extension FindObject {
         switch command {
         case "teach": try teach(rest)
         case "things":
+            if rest == ["--start-again"] { return try startAgain() }
             guard rest.isEmpty else { throw PluginError(phrases.text("things-usage")) }
             listThings()
         case "forget":
@@ -35,8 +36,38 @@ extension FindObject {
 
     func thingStore() throws(PluginError) -> ThingStore {
         do { return try ThingStore(host: host) } catch {
-            throw PluginError(phrases.text("things-unreadable", ["reason": error.message]))
+            throw PluginError(unreadableThings(error))
         }
+    }
+
+    /// Why the things cannot be read, and, when their file is damaged, the way out (issue 73, item 6: teaching
+    /// was refused for good, and a search went on as if nothing was taught).
+    func unreadableThings(_ error: PluginStatus) -> String {
+        let said = phrases.text("things-unreadable", ["reason": error.message])
+        let damaged = ThingFile.isDamaged(in: host.dataDirectory) || ThingFile.saysDamaged(error)
+        return damaged ? said + " " + phrases.text("things-start-again") : said
+    }
+
+    /// `things --start-again`: a damaged things file is kept aside (`things.sqlite.damaged-DATE`, with its journal),
+    /// and the next teach starts a new one. A file that can be read is left alone.
+    func startAgain() throws(PluginError) -> Bool {
+        guard let folder = host.dataDirectory else { throw PluginError(phrases.text("things-usage")) }
+        var damaged = ThingFile.isDamaged(in: folder)
+        if !damaged {
+            do { _ = try ThingStore(host: host) } catch {
+                guard ThingFile.saysDamaged(error) else { throw PluginError(unreadableThings(error)) }
+                damaged = true
+            }
+        }
+        guard damaged else { throw PluginError(phrases.text("things-not-damaged")) }
+        do {
+            let kept = try ThingFile.keepAside(in: folder, at: Date())
+            host.speak(phrases.text("things-kept-aside", ["path": kept]))
+            host.finish()
+        } catch {
+            throw PluginError(phrases.text("things-not-moved", ["reason": "\(error.localizedDescription)"]))
+        }
+        return true
     }
 
     // MARK: teaching
@@ -162,9 +193,7 @@ extension FindObject {
         }
         let store = try thingStore()
         let existing: String?
-        do { existing = try store.exists(key) } catch {
-            throw PluginError(phrases.text("things-unreadable", ["reason": error.message]))
-        }
+        do { existing = try store.exists(key) } catch { throw PluginError(unreadableThings(error)) }
         let go = { [self] in
             if let names = try? ObjectNames(directory: host.shareDirectory ?? "", language: language),
                 names.exactly(key) != nil

@@ -96,6 +96,10 @@ public final class FindObject: PluginFeature {
     /// own things come first (a taught "cup" is theirs), then COCO's names, then each custom model's
     /// (find-object.md §2 and §6).
     func resolveObject(_ query: String) throws(PluginError) -> SearchState.Request {
+        // A things file that cannot be read is said (with the way out), and the objects Assist knows are searched.
+        if ThingFile.isDamaged(in: host.dataDirectory) {
+            host.speak(phrases.text("things-damaged-search"), priority: .important)
+        }
         if let key = Thing.key(for: query), let store = try? ThingStore(host: host) {
             var damaged: [String] = []
             let things = (try? store.all(damaged: &damaged)) ?? []
