@@ -208,6 +208,21 @@ struct FindObjectThingsCLITests {
         #expect(
             controls.status != 0
                 && controls.lines.last == "A thing's name cannot have control characters. Type it again.")
+        // Ten seconds of static (issue 73, item 6: it was "learned from 12 views").
+        let staticVideo = folder.path("static.mp4").path
+        let noise = try ProcessRunner.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "nullsrc=s=640x480:r=15,geq=random(1)*255:128:128", "-t",
+                "10", "-pix_fmt", "yuv420p", staticVideo,
+            ])
+        try #require(noise.status == 0, "\(noise.standardError)")
+        let grain = try run(["teach", "keys", "--video", staticVideo], data: data)
+        #expect(
+            grain.status != 0
+                && grain.lines.last
+                    == "There is only grain in the pictures, like a television's static, and no thing to learn. Film keys itself, about half an arm away, in good light.",
+            "\(grain.lines)")
         let none = try run(["things"], data: data)
         #expect(
             none.linesAfterNotice

@@ -336,6 +336,8 @@ extension FindObject {
             fail(
                 phrases.text(fromCamera ? "teach-nothing-seen" : "video-nothing-seen", ["name": words]),
                 status: .invalid)
+        case .failure(.onlyGrain):
+            fail(phrases.text("teach-only-grain", ["name": words]), status: .invalid)
         case .failure(.tooFewViews(let count)):
             fail(phrases.text("teach-too-few", count: count, ["name": words]), status: .invalid)
         case .success(var thing):

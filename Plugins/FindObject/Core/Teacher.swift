@@ -18,6 +18,8 @@ final class Teacher {
     enum Problem: Error, Equatable {
         /// Most views showed nothing.
         case nothingSeen
+        /// Most views were grain without shapes (a television's static, a sensor's noise in the dark).
+        case onlyGrain
         /// Too few clear views that differ (how many there were).
         case tooFewViews(Int)
     }
@@ -42,6 +44,8 @@ final class Teacher {
     private(set) var views: [View] = []
     private(set) var sampled = 0
     private(set) var empty = 0
+    /// Views that were grain alone (`Grain.isOnlyGrain`).
+    private(set) var grainy = 0
     /// How alike the kept views were and the nearest background, after `finish` (reported when taught).
     private(set) var calibration = (alike: 0.0, nearest: 0.0)
     private var previous: [UInt8] = []
@@ -67,6 +71,11 @@ final class Teacher {
         guard let measures, measures.contrast >= 0.035, measures.brightness >= 0.06, measures.brightness <= 0.97
         else {
             empty += 1
+            return .nothing
+        }
+        if Grain.isOnlyGrain(bgr: bgr, width: width, height: height, stride: stride) {
+            empty += 1
+            grainy += 1
             return .nothing
         }
         let region = Self.region(moving: measures.moving)
@@ -99,6 +108,7 @@ final class Teacher {
 
     /// The thing, or why it cannot be learned from these views.
     func finish(key: String, words: String, source: String) -> Result<Thing, Problem> {
+        if sampled > 0, Double(grainy) >= 0.6 * Double(sampled) { return .failure(.onlyGrain) }
         if sampled > 0, Double(empty) >= 0.6 * Double(sampled) { return .failure(.nothingSeen) }
         let sharpness = views.map(\.sharpness).sorted()
         let median = sharpness.isEmpty ? 0 : sharpness[sharpness.count / 2]
@@ -132,6 +142,48 @@ final class Teacher {
         let low = alike.isEmpty ? 0.9 : alike[alike.count / 5]
         let nearest = background.map { Thing.similarity(of: $0, to: views) }.max() ?? 0.5
         return (min(0.9, max(0.65, nearest + 0.2 * (low - nearest))), low, nearest)
+    }
+}
+
+/// Whether a picture is grain without shapes (issue 73: ten seconds of static were "learned from 12 views"). A
+/// photograph keeps most of its contrast when each 4 × 4 block is averaged (a brick wall 0.87 of it, grass 0.71,
+/// a dog 0.95), because its light and dark come in shapes; grain loses it (random noise 0.25: the average of 16
+/// independent pixels varies a quarter as much).
+enum Grain {
+    /// Below this share of contrast left in the block averages, a picture is grain.
+    static let kept = 0.45
+
+    static func isOnlyGrain(bgr: UnsafeRawPointer, width: Int, height: Int, stride: Int) -> Bool {
+        let columns = width / 4
+        let rows = height / 4
+        guard columns >= 4, rows >= 4 else { return false }
+        let bytes = bgr.assumingMemoryBound(to: UInt8.self)
+        var whole = (sum: 0.0, squares: 0.0)
+        var blocks = (sum: 0.0, squares: 0.0)
+        for row in 0..<rows {
+            var sums = [Double](repeating: 0, count: columns)
+            for y in row * 4..<row * 4 + 4 {
+                let line = bytes + y * stride
+                for x in 0..<columns * 4 {
+                    // Green is most of what the eye calls brightness; enough to tell shapes from grain.
+                    let value = Double(line[x * 3 + 1])
+                    whole.sum += value
+                    whole.squares += value * value
+                    sums[x / 4] += value
+                }
+            }
+            for total in sums {
+                let mean = total / 16
+                blocks.sum += mean
+                blocks.squares += mean * mean
+            }
+        }
+        let pixels = Double(rows * columns * 16)
+        let count = Double(rows * columns)
+        let wholeVariance = whole.squares / pixels - (whole.sum / pixels) * (whole.sum / pixels)
+        let blockVariance = blocks.squares / count - (blocks.sum / count) * (blocks.sum / count)
+        guard wholeVariance > 1 else { return false }
+        return (max(0, blockVariance) / wholeVariance).squareRoot() < kept
     }
 }
 
