@@ -10,6 +10,8 @@ extension FindObject {
     /// Seconds of camera teaching, and how many views a second are taken (from the camera or a video).
     static let teachingSeconds = 10.0
     static let viewsPerSecond = 4.0
+    /// Views taken from a video before they are taken half as often, and again after as many more.
+    static let videoViewsBeforeThinning = 120
 
     /// The things subcommands; false when `arguments` are not one of them.
     func startThings(_ arguments: [String]) throws(PluginError) -> Bool {
@@ -242,17 +244,32 @@ extension FindObject {
             let teacher = Teacher(embedder: embedder)
             var duration = 0.0
             var read = 0
+            var told = Date()
             for path in paths {
                 guard let video = try? VideoReader(path: path) else { continue }
-                let every = max(1, Int((video.framesPerSecond / Self.viewsPerSecond).rounded()))
+                var every = max(1, Int((video.framesPerSecond / Self.viewsPerSecond).rounded()))
                 var frames = 0
+                var taken = 0
                 var last = 0.0
                 while let seconds = video.next({ pixels, width, height, stride, seconds -> Double in
-                    if frames % every == 0 { teacher.add(bgr: pixels, width: width, height: height, stride: stride) }
+                    if frames % every == 0 {
+                        teacher.add(bgr: pixels, width: width, height: height, stride: stride)
+                        taken += 1
+                        // A long video: views ever further apart once enough are taken, so that ten minutes
+                        // cost about what a minute does (each view is embedded, tens of milliseconds).
+                        if taken % Self.videoViewsBeforeThinning == 0 { every *= 2 }
+                    }
                     return seconds
                 }) {
                     frames += 1
                     last = seconds
+                    // How far it got, every 10 seconds of a long read (issue 73: 113 s without a word).
+                    if Date().timeIntervalSince(told) >= 10 {
+                        told = Date()
+                        let said = phrases.text(
+                            "video-progress", ["seconds": String(Int(duration + seconds)), "name": words])
+                        host.onMain { [self] in host.speak(said, priority: .progress) }
+                    }
                 }
                 guard frames > 0 else { continue }
                 read += 1
