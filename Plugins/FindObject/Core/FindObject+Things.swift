@@ -42,36 +42,6 @@ extension FindObject {
         }
     }
 
-    /// Why the things cannot be read, and, when their file is damaged, the way out (issue 73, item 6: teaching
-    /// was refused for good, and a search went on as if nothing was taught).
-    func unreadableThings(_ error: PluginStatus) -> String {
-        let said = phrases.text("things-unreadable", ["reason": error.message])
-        let damaged = ThingFile.isDamaged(in: host.dataDirectory) || ThingFile.saysDamaged(error)
-        return damaged ? said + " " + phrases.text("things-start-again") : said
-    }
-
-    /// `things --start-again`: a damaged things file is kept aside (`things.sqlite.damaged-DATE`, with its journal),
-    /// and the next teach starts a new one. A file that can be read is left alone.
-    func startAgain() throws(PluginError) -> Bool {
-        guard let folder = host.dataDirectory else { throw PluginError(phrases.text("things-usage")) }
-        var damaged = ThingFile.isDamaged(in: folder)
-        if !damaged {
-            do { _ = try ThingStore(host: host) } catch {
-                guard ThingFile.saysDamaged(error) else { throw PluginError(unreadableThings(error)) }
-                damaged = true
-            }
-        }
-        guard damaged else { throw PluginError(phrases.text("things-not-damaged")) }
-        do {
-            let kept = try ThingFile.keepAside(in: folder, at: Date())
-            host.speak(phrases.text("things-kept-aside", ["path": kept]))
-            host.finish()
-        } catch {
-            throw PluginError(phrases.text("things-not-moved", ["reason": "\(error.localizedDescription)"]))
-        }
-        return true
-    }
-
     // MARK: teaching
 
     /// Where a thing is taught from: the camera, a video file, or the training clips collect-videos filmed.

@@ -162,39 +162,3 @@ struct ThingStore {
         return abs(norm - 1) < 0.01 ? values : nil
     }
 }
-
-/// The things' database file, when SQLite cannot read it (issue 73, item 6): found by its first bytes, and kept
-/// aside under a dated name so that a new one can be started and nothing is deleted.
-enum ThingFile {
-    static let name = "things.sqlite"
-
-    /// True when `folder` holds a things file that is not an SQLite database (its first 16 bytes are not
-    /// "SQLite format 3" and a NUL), or one SQLite finds damaged when it checks it.
-    static func isDamaged(in folder: String?) -> Bool {
-        guard let folder else { return false }
-        let path = folder + "/" + name
-        guard let file = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? file.close() }
-        let head = (try? file.read(upToCount: 16)) ?? Data()
-        // An empty file is a new database to SQLite.
-        return !head.isEmpty && head != Data("SQLite format 3\u{0}".utf8)
-    }
-
-    /// True when SQLite found the file damaged (the storage service's sentence says so).
-    static func saysDamaged(_ error: PluginStatus) -> Bool { error.message.contains(" is damaged (") }
-
-    /// Moves the file and its journal files to `things.sqlite.damaged-YYYYMMDD-HHMMSS` (and `…-wal`, `…-shm`,
-    /// `…-journal` beside it); the new path.
-    static func keepAside(in folder: String, at date: Date) throws -> String {
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.dateFormat = "yyyyMMdd-HHmmss"
-        let kept = "\(folder)/\(name).damaged-\(format.string(from: date))"
-        try FileManager.default.moveItem(atPath: "\(folder)/\(name)", toPath: kept)
-        for suffix in ["-wal", "-shm", "-journal"]
-        where FileManager.default.fileExists(atPath: "\(folder)/\(name)\(suffix)") {
-            try FileManager.default.moveItem(atPath: "\(folder)/\(name)\(suffix)", toPath: kept + suffix)
-        }
-        return kept
-    }
-}
