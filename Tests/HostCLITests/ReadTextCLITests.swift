@@ -352,8 +352,14 @@ struct ReadTextCLITests {
         #expect(screen.waitFor(" of 3, sentence 1 of 1"), "\(screen.text)")
         screen.type(Array("\u{1B}[6~".utf8))  // Page Down
         #expect(screen.waitFor("The third page is the last one.", count: 2), "\(screen.text)")
+        let ends = screen.occurrences(of: "End of the text.")
         screen.typeSlowly("/page 1\r")
         #expect(screen.waitFor("The first page starts here.", count: 2), "\(screen.text)")
+        // The words voice listens for after "page" work typed too (once the reading from page 1 is at its end).
+        #expect(screen.waitFor("End of the text.", count: ends + 1), "\(screen.text)")
+        let before = screen.occurrences(of: "The second page is in the middle.")
+        screen.typeSlowly("/page two\r")
+        #expect(screen.waitFor("The second page is in the middle.", count: before + 1), "\(screen.text)")
         screen.typeSlowly("/page 9\r")
         #expect(screen.waitFor("There is no page 9: the document has 3 pages."), "\(screen.text)")
         screen.type([0x1B])

@@ -131,7 +131,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         case "next-page": sayPageMove(navigator.movePage(by: 1), forward: true)
         case "previous-page": sayPageMove(navigator.movePage(by: -1), forward: false)
         case "page":
-            guard let number = argument.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+            guard let number = argument.flatMap(PageNumber.parse) else {
                 host.speak(phrases.text("page-usage"))
                 return
             }
