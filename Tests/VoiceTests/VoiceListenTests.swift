@@ -100,6 +100,17 @@ extension VoiceListening {
         return said
     }
 
+    /// Each phrase `assist listen --json` printed, with the middle of where it was heard (ms).
+    static func heardAt(_ lines: [String]) -> [(String, Int)] {
+        lines.compactMap { line -> (String, Int)? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let phrase = object["phrase"] as? String, let start = object["start_ms"] as? Int,
+                let end = object["end_ms"] as? Int
+            else { return nil }
+            return (phrase, (start + end) / 2)
+        }
+    }
+
     /// The voice trace at `url` without its once-a-second count of chunks fed: a failure's message, which
     /// carries it, is printed in CI's summary up to 40 lines.
     static func readTrace(_ url: URL) -> String {
@@ -263,13 +274,7 @@ struct VoiceListenTests: VoiceListening {
         let (stream, spans) = try stream(mixed)
         let result = try listen(["--mic", "wav:" + stream.path, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
-        let heard = result.lines.compactMap { line -> (String, Int)? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let phrase = object["phrase"] as? String, let start = object["start_ms"] as? Int,
-                let end = object["end_ms"] as? Int
-            else { return nil }
-            return (phrase, (start + end) / 2)
-        }
+        let heard = Self.heardAt(result.lines)
         var hits = 0
         var falseAlarms: [String] = []
         for (label, from, to) in spans {
@@ -688,13 +693,7 @@ struct VoiceListenTests: VoiceListening {
         let result = try listen(
             ["--mic", "wav:" + stream.path, "--json", "--no-score"] + phrases.flatMap { ["--phrase", $0] })
         #expect(result.status == 0 && !result.standardError.contains("cannot be heard"), "\(result.standardError)")
-        let heard = result.lines.compactMap { line -> (String, Int)? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let phrase = object["phrase"] as? String, let start = object["start_ms"] as? Int,
-                let end = object["end_ms"] as? Int
-            else { return nil }
-            return (phrase, (start + end) / 2)
-        }
+        let heard = Self.heardAt(result.lines)
         for phrase in phrases {
             let right = spans.filter { $0.label == phrase }.filter { span in
                 heard.contains { $0.0 == phrase && $0.1 >= span.from && $0.1 <= span.to }

@@ -183,15 +183,21 @@ public final class TesseractEngine {
         guard let decoded = converted else {
             throw OCRError.badImage(url.path, reason: "it is damaged or cut short")
         }
-        let decodedLonger = Int(max(pixGetWidth(decoded), pixGetHeight(decoded)))
+        return try packedPixels(of: decoded, largestSide: largestSide, path: url.path)
+    }
+
+    /// The pixels of `pix` made at most `largestSide` a side, tightly packed (`packedPixels(of:path:)`).
+    static func packedPixels(of pix: UnsafeMutablePointer<Pix>, largestSide: Int, path: String) throws -> (
+        width: Int, height: Int, pixels: [UInt8]
+    ) {
+        let longer = Int(max(pixGetWidth(pix), pixGetHeight(pix)))
         var scaled: UnsafeMutablePointer<Pix>?
-        if decodedLonger > largestSide {
-            let factor = Float(largestSide) / Float(decodedLonger)
-            scaled = pixScale(decoded, factor, factor)
+        if longer > largestSide {
+            let factor = Float(largestSide) / Float(longer)
+            scaled = pixScale(pix, factor, factor)
         }
         defer { pixDestroy(&scaled) }
-        guard let picture = scaled ?? converted else { throw OCRError.badImage(url.path) }
-        return try packedPixels(of: picture, path: url.path)
+        return try packedPixels(of: scaled ?? pix, path: path)
     }
 
     /// The pixels of `pix` (8-bit grey, or 32-bit colour as red, green and blue bytes), tightly packed.

@@ -53,13 +53,6 @@ public final class TiffPages {
         var grey = pixConvertTo8(page, 0)
         defer { pixDestroy(&grey) }
         guard let converted = grey else { return nil }
-        let longer = Int(max(pixGetWidth(converted), pixGetHeight(converted)))
-        var scaled: UnsafeMutablePointer<Pix>?
-        if longer > largestSide {
-            let factor = Float(largestSide) / Float(longer)
-            scaled = pixScale(converted, factor, factor)
-        }
-        defer { pixDestroy(&scaled) }
-        return try? TesseractEngine.packedPixels(of: scaled ?? converted, path: path)
+        return try? TesseractEngine.packedPixels(of: converted, largestSide: largestSide, path: path)
     }
 }
