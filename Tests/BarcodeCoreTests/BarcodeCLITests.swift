@@ -235,6 +235,7 @@ struct BarcodeCLITests {
                 status: 200, headers: ["Content-Type": "text/html; charset=utf-8"],
                 body: Data("<!DOCTYPE html><html><body>Sign in to the Wi-Fi</body></html>".utf8))
         }
+        let silent = try LoopbackHTTPServer { _ in .hang }
         let closed = try LoopbackHTTPServer { _ in .answer(status: 200) }
         let closedURL = closed.baseURL
         closed.stop()
@@ -244,6 +245,10 @@ struct BarcodeCLITests {
                 "The product lookup answered HTTP 200 (text/html) without a product name. Ask whoever set barcode.lookup-url to check the address."
             ),
             (closedURL + "/{code}", "The product lookup cannot be reached:"),
+            (
+                silent.baseURL + "/{code}",
+                "The product lookup did not answer within 8 seconds: the codes are said without names."
+            ),
             ("https://example.org/product/", "barcode.lookup-url must hold {code} where the product number goes"),
             ("file:///etc/{code}", "barcode.lookup-url must start with https:// or http://."),
         ]

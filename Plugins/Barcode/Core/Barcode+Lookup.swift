@@ -11,6 +11,8 @@ final class LookupRun {
     /// For a photo: the names found so far, and what to do once nothing is pending.
     var found: [String: ProductLookup.Answer] = [:]
     var whenIdle: (() -> Void)?
+    /// A photo's lines were said: names that come later are kept, not said.
+    var photoSaid = false
 
     init(template: String) { self.template = template }
 }
@@ -91,9 +93,11 @@ extension Barcode {
             switch answer {
             case .named(let name):
                 try? store().saveLookedUp(key: key, name: name)
-                if run.whenIdle == nil { host.speak(text("lookup-found", ["name": name]), priority: .important) }
+                if run.whenIdle == nil, !run.photoSaid {
+                    host.speak(text("lookup-found", ["name": name]), priority: .important)
+                }
             case .unknown:
-                if run.whenIdle == nil { host.speak(text("lookup-unknown", ["number": number])) }
+                if run.whenIdle == nil, !run.photoSaid { host.speak(text("lookup-unknown", ["number": number])) }
             case .noName:
                 let type = outcome.header("Content-Type")?.split(separator: ";").first.map(String.init) ?? "nothing"
                 tell(run, "lookup-no-name", ["status": String(outcome.status), "type": CodeText.clean(type)])
@@ -105,6 +109,9 @@ extension Barcode {
         }
     }
 
+    /// How long a photo's lines wait for the names looked up.
+    static let photoLookupMilliseconds: UInt32 = 8_000
+
     /// Says a problem with the lookup once a run.
     private func tell(_ run: LookupRun, _ key: String, _ values: [String: String]) {
         guard run.told.insert(key).inserted else { return }
@@ -114,6 +121,7 @@ extension Barcode {
     /// A photo's codes, each as its line, once the lookups they need have answered.
     func sayPhoto(_ codes: [FoundCode]) {
         let lines = { [self] in
+            lookups?.photoSaid = true
             for code in codes { host.speak(sentenceWithoutHint(code)) }
             host.finish()
         }
@@ -123,5 +131,14 @@ extension Barcode {
         }
         guard lookups != nil, !run.pending.isEmpty else { return lines() }
         run.whenIdle = lines
+        // A server that holds the request (the outbox gives up after 60 s without a byte) does not hold the
+        // photo's lines: after a few seconds they are said without the names still awaited (a name that comes
+        // later is still kept for the next read), and the server's silence once.
+        _ = host.addTimer(milliseconds: Self.photoLookupMilliseconds, repeating: false) { [weak self, run] in
+            guard let self, let idle = run.whenIdle else { return }
+            run.whenIdle = nil
+            tell(run, "lookup-slow", ["seconds": String(Self.photoLookupMilliseconds / 1_000)])
+            idle()
+        }
     }
 }
