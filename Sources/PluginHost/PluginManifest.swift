@@ -147,6 +147,12 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         id.split(separator: ".").last.map(String.init) ?? id
     }
 
+    /// True when `key` is a setting inside one of `namespaces` ("barcode.lookup-url" in "barcode"; not
+    /// "barcode" itself, nor "barcodes.x").
+    static func isSetting(_ key: String, in namespaces: [String]) -> Bool {
+        namespaces.contains { key.hasPrefix($0 + ".") && key.count > $0.count + 1 }
+    }
+
     /// The settings namespaces this plugin may write: `settings_namespaces`, else its short name, or, where
     /// that is one of the host's (`org.example.camera`), its whole id with dashes (`org-example-camera`).
     package var writableNamespaces: [String] {
@@ -282,7 +288,7 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         ]
         for (field, keys) in named {
             for key in keys ?? []
-            where !writableNamespaces.contains(where: { key.hasPrefix($0 + ".") && key.count > $0.count + 1 }) {
+            where !Self.isSetting(key, in: writableNamespaces) {
                 throw .manifestInvalid(
                     path,
                     "first_use.\(field) names \"\(PlainText.value(key, limit: 60))\", which is not one of its own settings"

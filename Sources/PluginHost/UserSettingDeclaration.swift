@@ -66,7 +66,7 @@ package struct UserSettingDeclaration: Codable, Equatable, Sendable {
 
     /// Nil when the declaration is usable; else what is wrong, for the manifest's refusal.
     func problem(namespaces: [String]) -> String? {
-        guard namespaces.contains(where: { key.hasPrefix($0 + ".") && key.count > $0.count + 1 }) else {
+        guard PluginManifest.isSetting(key, in: namespaces) else {
             return "\(key) is outside the plugin's settings namespaces (\(namespaces.joined(separator: ", ")))"
         }
         guard !label.trimmingCharacters(in: .whitespaces).isEmpty, label.count <= 80 else {

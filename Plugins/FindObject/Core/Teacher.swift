@@ -160,8 +160,9 @@ enum Grain {
         let bytes = bgr.assumingMemoryBound(to: UInt8.self)
         var whole = (sum: 0.0, squares: 0.0)
         var blocks = (sum: 0.0, squares: 0.0)
+        var sums = [Double](repeating: 0, count: columns)
         for row in 0..<rows {
-            var sums = [Double](repeating: 0, count: columns)
+            for column in 0..<columns { sums[column] = 0 }
             for y in row * 4..<row * 4 + 4 {
                 let line = bytes + y * stride
                 for x in 0..<columns * 4 {
