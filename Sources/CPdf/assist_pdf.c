@@ -30,6 +30,7 @@ static struct {
     void (*g_free)(void *memory);
     void (*error_free)(gerror *error);
     char *(*filename_to_uri)(const char *filename, const char *hostname, gerror **error);
+    uint32_t (*error_quark)(void);
     void *(*image_surface_create)(int format, int width, int height);
     int (*surface_status)(void *surface);
     void *(*create)(void *surface);
@@ -83,6 +84,7 @@ static void load(void) {
     *(void **)&lib.g_free = symbol(glib, GLIB, "g_free", &missing);
     *(void **)&lib.error_free = symbol(glib, GLIB, "g_error_free", &missing);
     *(void **)&lib.filename_to_uri = symbol(glib, GLIB, "g_filename_to_uri", &missing);
+    *(void **)&lib.error_quark = symbol(poppler, POPPLER, "poppler_error_quark", &missing);
     *(void **)&lib.image_surface_create = symbol(cairo, CAIRO, "cairo_image_surface_create", &missing);
     *(void **)&lib.surface_status = symbol(cairo, CAIRO, "cairo_surface_status", &missing);
     *(void **)&lib.create = symbol(cairo, CAIRO, "cairo_create", &missing);
@@ -106,7 +108,11 @@ static void say(char *error, size_t size, const char *text) {
     if (error != NULL && size > 0) snprintf(error, size, "%s", text);
 }
 
-assist_pdf *assist_pdf_open(const char *path, char *error, size_t error_size) {
+/* Poppler's PopplerError: the document is encrypted and the password given (or none) does not open it. */
+enum { POPPLER_ERROR_ENCRYPTED = 1 };
+
+assist_pdf *assist_pdf_open(const char *path, const char *password, int *locked, char *error, size_t error_size) {
+    if (locked != NULL) *locked = 0;
     pthread_once(&once, load);
     if (!lib.loaded) {
         say(error, error_size, lib.error);
@@ -119,9 +125,12 @@ assist_pdf *assist_pdf_open(const char *path, char *error, size_t error_size) {
         if (problem) lib.error_free(problem);
         return NULL;
     }
-    void *document = lib.document_new_from_file(uri, NULL, &problem);
+    void *document = lib.document_new_from_file(uri, password, &problem);
     lib.g_free(uri);
     if (document == NULL) {
+        if (locked != NULL && problem != NULL && problem->domain == lib.error_quark() &&
+            problem->code == POPPLER_ERROR_ENCRYPTED)
+            *locked = 1;
         say(error, error_size, problem && problem->message ? problem->message : "it is not a PDF document");
         if (problem) lib.error_free(problem);
         return NULL;

@@ -58,9 +58,11 @@ extension PluginHostHandle {
 
     /// Asks for a line of text; `answer` gets it trimmed, or nil when cancelled, once on [main]. `listed`: the
     /// answer is usually one of the words this plugin listens for after a phrase (`setChoices`), which an
-    /// answer said aloud is judged against first (`ASSIST_TEXT_LISTED`). Wraps `assist_dialog_service.ask_text`.
-    /// [main]
-    public func askText(_ prompt: String, listed: Bool = false, _ answer: @escaping (String?) -> Void) {
+    /// answer said aloud is judged against first (`ASSIST_TEXT_LISTED`). `secret`: a password, neither echoed,
+    /// spoken nor logged by the host (`ASSIST_TEXT_SECRET`). Wraps `assist_dialog_service.ask_text`. [main]
+    public func askText(
+        _ prompt: String, listed: Bool = false, secret: Bool = false, _ answer: @escaping (String?) -> Void
+    ) {
         guard let ask = tables.dialog?.pointee.ask_text else {
             answer(nil)
             return
@@ -70,7 +72,8 @@ extension PluginHostHandle {
                 answer(result.status == ASSIST_OK ? result.text.map { String(cString: $0) } ?? "" : nil)
             })
         if ask(
-            raw, prompt, listed ? ASSIST_TEXT_LISTED : ASSIST_TEXT_PLAIN, DialogAnswerBox.callback, box.toOpaque(), nil)
+            raw, prompt, secret ? ASSIST_TEXT_SECRET : listed ? ASSIST_TEXT_LISTED : ASSIST_TEXT_PLAIN,
+            DialogAnswerBox.callback, box.toOpaque(), nil)
             != ASSIST_OK
         {
             box.release()

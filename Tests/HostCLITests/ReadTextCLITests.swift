@@ -365,4 +365,53 @@ struct ReadTextCLITests {
         screen.type([0x1B])
         #expect(screen.waitForExit() == 0, "\(screen.text)")
     }
+
+    /// Issue 70, bad input: a PDF locked with a password (qpdf's AES-256, as a bank's statement comes) asks for
+    /// it by a typed line that is neither echoed, said, logged nor kept; a wrong password is asked for again; no
+    /// answer says the document was not read, and reads nothing.
+    @Test func aLockedDocumentAsksForItsPasswordAndKeepsNothing() throws {
+        let plain = folder.path("plain.pdf")
+        try PdfWriter(pages: [.text(["The bank statement for March is below.", "The balance is 42 euros."])]).data()
+            .write(to: plain)
+        let locked = folder.path("statement.pdf")
+        let password = "tulip 42 Zebra"
+        let made = try ProcessRunner.run(
+            "/usr/bin/qpdf", ["--encrypt", password, "the owner's own", "256", "--", plain.path, locked.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        let data = folder.path("locked-data")
+        // On a terminal, typed key by key once asked: a wrong password, then the right one; not one letter shown.
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            ["run", "--no-speech", "--data-dir", data.path, "read-text", "--file", locked.path, "--exit-at-end"])
+        #expect(
+            screen.waitFor(
+                "statement.pdf is locked with a password. Type its password and press Enter; it is not shown, said "
+                    + "or kept. Escape stops.", timeout: 60), "\(screen.text)")
+        screen.typeSlowly("wrong guess\r")
+        #expect(screen.waitFor("That password does not open statement.pdf."), "\(screen.text)")
+        screen.typeSlowly(password + "\r")
+        #expect(screen.waitFor("The balance is 42 euros.", timeout: 60), "\(screen.text)")
+        #expect(screen.waitFor("End of the text."), "\(screen.text)")
+        #expect(screen.waitForExit(timeout: 30) == 0, "\(screen.text)")
+        for secret in [password, "Zebra", "wrong guess", "guess"] {
+            #expect(!screen.text.contains(secret), "\(screen.text)")
+        }
+        // Kept nowhere: no file the run left in its data folder holds either.
+        let files = FileManager.default.enumerator(at: data, includingPropertiesForKeys: nil)?.allObjects ?? []
+        for case let file as URL in files {
+            let bytes = (try? Data(contentsOf: file)) ?? Data()
+            #expect(bytes.range(of: Data(password.utf8)) == nil, "\(file.path)")
+            #expect(bytes.range(of: Data("wrong guess".utf8)) == nil, "\(file.path)")
+        }
+        // No answer (standard input ends, as Escape does at a terminal): one sentence, nothing read.
+        let none = try ProcessRunner.run(
+            BuildProducts.assist, ["run", "--no-speech", "read-text", "--file", locked.path, "--exit-at-end"],
+            input: "", environment: ["ASSIST_DATA_DIR": data.path, "LANG": "en_US.UTF-8"], timeoutSeconds: 120)
+        #expect(none.status != 0)
+        #expect(
+            none.lines.contains(
+                "statement.pdf is locked with a password and was not read. Run read-text on it again when you have "
+                    + "the password."), "\(none.lines)")
+        #expect(!none.lines.contains("The balance is 42 euros."))
+    }
 }

@@ -20,10 +20,11 @@ public enum Documents {
         PdfDocument.isPDF(path) || (TiffPages.pageCount(path) ?? 0) > 1
     }
 
-    /// The document at `path`; the reason in a sentence when it cannot be read.
-    public static func open(_ path: String) throws(ReadTextError) -> any PagedDocument {
+    /// The document at `path`, a PDF opened with `password` if it is locked; the reason in a sentence when it
+    /// cannot be read (`ReadTextError.locked` when the password is wanted).
+    public static func open(_ path: String, password: String? = nil) throws(ReadTextError) -> any PagedDocument {
         if TiffPages.isTIFF(path) { return try TiffDocument(path: path) }
-        return try PdfDocument(path: path)
+        return try PdfDocument(path: path, password: password)
     }
 }
 

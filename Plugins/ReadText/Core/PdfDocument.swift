@@ -9,12 +9,14 @@ public final class PdfDocument {
     private let handle: OpaquePointer
     public let pageCount: Int
 
-    /// Opens the PDF at `path`; the reason in a sentence when it cannot be read.
-    public init(path: String) throws(ReadTextError) {
+    /// Opens the PDF at `path` with `password` (nil: none); the reason in a sentence when it cannot be read, and
+    /// `locked` set when it is encrypted and the password (or none) does not open it.
+    public init(path: String, password: String? = nil) throws(ReadTextError) {
         var error = [CChar](repeating: 0, count: 256)
-        guard let opened = assist_pdf_open(path, &error, error.count) else {
+        var locked: Int32 = 0
+        guard let opened = assist_pdf_open(path, password, &locked, &error, error.count) else {
             let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw ReadTextError("The document \(path) cannot be read: \(reason).")
+            throw ReadTextError("The document \(path) cannot be read: \(reason).", locked: locked != 0)
         }
         handle = opened
         pageCount = Int(assist_pdf_page_count(opened))

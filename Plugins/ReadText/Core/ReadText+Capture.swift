@@ -235,12 +235,17 @@ extension ReadText {
     /// Reads a PDF document page by page (docs/read-text.md, "Documents"): a page's text layer as it is, a page
     /// without one (a scan) drawn at 300 dpi and recognised as a photographed page is. Reading starts with the
     /// first page while the others are worked out.
-    func readDocument(_ url: URL) {
+    /// A PDF locked with a password asks for it by a typed line (`unlock`).
+    func readDocument(_ url: URL, password: String? = nil) {
         worker.run { [self] in
             let document: any PagedDocument
-            do throws(ReadTextError) { document = try Documents.open(url.path) } catch {
+            do throws(ReadTextError) { document = try Documents.open(url.path, password: password) } catch {
                 let message = error.message
-                host.onMain { [self] in fail(message) }
+                if error.locked {
+                    host.onMain { [self] in unlock(url, wrong: password != nil) }
+                } else {
+                    host.onMain { [self] in fail(message) }
+                }
                 return
             }
             let pages = document.pageCount
@@ -273,6 +278,21 @@ extension ReadText {
             }
             let any = found > 0
             host.onMain { [self] in if any { navigator?.finishStreaming() } else { noText() } }
+        }
+    }
+
+    /// Asks for the password of the locked PDF at `url`, neither echoed, spoken, logged nor kept (the host's
+    /// secret line), and opens it with the answer; again after a wrong one. Escape ends read-text, saying so.
+    /// [main]
+    func unlock(_ url: URL, wrong: Bool) {
+        guard !stopped else { return }
+        let name = url.lastPathComponent
+        let prompt = phrases.text(wrong ? "document-password-wrong" : "document-password", ["name": name])
+        host.askText(prompt, secret: true) { [self] answer in
+            guard let answer, !answer.isEmpty else {
+                return fail(phrases.text("document-locked", ["name": name]))
+            }
+            readDocument(url, password: answer)
         }
     }
 

@@ -61,5 +61,10 @@ public struct ReadTextOptions: Equatable, Sendable {
 /// A read-text failure: one sentence to speak.
 public struct ReadTextError: Error, Sendable {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// A document locked with a password that was not given or does not open it.
+    public var locked = false
+    public init(_ message: String, locked: Bool = false) {
+        self.message = message
+        self.locked = locked
+    }
 }

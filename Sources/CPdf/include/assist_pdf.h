@@ -14,9 +14,10 @@ extern "C" {
 
 typedef struct assist_pdf assist_pdf;
 
-/** Opens the PDF file at `path` (a file system path). NULL with a sentence in `error` when the libraries are
-    missing, the file cannot be read, is no PDF, or asks for a password. */
-assist_pdf *assist_pdf_open(const char *path, char *error, size_t error_size);
+/** Opens the PDF file at `path` (a file system path) with `password` (NULL: none). NULL with a sentence in
+    `error` when the libraries are missing, the file cannot be read or is no PDF; NULL with `*locked` set to 1 when
+    it is encrypted and the password (or none) does not open it. `locked` may be NULL. */
+assist_pdf *assist_pdf_open(const char *path, const char *password, int *locked, char *error, size_t error_size);
 /** How many pages it has. */
 int assist_pdf_page_count(const assist_pdf *pdf);
 /** The text layer of page `index` (from 0), lines separated by '\n', in UTF-8; malloc'd, free() it. "" when the
