@@ -4,6 +4,8 @@
 #   scripts/memcheck.sh tsan      the whole suite built with ThreadSanitizer (.build-tsan)
 #   scripts/memcheck.sh valgrind  paths through uninstrumented libraries under valgrind memcheck
 #   scripts/memcheck.sh           all three; exits non-zero when any finds something
+#   scripts/memcheck.sh asan-build tsan-build   only the sanitizer builds (.ci/run makes them early, at idle
+#                                 priority, while the ordinary tests wait on their programs: scripts/ci-prebuild.sh)
 set -uo pipefail
 # A sanitizer that stops a test process can leave the runner waiting: each suite run has 20 minutes at most
 # (30 in the ASan lane).
@@ -15,8 +17,20 @@ summarise() {
   grep -E -A 12 "$2" "$1" | head -n 80
 }
 
+# The sanitizer builds, each the same command whether made ahead (asan-build, tsan-build) or by its lane, so
+# that a build made ahead leaves the lane nothing to do (SwiftPM's lock makes a lane wait for one under way).
+asan_build() {
+  swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error:|Build complete"
+}
+
+tsan_build() {
+  # Plugins are dlopen'ed: they find TSan's runtime only if the executables export it.
+  swift build --build-tests --sanitize=thread --scratch-path .build-tsan -Xlinker --export-dynamic 2>&1 \
+    | grep -E "error:|Build complete"
+}
+
 asan() {
-  swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error:|Build complete" || return 1
+  asan_build || return 1
   # Leaks are left to valgrind: the host keeps process-lifetime objects (threads, tables) until exit by design.
   # Every suite runs here, the natural-voice ones too (their renderings are repeatable: scripts/voice-set.py),
   # but the barge-in shell test: two shell runs of 40 s in real time that the ASan build makes the longest
@@ -54,9 +68,7 @@ asan() {
 }
 
 tsan() {
-  # Plugins are dlopen'ed: they find TSan's runtime only if the executables export it.
-  swift build --build-tests --sanitize=thread --scratch-path .build-tsan -Xlinker --export-dynamic 2>&1 \
-    | grep -E "error:|Build complete" || return 1
+  tsan_build || return 1
   # libspeechd cancels its reader thread inside a blocking read, which TSan cannot follow ("thread finished
   # with ignores enabled") and stops on: the Speech Dispatcher tests run in the other lanes only.
   # In both sanitizer lanes the tests crash plugins on purpose (a helper's SIGSEGV, abort) and check what the
@@ -150,7 +162,9 @@ for lane in $lanes; do
     asan) asan || failed+=(asan) ;;
     tsan) tsan || failed+=(tsan) ;;
     valgrind) valgrind_lane || failed+=(valgrind) ;;
-    *) echo "Unknown lane $lane: use asan, tsan or valgrind."; exit 64 ;;
+    asan-build) asan_build || failed+=(asan-build) ;;
+    tsan-build) tsan_build || failed+=(tsan-build) ;;
+    *) echo "Unknown lane $lane: use asan, tsan, valgrind, asan-build or tsan-build."; exit 64 ;;
   esac
   echo "== $lane took $(( $(date +%s) - start )) s"
 done
@@ -158,7 +172,7 @@ if [ ${#failed[@]} -gt 0 ]; then
   # Again at the very end, where a CI log's tail shows it: each failing sanitizer lane's failed tests and how
   # each half ended.
   for lane in "${failed[@]}"; do
-    [ "$lane" = valgrind ] && continue
+    case $lane in valgrind | *-build) continue ;; esac
     echo "memcheck: $lane's failures:"
     grep -hE "^✘ Test .*(recorded an issue|failed after)" .build-"$lane"/test-[123].log 2>/dev/null | cut -c1-300 | head -n 8
     for log in .build-"$lane"/test-[123].log; do
