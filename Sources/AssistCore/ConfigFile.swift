@@ -76,6 +76,17 @@ package enum ConfigFile {
         var lineStart = true
         var index = 0
         func at(_ offset: Int) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
+        // A NUL written as an escape (\u0000, \U00000000) in a quoted key stops TOMLKit (it unwraps the key's text,
+        // which a NUL ends, by force); a setting never holds one, in a key or a value.
+        let escapedNUL = Array("u0000".utf8)
+        let longEscapedNUL = Array("U00000000".utf8)
+        func nulEscape(after backslash: Int) -> Bool {
+            for escape in [escapedNUL, longEscapedNUL] where backslash + escape.count < bytes.count {
+                if Array(bytes[(backslash + 1)...(backslash + escape.count)]) == escape { return true }
+            }
+            return false
+        }
+        let nulMessage = "it holds a NUL character written as \\u0000, which a setting cannot hold"
         while index < bytes.count {
             let byte = bytes[index]
             if byte == 0 {
@@ -96,11 +107,17 @@ package enum ConfigFile {
             case .comment:
                 break
             case .basic:
-                if byte == 0x5C { index += 1 } else if byte == 0x22 { inside = .nothing }
+                if byte == 0x5C {
+                    if nulEscape(after: index) { throw ParseError(line: line, message: nulMessage) }
+                    index += 1
+                } else if byte == 0x22 {
+                    inside = .nothing
+                }
             case .literal:
                 if byte == 0x27 { inside = .nothing }
             case .multiBasic:
                 if byte == 0x5C {
+                    if nulEscape(after: index) { throw ParseError(line: line, message: nulMessage) }
                     index += 1
                 } else if byte == 0x22, at(1) == 0x22, at(2) == 0x22 {
                     inside = .nothing
@@ -126,8 +143,13 @@ package enum ConfigFile {
                             line: line,
                             message: "a table name in [brackets] must start with a letter, a digit, _, - or a quote")
                     }
-                    // The rest of the header is toml++'s to read.
-                    while index < bytes.count, bytes[index] != 0x0A, bytes[index] != 0x23 { index += 1 }
+                    // The rest of the header is toml++'s to read, but for a NUL written in a quoted name.
+                    while index < bytes.count, bytes[index] != 0x0A, bytes[index] != 0x23 {
+                        if bytes[index] == 0x5C, nulEscape(after: index) {
+                            throw ParseError(line: line, message: nulMessage)
+                        }
+                        index += 1
+                    }
                     lineStart = false
                     continue
                 }
@@ -254,7 +276,7 @@ package enum ConfigFile {
     package static func document(_ values: [String: SettingValue]) -> String {
         let root = TOMLTable()
         var tables: [String: TOMLTable] = [:]
-        for (key, value) in values {
+        for (key, value) in values where !key.contains("\u{0}") {
             let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
             if parts.count == 2 {
                 let table = tables[parts[0]] ?? TOMLTable()
@@ -268,13 +290,16 @@ package enum ConfigFile {
         return root.convert(to: .toml, options: [.allowUnicodeStrings])
     }
 
+    /// A NUL is left out of what is written: a file holding one is refused when read (`screen`), which would set
+    /// every other saved value aside with it.
     private static func tomlValue(_ value: SettingValue) -> TOMLValueConvertible {
+        func withoutNUL(_ text: String) -> String { text.contains("\u{0}") ? text.replacing("\u{0}", with: "") : text }
         switch value {
-        case .string(let text): return text
+        case .string(let text): return withoutNUL(text)
         case .int(let number): return Int(number)
         case .double(let number): return number
         case .bool(let flag): return flag
-        case .list(let items): return TOMLArray(items)
+        case .list(let items): return TOMLArray(items.map(withoutNUL))
         }
     }
 }

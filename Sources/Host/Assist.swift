@@ -38,7 +38,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Where pictures come from: v4l2:/dev/videoN, image:PATH, dir:PATH, video:PATH or pattern.")
     var camera: String?
 
-    @Option(help: "Frames per second for picture, folder and pattern sources (or ask a camera for it).")
+    @Option(
+        parsing: .unconditional,
+        help: "Frames per second for picture, folder and pattern sources (or ask a camera for it).")
     var cameraFps: Double?
 
     var dataDir: String? { common.dataDir }

@@ -91,6 +91,35 @@ struct BarcodeCLITests {
         #expect(again.lines.last == "Labels imported: 1 new, 1 renamed, 0 skipped.", "\(again.lines)")
     }
 
+    /// Issue 73: a labels file that is not a database any more (overwritten, a disk's bad block) is said with the
+    /// way out, once, in one sentence (it was "Your labels cannot be read: The database … is damaged (…).." with
+    /// no way out); `labels --start-again` keeps it aside and the next label starts a new file.
+    @Test func aDamagedLabelsFileIsSaidWithTheWayOutAndKeptAside() throws {
+        let csv = try labelFile(["EAN-13,4006381333931,Tomato soup"])
+        #expect(try barcode(["import", csv.path]).status == 0)
+        let file = folder.path("data/plugins/assist.barcode/labels.sqlite")
+        let garbage = Data((0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        try garbage.write(to: file)
+        let damaged =
+            "Your labels' file is damaged, so your labels cannot be read. To keep it aside and start new labels, run: "
+            + "assist run barcode labels --start-again (nothing is deleted)."
+        for command in [["labels"], ["forget", "Tomato soup", "--yes"], ["import", csv.path]] {
+            let said = try barcode(command)
+            #expect(said.status != 0 && said.lines.filter { $0 == damaged }.count == 1, "\(command): \(said.lines)")
+        }
+        let again = try barcode(["labels", "--start-again"])
+        #expect(again.status == 0, "\(again.lines)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix("labels.sqlite.damaged-") }
+        try #require(kept.count == 1, "\(kept)")
+        #expect(again.lines.last?.contains(kept[0]) == true, "\(kept) \(again.lines)")
+        #expect(try Data(contentsOf: file.deletingLastPathComponent().appendingPathComponent(kept[0])) == garbage)
+        #expect(try barcode(["import", csv.path]).status == 0)
+        #expect(try barcode(["labels"]).lines == ["Tomato soup: EAN-13 4006381333931"])
+        let refused = try barcode(["labels", "--start-again"])
+        #expect(refused.status != 0 && refused.lines.last?.hasPrefix("Your labels can be read") == true)
+    }
+
     /// A QR code made from `file` (zint's input, bytes as they are), at the lowest error correction.
     func qr(_ text: String, name: String) throws -> URL {
         try text.write(to: folder.path("\(name).txt"), atomically: true, encoding: .utf8)

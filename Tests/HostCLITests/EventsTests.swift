@@ -63,4 +63,30 @@ struct EventsTests {
             BuildProducts.assist, ["events", "--prefix", "org."], environment: ["ASSIST_DATA_DIR": folder.url.path])
         #expect(filtered.lines == [other])
     }
+
+    /// Issue 73, item 9 (the sweep's "unclear", nothing said): a journal that is a folder, or only NUL bytes after
+    /// its last line, as a crash or a full disk leaves them, is said; the good lines before are still printed.
+    @Test func aJournalThatIsAFolderOrEndsInNULBytesIsSaid() throws {
+        let folder = try TemporaryDirectory("assist-events-odd")
+        let environment = ["ASSIST_DATA_DIR": folder.url.path]
+        try FileManager.default.createDirectory(at: folder.path("events.jsonl"), withIntermediateDirectories: true)
+        let refused = try ProcessRunner.run(BuildProducts.assist, ["events"], environment: environment)
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardError.contains(
+                "The event journal \(folder.path("events.jsonl").path) is a folder, not a file, so no events can be "
+                    + "kept or read. Move that folder elsewhere; Assist then starts a new journal."),
+            "\(refused.standardError)")
+        try FileManager.default.removeItem(at: folder.path("events.jsonl"))
+        let good = #"{"time":"2026-01-01T00:00:00Z","name":"assist.host.started","payload":{}}"#
+        var journal = Data((good + "\n").utf8)
+        journal.append(Data(repeating: 0, count: 1_000))
+        try journal.write(to: folder.path("events.jsonl"))
+        let said = try ProcessRunner.run(BuildProducts.assist, ["events"], environment: environment)
+        #expect(said.status == 0 && said.lines == [good], "\(said.standardOutput)")
+        #expect(
+            said.standardError.contains(
+                "The last 1000 bytes of \(folder.path("events.jsonl").path) are not events (NUL bytes, as a crash or a "
+                    + "full disk leaves them); they were skipped."), "\(said.standardError)")
+    }
 }

@@ -238,6 +238,14 @@ struct FindObjectCLITests {
             ), "\(gap.lines)")
         let bang = try run(folder, ["--text", "!!!"], data: data)
         #expect(bang.lines.contains("The text to find needs at least one letter or digit."))
+        // An option it does not have is refused as one, not searched for (the sweep's `--frobnicate` looked for a
+        // cat until it was stopped).
+        let option = try run(folder, ["--frobnicate"], data: data)
+        #expect(option.status != 0)
+        #expect(
+            option.lines.contains { $0.hasPrefix("Unknown option --frobnicate. find-object takes an object's name") },
+            "\(option.lines)")
+        #expect(!option.lines.contains { $0.hasPrefix("Looking for") }, "\(option.lines)")
     }
 
     @Test func aMissingModelSaysHowToInstallIt() throws {

@@ -143,6 +143,23 @@ struct ConfigProblemsTests {
         let spread = "list = [\n  [\"x\", \"y\"],\n  [{ a = \"b\" }],\n]\ntext = \"\"\"\n[{ not a header\n\"\"\"\n"
         #expect(throws: Never.self) { try ConfigFile.parse(spread) }
         #expect(try ConfigFile.parse(spread)["text"] == .string("[{ not a header\n"))
+        // A NUL written as an escape in a quoted key stopped Assist (TOMLKit unwraps the key by force; found by the
+        // sweep of issue 73): refused with its line, in a key, an inline table's key, a header or a value.
+        let nul = "it holds a NUL character written as \\u0000, which a setting cannot hold"
+        for (text, line) in [
+            (#""spe\u0000ech" = 1"#, 1), ("[a]\n" + #""k\U00000000" = 1"#, 2), (#"x = { "k\u0000" = 1 }"#, 1),
+            ("a = 1\n" + #"["t\u0000"]"#, 2), (#"x = "a\u0000b""#, 1), ("x = \"\"\"\nline\\u0000\n\"\"\"", 2),
+        ] {
+            #expect(throws: ConfigFile.ParseError(line: line, message: nul), "\(text)") { try ConfigFile.parse(text) }
+        }
+        // An escaped backslash before u0000 is text, not a NUL; a literal string keeps its backslash as it is.
+        #expect(try ConfigFile.parse(#"x = "a\\u0000""#)["x"] == .string(#"a\u0000"#))
+        #expect(try ConfigFile.parse(#"x = 'a\u0000'"#)["x"] == .string(#"a\u0000"#))
+        // What Assist writes never holds one, so a value set with a NUL cannot set every other saved value aside.
+        let file = folder.path("nul.toml")
+        try SettingsFiles.write(["notes.nul": .string("a\u{0}b"), "speech.rate": .int(200)], to: file)
+        let read = try ConfigFile.parse(try String(contentsOf: file, encoding: .utf8))
+        #expect(read == ["notes.nul": .string("ab"), "speech.rate": .int(200)])
     }
 
     /// A saved settings file that cannot be read is kept aside whole and said once; nothing else is lost.

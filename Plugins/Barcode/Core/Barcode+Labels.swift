@@ -135,6 +135,38 @@ extension Barcode {
             try store.save(LabelStore.Label(key: key, kind: kind.rawValue, code: fields[1], name: name))
             if before == nil { added += 1 } else { updated += 1 }
             return nil
-        } catch { throw PluginError(text("labels-unreadable", ["reason": error.message])) }
+        } catch { throw PluginError(unreadableLabels(error)) }
+    }
+
+    /// Why the labels cannot be read; when their file is damaged, the way out (`labels --start-again`).
+    func unreadableLabels(_ error: PluginStatus) -> String {
+        if LabelStore.file.isDamaged(in: host.dataDirectory) || DamagedDatabase.saysDamaged(error) {
+            return text("labels-damaged")
+        }
+        // The storage service's reason is a sentence of its own: its full stop is the phrase's.
+        var reason = error.message
+        while reason.hasSuffix(".") { reason.removeLast() }
+        return text("labels-unreadable", ["reason": reason])
+    }
+
+    /// `labels --start-again`: a damaged labels file is kept aside (`labels.sqlite.damaged-DATE`, with its
+    /// journal), and the next label starts a new one. A file that can be read is left alone.
+    func startLabelsAgain() throws(PluginError) {
+        guard let folder = host.dataDirectory else { throw PluginError(text("labels-usage")) }
+        var damaged = LabelStore.file.isDamaged(in: folder)
+        if !damaged {
+            do { _ = try LabelStore(host: host) } catch {
+                guard DamagedDatabase.saysDamaged(error) else { throw PluginError(unreadableLabels(error)) }
+                damaged = true
+            }
+        }
+        guard damaged else { throw PluginError(text("labels-not-damaged")) }
+        do {
+            let kept = try LabelStore.file.keepAside(in: folder, at: Date())
+            host.speak(text("labels-kept-aside", ["path": kept]))
+            host.finish()
+        } catch {
+            throw PluginError(text("labels-not-moved", ["reason": error.localizedDescription]))
+        }
     }
 }

@@ -42,6 +42,7 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
             guard rest.count == 1 else { throw PluginError(text("image-needs-path")) }
             readPhoto(rest[0])
         case "labels":
+            if rest == ["--start-again"] { return try startLabelsAgain() }
             guard rest.isEmpty else { throw PluginError(text("labels-usage")) }
             listLabels()
         case "forget":
@@ -70,7 +71,7 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
             openedStore = store
             return store
         } catch {
-            throw PluginError(text("labels-unreadable", ["reason": error.message]))
+            throw PluginError(unreadableLabels(error))
         }
     }
 
@@ -183,7 +184,8 @@ public final class Barcode: PluginFeature, @unchecked Sendable {
                 host.play(.success)
                 host.speak(text("label-saved", ["name": NameKey.cleaned(name)]), priority: .important)
             } catch {
-                host.speak(text("labels-unreadable", ["reason": Self.sentence(error)]), priority: .important)
+                let said = (error as? PluginStatus).map(unreadableLabels) ?? Self.sentence(error)
+                host.speak(said, priority: .important)
             }
         }
         if let given { return ask(given) }

@@ -5,6 +5,8 @@ import PluginKit
 /// (`CodeText.key`), with the kind and the code as read, the name as given, and its comparison key (NameKey).
 struct LabelStore {
     let database: PluginDatabaseHandle
+    /// Its file in barcode's data folder, for when SQLite cannot read it (`labels --start-again`).
+    static let file = DamagedDatabase(file: "labels.sqlite")
 
     struct Label: Equatable {
         var key: String

@@ -87,6 +87,10 @@ public final class FindObject: PluginFeature {
             case .failure(let problem): throw PluginError(phrases.text(problem.phraseKey))
             }
         }
+        // An option it does not have is refused as one (the sweep's `--frobnicate` was searched for as "cat").
+        if let option = arguments.first, option.hasPrefix("-") {
+            throw PluginError(phrases.text("unknown-option", ["option": option]))
+        }
         let query = arguments.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !query.isEmpty else { throw PluginError(phrases.text("usage")) }
         return try resolveObject(query)
@@ -97,7 +101,7 @@ public final class FindObject: PluginFeature {
     /// (find-object.md §2 and §6).
     func resolveObject(_ query: String) throws(PluginError) -> SearchState.Request {
         // A things file that cannot be read is said (with the way out), and the objects Assist knows are searched.
-        if ThingFile.isDamaged(in: host.dataDirectory) {
+        if ThingFile.database.isDamaged(in: host.dataDirectory) {
             host.speak(phrases.text("things-damaged-search"), priority: .important)
         }
         if let key = Thing.key(for: query), let store = try? ThingStore(host: host) {

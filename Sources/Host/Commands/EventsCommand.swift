@@ -34,11 +34,25 @@ struct EventsCommand: ParsableCommand {
         let url = paths.data.appendingPathComponent("events.jsonl")
         let output = StandardOutput()
         var offset: UInt64 = 0
+        var folder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &folder), folder.boolValue {
+            throw CLIFailure(
+                message: "The event journal \(url.path) is a folder, not a file, so no events can be kept or read. "
+                    + "Move that folder elsewhere; Assist then starts a new journal.", exitCode: 1)
+        }
         if let data = try? Data(contentsOf: url) {
             let complete = Self.completeLines(data)
             let read = EventJournal.parse(complete, prefix: prefix)
             read.lines.suffix(max(0, last)).forEach { output.writeLine($0) }
             report(skipped: read.skipped, in: url)
+            // NUL bytes after the last line are what a crash or a full disk leaves, not a line being written.
+            let tail = data.suffix(from: complete.count)
+            if tail.contains(0) {
+                try? FileHandle.standardError.write(
+                    contentsOf: Data(
+                        ("The last \(tail.count) bytes of \(url.path) are not events (NUL bytes, as a crash or a full "
+                            + "disk leaves them); they were skipped.\n").utf8))
+            }
             offset = UInt64(complete.count)
         }
         guard follow else { return }
