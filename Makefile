@@ -136,6 +136,7 @@ bench: deps
 	bench/outbox.sh
 	bench/find-object.sh
 	bench/barcode.sh
+	bench/light.sh
 	bench/survey.sh
 	bench/kiosk.sh
 	bench/plugin-install.sh

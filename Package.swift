@@ -251,6 +251,8 @@ let package = Package(
         .executableTarget(
             name: "BarcodeBench", dependencies: ["BarcodeCore", "OCR", "HostTesting"], path: "bench/BarcodeBench"),
         .executableTarget(
+            name: "LightBench", dependencies: ["LightCore", "Audio", "HostTesting"], path: "bench/LightBench"),
+        .executableTarget(
             name: "FindObjectBench", dependencies: ["FindObjectCore", "ObjectDetection", "HostTesting"],
             path: "bench/FindObjectBench"),
         .executableTarget(

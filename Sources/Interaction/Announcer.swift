@@ -78,6 +78,14 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         data.writeLine(text)
     }
 
+    /// Keeps `text` as the last message, which "repeat" says again, without saying it here: what a feature said
+    /// through its own speech (the tour's "r repeats the last sentence" holds inside features too). Any thread.
+    package func remember(_ text: String) {
+        let trimmed = Self.line(text)
+        guard !trimmed.isEmpty else { return }
+        lock.withLock { lastMessage = trimmed }
+    }
+
     /// Says the last message again; returns false when nothing has been said yet. Any thread.
     @discardableResult
     package func repeatLast() -> Bool {

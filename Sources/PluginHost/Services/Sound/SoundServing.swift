@@ -57,6 +57,7 @@ struct LocalSpeech: SpeechProviding {
 
     func speak(_ utterance: Utterance, prints: Bool, callbacks: SpeechCallbacks) -> UInt64? {
         if prints { announcer.print(utterance.text) }
+        announcer.remember(utterance.text)
         guard let engine else {
             // Speech is off: the printed line is all there is, and the utterance is over at once.
             let id = UInt64(ids()) | 1 << 63
