@@ -191,6 +191,10 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         } catch {
             throw .manifestInvalid(path, "it is not valid JSON")
         }
+        if let key = JSONDuplicateKeys.first(in: data) {
+            throw .manifestInvalid(
+                path, "it gives the key \"\(key)\" twice, which JSON readers take differently; give each key once")
+        }
         try manifest.validate(path: path)
         return manifest.cleaned()
     }

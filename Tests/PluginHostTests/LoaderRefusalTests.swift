@@ -1,3 +1,4 @@
+import AssistCore
 import Foundation
 import HostTesting
 import PluginAPI
@@ -110,6 +111,37 @@ struct LoaderRefusalTests {
         fields.removeValue(forKey: "library")
         try JSONSerialization.data(withJSONObject: fields).write(to: folder.appendingPathComponent("manifest.json"))
         #expect(try record(try discover(), "badjson").reason?.contains("\"library\" is missing") == true)
+    }
+
+    /// Issue 73, item 9: a manifest that gives a key twice is refused, whatever the key and however deep:
+    /// Foundation read the first `"id"`, Python's `json` the last, so a tool checking the plugin saw another id
+    /// than Assist loaded.
+    @Test func aManifestThatGivesAKeyTwiceIsRefused() throws {
+        let folder = try builder.build(folder: "twice", manifest: nil)
+        let good = String(
+            decoding: try JSONSerialization.data(withJSONObject: CPluginBuilder.manifest(id: "org.test.twice")),
+            as: UTF8.self)
+        for (text, key) in [
+            (good.replacingOccurrences(of: "{", with: #"{"id": "org.test.other", "#, options: .anchored), "id"),
+            (good.replacingOccurrences(of: "{", with: #"{"\u0069d": "org.test.other", "#, options: .anchored), "id"),
+            (
+                good.replacingOccurrences(
+                    of: "{", with: #"{"x": {"a": 1, "b": [{"a": 2}], "a": 3}, "#, options: .anchored),
+                "x.a"
+            ),
+        ] {
+            try Data(text.utf8).write(to: folder.appendingPathComponent("manifest.json"))
+            let plugins = try discover().features.records
+            #expect(plugins.allSatisfy { $0.state != .available }, "\(text)")
+            let reason = plugins.first?.reason ?? ""
+            #expect(reason.contains("it gives the key \"\(key)\" twice"), "\(text): \(reason)")
+        }
+        // The same key in two objects, or in objects of a list, is no duplicate.
+        #expect(
+            JSONDuplicateKeys.first(in: Data(#"{"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 1}, {"k": 2}]}"#.utf8)) == nil
+        )
+        #expect(JSONDuplicateKeys.first(in: Data(#"{"a": "k", "k": "a,\"k\":"}"#.utf8)) == nil)
+        #expect(JSONDuplicateKeys.first(in: Data(#"[{"a": 1, "a": 2}]"#.utf8)) == "a")
     }
 
     @Test func entryThatDisagreesWithItsManifest() throws {
