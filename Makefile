@@ -113,7 +113,7 @@ install:
 example:
 	$(MAKE) -C examples/c-hello
 
-# 402 bad inputs and 55 kill -9s against the debug build: crashes, hangs, unclear messages and half-written files
+# 404 bad inputs and 55 kill -9s against the debug build: crashes, hangs, unclear messages and half-written files
 # counted last (docs/memory-safety.md, "The bad-input sweep").
 sweep: deps
 	$(SWIFT) build

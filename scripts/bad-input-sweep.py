@@ -191,6 +191,12 @@ def prepare(work: Path) -> dict:
     (f["bad-manifest"] / "manifest.json").write_text('{"id": "x", "name": "\\u001b[31mRed\\u0007\\u202e", "library": "../../etc/passwd"}')
     f["voice-empty"] = work / "voice-empty"
     f["voice-empty"].mkdir()
+    # A good plugin folder (the C example), to pack where a package cannot go.
+    f["hello"] = work / "hello"
+    f["hello"].mkdir()
+    subprocess.run(["cc", "-std=c99", "-fPIC", "-shared", "-I", str(ROOT / "Sources/PluginAPI/include"),
+                    str(ROOT / "examples/c-hello/hello.c"), "-o", str(f["hello"] / "libhello.so")], check=True)
+    shutil.copy(ROOT / "examples/c-hello/manifest.json", f["hello"] / "manifest.json")
     # Documents: a PDF cut short, a web page saved as .pdf, an empty one, TIFFs that are not, one locked.
     page = ("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] "
             "/Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj\n"
@@ -318,6 +324,10 @@ def cases(f: dict, work: Path) -> list:
         Case("pack a folder without a manifest", ["plugins", "pack", str(f["no-manifest"]), "--output", str(work)]),
         Case("pack a hostile manifest", ["plugins", "pack", str(f["bad-manifest"]), "--output", str(work)]),
         Case("check a hostile manifest", ["plugins", "check", str(f["bad-manifest"])]),
+        Case("pack into a folder that does not exist", ["plugins", "pack", str(f["hello"]), "--output", "/nonexistent/dir"],
+             names="/nonexistent/dir"),
+        Case("pack into a file", ["plugins", "pack", str(f["hello"]), "--output", str(work / "tone.wav")],
+             names="tone.wav"),
         Case("info of an unknown plugin", ["plugins", "info", "no.such"]),
         Case("reset an unknown plugin", ["plugins", "reset", "no.such"]),
         Case("permissions of an unknown plugin", ["plugins", "permissions", "no.such", "--network", "on"]),

@@ -33,6 +33,19 @@ package enum PluginPacking {
         var files = [PluginArchive.manifestName: manifestURL, manifest.library: libraryURL]
         for (path, url) in try Self.shareFiles(in: root) { files[path] = url }
         let outputFolder = URL(fileURLWithPath: output ?? FileManager.default.currentDirectoryPath)
+        // Where the package goes is said as such (it read "The plugin cannot be unpacked: … .partial").
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: outputFolder.path, isDirectory: &isFolder), isFolder.boolValue
+        else {
+            throw CLIFailure(
+                message: "The package cannot be written: \(outputFolder.path) is not a folder. Give --output a folder "
+                    + "that exists.", exitCode: 64)
+        }
+        guard FileManager.default.isWritableFile(atPath: outputFolder.path) else {
+            throw CLIFailure(
+                message: "The package cannot be written: the folder \(outputFolder.path) cannot be written to. Give "
+                    + "--output a folder of yours.")
+        }
         let package = outputFolder.appendingPathComponent(
             "\(manifest.id)-\(manifest.version).\(PluginArchive.fileExtension)")
         do {
