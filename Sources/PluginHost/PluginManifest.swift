@@ -183,11 +183,10 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         let manifest: PluginManifest
         do {
             manifest = try JSONDecoder().decode(PluginManifest.self, from: data)
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw .manifestInvalid(path, "the field \"\(key.stringValue)\" is missing")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw .manifestInvalid(path, "the field \"\(field(context.codingPath + [key]))\" is missing")
         } catch let DecodingError.typeMismatch(_, context) {
-            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw .manifestInvalid(path, "the field \"\(field)\" has the wrong type")
+            throw .manifestInvalid(path, "the field \"\(field(context.codingPath))\" has the wrong type")
         } catch {
             throw .manifestInvalid(path, "it is not valid JSON")
         }
@@ -197,6 +196,17 @@ package struct PluginManifest: Decodable, Sendable, Equatable {
         }
         try manifest.validate(path: path)
         return manifest.cleaned()
+    }
+
+    /// A decoding path as a manifest's author writes it: `keywords[0].phrase` (Foundation says "Index 0").
+    static func field(_ path: [any CodingKey]) -> String {
+        path.reduce(into: "") { text, key in
+            if let index = key.intValue, key.stringValue.hasPrefix("Index ") {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
     }
 
     /// The longest name, author or keyword kept whole, and the longest description, in characters.

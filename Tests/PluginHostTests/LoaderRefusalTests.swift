@@ -111,6 +111,15 @@ struct LoaderRefusalTests {
         fields.removeValue(forKey: "library")
         try JSONSerialization.data(withJSONObject: fields).write(to: folder.appendingPathComponent("manifest.json"))
         #expect(try record(try discover(), "badjson").reason?.contains("\"library\" is missing") == true)
+        // A field inside a list is named as its author writes it (it read "keywords.Index 0.phrase").
+        fields = CPluginBuilder.manifest(id: "org.test.badjson", extra: ["keywords": [["phrase": 3]]])
+        try JSONSerialization.data(withJSONObject: fields).write(to: folder.appendingPathComponent("manifest.json"))
+        let listed = try record(try discover(), "badjson").reason ?? ""
+        #expect(listed.contains("the field \"keywords[0].phrase\" has the wrong type"), "\(listed)")
+        fields = CPluginBuilder.manifest(id: "org.test.badjson", extra: ["keywords": [["weight": 1]]])
+        try JSONSerialization.data(withJSONObject: fields).write(to: folder.appendingPathComponent("manifest.json"))
+        let missing = try record(try discover(), "badjson").reason ?? ""
+        #expect(missing.contains("the field \"keywords[0].phrase\" is missing"), "\(missing)")
     }
 
     /// Issue 73, item 9: a manifest that gives a key twice is refused, whatever the key and however deep:
