@@ -140,9 +140,16 @@ struct FrameBusTests {
         let camera = service(.directory(pictures), fps: 50, notices: notices)
         let log = DeliveryLog()
         let id = try camera.subscribe(owner: "dir", request: SubscriptionRequest()) { log.add($0) }
-        Thread.sleep(forTimeInterval: 0.4)
+        // Until the folder has ended (a slowed machine takes longer), not for a fixed time.
+        let deadline = Date(timeIntervalSinceNow: 10 * ProcessRunner.timeScale)
+        while notices.all.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        Thread.sleep(forTimeInterval: 0.1)
         camera.unsubscribe(id)
-        #expect(log.sequences == [0, 1])
+        // A subscriber is given the newest frame: one that comes while the one before is still waiting replaces
+        // it (20 ms apart here, which a loaded ASan lane missed once), so the first may be skipped, never the
+        // last, and none comes twice or out of order.
+        let sequences = log.sequences
+        #expect(sequences.last == 1 && sequences == Array(Set(sequences)).sorted(), "\(sequences)")
         #expect(notices.all == [.ended("two")], "the bare folder name, for phrases in every language")
     }
 }
