@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The builds CI's later steps need (the 1.1 copy of abi-compat, the AddressSanitizer and ThreadSanitizer builds,
-# the fuzz build), made while `make test` runs: its tests spend much of their time waiting on the programs they
-# start (a third to half of two cores idle on 2026-12-03), and these builds took some 13 of CI's 57 minutes one
-# after the other. They run at idle priority (SCHED_IDLE, nice 19, idle I/O), so they take only time the tests
-# leave: a test's timing is not theirs to change. Each later step runs the same build command, which finds
-# nothing to do, or waits for the one under way here (SwiftPM's lock, abi-compat's own).
+# The builds of the steps right after `make test` (abi-compat's 1.1 copy, the AddressSanitizer build), made while
+# `make test` runs: its tests spend much of their time waiting on the programs they start (two cores 72 % busy
+# over its halves on 2026-12-03), and these builds took about 7 of CI's 57 minutes one after the other. They run
+# at idle priority (SCHED_IDLE, nice 19, idle I/O), so they take only time the tests leave. Each later step runs
+# the same build command, which finds nothing to do, or waits for the one under way here (SwiftPM's lock,
+# abi-compat's own). The ThreadSanitizer and fuzz builds are not made ahead: made during the ASan lane's tests, in
+# a rehearsal, they made those tests 170 s slower (memory and caches are shared whatever the priority) for 250 s
+# of build saved, and a frame-timing test failed there once.
 # Usage: scripts/ci-prebuild.sh LOG   (.ci/run starts it in the background; each build's time is in LOG)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +30,4 @@ build() {
 # In the order the steps need them.
 build "abi-compat's 1.1 copy" ABI_COMPAT_BUILD_ONLY=1 scripts/abi-compat.sh
 build "the AddressSanitizer build" scripts/memcheck.sh asan-build
-build "the ThreadSanitizer build" scripts/memcheck.sh tsan-build
-build "the fuzz build" FUZZ_BUILD_ONLY=1 scripts/fuzz.sh
 exit $status

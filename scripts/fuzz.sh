@@ -23,7 +23,7 @@ counters=$((16#${size:-0}))
 if [ "$counters" -lt 10000 ]; then
   echo "The fuzz build has only $counters coverage counters: Assist's modules are not instrumented."; exit 1
 fi
-# FUZZ_BUILD_ONLY=1: the build alone (.ci/run makes it early, at idle priority: scripts/ci-prebuild.sh).
+# FUZZ_BUILD_ONLY=1: the build alone.
 [ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 # The picture target decodes through libAssistMedia.so from the ordinary build.
 swift build --product AssistMedia >/dev/null

@@ -4,7 +4,7 @@
 #   scripts/memcheck.sh tsan      the whole suite built with ThreadSanitizer (.build-tsan)
 #   scripts/memcheck.sh valgrind  paths through uninstrumented libraries under valgrind memcheck
 #   scripts/memcheck.sh           all three; exits non-zero when any finds something
-#   scripts/memcheck.sh asan-build tsan-build   only the sanitizer builds (.ci/run makes them early, at idle
+#   scripts/memcheck.sh asan-build tsan-build   only the sanitizer builds (.ci/run makes ASan's early, at idle
 #                                 priority, while the ordinary tests wait on their programs: scripts/ci-prebuild.sh)
 set -uo pipefail
 # A sanitizer that stops a test process can leave the runner waiting: each suite run has 20 minutes at most
