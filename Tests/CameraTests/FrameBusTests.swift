@@ -100,9 +100,11 @@ struct FrameBusTests {
         let camera = service(.image(picture), fps: 60)
         let log = DeliveryLog()
         let id = try camera.subscribe(owner: "zoom", request: SubscriptionRequest()) { log.add($0, sample: true) }
-        Thread.sleep(forTimeInterval: 0.2)
+        // Each step waits for the frame it needs, not a fixed time (a loaded sanitizer lane can be late).
+        let deadline = Date(timeIntervalSinceNow: 10 * ProcessRunner.timeScale)
+        while log.sizes.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         camera.update(id, SubscriptionRequest(zoom: 5))
-        Thread.sleep(forTimeInterval: 0.3)
+        while log.sizes.last != "128x48" && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         camera.unsubscribe(id)
         #expect(log.sizes.first == "640x240" && log.sizes.last == "128x48")
     }
@@ -110,7 +112,9 @@ struct FrameBusTests {
     @Test func theCameraClosesWithTheLastSubscriber() throws {
         let camera = service(.pattern, fps: 30)
         let id = try camera.subscribe(owner: "one", request: SubscriptionRequest()) { _ in }
-        Thread.sleep(forTimeInterval: 0.3)
+        // Until a few frames were captured (a TSan lane under load captured 3 in a fixed 0.3 s once).
+        let deadline = Date(timeIntervalSinceNow: 10 * ProcessRunner.timeScale)
+        while camera.statistics().captured <= 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         camera.unsubscribe(id)
         let captured = camera.statistics().captured
         Thread.sleep(forTimeInterval: 0.3)
@@ -124,7 +128,8 @@ struct FrameBusTests {
         let camera = service(.automatic, notices: notices)
         let log = DeliveryLog()
         let id = try camera.subscribe(owner: "auto", request: SubscriptionRequest()) { log.add($0, sample: true) }
-        Thread.sleep(forTimeInterval: 0.3)
+        let deadline = Date(timeIntervalSinceNow: 10 * ProcessRunner.timeScale)
+        while log.sizes.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         camera.unsubscribe(id)
         #expect(notices.all == [.usingSample(reason: "no camera is connected")])
         #expect(log.sizes.first == "640x240")
