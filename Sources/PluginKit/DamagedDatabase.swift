@@ -25,6 +25,42 @@ public struct DamagedDatabase: Sendable {
     /// True when the storage service found a database damaged when it opened or read it (its sentence says so).
     public static func saysDamaged(_ error: PluginStatus) -> Bool { error.message.contains(" is damaged (") }
 
+    /// True when `error`, met opening or reading the file in `folder`, is the file being damaged.
+    public func isDamaged(in folder: String?, failing error: PluginStatus) -> Bool {
+        isDamaged(in: folder) || Self.saysDamaged(error)
+    }
+
+    /// What `startAgain` did.
+    public enum StartedAgain: Sendable {
+        /// The file can be read: nothing was moved.
+        case notDamaged
+        /// The file was kept aside at this path.
+        case keptAside(String)
+    }
+
+    /// A plugin's `--start-again`: when the file in `folder` is damaged (by its first bytes, or as `open`, which
+    /// opens it through the storage service, finds it), it is kept aside (`keepAside`); a file that can be read is
+    /// left alone. Throws `open`'s error when it fails for another reason, and the file system's when the file
+    /// cannot be moved (`StartAgainError`).
+    public func startAgain(in folder: String, at date: Date = Date(), opening open: () throws(PluginStatus) -> Void)
+        throws(StartAgainError) -> StartedAgain
+    {
+        if !isDamaged(in: folder) {
+            do { try open() } catch {
+                guard Self.saysDamaged(error) else { throw .unreadable(error) }
+                return try keptAside(in: folder, at: date)
+            }
+            return .notDamaged
+        }
+        return try keptAside(in: folder, at: date)
+    }
+
+    private func keptAside(in folder: String, at date: Date) throws(StartAgainError) -> StartedAgain {
+        do { return .keptAside(try keepAside(in: folder, at: date)) } catch {
+            throw .notMoved(error.localizedDescription)
+        }
+    }
+
     /// Moves the file and its journal files to `FILE.damaged-YYYYMMDD-HHMMSS` (and `…-wal`, `…-shm`, `…-journal`
     /// beside it); the new path.
     public func keepAside(in folder: String, at date: Date) throws -> String {
@@ -40,4 +76,12 @@ public struct DamagedDatabase: Sendable {
         }
         return kept
     }
+}
+
+/// Why `DamagedDatabase.startAgain` did nothing.
+public enum StartAgainError: Error, Sendable {
+    /// The file could not be opened, for a reason other than damage: the storage service's.
+    case unreadable(PluginStatus)
+    /// The damaged file could not be moved aside: the file system's reason.
+    case notMoved(String)
 }

@@ -140,7 +140,7 @@ extension Barcode {
 
     /// Why the labels cannot be read; when their file is damaged, the way out (`labels --start-again`).
     func unreadableLabels(_ error: PluginStatus) -> String {
-        if LabelStore.file.isDamaged(in: host.dataDirectory) || DamagedDatabase.saysDamaged(error) {
+        if LabelStore.file.isDamaged(in: host.dataDirectory, failing: error) {
             return text("labels-damaged")
         }
         // The storage service's reason is a sentence of its own: its full stop is the phrase's.
@@ -153,20 +153,20 @@ extension Barcode {
     /// journal), and the next label starts a new one. A file that can be read is left alone.
     func startLabelsAgain() throws(PluginError) {
         guard let folder = host.dataDirectory else { throw PluginError(text("labels-usage")) }
-        var damaged = LabelStore.file.isDamaged(in: folder)
-        if !damaged {
-            do { _ = try LabelStore(host: host) } catch {
-                guard DamagedDatabase.saysDamaged(error) else { throw PluginError(unreadableLabels(error)) }
-                damaged = true
+        let outcome: DamagedDatabase.StartedAgain
+        do {
+            outcome = try LabelStore.file.startAgain(in: folder) { () throws(PluginStatus) in
+                _ = try LabelStore(host: host)
+            }
+        } catch {
+            switch error {
+            case .unreadable(let error): throw PluginError(unreadableLabels(error))
+            case .notMoved(let reason): throw PluginError(text("labels-not-moved", ["reason": reason]))
             }
         }
-        guard damaged else { throw PluginError(text("labels-not-damaged")) }
-        do {
-            let kept = try LabelStore.file.keepAside(in: folder, at: Date())
-            host.speak(text("labels-kept-aside", ["path": kept]))
-            host.finish()
-        } catch {
-            throw PluginError(text("labels-not-moved", ["reason": error.localizedDescription]))
-        }
+        guard case .keptAside(let kept) = outcome else { throw PluginError(text("labels-not-damaged")) }
+        host.speak(text("labels-kept-aside", ["path": kept]))
+        host.finish()
     }
+
 }

@@ -8,7 +8,7 @@ extension FindObject {
     func unreadableThings(_ error: PluginStatus) -> String {
         // A damaged file is one sentence of find-object's own, then the way out (the storage service's sentence,
         // path and SQLite's words, said inside it, was one sentence inside another).
-        if ThingFile.database.isDamaged(in: host.dataDirectory) || DamagedDatabase.saysDamaged(error) {
+        if ThingFile.database.isDamaged(in: host.dataDirectory, failing: error) {
             return phrases.text("things-damaged") + " " + phrases.text("things-start-again")
         }
         return phrases.text("things-unreadable", ["reason": error.message])
@@ -18,21 +18,20 @@ extension FindObject {
     /// and the next teach starts a new one. A file that can be read is left alone.
     func startAgain() throws(PluginError) -> Bool {
         guard let folder = host.dataDirectory else { throw PluginError(phrases.text("things-usage")) }
-        var damaged = ThingFile.database.isDamaged(in: folder)
-        if !damaged {
-            do { _ = try ThingStore(host: host) } catch {
-                guard DamagedDatabase.saysDamaged(error) else { throw PluginError(unreadableThings(error)) }
-                damaged = true
+        let outcome: DamagedDatabase.StartedAgain
+        do {
+            outcome = try ThingFile.database.startAgain(in: folder) { () throws(PluginStatus) in
+                _ = try ThingStore(host: host)
+            }
+        } catch {
+            switch error {
+            case .unreadable(let error): throw PluginError(unreadableThings(error))
+            case .notMoved(let reason): throw PluginError(phrases.text("things-not-moved", ["reason": reason]))
             }
         }
-        guard damaged else { throw PluginError(phrases.text("things-not-damaged")) }
-        do {
-            let kept = try ThingFile.database.keepAside(in: folder, at: Date())
-            host.speak(phrases.text("things-kept-aside", ["path": kept]))
-            host.finish()
-        } catch {
-            throw PluginError(phrases.text("things-not-moved", ["reason": "\(error.localizedDescription)"]))
-        }
+        guard case .keptAside(let kept) = outcome else { throw PluginError(phrases.text("things-not-damaged")) }
+        host.speak(phrases.text("things-kept-aside", ["path": kept]))
+        host.finish()
         return true
     }
 }
