@@ -24,7 +24,7 @@ package final class EventJournal: Sendable {
 
     /// Events for live viewers only (`<id>.view.…`: what read-text is reading, for the low-vision view) are never
     /// kept: what a person reads or sees is not written to disk.
-    package static func isLiveOnly(_ name: String) -> Bool { name.contains(".view.") }
+    package static func isLiveOnly(_ name: String) -> Bool { name.lowercased().contains(".view.") }
 
     /// One journal line: `{"time":…,"name":…,"payload":…}`.
     package static func line(time: String, name: String, json: String) -> String {

@@ -162,6 +162,26 @@ struct PluginKitServicesTests {
         #expect(throws: PluginStatus.invalid) { try stream.read(into: &samples) }
     }
 
+    /// Another feature's live-only events (read-text's page and the picture it reads, for the low-vision view)
+    /// never reach a plugin that listens to everything: with them, a plugin without the camera permission would
+    /// see what the camera saw. Its own live events and everyone's ordinary ones still arrive.
+    @Test func anotherFeaturesLiveEventsAreNotHeard() throws {
+        let kit = self.kit
+        let heard = Collected<String>()
+        let bus = host.services.events
+        host.run(timeoutSeconds: 5, until: { heard.values.contains("assist.read-text.finished") }) {
+            kit.subscribeEvents(prefix: "") { name, _ in heard.append(name) }
+            kit.subscribeEvents(prefix: "assist.read-text.view.") { name, _ in heard.append("direct " + name) }
+            for name in [
+                "assist.read-text.view.page", "assist.read-text.view.picture", "ASSIST.READ-TEXT.VIEW.PAGE",
+                "plugin.org.other.view.x", "org.test.kit.view.mine", "assist.read-text.finished",
+            ] {
+                _ = bus.publish(name, json: #"{"sentences":["Private letter."]}"#)
+            }
+        }
+        #expect(heard.values == ["org.test.kit.view.mine", "assist.read-text.finished"], "\(heard.values)")
+    }
+
     /// What a plugin acquires is held, each holding releasing itself; stopping gives everything back in one
     /// loop, newest first, and a timer given back never fires.
     @Test func whatAPluginHoldsIsGivenBackInOneLoop() throws {

@@ -40,7 +40,22 @@ struct LocalEvents: EventProviding {
 
     func publish(_ name: String, json: String?) -> Bool { bus.publish(name, json: json) }
     func subscribe(prefix: String, _ handler: @escaping @Sendable (String, String) -> Void) -> UInt64 {
-        bus.subscribe(prefix: prefix, handler)
+        let owner = self.owner
+        return bus.subscribe(prefix: prefix) { name, json in
+            guard Self.mayReceive(name, owner: owner) else { return }
+            handler(name, json)
+        }
+    }
+
+    /// Whether a plugin hears `name`: every event but another feature's live-only ones (`<id>.view.…`, what
+    /// read-text is reading and the picture it reads, for the low-vision view, docs/view.md), which only the
+    /// host's view and the feature that sent them see. A plugin without the camera permission would otherwise
+    /// see the camera's picture through read-text's events. Any thread.
+    static func mayReceive(_ name: String, owner: String) -> Bool {
+        guard EventJournal.isLiveOnly(name) else { return true }
+        let own = owner.lowercased()
+        let lowered = name.lowercased()
+        return lowered.hasPrefix(own + ".") || lowered.hasPrefix("plugin.\(own).")
     }
     func unsubscribe(_ id: UInt64) { bus.unsubscribe(id) }
 }
