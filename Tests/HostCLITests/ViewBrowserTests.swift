@@ -183,6 +183,20 @@ struct ViewBrowserTests {
             marked.filter { !$0.isEmpty }
                 == ["Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see."],
             "\(marked)")
+        // The picture read, beside the text: each sentence's lines outlined on it, and what lies inside the outline
+        // is that sentence (tesseract reads it off the picture the page was given). The first two share a line.
+        let outlined = (seen["outlined"] as? [[String: Any]]) ?? []
+        #expect(outlined.map { $0["sentence"] as? Int } == [0, 1, 2], "\(outlined)")
+        let boxes = outlined.map { ($0["boxes"] as? [[Double]]) ?? [] }
+        let texts = outlined.map { (($0["ocr"] as? [String]) ?? []).joined(separator: " ") }
+        if boxes.count == 3, let first = boxes[0].first, let third = boxes[2].first {
+            #expect(boxes[0] == boxes[1], "one line holds both sentences: \(boxes)")
+            #expect(third[1] > first[1] + first[3] / 2, "the third sentence is on the line below: \(boxes)")
+            #expect(boxes.joined().allSatisfy { $0.count == 4 && $0.allSatisfy { (0...1).contains($0) } })
+            #expect(texts[0].contains("Smith tomorrow"), "\(texts)")
+            #expect(texts[2].contains("aloud helps"), "\(texts)")
+        }
+        #expect(outlined.allSatisfy { $0["hidden"] as? Bool == false && ($0["shown"] as? Double ?? 0) > 100 })
         // The word marked followed the speech: the sentence's words, in order, each as it was heard.
         let words = try #require(seen["words"] as? [String])
         let wanted = ["Call", "Dr", "Smith", "tomorrow", "morning", "He", "is", "in"]

@@ -4,6 +4,7 @@ Usage: view_browser.py SCENARIO URL OUTPUT_FOLDER. Prints one JSON object: what 
 judge. Never downloads a browser: CHROMIUM names the executable (default /usr/bin/chromium).
 """
 
+import base64
 import json
 import os
 import subprocess
@@ -153,6 +154,28 @@ def read_text(url, folder, by):
                     if (text && window.__sentences[window.__sentences.length - 1] !== text)
                         window.__sentences.push(text);
                 }).observe(list, { childList: true, subtree: true, attributes: true, attributeFilter: ['class'] });
+                // The picture read beside the text: for each sentence outlined, its boxes and what lies inside
+                // them, cut from the picture as the page received it (without the outline drawn around them).
+                window.__outlined = [];
+                const canvas = document.getElementById('page-picture');
+                new MutationObserver(() => {
+                    const sentence = Number(canvas.dataset.sentence);
+                    const outlines = canvas.dataset.outlines || '';
+                    const last = window.__outlined[window.__outlined.length - 1];
+                    if (!outlines || (last && last.sentence === sentence)) return;
+                    const image = pagePicture.image;
+                    const boxes = outlines.split(';').map((box) => box.split(',').map(Number));
+                    const crops = boxes.map(([left, top, width, height]) => {
+                        const cut = document.createElement('canvas');
+                        cut.width = Math.max(1, Math.round(width * image.width));
+                        cut.height = Math.max(1, Math.round(height * image.height));
+                        cut.getContext('2d').drawImage(image, left * image.width, top * image.height,
+                            cut.width, cut.height, 0, 0, cut.width, cut.height);
+                        return cut.toDataURL('image/png');
+                    });
+                    window.__outlined.push({ sentence, boxes, crops, hidden: canvas.hidden,
+                        shown: canvas.getBoundingClientRect().width });
+                }).observe(canvas, { attributes: true, attributeFilter: ['data-outlines', 'data-sentence'] });
             }"""
         )
         index = next(i for i, label in enumerate(menu["choices"]) if "Read text" in label)
@@ -171,6 +194,18 @@ def read_text(url, folder, by):
         time.sleep(2)
         result["words"] = first.evaluate("() => window.__words")
         result["current_sentences"] = first.evaluate("() => window.__sentences")
+        outlined = first.evaluate("() => window.__outlined")
+        for entry in outlined:
+            texts = []
+            for number, crop in enumerate(entry.pop("crops")):
+                cut = os.path.join(folder, f"outlined-{entry['sentence']}-{number}.png")
+                with open(cut, "wb") as file:
+                    file.write(base64.b64decode(crop.split(",", 1)[1]))
+                texts.append(subprocess.run(
+                    ["tesseract", cut, "-", "--psm", "7"], capture_output=True, text=True, check=False
+                ).stdout.strip())
+            entry["ocr"] = texts
+        result["outlined"] = outlined
         # The word marked while the last sentence sounds, and a screenshot of the large print for OCR.
         wait_for(first, lambda state: state["word"] is not None, 5)
         shot = os.path.join(folder, "large-print.png")

@@ -177,6 +177,25 @@ struct TextTests {
         #expect(Self.items(["第一行", "第二行。"]) == ["第一行第二行。"], "no space between CJK characters")
     }
 
+    /// Each sentence carries the lines its words are on (the view outlines them): a line shared by two sentences
+    /// goes to both, and a sentence that ends where a line ends takes nothing of the next line.
+    @Test func eachSentenceKnowsTheLinesItIsOn() {
+        var lines: [OrderedLine] = []
+        var top = 0.9
+        for text in ["Call Dr. Smith tomorrow morning. He is in.", "Reading aloud helps", "people. Who sees? Not"] {
+            lines.append(OrderedLine(observation: line(text, 0.1, top - 0.03, 0.9, top), column: 0))
+            top -= 0.04
+        }
+        let items = SentenceBuilder().items(lines)
+        let rows = items.map { item in item.lines.map { box in lines.firstIndex { $0.observation.box == box } ?? -1 } }
+        #expect(
+            items.map(\.text) == [
+                "Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people.", "Who sees?", "Not",
+            ])
+        #expect(rows == [[0], [0], [1, 2], [2], [2]], "\(rows)")
+        #expect(SentenceBuilder().items(lines, navigation: .lines).map(\.lines.count) == [1, 1, 1])
+    }
+
     @Test func cleanupMakesLettersSpeakable() {
         #expect(SpeechCleanup.spoken("«Hi» I saw B", language: "en") == ",Hi, I saw b,")
         #expect(SpeechCleanup.spoken("Я видел A", language: "ru") == "Я видел a,")

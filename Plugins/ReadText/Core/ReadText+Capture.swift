@@ -358,10 +358,12 @@ extension ReadText {
             }
             if result.vetoed && !isPhoto && !observations.isEmpty { return false }
             let tooSmall = result.items.isEmpty && textTooSmall(picture, engine: engine)
+            let number = result.items.isEmpty ? 0 : numberPictureForView()
             post { [self] in
                 if result.vetoed && isPhoto && !observations.isEmpty { status(phrases.text("uncertain")) }
                 deliver(result.items, columns: result.columns, complete: true, tooSmall: tooSmall)
             }
+            if number > 0 { showPictureOnView(picture, number: number) }
             return true
         }
         return recognizeStreaming(picture, isPhoto: isPhoto, engine: engine, orientationChecked: orientationChecked)
@@ -396,10 +398,12 @@ extension ReadText {
         ) { items, columns in
             let first = !started
             started = true
+            let number = first ? numberPictureForView() : 0
             post { [self] in
                 if first { navigator?.columns = columns }
                 appendStreamed(items, first: first)
             }
+            if number > 0 { showPictureOnView(picture, number: number) }
         }
         // An early read the camera moved away from: nothing more is worked out for it.
         if output?.isDropped == true { return true }

@@ -1,4 +1,6 @@
+import CPageGeometry
 import Foundation
+import OCR
 import PluginKit
 
 /// What read-text tells the low-vision view (docs/view.md): the sentences of the page being read and which one
@@ -13,16 +15,63 @@ extension ReadText {
     func showOnView(reading index: Int) {
         guard let navigator, index < navigator.items.count else { return }
         let page = navigator.items[index].page
-        let onPage = navigator.items.enumerated().filter { $0.element.page == page }
+        let onPage = navigator.items.enumerated().filter { $0.element.page == page }.prefix(Self.viewSentences)
         let first = onPage.first?.offset ?? 0
-        let sentences = onPage.prefix(Self.viewSentences).map(\.element.text)
-        if sentences != viewShown.sentences || page != viewShown.page {
-            viewShown = (page, sentences)
-            publishView(
-                "assist.read-text.view.page",
-                ["page": page, "pages": navigator.pages, "sentences": sentences, "complete": navigator.isComplete])
+        let sentences = onPage.map(\.element.text)
+        let picture = page == 0 ? viewPicture : 0
+        if sentences != viewShown.sentences || page != viewShown.page || picture != viewShown.picture {
+            viewShown = (page, picture, sentences)
+            var object: [String: Any] = [
+                "page": page, "pages": navigator.pages, "sentences": sentences, "complete": navigator.isComplete,
+            ]
+            if picture > 0 {
+                object["picture"] = picture
+                object["lines"] = onPage.map { $0.element.lines.map(Self.topLeft) }
+            }
+            publishView("assist.read-text.view.page", object)
         }
         publishView("assist.read-text.view.sentence", ["index": index - first, "page": page])
+    }
+
+    /// The longer side of the picture the view is given, in pixels, and its JPEG quality: enough to see where
+    /// the lines are and to read large print, at about 100 kB.
+    static let viewPictureSide = 1280
+    static let viewPictureQuality = 80
+
+    /// Numbers the picture whose items are about to be posted and gives it to the view (as a JPEG, its longer
+    /// side at most `viewPictureSide`), so that the page can outline each sentence's lines on it. The number goes
+    /// to the main loop first, with the items. Worker thread, once the first items are posted: the picture costs
+    /// the first words nothing.
+    func numberPictureForView() -> Int {
+        picturesNumbered += 1
+        let number = picturesNumbered
+        post { [self] in viewPicture = number }
+        return number
+    }
+
+    func showPictureOnView(_ picture: GrayPicture, number: Int) {
+        // An early read the camera moved away from is never read: its picture is not shown either.
+        guard output?.isDropped != true else { return }
+        var data: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard
+            assist_page_jpeg(
+                picture.pixels.assumingMemoryBound(to: UInt8.self), Int32(picture.width), Int32(picture.height),
+                Int32(picture.stride), Int32(Self.viewPictureSide), Int32(Self.viewPictureQuality), &data, &size,
+                &width, &height) == 0, let data
+        else { return }
+        defer { assist_jpeg_free(data) }
+        let jpeg = Data(bytes: data, count: size).base64EncodedString()
+        publishView(
+            "assist.read-text.view.picture", ["picture": number, "width": width, "height": height, "jpeg": jpeg])
+    }
+
+    /// A line's box as the page draws it: left, top, width and height, fractions of the picture from its top-left
+    /// corner, to four places.
+    static func topLeft(_ box: NormalizedBox) -> [Double] {
+        [box.minX, 1 - box.maxY, box.width, box.height].map { ($0 * 10_000).rounded() / 10_000 }
     }
 
     private func publishView(_ name: String, _ object: [String: Any]) {

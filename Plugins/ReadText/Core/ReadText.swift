@@ -14,7 +14,11 @@ public final class ReadText: PluginFeature, ReadingVoice {
     var options = ReadTextOptions()
     var navigator: ReadingNavigator?
     /// The page and sentences last told to the view (ReadText+View).
-    var viewShown: (page: Int, sentences: [String]) = (-1, [])
+    var viewShown: (page: Int, picture: Int, sentences: [String]) = (-1, 0, [])
+    /// The number of the picture the items being read were recognised in (0: none, a document's text layer).
+    var viewPicture = 0
+    /// How many pictures were numbered for the view. Owned by `worker`.
+    nonisolated(unsafe) var picturesNumbered = 0
     let worker = WorkerThread(name: "assist-read-text-ocr")
     let capture = CaptureState()
     var pipeline: TextPipeline

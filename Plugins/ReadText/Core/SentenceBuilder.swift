@@ -7,6 +7,21 @@ public struct ReadingItem: Equatable, Sendable {
     public var column: Int
     /// The document page it is on, from 1; 0 for a picture.
     public var page = 0
+    /// The boxes of the lines it was read from, in the picture read (normalised, bottom-left origin): what the
+    /// low-vision view outlines while it is read (docs/view.md). Empty for a document's text layer. Not part of
+    /// equality: two readings of the same text are the same reading wherever a line's box fell.
+    public var lines: [NormalizedBox] = []
+
+    public init(text: String, column: Int, page: Int = 0, lines: [NormalizedBox] = []) {
+        self.text = text
+        self.column = column
+        self.page = page
+        self.lines = lines
+    }
+
+    public static func == (left: ReadingItem, right: ReadingItem) -> Bool {
+        left.text == right.text && left.column == right.column && left.page == right.page
+    }
 }
 
 /// Builds the items to read from lines in reading order (read-text.md §8). Pure.
@@ -43,16 +58,21 @@ public struct SentenceBuilder: Sendable {
 
     public func items(_ lines: [OrderedLine], navigation: Navigation = .sentences) -> [ReadingItem] {
         if navigation == .lines {
-            return lines.map { ReadingItem(text: $0.observation.text, column: $0.column) }
+            return lines.map {
+                ReadingItem(text: $0.observation.text, column: $0.column, lines: [$0.observation.box])
+            }
         }
         var items: [ReadingItem] = []
         var current = ""
         var column = 0
+        // The lines whose text is in `current`, each with where its text begins there (in characters).
+        var boxes: [(start: Int, box: NormalizedBox)] = []
         var previous: OrderedLine?
         func push() {
             let text = current.trimmingCharacters(in: .whitespaces)
-            if !text.isEmpty { items.append(ReadingItem(text: text, column: column)) }
+            if !text.isEmpty { items.append(ReadingItem(text: text, column: column, lines: boxes.map(\.box))) }
             current = ""
+            boxes = []
         }
         for line in lines {
             if let previous {
@@ -62,15 +82,26 @@ public struct SentenceBuilder: Sendable {
                 }
             }
             if current.isEmpty { column = line.column }
-            current = Self.join(current, line.observation.text)
+            let joined = Self.join(current, line.observation.text)
+            boxes.append((joined.count - line.observation.text.count, line.observation.box))
+            current = joined
             previous = line
-            // Split what is complete; keep the rest.
+            // Split what is complete; keep the rest, with the lines it is on.
             while let end = sentenceEnd(in: current) {
                 let sentence = String(current[..<end])
                 let rest = current[end...].drop { $0.isWhitespace }
+                let cut = current.distance(from: current.startIndex, to: end)
+                let restStart = current.count - rest.count
+                let lines = boxes
+                // A line belongs to the part its characters are in: before the cut, after it, or both.
+                let restLines = lines.indices.filter { index in
+                    index + 1 == lines.count || lines[index + 1].start > restStart
+                }.map { (start: max(0, lines[$0].start - restStart), box: lines[$0].box) }
+                boxes = lines.filter { $0.start < cut }
                 current = sentence
                 push()
                 current = String(rest)
+                boxes = current.isEmpty ? [] : restLines
                 column = line.column
             }
         }

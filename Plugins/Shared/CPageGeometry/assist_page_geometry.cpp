@@ -191,3 +191,41 @@ extern "C" int assist_scale(const uint8_t *gray, int width, int height, int stri
         return -1;
     }
 }
+
+extern "C" int assist_page_jpeg(const uint8_t *gray, int width, int height, int stride, int largest_side, int quality,
+                                uint8_t **out, size_t *size, int *out_width, int *out_height) {
+    if (gray == nullptr || out == nullptr || size == nullptr || out_width == nullptr || out_height == nullptr ||
+        width < 1 || height < 1 || largest_side < 1 || quality < 1 || quality > 100)
+        return -1;
+    *out = nullptr;
+    *size = 0;
+    try {
+        cv::Mat source = wrap(gray, width, height, stride), small;
+        const double scale = std::min(1.0, static_cast<double>(largest_side) / std::max(width, height));
+        if (scale < 1.0)
+            cv::resize(source, small, cv::Size(), scale, scale, cv::INTER_AREA);
+        else
+            small = source;
+        PIX *pix = to_pix(small);
+        if (pix == nullptr) return -1;
+        l_uint8 *data = nullptr;
+        size_t length = 0;
+        const l_int32 failed = pixWriteMemJpeg(&data, &length, pix, quality, 0);
+        pixDestroy(&pix);
+        if (failed != 0 || data == nullptr) {
+            if (data != nullptr) lept_free(data);
+            return -1;
+        }
+        *out = data;
+        *size = length;
+        *out_width = small.cols;
+        *out_height = small.rows;
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+extern "C" void assist_jpeg_free(uint8_t *data) {
+    if (data != nullptr) lept_free(data);
+}

@@ -134,7 +134,11 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
         let events = session.services.events
         subscriptions = [
             events.subscribe(prefix: "assist.read-text.view.") { name, json in
-                hub.panel(name.hasSuffix(".page") ? "reading" : "sentence", json)
+                switch name {
+                case "assist.read-text.view.page": hub.panel("reading", json)
+                case "assist.read-text.view.picture": hub.panel("page-picture", json)
+                default: hub.panel("sentence", json)
+                }
             },
             events.subscribe(prefix: "assist.collect-videos.view.recording") { _, json in
                 hub.panel("recording", json.contains(#""recording":true"#) ? json : nil)

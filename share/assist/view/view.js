@@ -15,7 +15,7 @@ const WORDS = {
     pixels: "pixels", answer: "Answer",
     page: "The page",
     recording: "Filming: {s} of {max} seconds",
-    camera: "Camera", zoom: "Zoom", colours: "Picture colours", contrast: "Stronger contrast", freeze: "Freeze (z)", sees: "What the camera sees", frozen: "The picture is held: z lets it go.", pictureColours: { "normal": "As they are", "inverted": "Inverted", "yellow-on-black": "Yellow on black" },
+    camera: "Camera", zoom: "Zoom", colours: "Picture colours", contrast: "Stronger contrast", freeze: "Freeze (z)", sees: "What the camera sees", pictureRead: "The picture read, the sentence being read outlined", frozen: "The picture is held: z lets it go.", pictureColours: { "normal": "As they are", "inverted": "Inverted", "yellow-on-black": "Yellow on black" },
   },
   es: {
     title: "Assist", heard: "Lo que dijo Assist", words: "Escriba palabras u órdenes", send: "Enviar",
@@ -29,7 +29,7 @@ const WORDS = {
     pixels: "píxeles", answer: "Respuesta",
     page: "La página",
     recording: "Grabando: {s} de {max} segundos",
-    camera: "Cámara", zoom: "Aumento", colours: "Colores de la imagen", contrast: "Más contraste", freeze: "Congelar (z)", sees: "Lo que ve la cámara", frozen: "La imagen está congelada: z la suelta.", pictureColours: { "normal": "Tal como son", "inverted": "Invertidos", "yellow-on-black": "Amarillo sobre negro" },
+    camera: "Cámara", zoom: "Aumento", colours: "Colores de la imagen", contrast: "Más contraste", freeze: "Congelar (z)", sees: "Lo que ve la cámara", pictureRead: "La imagen leída, con la frase que se lee recuadrada", frozen: "La imagen está congelada: z la suelta.", pictureColours: { "normal": "Tal como son", "inverted": "Invertidos", "yellow-on-black": "Amarillo sobre negro" },
   },
   ru: {
     title: "Assist", heard: "Что сказал Assist", words: "Введите слова или команду", send: "Отправить",
@@ -42,7 +42,7 @@ const WORDS = {
     pixels: "пикселей", answer: "Ответ",
     page: "Страница",
     recording: "Съёмка: {s} из {max} секунд",
-    camera: "Камера", zoom: "Увеличение", colours: "Цвета изображения", contrast: "Сильнее контраст", freeze: "Заморозить (z)", sees: "Что видит камера", frozen: "Изображение заморожено: z отпускает его.", pictureColours: { "normal": "Как есть", "inverted": "Инвертированные", "yellow-on-black": "Жёлтый на чёрном" },
+    camera: "Камера", zoom: "Увеличение", colours: "Цвета изображения", contrast: "Сильнее контраст", freeze: "Заморозить (z)", sees: "Что видит камера", pictureRead: "Прочитанное изображение, читаемое предложение обведено", frozen: "Изображение заморожено: z отпускает его.", pictureColours: { "normal": "Как есть", "inverted": "Инвертированные", "yellow-on-black": "Жёлтый на чёрном" },
   },
   zh: {
     title: "Assist", heard: "Assist 说过的话", words: "输入词语或命令", send: "发送",
@@ -55,7 +55,7 @@ const WORDS = {
     pixels: "像素", answer: "回答",
     page: "页面",
     recording: "正在拍摄：{s} / {max} 秒",
-    camera: "摄像头", zoom: "放大", colours: "画面颜色", contrast: "增强对比度", freeze: "定格 (z)", sees: "摄像头看到的画面", frozen: "画面已定格：按 z 恢复。", pictureColours: { "normal": "原样", "inverted": "反色", "yellow-on-black": "黑底黄色" },
+    camera: "摄像头", zoom: "放大", colours: "画面颜色", contrast: "增强对比度", freeze: "定格 (z)", sees: "摄像头看到的画面", pictureRead: "读取的图片，正在朗读的句子已框出", frozen: "画面已定格：按 z 恢复。", pictureColours: { "normal": "原样", "inverted": "反色", "yellow-on-black": "黑底黄色" },
   },
 };
 
@@ -224,7 +224,7 @@ function applySettings(settings) {
 function showPanel(kind, data) {
   if (data === null || data === undefined) delete page.panels[kind];
   else page.panels[kind] = data;
-  if (kind === "reading" || kind === "sentence") showReading();
+  if (kind === "reading" || kind === "sentence" || kind === "page-picture") showReading();
   if (kind === "recording") showRecording();
 }
 
@@ -267,6 +267,58 @@ function showReading() {
       item.removeAttribute("aria-current");
     }
   });
+  showPagePicture(reading, current);
+}
+
+/// read-text's picture beside its text, the lines of the sentence being read outlined (in the scheme's two
+/// colours, so the outline stands out on any picture). Shown only when the picture is the one the sentences were
+/// read from.
+const pagePicture = { number: 0, image: null };
+
+function showPagePicture(reading, current) {
+  const canvas = $("page-picture");
+  const picture = page.panels["page-picture"];
+  const matches = picture && typeof picture.jpeg === "string" && reading.picture === picture.picture;
+  canvas.hidden = !matches;
+  if (!matches) {
+    delete canvas.dataset.outlines;
+    return;
+  }
+  if (pagePicture.number !== picture.picture) {
+    pagePicture.number = picture.picture;
+    pagePicture.image = null;
+    const image = new Image();
+    image.onload = () => {
+      if (pagePicture.number !== picture.picture) return;
+      pagePicture.image = image;
+      showReading();
+    };
+    image.src = "data:image/jpeg;base64," + picture.jpeg;
+    return;
+  }
+  if (!pagePicture.image) return;
+  const width = picture.width, height = picture.height;
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  const context = canvas.getContext("2d");
+  context.drawImage(pagePicture.image, 0, 0, width, height);
+  const lines = Array.isArray(reading.lines) && current >= 0 && Array.isArray(reading.lines[current])
+    ? reading.lines[current] : [];
+  canvas.dataset.sentence = String(current);
+  canvas.dataset.outlines = lines.map((box) => box.map((v) => Number(v).toFixed(3)).join(",")).join(";");
+  const style = getComputedStyle(document.body);
+  const thickness = Math.max(3, Math.round(width / 200));
+  for (const [colour, line] of [[style.backgroundColor, thickness * 2], [style.color, thickness]]) {
+    context.strokeStyle = colour;
+    context.lineWidth = line;
+    for (const [left, top, boxWidth, boxHeight] of lines) {
+      const margin = thickness * 1.5;
+      context.strokeRect(left * width - margin, top * height - margin, boxWidth * width + 2 * margin,
+        boxHeight * height + 2 * margin);
+    }
+  }
 }
 
 /// find-object's target on the preview: a box (or a ring when only its centre is known) and an arrow from the
@@ -413,6 +465,7 @@ function label() {
   $("contrast-label").textContent = words.contrast;
   $("freeze").textContent = words.freeze;
   $("picture").setAttribute("aria-label", words.sees);
+  $("page-picture").setAttribute("aria-label", words.pictureRead);
   fillSelect($("zoom"), ["1", "1.5", "2", "3", "4", "5", "6", "8"], (value) => `${value}×`);
   fillSelect($("colours"), Object.keys(words.pictureColours), (value) => words.pictureColours[value]);
   fillSelect($("text-size"), SIZES.map(String), (value) => `${value} ${words.pixels}`);
