@@ -370,6 +370,57 @@ extension ViewBrowserTests {
 }
 
 extension ViewBrowserTests {
+    /// photo-sensor's last photos while its menu is open: upright (a phone's photo stored turned, its EXIF saying
+    /// so), newest first, each captioned with the labels recognition gave it and its file's name; gone once the
+    /// menu is left.
+    @Test func photoSensorsLastPhotosAreShownWithTheirLabels() throws {
+        let samples = "/usr/share/darknet/data"
+        guard FileManager.default.fileExists(atPath: "\(samples)/dog.jpg") else {
+            print("skipped: darknet's sample photos are not installed (make deps)")
+            return
+        }
+        let pictures = folder.path("Pictures")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        let config = folder.path("photos.toml")
+        try """
+        [photo-sensor]
+        watchDirectories = ["\(pictures.path)"]
+        performRecognition = true
+        """.write(to: config, atomically: true, encoding: .utf8)
+        func watch() throws -> ProcessResult {
+            try ProcessRunner.run(
+                BuildProducts.assist,
+                [
+                    "run", "photo-sensor", "watch", "--once", "--no-speech", "--data-dir", folder.path("data").path,
+                    "--config", config.path,
+                ], environment: ["XDG_CONFIG_HOME": folder.path("config").path], timeoutSeconds: 120)
+        }
+        _ = try watch()  // the baseline
+        // The dog turned a quarter anticlockwise in its pixels, EXIF orientation 6 saying how to show it.
+        let turned = folder.path("turned.jpg").path
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert", ["\(samples)/dog.jpg", "-rotate", "-90", "-orient", "RightTop", turned])
+        try #require(made.status == 0, "\(made.standardError)")
+        try FileManager.default.moveItem(atPath: turned, toPath: pictures.appendingPathComponent("IMG_0001.jpg").path)
+        let recorded = try watch()
+        #expect(recorded.lines.contains("1 new item recorded."), "\(recorded.lines) \(recorded.standardError)")
+        let shell = try shell(["--no-speech", "--config", config.path])
+        let address = try #require(shell.address())
+        let seen = try browse("photos", address)
+        let photos = (seen["photos"] as? [[String: Any]]) ?? []
+        try #require(photos.count == 1, "\(seen)")
+        let caption = photos[0]["caption"] as? String ?? ""
+        #expect(caption.hasPrefix("dog") && caption.hasSuffix("IMG_0001.jpg"), "\(caption)")
+        #expect(photos[0]["alt"] as? String == caption.components(separatedBy: "\n").first, "\(photos)")
+        // dog.jpg is 768 by 576: shown upright, it is wider than tall again, at most 480 a side.
+        #expect(photos[0]["width"] as? Int == 480 && photos[0]["height"] as? Int == 360, "\(photos)")
+        #expect((photos[0]["shown"] as? Double ?? 0) > 100)
+        #expect((seen["prompt"] as? String)?.isEmpty == false)
+        #expect((seen["axe"] as? [String]) == [], "axe-core: \(seen["axe"] ?? "none")")
+        #expect(seen["hidden_after"] as? Bool == true)
+        #expect(shell.finish() == 0)
+    }
+
     /// find-object's target on the preview: boxed where the detector found it (the guidance event's box, kept in
     /// the journal), with the events meant only for the view never written there.
     @Test func findObjectsTargetIsBoxedWhereTheDetectorFoundIt() throws {

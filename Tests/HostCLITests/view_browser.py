@@ -352,6 +352,39 @@ def target(url, folder):
     return result
 
 
+def photos(url, folder):
+    """Opens photo-sensor's menu by a click and reads the photos shown while it is open, then leaves it."""
+    result = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#choices button")
+        page.locator("#choices button", has_text="Photo sensor").first.click()
+        page.wait_for_function(
+            """() => !document.getElementById('photos').hidden
+                && Array.from(document.querySelectorAll('#photo-list img'))
+                    .every((image) => image.complete && image.naturalWidth > 0)""",
+            timeout=60000 * SCALE,
+        )
+        result["photos"] = page.evaluate(
+            """() => Array.from(document.querySelectorAll('#photo-list figure')).map((figure) => ({
+                caption: figure.querySelector('figcaption').innerText,
+                alt: figure.querySelector('img').alt,
+                width: figure.querySelector('img').naturalWidth,
+                height: figure.querySelector('img').naturalHeight,
+                shown: figure.querySelector('img').getBoundingClientRect().width,
+            }))"""
+        )
+        result["prompt"] = seen(page)["prompt"]
+        result["axe"] = violations(page)
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => document.getElementById('photos').hidden", timeout=20000 * SCALE)
+        result["hidden_after"] = True
+        browser.close()
+    return result
+
+
 def printed(url, folder):
     """With speech off: the lines printed are shown, and the live line is polite for the screen reader."""
     with sync_playwright() as playwright:
@@ -373,6 +406,8 @@ def main():
         result = read_text(url, folder, "click")
     elif scenario == "printed":
         result = printed(url, folder)
+    elif scenario == "photos":
+        result = photos(url, folder)
     elif scenario == "target":
         result = target(url, folder)
     elif scenario == "reconnect":

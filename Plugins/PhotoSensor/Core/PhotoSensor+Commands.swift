@@ -53,7 +53,9 @@ extension PhotoSensor {
             "menu-status", running ? "menu-stop" : "menu-start", "menu-sync", "menu-label",
             announcing ? "menu-announce-stop" : "menu-announce", paused ? "menu-resume" : "menu-pause",
         ].map { phrases.text($0) }
+        showPhotosOnView()
         host.askChoice(phrases.text("menu"), choices: choices) { [weak self] index in
+            self?.hidePhotosOnView()
             guard let self, let index else { return }
             switch index {
             case 0: say(status(json: false))

@@ -74,7 +74,7 @@ extension PhotoSensor {
     }
 
     /// A gone or unknown file gets no labels (and is marked done so it is not tried for ever).
-    private static func format(of path: String) -> MediaFormat? {
+    static func format(of path: String) -> MediaFormat? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         return MediaSniffer.sniff(Array((try? handle.read(upToCount: MediaSniffer.headerBytes)) ?? Data()))

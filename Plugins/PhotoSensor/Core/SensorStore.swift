@@ -239,6 +239,36 @@ public final class SensorStore {
         return rows
     }
 
+    /// A photo recorded: its path and the labels recognition gave it, surest first.
+    public struct RecentPhoto: Equatable, Sendable {
+        public var path: String
+        public var labels: [String]
+    }
+
+    /// The last `limit` photos recorded, the newest file first (a photo's labels go with its rows: once sent and
+    /// removed by `removeAfterSync`, it has none).
+    public func recentPhotos(limit: Int) throws(PluginStatus) -> [RecentPhoto] {
+        var found: [(path: String, sha256: String)] = []
+        try database.execute(
+            """
+            SELECT path, sha256 FROM seen_files WHERE recorded = 1 AND media_type = 1
+            ORDER BY mtime_ns DESC, path LIMIT ?
+            """, [.integer(Int64(limit))]
+        ) { row in if row.count == 2 { found.append((row[0], row[1])) } }
+        var photos: [RecentPhoto] = []
+        for file in found {
+            var labels: [String] = []
+            try database.execute(
+                """
+                SELECT recognitionLabel FROM ios_photos_recognition WHERE photoLocalIdentifier = ?
+                GROUP BY recognitionLabel ORDER BY max(confidence) DESC
+                """, [.text("\(file.path)#sha256:\(file.sha256)")]
+            ) { row in labels.append(row[0]) }
+            photos.append(RecentPhoto(path: file.path, labels: labels))
+        }
+        return photos
+    }
+
     // MARK: Sync
 
     /// The tables sent, in order, with their AWARE object types.

@@ -85,7 +85,15 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
     X(lib, jpeg_CreateDecompress)                                                                              \
     X(lib, jpeg_stdio_src)                                                                                     \
     X(lib, jpeg_read_header)                                                                                   \
-    X(lib, jpeg_destroy_decompress)
+    X(lib, jpeg_destroy_decompress)                                                                            \
+    X(lib, jpeg_CreateCompress)                                                                                \
+    X(lib, jpeg_mem_dest)                                                                                      \
+    X(lib, jpeg_set_defaults)                                                                                  \
+    X(lib, jpeg_set_quality)                                                                                   \
+    X(lib, jpeg_start_compress)                                                                                \
+    X(lib, jpeg_write_scanlines)                                                                               \
+    X(lib, jpeg_finish_compress)                                                                               \
+    X(lib, jpeg_destroy_compress)
 
 #define FIELD(lib, name) __typeof__(&name) name;
 
@@ -467,4 +475,52 @@ int assist_media_jpeg_size(const char *path, assist_media_info *info) {
     jp.jpeg_destroy_decompress(&decoder);
     fclose(file);
     return result;
+}
+
+int assist_media_thumbnail(const char *path, int heif, int max_side, int orientation, int quality,
+                           unsigned char **out, unsigned long *size, int *width, int *height) {
+    if (!path || !out || !size || !width || !height || quality < 1 || quality > 100)
+        return ASSIST_MEDIA_INFO_UNREADABLE;
+    *out = NULL;
+    *size = 0;
+    if (!load_jpeg()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    uint8_t *bgr = NULL;
+    int status = assist_media_decode_bgr(path, heif, max_side, orientation, &bgr, width, height);
+    if (status != ASSIST_MEDIA_INFO_OK) return status;
+    struct jpeg_compress_struct encoder;
+    struct jpeg_failure failure;
+    encoder.err = jp.jpeg_std_error(&failure.manager);
+    failure.manager.error_exit = jpeg_failed;
+    failure.manager.emit_message = jpeg_quiet;
+    /* libjpeg writes into `target` through its address (so it lives in memory, not a register, across longjmp):
+       what it allocated is freed whether the encoding ended or failed. */
+    unsigned char *target = NULL;
+    unsigned long length = 0;
+    volatile int result = ASSIST_MEDIA_INFO_UNREADABLE;
+    if (setjmp(failure.back) == 0) {
+        jp.jpeg_CreateCompress(&encoder, JPEG_LIB_VERSION, sizeof encoder);
+        jp.jpeg_mem_dest(&encoder, &target, &length);
+        encoder.image_width = (JDIMENSION)*width;
+        encoder.image_height = (JDIMENSION)*height;
+        encoder.input_components = 3;
+        encoder.in_color_space = JCS_EXT_BGR; /* libjpeg-turbo's: FFmpeg's BGR24 rows as they are */
+        jp.jpeg_set_defaults(&encoder);
+        jp.jpeg_set_quality(&encoder, quality, TRUE);
+        jp.jpeg_start_compress(&encoder, TRUE);
+        while (encoder.next_scanline < encoder.image_height) {
+            JSAMPROW row = bgr + (size_t)encoder.next_scanline * (size_t)*width * 3;
+            jp.jpeg_write_scanlines(&encoder, &row, 1);
+        }
+        jp.jpeg_finish_compress(&encoder);
+        result = ASSIST_MEDIA_INFO_OK;
+    }
+    jp.jpeg_destroy_compress(&encoder);
+    free(bgr);
+    if (result != ASSIST_MEDIA_INFO_OK) {
+        free(target);
+        return result;
+    }
+    *out = target;
+    *size = length;
+    return ASSIST_MEDIA_INFO_OK;
 }

@@ -140,6 +140,9 @@ package final class ViewAttachment: @unchecked Sendable {  // because: made, cha
                 default: hub.panel("sentence", json)
                 }
             },
+            events.subscribe(prefix: "assist.photo-sensor.view.photos") { _, json in
+                hub.panel("photos", json.contains(#""photos":[]"#) ? nil : json)
+            },
             events.subscribe(prefix: "assist.collect-videos.view.recording") { _, json in
                 hub.panel("recording", json.contains(#""recording":true"#) ? json : nil)
             },

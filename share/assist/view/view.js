@@ -15,7 +15,7 @@ const WORDS = {
     pixels: "pixels", answer: "Answer",
     page: "The page",
     recording: "Filming: {s} of {max} seconds",
-    camera: "Camera", zoom: "Zoom", colours: "Picture colours", contrast: "Stronger contrast", freeze: "Freeze (z)", sees: "What the camera sees", pictureRead: "The picture read, the sentence being read outlined", frozen: "The picture is held: z lets it go.", pictureColours: { "normal": "As they are", "inverted": "Inverted", "yellow-on-black": "Yellow on black" },
+    camera: "Camera", zoom: "Zoom", colours: "Picture colours", contrast: "Stronger contrast", freeze: "Freeze (z)", sees: "What the camera sees", photos: "Last photos", noLabels: "no labels yet", pictureRead: "The picture read, the sentence being read outlined", frozen: "The picture is held: z lets it go.", pictureColours: { "normal": "As they are", "inverted": "Inverted", "yellow-on-black": "Yellow on black" },
   },
   es: {
     title: "Assist", heard: "Lo que dijo Assist", words: "Escriba palabras u órdenes", send: "Enviar",
@@ -29,7 +29,7 @@ const WORDS = {
     pixels: "píxeles", answer: "Respuesta",
     page: "La página",
     recording: "Grabando: {s} de {max} segundos",
-    camera: "Cámara", zoom: "Aumento", colours: "Colores de la imagen", contrast: "Más contraste", freeze: "Congelar (z)", sees: "Lo que ve la cámara", pictureRead: "La imagen leída, con la frase que se lee recuadrada", frozen: "La imagen está congelada: z la suelta.", pictureColours: { "normal": "Tal como son", "inverted": "Invertidos", "yellow-on-black": "Amarillo sobre negro" },
+    camera: "Cámara", zoom: "Aumento", colours: "Colores de la imagen", contrast: "Más contraste", freeze: "Congelar (z)", sees: "Lo que ve la cámara", photos: "Últimas fotos", noLabels: "aún sin etiquetas", pictureRead: "La imagen leída, con la frase que se lee recuadrada", frozen: "La imagen está congelada: z la suelta.", pictureColours: { "normal": "Tal como son", "inverted": "Invertidos", "yellow-on-black": "Amarillo sobre negro" },
   },
   ru: {
     title: "Assist", heard: "Что сказал Assist", words: "Введите слова или команду", send: "Отправить",
@@ -42,7 +42,7 @@ const WORDS = {
     pixels: "пикселей", answer: "Ответ",
     page: "Страница",
     recording: "Съёмка: {s} из {max} секунд",
-    camera: "Камера", zoom: "Увеличение", colours: "Цвета изображения", contrast: "Сильнее контраст", freeze: "Заморозить (z)", sees: "Что видит камера", pictureRead: "Прочитанное изображение, читаемое предложение обведено", frozen: "Изображение заморожено: z отпускает его.", pictureColours: { "normal": "Как есть", "inverted": "Инвертированные", "yellow-on-black": "Жёлтый на чёрном" },
+    camera: "Камера", zoom: "Увеличение", colours: "Цвета изображения", contrast: "Сильнее контраст", freeze: "Заморозить (z)", sees: "Что видит камера", photos: "Последние фото", noLabels: "меток пока нет", pictureRead: "Прочитанное изображение, читаемое предложение обведено", frozen: "Изображение заморожено: z отпускает его.", pictureColours: { "normal": "Как есть", "inverted": "Инвертированные", "yellow-on-black": "Жёлтый на чёрном" },
   },
   zh: {
     title: "Assist", heard: "Assist 说过的话", words: "输入词语或命令", send: "发送",
@@ -55,7 +55,7 @@ const WORDS = {
     pixels: "像素", answer: "回答",
     page: "页面",
     recording: "正在拍摄：{s} / {max} 秒",
-    camera: "摄像头", zoom: "放大", colours: "画面颜色", contrast: "增强对比度", freeze: "定格 (z)", sees: "摄像头看到的画面", pictureRead: "读取的图片，正在朗读的句子已框出", frozen: "画面已定格：按 z 恢复。", pictureColours: { "normal": "原样", "inverted": "反色", "yellow-on-black": "黑底黄色" },
+    camera: "摄像头", zoom: "放大", colours: "画面颜色", contrast: "增强对比度", freeze: "定格 (z)", sees: "摄像头看到的画面", photos: "最近的照片", noLabels: "尚无标签", pictureRead: "读取的图片，正在朗读的句子已框出", frozen: "画面已定格：按 z 恢复。", pictureColours: { "normal": "原样", "inverted": "反色", "yellow-on-black": "黑底黄色" },
   },
 };
 
@@ -226,6 +226,34 @@ function showPanel(kind, data) {
   else page.panels[kind] = data;
   if (kind === "reading" || kind === "sentence" || kind === "page-picture") showReading();
   if (kind === "recording") showRecording();
+  if (kind === "photos") showPhotos();
+}
+
+/// photo-sensor's last photos while its menu is open: each upright, its labels as its caption (and its text
+/// alternative), its file's name under them.
+function showPhotos() {
+  const data = page.panels.photos;
+  const photos = data && Array.isArray(data.photos) ? data.photos : [];
+  $("photos").hidden = photos.length === 0;
+  $("photo-list").replaceChildren(...photos.map((photo) => {
+    const item = document.createElement("li");
+    const figure = document.createElement("figure");
+    const image = new Image();
+    const labels = Array.isArray(photo.labels) && photo.labels.length > 0 ? photo.labels.join(", ") : page.words.noLabels;
+    image.alt = labels;
+    image.width = photo.width;
+    image.height = photo.height;
+    image.src = "data:image/jpeg;base64," + photo.jpeg;
+    const caption = document.createElement("figcaption");
+    const what = document.createElement("strong");
+    what.textContent = labels;
+    const name = document.createElement("span");
+    name.textContent = photo.name;
+    caption.replaceChildren(what, document.createElement("br"), name);
+    figure.replaceChildren(image, caption);
+    item.appendChild(figure);
+    return item;
+  }));
 }
 
 function showRecording() {
@@ -466,6 +494,7 @@ function label() {
   $("freeze").textContent = words.freeze;
   $("picture").setAttribute("aria-label", words.sees);
   $("page-picture").setAttribute("aria-label", words.pictureRead);
+  $("photos-heading").textContent = words.photos;
   fillSelect($("zoom"), ["1", "1.5", "2", "3", "4", "5", "6", "8"], (value) => `${value}×`);
   fillSelect($("colours"), Object.keys(words.pictureColours), (value) => words.pictureColours[value]);
   fillSelect($("text-size"), SIZES.map(String), (value) => `${value} ${words.pixels}`);

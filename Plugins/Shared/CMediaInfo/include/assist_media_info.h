@@ -62,6 +62,12 @@ int assist_media_exif_block(const unsigned char *data, unsigned int size, assist
 int assist_media_decode_bgr(const char *path, int heif, int max_side, int orientation, uint8_t **out, int *width,
                             int *height);
 
+/** The picture at `path` as a JPEG of `quality` (1-100), decoded, scaled and turned upright as
+    assist_media_decode_bgr does (libjpeg-turbo encodes it): a photo's thumbnail for the low-vision view. On
+    success `*out` is malloc'ed (free it), `*size` bytes, `*width` x `*height`. */
+int assist_media_thumbnail(const char *path, int heif, int max_side, int orientation, int quality,
+                           unsigned char **out, unsigned long *size, int *width, int *height);
+
 #ifdef __cplusplus
 }
 #endif
