@@ -42,11 +42,19 @@ package enum PlainText {
     /// `text` cleaned, with every run of more than `runLimit` characters without a space shortened as `value`
     /// does: for lines that are spoken and printed, where a pasted 1 MB word must not bury the sentence.
     package static func spoken(_ text: String) -> String {
-        let cleaned = clean(text)
+        let cleaned = singleStops(clean(text))
         guard cleaned.count > runLimit else { return cleaned }
         return cleaned.split(separator: " ", omittingEmptySubsequences: false)
             .map { $0.count > runLimit ? value(String($0), limit: runLimit) : String($0) }
             .joined(separator: " ")
+    }
+
+    /// `text` with a sentence's doubled full stop made one ("the folder is read only.." where a reason that ends
+    /// with its own full stop was put into a sentence that adds one). An ellipsis ("...") and a path ("../x") stay.
+    package static func singleStops(_ text: String) -> String {
+        guard text.contains("..") else { return text }
+        return text.replacingOccurrences(
+            of: #"(?<=[\p{L}\p{N})\]"'»”])\.\.(?=\s|$)"#, with: ".", options: .regularExpression)
     }
 
     /// An error message for one line of standard error: `spoken`, on one line, at most `messageLimit`

@@ -21,6 +21,8 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
         let lock = NSLock()
         var bytes = Data()
         var done = false
+        /// When each read arrived, and how many bytes had arrived with it.
+        var arrivals: [(at: Date, end: Int)] = []
     }
 
     /// TIOCSPTLCK and TIOCGPTN (linux/asm-generic/ioctls.h).
@@ -101,7 +103,11 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
                 screen.lock.withLock { screen.done = true }
                 return
             }
-            screen.lock.withLock { screen.bytes.append(contentsOf: buffer.prefix(count)) }
+            let now = Date()
+            screen.lock.withLock {
+                screen.bytes.append(contentsOf: buffer.prefix(count))
+                screen.arrivals.append((now, screen.bytes.count))
+            }
         }
     }
 
@@ -125,6 +131,23 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
 
     /// The printed lines so far.
     package var lines: [String] { text.split(separator: "\n").map(String.init) }
+
+    /// The lines printed so far, each with when its end arrived (its newline was read), in order; empty lines and
+    /// a last line without its newline are left out.
+    package var timedLines: [(text: String, at: Date)] {
+        let (bytes, arrivals) = screen.lock.withLock { (screen.bytes, screen.arrivals) }
+        var lines: [(String, Date)] = []
+        var start = bytes.startIndex
+        var arrival = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            while arrival < arrivals.count && arrivals[arrival].end <= index - bytes.startIndex { arrival += 1 }
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+            if !text.isEmpty, arrival < arrivals.count { lines.append((text, arrivals[arrival].at)) }
+            start = index + 1
+        }
+        return lines
+    }
 
     /// The number a list on the screen gives `label` ("3. Settings" or "3. Speech rate: 175" → "3"), from the
     /// last line that names it; it waits up to `timeout` seconds for one, since a list is printed line by line

@@ -180,7 +180,9 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         guard let current else { return false }
         // What is still to be said of the hints is stale once another key comes: its answer ("Choose a number
         // from 1 to 6.") is heard at once, not behind a hint stray keys left (issue 72: 7.5 s after 20 of them).
+        // So is the greeting: a person who presses a key has moved on.
         announcer.cancel(.hint)
+        announcer.cancel(.greeting)
         switch current.request {
         case .choice(_, let choices, let defaultIndex):
             handleChoice(event, choices: choices, defaultIndex: defaultIndex)
@@ -311,8 +313,9 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         timer = nil
         current = nil
         announcer.cancel(.question)
-        // An answer ends what was still to be said of the hints: what follows it is heard at once.
+        // An answer ends what was still to be said of the hints and the greeting: what follows it is heard at once.
         announcer.cancel(.hint)
+        announcer.cancel(.greeting)
         done.completion(Self.answer(done, status: status, index: index, yes: yes, text: text))
         presentNext()
     }

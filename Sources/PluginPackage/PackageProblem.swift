@@ -18,6 +18,17 @@ package struct PackageLimits: Sendable {
     package static let standard = PackageLimits()
 }
 
+/// Why an entry's name cannot be unpacked.
+package enum PathFault: Equatable, Sendable {
+    case outside
+    case controlCharacter
+    case backslash
+    /// "a//b", "a/./b": a folder with no name between two slashes.
+    case emptyFolder
+    case tooDeep(Int, limit: Int)
+    case tooLong(Int, limit: Int)
+}
+
 /// Why a package was refused: each is one sentence saying what is wrong and what to do.
 package enum PackageProblem: Error, Equatable, CustomStringConvertible {
     /// Not an archive at all, or not readable.
@@ -26,8 +37,9 @@ package enum PackageProblem: Error, Equatable, CustomStringConvertible {
     case folder(String)
     /// An archive that ends early or is corrupt.
     case damaged(String)
-    /// An entry whose name would leave the plugin's folder (`..`, an absolute name).
-    case unsafePath(String)
+    /// An entry whose name would leave the plugin's folder (`..`, an absolute name), or that no plugin's file
+    /// could have (a control character, a backslash, too deep or too long): the name and why.
+    case unsafePath(String, PathFault)
     /// A symbolic or hard link.
     case link(String)
     /// A device, a pipe or another special file.
@@ -54,8 +66,31 @@ package enum PackageProblem: Error, Equatable, CustomStringConvertible {
             return "\(path) is a folder, not a package; make one of it first with assist plugins pack \(path)."
         case .damaged(let detail):
             return "The package is damaged or incomplete (\(detail)); download it again."
-        case .unsafePath(let name):
-            return "The package is refused: its entry “\(name)” would be written outside the plugin's folder."
+        case .unsafePath(let raw, let fault):
+            // A control character is shown as its code, so the name read out is the name in the archive.
+            let name = raw.unicodeScalars.map { scalar in
+                scalar.value < 0x20 || scalar.value == 0x7F
+                    ? String(format: "\\u%04X", scalar.value) : String(scalar)
+            }.joined()
+            switch fault {
+            case .outside:
+                return "The package is refused: its entry “\(name)” would be written outside the plugin's folder."
+            case .controlCharacter:
+                return
+                    "The package is refused: its entry “\(name)” has a control character in its name; rename the file and pack it again."
+            case .backslash:
+                return
+                    "The package is refused: its entry “\(name)” has a backslash in its name, which is not a folder separator here; use / between folders or rename the file, and pack it again."
+            case .emptyFolder:
+                return
+                    "The package is refused: its entry “\(name)” has an empty or “.” folder in its name; make the package again with assist plugins pack."
+            case .tooDeep(let depth, let limit):
+                return
+                    "The package is refused: its entry “\(name.prefix(120))” is \(depth) levels deep, and a package may go \(limit) deep at most."
+            case .tooLong(let length, let limit):
+                return
+                    "The package is refused: an entry's name is \(length) characters long (“\(name.prefix(60))…”), and a package's names may have \(limit) at most."
+            }
         case .link(let name):
             return "The package is refused: “\(name)” is a link, and a package may hold only files and folders."
         case .special(let name):

@@ -349,7 +349,11 @@ package enum PluginArchive {
                 throw seen.isEmpty ? failure() : .damaged(errorText(archive))
             }
             let raw = lib.entry_pathname(header).map { String(cString: $0) } ?? ""
-            guard let path = clean(raw, limits: limits) else { throw .unsafePath(raw) }
+            let path: String
+            switch clean(raw, limits: limits) {
+            case .success(let cleaned): path = cleaned
+            case .failure(let fault): throw .unsafePath(raw, fault.fault)
+            }
             if path.isEmpty { continue }  // the folder itself ("./")
             if lib.entry_hardlink(header) != nil || lib.entry_symlink(header) != nil {
                 throw .link(path)
@@ -383,20 +387,32 @@ package enum PluginArchive {
 
     /// `raw` as a relative path inside the package ("" for the package's own folder), or nil when it could
     /// leave it: absolute, `..`, empty parts, control characters, backslashes, too long or too deep.
-    static func clean(_ raw: String, limits: PackageLimits = .standard) -> String? {
+    /// A `PathFault` as an `Error`, for `Result`.
+    struct Refused: Error, Equatable {
+        let fault: PathFault
+    }
+
+    /// The entry's name inside the plugin's folder ("" for the folder itself), or why it cannot be one.
+    static func clean(_ raw: String, limits: PackageLimits = .standard) -> Result<String, Refused> {
         var name = raw
         while name.hasPrefix("./") { name.removeFirst(2) }
         while name.hasSuffix("/") { name.removeLast() }
-        if name.isEmpty || name == "." { return raw.hasPrefix("/") ? nil : "" }
-        guard !name.hasPrefix("/"), name.count <= limits.pathLength else { return nil }
-        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" }) else {
-            return nil
-        }
+        if name.isEmpty || name == "." { return raw.hasPrefix("/") ? .failure(Refused(fault: .outside)) : .success("") }
+        guard !name.hasPrefix("/") else { return .failure(Refused(fault: .outside)) }
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count <= limits.depth, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
-            return nil
+        if parts.contains(where: { $0 == ".." }) { return .failure(Refused(fault: .outside)) }
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return .failure(Refused(fault: .controlCharacter))
         }
-        return name
+        if name.contains("\\") { return .failure(Refused(fault: .backslash)) }
+        guard name.count <= limits.pathLength else {
+            return .failure(Refused(fault: .tooLong(name.count, limit: limits.pathLength)))
+        }
+        guard parts.count <= limits.depth else {
+            return .failure(Refused(fault: .tooDeep(parts.count, limit: limits.depth)))
+        }
+        guard parts.allSatisfy({ !$0.isEmpty && $0 != "." }) else { return .failure(Refused(fault: .emptyFolder)) }
+        return .success(name)
     }
 
     /// True when `url` begins as gzip, xz, zip or tar data do.

@@ -38,6 +38,10 @@ package struct SpeechGroup: Hashable, Sendable {
     package static let hint = SpeechGroup("hint", replaces: true)
     /// A typed character said back.
     package static let echo = SpeechGroup("echo", replaces: true)
+    /// Assist's greeting at start ("Assist is ready.", the offer of the tour): its sentences queue one after the
+    /// other, and the first key a person presses stops what is left, as a hint is stopped (issue 72: the answer to
+    /// a key pressed during the greeting was heard 4.7 s late, behind it).
+    package static let greeting = SpeechGroup("greeting", replaces: false)
     /// The spoken tour of Assist: its sentences queue one after another, and a key stops what is left.
     package static let tour = SpeechGroup("tour", replaces: false)
     /// A question and its choices, stopped once it is answered.

@@ -251,6 +251,22 @@ struct PluginPackageTests {
                 "would be written outside the plugin's folder"
             ),
             (
+                "a control character in a name",
+                try fixture.hostile("control", base + [["name": "share/bell\u{07}.wav", "data": "x"]]),
+                "its entry “share/bell\\u0007.wav” has a control character in its name; rename the file"
+            ),
+            (
+                "a backslash in a name",
+                try fixture.hostile("backslash", base + [["name": "share\\sounds\\tap.wav", "data": "x"]]),
+                "has a backslash in its name, which is not a folder separator here"
+            ),
+            (
+                "thirteen folders deep",
+                try fixture.hostile(
+                    "deep", base + [["name": (1...12).map { "d\($0)" }.joined(separator: "/") + "/f", "data": "x"]]),
+                "is 13 levels deep, and a package may go 12 deep at most"
+            ),
+            (
                 "a symbolic link to /etc/passwd",
                 try fixture.hostile(
                     "symlink", base + [["name": "share/passwd", "type": "symlink", "target": "/etc/passwd"]]),

@@ -370,6 +370,91 @@ extension ViewBrowserTests {
 }
 
 extension ViewBrowserTests {
+    /// Issue 72: the ear never falls behind the screen. The shell on a pseudo-terminal, speaking at a sound card's
+    /// pace, typed key by key: 20 stray keys at the menu, the talking clock, then Read text on a page of three
+    /// sentences. What is printed is timed as the terminal receives it; what is heard, as the view shows it (a line
+    /// appears there when its first word sounds). Of the lines that are both printed and heard, at the moment any
+    /// of them starts to sound at most one printed line is still waiting to be heard after it; and every line
+    /// heard was printed (the screen is never behind the ear either).
+    @Test func whatIsHeardNeverFallsMoreThanOneLineBehindWhatIsPrinted() throws {
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            ["shell", "--view", "--audio-out", "null", "--camera", "image:\(page.path)"],
+            environment: [
+                "ASSIST_DATA_DIR": folder.path("data").path, "XDG_CONFIG_HOME": folder.path("config").path,
+                "LANG": "en_US.UTF-8",
+            ])
+        defer { kill(screen.processIdentifier, SIGHUP) }
+        try #require(screen.waitFor("View: http", timeout: 30), "\(screen.text)")
+        let address = try #require(
+            screen.lines.first { $0.contains("View: http") }.map {
+                String($0[$0.range(of: "http")!.lowerBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
+            })
+        let result = Collected<Data>()
+        let failure = Collected<String>()
+        let browsing = Thread { [self] in
+            do {
+                result.append(try JSONSerialization.data(withJSONObject: try browse("heard", address)))
+            } catch { failure.append("\(error)") }
+        }
+        browsing.start()
+        let ready = folder.path("heard-ready").path
+        let deadline = Date().addingTimeInterval(90 * ProcessRunner.timeScale)
+        while !FileManager.default.fileExists(atPath: ready) && Date() < deadline && failure.values.isEmpty {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        try #require(FileManager.default.fileExists(atPath: ready), "\(failure.values)")
+        let clock = try #require(screen.number(of: "Talking clock"), "\(screen.text)")
+        let reading = try #require(screen.number(of: "Read text"), "\(screen.text)")
+        for _ in 0..<20 {
+            screen.type([0x1B, 0x4F, 0x51])  // F2, as xterm sends it
+            Thread.sleep(forTimeInterval: 0.04)
+        }
+        screen.type(clock)
+        #expect(screen.waitFor("It is ", timeout: 30), "\(screen.text)")
+        Thread.sleep(forTimeInterval: 3)
+        screen.type(reading)
+        #expect(screen.allowFirstUse("Read text", timeout: 30, answer: "y"), "\(screen.text)")
+        #expect(
+            screen.waitFor("End of the text.", timeout: 90), "\(screen.text.suffix(2_000))")
+        Thread.sleep(forTimeInterval: 2)
+        FileManager.default.createFile(atPath: folder.path("heard-stop").path, contents: nil)
+        while result.values.isEmpty && failure.values.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        let seen = try result.values.first.map { try JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let heard = try #require(seen??["heard"] as? [[String: Any]], "\(failure.values)")
+        let printed = screen.timedLines.map { (text: Self.plain($0.text), at: $0.at.timeIntervalSince1970) }
+        // Each line heard, with when it was printed: the first printing of that text not matched before.
+        var used = Set<Int>()
+        var pairs: [(text: String, printed: Double, heard: Double)] = []
+        var unprinted: [String] = []
+        for line in heard {
+            guard let text = line["text"] as? String, let at = line["at"] as? Double else { continue }
+            if let index = printed.indices.first(where: { !used.contains($0) && printed[$0].text == text }) {
+                used.insert(index)
+                pairs.append((text, printed[index].at, at))
+            } else {
+                unprinted.append(text)
+            }
+        }
+        let wanted = ["It is ", "Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people"]
+        for start in wanted {
+            #expect(pairs.contains { $0.text.hasPrefix(start) }, "heard and printed: \(pairs.map(\.text))")
+        }
+        #expect(unprinted.isEmpty, "heard but never printed: \(unprinted)")
+        var worst = (lines: 0, at: "")
+        for (index, pair) in pairs.enumerated() {
+            let waiting = pairs[(index + 1)...].filter { $0.printed < pair.heard }.count
+            if waiting > worst.lines { worst = (waiting, pair.text) }
+        }
+        #expect(worst.lines <= 1, "\(worst.lines) printed lines still to be heard when \"\(worst.at)\" sounded")
+    }
+
+    /// A terminal line without its colours and cursor moves.
+    static func plain(_ text: String) -> String {
+        text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
+            .trimmingCharacters(in: .whitespaces)
+    }
+
     /// photo-sensor's last photos while its menu is open: upright (a phone's photo stored turned, its EXIF saying
     /// so), newest first, each captioned with the labels recognition gave it and its file's name; gone once the
     /// menu is left.

@@ -385,6 +385,36 @@ def photos(url, folder):
     return result
 
 
+def heard(url, folder):
+    """Records each line as it starts to be heard (the page shows a line when its first word sounds), with the
+    clock's time, until the test writes `heard-stop` in the folder; `heard-ready` says the page is listening."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#choices button", timeout=60000 * SCALE)
+        page.evaluate(
+            """() => {
+                window.__heard = [];
+                const now = document.getElementById('now');
+                new MutationObserver(() => {
+                    const last = window.__heard[window.__heard.length - 1];
+                    if (!now.dataset.line || (last && last.id === now.dataset.line)) return;
+                    const line = page.lines.get(Number(now.dataset.line));
+                    window.__heard.push({ id: now.dataset.line, text: line ? line.text : '', at: Date.now() / 1000 });
+                }).observe(now, { attributes: true, attributeFilter: ['data-line'] });
+            }"""
+        )
+        open(os.path.join(folder, "heard-ready"), "w").close()
+        stop = os.path.join(folder, "heard-stop")
+        deadline = time.time() + 300 * SCALE
+        while not os.path.exists(stop) and time.time() < deadline:
+            time.sleep(0.1)
+        result = {"heard": page.evaluate("() => window.__heard")}
+        browser.close()
+    return result
+
+
 def printed(url, folder):
     """With speech off: the lines printed are shown, and the live line is polite for the screen reader."""
     with sync_playwright() as playwright:
@@ -406,6 +436,8 @@ def main():
         result = read_text(url, folder, "click")
     elif scenario == "printed":
         result = printed(url, folder)
+    elif scenario == "heard":
+        result = heard(url, folder)
     elif scenario == "photos":
         result = photos(url, folder)
     elif scenario == "target":

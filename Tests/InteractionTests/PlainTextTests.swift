@@ -14,6 +14,19 @@ struct PlainTextTests {
         #expect(PlainText.clean("क्\u{200D}ष") == "क्\u{200D}ष", "a zero-width joiner is part of the word")
     }
 
+    /// Issue 73: a reason ending with its own full stop, put into a sentence that adds one, is heard once.
+    @Test func aDoubledFullStopIsOneAndEllipsesAndPathsStay() {
+        #expect(
+            PlainText.spoken("It cannot be written: the folder is read only.. Free it.")
+                == "It cannot be written: the folder is read only. Free it.")
+        #expect(PlainText.spoken("Saved to \"notes\"..") == "Saved to \"notes\".")
+        #expect(PlainText.spoken("Wait...") == "Wait...")
+        #expect(
+            PlainText.spoken("The name \"../../escape.json\" is a path.") == "The name \"../../escape.json\" is a path."
+        )
+        #expect(PlainText.spoken("Версия 2.. Далее") == "Версия 2. Далее")
+    }
+
     @Test func longValuesAreShortenedWithTheirLength() {
         let long = String(repeating: "x", count: 10_000)
         let shortened = PlainText.value(long)

@@ -245,6 +245,16 @@ struct HeardDefinitionTests {
                     #"{"id":"q","type":"single","field":"f","text":"Which?","options":[{"key":"a","then":["f1"]},{"key":"b"}]},{"id":"f1","type":"single","field":"f","follow_up":true,"text":"And?","options":[{"key":"x"}]}"#
             ))
         #expect(list.first == "item q: \"then\" must be the id of one follow-up item, not a list.", "\(list)")
+        // A document name that is a path (written in the submission's folder, sent as the upload's part name).
+        for name in ["../../../../escape.json", "/tmp/x.json", "a/b.json", ".hidden.json", "da ily.json", ""] {
+            let escape = problems(
+                DefinitionTests.minimal(items: #"{"id":"i","type":"info","text":"Hi"}"#).replacingOccurrences(
+                    of: #""json_name":"daily.json""#, with: #""json_name":"\#(name)""#))
+            #expect(
+                escape == [
+                    "part daily's json_name \"\(name)\" must be a plain file name of letters, digits, dots, dashes and underscores, such as daily.json."
+                ], "\(escape)")
+        }
         // The shipped survey passes all of it.
         guard case .valid = DefinitionLoader.load(contentsOf: DefinitionTests.shipped) else {
             Issue.record("the shipped definition is refused")

@@ -148,7 +148,25 @@ public enum DefinitionLoader {
                     DefinitionProblem(item: nil, "part \(part.id) needs a json_name for the covid19-sounds upload."))
             }
         }
+        // The document's name is a file in the submission's folder and a part's name in the upload: a plain name.
+        for part in definition.parts {
+            guard let name = part.jsonName, !isPlainFileName(name) else { continue }
+            problems.append(
+                DefinitionProblem(
+                    item: nil,
+                    "part \(part.id)'s json_name \"\(name.prefix(60))\" must be a plain file name of letters, digits, dots, dashes and underscores, such as daily.json."
+                ))
+        }
         return problems
+    }
+
+    /// A file name with no folder in it: ASCII letters, digits, `.`, `-` and `_`, not starting with a dot, at most
+    /// 100 characters.
+    static func isPlainFileName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.count <= 100, !name.hasPrefix(".") else { return false }
+        return name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+        }
     }
 
     /// What a listener cannot follow in a question's choices: too many of them, a label that is empty or too long

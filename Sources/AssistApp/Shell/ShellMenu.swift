@@ -92,7 +92,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             session.features.activate(record)
         }
         let count = foreground.count
-        session.announcer.say(session.phrases.text("shell.welcome", count: count))
+        session.announcer.say(session.phrases.text("shell.welcome", count: count), group: .greeting)
         // Features that have something to say when Assist starts (a survey reminder) run once, before the menu;
         // not in a kiosk's quiet hours.
         startHooks = kiosk?.isQuiet == true ? [] : foreground.filter { $0.manifest?.atShellStart != nil }
@@ -141,7 +141,7 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
         }
         // Once for each user, before the first menu (after what speaks at start): how to hear the tour.
         if onReady != nil, kiosk == nil, session.firstTime("tour-offer") {
-            session.announcer.say(session.phrases.text("shell.tour-offer"))
+            session.announcer.say(session.phrases.text("shell.tour-offer"), group: .greeting)
         }
         showMenu()
         readyOnce()
