@@ -47,10 +47,12 @@ package final class OutboxHub: @unchecked Sendable {
             let store: OutboxStore
             do {
                 store = try OutboxStore(url: url)
-            } catch let error as StorageError where Self.isDamaged(error) {
+            } catch let error as StorageError where Self.isDamaged(error) || Self.isForeign(error) {
                 let aside = try Self.setAside(url)
                 notice =
-                    "The upload queue \(url.path) was damaged and could not be read (\(error.cause ?? error.message)). It was moved to \(aside.path) and a new queue started: what waited in it will not be sent; keep that file for the study team."
+                    Self.isForeign(error)
+                    ? "The upload queue \(url.path) is another program's database (\(error.cause ?? error.message)). It was moved to \(aside.path) and a new queue started; if it was Assist's, keep that file for the study team."
+                    : "The upload queue \(url.path) was damaged and could not be read (\(error.cause ?? error.message)). It was moved to \(aside.path) and a new queue started: what waited in it will not be sent; keep that file for the study team."
                 logger.error("\(notice ?? "")")
                 store = try OutboxStore(url: url)
             }
@@ -65,6 +67,11 @@ package final class OutboxHub: @unchecked Sendable {
     static func isDamaged(_ error: StorageError) -> Bool {
         let cause = (error.cause ?? error.message).lowercased()
         return cause.contains("file is not a database") || cause.contains("database disk image is malformed")
+    }
+
+    /// A database that is not the queue: another program's tables, or the queue's without their columns.
+    static func isForeign(_ error: StorageError) -> Bool {
+        (error.cause ?? "").hasPrefix(OutboxStore.foreignCause)
     }
 
     /// Moves `url` (and its -wal and -shm) to `<name>.damaged-<UTC time>`; the new name.

@@ -36,6 +36,7 @@ package final class OutboxStore: Sendable {
         // Requests carry credentials and answers carry what the user sent: what leaves is overwritten with
         // zeros, whatever SQLite was built with (see `scrub`).
         try database.execute("PRAGMA secure_delete = ON") { _, _ in false }
+        try Self.refuseForeign(database, before: true)
         try database.migrate(
             to: 1,
             sql: """
@@ -55,7 +56,49 @@ package final class OutboxStore: Sendable {
                 """)
         try database.migrate(to: 3, sql: "CREATE INDEX outcomes_by_owner ON outcomes (owner, job_id);")
         try database.migrate(to: 4, sql: "ALTER TABLE jobs ADD COLUMN taken_by TEXT;")
+        try Self.refuseForeign(database, before: false)
         senders = url.deletingLastPathComponent().appendingPathComponent("outbox-senders")
+    }
+
+    /// What `StorageError.cause` begins with for a database that is not Assist's upload queue.
+    package static let foreignCause = "it is not Assist's upload queue"
+
+    /// The columns each of the queue's tables must have.
+    private static let columns: [String: Set<String>] = [
+        "jobs": [
+            "id", "owner", "request", "state", "attempts", "max_attempts", "next_try_at", "idempotency_key",
+            "last_status", "last_error", "taken_by",
+        ],
+        "outcomes": ["job_id", "owner", "status", "headers", "body", "error", "tag", "truncated"],
+    ]
+
+    /// Throws when the file is another program's database (issue 73: one with a `jobs` table of its own made every
+    /// command say "table jobs already exists"): before the migrations, a database without a version that holds
+    /// tables; after them, a table of the queue without the columns it needs.
+    private static func refuseForeign(_ database: PluginDatabase, before: Bool) throws(StorageError) {
+        var tables: [String: Set<String>] = [:]
+        try database.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+            _, values in
+            if case .text(let name) = values.first { tables[name] = [] }
+            return true
+        }
+        if before {
+            guard try database.version() == 0, !tables.isEmpty else { return }
+            let names = tables.keys.sorted().prefix(5).joined(separator: ", ")
+            throw .sql("\(foreignCause): it holds the tables \(names) and no version")
+        }
+        for (table, wanted) in columns {
+            var found = Set<String>()
+            try database.execute("SELECT name FROM pragma_table_info(?)", arguments: [.text(table)]) { _, values in
+                if case .text(let name) = values.first { found.insert(name) }
+                return true
+            }
+            let missing = wanted.subtracting(found)
+            guard missing.isEmpty else {
+                throw .sql(
+                    "\(foreignCause): its table \(table) has no column \(missing.sorted().joined(separator: ", "))")
+            }
+        }
     }
 
     /// The token this store marks the jobs it takes with, its claim made on first use.

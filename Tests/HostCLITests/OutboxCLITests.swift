@@ -146,6 +146,54 @@ struct OutboxCLITests {
         #expect(!again.standardError.contains("damaged"), "\(again.standardError)")
     }
 
+    /// Issue 73: another program's database where the queue should be (a `jobs` table of its own, or Assist's
+    /// tables with a column gone) is named as such, set aside whole, and a new queue starts; before, every command
+    /// said "The database refused a statement: table jobs already exists".
+    @Test(arguments: [
+        ("CREATE TABLE jobs (x TEXT); INSERT INTO jobs VALUES ('theirs');", "it holds the tables jobs and no version"),
+        (
+            "CREATE TABLE jobs (id INTEGER PRIMARY KEY, owner TEXT); CREATE TABLE outcomes (job_id INTEGER); PRAGMA user_version = 9;",
+            "its table"
+        ),
+    ])
+    func anotherProgramsDatabaseIsSetAsideAndANewQueueStarts(schema: String, reason: String) throws {
+        let data = try TemporaryDirectory("assist-outbox-foreign")
+        func contents(_ url: URL) throws -> [String] {
+            var rows: [String] = []
+            let database = try PluginDatabase(url: url)
+            try database.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name") { _, values in
+                rows.append("\(values)")
+                return true
+            }
+            try database.execute("SELECT * FROM jobs") { _, values in
+                rows.append("\(values)")
+                return true
+            }
+            return rows
+        }
+        do {
+            let theirs = try PluginDatabase(url: data.path("outbox.sqlite"))
+            for statement in schema.split(separator: ";") where !statement.trimmingCharacters(in: .whitespaces).isEmpty
+            {
+                try theirs.execute(String(statement))
+            }
+        }
+        let before = try contents(data.path("outbox.sqlite"))
+        let listing = try ProcessRunner.run(BuildProducts.assist, ["outbox", "--data-dir", data.url.path])
+        #expect(listing.status == 0, "\(listing.standardError)")
+        #expect(listing.lines == ["The outbox is empty."], "\(listing.standardOutput)")
+        #expect(
+            listing.standardError.contains(
+                "The upload queue \(data.path("outbox.sqlite").path) is another program's database (it is not Assist's upload queue: \(reason)"
+            ), "\(listing.standardError)")
+        #expect(!listing.standardError.contains("refused a statement"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: data.url.path)
+        let aside = try #require(names.first { $0.hasPrefix("outbox.sqlite.damaged-") }, "\(names)")
+        #expect(try contents(data.path(aside)) == before, "their file is kept as it was")
+        let again = try ProcessRunner.run(BuildProducts.assist, ["outbox", "--data-dir", data.url.path])
+        #expect(again.standardError.isEmpty, "the new queue says nothing more: \(again.standardError)")
+    }
+
     @Test func aDamagedJobBecomesAFailedOutcomeAndTheRestFlow() throws {
         let data = try TemporaryDirectory("assist-outbox-damaged")
         let server = try LoopbackHTTPServer { _ in .answer(status: 200) }
