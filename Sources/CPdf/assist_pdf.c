@@ -42,6 +42,9 @@ static struct {
     unsigned char *(*image_surface_get_data)(void *surface);
     int (*image_surface_get_stride)(void *surface);
     void (*surface_destroy)(void *surface);
+    /* Optional (Poppler 0.18 and later): the font of each run of a page's text, for headings. */
+    void *(*page_get_text_attributes)(void *page);
+    void (*page_free_text_attributes)(void *list);
     int loaded;
     char error[256];
 } lib;
@@ -97,6 +100,10 @@ static void load(void) {
     *(void **)&lib.image_surface_get_stride = symbol(cairo, CAIRO, "cairo_image_surface_get_stride", &missing);
     *(void **)&lib.surface_destroy = symbol(cairo, CAIRO, "cairo_surface_destroy", &missing);
     lib.loaded = !missing;
+    if (poppler) {
+        *(void **)&lib.page_get_text_attributes = dlsym(poppler, "poppler_page_get_text_attributes");
+        *(void **)&lib.page_free_text_attributes = dlsym(poppler, "poppler_page_free_text_attributes");
+    }
 }
 
 struct assist_pdf {
@@ -214,4 +221,92 @@ void assist_pdf_close(assist_pdf *pdf) {
     if (pdf == NULL) return;
     if (pdf->document) lib.object_unref(pdf->document);
     free(pdf);
+}
+
+/* GLib's list and Poppler's text attributes, as poppler-page.h lays them out. */
+typedef struct glist {
+    void *data;
+    struct glist *next;
+    struct glist *prev;
+} glist;
+typedef struct {
+    char *font_name;
+    double font_size;
+    int is_underlined;
+    uint16_t red, green, blue;
+    int start_index;
+    int end_index;
+} text_attributes;
+
+/* Whether a font's name says it is bold ("Helvetica-Bold", "DejaVuSans-BoldOblique", "Arial Black"). */
+static int bold_font(const char *name) {
+    return name != NULL && (strstr(name, "Bold") || strstr(name, "bold") || strstr(name, "Black") ||
+                            strstr(name, "Heavy") || strstr(name, "Semibold"));
+}
+
+char *assist_pdf_page_styled_text(assist_pdf *pdf, int index) {
+    if (pdf == NULL || index < 0 || index >= pdf->pages) return NULL;
+    void *page = lib.document_get_page(pdf->document, index);
+    if (page == NULL) return NULL;
+    char *text = lib.page_get_text(page);
+    const char *source = text ? text : "";
+    size_t length = strlen(source);
+    /* Each character's size and boldness, by its index in characters (Poppler counts characters, not bytes). */
+    size_t characters = 0;
+    for (size_t byte = 0; byte < length; byte++)
+        if (((unsigned char)source[byte] & 0xC0) != 0x80) characters++;
+    double *sizes = calloc(characters + 1, sizeof *sizes);
+    char *bolds = calloc(characters + 1, 1);
+    void *list = lib.page_get_text_attributes ? lib.page_get_text_attributes(page) : NULL;
+    for (glist *node = list; node != NULL && sizes && bolds; node = node->next) {
+        const text_attributes *run = node->data;
+        if (run == NULL) continue;
+        for (int at = run->start_index < 0 ? 0 : run->start_index; at <= run->end_index && (size_t)at < characters;
+             at++) {
+            sizes[at] = run->font_size;
+            bolds[at] = (char)bold_font(run->font_name);
+        }
+    }
+    if (list && lib.page_free_text_attributes) lib.page_free_text_attributes(list);
+    /* Each line as "SIZE BOLD TEXT": its largest size, and 1 when most of its letters are bold. */
+    size_t room = length + (characters + 2) * 24 + 1;
+    char *out = malloc(room);
+    size_t used = 0, character = 0, start = 0;
+    if (out == NULL || sizes == NULL || bolds == NULL) {
+        free(out);
+        out = NULL;
+        goto done;
+    }
+    while (start <= length) {
+        size_t end = start;
+        double largest = 0;
+        size_t letters = 0, bold = 0;
+        while (end < length && source[end] != '\n') {
+            if (((unsigned char)source[end] & 0xC0) != 0x80) {
+                if (source[end] != ' ') {
+                    if (sizes[character] > largest) largest = sizes[character];
+                    letters++;
+                    bold += (size_t)bolds[character];
+                }
+                character++;
+            }
+            end++;
+        }
+        if (!(largest >= 0 && largest <= 9999)) largest = largest > 9999 ? 9999 : 0; /* a hostile file's 1e300 */
+        int written = snprintf(out + used, room - used, "%.1f %d ", largest, letters > 0 && bold * 2 > letters);
+        if (written < 0 || (size_t)written >= room - used) break;
+        used += (size_t)written;
+        memcpy(out + used, source + start, end - start);
+        used += end - start;
+        out[used++] = '\n';
+        if (end < length) character++; /* the newline */
+        start = end + 1;
+    }
+    out[used] = '\0';
+done:
+    free(sizes);
+    free(bolds);
+    if (text) lib.g_free(text);
+    lib.object_unref(page);
+    return out;
 }

@@ -7,8 +7,23 @@ package struct PdfWriter {
     /// One page: its size in points, and either lines of text or a scan.
     package enum Page {
         case text([String], width: Int = 300, height: Int = 400, pointSize: Int = 11)
+        /// Lines each in its own size, bold (Helvetica-Bold) or not: a letter's headings and body.
+        case styled([StyledLine], width: Int = 400, height: Int = 600)
         /// A JPEG in 8-bit grey, drawn over the whole page.
         case scan(jpeg: Data, pixelWidth: Int, pixelHeight: Int, width: Int = 300, height: Int = 400)
+    }
+
+    /// One line of a styled page.
+    package struct StyledLine {
+        package var text: String
+        package var pointSize: Int
+        package var bold: Bool
+
+        package init(_ text: String, pointSize: Int = 11, bold: Bool = false) {
+            self.text = text
+            self.pointSize = pointSize
+            self.bold = bold
+        }
     }
 
     package var pages: [Page]
@@ -32,6 +47,7 @@ package struct PdfWriter {
         let catalog = add("<< /Type /Catalog /Pages 2 0 R >>")
         let pagesIndex = add("")  // filled once the kids are known
         let font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+        let boldFont = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
         var kids: [Int] = []
         // A page of `width` x `height` points drawn by `content` with `resources`.
         func page(width: Int, height: Int, resources: String, content: String) {
@@ -48,6 +64,17 @@ package struct PdfWriter {
                 page(
                     width: width, height: height, resources: "<< /Font << /F1 \(font) 0 R >> >>",
                     content: "BT /F1 \(size) Tf \(size * 3 / 2) TL 24 \(height - 36) Td\n\(shown)\nET")
+            case .styled(let lines, let width, let height):
+                // Each line below the one before by one and a half times its own size.
+                var shown = "24 \(height - 36) Td\n"
+                for (index, line) in lines.enumerated() {
+                    let step = index == 0 ? 0 : line.pointSize * 3 / 2
+                    shown +=
+                        "0 -\(step) Td /\(line.bold ? "F2" : "F1") \(line.pointSize) Tf (\(Self.escaped(line.text))) Tj\n"
+                }
+                page(
+                    width: width, height: height,
+                    resources: "<< /Font << /F1 \(font) 0 R /F2 \(boldFont) 0 R >> >>", content: "BT \(shown)ET")
             case .scan(let jpeg, let pixelWidth, let pixelHeight, let width, let height):
                 let image = add(
                     "<< /Type /XObject /Subtype /Image /Width \(pixelWidth) /Height \(pixelHeight) "

@@ -147,6 +147,12 @@ package struct CommandRouter: Sendable {
         return entries.filter { !hostIDs.contains($0.id) || !$0.keys.isEmpty || $0.phrase != nil }
     }
 
+    /// Help's letter `h`, and only the key (F1, `?` and the word "help" stay help's): a document reader moves by
+    /// heading with h and H, as screen readers do in a page (issue 70).
+    static func mayTakeOver(_ existing: CommandBinding, key sameKey: Bool, _ sharedPhrases: Set<String>) -> Bool {
+        existing.id == "help" && existing.key == .character("h") && sameKey && sharedPhrases.isEmpty
+    }
+
     /// Adds a plugin's command. Throws when it tries to take a reserved command, key or phrase, or collides.
     package mutating func register(_ binding: CommandBinding) throws(RouterError) {
         guard binding.owner != Self.hostOwner else { throw .reserved(binding.id) }
@@ -162,7 +168,11 @@ package struct CommandRouter: Sendable {
             guard sameKey || !sharedPhrases.isEmpty else { continue }
             let what = sameKey ? (binding.key?.description ?? "") : (sharedPhrases.first ?? "")
             if existing.owner == Self.hostOwner {
-                if Self.reservedCommands.contains(existing.id) { throw .reserved(what) }
+                if Self.reservedCommands.contains(existing.id)
+                    && !Self.mayTakeOver(existing, key: sameKey, sharedPhrases)
+                {
+                    throw .reserved(what)
+                }
                 continue  // a feature may take over a built-in key or phrase while focused
             }
             if existing.owner == binding.owner || existing.scope == .global || binding.scope == .global {
@@ -283,9 +293,11 @@ package struct CommandRouter: Sendable {
         let own = bindings.filter { $0.owner == focused && focused != nil }
         let global = bindings.filter { $0.scope == .global && $0.owner != focused && $0.owner != Self.hostOwner }
         let host = bindings.filter { $0.owner == Self.hostOwner }
-        let reserved = host.filter { Self.reservedCommands.contains($0.id) }
+        // Help's h comes after the focused feature's own keys: a document reader may have taken it.
+        let takeable = host.filter { $0.id == "help" && $0.key == .character("h") }
+        let reserved = host.filter { Self.reservedCommands.contains($0.id) && !takeable.contains($0) }
         let rest = host.filter { !Self.reservedCommands.contains($0.id) }
-        return reserved + own + global + rest
+        return reserved + own + global + takeable + rest
     }
 
     private func match(focused: String?, where predicate: (CommandBinding) -> Bool) -> CommandBinding? {

@@ -414,4 +414,65 @@ struct ReadTextCLITests {
                     + "the password."), "\(none.lines)")
         #expect(!none.lines.contains("The balance is 42 euros."))
     }
+
+    /// Issue 70: a document's headings (set larger than its text, or bold where the text is not) are read as
+    /// headings, each alone, never joined to the sentence after; h and H move to the next and the one before, on
+    /// a terminal key by key, across pages; "Heading:" is said before the first on a page; F1 is still help.
+    @Test func aDocumentsHeadingsAreReadAsHeadingsAndHAndShiftHMoveToThem() throws {
+        let document = folder.path("bill.pdf")
+        typealias Line = PdfWriter.StyledLine
+        try PdfWriter(pages: [
+            .styled([
+                Line("Your electricity bill", pointSize: 20),
+                Line("This letter explains the amount you owe for the winter months and"),
+                Line("how it was worked out from the readings of your meter."),
+                Line("How to pay", bold: true),
+                Line("Pay by bank transfer or at any post office before the end of March."),
+                Line("Late payments cost five euros.", bold: true),
+            ]),
+            .styled([
+                Line("Questions", pointSize: 20),
+                Line("Call us on weekdays between nine and five, or write to the address above."),
+            ]),
+        ]).data().write(to: document)
+        let transcript = try assist([
+            "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(transcript.status == 0, "\(transcript.standardError)")
+        #expect(
+            transcript.lines == [
+                "Your electricity bill",
+                "This letter explains the amount you owe for the winter months and how it was worked out from the readings of your meter.",
+                "How to pay", "Pay by bank transfer or at any post office before the end of March.",
+                "Late payments cost five euros.", "Questions",
+                "Call us on weekdays between nine and five, or write to the address above.",
+            ], "\(transcript.lines)")
+        #expect(
+            !transcript.lines.contains { $0.hasPrefix("Your electricity bill.") }, "a heading is no sentence's start")
+        // By keys, reading at a sound card's pace: h to the next heading, again to the next page's, H back.
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--audio-out", "null", "--data-dir", folder.path("headings-data").path, "read-text", "--file",
+                document.path,
+            ])
+        #expect(screen.waitFor("This letter explains", timeout: 60), "\(screen.text)")
+        screen.type("h")
+        #expect(screen.waitFor("How to pay"), "\(screen.text)")
+        screen.type("h")
+        #expect(screen.waitFor("Questions"), "\(screen.text)")
+        screen.type("H")
+        #expect(screen.waitFor("How to pay", count: 2), "\(screen.text)")
+        screen.type("H")
+        #expect(screen.waitFor("Your electricity bill", count: 2), "\(screen.text)")
+        screen.type("H")
+        #expect(screen.waitFor("There is no heading before this one."), "\(screen.text)")
+        screen.type(Array("\u{1B}OP".utf8))  // F1: help, with the heading keys listed
+        #expect(screen.waitFor("Next heading"), "\(screen.text)")
+        screen.type(Array("\u{1B}".utf8))
+        kill(screen.processIdentifier, SIGHUP)
+        _ = screen.waitForExit()
+        // No heading is made of a bold sentence, and none of a line of text set in the body's size.
+        #expect(!screen.text.contains("Heading: Late payments"))
+    }
 }

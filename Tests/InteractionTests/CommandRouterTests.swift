@@ -28,6 +28,26 @@ struct CommandRouterTests {
             try router.register(
                 CommandBinding(id: "help", label: "Help", key: nil, phrases: [], scope: .focused, owner: "cv"))
         }
+        // Issue 70: help's letter h may be a document's next heading while it is read; F1, ? and "help" stay help.
+        try router.register(
+            CommandBinding(
+                id: "next-heading", label: "Next heading", key: .character("h"), phrases: ["next heading"],
+                scope: .focused, owner: "rt"))
+        #expect(router.resolve(.key(.character("h")), focused: "rt")?.id == "next-heading")
+        #expect(router.resolve(.key(.character("h")), focused: "cv")?.id == "help")
+        #expect(router.resolve(.key(.function(1)), focused: "rt")?.id == "help")
+        #expect(router.resolve(.key(.character("?")), focused: "rt")?.id == "help")
+        #expect(router.resolve(.line("help"), focused: "rt")?.id == "help")
+        #expect(throws: RouterError.reserved("h")) {
+            try router.register(
+                CommandBinding(
+                    id: "heading", label: "Heading", key: .character("h"), phrases: ["h"], scope: .focused, owner: "x"))
+        }
+        #expect(throws: RouterError.reserved("r")) {
+            try router.register(
+                CommandBinding(
+                    id: "read", label: "Read", key: .character("r"), phrases: [], scope: .focused, owner: "x"))
+        }
     }
 
     @Test func collisionsAreRefused() throws {

@@ -208,3 +208,58 @@ struct PageNavigatorTests {
         #expect(picture.goToPage(1) == .outside(pages: 0) && picture.position.pages == 0)
     }
 }
+
+/// Issue 70: a document's headings, found by their fonts, read as headings and reached by h and H.
+@Suite("read-text: headings")
+struct HeadingTests {
+    @Test func headingsAreTheLinesSetLargerOrBoldWhereTheTextIsNot() {
+        let lines = [
+            DocumentLine("Your electricity bill", size: 20),
+            DocumentLine("This letter explains what you owe and", size: 11),
+            DocumentLine("how it was worked out.", size: 11), DocumentLine("How to pay", size: 11, bold: true),
+            DocumentLine("Pay before the end of March at any post office, by bank transfer from your own", size: 11),
+            DocumentLine("account, or by the card we sent you last year with the number written on it.", size: 11),
+            DocumentLine("Late payments cost five euros.", size: 11, bold: true),
+            DocumentLine("12", size: 20), DocumentLine(String(repeating: "Long large line ", count: 8), size: 20),
+        ]
+        let items = DocumentHeadings.items(lines, builder: SentenceBuilder(), navigation: .sentences)
+        #expect(items.filter(\.heading).map(\.text) == ["Your electricity bill", "How to pay"], "\(items)")
+        #expect(items.first?.text == "Your electricity bill", "never joined to the sentence after it")
+        #expect(items.contains { $0.text == "This letter explains what you owe and how it was worked out." })
+        // A page whose text is all bold has no bold headings; a document without sizes has none at all.
+        let allBold = lines.map { DocumentLine($0.text, size: 11, bold: true) }
+        #expect(
+            DocumentHeadings.items(allBold, builder: SentenceBuilder(), navigation: .sentences).allSatisfy {
+                !$0.heading
+            })
+        let unknown = lines.map { DocumentLine($0.text) }
+        #expect(
+            DocumentHeadings.items(unknown, builder: SentenceBuilder(), navigation: .sentences).allSatisfy {
+                !$0.heading
+            })
+    }
+
+    @Test func hAndShiftHMoveByHeadingAndTheWordIsSaidOncePerPage() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        navigator.headingWord = "Heading:"
+        navigator.pages = 2
+        navigator.load(
+            [
+                ReadingItem(text: "Bill", column: 0, page: 1, heading: true),
+                ReadingItem(text: "Text one.", column: 0, page: 1),
+                ReadingItem(text: "How to pay", column: 0, page: 1, heading: true),
+                ReadingItem(text: "Text two.", column: 0, page: 1),
+                ReadingItem(text: "Questions", column: 0, page: 2, heading: true),
+            ], complete: true)
+        navigator.start()
+        #expect(voice.last.text == "Heading: Bill" && voice.cues == [.heading])
+        #expect(navigator.moveHeading(by: 1) && voice.last.text == "How to pay", "the word once a page")
+        #expect(navigator.moveHeading(by: 1) && voice.last.text == "Heading: Questions", "a new page says it again")
+        #expect(!navigator.moveHeading(by: 1) && voice.cues.last == .end)
+        #expect(navigator.moveHeading(by: -1) && voice.last.text == "How to pay")
+        #expect(navigator.moveHeading(by: -1) && voice.last.text == "Bill")
+        #expect(!navigator.moveHeading(by: -1))
+        #expect(voice.cues.filter { $0 == .heading }.count == 5)
+    }
+}

@@ -6,8 +6,9 @@ import OCR
 /// as a photographed page. Pages are asked for in order, from the first. One thread at a time.
 public protocol PagedDocument: AnyObject {
     var pageCount: Int { get }
-    /// The text layer of page `index` (from 0) as lines; empty for a page without one; nil when it cannot be read.
-    func lines(page index: Int) -> [String]?
+    /// The text layer of page `index` (from 0) as lines with their fonts; empty for a page without one; nil when
+    /// it cannot be read.
+    func lines(page index: Int) -> [DocumentLine]?
     /// Page `index` in 8-bit grey, for recognition; nil when it cannot be drawn or read.
     func picture(page index: Int) -> (width: Int, height: Int, pixels: [UInt8])?
 }
@@ -45,7 +46,7 @@ public final class TiffDocument: PagedDocument {
         }
     }
 
-    public func lines(page index: Int) -> [String]? { [] }
+    public func lines(page index: Int) -> [DocumentLine]? { [] }
 
     /// Page `index`: the pages are read in order, so an earlier one asked for again is not there any more.
     public func picture(page index: Int) -> (width: Int, height: Int, pixels: [UInt8])? {

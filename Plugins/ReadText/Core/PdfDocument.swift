@@ -31,12 +31,19 @@ public final class PdfDocument {
         return (try? file.read(upToCount: 5)) == Data("%PDF-".utf8)
     }
 
-    /// The text layer of page `index` (from 0) as lines; empty for a page without one; nil when it cannot be read.
-    public func lines(page index: Int) -> [String]? {
-        guard let text = assist_pdf_page_text(handle, Int32(index)) else { return nil }
+    /// The text layer of page `index` (from 0) as lines, each with its font's size and weight; empty for a page
+    /// without one; nil when it cannot be read.
+    public func lines(page index: Int) -> [DocumentLine]? {
+        guard let text = assist_pdf_page_styled_text(handle, Int32(index)) else { return nil }
         defer { free(text) }
-        return String(cString: text).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // Each line is "SIZE BOLD TEXT" (Sources/CPdf).
+        return String(cString: text).split(separator: "\n", omittingEmptySubsequences: true).compactMap { row in
+            let parts = row.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3 else { return nil }
+            let line = parts[2].trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty else { return nil }
+            return DocumentLine(line, size: Double(parts[0]) ?? 0, bold: parts[1] == "1")
+        }
     }
 
     /// Page `index` drawn at `dpi`, in 8-bit grey; nil when it cannot be drawn.

@@ -299,8 +299,8 @@ extension ReadText {
     /// The sentences of one page of `document`; nil when the page cannot be read (worker).
     func pageItems(_ document: any PagedDocument, _ index: Int) -> [ReadingItem]? {
         guard let lines = document.lines(page: index) else { return nil }
-        if PdfDocument.hasText(lines) {
-            return pipeline.builder.items(PdfDocument.orderedLines(lines), navigation: options.navigation)
+        if PdfDocument.hasText(lines.map(\.text)) {
+            return DocumentHeadings.items(lines, builder: pipeline.builder, navigation: options.navigation)
         }
         guard let engine else { return [] }
         guard let page = document.picture(page: index) else { return nil }

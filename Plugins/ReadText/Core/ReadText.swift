@@ -84,7 +84,13 @@ public final class ReadText: PluginFeature, ReadingVoice {
             ("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g"),
         ]
         let document = options.file.map(Documents.isDocument) ?? false
-        if document { commands += [("next-page", "pagedown"), ("previous-page", "pageup"), ("page", nil)] }
+        if document {
+            commands += [
+                ("next-page", "pagedown"), ("previous-page", "pageup"), ("page", nil), ("next-heading", "h"),
+                ("previous-heading", "H"),
+            ]
+            navigator.headingWord = phrases.text("heading")
+        }
         for (id, key) in commands { try? host.registerCommand(id, key: key, phrases: phrases.table) }
         if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }
         status(phrases.text("reading"))
@@ -134,6 +140,13 @@ public final class ReadText: PluginFeature, ReadingVoice {
         case "all": navigator.start()
         case "next-page": sayPageMove(navigator.movePage(by: 1), forward: true)
         case "previous-page": sayPageMove(navigator.movePage(by: -1), forward: false)
+        case "next-heading", "previous-heading":
+            let forward = command == "next-heading"
+            if !navigator.moveHeading(by: forward ? 1 : -1) {
+                host.speak(
+                    phrases.text(
+                        !navigator.hasHeadings ? "no-headings" : forward ? "heading-last" : "heading-first"))
+            }
         case "page":
             guard let number = argument.flatMap(PageNumber.parse) else {
                 host.speak(phrases.text("page-usage"))
@@ -175,6 +188,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         case .faster: host.play(.rise, gain: 0.7)
         case .slower: host.play(.fall, gain: 0.7)
         case .tick: host.play(.tap, gain: 0.3)
+        case .heading: host.play(.found, gain: 0.5)
         }
     }
 

@@ -8,6 +8,8 @@ public enum ReadingCue: Sendable, Equatable {
     case faster, slower
     /// Waiting for the next streamed item: a soft tick every 0.5 s.
     case tick
+    /// A document's heading is read next: a short earcon before it.
+    case heading
 }
 
 /// How the reader speaks: `ReadingNavigator` is told about each utterance's words and end through
@@ -63,6 +65,10 @@ public final class ReadingNavigator {
     public var pages = 0
     /// Told when an item starts from its beginning (the plugin prints its raw text).
     public var onItemStart: ((ReadingItem) -> Void)?
+    /// Said before the first heading read on each page ("Heading:"); after that, a heading's earcon alone.
+    public var headingWord = "Heading:"
+    /// The pages whose first heading was read with `headingWord`.
+    private var headingSaid: Set<Int> = []
     /// Told when reading reaches the end of a complete text.
     public var onEnd: (() -> Void)?
     private var utterance: UInt64?
@@ -299,6 +305,29 @@ public final class ReadingNavigator {
         return goToPage(current + 1)
     }
 
+    /// Moves to the next heading (`by` 1) or the one before (-1) and reads on from it; false, with the end
+    /// cue, when there is none that way.
+    @discardableResult
+    public func moveHeading(by step: Int) -> Bool {
+        let found =
+            step > 0
+            ? items.indices.first { $0 > index && items[$0].heading }
+            : items.indices.last { $0 < index && items[$0].heading }
+        guard let found else {
+            voice.play(.end)
+            return false
+        }
+        stopSpeech()
+        pauseAfterCurrent = false
+        resumeMovesOn = false
+        index = found
+        speak(from: 0)
+        return true
+    }
+
+    /// Whether the text has a heading at all.
+    public var hasHeadings: Bool { items.contains(where: \.heading) }
+
     // MARK: Internals
 
     private func advance() {
@@ -316,10 +345,16 @@ public final class ReadingNavigator {
 
     private func speak(from offset: Int) {
         guard items.indices.contains(index) else { return }
-        let spoken = SpeechCleanup.spoken(items[index].text, language: language)
-        // Offsets are in Unicode scalars, as speech reports them.
-        let start = min(max(0, offset), spoken.unicodeScalars.count)
-        if start == 0 { onItemStart?(items[index]) }
+        let item = items[index]
+        var spoken = SpeechCleanup.spoken(item.text, language: language)
+        // Offsets are in Unicode scalars, as speech reports them. A heading is short: it is said again whole.
+        var start = min(max(0, item.heading ? 0 : offset), spoken.unicodeScalars.count)
+        if item.heading {
+            voice.play(.heading)
+            if headingSaid.insert(item.page).inserted { spoken = headingWord + " " + spoken }
+            start = 0
+        }
+        if start == 0 { onItemStart?(item) }
         spokenBase = start
         wordOffset = start
         let remainder = String(String.UnicodeScalarView(spoken.unicodeScalars.dropFirst(start)))

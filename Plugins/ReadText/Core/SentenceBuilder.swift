@@ -11,16 +11,20 @@ public struct ReadingItem: Equatable, Sendable {
     /// low-vision view outlines while it is read (docs/view.md). Empty for a document's text layer. Not part of
     /// equality: two readings of the same text are the same reading wherever a line's box fell.
     public var lines: [NormalizedBox] = []
+    /// A document's heading (`DocumentHeadings`): said as one, and where h and H move to.
+    public var heading = false
 
-    public init(text: String, column: Int, page: Int = 0, lines: [NormalizedBox] = []) {
+    public init(text: String, column: Int, page: Int = 0, lines: [NormalizedBox] = [], heading: Bool = false) {
         self.text = text
         self.column = column
         self.page = page
         self.lines = lines
+        self.heading = heading
     }
 
     public static func == (left: ReadingItem, right: ReadingItem) -> Bool {
         left.text == right.text && left.column == right.column && left.page == right.page
+            && left.heading == right.heading
     }
 }
 

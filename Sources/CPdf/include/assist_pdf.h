@@ -23,6 +23,10 @@ int assist_pdf_page_count(const assist_pdf *pdf);
 /** The text layer of page `index` (from 0), lines separated by '\n', in UTF-8; malloc'd, free() it. "" when the
     page has none (a scan); NULL when the page cannot be read. */
 char *assist_pdf_page_text(assist_pdf *pdf, int index);
+/** The text layer of page `index` as assist_pdf_page_text gives it, each line preceded by its largest font size
+    in points and 1 when most of its letters are in a bold font, 0 otherwise: "18.0 1 Your account\n". Sizes are
+    0.0 when Poppler cannot tell. malloc'd, free() it; NULL when the page cannot be read. */
+char *assist_pdf_page_styled_text(assist_pdf *pdf, int index);
 /** Page `index` drawn at `dpi` on white, 8-bit grey, `*width` x `*height`, rows packed; malloc'd, free() it.
     NULL when it cannot be drawn, or would be larger than 100 million pixels. */
 uint8_t *assist_pdf_render_gray(assist_pdf *pdf, int index, double dpi, int *width, int *height);
