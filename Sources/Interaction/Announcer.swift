@@ -112,9 +112,10 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
 package struct StandardOutput: LineOutput {
     package init() {}
 
-    /// Writes `line` (cleaned of control characters, see `PlainText`) and a newline.
+    /// Writes `line` (cleaned of control characters, see `PlainText`) and a newline. A line that is one form feed
+    /// alone stays one: it parts a document's pages in a transcript, as in a printer's text, and moves no cursor.
     package func writeLine(_ line: String) {
-        let data = Array((PlainText.clean(line) + "\n").utf8)
+        let data = Array(((line == "\u{0C}" ? line : PlainText.clean(line)) + "\n").utf8)
         data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0

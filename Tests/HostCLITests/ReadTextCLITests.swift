@@ -256,9 +256,9 @@ struct ReadTextCLITests {
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.lines == [
-                "Dear reader, this letter has three pages.", "The first one has a text layer.",
-                "The second page was scanned.", "Its words are only a picture.", "The third page ends the letter.",
-                "Goodbye.",
+                "Dear reader, this letter has three pages.", "The first one has a text layer.", "\u{0C}",
+                "The second page was scanned.", "Its words are only a picture.", "\u{0C}",
+                "The third page ends the letter.", "Goodbye.",
             ], "\(result.lines)")
         // A picture given with --file is read as --image reads it.
         let picture = try assist([
@@ -298,8 +298,9 @@ struct ReadTextCLITests {
         // recognition's, not the document's.
         #expect(
             result.lines.map { $0.lowercased() } == [
-                "page 1 of the fax begins here.", "it ends with sentence number 1.", "page 2 of the fax begins here.",
-                "it ends with sentence number 2.", "page 3 of the fax begins here.", "it ends with sentence number 3.",
+                "page 1 of the fax begins here.", "it ends with sentence number 1.", "\u{0C}",
+                "page 2 of the fax begins here.", "it ends with sentence number 2.", "\u{0C}",
+                "page 3 of the fax begins here.", "it ends with sentence number 3.",
             ], "\(result.lines)")
         // One page, 16-bit grey as a scanner may save it: a picture, straightened and read as --image reads it.
         let single = folder.path("single.tif")
@@ -417,7 +418,8 @@ struct ReadTextCLITests {
 
     /// Issue 70: a document's headings (set larger than its text, or bold where the text is not) are read as
     /// headings, each alone, never joined to the sentence after; h and H move to the next and the one before, on
-    /// a terminal key by key, across pages; "Heading:" is said before the first on a page; F1 is still help.
+    /// a terminal key by key, across pages; "Heading:" is said before the first on a page; F1 is still help. The
+    /// transcript parts its pages with a form feed.
     @Test func aDocumentsHeadingsAreReadAsHeadingsAndHAndShiftHMoveToThem() throws {
         let document = folder.path("bill.pdf")
         typealias Line = PdfWriter.StyledLine
@@ -444,7 +446,7 @@ struct ReadTextCLITests {
                 "Your electricity bill",
                 "This letter explains the amount you owe for the winter months and how it was worked out from the readings of your meter.",
                 "How to pay", "Pay by bank transfer or at any post office before the end of March.",
-                "Late payments cost five euros.", "Questions",
+                "Late payments cost five euros.", "\u{0C}", "Questions",
                 "Call us on weekdays between nine and five, or write to the address above.",
             ], "\(transcript.lines)")
         #expect(

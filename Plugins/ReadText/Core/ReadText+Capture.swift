@@ -468,7 +468,14 @@ extension ReadText {
 
     func appendStreamed(_ items: [ReadingItem], first: Bool) {
         guard !stopped, let navigator else { return }
-        if options.transcript { host.print(items.map(\.text).joined(separator: "\n")) }
+        if options.transcript {
+            // A document's pages are parted by a form feed, as a printer's text is.
+            if let page = items.first?.page, page > 0, transcriptPage > 0, page != transcriptPage {
+                host.print("\u{0C}")
+            }
+            if let page = items.last?.page { transcriptPage = page }
+            host.print(items.map(\.text).joined(separator: "\n"))
+        }
         if first { navigator.load([], complete: false) }
         navigator.append(items)
     }

@@ -17,6 +17,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
     var viewShown: (page: Int, picture: Int, sentences: [String]) = (-1, 0, [])
     /// The number of the picture the items being read were recognised in (0: none, a document's text layer).
     var viewPicture = 0
+    /// The last document page `--transcript` printed (0: none yet).
+    var transcriptPage = 0
     /// How many pictures were numbered for the view. Owned by `worker`.
     nonisolated(unsafe) var picturesNumbered = 0
     let worker = WorkerThread(name: "assist-read-text-ocr")
