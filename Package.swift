@@ -46,7 +46,7 @@ let firstPartyPlugins = [
     FirstPartyPlugin(
         name: "Barcode", core: ["PluginKit", "OCR", "CZBar"], tests: "BarcodeCoreTests", testDependencies: []),
     FirstPartyPlugin(
-        name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf"], tests: "ReadTextCoreTests",
+        name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf", "CMediaInfo"], tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),
     FirstPartyPlugin(
         name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection"], tests: "FindObjectCoreTests",

@@ -1,4 +1,4 @@
-import CPageGeometry
+import CMediaInfo
 import Foundation
 import OCR
 import PluginKit
@@ -39,7 +39,8 @@ extension ReadText {
     static let viewPictureQuality = 80
 
     /// Numbers the picture whose items are about to be posted and gives it to the view (as a JPEG, its longer
-    /// side at most `viewPictureSide`), so that the page can outline each sentence's lines on it. The number goes
+    /// side at most `viewPictureSide`, scaled as recognition scales and encoded by libjpeg-turbo as photo-sensor's
+    /// thumbnails are), so that the page can outline each sentence's lines on it. The number goes
     /// to the main loop first, with the items. Worker thread, once the first items are posted: the picture costs
     /// the first words nothing.
     func numberPictureForView() -> Int {
@@ -52,18 +53,27 @@ extension ReadText {
     func showPictureOnView(_ picture: GrayPicture, number: Int) {
         // An early read the camera moved away from is never read: its picture is not shown either.
         guard output?.isDropped != true else { return }
+        let factor = min(1, Double(Self.viewPictureSide) / Double(max(picture.width, picture.height)))
+        let small =
+            factor < 1
+            ? PageGeometry.scaled(
+                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
+                factor: factor)
+            : nil
         var data: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        var width: Int32 = 0
-        var height: Int32 = 0
-        guard
-            assist_page_jpeg(
-                picture.pixels.assumingMemoryBound(to: UInt8.self), Int32(picture.width), Int32(picture.height),
-                Int32(picture.stride), Int32(Self.viewPictureSide), Int32(Self.viewPictureQuality), &data, &size,
-                &width, &height) == 0, let data
-        else { return }
-        defer { assist_jpeg_free(data) }
-        let jpeg = Data(bytes: data, count: size).base64EncodedString()
+        var size: UInt = 0
+        let encoded = { (pixels: UnsafeRawPointer, width: Int, height: Int, stride: Int) in
+            assist_media_encode_jpeg(
+                pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(stride), 1,
+                Int32(Self.viewPictureQuality), &data, &size) == ASSIST_MEDIA_INFO_OK
+        }
+        let made =
+            small?.withPicture { encoded($0.pixels, $0.width, $0.height, $0.stride) }
+            ?? encoded(picture.pixels, picture.width, picture.height, picture.stride)
+        guard made, let data else { return }
+        defer { free(data) }
+        let (width, height) = small.map { ($0.width, $0.height) } ?? (picture.width, picture.height)
+        let jpeg = Data(bytes: data, count: Int(size)).base64EncodedString()
         publishView(
             "assist.read-text.view.picture", ["picture": number, "width": width, "height": height, "jpeg": jpeg])
     }

@@ -477,16 +477,14 @@ int assist_media_jpeg_size(const char *path, assist_media_info *info) {
     return result;
 }
 
-int assist_media_thumbnail(const char *path, int heif, int max_side, int orientation, int quality,
-                           unsigned char **out, unsigned long *size, int *width, int *height) {
-    if (!path || !out || !size || !width || !height || quality < 1 || quality > 100)
+int assist_media_encode_jpeg(const uint8_t *pixels, int width, int height, int stride, int components, int quality,
+                             unsigned char **out, unsigned long *size) {
+    if (!pixels || !out || !size || width < 1 || height < 1 || (components != 1 && components != 3) ||
+        stride < width * components || quality < 1 || quality > 100)
         return ASSIST_MEDIA_INFO_UNREADABLE;
     *out = NULL;
     *size = 0;
     if (!load_jpeg()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
-    uint8_t *bgr = NULL;
-    int status = assist_media_decode_bgr(path, heif, max_side, orientation, &bgr, width, height);
-    if (status != ASSIST_MEDIA_INFO_OK) return status;
     struct jpeg_compress_struct encoder;
     struct jpeg_failure failure;
     encoder.err = jp.jpeg_std_error(&failure.manager);
@@ -500,22 +498,22 @@ int assist_media_thumbnail(const char *path, int heif, int max_side, int orienta
     if (setjmp(failure.back) == 0) {
         jp.jpeg_CreateCompress(&encoder, JPEG_LIB_VERSION, sizeof encoder);
         jp.jpeg_mem_dest(&encoder, &target, &length);
-        encoder.image_width = (JDIMENSION)*width;
-        encoder.image_height = (JDIMENSION)*height;
-        encoder.input_components = 3;
-        encoder.in_color_space = JCS_EXT_BGR; /* libjpeg-turbo's: FFmpeg's BGR24 rows as they are */
+        encoder.image_width = (JDIMENSION)width;
+        encoder.image_height = (JDIMENSION)height;
+        encoder.input_components = components;
+        /* libjpeg-turbo's BGR: FFmpeg's BGR24 rows as they are. */
+        encoder.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_EXT_BGR;
         jp.jpeg_set_defaults(&encoder);
         jp.jpeg_set_quality(&encoder, quality, TRUE);
         jp.jpeg_start_compress(&encoder, TRUE);
         while (encoder.next_scanline < encoder.image_height) {
-            JSAMPROW row = bgr + (size_t)encoder.next_scanline * (size_t)*width * 3;
+            JSAMPROW row = (JSAMPROW)(pixels + (size_t)encoder.next_scanline * (size_t)stride);
             jp.jpeg_write_scanlines(&encoder, &row, 1);
         }
         jp.jpeg_finish_compress(&encoder);
         result = ASSIST_MEDIA_INFO_OK;
     }
     jp.jpeg_destroy_compress(&encoder);
-    free(bgr);
     if (result != ASSIST_MEDIA_INFO_OK) {
         free(target);
         return result;
@@ -523,4 +521,19 @@ int assist_media_thumbnail(const char *path, int heif, int max_side, int orienta
     *out = target;
     *size = length;
     return ASSIST_MEDIA_INFO_OK;
+}
+
+int assist_media_thumbnail(const char *path, int heif, int max_side, int orientation, int quality,
+                           unsigned char **out, unsigned long *size, int *width, int *height) {
+    if (!path || !out || !size || !width || !height || quality < 1 || quality > 100)
+        return ASSIST_MEDIA_INFO_UNREADABLE;
+    *out = NULL;
+    *size = 0;
+    if (!load_jpeg()) return ASSIST_MEDIA_INFO_UNAVAILABLE;
+    uint8_t *bgr = NULL;
+    int status = assist_media_decode_bgr(path, heif, max_side, orientation, &bgr, width, height);
+    if (status != ASSIST_MEDIA_INFO_OK) return status;
+    status = assist_media_encode_jpeg(bgr, *width, *height, *width * 3, 3, quality, out, size);
+    free(bgr);
+    return status;
 }

@@ -62,6 +62,11 @@ int assist_media_exif_block(const unsigned char *data, unsigned int size, assist
 int assist_media_decode_bgr(const char *path, int heif, int max_side, int orientation, uint8_t **out, int *width,
                             int *height);
 
+/** `pixels` (`components` 1: 8-bit grey; 3: BGR24; rows `stride` bytes apart) as a JPEG of `quality` (1-100),
+    with libjpeg-turbo. On success `*out` is malloc'ed (free it), `*size` bytes. */
+int assist_media_encode_jpeg(const uint8_t *pixels, int width, int height, int stride, int components, int quality,
+                             unsigned char **out, unsigned long *size);
+
 /** The picture at `path` as a JPEG of `quality` (1-100), decoded, scaled and turned upright as
     assist_media_decode_bgr does (libjpeg-turbo encodes it): a photo's thumbnail for the low-vision view. On
     success `*out` is malloc'ed (free it), `*size` bytes, `*width` x `*height`. */

@@ -57,15 +57,6 @@ int assist_rotate_quarters(const uint8_t *gray, int width, int height, int strid
 int assist_scale(const uint8_t *gray, int width, int height, int stride, int out_width, int out_height,
                  uint8_t *out);
 
-/** The picture as a JPEG (grey, `quality` 1-100), scaled down (area averaging) so that its longer side is at most
-    `largest_side`: what the low-vision view shows beside the text read. `*out` is allocated by Leptonica and
-    freed with assist_jpeg_free; `*out_width` and `*out_height` are the JPEG's size. Returns 0 or -1. */
-int assist_page_jpeg(const uint8_t *gray, int width, int height, int stride, int largest_side, int quality,
-                     uint8_t **out, size_t *size, int *out_width, int *out_height);
-
-/** Frees what assist_page_jpeg made. */
-void assist_jpeg_free(uint8_t *data);
-
 #ifdef __cplusplus
 }
 #endif
