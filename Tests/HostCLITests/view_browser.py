@@ -12,12 +12,26 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 
 from playwright.sync_api import sync_playwright
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The sanitizer lanes run Assist several times slower: every wait here stretches by their scale.
 SCALE = max(1.0, min(20.0, float(os.environ.get("ASSIST_TEST_TIME_SCALE", "1") or 1)))
+
+
+@contextmanager
+def one_page(url):
+    """Debian's chromium, headless, with one page of 1280 by 1000 opened at `url`; closed after."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.goto(url)
+            yield page
+        finally:
+            browser.close()
 
 
 def status_of(url, headers=None):
@@ -154,30 +168,9 @@ def read_text(url, folder, by):
                     if (text && window.__sentences[window.__sentences.length - 1] !== text)
                         window.__sentences.push(text);
                 }).observe(list, { childList: true, subtree: true, attributes: true, attributeFilter: ['class'] });
-                // The picture read beside the text: for each sentence outlined, its boxes and what lies inside
-                // them, cut from the picture as the page received it (without the outline drawn around them).
-                window.__outlined = [];
-                const canvas = document.getElementById('page-picture');
-                new MutationObserver(() => {
-                    const sentence = Number(canvas.dataset.sentence);
-                    const outlines = canvas.dataset.outlines || '';
-                    const last = window.__outlined[window.__outlined.length - 1];
-                    if (!outlines || (last && last.sentence === sentence)) return;
-                    const image = pagePicture.image;
-                    const boxes = outlines.split(';').map((box) => box.split(',').map(Number));
-                    const crops = boxes.map(([left, top, width, height]) => {
-                        const cut = document.createElement('canvas');
-                        cut.width = Math.max(1, Math.round(width * image.width));
-                        cut.height = Math.max(1, Math.round(height * image.height));
-                        cut.getContext('2d').drawImage(image, left * image.width, top * image.height,
-                            cut.width, cut.height, 0, 0, cut.width, cut.height);
-                        return cut.toDataURL('image/png');
-                    });
-                    window.__outlined.push({ sentence, boxes, crops, hidden: canvas.hidden,
-                        shown: canvas.getBoundingClientRect().width });
-                }).observe(canvas, { attributes: true, attributeFilter: ['data-outlines', 'data-sentence'] });
             }"""
         )
+        record_outlines(first)
         index = next(i for i, label in enumerate(menu["choices"]) if "Read text" in label)
         if by == "click":
             first.locator("#choices button").nth(index).click()
@@ -194,18 +187,7 @@ def read_text(url, folder, by):
         time.sleep(2)
         result["words"] = first.evaluate("() => window.__words")
         result["current_sentences"] = first.evaluate("() => window.__sentences")
-        outlined = first.evaluate("() => window.__outlined")
-        for entry in outlined:
-            texts = []
-            for number, crop in enumerate(entry.pop("crops")):
-                cut = os.path.join(folder, f"outlined-{entry['sentence']}-{number}.png")
-                with open(cut, "wb") as file:
-                    file.write(base64.b64decode(crop.split(",", 1)[1]))
-                texts.append(subprocess.run(
-                    ["tesseract", cut, "-", "--psm", "7"], capture_output=True, text=True, check=False
-                ).stdout.strip())
-            entry["ocr"] = texts
-        result["outlined"] = outlined
+        result["outlined"] = outlines_read(first, folder)
         # The word marked while the last sentence sounds, and a screenshot of the large print for OCR.
         wait_for(first, lambda state: state["word"] is not None, 5)
         shot = os.path.join(folder, "large-print.png")
@@ -268,10 +250,7 @@ def canvas_summary(page):
 def preview(url, folder):
     """Chooses Light, whose camera stays open, and looks at the preview with each filter and zoom."""
     result = {}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(url)
+    with one_page(url) as page:
         page.wait_for_selector("#choices button")
         result["hidden_at_menu"] = page.evaluate("() => document.getElementById('camera').hidden")
         labels = seen(page)["choices"]
@@ -310,7 +289,6 @@ def preview(url, folder):
         page.keyboard.press("Escape")
         page.wait_for_function("() => document.getElementById('camera').hidden", timeout=20000 * SCALE)
         result["hidden_after_escape"] = True
-        browser.close()
     return result
 
 
@@ -340,25 +318,73 @@ def reconnect(url, folder):
 
 def target(url, folder):
     """Waits for find-object's target on the preview and reads where the page drew it."""
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(url)
+    with one_page(url) as page:
         page.wait_for_function("() => !document.getElementById('camera').hidden", timeout=60000 * SCALE)
         page.wait_for_function("() => document.getElementById('picture').dataset.target", timeout=90000 * SCALE)
         time.sleep(1.0)
         result = {"target": page.evaluate("() => document.getElementById('picture').dataset.target")}
-        browser.close()
     return result
+
+
+def record_outlines(page):
+    """Has the page record, for each sentence of read-text's picture outlined, its boxes and what lies inside them,
+    cut from the picture as the page received it (without the outline drawn around them)."""
+    page.evaluate(
+        """() => {
+            window.__outlined = [];
+            const canvas = document.getElementById('page-picture');
+            new MutationObserver(() => {
+                const sentence = Number(canvas.dataset.sentence);
+                const outlines = canvas.dataset.outlines || '';
+                const last = window.__outlined[window.__outlined.length - 1];
+                if (!outlines || (last && last.sentence === sentence)) return;
+                const image = pagePicture.image;
+                const boxes = outlines.split(';').map((box) => box.split(',').map(Number));
+                const crops = boxes.map(([left, top, width, height]) => {
+                    const cut = document.createElement('canvas');
+                    cut.width = Math.max(1, Math.round(width * image.width));
+                    cut.height = Math.max(1, Math.round(height * image.height));
+                    cut.getContext('2d').drawImage(image, left * image.width, top * image.height,
+                        cut.width, cut.height, 0, 0, cut.width, cut.height);
+                    return cut.toDataURL('image/png');
+                });
+                window.__outlined.push({ sentence, boxes, crops, hidden: canvas.hidden,
+                    shown: canvas.getBoundingClientRect().width,
+                    text: (document.querySelector('#sentences li.current') || {}).textContent || '' });
+            }).observe(canvas, { attributes: true, attributeFilter: ['data-outlines', 'data-sentence'] });
+        }"""
+    )
+
+
+def outlines_read(page, folder):
+    """What `record_outlines` recorded, each cut read by tesseract as one line."""
+    outlined = page.evaluate("() => window.__outlined")
+    for entry in outlined:
+        texts = []
+        for number, crop in enumerate(entry.pop("crops")):
+            cut = os.path.join(folder, f"outlined-{entry['sentence']}-{number}.png")
+            with open(cut, "wb") as file:
+                file.write(base64.b64decode(crop.split(",", 1)[1]))
+            texts.append(subprocess.run(
+                ["tesseract", cut, "-", "--psm", "7"], capture_output=True, text=True, check=False
+            ).stdout.strip())
+        entry["ocr"] = texts
+    return outlined
+
+
+def outlines(url, folder):
+    """read-text on a photographed page (the camera is the photo): three sentences' outlines, in turn from the first
+    the page sees, and what they hold."""
+    with one_page(url) as page:
+        record_outlines(page)
+        page.wait_for_function("() => window.__outlined.length >= 3", timeout=120000 * SCALE)
+        return {"outlined": outlines_read(page, folder)[:3]}
 
 
 def photos(url, folder):
     """Opens photo-sensor's menu by a click and reads the photos shown while it is open, then leaves it."""
     result = {}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(url)
+    with one_page(url) as page:
         page.wait_for_selector("#choices button")
         page.locator("#choices button", has_text="Photo sensor").first.click()
         page.wait_for_function(
@@ -381,17 +407,13 @@ def photos(url, folder):
         page.keyboard.press("Escape")
         page.wait_for_function("() => document.getElementById('photos').hidden", timeout=20000 * SCALE)
         result["hidden_after"] = True
-        browser.close()
     return result
 
 
 def heard(url, folder):
     """Records each line as it starts to be heard (the page shows a line when its first word sounds), with the
     clock's time, until the test writes `heard-stop` in the folder; `heard-ready` says the page is listening."""
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(url)
+    with one_page(url) as page:
         page.wait_for_selector("#choices button", timeout=60000 * SCALE)
         page.evaluate(
             """() => {
@@ -411,7 +433,6 @@ def heard(url, folder):
         while not os.path.exists(stop) and time.time() < deadline:
             time.sleep(0.1)
         result = {"heard": page.evaluate("() => window.__heard")}
-        browser.close()
     return result
 
 
@@ -438,6 +459,8 @@ def main():
         result = printed(url, folder)
     elif scenario == "heard":
         result = heard(url, folder)
+    elif scenario == "outlines":
+        result = outlines(url, folder)
     elif scenario == "photos":
         result = photos(url, folder)
     elif scenario == "target":
