@@ -49,7 +49,9 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         host.pointee.host_version = UnsafePointer(ServiceTables.hostVersionString)
         host.pointee.get_service = ServiceTables.getService
         host.pointee.alloc = ServiceTables.alloc
-        host.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+        let anchor = ContextAnchor()
+        anchor.context = self
+        host.pointee.host_data = Unmanaged.passRetained(anchor).toOpaque()
     }
 
     /// The context for `manifest` served in this process by `hub`, with the plugin's folder `pluginDirectory`.
@@ -71,10 +73,11 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         return UnsafePointer(path)
     }
 
-    /// The context behind a plugin's `h`, or nil for a pointer the host did not hand out.
+    /// The context behind a plugin's `h`, or nil for a pointer the host did not hand out or a context that is
+    /// gone (a plugin's thread calling after its `destroy`: refused, never served from freed memory).
     static func from(_ host: UnsafePointer<assist_host>?) -> PluginContext? {
         guard let data = host?.pointee.host_data else { return nil }
-        return Unmanaged<PluginContext>.fromOpaque(data).takeUnretainedValue()
+        return Unmanaged<ContextAnchor>.fromOpaque(data).takeUnretainedValue().context
     }
 
     /// True on the main loop; otherwise logs a plugin-misbehaving line naming `call`.
@@ -106,6 +109,13 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
         holdings.releaseAll()
         services.releaseAll()
     }
+}
+
+/// What a plugin's `assist_host` points at, kept as long as the process like the table itself: the context
+/// while it lives, nil once it is gone. A weak reference, so a call from a plugin's thread racing the context's
+/// release gets nil rather than reviving an object being freed.
+final class ContextAnchor: @unchecked Sendable {  // because: `context` is written once, before the table is handed out
+    weak var context: PluginContext?
 }
 
 /// A C copy of `text` that lives as long as the process: handed to plugins, never freed.

@@ -266,11 +266,8 @@ struct KioskSittingTests {
         #expect(screen.waitFor("7. Stop the kiosk", count: 2), "\(screen.text)")
         screen.type("5")
         #expect(screen.waitFor("Settings. Choose one to change it."), "\(screen.text)")
-        let rate = try #require(
-            screen.lines.last { $0.contains("Speech rate") }.flatMap {
-                $0.split(separator: ".").first.map(String.init)
-            },
-            "\(screen.lines)")
+        // The list is printed line by line after its heading: number(of:) waits for the line.
+        let rate = try #require(screen.number(of: "Speech rate"), "\(screen.lines)")
         screen.type(rate)
         #expect(screen.waitFor("1. Higher"), "\(screen.text)")
         screen.type("1")

@@ -60,9 +60,7 @@ struct TourKeysTests {
         #expect(screen.waitFor("Choose a feature.", count: 2), "\(screen.text)")
 
         // tour.2: a feature's number (as the menu lists it); tour.4: stop ends it.
-        let light = try #require(
-            screen.lines.last { $0.hasSuffix(". Light") }?.split(separator: ".").first.map(String.init),
-            "\(screen.lines)")
+        let light = try #require(screen.number(of: "Light"), "\(screen.lines)")
         screen.typeSlowly(light)
         #expect(screen.allowFirstUse("Light"), "the number \(light): \(screen.text)")
         #expect(screen.waitFor("Light meter."), "\(screen.text)")

@@ -55,6 +55,25 @@ struct PluginServicesTests {
         #expect(!host.services.events.publish("not json", json: "{"), "the real bus still checks JSON")
     }
 
+    /// A plugin's thread that calls through `h` after the host let its context go (a worker still finishing a
+    /// job at `destroy`) is refused: the table outlives the context, and never reaches freed memory (CI once
+    /// aborted read-text with "PluginContext deallocated with non-zero retain count" under ASan).
+    @Test func aCallAfterTheContextIsGoneIsRefused() throws {
+        var services = host.services.plugin(manifest, directory: folder.url)
+        let events = RecordingEvents()
+        services.events = events
+        var context: PluginContext? = PluginContext(manifest: manifest, services: services)
+        let table = UnsafePointer(try #require(context).host)
+        let kit = PluginHostHandle(table)
+        kit.publish("org.test.served.before", json: "{}")
+        weak let gone = context
+        context = nil
+        #expect(gone == nil, "nothing else keeps the context")
+        kit.publish("org.test.served.after", json: "{}")
+        #expect(kit.speak("Too late", priority: .important) == nil)
+        #expect(events.published.values.map(\.0) == ["org.test.served.before"])
+    }
+
     @Test func aServiceIsBoundToItsPluginSoOwnersNeverCross() throws {
         let first = PluginContext(manifest: manifest, pluginDirectory: folder.url, servedBy: host.services)
         let otherManifestURL = folder.path("other.json")
