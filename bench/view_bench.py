@@ -161,14 +161,19 @@ def words_and_keys(browser, assist, page_png):
         page.evaluate(WATCH_MARKS)
         page.evaluate(WATCH_LINES)
         # Key to answer: F2 at the menu says that the key does nothing there, a short hint; pressed on the page,
-        # then typed at the terminal, each once Assist has been quiet for 0.4 s.
+        # then typed at the terminal, each once Assist has said the last line it printed and been quiet for 0.4 s.
+        # (A key pressed while the menu is still being read is passed over, at the terminal as on the page: the
+        # first press once came before the menu's reading had begun, and the next menu line was taken for its
+        # answer, 684 ms later.)
         page_keys, terminal_keys = [], []
         for _ in range(15):
             for where in ("page", "terminal"):
                 quiet_since = time.time()
-                deadline = time.time() + 20
+                deadline = time.time() + 60
                 while time.time() - quiet_since < 0.4 and time.time() < deadline:
-                    if page.evaluate("() => document.querySelector('#now mark') !== null"):
+                    speaking = page.evaluate("() => document.querySelector('#now mark') !== null")
+                    heard = page.evaluate("() => document.getElementById('now').textContent")
+                    if speaking or not host.lines or heard != host.lines[-1]:
                         quiet_since = time.time()
                     time.sleep(0.02)
                 before = page.evaluate("() => window.__lines.length")

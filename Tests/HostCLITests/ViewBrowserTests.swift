@@ -50,6 +50,17 @@ struct ViewBrowserTests {
             try process.run()
         }
 
+        /// A test that fails before `finish` or `interrupt` leaves no shell running: it is ended with its test
+        /// (SIGTERM, which it answers by ending its helpers; SIGKILL after 5 s).
+        deinit {
+            guard process.isRunning else { return }
+            process.terminate()
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+
         var standardOutput: String { lock.withLock { output } }
         var standardError: String { lock.withLock { errors } }
 
