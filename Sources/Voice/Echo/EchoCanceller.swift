@@ -181,8 +181,8 @@ package final class EchoCanceller {
         return Array(out.prefix(chunk.count))
     }
 
-    /// While the canceller is young, keeps `chunk` (placed at `start`) and, every half second, learns the room
-    /// again from all it has heard since Assist first sounded, several times over. speexdsp's filter takes about
+    /// While the canceller is young, keeps `chunk` (placed at `start`) and, every 0.1 s and later each time a
+    /// quarter more is kept, learns the room again from what it heard since Assist first sounded, many times over. speexdsp's filter takes about
     /// 10 s of Assist's voice to take 10 dB out of it, so a "stop" said in the first seconds of a reading was
     /// lost in the echo; learning the same seconds eight times over takes as much out by the second second.
     private func keepYoung(_ chunk: [Int16], start: Int, played: [Int16]) {
