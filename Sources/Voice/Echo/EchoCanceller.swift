@@ -30,24 +30,6 @@ package final class EchoCanceller {
     private var micLevels: [Double] = []
     private var playedLevels: [Double] = []
     private var estimator = DelayEstimator()
-    /// The microphone since Assist first sounded, while the canceller is young: where it starts on the time line
-    /// and its samples (`relearn`).
-    private var history: (start: Int, samples: [Int16])?
-    /// Blocks in which Assist sounded since the canceller was made, counted up to `youngBlocks`.
-    private var heardBlocks = 0
-    private var blocksSinceRelearn = 0
-    /// Blocks since Assist last sounded, while young.
-    private var quietBlocks = 0
-    /// The most a young canceller keeps to learn again: 8 s.
-    package static let historyBlocks = 800
-    /// How long the canceller is young: 6 s of Assist's sound.
-    package static let youngBlocks = 600
-    /// How often a young canceller learns the room again while little is kept (every 0.1 s; later, each time
-    /// a quarter more has been heard), and how many times over what it has heard. Measured on commands said 1,
-    /// 2, 4 and 8 s into a reading (docs/voice.md, "The first seconds"): 4 passes every 0.2 s heard 41 of 72,
-    /// 8 every 0.1 s 55, 12 every 0.1 s 53, 8 every 0.05 s 49; without relearning 11.
-    package static let relearnBlocks = 10
-    package static let relearnPasses = 8
     /// The delay from the speakers to the microphone in 10 ms blocks, once found.
     package private(set) var lagBlocks: Int?
     private var pendingLag: Int?
@@ -166,7 +148,6 @@ package final class EchoCanceller {
                 clipped && playedEnergy > EchoTrack.audiblePlayed ? clippedBlocks + 1 : max(0, clippedBlocks - 1)
             if clippedBlocks >= 20 { notice(.clipping) }
         }
-        keepYoung(chunk, start: start, played: aligned)
         let keep = estimator.windowBlocks + estimator.lags.upperBound + 100
         if micLevels.count > keep + 200 {
             micLevels.removeFirst(micLevels.count - keep)
@@ -177,83 +158,8 @@ package final class EchoCanceller {
             blocksSinceEstimate = 0
             followDelay()
         }
-        timeline.forget(before: min(start, history.map { $0.start - Self.tailSamples } ?? start) - Self.rate * 2)
+        timeline.forget(before: start - Self.rate * 2)
         return Array(out.prefix(chunk.count))
-    }
-
-    /// While the canceller is young, keeps `chunk` (placed at `start`) and, every 0.1 s and later each time a
-    /// quarter more is kept, learns the room again from what it heard since Assist first sounded, many times over. speexdsp's filter takes about
-    /// 10 s of Assist's voice to take 10 dB out of it, so a "stop" said in the first seconds of a reading was
-    /// lost in the echo; learning the same seconds eight times over takes as much out by the second second.
-    private func keepYoung(_ chunk: [Int16], start: Int, played: [Int16]) {
-        guard heardBlocks < Self.youngBlocks else { return }
-        let blocks = chunk.count / Self.frame
-        let sounding = (0..<blocks).filter {
-            Self.energy(played[($0 * Self.frame)..<(($0 + 1) * Self.frame)]) > EchoTrack.audiblePlayed
-        }.count
-        guard chunk.count % Self.frame == 0 else {
-            // A chunk not made of whole blocks was padded for the canceller: what it heard is no longer one run.
-            history = nil
-            heardBlocks = Self.youngBlocks
-            return
-        }
-        if var kept = history, kept.start + kept.samples.count == start {
-            history = nil
-            kept.samples += chunk
-            // The last 8 s at most: Assist may say a word, then nothing for minutes, while young.
-            let over = kept.samples.count - Self.historyBlocks * Self.frame
-            if over > 0 {
-                kept.samples.removeFirst(over)
-                kept.start += over
-            }
-            history = kept
-        } else if sounding > 0 {
-            history = (start, chunk)
-            blocksSinceRelearn = 0
-        } else {
-            history = nil
-        }
-        heardBlocks += sounding
-        blocksSinceRelearn += blocks
-        // Blocks since the last in which Assist sounded (this chunk's blocks count whole: close enough).
-        quietBlocks = sounding > 0 ? 0 : quietBlocks + blocks
-        // Often while little is kept (every 0.1 s), then each time a quarter more has been heard; not once Assist
-        // has been quiet for 2 s (between its sentences it goes on: what the last pass leaves revises the track,
-        // and a command is often said in such a pause).
-        guard let kept = history, quietBlocks < 200,
-            blocksSinceRelearn >= max(Self.relearnBlocks, kept.samples.count / Self.frame / 4)
-        else { return }
-        blocksSinceRelearn = 0
-        relearn()
-        if heardBlocks >= Self.youngBlocks { history = nil }
-    }
-
-    /// Learns the room afresh from what the microphone heard since Assist first sounded, `relearnPasses` times
-    /// over, ending where the microphone is now; what the last pass leaves of each block becomes the track's, so
-    /// the evidence on a phrase just said is judged by the canceller as it now is.
-    private func relearn() {
-        guard let history else { return }
-        let shift = lagBlocks.map { $0 - Self.marginBlocks } ?? 0
-        let reference = timeline.read(from: history.start - shift * Self.frame, count: history.samples.count)
-        var out = [Int16](repeating: 0, count: history.samples.count)
-        assist_echo_reset(echo)
-        for _ in 0..<Self.relearnPasses {
-            history.samples.withUnsafeBufferPointer { mic in
-                reference.withUnsafeBufferPointer { played in
-                    out.withUnsafeMutableBufferPointer { left in
-                        assist_echo_run(
-                            echo, mic.baseAddress, played.baseAddress, left.baseAddress, Int32(history.samples.count))
-                    }
-                }
-            }
-        }
-        let lefts = stride(from: 0, to: out.count, by: Self.frame).map {
-            Self.energy(out[$0..<($0 + Self.frame)])
-        }
-        track.revise(lastLefts: lefts)
-        trace?(
-            "echo: learnt the room again from the last \(history.samples.count / (Self.rate / 1000)) ms, \(Self.relearnPasses) times over"
-        )
     }
 
     /// `EchoTrack.saidByAPerson`, with what it was decided on written to the trace.

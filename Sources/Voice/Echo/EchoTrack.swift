@@ -59,18 +59,6 @@ package struct EchoTrack: Sendable {
         if blocks.count % 50 == 0 { measure() }
     }
 
-    /// What the canceller, having learnt the room again, leaves of the newest `lastLefts.count` blocks: their
-    /// `left` replaced, and the room measured again.
-    package mutating func revise(lastLefts: [Double]) {
-        let count = min(lastLefts.count, blocks.count)
-        for (offset, left) in lastLefts.suffix(count).enumerated() {
-            let index = blocks.count - count + offset
-            // More out than in is brought down to the microphone's level, as when the block was first added.
-            blocks[index].left = min(left, blocks[index].mic)
-        }
-        measure()
-    }
-
     /// The room as measured from blocks older than the last second (what is being said now is not measured).
     private mutating func measure() {
         guard let room = room(before: nextBlock - 100) else { return }
