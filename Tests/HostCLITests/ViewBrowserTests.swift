@@ -55,9 +55,7 @@ struct ViewBrowserTests {
         deinit {
             guard process.isRunning else { return }
             process.terminate()
-            let deadline = Date(timeIntervalSinceNow: 5)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if !ended(within: 5) { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
 
@@ -89,9 +87,7 @@ struct ViewBrowserTests {
         /// Sends Ctrl+C's signal and waits for the exit.
         func interrupt() -> Int32 {
             process.interrupt()
-            let deadline = Date(timeIntervalSinceNow: 30 * ProcessRunner.timeScale)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning { process.terminate() }
+            if !ended(within: 30 * ProcessRunner.timeScale) { process.terminate() }
             process.waitUntilExit()
             return process.terminationStatus
         }
@@ -99,11 +95,16 @@ struct ViewBrowserTests {
         /// Closes the input (the terminal's end) and waits for a clean exit.
         func finish() -> Int32 {
             try? input.fileHandleForWriting.close()
-            let deadline = Date(timeIntervalSinceNow: 30 * ProcessRunner.timeScale)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning { process.terminate() }
+            if !ended(within: 30 * ProcessRunner.timeScale) { process.terminate() }
             process.waitUntilExit()
             return process.terminationStatus
+        }
+
+        /// Waits up to `seconds` for the shell to end; false when it still runs.
+        private func ended(within seconds: Double) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            return !process.isRunning
         }
     }
 
