@@ -18,6 +18,12 @@ static const assist_entry *entry_table;
 static assist_entry entry;
 static assist_plugin *instance;
 static assist_plugin table;
+/* The frame lane's thread reads `instance` and calls on_frame while the main lane's may destroy it: on_frame
+   runs holding this lock, and destroy takes the instance away under it, so a frame in flight is finished before
+   the plugin is destroyed and no frame reaches it after. The host serves a [frame] call on its frame thread
+   without waiting on its main thread (a [main] call from there is refused), so destroy waiting here cannot
+   wait on itself. The main lane's other reads of `instance` are on destroy's own thread. */
+static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *host_version;
 static pthread_mutex_t helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t helper_done = PTHREAD_COND_INITIALIZER;
@@ -221,7 +227,11 @@ static void helper_handle(bchan *c, bmsg *req, bmsg *rep) {
         assist_plugin *p = entry.create ? entry.create(&proxy_host, &err) : NULL;
         bool ok = p != NULL && assist_struct_copy(&table, sizeof table, p, ASSIST_SIZE_THROUGH(assist_plugin, destroy))
                   && table.start != NULL;
-        if (ok) instance = p;
+        if (ok) {
+            pthread_mutex_lock(&instance_lock);
+            instance = p;
+            pthread_mutex_unlock(&instance_lock);
+        }
         put_bool(rep, ok);
         put_u32(rep, ok && table.on_frame != NULL ? 1u : 0u);
         if (!ok && err == NULL && p != NULL) err = strdup("the plugin table from create is too small or has no start");
@@ -256,12 +266,18 @@ static void helper_handle(bchan *c, bmsg *req, bmsg *rep) {
         break;
     }
     case OP_FRAME:
+        pthread_mutex_lock(&instance_lock);
         helper_serve_frame(req, rep, instance, instance != NULL ? table.on_frame : NULL);
+        pthread_mutex_unlock(&instance_lock);
         break;
-    case OP_DESTROY:
-        if (instance && table.destroy) table.destroy(instance);
+    case OP_DESTROY: {
+        pthread_mutex_lock(&instance_lock);
+        assist_plugin *gone = instance;
         instance = NULL;
+        pthread_mutex_unlock(&instance_lock);
+        if (gone && table.destroy) table.destroy(gone);
         break;
+    }
     case OP_PING:
         put_u32(rep, sandbox_denied());
         break;

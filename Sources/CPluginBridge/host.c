@@ -35,6 +35,7 @@ static void describe(assist_bridge *b, char *out, size_t cap, bool *expected) {
     bool pinging = b->pinging;
     int status = b->wait_status;
     bool closing = b->closing;
+    bool ended_by_host = b->ended_by_host;
     pthread_mutex_unlock(&b->lock);
     pthread_mutex_lock(&b->chan.lock);
     char why[sizeof b->chan.why];
@@ -50,6 +51,9 @@ static void describe(assist_bridge *b, char *out, size_t cap, bool *expected) {
         snprintf(out, cap, "ended");
     } else if (why[0] != 0 && strcmp(why, "its connection closed") != 0 && strcmp(why, "its process ended") != 0) {
         snprintf(out, cap, "%s %s %s", why + 3 /* "it " */, busy ? "in" : "after", call);
+    } else if (ended_by_host && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+        /* The SIGKILL was the host's own: no crash. */
+        snprintf(out, cap, "closed its connection %s %s and was ended", busy ? "in" : "after", call);
     } else if (WIFSIGNALED(status)) {
         const char *name = sigabbrev_np(WTERMSIG(status));
         if (busy) snprintf(out, cap, "crashed in %s (SIG%s)", call, name ? name : "?");
@@ -158,7 +162,12 @@ static void channel_dead(bchan *c) {
     pthread_mutex_lock(&c->lock);
     bool clean = strcmp(c->why, "its connection closed") == 0 || strcmp(c->why, "its process ended") == 0;
     pthread_mutex_unlock(&c->lock);
-    if (!wait_for(b, &b->reaped, clean ? 1000 : 0)) kill_group(b->pid);
+    if (wait_for(b, &b->reaped, clean ? 1000 : 0)) return;
+    /* Marked before the kill, so the watcher, woken by it, says the host ended it rather than a crash. */
+    pthread_mutex_lock(&b->lock);
+    b->ended_by_host = clean;
+    pthread_mutex_unlock(&b->lock);
+    kill_group(b->pid);
 }
 
 void assist_bridge_kill(assist_bridge *b, const char *why) {

@@ -56,6 +56,8 @@ struct assist_bridge {
     bool reaped;
     int wait_status;
     bool closing;
+    /* The helper closed its connection and, still running a second later, was ended by the host (SIGKILL). */
+    bool ended_by_host;
     const char *last_call;
     /* The calls into the plugin sent and not answered. One that fails because the helper went stays here, so
        how it ended names the calls that were running then, whenever the watcher asks. */
