@@ -23,6 +23,8 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
     private var pausedOwners: Set<Int> = []
     /// Ends that arrived before `spd_say` returned the message's id (the server can be that fast).
     private var earlyEnds: [Int: SpeechOutcome] = [:]
+    /// Index marks of messages `say` has not yet returned the id of.
+    private var earlyMarks: [Int: [String]] = [:]
     private var defaultWordsPerMinute: Int
     /// libspeechd reads replies on its event thread, so calls made because of an event, or while holding
     /// `lock` (which the event thread may be waiting for), go through this queue instead.
@@ -73,13 +75,20 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
         }
         var stored = utterance
         stored.text = text
-        let early = lock.withLock {
+        let message = Message(utterance: stored, callbacks: callbacks, byteOffsets: offsets)
+        // The server may begin it, mark its first words and even end it before `say` returns: what came first is
+        // told now, in order.
+        let (marks, early) = lock.withLock {
+            let marks = earlyMarks.removeValue(forKey: id) ?? []
             if let outcome = earlyEnds.removeValue(forKey: id) {
                 lock.broadcast()
-                return Optional(outcome)
+                return (marks, Optional(outcome))
             }
-            messages[id] = Message(utterance: stored, callbacks: callbacks, byteOffsets: offsets)
-            return nil
+            messages[id] = message
+            return (marks, nil)
+        }
+        if let onWord = callbacks.onWord {
+            for word in marks.compactMap({ Self.word(named: $0, in: message) }) { onWord(UInt64(id), word) }
         }
         if let early { callbacks.onDone?(UInt64(id), early) }
         return UInt64(id)
@@ -183,21 +192,17 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
             current = id
             if cancelled.contains(id) { commands.async { [connection] in connection.stopCurrent() } }
         case .mark(let id, let name):
-            if let message = messages[id], let offset = Int(name), let onWord = message.callbacks.onWord,
-                offset < message.byteOffsets.count
-            {
-                let text = message.utterance.text.unicodeScalars
-                let end = text.index(text.startIndex, offsetBy: offset)
-                let length = text[end...].prefix { !$0.properties.isWhitespace }.count
-                let byteEnd = message.byteOffsets[min(message.byteOffsets.count - 1, offset + length)]
-                let word = SpeechWord(
-                    characterOffset: offset, byteOffset: message.byteOffsets[offset],
-                    byteLength: byteEnd - message.byteOffsets[offset])
-                report = { onWord(UInt64(id), word) }
+            if let message = messages[id] {
+                if let onWord = message.callbacks.onWord, let word = Self.word(named: name, in: message) {
+                    report = { onWord(UInt64(id), word) }
+                }
+            } else if earlyMarks.count < 64 {
+                earlyMarks[id, default: []].append(name)  // before `say` returned: told by `speak`
             }
         case .end(let id), .cancel(let id):
             if current == id { current = nil }
             let message = messages.removeValue(forKey: id)
+            if message != nil { earlyMarks[id] = nil }
             let wasCancelled = cancelled.remove(id) != nil
             var outcome = SpeechOutcome.finished
             if case .cancel = event { outcome = .cancelled }
@@ -210,24 +215,68 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
         report?()
     }
 
-    /// The text as SSML with an index mark, named by its character offset, before each word.
+    /// The word that the index mark `name` (its character offset) of `message` stands before.
+    private static func word(named name: String, in message: Message) -> SpeechWord? {
+        guard let offset = Int(name), offset >= 0, offset < message.byteOffsets.count else { return nil }
+        let text = message.utterance.text.unicodeScalars
+        let start = text.index(text.startIndex, offsetBy: offset)
+        let length = wordLength(Array(text[start...].prefix { !$0.properties.isWhitespace }))
+        let byteEnd = message.byteOffsets[min(message.byteOffsets.count - 1, offset + length)]
+        return SpeechWord(
+            characterOffset: offset, byteOffset: message.byteOffsets[offset],
+            byteLength: byteEnd - message.byteOffsets[offset])
+    }
+
+    /// The text as SSML with an index mark, named by its character offset, before each word. espeak-ng (through
+    /// Speech Dispatcher) never reports a mark that comes after a full stop ("Dr. <mark/>Smith", "in. <mark/>He"),
+    /// while it does after "!", "?" and ";": such a word's mark goes just before the stop, where it is reported as
+    /// the word before it ends, rather than never.
     static func ssml(_ text: String) -> String {
-        var out = "<speak>"
+        var out = Array("<speak>".unicodeScalars)
         var offset = 0
         var inWord = false
+        var stops: Int?  // where in `out` the full stops that end the last word begin
         for scalar in text.unicodeScalars {
             let space = scalar.properties.isWhitespace
-            if !space && !inWord { out += "<mark name=\"\(offset)\"/>" }
+            if !space && !inWord {
+                out.insert(contentsOf: "<mark name=\"\(offset)\"/>".unicodeScalars, at: stops ?? out.count)
+            }
             inWord = !space
+            if scalar == "." {
+                stops = stops ?? out.count
+            } else if !space {
+                stops = nil
+            }
             switch scalar {
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(scalar)
+            case "<": out += "&lt;".unicodeScalars
+            case ">": out += "&gt;".unicodeScalars
+            case "&": out += "&amp;".unicodeScalars
+            case "\"": out += "&quot;".unicodeScalars
+            default: out.append(scalar)
             }
             offset += 1
         }
-        return out + "</speak>"
+        out += "</speak>".unicodeScalars
+        var result = String.UnicodeScalarView()
+        result.append(contentsOf: out)
+        return String(result)
+    }
+
+    /// How many scalars of `run` (a word up to the next space) the page marks: without the punctuation after it
+    /// ("morning." is marked "morning", as espeak-ng's own word events mark it), unless it is punctuation alone.
+    static func wordLength(_ run: [Unicode.Scalar]) -> Int {
+        var length = run.count
+        while length > 1, isPunctuation(run[length - 1]) { length -= 1 }
+        return length
+    }
+
+    private static func isPunctuation(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation:
+            return true
+        default:
+            return false
+        }
     }
 }

@@ -41,6 +41,45 @@ struct SpeechDispatcherTests {
         #expect(events.lock.withLock { events.done.first { $0.0 == long }?.1 } == .cancelled)
     }
 
+    /// Every word's mark is reported, those after a full stop too (espeak-ng drops a mark that follows one), and
+    /// the word marked is the word without its punctuation, as espeak-ng's own word events give it.
+    @Test func everyWordIsMarkedThoseAfterAFullStopToo() throws {
+        let folder = try TemporaryDirectory("assist-speechd")
+        let server = try SpeechDispatcherServer(folder: folder)
+        setenv("SPEECHD_ADDRESS", server.address, 1)
+        defer { unsetenv("SPEECHD_ADDRESS") }
+        let speech = try #require(SpeechDispatcherService(logger: Logger(label: "test")))
+        defer { speech.shutdown() }
+        let text = "Call Dr. Smith tomorrow morning. He is in... Are you? Yes."
+        let scalars = Array(text.unicodeScalars)
+        let events = Events()
+        let callbacks = SpeechCallbacks(
+            onWord: { _, word in events.lock.withLock { events.words.append(word.characterOffset) } },
+            onDone: { id, outcome in events.lock.withLock { events.done.append((id, outcome)) } })
+        let lengths = Lengths()
+        let spoken = try #require(
+            speech.speak(
+                Utterance(text, owner: 1),
+                callbacks: SpeechCallbacks(
+                    onWord: { id, word in
+                        lengths.lock.withLock { lengths.bytes.append(word.byteLength) }
+                        callbacks.onWord?(id, word)
+                    }, onDone: callbacks.onDone)))
+        for _ in 0..<500 where events.lock.withLock({ events.done.isEmpty }) { usleep(20_000) }
+        #expect(events.lock.withLock { events.done.map(\.0) } == [spoken])
+        let offsets = events.lock.withLock { events.words }
+        let bytes = lengths.lock.withLock { lengths.bytes }
+        // ASCII: a byte a scalar.
+        let words = zip(offsets, bytes).map { String(String.UnicodeScalarView(scalars[$0..<($0 + $1)])) }
+        #expect(words == ["Call", "Dr", "Smith", "tomorrow", "morning", "He", "is", "in", "Are", "you", "Yes"])
+        _ = server
+    }
+
+    final class Lengths: @unchecked Sendable {  // because: guarded by `lock`
+        let lock = NSLock()
+        var bytes: [Int] = []
+    }
+
     @Test func anUnreachableServerMeansNoBackend() {
         setenv("SPEECHD_ADDRESS", "unix_socket:/nonexistent/speechd.sock", 1)
         setenv("SPEECHD_CMD", "/bin/false", 1)
