@@ -96,4 +96,56 @@ struct ViewCheckTests {
         #expect(filmed.lines.filter { $0 == "Too dark." }.count == 1, "\(filmed.lines)")
         #expect(filmed.lines.last == "Stopped at 5 seconds. Testing video 1 of 2 saved.", "\(filmed.lines)")
     }
+
+    /// The viewfinder on the low-vision view while filming through the real binary, in Debian's chromium: the
+    /// time filmed counts up over the preview ("Filming: 1 of 6 seconds"), the square the clip keeps is
+    /// outlined where the encoder crops (the middle, the picture's height a side) and the rest is darkened,
+    /// axe-core finds nothing, and the line goes once the clip is saved.
+    @Test func theViewfinderShowsTheSquareAndTheTimeFilmed() throws {
+        let folder = try TemporaryDirectory("assist-orbit-viewfinder")
+        let server = try FakeOrbitServer()
+        try OrbitFixtures.writeConfig(to: folder.path("config.toml"), serverURL: server.baseURL)
+        let made = try TestMedia.ffmpeg(
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0xc8c8c8:size=640x480:rate=30", "-t", "40",
+                "-pix_fmt", "yuv420p",
+            ], output: folder.path("grey.mp4").path)
+        try #require(made.status == 0, "\(made.standardError)")
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try OrbitFixtures.run(arguments, in: folder, camera: "grey.mp4")
+        }
+        try #require(
+            try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"]).status == 0)
+        _ = try run(["thing", "add", "Red cup"])
+        let filming = try ViewedShell(
+            [
+                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+                "--camera", "video:" + folder.path("grey.mp4").path,
+            ], environment: ["LANG": "en_US.UTF-8"],
+            command: ["run", "collect-videos", "record", "Red cup", "--kind", "testing", "--seconds", "6"])
+        let address = try #require(filming.address(), "\(filming.standardError)")
+        let seen = try ViewBrowser.browse("viewfinder", address, folder: folder.url)
+        let lines = seen["lines"] as? [String] ?? []
+        let counted = lines.compactMap { line -> Int? in
+            guard line.hasPrefix("Filming: "), line.hasSuffix(" of 6 seconds") else { return nil }
+            return Int(line.dropFirst("Filming: ".count).prefix { $0.isNumber })
+        }
+        #expect(counted.count == lines.count && !counted.isEmpty, "\(lines)")
+        #expect(counted == counted.sorted() && counted.last ?? 0 >= 4, "counts up to the end: \(lines)")
+        let picture = try #require(seen["picture"] as? [String: Any], "\(seen)")
+        let square = picture["square"] as? [Double] ?? []
+        // 640 by 480 (or that shape, smaller): the square is 0.75 of the width, 0.125 in from the left.
+        #expect(
+            square.count == 3 && abs(square[0] - 0.125) < 0.01 && square[1] == 0 && abs(square[2] - 0.75) < 0.01,
+            "\(picture)")
+        let inside = picture["inside"] as? Double ?? 0
+        let outside = picture["outside"] as? Double ?? 0
+        #expect(inside > 180 && outside < inside * 0.5, "the square as filmed, the rest darkened: \(picture)")
+        #expect((seen["axe"] as? [String]) == [], "axe-core: \(seen["axe"] ?? "none")")
+        #expect(seen["hidden_after"] as? Bool == true, "the line goes once filming stops: \(seen)")
+        #expect(filming.wait(60) { !filming.process.isRunning }, "\(filming.standardOutput)")
+        #expect(
+            filming.standardOutput.contains("Stopped at 6 seconds. Testing video 1 of 2 saved."),
+            "\(filming.standardOutput)")
+    }
 }

@@ -22,92 +22,6 @@ struct ViewBrowserTests {
             to: page)
     }
 
-    /// `assist shell --view` on a pipe, speaking to no sound card at the pace of a real one.
-    final class ViewedShell: @unchecked Sendable {  // because: `output` and `errors` are guarded by `lock`
-        let process = Process()
-        let input = Pipe()
-        private let lock = NSLock()
-        private var output = ""
-        private var errors = ""
-
-        init(_ arguments: [String], environment: [String: String], command: [String] = ["shell"]) throws {
-            process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
-            process.arguments = command + ["--view", "--audio-out", "null"] + arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardInput = input
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lock.withLock { self?.output += text }
-            }
-            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lock.withLock { self?.errors += text }
-            }
-            try process.run()
-        }
-
-        /// A test that fails before `finish` or `interrupt` leaves no shell running: it is ended with its test
-        /// (SIGTERM, which it answers by ending its helpers; SIGKILL after 5 s).
-        deinit {
-            guard process.isRunning else { return }
-            process.terminate()
-            if !ended(within: 5) { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-
-        var standardOutput: String { lock.withLock { output } }
-        var standardError: String { lock.withLock { errors } }
-
-        /// Waits up to `seconds` (scaled for the sanitizer lanes) for `found` to hold.
-        func wait(_ seconds: Double, until found: () -> Bool) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: seconds * ProcessRunner.timeScale)
-            while Date() < deadline {
-                if found() { return true }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return found()
-        }
-
-        /// The page's address, once printed after `View:`.
-        func address() -> String? {
-            guard wait(30, until: { standardError.contains("View: http") }) else { return nil }
-            return standardError.split(separator: "\n").first { $0.hasPrefix("View: ") }.map {
-                String($0.dropFirst("View: ".count))
-            }
-        }
-
-        func type(_ line: String) {
-            try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
-        }
-
-        /// Sends Ctrl+C's signal and waits for the exit.
-        func interrupt() -> Int32 {
-            process.interrupt()
-            if !ended(within: 30 * ProcessRunner.timeScale) { process.terminate() }
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-
-        /// Closes the input (the terminal's end) and waits for a clean exit.
-        func finish() -> Int32 {
-            try? input.fileHandleForWriting.close()
-            if !ended(within: 30 * ProcessRunner.timeScale) { process.terminate() }
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-
-        /// Waits up to `seconds` for the shell to end; false when it still runs.
-        private func ended(within seconds: Double) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            return !process.isRunning
-        }
-    }
-
     func shell(
         _ arguments: [String] = [], environment: [String: String] = [:], command: [String] = ["shell"],
         camera: URL? = nil
@@ -122,24 +36,7 @@ struct ViewBrowserTests {
 
     /// What `view_browser.py SCENARIO` saw, as JSON.
     func browse(_ scenario: String, _ address: String) throws -> [String: Any] {
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw ViewTestSetupMissing(
-                what: "Playwright is not installed in .build/view-test: run scripts/test-view.sh")
-        }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
-            throw ViewTestSetupMissing(what: "Debian's chromium is not installed: run scripts/install-deps.sh")
-        }
-        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
-        let result = try ProcessRunner.run(
-            python, [script, scenario, address, folder.url.path], timeoutSeconds: 240 * ProcessRunner.timeScale)
-        guard result.status == 0, let data = result.lines.last?.data(using: .utf8),
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else {
-            throw ViewTestSetupMissing(
-                what: "view_browser.py \(scenario) failed: \(result.standardError.suffix(3_000))")
-        }
-        return object
+        try ViewBrowser.browse(scenario, address, folder: folder.url)
     }
 
     @Test func thePageAndItsSocketNeedTheTokenTheAddressAndTheOrigin() throws {
@@ -241,6 +138,28 @@ struct ViewBrowserTests {
         shell.type("talking clock")
         #expect(shell.wait(20) { shell.standardOutput.contains("It is ") }, "\(shell.standardOutput.suffix(800))")
         #expect(shell.finish() == 0)
+    }
+}
+
+extension ViewBrowserTests {
+    /// Through Speech Dispatcher (a private server, its sound to ALSA's null device), the word heard is marked
+    /// from its index marks, one before each word, as espeak-ng's word events mark it.
+    @Test func speechDispatchersIndexMarksMarkTheWordHeard() throws {
+        let server = try SpeechDispatcherServer(folder: folder)
+        let config = try folder.write("config.toml", "[speech]\nbackend = \"speech-dispatcher\"\n")
+        let shell = try shell(["--config", config.path], environment: ["SPEECHD_ADDRESS": server.address])
+        let address = try #require(shell.address())
+        let seen = try browse("marks", address)
+        #expect(!shell.standardError.contains("cannot be reached"), "\(shell.standardError)")
+        let lines = seen["lines"] as? [String] ?? []
+        #expect(lines.contains("Reading aloud helps people who cannot see."), "\(lines)")
+        let words = try #require(seen["words"] as? [String])
+        let wanted = ["Call", "Dr", "Smith", "tomorrow", "morning", "He", "is", "in", "Reading", "aloud", "helps"]
+        var next = 0
+        for word in words where next < wanted.count && word == wanted[next] { next += 1 }
+        #expect(next == wanted.count, "marked words: \(words)")
+        #expect(shell.finish() == 0)
+        _ = server
     }
 }
 
@@ -637,9 +556,4 @@ final class ListeningSocket {
     }
 
     deinit { close(descriptor) }
-}
-
-struct ViewTestSetupMissing: Error, CustomStringConvertible {
-    var what: String
-    var description: String { what }
 }

@@ -229,6 +229,29 @@ def read_text(url, folder, by):
     return result
 
 
+def marks(url, folder):
+    """Chooses Read text by a click and records each word the page marks as it is heard, until the page's last
+    sentence has been shown for 2 s."""
+    with one_page(url) as page:
+        page.wait_for_selector("#choices button", timeout=60000 * SCALE)
+        page.evaluate(
+            """() => {
+                window.__words = [];
+                const now = document.getElementById('now');
+                new MutationObserver(() => {
+                    const mark = now.querySelector('mark');
+                    if (mark && window.__words[window.__words.length - 1] !== mark.textContent)
+                        window.__words.push(mark.textContent);
+                }).observe(now, { childList: true, subtree: true });
+            }"""
+        )
+        labels = seen(page)["choices"]
+        page.locator("#choices button").nth(next(i for i, l in enumerate(labels) if "Read text" in l)).click()
+        reading = wait_for(page, lambda state: any("Reading aloud helps" in line for line in state["lines"]), 60)
+        time.sleep(2)
+        return {"lines": reading["lines"], "words": page.evaluate("() => window.__words")}
+
+
 def canvas_summary(page):
     """The preview's size, its mean colour, and its share of dark pixels."""
     return page.evaluate(
@@ -289,6 +312,50 @@ def preview(url, folder):
         page.keyboard.press("Escape")
         page.wait_for_function("() => document.getElementById('camera').hidden", timeout=20000 * SCALE)
         result["hidden_after_escape"] = True
+    return result
+
+
+def viewfinder(url, folder):
+    """collect-videos filming: the time filmed counting up above the preview, the square it keeps outlined and
+    the rest darkened (the camera is a plain grey, so what is darkened is measured), then, once it stops, the
+    line gone."""
+    result = {"lines": []}
+    with one_page(url) as page:
+        page.wait_for_function("() => !document.getElementById('recording').hidden", timeout=60000 * SCALE)
+        page.wait_for_function("() => document.getElementById('picture').dataset.square", timeout=60000 * SCALE)
+        deadline = time.time() + 90 * SCALE
+        while time.time() < deadline:
+            state = page.evaluate(
+                "() => ({ hidden: document.getElementById('recording').hidden,"
+                " text: document.getElementById('recording').textContent })"
+            )
+            if state["hidden"]:
+                result["hidden_after"] = True
+                break
+            if not result["lines"] or result["lines"][-1] != state["text"]:
+                result["lines"].append(state["text"])
+            if len(result["lines"]) == 2 and "picture" not in result:
+                result["picture"] = page.evaluate(
+                    """() => {
+                        const canvas = document.getElementById('picture');
+                        const context = canvas.getContext('2d');
+                        const [left, top, side] = canvas.dataset.square.split(',').map(Number);
+                        const width = canvas.width, height = canvas.height;
+                        const mean = (x, y, w, h) => {
+                            const data = context.getImageData(x, y, w, h).data;
+                            let sum = 0;
+                            for (let i = 0; i < data.length; i += 4) sum += data[i] + data[i + 1] + data[i + 2];
+                            return sum / (data.length / 4) / 3;
+                        };
+                        // Clear of the outline (8 pixels wide, on the square's edge).
+                        const strip = Math.max(1, Math.floor(left * width) - 12);
+                        return { width, height, square: [left, top, side],
+                                 outside: mean(2, height / 4, strip, height / 2),
+                                 inside: mean(width / 2 - 20, height / 2 - 20, 40, 40) };
+                    }"""
+                )
+                result["axe"] = violations(page)
+            time.sleep(0.1)
     return result
 
 
@@ -465,6 +532,10 @@ def main():
         result = photos(url, folder)
     elif scenario == "target":
         result = target(url, folder)
+    elif scenario == "marks":
+        result = marks(url, folder)
+    elif scenario == "viewfinder":
+        result = viewfinder(url, folder)
     elif scenario == "reconnect":
         result = reconnect(url, folder)
     elif scenario == "preview":
