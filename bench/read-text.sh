@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product ReadTextBench >/dev/null
 OMP_THREAD_LIMIT=1 .build/release/ReadTextBench
-# Issue 37: the camera path, with the early start and without it, in the same run.
+# Issue 37: the camera path, with the early start and without it, in the same run; issue 70: a PDF's first
+# sentence against pdftotext and espeak-ng.
 swift build -c release --product assist >/dev/null
 swift build -c release --product AssistReadText >/dev/null
 /usr/bin/python3 bench/read_text_camera_bench.py
+/usr/bin/python3 bench/read_text_pdf_bench.py

@@ -19,8 +19,9 @@ packages=(
   libjpeg-dev libexif-dev libheif-dev
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus tesseract-ocr-chi-sim tesseract-ocr-spa
   # read-text: which way up a page is (orientation and script detection); PDF documents (Poppler's GLib API and
-  # cairo, opened on first use: the -dev package brings both libraries); its tests lock a PDF with qpdf
-  tesseract-ocr-osd libpoppler-glib-dev qpdf
+  # cairo, opened on first use: the -dev package brings both libraries); its tests lock a PDF with qpdf; its
+  # benchmark's baseline for a PDF is `pdftotext | espeak-ng`
+  tesseract-ocr-osd libpoppler-glib-dev qpdf poppler-utils
   # barcode: zbar's C API; its tests and benchmark make codes with zint (the benchmark's baseline: zbarimg)
   libzbar-dev zint zbar-tools
   # find-object's detector (OpenCV DNN) and the model download (a PyPI wheel); the benchmark's baseline

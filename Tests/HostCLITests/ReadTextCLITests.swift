@@ -260,6 +260,9 @@ struct ReadTextCLITests {
                 "The second page was scanned.", "Its words are only a picture.", "\u{0C}",
                 "The third page ends the letter.", "Goodbye.",
             ], "\(result.lines)")
+        // Its first page has a text layer: its first sentence comes first, with no "Reading" before it (said, with
+        // --transcript, on standard error), and the scanned page after it does not say it either.
+        #expect(!result.standardError.split(separator: "\n").contains("Reading"), "\(result.standardError)")
         // A picture given with --file is read as --image reads it.
         let picture = try assist([
             "run", "--no-speech", "read-text", "--file", page.path, "--exit-at-end", "--transcript",
@@ -302,6 +305,10 @@ struct ReadTextCLITests {
                 "page 2 of the fax begins here.", "it ends with sentence number 2.", "\u{0C}",
                 "page 3 of the fax begins here.", "it ends with sentence number 3.",
             ], "\(result.lines)")
+        // Nothing to read before its first page is recognised: "Reading" is said once, first.
+        #expect(
+            result.standardError.split(separator: "\n").filter { $0 == "Reading" }.count == 1, "\(result.standardError)"
+        )
         // One page, 16-bit grey as a scanner may save it: a picture, straightened and read as --image reads it.
         let single = folder.path("single.tif")
         #expect(

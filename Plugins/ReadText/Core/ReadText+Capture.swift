@@ -263,7 +263,7 @@ extension ReadText {
                 if stopped { return }
                 // A page that cannot be read (a file damaged or cut short) is named once, the first such page;
                 // the pages that can be read are read.
-                guard var items = pageItems(document, index) else {
+                guard var items = pageItems(document, index, nothingYet: found == 0) else {
                     if unreadable == nil {
                         unreadable = index + 1
                         let said = phrases.text(
@@ -296,13 +296,20 @@ extension ReadText {
         }
     }
 
-    /// The sentences of one page of `document`; nil when the page cannot be read (worker).
-    func pageItems(_ document: any PagedDocument, _ index: Int) -> [ReadingItem]? {
+    /// The sentences of one page of `document`; nil when the page cannot be read (worker). A page without a text
+    /// layer is recognised as a picture, tesseract started for the first such page, which says "Reading" first
+    /// when `nothingYet` was read.
+    func pageItems(_ document: any PagedDocument, _ index: Int, nothingYet: Bool = false) -> [ReadingItem]? {
         guard let lines = document.lines(page: index) else { return nil }
         if PdfDocument.hasText(lines.map(\.text)) {
             return DocumentHeadings.items(lines, builder: pipeline.builder, navigation: options.navigation)
         }
-        guard let engine else { return [] }
+        if nothingYet && !saidReading {
+            saidReading = true
+            let reading = phrases.text("reading")
+            host.onMain { [self] in status(reading) }
+        }
+        guard let engine = startedEngine() else { return [] }
         guard let page = document.picture(page: index) else { return nil }
         host.log(.info, "page \(index + 1) has no text layer: recognised as a picture")
         return page.pixels.withUnsafeBytes { bytes in

@@ -27,8 +27,14 @@ public final class ReadText: PluginFeature, ReadingVoice {
     var controlTimer: UInt64?
     var tickTimer: UInt64?
     var stopped = false
-    /// Owned by `worker`.
+    /// Owned by `worker`: started by `startedEngine()`.
     nonisolated(unsafe) var engine: TesseractEngine?
+    /// Owned by `worker`: tesseract could not start (said once).
+    nonisolated(unsafe) var engineFailed = false
+    /// The languages tesseract starts with, read from the settings at start.
+    nonisolated(unsafe) var engineLanguages = "eng"
+    /// Owned by `worker`: a document's "Reading" was said (before its first page without a text layer).
+    nonisolated(unsafe) var saidReading = false
     nonisolated(unsafe) var selector = FrameSelector<GrayImage>()
     /// Where the recognition under way sends what it reads (owned by `worker`); nil: to the main loop.
     nonisolated(unsafe) var output: ReadingOutput?
@@ -95,15 +101,12 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
         for (id, key) in commands { try? host.registerCommand(id, key: key, phrases: phrases.table) }
         if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }
-        status(phrases.text("reading"))
-        let languages = ocrLanguages
-        worker.run { [self] in
-            do {
-                engine = try TesseractEngine(languages: languages)
-            } catch {
-                let message = (error as? OCRError)?.message ?? "Text recognition cannot start."
-                host.onMain { [self] in fail(message) }
-            }
+        engineLanguages = ocrLanguages
+        // A document's text layer is read at once: its first sentence says that reading began, and tesseract
+        // starts only for a page without one, which says "Reading" first when nothing was read before it.
+        if !document {
+            status(phrases.text("reading"))
+            worker.run { [self] in _ = startedEngine() }
         }
         if let file = options.file {
             if document { readDocument(URL(fileURLWithPath: file)) } else { readPhoto(URL(fileURLWithPath: file)) }
@@ -112,6 +115,20 @@ public final class ReadText: PluginFeature, ReadingVoice {
         } else {
             try startCapture()
         }
+    }
+
+    /// tesseract for `engineLanguages`, started on first need (worker); nil once it could not start, which is
+    /// said (and ends read-text) once.
+    func startedEngine() -> TesseractEngine? {
+        guard engine == nil, !engineFailed else { return engine }
+        do {
+            engine = try TesseractEngine(languages: engineLanguages)
+        } catch {
+            engineFailed = true
+            let message = (error as? OCRError)?.message ?? "Text recognition cannot start."
+            host.onMain { [self] in fail(message) }
+        }
+        return engine
     }
 
     public func stop() {
