@@ -98,7 +98,7 @@ struct ViewCheckTests {
     }
 
     /// The viewfinder on the low-vision view while filming through the real binary, in Debian's chromium: the
-    /// time filmed counts up over the preview ("Filming: 1 of 6 seconds"), the square the clip keeps is
+    /// time filmed counts up over the preview ("Filming: 1 of 8 seconds"), the square the clip keeps is
     /// outlined where the encoder crops (the middle, the picture's height a side) and the rest is darkened,
     /// axe-core finds nothing, and the line goes once the clip is saved.
     @Test func theViewfinderShowsTheSquareAndTheTimeFilmed() throws {
@@ -122,16 +122,16 @@ struct ViewCheckTests {
                 "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
                 "--camera", "video:" + folder.path("grey.mp4").path,
             ], environment: ["LANG": "en_US.UTF-8"],
-            command: ["run", "collect-videos", "record", "Red cup", "--kind", "testing", "--seconds", "6"])
+            command: ["run", "collect-videos", "record", "Red cup", "--kind", "testing", "--seconds", "8"])
         let address = try #require(filming.address(), "\(filming.standardError)")
         let seen = try ViewBrowser.browse("viewfinder", address, folder: folder.url)
         let lines = seen["lines"] as? [String] ?? []
         let counted = lines.compactMap { line -> Int? in
-            guard line.hasPrefix("Filming: "), line.hasSuffix(" of 6 seconds") else { return nil }
+            guard line.hasPrefix("Filming: "), line.hasSuffix(" of 8 seconds") else { return nil }
             return Int(line.dropFirst("Filming: ".count).prefix { $0.isNumber })
         }
         #expect(counted.count == lines.count && !counted.isEmpty, "\(lines)")
-        #expect(counted == counted.sorted() && counted.last ?? 0 >= 4, "counts up to the end: \(lines)")
+        #expect(counted == counted.sorted() && counted.last ?? 0 >= 6, "counts up to the end: \(lines)")
         let picture = try #require(seen["picture"] as? [String: Any], "\(seen)")
         let square = picture["square"] as? [Double] ?? []
         // 640 by 480 (or that shape, smaller): the square is 0.75 of the width, 0.125 in from the left.
@@ -145,7 +145,7 @@ struct ViewCheckTests {
         #expect(seen["hidden_after"] as? Bool == true, "the line goes once filming stops: \(seen)")
         #expect(filming.wait(60) { !filming.process.isRunning }, "\(filming.standardOutput)")
         #expect(
-            filming.standardOutput.contains("Stopped at 6 seconds. Testing video 1 of 2 saved."),
+            filming.standardOutput.contains("Stopped at 8 seconds. Testing video 1 of 2 saved."),
             "\(filming.standardOutput)")
     }
 }

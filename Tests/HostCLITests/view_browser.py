@@ -334,7 +334,7 @@ def viewfinder(url, folder):
                 break
             if not result["lines"] or result["lines"][-1] != state["text"]:
                 result["lines"].append(state["text"])
-            if len(result["lines"]) == 2 and "picture" not in result:
+            if "picture" not in result:
                 result["picture"] = page.evaluate(
                     """() => {
                         const canvas = document.getElementById('picture');
