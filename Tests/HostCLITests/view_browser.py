@@ -135,6 +135,22 @@ def wait_for(page, predicate, seconds):
     return seen(page)
 
 
+def record_words(page):
+    """Has the page record each word it marks, in `window.__words`, as it marks it (a poll from here could miss a
+    word on a loaded machine)."""
+    page.evaluate(
+        """() => {
+            window.__words = [];
+            const now = document.getElementById('now');
+            new MutationObserver(() => {
+                const mark = now.querySelector('mark');
+                if (mark && window.__words[window.__words.length - 1] !== mark.textContent)
+                    window.__words.push(mark.textContent);
+            }).observe(now, { childList: true, subtree: true });
+        }"""
+    )
+
+
 def read_text(url, folder, by):
     """Chooses Read text on the menu, by click or by keys, and watches the reading in two tabs."""
     result = {}
@@ -149,18 +165,12 @@ def read_text(url, folder, by):
         result["menu"] = menu["choices"]
         result["focused_at_menu"] = menu["focused"]
         result["axe_menu"] = violations(first)
-        # What the page marks, recorded by the page itself as it changes (a poll from here could miss a word
-        # on a loaded machine): each word marked, and each sentence marked as the one being read.
+        # What the page marks, recorded by the page itself as it changes: each word marked, and each sentence
+        # marked as the one being read.
+        record_words(first)
         first.evaluate(
             """() => {
-                window.__words = [];
                 window.__sentences = [];
-                const now = document.getElementById('now');
-                new MutationObserver(() => {
-                    const mark = now.querySelector('mark');
-                    if (mark && window.__words[window.__words.length - 1] !== mark.textContent)
-                        window.__words.push(mark.textContent);
-                }).observe(now, { childList: true, subtree: true });
                 const list = document.getElementById('sentences');
                 new MutationObserver(() => {
                     const current = list.querySelector('li.current');
@@ -234,17 +244,7 @@ def marks(url, folder):
     sentence has been shown for 2 s."""
     with one_page(url) as page:
         page.wait_for_selector("#choices button", timeout=60000 * SCALE)
-        page.evaluate(
-            """() => {
-                window.__words = [];
-                const now = document.getElementById('now');
-                new MutationObserver(() => {
-                    const mark = now.querySelector('mark');
-                    if (mark && window.__words[window.__words.length - 1] !== mark.textContent)
-                        window.__words.push(mark.textContent);
-                }).observe(now, { childList: true, subtree: true });
-            }"""
-        )
+        record_words(page)
         labels = seen(page)["choices"]
         page.locator("#choices button").nth(next(i for i, l in enumerate(labels) if "Read text" in l)).click()
         reading = wait_for(page, lambda state: any("Reading aloud helps" in line for line in state["lines"]), 60)
