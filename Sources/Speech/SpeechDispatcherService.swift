@@ -12,6 +12,9 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
         var utterance: Utterance
         var callbacks: SpeechCallbacks
         var byteOffsets: [Int]
+        /// `speak` is still telling the marks that came before `say` returned: the event thread leaves the marks
+        /// and the end that come meanwhile to it, so they are told in order.
+        var replaying = true
     }
 
     private let connection: SpeechDispatcherConnection
@@ -77,18 +80,28 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
         stored.text = text
         let message = Message(utterance: stored, callbacks: callbacks, byteOffsets: offsets)
         // The server may begin it, mark its first words and even end it before `say` returns: what came first is
-        // told now, in order.
-        let (marks, early) = lock.withLock {
-            let marks = earlyMarks.removeValue(forKey: id) ?? []
+        // told now, in order, then what came while it was told, and only then does the event thread tell the rest.
+        var early = lock.withLock {
             if let outcome = earlyEnds.removeValue(forKey: id) {
                 lock.broadcast()
-                return (marks, Optional(outcome))
+                return Optional(outcome)
             }
             messages[id] = message
-            return (marks, nil)
+            return nil
         }
-        if let onWord = callbacks.onWord {
-            for word in marks.compactMap({ Self.word(named: $0, in: message) }) { onWord(UInt64(id), word) }
+        while true {
+            let (marks, ended) = lock.withLock { () -> ([String], SpeechOutcome?) in
+                if let marks = earlyMarks.removeValue(forKey: id) { return (marks, nil) }
+                messages[id]?.replaying = false
+                return ([], earlyEnds.removeValue(forKey: id))
+            }
+            guard !marks.isEmpty else {
+                early = early ?? ended
+                break
+            }
+            if let onWord = callbacks.onWord {
+                for word in marks.compactMap({ Self.word(named: $0, in: message) }) { onWord(UInt64(id), word) }
+            }
         }
         if let early { callbacks.onDone?(UInt64(id), early) }
         return UInt64(id)
@@ -192,23 +205,28 @@ package final class SpeechDispatcherService: SpeechEngine, @unchecked Sendable {
             current = id
             if cancelled.contains(id) { commands.async { [connection] in connection.stopCurrent() } }
         case .mark(let id, let name):
-            if let message = messages[id] {
+            if let message = messages[id], !message.replaying {
                 if let onWord = message.callbacks.onWord, let word = Self.word(named: name, in: message) {
                     report = { onWord(UInt64(id), word) }
                 }
             } else if earlyMarks.count < 64 {
-                earlyMarks[id, default: []].append(name)  // before `say` returned: told by `speak`
+                earlyMarks[id, default: []].append(name)  // before `say` returned, or while its marks are told
             }
         case .end(let id), .cancel(let id):
             if current == id { current = nil }
             let message = messages.removeValue(forKey: id)
-            if message != nil { earlyMarks[id] = nil }
+            // Before `say` returned, or while `speak` tells its first marks: `speak` tells the end after them.
+            let held = message?.replaying ?? true
+            if !held { earlyMarks[id] = nil }
             let wasCancelled = cancelled.remove(id) != nil
             var outcome = SpeechOutcome.finished
             if case .cancel = event { outcome = .cancelled }
             if wasCancelled { outcome = .cancelled }
-            if message == nil { earlyEnds[id] = outcome }
-            if let onDone = message?.callbacks.onDone { report = { onDone(UInt64(id), outcome) } }
+            if held {
+                earlyEnds[id] = outcome
+            } else if let onDone = message?.callbacks.onDone {
+                report = { onDone(UInt64(id), outcome) }
+            }
             lock.broadcast()
         }
         lock.unlock()
