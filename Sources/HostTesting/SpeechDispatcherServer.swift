@@ -27,7 +27,13 @@ package final class SpeechDispatcherServer {
         address = "unix_socket:\(socket.path)"
     }
 
+    /// Ends the server and waits for it (SIGKILL after 3 s): one left running outlives the test by its minute of
+    /// idle time, its modules with it.
     deinit {
         process.terminate()
+        let deadline = Date(timeIntervalSinceNow: 3)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }
