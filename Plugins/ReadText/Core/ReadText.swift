@@ -26,7 +26,14 @@ public final class ReadText: PluginFeature, ReadingVoice {
     var pipeline: TextPipeline
     var controlTimer: UInt64?
     var tickTimer: UInt64?
-    var stopped = false
+    /// Set on the main loop by `stop`; the worker reads it too (a document's pages, recognition's chunks), so it
+    /// is kept under a lock (ThreadSanitizer saw the plain flag written while a recognition read it).
+    var stopped: Bool {
+        get { stopLock.withLock { stoppedFlag } }
+        set { stopLock.withLock { stoppedFlag = newValue } }
+    }
+    private let stopLock = NSLock()
+    private nonisolated(unsafe) var stoppedFlag = false
     /// Owned by `worker`: started by `startedEngine()`.
     nonisolated(unsafe) var engine: TesseractEngine?
     /// Owned by `worker`: tesseract could not start (said once).
