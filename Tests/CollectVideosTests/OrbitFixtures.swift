@@ -38,4 +38,13 @@ enum OrbitFixtures {
                 "--camera", "video:" + folder.path(camera).path,
             ], timeoutSeconds: timeout)
     }
+
+    /// Consent given (as Ada Lovelace, everything agreed) and `thing` added, filming `folder`'s `camera` file.
+    static func takePart(in folder: TemporaryDirectory, camera: String, thing: String = "Red cup") throws {
+        let consent = try run(
+            ["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"], in: folder,
+            camera: camera)
+        try #require(consent.status == 0, "\(consent.lines)")
+        _ = try run(["thing", "add", thing], in: folder, camera: camera)
+    }
 }

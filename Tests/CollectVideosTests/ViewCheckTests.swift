@@ -86,13 +86,9 @@ struct ViewCheckTests {
                 "-pix_fmt", "yuv420p", folder.path("dark.mp4").path,
             ])
         try #require(made.status == 0, "\(made.standardError)")
-        func run(_ arguments: [String]) throws -> ProcessResult {
-            try OrbitFixtures.run(arguments, in: folder, camera: "dark.mp4")
-        }
-        try #require(
-            try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"]).status == 0)
-        _ = try run(["thing", "add", "Red cup"])
-        let filmed = try run(["record", "Red cup", "--kind", "testing", "--seconds", "5"])
+        try OrbitFixtures.takePart(in: folder, camera: "dark.mp4")
+        let filmed = try OrbitFixtures.run(
+            ["record", "Red cup", "--kind", "testing", "--seconds", "5"], in: folder, camera: "dark.mp4")
         #expect(filmed.lines.filter { $0 == "Too dark." }.count == 1, "\(filmed.lines)")
         #expect(filmed.lines.last == "Stopped at 5 seconds. Testing video 1 of 2 saved.", "\(filmed.lines)")
     }
@@ -111,12 +107,7 @@ struct ViewCheckTests {
                 "-pix_fmt", "yuv420p",
             ], output: folder.path("grey.mp4").path)
         try #require(made.status == 0, "\(made.standardError)")
-        func run(_ arguments: [String]) throws -> ProcessResult {
-            try OrbitFixtures.run(arguments, in: folder, camera: "grey.mp4")
-        }
-        try #require(
-            try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"]).status == 0)
-        _ = try run(["thing", "add", "Red cup"])
+        try OrbitFixtures.takePart(in: folder, camera: "grey.mp4")
         let filming = try ViewedShell(
             [
                 "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
