@@ -7,6 +7,8 @@ import PluginKit
 /// the worker.
 final class CaptureState: @unchecked Sendable {  // because: every member is used under `lock`
     struct Values {
+        /// read-text was stopped: the worker's recognition and a document's pages end at the next check.
+        var stopped = false
         var capturing = false
         var busy = false
         var stability = StabilityDetector()

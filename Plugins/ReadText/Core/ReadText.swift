@@ -27,13 +27,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
     var controlTimer: UInt64?
     var tickTimer: UInt64?
     /// Set on the main loop by `stop`; the worker reads it too (a document's pages, recognition's chunks), so it
-    /// is kept under a lock (ThreadSanitizer saw the plain flag written while a recognition read it).
-    var stopped: Bool {
-        get { stopLock.withLock { stoppedFlag } }
-        set { stopLock.withLock { stoppedFlag = newValue } }
-    }
-    private let stopLock = NSLock()
-    private nonisolated(unsafe) var stoppedFlag = false
+    /// is kept in the capture state's lock (ThreadSanitizer saw a plain flag written while a recognition read it).
+    var stopped: Bool { capture.withLock { $0.stopped } }
     /// Owned by `worker`: started by `startedEngine()`.
     nonisolated(unsafe) var engine: TesseractEngine?
     /// Owned by `worker`: tesseract could not start (said once).
@@ -139,8 +134,10 @@ public final class ReadText: PluginFeature, ReadingVoice {
     }
 
     public func stop() {
-        stopped = true
-        capture.withLock { $0.capturing = false }
+        capture.withLock {
+            $0.stopped = true
+            $0.capturing = false
+        }
         if let controlTimer { host.cancelTimer(controlTimer) }
         if let tickTimer { host.cancelTimer(tickTimer) }
         navigator?.stop()
