@@ -72,9 +72,10 @@ package struct LineEditor: Sendable {
     /// Many characters arriving at once (a paste): typed into a line in every mode, so a pasted word is never
     /// a burst of single-key commands. `keys` are what one read of the terminal gave. `dropRest` is true when
     /// keys were left over once the line was sent, refused or closed (a paste of many lines, or too long):
-    /// what follows of that paste is not used either.
+    /// what follows of that paste is not used either. The command key first opens the line as it does typed
+    /// alone: "/stop" and Enter, read at once (a person's keys bunched by a busy machine), is the line "stop".
     package mutating func takePaste(_ keys: [Key], at now: Double = 0) -> (outputs: [Output], dropRest: Bool) {
-        if line == nil { line = "" }
+        if line == nil, keys.first != Self.commandKey { line = "" }
         var outputs: [Output] = []
         for (index, key) in keys.enumerated() {
             outputs += take(key, at: now)

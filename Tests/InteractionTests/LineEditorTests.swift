@@ -101,6 +101,25 @@ struct LineEditorTests {
         #expect(!events.contains(.key(.character("f"))))
     }
 
+    /// The command key and a command's word read at once (keys typed one by one reach a busy program together)
+    /// are the command, as typed slowly: "/detener" was once refused as an unknown command under load. In a text
+    /// dialog "/" is the text's own.
+    @Test func theCommandKeyAndAWordReadAtOnceAreThatWord() {
+        for mode in [TypingMode.keys, .words(instant: ["s", "n"])] {
+            var editor = LineEditor(mode: mode)
+            let events = editor.takePaste([LineEditor.commandKey] + Self.keys("detener") + [.enter]).outputs
+                .compactMap { output -> InputEvent? in
+                    if case .event(let event) = output { return event }
+                    return nil
+                }
+            #expect(events.first == .typing(.opened), "\(mode)")
+            #expect(events.last == .line("detener"), "\(mode)")
+        }
+        var dialog = LineEditor(mode: .line(secret: false))
+        let outputs = dialog.takePaste([LineEditor.commandKey] + Self.keys("12") + [.enter]).outputs
+        #expect(outputs.last == .event(.line("/12")))
+    }
+
     @Test func aLineOverTheLimitIsRefusedOnce() {
         var editor = LineEditor(mode: .keys)
         let (outputs, ended) = editor.takePaste(Array(repeating: .character("a"), count: LineEditor.limit + 50))
