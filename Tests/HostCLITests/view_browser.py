@@ -321,19 +321,32 @@ def viewfinder(url, folder):
     line gone."""
     result = {"lines": []}
     with one_page(url) as page:
+        # The page keeps each line it shows, so none is missed while axe-core runs (seconds on a busy machine, in
+        # which filming went from 5 s to its end and only "Filming: 5 of 8 seconds" was seen).
+        page.evaluate(
+            """() => {
+                const line = document.getElementById('recording');
+                window.shownLines = [];
+                const keep = () => {
+                    const shown = window.shownLines;
+                    if (!line.hidden && shown[shown.length - 1] !== line.textContent) shown.push(line.textContent);
+                };
+                new MutationObserver(keep).observe(
+                    line, { attributes: true, childList: true, characterData: true, subtree: true });
+                keep();
+            }"""
+        )
         page.wait_for_function("() => !document.getElementById('recording').hidden", timeout=60000 * SCALE)
         page.wait_for_function("() => document.getElementById('picture').dataset.square", timeout=60000 * SCALE)
         deadline = time.time() + 90 * SCALE
         while time.time() < deadline:
             state = page.evaluate(
-                "() => ({ hidden: document.getElementById('recording').hidden,"
-                " text: document.getElementById('recording').textContent })"
+                "() => ({ hidden: document.getElementById('recording').hidden, lines: window.shownLines })"
             )
+            result["lines"] = state["lines"]
             if state["hidden"]:
                 result["hidden_after"] = True
                 break
-            if not result["lines"] or result["lines"][-1] != state["text"]:
-                result["lines"].append(state["text"])
             if "picture" not in result:
                 result["picture"] = page.evaluate(
                     """() => {
