@@ -105,7 +105,7 @@ public enum ViewBrowser {
         }
         let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
         let result = try ProcessRunner.run(
-            python, [script, scenario, address, folder.path], timeoutSeconds: 240 * ProcessRunner.timeScale)
+            python, [script, scenario, address, folder.path], timeoutSeconds: 240)
         guard result.status == 0, let data = result.lines.last?.data(using: .utf8),
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         else {
