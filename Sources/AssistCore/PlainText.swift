@@ -12,11 +12,14 @@ package enum PlainText {
 
     /// `text` without control characters (C0, DEL, C1; a tab becomes a space, line breaks are kept) and
     /// without invisible direction or formatting marks (bidi embeddings, overrides and isolates).
-    package static func clean(_ text: String) -> String {
+    /// `keepingTabs`: a data line's tabs, which part its fields, stay tabs.
+    package static func clean(_ text: String, keepingTabs: Bool = false) -> String {
         guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if scalar == "\t" {
+            if scalar == "\t" && keepingTabs {
+                scalars.append(scalar)
+            } else if scalar == "\t" {
                 scalars.append(" ")
             } else if !isUnsafe(scalar) {
                 scalars.append(scalar)

@@ -45,6 +45,8 @@ static struct {
     /* Optional (Poppler 0.18 and later): the font of each run of a page's text, for headings. */
     void *(*page_get_text_attributes)(void *page);
     void (*page_free_text_attributes)(void *list);
+    /* Optional: where each character of a page's text is, for tables. */
+    int (*page_get_text_layout)(void *page, void **rectangles, unsigned *count);
     int loaded;
     char error[256];
 } lib;
@@ -103,6 +105,7 @@ static void load(void) {
     if (poppler) {
         *(void **)&lib.page_get_text_attributes = dlsym(poppler, "poppler_page_get_text_attributes");
         *(void **)&lib.page_free_text_attributes = dlsym(poppler, "poppler_page_free_text_attributes");
+        *(void **)&lib.page_get_text_layout = dlsym(poppler, "poppler_page_get_text_layout");
     }
 }
 
@@ -238,6 +241,17 @@ typedef struct {
     int end_index;
 } text_attributes;
 
+/* Poppler's rectangle: points from the page's top left corner. */
+typedef struct {
+    double x1, y1, x2, y2;
+} rectangle;
+
+/* A coordinate a hostile file cannot make long in print: within +-99999 points, 0 when not a number. */
+static double bounded(double value) {
+    if (!(value == value)) return 0;
+    return value > 99999 ? 99999 : value < -99999 ? -99999 : value;
+}
+
 /* Whether a font's name says it is bold ("Helvetica-Bold", "DejaVuSans-BoldOblique", "Arial Black"). */
 static int bold_font(const char *name) {
     return name != NULL && (strstr(name, "Bold") || strstr(name, "bold") || strstr(name, "Black") ||
@@ -268,8 +282,14 @@ char *assist_pdf_page_styled_text(assist_pdf *pdf, int index) {
         }
     }
     if (list && lib.page_free_text_attributes) lib.page_free_text_attributes(list);
-    /* Each line as "SIZE BOLD TEXT": its largest size, and 1 when most of its letters are bold. */
-    size_t room = length + (characters + 2) * 24 + 1;
+    /* Where each character is, when Poppler says so for every character of the text. */
+    rectangle *boxes = NULL;
+    unsigned box_count = 0;
+    if (lib.page_get_text_layout && lib.page_get_text_layout(page, (void **)&boxes, &box_count) == 0) boxes = NULL;
+    int placed = boxes != NULL && box_count >= characters;
+    /* Each line as "SIZE BOLD X0 Y0 X1 Y1 TEXT": its largest size, 1 when most of its letters are bold, and the
+       box around its letters (all 0 when unknown). */
+    size_t room = length + (characters + 2) * 72 + 1;
     char *out = malloc(room);
     size_t used = 0, character = 0, start = 0;
     if (out == NULL || sizes == NULL || bolds == NULL) {
@@ -281,9 +301,26 @@ char *assist_pdf_page_styled_text(assist_pdf *pdf, int index) {
         size_t end = start;
         double largest = 0;
         size_t letters = 0, bold = 0;
+        double left = 0, top = 0, right = 0, bottom = 0;
+        int parted = 0; /* the piece ends at a gap in its line, not at the line's end */
         while (end < length && source[end] != '\n') {
             if (((unsigned char)source[end] & 0xC0) != 0x80) {
                 if (source[end] != ' ') {
+                    if (placed) {
+                        const rectangle *box = &boxes[character];
+                        double x1 = bounded(box->x1), y1 = bounded(box->y1);
+                        double x2 = bounded(box->x2), y2 = bounded(box->y2);
+                        /* A letter further right of those before than its own height (a column's gap: Poppler
+                           gives a table's row as one line, its cells run together) begins a piece of its own. */
+                        if (letters > 0 && x1 - right > (y2 - y1 > 1 ? y2 - y1 : 1)) {
+                            parted = 1;
+                            break;
+                        }
+                        if (letters == 0 || x1 < left) left = x1;
+                        if (letters == 0 || y1 < top) top = y1;
+                        if (letters == 0 || x2 > right) right = x2;
+                        if (letters == 0 || y2 > bottom) bottom = y2;
+                    }
                     if (sizes[character] > largest) largest = sizes[character];
                     letters++;
                     bold += (size_t)bolds[character];
@@ -293,17 +330,23 @@ char *assist_pdf_page_styled_text(assist_pdf *pdf, int index) {
             end++;
         }
         if (!(largest >= 0 && largest <= 9999)) largest = largest > 9999 ? 9999 : 0; /* a hostile file's 1e300 */
-        int written = snprintf(out + used, room - used, "%.1f %d ", largest, letters > 0 && bold * 2 > letters);
+        int written = snprintf(out + used, room - used, "%.1f %d %.1f %.1f %.1f %.1f ", largest,
+                               letters > 0 && bold * 2 > letters, left, top, right, bottom);
         if (written < 0 || (size_t)written >= room - used) break;
         used += (size_t)written;
         memcpy(out + used, source + start, end - start);
         used += end - start;
         out[used++] = '\n';
-        if (end < length) character++; /* the newline */
-        start = end + 1;
+        if (parted) {
+            start = end; /* the next piece of the same line */
+        } else {
+            if (end < length) character++; /* the newline */
+            start = end + 1;
+        }
     }
     out[used] = '\0';
 done:
+    if (boxes) lib.g_free(boxes);
     free(sizes);
     free(bolds);
     if (text) lib.g_free(text);

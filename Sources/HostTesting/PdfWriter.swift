@@ -9,6 +9,8 @@ package struct PdfWriter {
         case text([String], width: Int = 300, height: Int = 400, pointSize: Int = 11)
         /// Lines each in its own size, bold (Helvetica-Bold) or not: a letter's headings and body.
         case styled([StyledLine], width: Int = 400, height: Int = 600)
+        /// Pieces of text each where it is put: a table's cells, two columns.
+        case placed([PlacedText], width: Int = 400, height: Int = 600)
         /// A JPEG in 8-bit grey, drawn over the whole page.
         case scan(jpeg: Data, pixelWidth: Int, pixelHeight: Int, width: Int = 300, height: Int = 400)
     }
@@ -21,6 +23,23 @@ package struct PdfWriter {
 
         package init(_ text: String, pointSize: Int = 11, bold: Bool = false) {
             self.text = text
+            self.pointSize = pointSize
+            self.bold = bold
+        }
+    }
+
+    /// Text put at a place: `x` from the page's left edge, `y` from its top to the text's baseline, in points.
+    package struct PlacedText {
+        package var text: String
+        package var x: Int
+        package var y: Int
+        package var pointSize: Int
+        package var bold: Bool
+
+        package init(_ text: String, x: Int, y: Int, pointSize: Int = 11, bold: Bool = false) {
+            self.text = text
+            self.x = x
+            self.y = y
             self.pointSize = pointSize
             self.bold = bold
         }
@@ -75,6 +94,15 @@ package struct PdfWriter {
                 page(
                     width: width, height: height,
                     resources: "<< /Font << /F1 \(font) 0 R /F2 \(boldFont) 0 R >> >>", content: "BT \(shown)ET")
+            case .placed(let pieces, let width, let height):
+                let shown = pieces.map { piece in
+                    "BT /\(piece.bold ? "F2" : "F1") \(piece.pointSize) Tf \(piece.x) \(height - piece.y) Td "
+                        + "(\(Self.escaped(piece.text))) Tj ET"
+                }
+                page(
+                    width: width, height: height,
+                    resources: "<< /Font << /F1 \(font) 0 R /F2 \(boldFont) 0 R >> >>",
+                    content: shown.joined(separator: "\n"))
             case .scan(let jpeg, let pixelWidth, let pixelHeight, let width, let height):
                 let image = add(
                     "<< /Type /XObject /Subtype /Image /Width \(pixelWidth) /Height \(pixelHeight) "

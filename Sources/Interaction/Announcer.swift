@@ -75,7 +75,7 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     /// Prints `text` without speaking it: a data command's rows, a plugin's transcript, tables for sighted
     /// helpers.
     package func print(_ text: String) {
-        data.writeLine(text)
+        data.writeRow(text)
     }
 
     /// Keeps `text` as the last message, which "repeat" says again, without saying it here: what a feature said
@@ -114,8 +114,13 @@ package struct StandardOutput: LineOutput {
 
     /// Writes `line` (cleaned of control characters, see `PlainText`) and a newline. A line that is one form feed
     /// alone stays one: it parts a document's pages in a transcript, as in a printer's text, and moves no cursor.
-    package func writeLine(_ line: String) {
-        let data = Array(((line == "\u{0C}" ? line : PlainText.clean(line)) + "\n").utf8)
+    package func writeLine(_ line: String) { write(line, tabs: false) }
+
+    /// Writes `line` as `writeLine` does, its tabs kept (a transcript's table row).
+    package func writeRow(_ line: String) { write(line, tabs: true) }
+
+    private func write(_ line: String, tabs: Bool) {
+        let data = Array(((line == "\u{0C}" ? line : PlainText.clean(line, keepingTabs: tabs)) + "\n").utf8)
         data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0

@@ -423,6 +423,40 @@ struct ReadTextCLITests {
         #expect(!none.lines.contains("The balance is 42 euros."))
     }
 
+    /// Issue 70, item 3: a table in a PDF's text layer (cells placed in columns, no rules; Poppler gives each cell
+    /// as a line of its own) is read row by row, the first row's cells after their headers, and printed by
+    /// `--transcript` a row a line, its cells apart by tabs; the paragraphs around it are read as before.
+    @Test func aTableInADocumentIsReadRowByRow() throws {
+        let document = folder.path("order.pdf")
+        typealias Piece = PdfWriter.PlacedText
+        var pieces = [Piece("Your order from the market, listed below.", x: 40, y: 60)]
+        let rows = [
+            ["Item", "Price", "Quantity"], ["Apples", "3.20", "2"], ["Pears", "2.75", "5"], ["Bread", "1.90", "1"],
+        ]
+        for (number, row) in rows.enumerated() {
+            for (cell, x) in zip(row, [40, 200, 300]) { pieces.append(Piece(cell, x: x, y: 100 + 18 * number)) }
+        }
+        pieces.append(Piece("Thank you for shopping with us.", x: 40, y: 200))
+        try PdfWriter(pages: [.placed(pieces)]).data().write(to: document)
+        let transcript = try assist([
+            "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(transcript.status == 0, "\(transcript.standardError)")
+        #expect(
+            transcript.lines == [
+                "Your order from the market, listed below.", "Item\tPrice\tQuantity", "Apples\t3.20\t2",
+                "Pears\t2.75\t5", "Bread\t1.90\t1", "Thank you for shopping with us.",
+            ], "\(transcript.lines)")
+        let heard = try assist(["run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end"])
+        #expect(heard.status == 0, "\(heard.standardError)")
+        let table = heard.lines.drop { !$0.hasPrefix("Table of") }.prefix(4)
+        #expect(
+            Array(table) == [
+                "Table of 4 rows and 3 columns.", "Item: Apples. Price: 3.20. Quantity: 2.", "Pears. 2.75. 5.",
+                "Bread. 1.90. 1.",
+            ], "\(heard.lines)")
+    }
+
     /// Issue 70: a document's headings (set larger than its text, or bold where the text is not) are read as
     /// headings, each alone, never joined to the sentence after; h and H move to the next and the one before, on
     /// a terminal key by key, across pages; "Heading:" is said before the first on a page; F1 is still help. The

@@ -9,6 +9,7 @@ struct PlainTextTests {
         #expect(PlainText.clean("cup\u{1B}[31mred\u{07}") == "cup[31mred")
         #expect(PlainText.clean("\u{202E}mirror\u{2066}x\u{2069}") == "mirrorx")
         #expect(PlainText.clean("a\tb\u{0}c\u{7F}d\u{85}e") == "a bcde")
+        #expect(PlainText.clean("a\tb\u{1B}c", keepingTabs: true) == "a\tbc", "a data row's tabs part its fields")
         #expect(PlainText.clean("line one\nline two") == "line one\nline two", "line breaks are the caller's")
         #expect(PlainText.clean("Привет, 你好, مرحبا") == "Привет, 你好, مرحبا", "scripts are untouched")
         #expect(PlainText.clean("क्\u{200D}ष") == "क्\u{200D}ष", "a zero-width joiner is part of the word")

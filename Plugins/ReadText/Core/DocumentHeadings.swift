@@ -8,12 +8,33 @@ public struct DocumentLine: Equatable, Sendable {
     public var size: Double
     /// Most of its letters are in a bold font.
     public var bold: Bool
+    /// The box around its letters, in points from the page's top left corner; nil when the document does not say.
+    public var box: DocumentBox?
 
-    public init(_ text: String, size: Double = 0, bold: Bool = false) {
+    public init(_ text: String, size: Double = 0, bold: Bool = false, box: DocumentBox? = nil) {
         self.text = text
         self.size = size
         self.bold = bold
+        self.box = box
     }
+}
+
+/// Where a line of a document's text layer is: points from the page's top left corner.
+public struct DocumentBox: Equatable, Sendable {
+    public var left: Double
+    public var top: Double
+    public var right: Double
+    public var bottom: Double
+
+    public init(left: Double, top: Double, right: Double, bottom: Double) {
+        self.left = left
+        self.top = top
+        self.right = right
+        self.bottom = bottom
+    }
+
+    var height: Double { bottom - top }
+    var middle: Double { (top + bottom) / 2 }
 }
 
 /// A document page's headings (issue 70): the lines set larger than the page's body text, or bold where the
@@ -52,9 +73,11 @@ public enum DocumentHeadings {
         return line.bold && !body.bold && line.size >= body.size * 0.95 && text.count <= 80 && !last
     }
 
-    /// The items of one page: each heading alone, marked; the lines between made into sentences by `builder`.
+    /// The items of one page: each heading alone, marked; each table row by row (`DocumentTables`, `tableIntro`
+    /// saying its rows and columns first); the lines between made into sentences by `builder`.
     public static func items(
-        _ lines: [DocumentLine], builder: SentenceBuilder, navigation: SentenceBuilder.Navigation
+        _ lines: [DocumentLine], builder: SentenceBuilder, navigation: SentenceBuilder.Navigation,
+        tableIntro: (_ rows: Int, _ columns: Int) -> String = { "Table of \($0) rows and \($1) columns." }
     ) -> [ReadingItem] {
         let body = body(lines)
         var items: [ReadingItem] = []
@@ -64,13 +87,21 @@ public enum DocumentHeadings {
             items += builder.items(PdfDocument.orderedLines(run), navigation: navigation)
             run = []
         }
-        for line in lines {
-            if isHeading(line, body: body) {
+        for part in DocumentTables.parts(lines) {
+            switch part {
+            case .table(let table):
                 flush()
-                items.append(
-                    ReadingItem(text: line.text.trimmingCharacters(in: .whitespaces), column: 0, heading: true))
-            } else {
-                run.append(line.text)
+                items += DocumentTables.items(table, intro: tableIntro(table.rows.count, table.columns))
+            case .lines(let lines):
+                for line in lines {
+                    if isHeading(line, body: body) {
+                        flush()
+                        items.append(
+                            ReadingItem(text: line.text.trimmingCharacters(in: .whitespaces), column: 0, heading: true))
+                    } else {
+                        run.append(line.text)
+                    }
+                }
             }
         }
         flush()

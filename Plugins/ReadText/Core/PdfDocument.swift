@@ -36,13 +36,17 @@ public final class PdfDocument {
     public func lines(page index: Int) -> [DocumentLine]? {
         guard let text = assist_pdf_page_styled_text(handle, Int32(index)) else { return nil }
         defer { free(text) }
-        // Each line is "SIZE BOLD TEXT" (Sources/CPdf).
+        // Each line is "SIZE BOLD LEFT TOP RIGHT BOTTOM TEXT" (Sources/CPdf).
         return String(cString: text).split(separator: "\n", omittingEmptySubsequences: true).compactMap { row in
-            let parts = row.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3 else { return nil }
-            let line = parts[2].trimmingCharacters(in: .whitespaces)
+            let parts = row.split(separator: " ", maxSplits: 6, omittingEmptySubsequences: false)
+            guard parts.count == 7 else { return nil }
+            let line = parts[6].trimmingCharacters(in: .whitespaces)
             guard !line.isEmpty else { return nil }
-            return DocumentLine(line, size: Double(parts[0]) ?? 0, bold: parts[1] == "1")
+            let edges = parts[2...5].map { Double($0) ?? 0 }
+            let box =
+                edges[2] > edges[0] && edges[3] > edges[1]
+                ? DocumentBox(left: edges[0], top: edges[1], right: edges[2], bottom: edges[3]) : nil
+            return DocumentLine(line, size: Double(parts[0]) ?? 0, bold: parts[1] == "1", box: box)
         }
     }
 

@@ -304,7 +304,10 @@ extension ReadText {
     func pageItems(_ document: any PagedDocument, _ index: Int, nothingYet: Bool = false) -> [ReadingItem]? {
         guard let lines = document.lines(page: index) else { return nil }
         if PdfDocument.hasText(lines.map(\.text)) {
-            return DocumentHeadings.items(lines, builder: pipeline.builder, navigation: options.navigation)
+            return DocumentHeadings.items(lines, builder: pipeline.builder, navigation: options.navigation) {
+                [phrases] rows, columns in
+                phrases.text("table-intro", ["rows": String(rows), "columns": String(columns)])
+            }
         }
         if nothingYet && !saidReading {
             saidReading = true
@@ -469,7 +472,7 @@ extension ReadText {
             noText(tooSmall: tooSmall)
             return
         }
-        if options.transcript { host.print(items.map(\.text).joined(separator: "\n")) }
+        if options.transcript { host.print(items.map { $0.printed ?? $0.text }.joined(separator: "\n")) }
         navigator.columns = columns
         navigator.load(items, complete: complete)
         navigator.start()
@@ -483,7 +486,7 @@ extension ReadText {
                 host.print("\u{0C}")
             }
             if let page = items.last?.page { transcriptPage = page }
-            host.print(items.map(\.text).joined(separator: "\n"))
+            host.print(items.map { $0.printed ?? $0.text }.joined(separator: "\n"))
         }
         if first { navigator.load([], complete: false) }
         navigator.append(items)

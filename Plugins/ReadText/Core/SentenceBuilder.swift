@@ -13,18 +13,25 @@ public struct ReadingItem: Equatable, Sendable {
     public var lines: [NormalizedBox] = []
     /// A document's heading (`DocumentHeadings`): said as one, and where h and H move to.
     public var heading = false
+    /// What `--transcript` prints for it when that is not its text: a table's row, its cells apart by tabs
+    /// (`DocumentTables`).
+    public var printed: String?
 
-    public init(text: String, column: Int, page: Int = 0, lines: [NormalizedBox] = [], heading: Bool = false) {
+    public init(
+        text: String, column: Int, page: Int = 0, lines: [NormalizedBox] = [], heading: Bool = false,
+        printed: String? = nil
+    ) {
         self.text = text
         self.column = column
         self.page = page
         self.lines = lines
         self.heading = heading
+        self.printed = printed
     }
 
     public static func == (left: ReadingItem, right: ReadingItem) -> Bool {
         left.text == right.text && left.column == right.column && left.page == right.page
-            && left.heading == right.heading
+            && left.heading == right.heading && left.printed == right.printed
     }
 }
 

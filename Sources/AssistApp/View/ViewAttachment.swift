@@ -274,4 +274,9 @@ struct WatchedOutput: LineOutput {
         inner.writeLine(line)
         watch.post(line)
     }
+
+    func writeRow(_ line: String) {
+        inner.writeRow(line)
+        watch.post(line)
+    }
 }

@@ -24,8 +24,12 @@ int assist_pdf_page_count(const assist_pdf *pdf);
     page has none (a scan); NULL when the page cannot be read. */
 char *assist_pdf_page_text(assist_pdf *pdf, int index);
 /** The text layer of page `index` as assist_pdf_page_text gives it, each line preceded by its largest font size
-    in points and 1 when most of its letters are in a bold font, 0 otherwise: "18.0 1 Your account\n". Sizes are
-    0.0 when Poppler cannot tell. malloc'd, free() it; NULL when the page cannot be read. */
+    in points, 1 when most of its letters are in a bold font (0 otherwise) and the box around its letters (left,
+    top, right, bottom, in points from the page's top left corner): "18.0 1 72.0 40.2 190.5 58.0 Your account\n".
+    A line whose letters stand apart by more than their height (a table's row, which Poppler gives as one line
+    with its cells run together) is given as its pieces, each a line of its own.
+    Sizes are 0.0 when Poppler cannot tell, boxes all 0.0. malloc'd, free() it; NULL when the page cannot be
+    read. */
 char *assist_pdf_page_styled_text(assist_pdf *pdf, int index);
 /** Page `index` drawn at `dpi` on white, 8-bit grey, `*width` x `*height`, rows packed; malloc'd, free() it.
     NULL when it cannot be drawn, or would be larger than 100 million pixels. */

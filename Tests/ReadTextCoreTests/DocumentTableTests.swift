@@ -1,0 +1,87 @@
+import Testing
+
+@testable import ReadTextCore
+
+/// Issue 70, item 3: a document's tables, found by where their cells are on the page, read row by row.
+@Suite("read-text: tables in a document")
+struct DocumentTableTests {
+    /// A line of 11-point text whose baseline is `y` points from the top, starting `x` from the left, about
+    /// 5.5 points a letter.
+    static func line(_ text: String, x: Double, y: Double, width: Double? = nil) -> DocumentLine {
+        DocumentLine(
+            text, size: 11,
+            box: DocumentBox(left: x, top: y - 8, right: x + (width ?? 5.5 * Double(text.count)), bottom: y + 2))
+    }
+
+    static let order = [("Item", "Price", "Quantity"), ("Apples", "3.20", "2"), ("Pears", "2.75", "5")]
+
+    /// Cells as Poppler may give them: down each column before across, between two paragraphs. The numbers of
+    /// the second column are set to the right, as a bill's are.
+    static func page() -> [DocumentLine] {
+        var lines = [line("Your order from the market, listed below.", x: 40, y: 40)]
+        for (column, x) in [40.0, 200, 300].enumerated() {
+            for (row, cells) in order.enumerated() {
+                let cell = [cells.0, cells.1, cells.2][column]
+                let y = 80 + 18 * Double(row)
+                lines.append(
+                    column == 1
+                        ? line(cell, x: 260 - 5.5 * Double(cell.count), y: y) : line(cell, x: x, y: y))
+            }
+        }
+        lines.append(line("Thank you for shopping with us.", x: 40, y: 160))
+        return lines
+    }
+
+    @Test func aTableIsPutBackInRowsWhateverOrderItsCellsCameIn() {
+        let parts = DocumentTables.parts(Self.page())
+        #expect(parts.count == 3, "\(parts)")
+        #expect(parts.first == .lines([Self.line("Your order from the market, listed below.", x: 40, y: 40)]))
+        #expect(
+            parts.dropFirst().first
+                == .table(
+                    DocumentTable(rows: [
+                        ["Item", "Price", "Quantity"], ["Apples", "3.20", "2"], ["Pears", "2.75", "5"],
+                    ])),
+            "\(parts)")
+        #expect(parts.last == .lines([Self.line("Thank you for shopping with us.", x: 40, y: 160)]))
+    }
+
+    @Test func theFirstRowIsSaidAfterItsHeadersAndEachRowIsPrintedWithTabs() {
+        let items = DocumentHeadings.items(Self.page(), builder: SentenceBuilder(), navigation: .sentences)
+        #expect(
+            items.map(\.text) == [
+                "Your order from the market, listed below.", "Table of 3 rows and 3 columns.",
+                "Item: Apples. Price: 3.20. Quantity: 2.", "Pears. 2.75. 5.", "Thank you for shopping with us.",
+            ], "\(items.map(\.text))")
+        #expect(
+            items.map { $0.printed ?? $0.text } == [
+                "Your order from the market, listed below.", "Item\tPrice\tQuantity", "Apples\t3.20\t2",
+                "Pears\t2.75\t5", "Thank you for shopping with us.",
+            ])
+    }
+
+    /// Two columns of running text side by side are read as the text layer gives them, never as a table; nor are
+    /// lines one under another, a word's space apart, or two rows alone.
+    @Test func runningTextInTwoColumnsAndShortListsAreNoTables() {
+        let left = ["The council met on Monday to talk about", "the new bus timetable, which starts in", "April."]
+        let right = [
+            "Buses to the hospital will run every ten", "minutes in the morning and every twenty", "at night.",
+        ]
+        var columns: [DocumentLine] = []
+        for (row, text) in left.enumerated() { columns.append(Self.line(text, x: 40, y: 40 + 14 * Double(row))) }
+        for (row, text) in right.enumerated() { columns.append(Self.line(text, x: 300, y: 40 + 14 * Double(row))) }
+        #expect(DocumentTables.parts(columns) == [.lines(columns)])
+        let close = (0..<4).flatMap { row in
+            [Self.line("Bread", x: 40, y: 40 + 14 * Double(row)), Self.line("rolls", x: 72, y: 40 + 14 * Double(row))]
+        }
+        #expect(DocumentTables.parts(close) == [.lines(close)], "a space apart: one line each")
+        let two =
+            Array(Self.page()[0...0]) + [
+                Self.line("Item", x: 40, y: 80), Self.line("Price", x: 200, y: 80), Self.line("Apples", x: 40, y: 98),
+                Self.line("3.20", x: 200, y: 98),
+            ]
+        #expect(DocumentTables.parts(two) == [.lines(two)], "a header and one row")
+        let unplaced = Self.page().map { DocumentLine($0.text, size: 11) }
+        #expect(DocumentTables.parts(unplaced) == [.lines(unplaced)], "a document that does not say where")
+    }
+}
