@@ -455,6 +455,33 @@ struct ReadTextCLITests {
                 "Table of 4 rows and 3 columns.", "Item: Apples. Price: 3.20. Quantity: 2.", "Pears. 2.75. 5.",
                 "Bread. 1.90. 1.",
             ], "\(heard.lines)")
+        // By keys, at a sound card's pace, with a longer paragraph before the table: t goes on to the table, past
+        // the paragraph's other sentences; in it, t says the row being read; after it, that there is no other.
+        var longer = [Piece("Your order from the market arrived today. It came in two boxes.", x: 40, y: 30)]
+        longer += (1...4).map {
+            Piece("This is sentence \($0) of a paragraph about the order.", x: 40, y: 30 + 13 * $0)
+        }
+        longer += pieces.dropFirst()
+        let paged = folder.path("order-long.pdf")
+        try PdfWriter(pages: [.placed(longer)]).data().write(to: paged)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--audio-out", "null", "--data-dir", folder.path("table-data").path, "read-text", "--file",
+                paged.path,
+            ])
+        #expect(screen.waitFor("Your order from the market arrived today.", timeout: 60), "\(screen.text)")
+        screen.type("t")
+        #expect(screen.waitFor("Table of 4 rows and 3 columns."), "\(screen.text)")
+        #expect(!screen.text.contains("This is sentence 4"), "the paragraph was left: \(screen.text)")
+        #expect(screen.waitFor("Item: Apples."), "\(screen.text)")
+        screen.type("t")
+        #expect(screen.waitFor("under the header, in a table of 3 columns."), "\(screen.text)")
+        #expect(screen.waitFor("End of the text.", timeout: 30), "\(screen.text)")
+        screen.type("t")
+        #expect(screen.waitFor("There is no table after this one."), "\(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        _ = screen.waitForExit()
     }
 
     /// Issue 70: a document's headings (set larger than its text, or bold where the text is not) are read as

@@ -85,3 +85,31 @@ struct DocumentTableTests {
         #expect(DocumentTables.parts(unplaced) == [.lines(unplaced)], "a document that does not say where")
     }
 }
+
+/// t in a document: on to the next table, and inside one, where reading is in it.
+@Suite("read-text: t and tables")
+struct TableKeyTests {
+    @Test func tMovesToTheNextTableAndKnowsTheRowBeingRead() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        let table = DocumentTable(rows: [["Item", "Price"], ["Apples", "3.20"], ["Pears", "2.75"]])
+        navigator.load(
+            [ReadingItem(text: "First.", column: 0), ReadingItem(text: "Second.", column: 0)]
+                + DocumentTables.items(table, intro: "Table of 3 rows and 2 columns.")
+                + [ReadingItem(text: "Last.", column: 0)], complete: true)
+        navigator.start()
+        #expect(navigator.tablePlace == nil && navigator.hasTables)
+        #expect(navigator.moveToNextTable() && voice.last.text == "Table of 3 rows and 2 columns.")
+        #expect(navigator.tablePlace == TablePlace(row: 0, rows: 3, columns: 2))
+        navigator.next()
+        #expect(voice.last.text == "Item: Apples. Price: 3.20.")
+        #expect(navigator.tablePlace == TablePlace(row: 1, rows: 3, columns: 2))
+        navigator.next()
+        navigator.next()
+        #expect(voice.last.text == "Last." && navigator.tablePlace == nil)
+        #expect(!navigator.moveToNextTable() && voice.cues.last == .end, "none after: the end cue, and no move")
+        let plain = ReadingNavigator(voice: FakeVoice(), language: "en")
+        plain.load([ReadingItem(text: "Only text.", column: 0)], complete: true)
+        #expect(!plain.hasTables)
+    }
+}

@@ -97,7 +97,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         if document {
             commands += [
                 ("next-page", "pagedown"), ("previous-page", "pageup"), ("page", nil), ("next-heading", "h"),
-                ("previous-heading", "H"),
+                ("previous-heading", "H"), ("table", "t"),
             ]
             navigator.headingWord = phrases.text("heading")
         }
@@ -170,6 +170,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
                     phrases.text(
                         !navigator.hasHeadings ? "no-headings" : forward ? "heading-last" : "heading-first"))
             }
+        case "table": sayTable()
         case "page":
             guard let number = argument.flatMap(PageNumber.parse) else {
                 host.speak(phrases.text("page-usage"))
@@ -259,6 +260,20 @@ public final class ReadText: PluginFeature, ReadingVoice {
 
     func reachedEnd() {
         if options.exitAtEnd { host.finish() }
+    }
+
+    /// t in a document: inside a table, its size and the row being read; elsewhere, on to the next table.
+    func sayTable() {
+        guard let navigator else { return }
+        if let place = navigator.tablePlace {
+            let values = ["r": String(place.row), "n": String(place.rows - 1), "c": String(place.columns)]
+            host.speak(
+                place.row == 0
+                    ? phrases.text("table-intro", ["rows": String(place.rows), "columns": String(place.columns)])
+                    : phrases.text("table-where", values), priority: .important)
+        } else if !navigator.moveToNextTable() {
+            host.speak(phrases.text(navigator.hasTables ? "table-last" : "no-tables"))
+        }
     }
 
     func whereAmI() -> String {

@@ -328,6 +328,28 @@ public final class ReadingNavigator {
     /// Whether the text has a heading at all.
     public var hasHeadings: Bool { items.contains(where: \.heading) }
 
+    /// Where the item being read is in a table; nil outside one.
+    public var tablePlace: TablePlace? { items.indices.contains(index) ? items[index].table : nil }
+
+    /// Moves to the start of the next table and reads on from it (its size first); false, with the end cue, when
+    /// there is none after.
+    @discardableResult
+    public func moveToNextTable() -> Bool {
+        guard let found = items.indices.first(where: { $0 > index && items[$0].table?.row == 0 }) else {
+            voice.play(.end)
+            return false
+        }
+        stopSpeech()
+        pauseAfterCurrent = false
+        resumeMovesOn = false
+        index = found
+        speak(from: 0)
+        return true
+    }
+
+    /// Whether the text has a table at all.
+    public var hasTables: Bool { items.contains { $0.table != nil } }
+
     // MARK: Internals
 
     private func advance() {

@@ -16,10 +16,12 @@ public struct ReadingItem: Equatable, Sendable {
     /// What `--transcript` prints for it when that is not its text: a table's row, its cells apart by tabs
     /// (`DocumentTables`).
     public var printed: String?
+    /// Where it is in a document's table, when it is one of its rows.
+    public var table: TablePlace?
 
     public init(
         text: String, column: Int, page: Int = 0, lines: [NormalizedBox] = [], heading: Bool = false,
-        printed: String? = nil
+        printed: String? = nil, table: TablePlace? = nil
     ) {
         self.text = text
         self.column = column
@@ -27,11 +29,26 @@ public struct ReadingItem: Equatable, Sendable {
         self.lines = lines
         self.heading = heading
         self.printed = printed
+        self.table = table
     }
 
     public static func == (left: ReadingItem, right: ReadingItem) -> Bool {
         left.text == right.text && left.column == right.column && left.page == right.page
-            && left.heading == right.heading && left.printed == right.printed
+            && left.heading == right.heading && left.printed == right.printed && left.table == right.table
+    }
+}
+
+/// A reading item's place in a table (`DocumentTables`): its row, from 1 for the first under the header (0 is the
+/// table's start, where its size is said), of `rows` (the header's included), and the table's columns.
+public struct TablePlace: Equatable, Sendable {
+    public var row: Int
+    public var rows: Int
+    public var columns: Int
+
+    public init(row: Int, rows: Int, columns: Int) {
+        self.row = row
+        self.rows = rows
+        self.columns = columns
     }
 }
 
