@@ -309,10 +309,14 @@ public final class ReadingNavigator {
     /// cue, when there is none that way.
     @discardableResult
     public func moveHeading(by step: Int) -> Bool {
-        let found =
-            step > 0
-            ? items.indices.first { $0 > index && items[$0].heading }
-            : items.indices.last { $0 < index && items[$0].heading }
+        jump(
+            to: step > 0
+                ? items.indices.first { $0 > index && items[$0].heading }
+                : items.indices.last { $0 < index && items[$0].heading })
+    }
+
+    /// Reads on from item `found`; false, with the end cue, when there is none (nil).
+    private func jump(to found: Int?) -> Bool {
         guard let found else {
             voice.play(.end)
             return false
@@ -335,16 +339,7 @@ public final class ReadingNavigator {
     /// there is none after.
     @discardableResult
     public func moveToNextTable() -> Bool {
-        guard let found = items.indices.first(where: { $0 > index && items[$0].table?.row == 0 }) else {
-            voice.play(.end)
-            return false
-        }
-        stopSpeech()
-        pauseAfterCurrent = false
-        resumeMovesOn = false
-        index = found
-        speak(from: 0)
-        return true
+        jump(to: items.indices.first { $0 > index && items[$0].table?.row == 0 })
     }
 
     /// Whether the text has a table at all.
