@@ -27,6 +27,8 @@ package final class PluginContext: @unchecked Sendable {  // because: mutable st
     let cameraState = CameraState()
     /// The database handles handed to the plugin.
     let storageState = StorageState()
+    /// The utterances this plugin stopped, whose words it is told no more.
+    let stoppedSpeech = StoppedSpeech()
     private let strings: [String: UnsafeMutablePointer<CChar>]
 
     /// Creates the context and its `assist_host` for `manifest`, served by `services`.

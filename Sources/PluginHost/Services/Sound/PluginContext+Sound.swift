@@ -27,27 +27,48 @@ final class AudioStream: @unchecked Sendable {  // because: `input` is used unde
     }
 }
 
+/// A plugin's utterances, and those of them it stopped: a word event of a stopped utterance already on its way to
+/// the main loop is dropped there, so the plugin hears of no word after it stopped the speech ("stops at once"; a
+/// plugin that stopped at its second word was told of a third on a busy machine). Its end is still told.
+final class StoppedSpeech: @unchecked Sendable {  // because: `live` and `stopped` are used under `lock` only
+    private let lock = NSLock()
+    private var live: Set<UInt64> = []
+    private var stopped: Set<UInt64> = []
+
+    func began(_ id: UInt64) { lock.withLock { _ = live.insert(id) } }
+    func stop(_ id: UInt64) { lock.withLock { _ = stopped.insert(id) } }
+    func stopAll() { lock.withLock { stopped.formUnion(live) } }
+    func ended(_ id: UInt64) {
+        lock.withLock {
+            live.remove(id)
+            stopped.remove(id)
+        }
+    }
+    func wasStopped(_ id: UInt64) -> Bool { lock.withLock { stopped.contains(id) } }
+}
+
 extension PluginContext {
-    /// Speaks (and prints) `request` for this plugin; callbacks run on the main loop while the plugin lives.
+    /// Speaks (and prints) `request` for this plugin; callbacks run on the main loop while the plugin lives, word
+    /// events only until the plugin stops the utterance (`StoppedSpeech`).
     func speak(
         _ request: SpeechRequest, onDone: assist_speech_done_cb?, onWord: assist_speech_word_cb?,
         user: UnsafeMutableRawPointer?, outID: UnsafeMutablePointer<UInt64>?
     ) -> assist_status {
         let loop = services.loop
         let target = UnsafeTransfer(value: (onDone, onWord, user))
+        let stopped = stoppedSpeech
         var callbacks = SpeechCallbacks()
-        if onDone != nil {
-            callbacks.onDone = { [self] id, outcome in
-                loop.post {
-                    guard self.instance != nil, let done = target.value.0 else { return }
-                    done(target.value.2, id, outcome.rawValue)
-                }
+        callbacks.onDone = { [self] id, outcome in
+            loop.post {
+                stopped.ended(id)
+                guard self.instance != nil, let done = target.value.0 else { return }
+                done(target.value.2, id, outcome.rawValue)
             }
         }
         if onWord != nil {
             callbacks.onWord = { [self] id, word in
                 loop.post {
-                    guard self.instance != nil, let callback = target.value.1 else { return }
+                    guard self.instance != nil, !stopped.wasStopped(id), let callback = target.value.1 else { return }
                     callback(
                         target.value.2, id, UInt32(clamping: word.characterOffset), UInt32(clamping: word.byteOffset),
                         UInt32(clamping: word.byteLength))
@@ -57,6 +78,7 @@ extension PluginContext {
         guard let id = services.speech.speak(request.utterance, prints: request.prints, callbacks: callbacks) else {
             return ASSIST_E_INVALID
         }
+        stopped.began(id)
         outID?.pointee = id
         return ASSIST_OK
     }

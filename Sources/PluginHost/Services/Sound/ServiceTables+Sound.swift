@@ -24,10 +24,16 @@ extension ServiceTables {
         }
         table.stop = { host, utterance in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
-            return context.services.speech.stop(utterance) ? ASSIST_OK : ASSIST_E_NOT_FOUND
+            context.stoppedSpeech.stop(utterance)
+            guard context.services.speech.stop(utterance) else {
+                context.stoppedSpeech.ended(utterance)  // not this plugin's, or over already
+                return ASSIST_E_NOT_FOUND
+            }
+            return ASSIST_OK
         }
         table.cancel_mine = { host in
             guard let context = PluginContext.from(host) else { return ASSIST_E_INVALID }
+            context.stoppedSpeech.stopAll()
             context.services.speech.cancelAll()
             return ASSIST_OK
         }
