@@ -27,6 +27,13 @@ struct ReadTextCLITests {
             timeoutSeconds: 120)
     }
 
+    /// read-text reading `document` on a pseudo-terminal at a sound card's pace, its data in the folder `data`.
+    func documentOnTerminal(_ document: URL, data: String) throws -> PseudoTerminal {
+        try PseudoTerminal(
+            BuildProducts.assist,
+            ["run", "--audio-out", "null", "--data-dir", folder.path(data).path, "read-text", "--file", document.path])
+    }
+
     @Test(arguments: [[], ["--no-streaming"]])
     func aPhotoIsReadSentenceBySentence(extra: [String]) throws {
         let result = try assist(["run", "--no-speech", "read-text", "--image", page.path, "--exit-at-end"] + extra)
@@ -464,12 +471,7 @@ struct ReadTextCLITests {
         longer += pieces.dropFirst()
         let paged = folder.path("order-long.pdf")
         try PdfWriter(pages: [.placed(longer)]).data().write(to: paged)
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
-            [
-                "run", "--audio-out", "null", "--data-dir", folder.path("table-data").path, "read-text", "--file",
-                paged.path,
-            ])
+        let screen = try documentOnTerminal(paged, data: "table-data")
         #expect(screen.waitFor("Your order from the market arrived today.", timeout: 60), "\(screen.text)")
         screen.type("t")
         #expect(screen.waitFor("Table of 4 rows and 3 columns."), "\(screen.text)")
@@ -520,12 +522,7 @@ struct ReadTextCLITests {
         #expect(
             !transcript.lines.contains { $0.hasPrefix("Your electricity bill.") }, "a heading is no sentence's start")
         // By keys, reading at a sound card's pace: h to the next heading, again to the next page's, H back.
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
-            [
-                "run", "--audio-out", "null", "--data-dir", folder.path("headings-data").path, "read-text", "--file",
-                document.path,
-            ])
+        let screen = try documentOnTerminal(document, data: "headings-data")
         #expect(screen.waitFor("This letter explains", timeout: 60), "\(screen.text)")
         screen.type("h")
         #expect(screen.waitFor("How to pay"), "\(screen.text)")
