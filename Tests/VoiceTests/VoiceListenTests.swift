@@ -1109,22 +1109,32 @@ struct VoiceShellListenTests: VoiceListening {
     /// neither is heard.
     @Test func pushToTalkHeldOnAKeyboardDeviceListensWhileTheKeyIsDown() throws {
         let said: [WavFile]
-        do { said = try NaturalVoice.speak(each: ["We bought a new kettle yesterday.", "What time is it?"]) } catch {
+        do {
+            said = try NaturalVoice.speak(
+                each: ["We bought a new kettle yesterday."] + Array(repeating: "What time is it?", count: 3))
+        } catch {
             print("skipped: \(error)")
             return
         }
-        // The sentence, 2.5 s of the room (the refusal is spoken there), then the command.
+        // The sentence, 2.5 s of the room (the refusal is spoken there), then the command, asked up to three
+        // times with the key still down, each a rendering of its own: piper varies each, and one in about 20 is
+        // not heard (CI once heard one as "what can i say", refused). This checks that the held key listens and
+        // the released one does not; how often one saying is heard is what bench/voice.sh measures.
         let tries = WavFile(
             format: said[0].format,
             samples: NaturalVoice.inRoom(said[0], gain: 1, noiseDecibels: -50, padSeconds: 1.25).samples
-                + NaturalVoice.inRoom(said[1], gain: 1, noiseDecibels: -50, padSeconds: 0).samples)
+                + said.dropFirst().flatMap {
+                    NaturalVoice.inRoom($0, gain: 1, noiseDecibels: -50, padSeconds: 1.25).samples.dropFirst(
+                        Int(1.25 * Double($0.format.sampleRateHz)))
+                })
         // Held: "quit" as soon as the clock answers (at most 60 s: a loaded run began listening 6 s after the key
-        // went down and heard the command after 25). Released: once both have been played (the room, then about
-        // 7 s), since nothing is printed when they are not heard.
+        // went down and heard the command after 25). Released: once all have been played (the room heldShell
+        // puts first, then the tries, and 3 s), since nothing is printed when they are not heard.
+        let played = 6 * ProcessRunner.timeScale + 1.5 + Double(tries.samples.count) / Double(tries.format.sampleRateHz)
         func shell(releaseAfter: Double?) throws -> (lines: [String], trace: String) {
             try heldShell(
                 saying: tries, releaseAfter: releaseAfter,
-                quitAfter: releaseAfter == nil ? 60 * ProcessRunner.timeScale : 3 * ProcessRunner.timeScale + 10
+                quitAfter: releaseAfter == nil ? 60 * ProcessRunner.timeScale : played + 3
             ) { $0.range(of: #"\nIt is \d"#, options: .regularExpression) != nil }
         }
         let refusal = "Sorry, I didn't get that. Say help for what you can say."
