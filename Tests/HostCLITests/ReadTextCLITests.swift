@@ -432,7 +432,8 @@ struct ReadTextCLITests {
 
     /// Issue 70, item 3: a table in a PDF's text layer (cells placed in columns, no rules; Poppler gives each cell
     /// as a line of its own) is read row by row, the first row's cells after their headers, and printed by
-    /// `--transcript` a row a line, its cells apart by tabs; the paragraphs around it are read as before.
+    /// `--transcript` a row a line, its cells apart by tabs; the paragraphs around it are read as before. On a
+    /// terminal, t moves to it and says where reading is in it, and the arrows move by row and by cell.
     @Test func aTableInADocumentIsReadRowByRow() throws {
         let document = folder.path("order.pdf")
         typealias Piece = PdfWriter.PlacedText
@@ -482,6 +483,28 @@ struct ReadTextCLITests {
         #expect(screen.waitFor("End of the text.", timeout: 30), "\(screen.text)")
         screen.type("t")
         #expect(screen.waitFor("There is no table after this one."), "\(screen.text)")
+        // The arrows: Up goes back a row (the table's last), and inside it Left and Right move by cell, each
+        // said after its column's header, as a line of its own; past the row's start, it says so.
+        screen.type("\u{1B}[A")
+        #expect(screen.waitFor("Bread. 1.90. 1.", count: 2), "\(screen.text)")
+        func line(_ wanted: String) -> Bool {
+            let deadline = Date().addingTimeInterval(20 * ProcessRunner.timeScale)
+            while Date() < deadline {
+                if screen.lines.contains(where: { $0.trimmingCharacters(in: .whitespacesAndNewlines) == wanted }) {
+                    return true
+                }
+                usleep(50_000)
+            }
+            return false
+        }
+        for cell in ["Quantity: 1", "Price: 1.90", "Item: Bread"] {
+            screen.type("\u{1B}[D")
+            #expect(line(cell), "\(screen.text)")
+        }
+        screen.type("\u{1B}[D")
+        #expect(line("Start of the row."), "\(screen.text)")
+        screen.type("\u{1B}[C")
+        #expect(screen.waitFor("Price: 1.90", count: 2), "\(screen.text)")
         kill(screen.processIdentifier, SIGHUP)
         _ = screen.waitForExit()
     }

@@ -100,10 +100,11 @@ struct TableKeyTests {
         navigator.start()
         #expect(navigator.tablePlace == nil && navigator.hasTables)
         #expect(navigator.moveToNextTable() && voice.last.text == "Table of 3 rows and 2 columns.")
-        #expect(navigator.tablePlace == TablePlace(row: 0, rows: 3, columns: 2))
+        #expect(navigator.tablePlace == TablePlace(row: 0, rows: 3, columns: 2, cells: ["Item", "Price"]))
         navigator.next()
         #expect(voice.last.text == "Item: Apples. Price: 3.20.")
-        #expect(navigator.tablePlace == TablePlace(row: 1, rows: 3, columns: 2))
+        #expect(
+            navigator.tablePlace == TablePlace(row: 1, rows: 3, columns: 2, cells: ["Item: Apples", "Price: 3.20"]))
         navigator.next()
         navigator.next()
         #expect(voice.last.text == "Last." && navigator.tablePlace == nil)
@@ -111,5 +112,38 @@ struct TableKeyTests {
         let plain = ReadingNavigator(voice: FakeVoice(), language: "en")
         plain.load([ReadingItem(text: "Only text.", column: 0)], complete: true)
         #expect(!plain.hasTables)
+    }
+
+    /// The arrows inside a table: Right and Left move by cell along the row being read, each cell after its
+    /// column's header, and pause the row (resume goes on with it); past the row's ends, the end cue and no move.
+    /// Outside a table they say there is none to move in (the caller moves by sentence).
+    @Test func leftAndRightMoveByCellInsideATableRow() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        let table = DocumentTable(rows: [
+            ["Item", "Price", "Quantity"], ["Apples", "3.20", "2"], ["Pears", "2.75", "5"],
+        ])
+        navigator.load(
+            [ReadingItem(text: "First.", column: 0)] + DocumentTables.items(table, intro: "Table of 3 rows.")
+                + [ReadingItem(text: "Last.", column: 0)], complete: true)
+        navigator.start()
+        #expect(navigator.moveCell(by: 1) == .outside, "a sentence has no cells")
+        navigator.next()
+        #expect(navigator.moveCell(by: 1) == .cell("Item"), "at the table's start, the headers")
+        navigator.next()
+        #expect(voice.last.text == "Item: Apples. Price: 3.20. Quantity: 2.")
+        #expect(navigator.moveCell(by: 1) == .cell("Item: Apples"))
+        #expect(navigator.state == .paused, "the row's reading waits")
+        #expect(navigator.moveCell(by: 1) == .cell("Price: 3.20"))
+        #expect(navigator.moveCell(by: 1) == .cell("Quantity: 2"))
+        let cues = voice.cues.count
+        #expect(navigator.moveCell(by: 1) == .edge(forward: true))
+        #expect(voice.cues.count == cues + 1 && voice.cues.last == .end)
+        #expect(navigator.moveCell(by: -1) == .cell("Price: 3.20"), "no move past the end")
+        navigator.next()
+        #expect(voice.last.text == "Pears. 2.75. 5.")
+        #expect(navigator.moveCell(by: -1) == .cell("Quantity: 5"), "Left into a new row: its last cell")
+        navigator.next()
+        #expect(navigator.moveCell(by: -1) == .outside)
     }
 }

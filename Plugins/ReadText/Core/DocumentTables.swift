@@ -142,8 +142,12 @@ public enum DocumentTables {
     /// knows the columns by then. Printed with `--transcript`, each row is one line, its cells apart by tabs.
     static func items(_ table: DocumentTable, intro: String) -> [ReadingItem] {
         guard let header = table.rows.first else { return [] }
-        func place(_ row: Int) -> TablePlace { TablePlace(row: row, rows: table.rows.count, columns: table.columns) }
-        var items = [ReadingItem(text: intro, column: 0, printed: header.joined(separator: "\t"), table: place(0))]
+        func place(_ row: Int, _ cells: [String]) -> TablePlace {
+            TablePlace(row: row, rows: table.rows.count, columns: table.columns, cells: cells)
+        }
+        var items = [
+            ReadingItem(text: intro, column: 0, printed: header.joined(separator: "\t"), table: place(0, header))
+        ]
         for (number, row) in table.rows.dropFirst().enumerated() {
             let said = zip(header, row).map { name, cell in
                 number == 0 ? "\(name): \(ending(cell))" : ending(cell)
@@ -151,7 +155,7 @@ public enum DocumentTables {
             items.append(
                 ReadingItem(
                     text: said.joined(separator: " "), column: 0, printed: row.joined(separator: "\t"),
-                    table: place(number + 1)))
+                    table: place(number + 1, zip(header, row).map { name, cell in "\(name): \(cell)" })))
         }
         return items
     }

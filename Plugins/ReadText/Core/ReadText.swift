@@ -97,7 +97,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
         if document {
             commands += [
                 ("next-page", "pagedown"), ("previous-page", "pageup"), ("page", nil), ("next-heading", "h"),
-                ("previous-heading", "H"), ("table", "t"),
+                ("previous-heading", "H"), ("table", "t"), ("next-cell", "right"), ("previous-cell", "left"),
+                ("next-row", "down"), ("previous-row", "up"),
             ]
             navigator.headingWord = phrases.text("heading")
         }
@@ -171,6 +172,15 @@ public final class ReadText: PluginFeature, ReadingVoice {
                         !navigator.hasHeadings ? "no-headings" : forward ? "heading-last" : "heading-first"))
             }
         case "table": sayTable()
+        case "next-cell", "previous-cell":
+            let forward = command == "next-cell"
+            switch navigator.moveCell(by: forward ? 1 : -1) {
+            case .cell(let text): host.speak(text, priority: .important)
+            case .edge: host.speak(phrases.text(forward ? "cell-last" : "cell-first"), priority: .important)
+            case .outside: handle(command: forward ? ASSIST_CMD_NEXT : ASSIST_CMD_PREVIOUS, argument: nil)
+            }
+        case "next-row": handle(command: ASSIST_CMD_NEXT, argument: nil)
+        case "previous-row": handle(command: ASSIST_CMD_PREVIOUS, argument: nil)
         case "page":
             guard let number = argument.flatMap(PageNumber.parse) else {
                 host.speak(phrases.text("page-usage"))

@@ -345,6 +345,33 @@ public final class ReadingNavigator {
     /// Whether the text has a table at all.
     public var hasTables: Bool { items.contains { $0.table != nil } }
 
+    /// What Left and Right give inside a table: a cell's words to say, the row's first or last cell passed, or
+    /// nothing, outside a table (they move by sentence there).
+    public enum CellMove: Equatable, Sendable {
+        case cell(String)
+        case edge(forward: Bool)
+        case outside
+    }
+
+    /// The cell last moved to, and the item (a table's row) it is in.
+    private var cell: (item: Int, column: Int)?
+
+    /// Moves `step` cells along the row being read (from outside the row's cells, Right goes to its first,
+    /// Left to its last): the row's reading pauses (resume goes on with it) and the cell is given to be said,
+    /// after its column's header. Past the row's first or last cell, the end cue and no move.
+    public func moveCell(by step: Int) -> CellMove {
+        guard let place = tablePlace, !place.cells.isEmpty else { return .outside }
+        let current = cell.flatMap { $0.item == index ? $0.column : nil }
+        let column = current.map { $0 + step } ?? (step > 0 ? 0 : place.cells.count - 1)
+        guard place.cells.indices.contains(column) else {
+            voice.play(.end)
+            return .edge(forward: step > 0)
+        }
+        pause()
+        cell = (index, column)
+        return .cell(place.cells[column])
+    }
+
     // MARK: Internals
 
     private func advance() {

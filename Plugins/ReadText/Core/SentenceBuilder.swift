@@ -44,11 +44,15 @@ public struct TablePlace: Equatable, Sendable {
     public var row: Int
     public var rows: Int
     public var columns: Int
+    /// What each of the row's cells says when moved to alone (Left and Right): after its column's header
+    /// ("Price: 3.20"), and at the table's start the headers alone.
+    public var cells: [String]
 
-    public init(row: Int, rows: Int, columns: Int) {
+    public init(row: Int, rows: Int, columns: Int, cells: [String] = []) {
         self.row = row
         self.rows = rows
         self.columns = columns
+        self.cells = cells
     }
 }
 
