@@ -1,11 +1,13 @@
 import Audio
 import Foundation
 
-/// How a microphone sounds over the last seconds: one warning when it gives only silence, or clips.
+/// How a microphone sounds over the last seconds: one warning when it gives only silence (a level that does not
+/// move, at zero or stuck away from it), clips, or sits far from zero (a DC offset, which the loudness of speech is
+/// then measured on).
 package struct SoundLevel {
     /// What is wrong with the microphone; `key` is its sentence in the host's phrases (`voice.mic-silent`).
     package enum Warning: String, Sendable {
-        case silent, clipping
+        case silent, clipping, offset
 
         package var key: String { "voice.mic-\(rawValue)" }
         /// The sentence in English, for `assist listen`'s diagnostics.
@@ -13,6 +15,8 @@ package struct SoundLevel {
             switch self {
             case .silent: "The microphone gives only silence: check that it is plugged in and not muted."
             case .clipping: "The microphone is too loud and distorts: turn its level down (alsamixer)."
+            case .offset:
+                "The microphone's sound is offset from zero, as a faulty microphone or input gives: try another microphone or input."
             }
         }
     }
@@ -24,14 +28,34 @@ package struct SoundLevel {
     private var tenthClipped = 0
     private var saidSilence = false
     private var saidClipping = false
+    private var saidOffset = false
+    /// The second being measured for an offset: its samples' sum and count; and the seconds in a row whose mean
+    /// was far from zero.
+    private var secondSum = 0
+    private var secondFrames = 0
+    private var offsetSeconds = 0
+
+    /// A second's mean further from zero than this (about 6 % of full scale) is an offset: a microphone's own
+    /// is well under 1 %.
+    static let offsetLimit = 2_000
 
     package init() {}
 
-    /// Adds a chunk of 16 kHz mono; a warning the first time the microphone has been silent for 10 s, or
-    /// clipped in 10 tenths of a second (a second).
+    /// Adds a chunk of 16 kHz mono; a warning the first time the microphone has been silent for 10 s (its
+    /// samples within 8 steps of their mean, wherever that is), clipped in 10 tenths of a second (a second), or
+    /// been offset from zero for 3 seconds.
     package mutating func add(_ chunk: [Int16]) -> Warning? {
-        let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
+        let sum = chunk.reduce(0) { $0 + Int($1) }
+        let mean = chunk.isEmpty ? 0 : sum / chunk.count
+        let peak = chunk.lazy.map { abs(Int($0) - mean) }.max() ?? 0
         if peak < 8 { silentFrames += chunk.count } else { silentFrames = 0 }
+        secondSum += sum
+        secondFrames += chunk.count
+        if secondFrames >= VoiceListener.format.sampleRateHz {
+            offsetSeconds = abs(secondSum / secondFrames) > Self.offsetLimit ? offsetSeconds + 1 : 0
+            secondSum = 0
+            secondFrames = 0
+        }
         tenthClipped += chunk.lazy.filter { $0 == Int16.max || $0 == Int16.min }.count
         tenthFrames += chunk.count
         if tenthFrames >= VoiceListener.format.sampleRateHz / 10 {
@@ -46,6 +70,10 @@ package struct SoundLevel {
         if clippedTenths >= 10, !saidClipping {
             saidClipping = true
             return .clipping
+        }
+        if offsetSeconds >= 3, !saidOffset {
+            saidOffset = true
+            return .offset
         }
         return nil
     }

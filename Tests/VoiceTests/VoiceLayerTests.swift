@@ -306,4 +306,37 @@ struct SoundLevelTests {
             #expect(said != english && !said.isEmpty, "\(language): \(said)")
         }
     }
+
+    /// Issue 71's bad input: a microphone stuck at one level away from zero is silent too, and one whose sound
+    /// sits far from zero (a DC offset) is named once, in each language; speech and a quiet room are neither.
+    @Test func aStuckLevelIsSilenceAndAnOffsetIsSaidOnce() {
+        func warnings(seconds: Int, _ sample: (Int) -> Int16) -> [SoundLevel.Warning] {
+            var level = SoundLevel()
+            var said: [SoundLevel.Warning] = []
+            var index = 0
+            for _ in 0..<(16_000 * seconds / VoiceListener.chunkFrames) {
+                let chunk = (0..<VoiceListener.chunkFrames).map { _ in
+                    index += 1
+                    return sample(index)
+                }
+                if let warning = level.add(chunk) { said.append(warning) }
+            }
+            return said
+        }
+        #expect(warnings(seconds: 12) { _ in 3_000 } == [.offset, .silent], "stuck away from zero")
+        // A tone of 200 Hz at a tenth of full scale riding on an offset of 4,000: speech-like, not silent.
+        let offset = warnings(seconds: 12) { 4_000 + Int16(3_000 * sin(Double($0) * 2 * .pi * 200 / 16_000)) }
+        #expect(offset == [.offset], "\(offset)")
+        let clean = warnings(seconds: 12) { Int16(3_000 * sin(Double($0) * 2 * .pi * 200 / 16_000)) }
+        #expect(clean.isEmpty, "\(clean)")
+        let room = warnings(seconds: 12) { _ in Int16.random(in: -40...40) }
+        #expect(room.isEmpty, "\(room)")
+        let share = BuildProducts.packageRoot.appendingPathComponent("share/assist/host")
+        let english = PhraseBook(directory: share, language: "en").text(SoundLevel.Warning.offset.key)
+        #expect(english == SoundLevel.Warning.offset.english)
+        for language in ["es", "ru", "zh"] {
+            let said = PhraseBook(directory: share, language: language).text(SoundLevel.Warning.offset.key)
+            #expect(said != english && !said.isEmpty && said != SoundLevel.Warning.offset.key, "\(language): \(said)")
+        }
+    }
 }
