@@ -46,7 +46,8 @@ let firstPartyPlugins = [
     FirstPartyPlugin(
         name: "Barcode", core: ["PluginKit", "OCR", "CZBar"], tests: "BarcodeCoreTests", testDependencies: []),
     FirstPartyPlugin(
-        name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf", "CMediaInfo"], tests: "ReadTextCoreTests",
+        name: "ReadText", core: ["PluginKit", "OCR", "CPageGeometry", "CPdf", "CMediaInfo", "Digest"],
+        tests: "ReadTextCoreTests",
         testDependencies: ["OCR"]),
     FirstPartyPlugin(
         name: "FindObject", core: ["PluginKit", "OCR", "ObjectDetection"], tests: "FindObjectCoreTests",

@@ -282,6 +282,62 @@ struct ReadTextCLITests {
                 && help.standardOutput.contains("assist run read-text [--image PHOTO | --file PDF-OR-PICTURE]"))
     }
 
+    /// Issue 70, item 2: a document opened again goes on where reading stopped, asked first; no reads it from
+    /// the start; read to its end, it is not asked about. The place is kept by the document's content: a copy
+    /// under another name is the same document. Neither name nor path is kept.
+    @Test func aDocumentOpenedAgainGoesOnWhereReadingStoppedAskedFirst() throws {
+        let document = folder.path("minutes.pdf")
+        try PdfWriter(pages: [
+            .text(["The meeting opened at six.", "Ten members came."]),
+            .text(["The roof will be mended in May.", "The cost is shared by all flats."]),
+            .text(["The next meeting is in June."]),
+        ]).data().write(to: document)
+        let first = try documentOnTerminal(document, data: "places-data")
+        #expect(first.waitFor("The meeting opened at six.", timeout: 60), "\(first.text)")
+        first.type("\u{1B}[6~")
+        #expect(first.waitFor("The roof will be mended in May."), "\(first.text)")
+        first.type("\u{1B}[C")
+        #expect(first.waitFor("The cost is shared by all flats."), "\(first.text)")
+        kill(first.processIdentifier, SIGHUP)
+        _ = first.waitForExit()
+
+        let copy = folder.path("minutes-copy.pdf")
+        try FileManager.default.copyItem(at: document, to: copy)
+        let again = try documentOnTerminal(copy, data: "places-data")
+        #expect(
+            again.waitFor("minutes-copy.pdf: you stopped at page 2 of 3. Go on from there?", timeout: 60),
+            "\(again.text)")
+        #expect(!again.text.contains("The meeting opened at six."), "nothing is read while it asks: \(again.text)")
+        again.type("y")
+        #expect(again.waitFor("The cost is shared by all flats."), "\(again.text)")
+        #expect(!again.text.contains("The meeting opened at six."), "\(again.text)")
+        #expect(again.waitFor("The next meeting is in June.", timeout: 30), "\(again.text)")
+        #expect(again.waitFor("End of the text.", timeout: 30), "\(again.text)")
+        kill(again.processIdentifier, SIGHUP)
+        _ = again.waitForExit()
+
+        // Read to its end: opened again, it starts at the start, unasked.
+        let fresh = try documentOnTerminal(document, data: "places-data")
+        #expect(fresh.waitFor("The meeting opened at six.", timeout: 60), "\(fresh.text)")
+        #expect(!fresh.text.contains("Go on from there?"), "\(fresh.text)")
+        fresh.type("\u{1B}[6~")
+        #expect(fresh.waitFor("The roof will be mended in May."), "\(fresh.text)")
+        kill(fresh.processIdentifier, SIGHUP)
+        _ = fresh.waitForExit()
+        let places = try String(
+            contentsOf: folder.path("places-data").appendingPathComponent("plugins/assist.read-text/places.sqlite"),
+            encoding: .isoLatin1)
+        #expect(!places.contains("minutes"), "no name kept")
+
+        // No: from the start.
+        let no = try documentOnTerminal(document, data: "places-data")
+        #expect(no.waitFor("you stopped at page 2 of 3. Go on from there?", timeout: 60), "\(no.text)")
+        no.type("n")
+        #expect(no.waitFor("The meeting opened at six."), "\(no.text)")
+        kill(no.processIdentifier, SIGHUP)
+        _ = no.waitForExit()
+    }
+
     /// Issue 70: a multi-page TIFF (a scanner's or a fax's document: one bit a pixel, Group 4, each page turned a
     /// little as a feeder turns it) is read page by page as a scanned PDF is; a TIFF of one page is a picture.
     @Test func aMultiPageTIFFIsReadPageByPage() throws {

@@ -147,3 +147,51 @@ struct TableKeyTests {
         #expect(navigator.moveCell(by: -1) == .outside)
     }
 }
+
+/// A document opened again where reading stopped (issue 70, item 2): nothing is read while the question is asked;
+/// yes goes on from the place once its page has come, a move asked for meanwhile wins, no starts at the start.
+@Suite("read-text: going on where reading stopped")
+struct GoOnTests {
+    static func page(_ number: Int, _ texts: [String]) -> [ReadingItem] {
+        texts.map {
+            var item = ReadingItem(text: $0, column: 0)
+            item.page = number
+            return item
+        }
+    }
+
+    @Test func yesWaitsForItsPageAndNoStartsAtTheStart() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        navigator.pages = 3
+        navigator.load([], complete: false)
+        navigator.hold()
+        navigator.append(Self.page(1, ["One.", "Two."]))
+        #expect(voice.spoken.isEmpty, "nothing read while it asks")
+        navigator.release(at: (page: 2, item: 2))
+        #expect(voice.spoken.isEmpty, "page 2 has not come")
+        navigator.append(Self.page(2, ["Three.", "Four."]))
+        #expect(voice.spoken.map(\.text) == ["Four."])
+        navigator.append(Self.page(3, ["Five."]))
+        #expect(voice.spoken.map(\.text) == ["Four."], "the place is not taken twice")
+
+        let other = FakeVoice()
+        let no = ReadingNavigator(voice: other, language: "en")
+        no.pages = 2
+        no.load([], complete: false)
+        no.hold()
+        no.append(Self.page(1, ["One."]))
+        no.release(at: nil)
+        #expect(other.spoken.map(\.text) == ["One."])
+
+        let gone = FakeVoice()
+        let shorter = ReadingNavigator(voice: gone, language: "en")
+        shorter.pages = 1
+        shorter.load([], complete: false)
+        shorter.release(at: (page: 5, item: 1))
+        shorter.append(Self.page(1, ["Only."]))
+        #expect(gone.spoken.isEmpty)
+        shorter.finishStreaming()
+        #expect(gone.spoken.map(\.text) == ["Only."], "a place past the end: from the start")
+    }
+}

@@ -255,9 +255,14 @@ extension ReadText {
                 host.onMain { [self] in fail(phrases.text("document-empty")) }
                 return
             }
+            // Opened again, where reading stopped last time is asked about before anything is read.
+            let key = places == nil ? nil : DocumentPlaces.key(of: url)
+            let saved = key.flatMap { places?.place(of: $0) }.flatMap { $0.pages == pages ? $0 : nil }
             host.onMain { [self] in
                 navigator?.pages = pages
                 navigator?.load([], complete: false)
+                documentKey = key
+                if let saved { askToGoOn(saved, name: url.lastPathComponent) }
             }
             var found = 0
             var unreadable: Int?

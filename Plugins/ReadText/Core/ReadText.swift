@@ -38,6 +38,11 @@ public final class ReadText: PluginFeature, ReadingVoice {
     /// Owned by `worker`: a document's "Reading" was said (before its first page without a text layer).
     nonisolated(unsafe) var saidReading = false
     nonisolated(unsafe) var selector = FrameSelector<GrayImage>()
+    /// Where reading stopped in each document (opened for a document read by a person, not a script's
+    /// `--transcript` or `--exit-at-end`); the open document's key, and when its place was last kept.
+    var places: DocumentPlaces?
+    var documentKey: String?
+    var placeKeptAt = 0.0
     /// Where the recognition under way sends what it reads (owned by `worker`); nil: to the main loop.
     nonisolated(unsafe) var output: ReadingOutput?
 
@@ -85,6 +90,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         navigator.onItemStart = { [weak self] item in
             guard let self else { return }
             self.showOnView(reading: self.navigator?.index ?? 0)
+            self.keepPlace()
             guard !self.options.transcript else { return }
             self.host.print(item.text)
         }
@@ -101,6 +107,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
                 ("next-row", "down"), ("previous-row", "up"),
             ]
             navigator.headingWord = phrases.text("heading")
+            if !options.transcript, !options.exitAtEnd { places = try? DocumentPlaces(host: host) }
         }
         for (id, key) in commands { try? host.registerCommand(id, key: key, phrases: phrases.table) }
         if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }
@@ -141,6 +148,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
         if let controlTimer { host.cancelTimer(controlTimer) }
         if let tickTimer { host.cancelTimer(tickTimer) }
+        keepPlace(now: true)
         navigator?.stop()
         worker.stop()
     }
@@ -269,6 +277,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
     }
 
     func reachedEnd() {
+        // Read to its end: opened again, the document starts from the start, unasked.
+        if let places, let documentKey { try? places.forget(documentKey) }
         if options.exitAtEnd { host.finish() }
     }
 

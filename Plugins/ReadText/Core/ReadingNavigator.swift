@@ -93,9 +93,52 @@ public final class ReadingNavigator {
         state = .idle
     }
 
+    /// While a question is asked before reading begins (go on where it stopped?), nothing is read.
+    private var held = false
+    /// Where reading begins once that page has come (a document re-opened where it stopped): its page and its
+    /// sentence on it, from 1; nil: at the first item.
+    private var startAt: (page: Int, item: Int)?
+
+    /// Reads nothing until `release`: items appended meanwhile wait.
+    public func hold() { held = true }
+
+    /// Lets reading begin: at the `item`th sentence of `page` (from 1; the page's last when it has fewer) once
+    /// that page has come, at the first item with nil, or at the first item when the page never comes. A move
+    /// asked for before then (next, a page, a heading) is the place instead.
+    public func release(at place: (page: Int, item: Int)?) {
+        held = false
+        startAt = state == .idle ? place : nil
+        beginIfIdle()
+    }
+
+    private func beginIfIdle() {
+        guard !held, state == .idle, !items.isEmpty else { return }
+        guard let target = startAt else {
+            index = 0
+            speak(from: 0)
+            return
+        }
+        guard let first = items.firstIndex(where: { $0.page >= target.page }) else {
+            if isComplete {
+                startAt = nil
+                index = 0
+                speak(from: 0)
+            }
+            return
+        }
+        startAt = nil
+        let onPage = items.indices.filter { items[$0].page == items[first].page }
+        index = items[first].page == target.page ? onPage[min(max(target.item, 1), onPage.count) - 1] : first
+        speak(from: 0)
+    }
+
     /// Appends streamed items; continues at once if the reader was waiting for them.
     public func append(_ more: [ReadingItem]) {
         items += more
+        if held || startAt != nil && state == .idle {
+            beginIfIdle()
+            return
+        }
         if state == .waitingForMore, index + 1 < items.count {
             index += 1
             speak(from: 0)
@@ -107,6 +150,7 @@ public final class ReadingNavigator {
     /// No more items will come.
     public func finishStreaming() {
         isComplete = true
+        if startAt != nil { beginIfIdle() }
         if state == .waitingForMore {
             voice.sayEnd()
             state = .ended
@@ -408,6 +452,9 @@ public final class ReadingNavigator {
     }
 
     private func stopSpeech() {
+        // A move the person asked for is where reading goes on, not where it stopped last time.
+        startAt = nil
+        held = false
         if let utterance { voice.stopItem(utterance) }
         utterance = nil
     }
