@@ -338,6 +338,38 @@ struct ReadTextCLITests {
         _ = no.waitForExit()
     }
 
+    /// Issue 70: a document opened from the camera (o), as a person who started Read text from the shell's menu
+    /// does: the path is asked for, a path with no file behind it is said and asked for again (quotes around a
+    /// pasted path are taken off), and the document is read with its pages; Escape at the question goes back.
+    @Test func oOpensADocumentFromTheCamera() throws {
+        let document = folder.path("notice.pdf")
+        try PdfWriter(pages: [
+            .text(["The water will be off on Friday."]), .text(["It comes back at noon."]),
+        ]).data().write(to: document)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--audio-out", "null", "--camera", "pattern", "--data-dir", folder.path("open-data").path,
+                "read-text",
+            ])
+        #expect(screen.allowFirstUse("Read text", answer: "y"), "\(screen.text)")
+        #expect(screen.waitFor("Reading", timeout: 60), "\(screen.text)")
+        screen.type("o")
+        #expect(screen.waitFor("Type the path of a document or a picture"), "\(screen.text)")
+        screen.type("\u{1B}")
+        #expect(screen.waitFor("Nothing opened."), "\(screen.text)")
+        screen.type("o")
+        #expect(screen.waitFor("Type the path of a document or a picture", count: 2), "\(screen.text)")
+        screen.typeSlowly(folder.path("no-such.pdf").path + "\r", gap: 0.01)
+        #expect(screen.waitFor("There is no file at"), "\(screen.text)")
+        screen.typeSlowly("'\(document.path)'\r", gap: 0.01)
+        #expect(screen.waitFor("The water will be off on Friday.", timeout: 30), "\(screen.text)")
+        screen.type("\u{1B}[6~")
+        #expect(screen.waitFor("It comes back at noon."), "\(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        _ = screen.waitForExit()
+    }
+
     /// Issue 70: a multi-page TIFF (a scanner's or a fax's document: one bit a pixel, Group 4, each page turned a
     /// little as a feeder turns it) is read page by page as a scanned PDF is; a TIFF of one page is a picture.
     @Test func aMultiPageTIFFIsReadPageByPage() throws {

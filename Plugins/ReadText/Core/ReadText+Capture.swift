@@ -14,6 +14,9 @@ final class CaptureState: @unchecked Sendable {  // because: every member is use
         var stability = StabilityDetector()
         /// A settling picture being recognised early, until its recognition ends.
         var early: ReadingOutput?
+        /// A document is being asked for or opened from the camera (o): the camera's recognition ends at its
+        /// next check and what it read is dropped.
+        var leavingCamera = false
     }
 
     private let lock = NSLock()
@@ -94,6 +97,7 @@ extension ReadText {
 
     /// Re-arms the stability wait after a candidate or a vetoed result.
     func rearm() {
+        guard !leavingCamera else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         capture.withLock { state in
             state.busy = false
@@ -288,21 +292,6 @@ extension ReadText {
         }
     }
 
-    /// Asks for the password of the locked PDF at `url`, neither echoed, spoken, logged nor kept (the host's
-    /// secret line), and opens it with the answer; again after a wrong one. Escape ends read-text, saying so.
-    /// [main]
-    func unlock(_ url: URL, wrong: Bool) {
-        guard !stopped else { return }
-        let name = url.lastPathComponent
-        let prompt = phrases.text(wrong ? "document-password-wrong" : "document-password", ["name": name])
-        host.askText(prompt, secret: true) { [self] answer in
-            guard let answer, !answer.isEmpty else {
-                return fail(phrases.text("document-locked", ["name": name]))
-            }
-            readDocument(url, password: answer)
-        }
-    }
-
     /// The sentences of one page of `document`; nil when the page cannot be read (worker). A page without a text
     /// layer is recognised as a picture, tesseract started for the first such page, which says "Reading" first
     /// when `nothingYet` was read.
@@ -411,7 +400,7 @@ extension ReadText {
         let summary = StreamingRecognizer(pipeline: pipeline).run(
             engine: engine, gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
             vetoFirstBlock: !isPhoto || !orientationChecked, stopWhenSideways: !orientationChecked,
-            shouldStop: { [self] in stopped || output?.isDropped == true }
+            shouldStop: { [self] in stopped || leavingCamera || output?.isDropped == true }
         ) { items, columns in
             let first = !started
             started = true
@@ -466,13 +455,13 @@ extension ReadText {
     }
 
     func restartCapture() {
-        guard !stopped else { return }
+        guard !stopped, !leavingCamera else { return }
         host.log(.info, "the result was vetoed; waiting for another picture")
         try? startCapture()
     }
 
     func deliver(_ items: [ReadingItem], columns: Int, complete: Bool, tooSmall: Bool = false) {
-        guard !stopped, let navigator else { return }
+        guard !stopped, !leavingCamera, let navigator else { return }
         guard !items.isEmpty else {
             noText(tooSmall: tooSmall)
             return
@@ -484,7 +473,7 @@ extension ReadText {
     }
 
     func appendStreamed(_ items: [ReadingItem], first: Bool) {
-        guard !stopped, let navigator else { return }
+        guard !stopped, !leavingCamera, let navigator else { return }
         if options.transcript {
             // A document's pages are parted by a form feed, as a printer's text is.
             if let page = items.first?.page, page > 0, transcriptPage > 0, page != transcriptPage {

@@ -29,6 +29,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
     /// Set on the main loop by `stop`; the worker reads it too (a document's pages, recognition's chunks), so it
     /// is kept in the capture state's lock (ThreadSanitizer saw a plain flag written while a recognition read it).
     var stopped: Bool { capture.withLock { $0.stopped } }
+    /// A document is being asked for or opened from the camera (`CaptureState.Values.leavingCamera`).
+    var leavingCamera: Bool { capture.withLock { $0.leavingCamera } }
     /// Owned by `worker`: started by `startedEngine()`.
     nonisolated(unsafe) var engine: TesseractEngine?
     /// Owned by `worker`: tesseract could not start (said once).
@@ -100,16 +102,10 @@ public final class ReadText: PluginFeature, ReadingVoice {
             ("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g"),
         ]
         let document = options.file.map(Documents.isDocument) ?? false
-        if document {
-            commands += [
-                ("next-page", "pagedown"), ("previous-page", "pageup"), ("page", nil), ("next-heading", "h"),
-                ("previous-heading", "H"), ("table", "t"), ("next-cell", "right"), ("previous-cell", "left"),
-                ("next-row", "down"), ("previous-row", "up"),
-            ]
-            navigator.headingWord = phrases.text("heading")
-            if !options.transcript, !options.exitAtEnd { places = try? DocumentPlaces(host: host) }
-        }
+        // With the camera, o opens a document or a picture instead (ReadText+Open).
+        if options.file == nil, options.image == nil { commands.append(("open", "o")) }
         for (id, key) in commands { try? host.registerCommand(id, key: key, phrases: phrases.table) }
+        if document { prepareForDocument() }
         if host.firstTime("safety-notice") { status(phrases.text("safety-notice")) }
         engineLanguages = ocrLanguages
         // A document's text layer is read at once: its first sentence says that reading began, and tesseract
@@ -180,6 +176,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
                         !navigator.hasHeadings ? "no-headings" : forward ? "heading-last" : "heading-first"))
             }
         case "table": sayTable()
+        case "open": askForDocument()
         case "next-cell", "previous-cell":
             let forward = command == "next-cell"
             switch navigator.moveCell(by: forward ? 1 : -1) {
