@@ -147,7 +147,7 @@ struct BarcodeCLITests {
     @Test func badInputIsSaid() throws {
         try Data("not a picture".utf8).write(to: folder.path("bad.png"))
         let cases: [([String], String)] = [
-            (["--image", folder.path("bad.png").path], "cannot be read"),
+            (["--image", folder.path("bad.png").path], "bad.png is plain text, not a picture"),
             (["--image", "\(ScannerTests.photos)/person.jpg"], "No barcode or QR code found in the picture."),
             (["--image"], "--image needs the path of one photo."),
             (["import", folder.path("none.csv").path], "cannot be read as a text file"),

@@ -231,7 +231,16 @@ struct ReadTextCLITests {
         let bad = try assist(["run", "--no-speech", "read-text", "--image", text.path])
         #expect(bad.status == 1)
         #expect(
-            bad.lines.contains("The picture \(text.path) cannot be read. Check that it is a PNG, JPEG or TIFF file."))
+            bad.lines.contains(
+                "\(text.path) is plain text, not a picture: open it in a text editor, or give it to a screen reader."
+            ), "\(bad.lines)")
+        let noise = folder.path("noise.png")
+        try Data((0..<256).map { UInt8(($0 * 97 + 13) % 256) }).write(to: noise)
+        let unknown = try assist(["run", "--no-speech", "read-text", "--image", noise.path])
+        #expect(
+            unknown.lines.contains(
+                "The picture \(noise.path) cannot be read. Check that it is a PNG, JPEG or TIFF file."),
+            "what it cannot tell: \(unknown.lines)")
         let option = try assist(["run", "--no-speech", "read-text", "--colour"])
         #expect(option.status == 1)
         #expect(option.lines.contains { $0.hasPrefix("Unknown option --colour.") })
@@ -415,8 +424,8 @@ struct ReadTextCLITests {
         #expect(one.lines == ["Page 2 of the fax begins here.", "It ends with sentence number 2."], "\(one.lines)")
     }
 
-    /// Issue 70, bad input: a PDF cut in half, a web page saved as .pdf, an empty file: one sentence naming the
-    /// document and why, exit status 1, nothing read.
+    /// Issue 70, bad input: a PDF cut in half, a web page saved as .pdf, a Word file, an empty file: one sentence
+    /// naming the document and why (what it really is, when it is no PDF), exit status 1, nothing read.
     @Test func aBrokenDocumentGetsOneClearSentence() throws {
         let whole = PdfWriter(pages: [
             .text(["A page that is cut in half before its end, so the reader cannot find it."])
@@ -431,6 +440,28 @@ struct ReadTextCLITests {
             #expect(result.status != 0, "\(file.lastPathComponent)")
             let said = result.lines.filter { $0.hasPrefix("The document \(file.path) cannot be read:") }
             #expect(said.count == 1, "\(file.lastPathComponent): \(result.lines) \(result.standardError)")
+        }
+        // What a server sends instead of the document, a Word file, an empty download: what each really is.
+        let kinds = [
+            (
+                "bill.pdf", Data("\u{FEFF}\n  <!DOCTYPE html><html><body>Not found</body></html>".utf8),
+                "is a web page (HTML), not a picture or a PDF: a server may have sent an error page instead of the file; download it again."
+            ),
+            (
+                "letter.pdf", Data([0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00]),
+                "is a ZIP archive (a Word, OpenDocument or EPUB file is one), not a picture or a PDF: open it in its program and save or print it as a PDF, then give that."
+            ),
+            (
+                "empty.pdf", Data(),
+                "is empty, not a picture or a PDF: it holds nothing to read; give the file again."
+            ),
+        ]
+        for (name, bytes, said) in kinds {
+            let file = folder.path(name)
+            try bytes.write(to: file)
+            let result = try assist(["run", "--no-speech", "read-text", "--file", file.path, "--exit-at-end"])
+            #expect(result.status != 0, "\(name)")
+            #expect(result.lines.filter { $0 == "\(file.path) \(said)" }.count == 1, "\(name): \(result.lines)")
         }
     }
 

@@ -45,7 +45,10 @@ struct LightCLITests {
         let folder = try TemporaryDirectory("assist-light")
         try Data("not a picture".utf8).write(to: folder.path("bad.jpg"))
         let cases: [([String], String)] = [
-            (["--image", folder.path("bad.jpg").path], "cannot be read. Check that it is a PNG, JPEG or TIFF file."),
+            (
+                ["--image", folder.path("bad.jpg").path],
+                "bad.jpg is plain text, not a picture: open it in a text editor"
+            ),
             (["--image", folder.path("none.png").path], "it does not exist or cannot be read."),
             (["--image", folder.url.path], "it is a folder; give the path of one photo"),
             (["--image"], "--image needs the path of a photo."),

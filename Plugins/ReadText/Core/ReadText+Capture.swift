@@ -219,7 +219,11 @@ extension ReadText {
             do {
                 photo = try TesseractEngine.loadGray(url)
             } catch {
-                let message = (error as? OCRError)?.message ?? "The picture cannot be read."
+                // Given as a document (--file, o), what it really is says so against a PDF too.
+                let document = options.file.flatMap { FileKind.named($0, expected: "a picture or a PDF") }
+                let message =
+                    document.map { "\(url.path) \($0)." } ?? (error as? OCRError)?.message
+                    ?? "The picture cannot be read."
                 host.onMain { [self] in fail(message) }
                 return
             }

@@ -160,7 +160,9 @@ public final class TesseractEngine {
         let header = LeptonicaMessages.quietly {
             pixReadHeader(url.path, &format, &width, &height, &bitsPerSample, &samples, &colormap)
         }
-        guard header == 0, width > 0, height > 0 else { throw OCRError.badImage(url.path) }
+        guard header == 0, width > 0, height > 0 else {
+            throw FileKind.named(url.path).map { OCRError.notAPicture(url.path, $0) } ?? OCRError.badImage(url.path)
+        }
         if format == Int32(IFF_PNG), !PNGChunks.fit(url) {
             throw OCRError.badImage(url.path, reason: "it is damaged or cut short")
         }

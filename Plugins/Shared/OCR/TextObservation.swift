@@ -87,6 +87,12 @@ public struct OCRError: Error, CustomStringConvertible, Sendable {
             cause: nil)
     }
 
+    /// A file that is no picture and no PDF, and what it is (`FileKind.named`): "/tmp/bill.pdf is a web page
+    /// (HTML), not a picture or a PDF: …".
+    public static func notAPicture(_ path: String, _ kind: String) -> OCRError {
+        OCRError(code: .badImage, message: "\(path) \(kind).", cause: kind)
+    }
+
     /// A picture that cannot be read, and why ("it is damaged or cut short").
     public static func badImage(_ path: String, reason: String) -> OCRError {
         OCRError(code: .badImage, message: "The picture \(path) cannot be read: \(reason).", cause: reason)
