@@ -234,6 +234,11 @@ struct ReadTextCLITests {
             bad.lines.contains(
                 "\(text.path) is plain text, not a picture: open it in a text editor, or give it to a screen reader."
             ), "\(bad.lines)")
+        // Russian text, its 512th byte inside a letter: still text.
+        let russian = try folder.write("note.jpg", String(repeating: "Привет ", count: 100))
+        let letters = try assist(["run", "--no-speech", "read-text", "--image", russian.path])
+        #expect(
+            letters.lines.contains { $0.hasPrefix("\(russian.path) is plain text, not a picture") }, "\(letters.lines)")
         let noise = folder.path("noise.png")
         try Data((0..<256).map { UInt8(($0 * 97 + 13) % 256) }).write(to: noise)
         let unknown = try assist(["run", "--no-speech", "read-text", "--image", noise.path])

@@ -74,7 +74,10 @@ public enum FileKind {
             return ("an XML or SVG file", "save or print it as a PDF, then give that")
         }
         let printable = text.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        if printable, String(validatingUTF8: text.map { CChar(bitPattern: $0) } + [0]) != nil {
+        // UTF-8 throughout, the last letter allowed to be cut by the 512 bytes read.
+        let cut = head.count == 512 ? min(3, text.count - 1) : 0
+        if printable, (0...max(0, cut)).contains(where: { String(validating: text.dropLast($0), as: UTF8.self) != nil })
+        {
             return ("plain text", "open it in a text editor, or give it to a screen reader")
         }
         return nil
