@@ -145,6 +145,13 @@ struct TableKeyTests {
         #expect(navigator.moveCell(by: -1) == .cell("Quantity: 5"), "Left into a new row: its last cell")
         navigator.next()
         #expect(navigator.moveCell(by: -1) == .outside)
+        // Another text loaded: the cell moved to before is not where Right goes on from.
+        navigator.load(DocumentTables.items(table, intro: "Table of 3 rows."), complete: true)
+        navigator.start()
+        #expect(navigator.moveCell(by: 1) == .cell("Item"))
+        navigator.load(DocumentTables.items(table, intro: "Table of 3 rows."), complete: true)
+        navigator.start()
+        #expect(navigator.moveCell(by: 1) == .cell("Item"))
     }
 }
 

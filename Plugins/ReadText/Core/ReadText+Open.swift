@@ -22,11 +22,10 @@ extension ReadText {
     /// waits); a path with no file behind it is asked for again, saying so; Escape goes back to what was going on.
     func askForDocument(prompt: String? = nil) {
         let wasCapturing = capture.withLock { state in
-            defer {
-                state.leavingCamera = true
-                state.capturing = false
-            }
-            return state.capturing
+            let was = state.capturing
+            state.leavingCamera = true
+            state.capturing = false
+            return was
         }
         if wasCapturing { stopCapture() }
         let wasReading = navigator?.state == .speaking

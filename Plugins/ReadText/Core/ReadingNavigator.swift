@@ -90,6 +90,7 @@ public final class ReadingNavigator {
         self.items = items
         isComplete = complete
         index = 0
+        cell = nil
         state = .idle
     }
 
