@@ -64,9 +64,12 @@ def speech_end(path):
 
 
 only_latency = os.environ.get("LATENCY_ONLY") == "1"
+only_first_seconds = os.environ.get("FIRST_SECONDS_ONLY") == "1"
 renderings = {}
-for label in one_word + launch:
+for label in one_word + launch + ["repeat"]:
     folder = os.path.join(voice_set, label.replace(" ", "_"))
+    if only_first_seconds and not os.path.isdir(folder):
+        continue
     renderings[label] = sorted(os.path.join(folder, f) for f in os.listdir(folder))
 
 def measure_latency():
@@ -148,8 +151,72 @@ def measure_latency():
               f"median {statistics.median(latencies):.0f} ms, p95 {p95:.0f} ms (as heard: into a WAV file, paced)")
 
 
+def measure_first_seconds():
+    # 6. The first seconds of a session's first reading, where the canceller has learnt nothing yet: one command per
+    # room, so that each moment is the first command said.
+    labels = ["stop", "pause", "next", "back", "repeat"]
+    moments = [1, 2, 3, 4, 6, 8, 11]
+    text = " ".join(re.sub(r"[`#*|_\[\]()>-]+", " ", open(os.path.join(root, "docs", "read-text.md")).read()).split()[:200])
+    whole = os.path.join(work, "first-reading-whole.wav")
+    first_reading = os.path.join(work, "first-reading.wav")
+    run(["espeak-ng", "-s", "175", "-w", whole, text])
+    run(["sox", whole, first_reading, "trim", "0", "20"])
+    print("the first seconds: each command said once, at a moment of a reading the canceller had not heard before "
+          "(RT60 350 ms, pink noise; a rendering each, taking turns)")
+    for name, echo_db, delay in [("as loud", 0, 40), ("twice as loud", 6, 150)]:
+        heard_at = []
+        turn = 0
+        for moment in moments:
+            heard = 0
+            for label in labels:
+                path = renderings[label][turn % len(renderings[label])]
+                turn += 1
+                folder = os.path.join(work, f"first-{echo_db}-{moment}-{label}")
+                run([python, os.path.join(root, "scripts/echo-room.py"), folder, "--reading", first_reading,
+                     "--lead-seconds", "0", "--echo-db", str(echo_db), "--delay-ms", str(delay), "--rt60-ms", "350",
+                     "--seed", str(moment * 10 + echo_db), "--say", f"{path}@{moment}"])
+                span = json.load(open(os.path.join(folder, "spans.json")))["commands"][0]
+                found, _, _ = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"))
+                heard += any(phrase == label and span["from_ms"] - 300 <= (start + end) / 2 <= span["to_ms"] + 300
+                             for phrase, start, end in found)
+            heard_at.append(heard)
+        print(f"  echo {name} as the voice ({delay} ms): "
+              + ", ".join(f"{moment} s {count}/{len(labels)}" for moment, count in zip(moments, heard_at))
+              + f"; in all {sum(heard_at)}/{len(labels) * len(moments)}")
+
+
 if only_latency:
     measure_latency()
+    sys.exit(0)
+
+def listen(mic, reference=None, trace=None):
+    args = [assist, "listen", "--mic", f"wav:{mic}", "--json", "--data-dir", os.path.join(work, "data")]
+    if reference:
+        args += ["--reference", f"wav:{reference}"]
+    env = dict(os.environ, ASSIST_VOICE_TRACE=trace) if trace else None
+    if trace and os.path.exists(trace):
+        os.remove(trace)
+    started = os.times()
+    done = subprocess.run(args, capture_output=True, text=True, env=env)
+    ended = os.times()
+    cpu = (ended.children_user - started.children_user) + (ended.children_system - started.children_system)
+    heard = []
+    for line in done.stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if "phrase" in item and not item.get("rejected"):
+            heard.append((item["phrase"], item["start_ms"], item["end_ms"]))
+    summary = {}
+    for line in done.stderr.splitlines():
+        if line.startswith("{"):
+            summary = json.loads(line)
+    return heard, cpu, summary
+
+
+if only_first_seconds:
+    measure_first_seconds()
     sys.exit(0)
 
 # 1. The reading.
@@ -186,32 +253,6 @@ for name, echo_db, delay in rooms:
     run([python, os.path.join(root, "scripts/echo-room.py"), alone, "--reading", reading, "--lead-seconds", "0",
          "--echo-db", str(echo_db), "--delay-ms", str(delay), "--rt60-ms", "350", "--seed", str(echo_db + 7)])
     made[name] = (folder, alone, delay)
-
-
-def listen(mic, reference=None, trace=None):
-    args = [assist, "listen", "--mic", f"wav:{mic}", "--json", "--data-dir", os.path.join(work, "data")]
-    if reference:
-        args += ["--reference", f"wav:{reference}"]
-    env = dict(os.environ, ASSIST_VOICE_TRACE=trace) if trace else None
-    if trace and os.path.exists(trace):
-        os.remove(trace)
-    started = os.times()
-    done = subprocess.run(args, capture_output=True, text=True, env=env)
-    ended = os.times()
-    cpu = (ended.children_user - started.children_user) + (ended.children_system - started.children_system)
-    heard = []
-    for line in done.stdout.splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if "phrase" in item and not item.get("rejected"):
-            heard.append((item["phrase"], item["start_ms"], item["end_ms"]))
-    summary = {}
-    for line in done.stderr.splitlines():
-        if line.startswith("{"):
-            summary = json.loads(line)
-    return heard, cpu, summary
 
 
 def score(heard, spans):
@@ -325,4 +366,5 @@ for name, (folder, alone, delay) in made.items():
               f"of a core; the person's voice over what is left of the echo, median over the commands: "
               f"{statistics.median(kept):.1f} dB (worst {min(kept):.1f} dB)")
 
+measure_first_seconds()
 measure_latency()

@@ -369,7 +369,7 @@ print(f"  pocketsphinx_continuous, one grammar of whole commands: name right {ba
 PY
 # Barge-in (issue 33): commands said over Assist's own reading, heard through its echo (bench/barge_in_bench.py).
 .build/voices/bin/python scripts/voice-set.py "$work/barge-set" --renderings "$renderings" --negatives 0 \
-  stop pause next back slower faster "read text" "collect videos" "start survey" "what time is it" "sync photos now" \
+  stop pause next back repeat slower faster "read text" "collect videos" "start survey" "what time is it" "sync photos now" \
   >/dev/null
 mkdir -p "$work/barge-in"
 .build/voices/bin/python bench/barge_in_bench.py "$work/barge-in" "$assist" "$work/barge-set"

@@ -113,6 +113,23 @@ struct EchoCancellerTests {
         #expect(abs(seen[1] - 300) <= 30, "after: \(seen)")
     }
 
+    @Test func whatWasLearntBeforeTheDelayWasFoundIsKept() throws {
+        // Until the delay is found (after 2.5 s) the played sound is given as it is heard, and the canceller learns
+        // the room at the delay it has. Moving the sound to the delay found used to throw that away: the echo came
+        // back at full strength for seconds, just when a person says "stop" over the first sentences.
+        let played = try reading(Self.text + " " + Self.text)
+        let mic = Self.echo(of: played, delayMs: 150)
+        let canceller = try EchoCanceller(reference: played)
+        let left = Self.cancel(mic, canceller)
+        #expect(abs((canceller.delayMs ?? 0) - 150) <= 30, "delay \(String(describing: canceller.delayMs))")
+        let second = 16_000
+        let perSecond = (2..<8).map { index in
+            let range = (index * second)..<((index + 1) * second)
+            return 10 * log10(Self.energy(mic[range]) / max(Self.energy(left[range]), 1))
+        }
+        #expect(perSecond.dropFirst().allSatisfy { $0 >= 8 }, "dB taken out in seconds 2 to 7: \(perSecond)")
+    }
+
     @Test func aMicrophoneThatClipsWhileAssistSpeaksIsSaidOnce() throws {
         let played = try reading(Self.text)
         // Turned up until Assist's echo clips.

@@ -18,7 +18,12 @@ package final class EchoCanceller {
     package static let marginBlocks = 3
     private static let rate = VoiceListener.format.sampleRateHz
 
-    private let echo: OpaquePointer
+    /// The canceller whose output is used, and how far (blocks) the played sound is moved back for it.
+    private var echo: OpaquePointer
+    private var shiftBlocks = 0
+    /// A canceller learning with the played sound moved to a new delay while `echo` goes on with the old one;
+    /// it takes over once it leaves less of Assist's sound (`Successor`).
+    private var successor: Successor?
     private var timeline = SoundTimeline()
     private let played: PlayedSound?
     private let epoch: Double
@@ -89,6 +94,7 @@ package final class EchoCanceller {
 
     deinit {
         assist_echo_close(echo)
+        if let successor { assist_echo_close(successor.echo) }
         if let resampler { assist_resampler_close(resampler) }
     }
 
@@ -106,17 +112,36 @@ package final class EchoCanceller {
         let start = place(count: chunk.count, endsAt: endsAt)
         // Before the delay is known the played sound is given as it is heard: the echo then comes within the
         // modelled tail (a sound card and the air take well under 256 ms).
-        let shift = lagBlocks.map { $0 - Self.marginBlocks } ?? 0
-        let aligned = timeline.read(from: start - shift * Self.frame, count: count)
+        var aligned = timeline.read(from: start - shiftBlocks * Self.frame, count: count)
         let unshifted = timeline.read(from: start, count: count)
         onPlayed?(Array(unshifted.prefix(chunk.count)))
-        var out = [Int16](repeating: 0, count: count)
-        mic.withUnsafeBufferPointer { micBuffer in
-            aligned.withUnsafeBufferPointer { reference in
-                out.withUnsafeMutableBufferPointer { outBuffer in
-                    assist_echo_run(
-                        echo, micBuffer.baseAddress, reference.baseAddress, outBuffer.baseAddress, Int32(count))
-                }
+        var out = Self.run(echo, mic: mic, reference: aligned)
+        if var next = successor {
+            let reference = timeline.read(from: start - next.shiftBlocks * Self.frame, count: count)
+            let nextOut = Self.run(next.echo, mic: mic, reference: reference)
+            for block in 0..<(count / Self.frame) {
+                let range = (block * Self.frame)..<((block + 1) * Self.frame)
+                next.compare(
+                    played: Self.energy(reference[range]), mine: Self.energy(nextOut[range]),
+                    theirs: Self.energy(out[range]))
+            }
+            switch next.verdict {
+            case .learning:
+                successor = next
+            case .better:
+                trace?(
+                    "echo: the canceller learnt at the delay found takes over (\(String(format: "%.1f", next.advantageDecibels)) dB less left of Assist's sound)"
+                )
+                assist_echo_close(echo)
+                echo = next.echo
+                shiftBlocks = next.shiftBlocks
+                successor = nil
+                out = nextOut
+                aligned = reference
+            case .givenUp:
+                trace?("echo: the canceller learning at the delay found did no better: dropped")
+                assist_echo_close(next.echo)
+                successor = nil
             }
         }
         for block in 0..<(count / Self.frame) {
@@ -135,6 +160,7 @@ package final class EchoCanceller {
                 if divergedBlocks >= 50 {
                     divergedBlocks = 0
                     assist_echo_reset(echo)
+                    dropSuccessor()
                     trace?("echo: the canceller added more than it took away for a second: learning the room afresh")
                 }
             } else {
@@ -262,6 +288,7 @@ package final class EchoCanceller {
         guard let current = lagBlocks else {
             lagBlocks = lag
             trace?("echo: the delay is \(lag * 10) ms (likeness \(String(format: "%.2f", estimate.strength)))")
+            follow(lag)
             return
         }
         guard abs(lag - current) > 2 else {
@@ -272,11 +299,44 @@ package final class EchoCanceller {
             trace?("echo: the delay moved from \(current * 10) to \(lag * 10) ms")
             lagBlocks = lag
             pendingLag = nil
-            // A move beyond the modelled tail's margin leaves nothing the canceller learnt in place.
-            if abs(lag - current) > 10 { assist_echo_reset(echo) }
+            follow(lag)
         } else {
             pendingLag = lag
         }
+    }
+
+    /// Moves the played sound to the delay `lag` for a canceller that learns there, while the one in use goes on
+    /// as it is: what a canceller learnt lies at the delay it learnt it at, and moving its sound would throw it
+    /// away (the echo came back at full strength for seconds, in the first seconds of a reading too).
+    private func follow(_ lag: Int) {
+        let shift = lag - Self.marginBlocks
+        guard shift != shiftBlocks else {
+            dropSuccessor()
+            return
+        }
+        guard successor?.shiftBlocks != shift else { return }
+        dropSuccessor()
+        guard let made = assist_echo_open(Int32(Self.rate), Int32(Self.frame), Int32(Self.tailSamples), nil, 0)
+        else { return }
+        successor = Successor(echo: made, shiftBlocks: shift)
+    }
+
+    private func dropSuccessor() {
+        if let successor { assist_echo_close(successor.echo) }
+        successor = nil
+    }
+
+    private static func run(_ echo: OpaquePointer, mic: [Int16], reference: [Int16]) -> [Int16] {
+        var out = [Int16](repeating: 0, count: mic.count)
+        mic.withUnsafeBufferPointer { micBuffer in
+            reference.withUnsafeBufferPointer { played in
+                out.withUnsafeMutableBufferPointer { outBuffer in
+                    assist_echo_run(
+                        echo, micBuffer.baseAddress, played.baseAddress, outBuffer.baseAddress, Int32(mic.count))
+                }
+            }
+        }
+        return out
     }
 
     private func notice(_ notice: Notice) {
@@ -330,4 +390,44 @@ struct SoundTimeline {
 
     /// Forgetting moves memory: done in steps of at least this many samples (2 s).
     private static let forgetInSteps = 32_000
+}
+
+/// A canceller learning at a new delay beside the one in use, and how the two compare over the blocks where Assist
+/// sounded: it takes over once, over the last second of them, it leaves less than the one in use (after at least
+/// a second of them), and is dropped when it has not after 20 s.
+struct Successor {
+    let echo: OpaquePointer
+    let shiftBlocks: Int
+    private var mine: [Double] = []
+    private var theirs: [Double] = []
+    private var blocks = 0
+
+    init(echo: OpaquePointer, shiftBlocks: Int) {
+        self.echo = echo
+        self.shiftBlocks = shiftBlocks
+    }
+
+    enum Verdict { case learning, better, givenUp }
+
+    /// The two outputs' energies over a block where the played sound had `played`.
+    mutating func compare(played: Double, mine: Double, theirs: Double) {
+        blocks += 1
+        guard played > EchoTrack.audiblePlayed else { return }
+        self.mine.append(mine)
+        self.theirs.append(theirs)
+        if self.mine.count > 100 {
+            self.mine.removeFirst()
+            self.theirs.removeFirst()
+        }
+    }
+
+    /// How much less this one leaves over the last second of Assist's sound, dB.
+    var advantageDecibels: Double {
+        10 * log10((theirs.reduce(0, +) + 1) / (mine.reduce(0, +) + 1))
+    }
+
+    var verdict: Verdict {
+        if mine.count >= 100, advantageDecibels > 0 { return .better }
+        return blocks >= 2_000 ? .givenUp : .learning
+    }
 }
