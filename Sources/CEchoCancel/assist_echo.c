@@ -17,6 +17,9 @@ typedef struct SpeexResamplerState_ SpeexResamplerState;
 #define SPEEX_PREPROCESS_SET_AGC 2
 #define SPEEX_PREPROCESS_SET_DEREVERB 8
 #define SPEEX_PREPROCESS_SET_ECHO_STATE 24
+#define SPEEX_PREPROCESS_SET_NOISE_SUPPRESS 18
+#define SPEEX_PREPROCESS_SET_ECHO_SUPPRESS 20
+#define SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE 22
 #define SPEEX_RESAMPLER_QUALITY_DESKTOP 5
 
 static struct {
@@ -101,10 +104,18 @@ assist_echo *assist_echo_open(int rate, int frame, int filter, char *error, size
     }
     lib.echo_ctl(echo->state, SPEEX_ECHO_SET_SAMPLING_RATE, &rate);
     int off = 0;
-    lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_DENOISE, &off);
     lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_AGC, &off);
     lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_DEREVERB, &off);
     lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_ECHO_STATE, echo->state);
+    /* The residual echo suppressor works through the noise suppressor's gains: with denoising off it does
+     * nothing at all. Denoising is on with its own suppression at 1 dB (the room's noise is left as it is for
+     * the recogniser); what is left of Assist's voice is taken down by up to 25 dB, and by up to 10 dB while a
+     * person speaks over it (the gentlest of the settings tried, docs/voice.md "Barge-in"). */
+    int on = 1, noise_db = -1, echo_db = -25, echo_active_db = -10;
+    lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_DENOISE, &on);
+    lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &noise_db);
+    lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, &echo_db);
+    lib.pre_ctl(echo->pre, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, &echo_active_db);
     return echo;
 }
 
