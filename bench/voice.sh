@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Voice command figures (issues 20, 32 and 33), on a natural-voice set (scripts/voice-set.py: RENDERINGS per phrase of
-# piper's Joe voice, clean and with pink noise at 25, 15 and 10 dB under the speech, and 196 everyday sentences,
+# Voice command figures (issues 20, 32, 33 and 71), on a natural-voice set (scripts/voice-set.py: RENDERINGS per
+# phrase, the speakers taking turns: SPEAKERS, by default piper's Joe and Debian flite's slt, rms and awb, each with
+# its own pace and pitch; clean and with pink noise at 25, 15 and 10 dB under the speech, and 196 everyday sentences,
 # NEGATIVE_RENDERINGS times each: some hold the commands' words, "the bus stop is near", "next week"):
 #  - always-on: the launch phrases and the host's one-word commands said alone, and the sentences, played as one
 #    stream, commands among sentences with a second of room between (each recording's noise starting 1.2 s before
@@ -19,6 +20,8 @@
 #    to its printed line (after the score's judgement, which only `assist listen` makes), with the stream paced as
 #    a microphone (`--mic live:`), over the first LATENCY_SECONDS of the commands taking turns (every phrase at
 #    every noise level, a second of room between): p50 and p95.
+#  - an hour of prose read by flite's voices, nobody speaking to Assist: false actions per hour (bench/speech_hour.py,
+#    HOUR_MINUTES).
 #  - barge-in: commands said over a 10-minute reading, through its echo (scripts/echo-room.py), heard through the
 #    canceller (`assist listen --reference`) and without it; the reading alone; the delay and the enhancement; CPU;
 #    speexdsp against WebRTC (bench/echo/compare.cc); the time from "stop" to the sound cut in the shell
@@ -29,6 +32,7 @@ cd "$(dirname "$0")/.."
 config=${CONFIG:-release}
 renderings=${RENDERINGS:-10}
 negative_renderings=${NEGATIVE_RENDERINGS:-3}
+speakers=${SPEAKERS:-joe,slt,rms,awb}
 latency_seconds=${LATENCY_SECONDS:-240}
 [ -x .build/voices/bin/python ] || { echo "Run make voices first."; exit 1; }
 # The plugins too: `assist listen` loads find-object's library for its list of names.
@@ -43,11 +47,11 @@ always=("read text" "find object" "find text" "collect videos" "start survey" "w
 window=("read this")
 requests=("could you read text now" "would you start survey please" "can you find object" "please collect videos"
   "could you tell me what time is it" "stop photo sensor please")
-.build/voices/bin/python scripts/voice-set.py "$work/set" --renderings "$renderings" \
+.build/voices/bin/python scripts/voice-set.py "$work/set" --renderings "$renderings" --speakers "$speakers" \
   --negative-renderings "$negative_renderings" "${always[@]}" "${window[@]}" "${requests[@]}"
 # Always-on listens to a room whose noise goes on: the same phrases and sentences rendered with their noise
 # 1.2 s before the words (more than the 450 ms the pause rules look back), where the words lie noted.
-.build/voices/bin/python scripts/voice-set.py "$work/room-set" --renderings "$renderings" --lead 1.2 \
+.build/voices/bin/python scripts/voice-set.py "$work/room-set" --renderings "$renderings" --lead 1.2 --speakers "$speakers" \
   --words "$work/words.json" --negative-renderings "$negative_renderings" "${always[@]}"
 python3 - "$work" <<'PY'
 import functools, json, os, subprocess, sys
@@ -56,7 +60,8 @@ work = sys.argv[1]
 
 def recordings(root):
     """Each phrase's renderings in a set, labelled."""
-    return sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root) if d != "negatives"
+    return sorted((d.replace("_", " "), os.path.join(root, d, f)) for d in os.listdir(root)
+                  if d != "negatives" and os.path.isdir(os.path.join(root, d))
                   for f in sorted(os.listdir(os.path.join(root, d))))
 
 
@@ -89,6 +94,9 @@ for label, path in mixed:
     parts += [path, gap]
 subprocess.run(["sox"] + parts + [os.path.join(work, "stream.wav")], check=True)
 json.dump(spans, open(os.path.join(work, "spans.json"), "w"))
+said_by = json.load(open(os.path.join(root, "speakers.json")))
+json.dump([said_by.get(os.path.relpath(path, root), "?") for _, path in mixed],
+          open(os.path.join(work, "span-speakers.json"), "w"))
 # For latency, the commands alone, taking turns (each phrase's first rendering, then each one's second, ...): its
 # first minutes hold every phrase at every noise level. Where each one's words end in it.
 turns = sorted(positives, key=lambda item: (int(os.path.basename(item[1]).split(".")[0]), item[0]))
@@ -145,6 +153,8 @@ for label, path in items:
     parts += [path, f"{work}/gap.wav"]
 subprocess.run(["sox"] + parts + [f"{work}/windows.wav"], check=True)
 json.dump(spans, open(f"{work}/window-spans.json", "w"))
+said_by = json.load(open(os.path.join(root, "speakers.json")))
+json.dump([said_by.get(os.path.relpath(path, root), "?") for _, path in items], open(f"{work}/window-speakers.json", "w"))
 PY
 window_args=("${phrase_args[@]}")
 for phrase in "${window[@]}"; do window_args+=(--phrase "$phrase"); done
@@ -238,15 +248,40 @@ for name, heard, timing in (("assist listen --no-score", assist, "assist.time"),
         h = sum(v[0] for p, v in per.items() if test(p))
         t = sum(v[1] for p, v in per.items() if test(p))
         print(f"  {group}: {h}/{t} = {100 * h / max(t, 1):.1f} %")
+    # Who said it: the commands heard, and the phrases heard inside the sentences, per speaker.
+    span_speakers = json.load(open(f"{work}/span-speakers.json"))
+    by_speaker = {}
+    for (label, start, end), speaker in zip(spans, span_speakers):
+        inside = [phrase for phrase, middle in heard if start <= middle <= end]
+        row = by_speaker.setdefault(speaker, [0, 0, 0, 0])
+        if label:
+            row[0] += label in inside
+            row[1] += 1
+        else:
+            row[2] += len(inside)
+            row[3] += 1
+    print("  per speaker: " + ", ".join(f"{speaker} {h}/{t} = {100 * h / max(t, 1):.1f} % "
+                                        f"({alarms} false in {sentences} sentences)"
+                                        for speaker, (h, t, alarms, sentences) in sorted(by_speaker.items())))
 commands = sorted(sys.argv[2:], key=len, reverse=True)
 def command_in(label):
     return next((c for c in commands if f" {c} " in f" {label} "), label)
 lines = [json.loads(line) for line in open(f"{work}/window.jsonl")]
 window = []
-for label, start, end in json.load(open(f"{work}/window-spans.json")):
+window_speakers = json.load(open(f"{work}/window-speakers.json"))
+per_speaker = {}
+for (label, start, end), speaker in zip(json.load(open(f"{work}/window-spans.json")), window_speakers):
     inside = [item for item in lines if start <= (item["start_ms"] + item["end_ms"]) // 2 <= end]
     window.append((label, [item.get("phrase") for item in inside if not item.get("rejected")],
                    [item for item in inside if item.get("rejected")]))
+    taken = window[-1][1]
+    row = per_speaker.setdefault(speaker, [0, 0, 0, 0])
+    if not label:
+        row[2] += not taken
+        row[3] += 1
+    elif label == command_in(label):
+        row[0] += command_in(label) in taken and len(taken) == 1
+        row[1] += 1
 kinds = {"command": [], "request": [], "sentence": []}
 for label, taken, rejected in window:
     kind = "sentence" if not label else "command" if label == command_in(label) else "request"
@@ -267,6 +302,9 @@ for kind, rows in kinds.items():
     print(f"push-to-talk, {kind}s: kept {kept}/{len(rows)} = {100 * kept / max(len(rows), 1):.1f} %, "
           f"another phrase taken {wrong} times")
     print("  per phrase: " + ", ".join(f"{p} {h}/{t}" for p, (h, t) in sorted(per.items())))
+print("push-to-talk per speaker: " + ", ".join(
+    f"{speaker} commands kept {k}/{c} = {100 * k / max(c, 1):.1f} %, sentences rejected {r}/{n} = "
+    f"{100 * r / max(n, 1):.1f} %" for speaker, (k, c, r, n) in sorted(per_speaker.items())))
 timings = json.load(open(f"{work}/latency.json"))
 for key, what in (("words", "end of the words to heard, as the shell acts"),
                   ("sure", "recogniser's end of the phrase to heard"),
@@ -289,6 +327,7 @@ arg_labels=()
 for name in "${names[@]}"; do arg_labels+=("find object $name"); done
 for text in "${texts[@]}"; do arg_labels+=("find text $text"); done
 .build/voices/bin/python scripts/voice-set.py "$work/args" --renderings "$arg_renderings" --negatives 0 --seed 13 \
+  --speakers "$speakers" \
   "${arg_labels[@]}" >/dev/null
 python3 - "$work" "${arg_labels[@]}" <<'PY'
 import json, os, subprocess, sys
@@ -367,8 +406,11 @@ base_right = sum(1 for label, start, end in objects
 print(f"  pocketsphinx_continuous, one grammar of whole commands: name right {base_right}/{len(objects)} = "
       f"{100 * base_right / max(len(objects), 1):.1f} %")
 PY
+# An hour of speech not meant for Assist, always-on (issue 71): false actions per hour (bench/speech_hour.py).
+python3 bench/speech_hour.py "$work/hour" "$assist" "${always[@]}"
 # Barge-in (issue 33): commands said over Assist's own reading, heard through its echo (bench/barge_in_bench.py).
 .build/voices/bin/python scripts/voice-set.py "$work/barge-set" --renderings "$renderings" --negatives 0 \
+  --speakers "$speakers" \
   stop pause next back repeat slower faster "read text" "collect videos" "start survey" "what time is it" "sync photos now" \
   >/dev/null
 mkdir -p "$work/barge-in"

@@ -34,8 +34,9 @@ packages=(
   ffmpeg imagemagick fonts-dejavu-core fonts-wqy-zenhei time
   # memory checks in CI (scripts/memcheck.sh): valgrind for the paths through uninstrumented libraries
   valgrind python3
-  # tests: natural voices (piper-tts from PyPI in a virtual environment, scripts/test-voices.sh)
-  python3-venv
+  # tests: natural voices (piper-tts from PyPI in a virtual environment, scripts/test-voices.sh); the voice
+  # benchmark's other speakers (flite's slt, rms and awb, scripts/voice-set.py --speakers)
+  python3-venv flite
   # the kiosk's units (systemd-analyze verify) and the Debian package (make deb: dpkg-deb, dpkg-shlibdeps,
   # lintian; man pages)
   systemd dpkg-dev lintian man-db

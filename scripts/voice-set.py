@@ -5,7 +5,10 @@ room noise mixed in by sox at one of several signal-to-noise ratios, and DIR/neg
 no command (everyday sentences, some close to the commands). 16 kHz mono, as voice listens. Run with the
 virtual environment's Python:
 
-    .build/voices/bin/python scripts/voice-set.py DIR [--renderings 10] [--negatives 100] PHRASE...
+    .build/voices/bin/python scripts/voice-set.py DIR [--renderings 10] [--negatives 100] [--speakers joe,slt] PHRASE...
+
+--speakers takes turns among speakers: joe (piper) and Debian flite's slt, rms and awb, each rendering with its
+own pace and pitch around the speaker's; DIR/speakers.json then says who said each file (its path under DIR).
 
 Nothing it makes is committed; tests and bench/voice.sh make their sets at run time.
 """
@@ -111,6 +114,18 @@ def render(voice, text, path, rng):
     return raw
 
 
+# flite's voices and the pitch each is varied around (Hz): a woman's and two men's, US and Scottish English.
+FLITE_PITCH = {"slt": 170, "rms": 105, "awb": 115}
+
+
+def render_flite(speaker, text, path, rng):
+    raw = path + ".raw.wav"
+    subprocess.run(["flite", "-voice", speaker, "--setf", f"duration_stretch={rng.uniform(0.8, 1.25):.3f}",
+                    "--setf", f"int_f0_target_mean={FLITE_PITCH[speaker] * rng.uniform(0.88, 1.12):.1f}",
+                    "-t", text, "-o", raw], check=True)
+    return raw
+
+
 def words_span(speech):
     """Where the words lie in a rendering before any noise is mixed in (ms): the first and last 10 ms within
     40 dB of its loudest. Piper ends a phrase with a little silence of its own, which is not the words."""
@@ -158,6 +173,7 @@ def main():
                         help="each sentence this many times, each with its own rate, variation and noise")
     parser.add_argument("--lead", type=float, default=0.4,
                         help="seconds of room (the rendering's noise) before the words")
+    parser.add_argument("--speakers", default="joe", help="who says the set, taking turns: joe, slt, rms, awb")
     parser.add_argument("--words", help="a JSON file to write: each rendering's path → where its words lie, in ms")
     options = parser.parse_args()
     spans = {} if options.words else None
@@ -171,19 +187,34 @@ def main():
     onnxruntime.set_seed(options.seed)
     voice = PiperVoice.load(models[0])
     rng = random.Random(options.seed)
+    speakers = options.speakers.split(",")
+    unknown = [name for name in speakers if name != "joe" and name not in FLITE_PITCH]
+    if unknown:
+        sys.exit(f"Unknown speaker {unknown[0]}: the speakers are joe, {', '.join(FLITE_PITCH)}.")
+    said_by = {}
+
+    def say(text, path, turn):
+        # Speakers take turns; the noise levels turn once per round of speakers, so each speaker meets each.
+        speaker = speakers[turn % len(speakers)]
+        snr = SNRS[(turn // len(speakers)) % len(SNRS)]
+        raw = render(voice, text, path, rng) if speaker == "joe" else render_flite(speaker, text, path, rng)
+        finish(raw, path, snr, rng, options.lead, spans)
+        said_by[os.path.relpath(path, options.folder)] = speaker
+
     for phrase in options.phrases:
         folder = os.path.join(options.folder, phrase.replace(" ", "_"))
         os.makedirs(folder, exist_ok=True)
         for index in range(options.renderings):
-            path = os.path.join(folder, f"{index:02d}.wav")
-            finish(render(voice, phrase, path, rng), path, SNRS[index % len(SNRS)], rng, options.lead, spans)
+            say(phrase, os.path.join(folder, f"{index:02d}.wav"), index)
     folder = os.path.join(options.folder, "negatives")
     os.makedirs(folder, exist_ok=True)
     for take in range(options.negative_renderings):
         for index, sentence in enumerate(NEGATIVES[: options.negatives]):
             number = take * len(NEGATIVES) + index
             path = os.path.join(folder, f"{number:04d}.wav" if options.negative_renderings > 1 else f"{index:03d}.wav")
-            finish(render(voice, sentence, path, rng), path, SNRS[(index + take) % len(SNRS)], rng, options.lead, spans)
+            say(sentence, path, index + take)
+    with open(os.path.join(options.folder, "speakers.json"), "w") as out:
+        json.dump(said_by, out, indent=0)
     if options.words:
         with open(options.words, "w") as out:
             json.dump(spans, out)
