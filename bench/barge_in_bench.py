@@ -63,6 +63,9 @@ def speech_end(path):
     return (last + 1) * step / rate
 
 
+# Who said each rendering (scripts/voice-set.py --speakers), when the set says.
+speakers_file = os.path.join(voice_set, "speakers.json")
+said_by = json.load(open(speakers_file)) if os.path.exists(speakers_file) else {}
 only_latency = os.environ.get("LATENCY_ONLY") == "1"
 only_first_seconds = os.environ.get("FIRST_SECONDS_ONLY") == "1"
 renderings = {}
@@ -290,6 +293,13 @@ for name, (folder, alone, delay) in made.items():
     print(f"  heard with the canceller: {hits}/{total} = {100 * hits / total:.1f} % (one-word "
           f"{per['one-word'][0]}/{per['one-word'][1]}, launch phrases {per['launch'][0]}/{per['launch'][1]}), "
           f"heard as another command {confused}, stray commands {stray}")
+    if said_by:
+        by_speaker = {}
+        for (label, path, _), (_, start, end) in zip(said, spans):
+            row = by_speaker.setdefault(said_by.get(os.path.relpath(path, voice_set), "?"), [0, 0])
+            row[0] += any(h[0] == label and start - 300 <= (h[1] + h[2]) / 2 <= end + 300 for h in heard)
+            row[1] += 1
+        print("  per speaker: " + ", ".join(f"{who} {h}/{t}" for who, (h, t) in sorted(by_speaker.items())))
     print(f"  without it (the microphone as it is): {base_hits}/{total} = {100 * base_hits / total:.1f} %, "
           f"stray commands {base_stray}")
     print(f"  the reading alone ({length / 60:.1f} min): {len(false_heard)} false commands with the canceller "
