@@ -18,6 +18,8 @@ package final class ViewServer: Sendable {
     /// The random token the page and its socket must carry.
     package let token: String
     private let task: Task<Void, Never>
+    /// The pages' sockets still open: `stop` lets them write what was sent before it.
+    private let sockets: OpenSockets
 
     /// The page's address, token included: what `View:` prints.
     package var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
@@ -30,11 +32,12 @@ package final class ViewServer: Sendable {
     /// The longest message the socket takes from a page.
     static let longestMessage = 16_384
 
-    private init(port: Int, portTaken: Int?, token: String, task: Task<Void, Never>) {
+    private init(port: Int, portTaken: Int?, token: String, task: Task<Void, Never>, sockets: OpenSockets) {
         self.port = port
         self.portTaken = portTaken
         self.token = token
         self.task = task
+        self.sockets = sockets
     }
 
     /// Starts serving `hub`'s page from `folder` (share/assist/view) on `port` (nil or 0: any free one; one in
@@ -49,14 +52,18 @@ package final class ViewServer: Sendable {
                 return try listen(hub: hub, folder: folder, page: page, port: port, token: token, logger: logger)
             } catch ViewError.portInUse {
                 let server = try listen(hub: hub, folder: folder, page: page, port: 0, token: token, logger: logger)
-                return ViewServer(port: server.port, portTaken: port, token: token, task: server.task)
+                return ViewServer(
+                    port: server.port, portTaken: port, token: token, task: server.task, sockets: server.sockets)
             }
         }
         return try listen(hub: hub, folder: folder, page: page, port: 0, token: token, logger: logger)
     }
 
-    /// Stops listening and closes every page.
-    package func stop() {
+    /// Stops listening and closes every page. The hub's pages closed first (`ViewHub.closeAll`), what was sent to
+    /// them is written before the sockets go, for up to `drainSeconds`: the last thing a feature shows before
+    /// Assist ends (filming stopped, the line gone) reaches the page, even on a busy machine.
+    package func stop(drainSeconds: Double = 1) {
+        sockets.waitUntilClosed(seconds: drainSeconds)
         task.cancel()
     }
 
@@ -65,6 +72,7 @@ package final class ViewServer: Sendable {
     ) throws -> ViewServer {
         if port != 0, !portIsFree(port) { throw ViewError.portInUse }
         let address = BoundAddress()
+        let openSockets = OpenSockets()
         let rules = Rules(token: token, address: address, logger: logger)
         let router = Router()
         router.get("/") { request, _ -> Response in
@@ -89,6 +97,8 @@ package final class ViewServer: Sendable {
             guard rules.allows(request, needsToken: true, needsOrigin: true) else { return .dontUpgrade }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
+            openSockets.opened()
+            defer { openSockets.closed() }
             let outlet = StreamOutlet()
             let (messages, pictures) = (outlet.messages, outlet.pictures)
             let id = hub.connect(outlet)
@@ -137,7 +147,8 @@ package final class ViewServer: Sendable {
             hub.closeAll()
         }
         switch started.wait(seconds: 15) {
-        case .success(let bound): return ViewServer(port: bound, portTaken: nil, token: token, task: task)
+        case .success(let bound):
+            return ViewServer(port: bound, portTaken: nil, token: token, task: task, sockets: openSockets)
         case .failure(let error):
             task.cancel()
             throw ViewError.cannotListen(String(describing: error))
@@ -258,6 +269,28 @@ private final class BoundAddress: @unchecked Sendable {  // because: `port` is r
     private var port = 0
     func set(_ port: Int) { lock.withLock { self.port = port } }
     func get() -> Int { lock.withLock { port } }
+}
+
+/// How many pages' sockets are open, waited on by `ViewServer.stop`.
+private final class OpenSockets: @unchecked Sendable {  // because: `count` is read and written under `condition`
+    private let condition = NSCondition()
+    private var count = 0
+
+    func opened() { condition.withLock { count += 1 } }
+
+    func closed() {
+        condition.withLock {
+            count -= 1
+            condition.broadcast()
+        }
+    }
+
+    func waitUntilClosed(seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.withLock {
+            while count > 0, condition.wait(until: deadline) {}
+        }
+    }
 }
 
 /// The server's start, waited for by the thread that asked for it.
