@@ -18,6 +18,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import flite_voices  # noqa: E402
+
 work, assist, phrases = sys.argv[1], sys.argv[2], sys.argv[3:]
 minutes = float(os.environ.get("HOUR_MINUTES", "60"))
 os.makedirs(work, exist_ok=True)
@@ -37,8 +40,7 @@ for name in sorted(os.listdir(folder)):
             paragraphs.append(" ".join(words))
 
 rng = random.Random(71)
-pitch = {"kal": 100, "slt": 170, "rms": 105, "awb": 115}
-speakers = list(pitch)
+speakers = list(flite_voices.PITCH)
 parts, seconds, index = [], 0.0, 0
 gap = os.path.join(work, "gap.wav")
 subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", "0.33"], check=True)
@@ -47,9 +49,7 @@ while seconds < minutes * 60:
     speaker = speakers[index % len(speakers)]
     raw = os.path.join(work, f"p{index:04d}.raw.wav")
     path = os.path.join(work, f"p{index:04d}.wav")
-    subprocess.run(["flite", "-voice", speaker, "--setf", f"duration_stretch={rng.uniform(0.85, 1.2):.3f}",
-                    "--setf", f"int_f0_target_mean={pitch[speaker] * rng.uniform(0.88, 1.12):.1f}",
-                    "-t", paragraph, "-o", raw], check=True)
+    flite_voices.say(speaker, paragraph, raw, rng, pace=(0.85, 1.2))
     subprocess.run(["sox", "-V1", raw, "-r", "16000", "-c", "1", "-b", "16", path], check=True)
     os.remove(raw)
     seconds += float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True).stdout) + 0.33

@@ -26,6 +26,8 @@ import wave
 import onnxruntime
 from piper import PiperVoice, SynthesisConfig
 
+import flite_voices
+
 # Everyday speech for false alarms: some sentences share words or sounds with the commands on purpose.
 NEGATIVES = [
     "the text message arrived this morning", "she helped me carry the shopping", "can you pass me the salt",
@@ -114,15 +116,13 @@ def render(voice, text, path, rng):
     return raw
 
 
-# flite's voices and the pitch each is varied around (Hz): a woman's and two men's, US and Scottish English.
-FLITE_PITCH = {"slt": 170, "rms": 105, "awb": 115}
+# The speakers besides Joe: three of Debian flite's voices (scripts/flite_voices.py).
+FLITE_SPEAKERS = ("slt", "rms", "awb")
 
 
 def render_flite(speaker, text, path, rng):
     raw = path + ".raw.wav"
-    subprocess.run(["flite", "-voice", speaker, "--setf", f"duration_stretch={rng.uniform(0.8, 1.25):.3f}",
-                    "--setf", f"int_f0_target_mean={FLITE_PITCH[speaker] * rng.uniform(0.88, 1.12):.1f}",
-                    "-t", text, "-o", raw], check=True)
+    flite_voices.say(speaker, text, raw, rng)
     return raw
 
 
@@ -188,9 +188,9 @@ def main():
     voice = PiperVoice.load(models[0])
     rng = random.Random(options.seed)
     speakers = options.speakers.split(",")
-    unknown = [name for name in speakers if name != "joe" and name not in FLITE_PITCH]
+    unknown = [name for name in speakers if name != "joe" and name not in FLITE_SPEAKERS]
     if unknown:
-        sys.exit(f"Unknown speaker {unknown[0]}: the speakers are joe, {', '.join(FLITE_PITCH)}.")
+        sys.exit(f"Unknown speaker {unknown[0]}: the speakers are joe, {', '.join(FLITE_SPEAKERS)}.")
     said_by = {}
 
     def say(text, path, turn):
