@@ -33,6 +33,8 @@ package final class RecordingSpeaker: Speaker, @unchecked Sendable {  // because
     private let lock = NSLock()
     private var stored: [(String, SpeechPriority)] = []
     private var storedLanguages: [String] = []
+    private var storedGroups: [SpeechGroup?] = []
+    private var storedCancels: [SpeechGroup] = []
 
     package init() {}
 
@@ -40,8 +42,19 @@ package final class RecordingSpeaker: Speaker, @unchecked Sendable {  // because
         lock.lock()
         stored.append((text, priority))
         storedLanguages.append(language)
+        storedGroups.append(group)
         lock.unlock()
     }
+
+    package func cancel(group: SpeechGroup) {
+        lock.withLock { storedCancels.append(group) }
+    }
+
+    /// The group each utterance was said in, in order (nil for none).
+    package var groups: [SpeechGroup?] { lock.withLock { storedGroups } }
+
+    /// The groups stopped, in order.
+    package var cancels: [SpeechGroup] { lock.withLock { storedCancels } }
 
     /// The language each utterance was spoken in, in order.
     package var languages: [String] {

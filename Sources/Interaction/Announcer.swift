@@ -2,12 +2,19 @@ import AssistCore
 import Foundation
 import Speech
 
-/// Says things to the user: every message is printed as one plain line and spoken.
+/// Says things to the user: every message is printed as one plain line and spoken, the screen never more than
+/// one line ahead of the ear (`PacedLines`).
 ///
 /// It remembers the last message so "repeat" can say it again, and it never speaks secrets.
 package final class Announcer: @unchecked Sendable {  // because: `lastMessage` is guarded by `lock`
     private let output: LineOutput
     private let data: LineOutput
+    /// What is printed where it is spoken, never more than one line ahead of what is heard.
+    private let lines: PacedLines
+    /// True when a data command's rows go elsewhere than the spoken lines (they are then not paced).
+    private let dataApart: Bool
+    /// False when printing does not wait for speech: nobody hears it as it is made.
+    private let paced: Bool
     private let speaker: Speaker?
     private let lock = NSLock()
     private var lastMessage: String?
@@ -17,10 +24,16 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     package let language: String
 
     /// Creates an announcer printing to `output` and speaking with `speaker` (nil for silent runs); `data`
-    /// (by default `output`) takes what is printed without being said: a data command's rows.
-    package init(output: LineOutput, data: LineOutput? = nil, speaker: Speaker?, language: String) {
+    /// (by default `output`) takes what is printed without being said: a data command's rows. With `paced`
+    /// false (nobody hears the speech live) lines are printed at once.
+    package init(
+        output: LineOutput, data: LineOutput? = nil, speaker: Speaker?, language: String, paced: Bool = true
+    ) {
         self.output = output
         self.data = data ?? output
+        lines = PacedLines(output: output)
+        self.paced = paced
+        dataApart = data != nil
         self.speaker = speaker
         self.language = language
     }
@@ -41,8 +54,52 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
             lastPrinted = trimmed
             return true
         }
-        if printed { output.writeLine(trimmed) }
-        speaker?.speak(trimmed, language: language ?? self.language, priority: priority, group: group)
+        let utterance = Utterance(trimmed, language: language ?? self.language, priority: priority, group: group)
+        guard printed else {
+            speaker?.speak(trimmed, language: utterance.language, priority: priority, group: group)
+            return
+        }
+        guard let speaker else {
+            lines.add(trimmed, spoken: false)
+            return
+        }
+        speak(utterance, printing: trimmed, tabs: false, with: speaker, callbacks: SpeechCallbacks())
+    }
+
+    /// Prints `line` as a row (its tabs kept; among a data command's rows when they go apart), paced by what is
+    /// heard, and says `utterance` with `speaker`,
+    /// passing its words and end on to `callbacks`: a feature's own speech. The utterance's id, or nil when
+    /// nothing will be reported. Any thread.
+    package func speak(
+        _ utterance: Utterance, printing line: String, with speaker: Speaker, callbacks: SpeechCallbacks
+    ) -> UInt64? {
+        guard !dataApart else {
+            // A data command's rows have a place of their own; nothing is paced there.
+            data.writeRow(line)
+            return speaker.speak(utterance, callbacks: callbacks)
+        }
+        return speak(utterance, printing: line, tabs: true, with: speaker, callbacks: callbacks)
+    }
+
+    @discardableResult
+    private func speak(
+        _ utterance: Utterance, printing line: String, tabs: Bool, with speaker: Speaker, callbacks: SpeechCallbacks
+    ) -> UInt64? {
+        let ticket = lines.add(line, tabs: tabs, spoken: paced)
+        let lines = self.lines
+        var paced = callbacks
+        paced.onWord = { id, word in
+            lines.heard(ticket)
+            callbacks.onWord?(id, word)
+        }
+        paced.onDone = { id, outcome in
+            // A word was heard unless it was dropped before it began (then it no longer holds the next line back).
+            lines.heard(ticket, sounded: outcome == .finished)
+            callbacks.onDone?(id, outcome)
+        }
+        let id = speaker.speak(utterance, callbacks: paced)
+        if id == nil { lines.heard(ticket, sounded: false) }
+        return id
     }
 
     /// Speaks `text` without printing or remembering it: the echo of a typed key, already shown where it was
@@ -69,13 +126,13 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         let trimmed = Self.line(text)
         guard !trimmed.isEmpty else { return }
         lock.withLock { lastPrinted = trimmed }
-        output.writeLine(trimmed)
+        lines.add(trimmed, spoken: false)
     }
 
     /// Prints `text` without speaking it: a data command's rows, a plugin's transcript, tables for sighted
     /// helpers.
     package func print(_ text: String) {
-        data.writeRow(text)
+        if dataApart { data.writeRow(text) } else { lines.add(text, tabs: true, spoken: false) }
     }
 
     /// Keeps `text` as the last message, which "repeat" says again, without saying it here: what a feature said
@@ -100,11 +157,18 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     /// Waits for queued speech to finish, at most `timeoutSeconds`. Any thread.
     package func drain(timeoutSeconds: Double) {
         speaker?.drain(timeoutSeconds: timeoutSeconds)
+        lines.flush()
     }
 
-    /// Silences speech at once. Any thread.
+    /// Silences speech at once; every line waiting to be heard is printed. Any thread.
     package func silence() {
         speaker?.stopAll()
+        lines.flush()
+    }
+
+    /// Prints every line still waiting for the one before it to be heard: Assist is ending. Any thread.
+    package func flush() {
+        lines.flush()
     }
 }
 

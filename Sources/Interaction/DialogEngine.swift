@@ -328,11 +328,15 @@ package final class DialogEngine: @unchecked Sendable {  // because: used only o
         return DialogAnswer(request: pending.id, status: status, index: index, yes: yes ?? fallbackYes, text: text)
     }
 
-    /// Help asked for at a question: its own help, one line at a time and remembered for "repeat", or the hint.
+    /// Help asked for at a question: its own help, one line at a time and remembered for "repeat", said at once
+    /// (the question's reading stops), or the hint.
     func sayHelp(_ hint: String) {
         guard let help = current?.help else { return announcer.say(hint, remember: false, group: .hint) }
+        // Asked for, it comes at once: what was left of the question's reading stops (Control R reads it again).
+        announcer.cancel(.question)
         announcer.cancel(.hint)
-        for line in help.split(separator: "\n") { announcer.say(String(line)) }
+        // Said as part of the question: its answer stops what is left of it.
+        for line in help.split(separator: "\n") { announcer.say(String(line), group: .question) }
     }
 
     /// Whether the question shown has help of its own (then h asks for it where no choice has that letter).

@@ -335,7 +335,7 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
 
     /// Speaks the commands of the focused feature, one per line: "Stop: Escape, q, or "stop"".
     package func speakHelp() {
-        announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]))
+        announcer.say(phrases.text("help.title", ["name": focused?.name ?? "Assist"]), group: .list)
         let unused = Set(focused?.manifest?.unusedCommands ?? [])
         for entry in services.interaction.router.help(for: focused?.id) where !unused.contains(entry.id) {
             var keys = entry.keys.map { phrases.lookup("key.\($0.description)") ?? $0.description }
@@ -356,28 +356,24 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             if let phrase {
                 how += (how.isEmpty ? "" : phrases.text("help.or")) + "\"\(phrase)\""
             }
-            announcer.say("\(entry.label): \(how)", priority: .message, remember: false)
+            announcer.say("\(entry.label): \(how)", priority: .message, remember: false, group: .list)
         }
     }
 
     /// How many sentences the tour has (`tour.1` … in the phrase tables).
     static let tourSentences = 9
-    private var touring = false
 
     /// The spoken tour of Assist ("help tutorial"): the menu, voice, the keys every feature shares, the
     /// settings, two features, the recognisers' limits. A key ends it where it is.
     package func speakTour() {
-        touring = true
         for index in 1...Self.tourSentences {
-            announcer.say(phrases.text("tour.\(index)"), priority: .message, remember: false, group: .tour)
+            announcer.say(phrases.text("tour.\(index)"), priority: .message, remember: false, group: .list)
         }
     }
 
-    /// Stops what is left of the tour.
-    package func endTour() {
-        guard touring else { return }
-        touring = false
-        announcer.cancel(.tour)
+    /// Stops what is left of the tour, or of a list read out (help, the phrases heard): a key was pressed.
+    package func endLists() {
+        announcer.cancel(.list)
     }
 
     /// The phrases voice hears now, in this focus (set by the voice session; nil while voice is off).
@@ -390,13 +386,13 @@ package final class FeatureController: SessionDelegate, @unchecked Sendable {  /
             announcer.say(phrases.text("voice.phrases-off"))
             return
         }
-        announcer.say(phrases.text("voice.phrases-title", ["name": focused?.name ?? "Assist"]))
+        announcer.say(phrases.text("voice.phrases-title", ["name": focused?.name ?? "Assist"]), group: .list)
         // Launch phrases and the feature's own first, the host's one-word commands after them.
         let hostWords = Set(
             services.interaction.router.allBindings.filter { $0.owner == CommandRouter.hostOwner }
                 .flatMap(\.phrases))
         for phrase in heard.filter({ !hostWords.contains($0) }) + heard.filter({ hostWords.contains($0) }) {
-            announcer.say(phrase, priority: .message, remember: false)
+            announcer.say(phrase, priority: .message, remember: false, group: .list)
         }
     }
 

@@ -61,8 +61,8 @@ package final class InputDispatcher: @unchecked Sendable {  // because: used onl
         case .typing(let change):
             return echo(change)
         case .key:
-            // A key ends the tour where it is, and does what it does.
-            features.endTour()
+            // A key ends the tour, or a list being read (help), where it is, and does what it does.
+            features.endLists()
         default:
             break
         }

@@ -14,6 +14,9 @@ package protocol Speaker: Sendable {
     /// Queues `text` in `language` ("en") at `priority`, in `group` (a hint, a question, the echo of a key).
     /// Any thread.
     func speak(_ text: String, language: String, priority: SpeechPriority, group: SpeechGroup?)
+    /// Queues `utterance`, telling `callbacks` as each word starts to sound and when it ends; returns its id, or
+    /// nil when nothing will be reported (the text has nothing to say, or this speaker reports nothing).
+    func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64?
     /// Stops the host's utterances of `group`, waiting or speaking (a question answered). Any thread.
     func cancel(group: SpeechGroup)
     /// Silences everything at once. Any thread.
@@ -42,8 +45,9 @@ package struct SpeechGroup: Hashable, Sendable {
     /// other, and the first key a person presses stops what is left, as a hint is stopped (issue 72: the answer to
     /// a key pressed during the greeting was heard 4.7 s late, behind it).
     package static let greeting = SpeechGroup("greeting", replaces: false)
-    /// The spoken tour of Assist: its sentences queue one after another, and a key stops what is left.
-    package static let tour = SpeechGroup("tour", replaces: false)
+    /// A list read out when asked for (the spoken tour, a feature's commands, the phrases voice hears): its lines
+    /// queue one after another, and a key stops what is left.
+    package static let list = SpeechGroup("list", replaces: false)
     /// A question and its choices, stopped once it is answered.
     package static let question = SpeechGroup("question", replaces: false)
 }
@@ -56,4 +60,10 @@ extension Speaker {
     }
 
     package func drain(timeoutSeconds: Double) {}
+
+    /// A speaker that reports nothing says the utterance as plain text.
+    package func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64? {
+        speak(utterance.text, language: utterance.language, priority: utterance.priority, group: utterance.group)
+        return nil
+    }
 }

@@ -2,8 +2,6 @@
 /// (`SpeechService`, the default) or the user's Speech Dispatcher (`SpeechDispatcherService`, chosen with
 /// `speech.backend = "speech-dispatcher"`). Every method is callable from any thread.
 package protocol SpeechEngine: Speaker {
-    /// Queues `utterance`; returns its id, or nil when the text has nothing to say.
-    func speak(_ utterance: Utterance, callbacks: SpeechCallbacks) -> UInt64?
     /// Stops utterance `id` if `owner` asked for it; false when it is not known.
     func stop(id: UInt64, owner: Int) -> Bool
     /// Stops every utterance of `owner`; returns how many.

@@ -37,4 +37,15 @@ struct HostAssemblyTests {
         let text = try String(contentsOf: journal, encoding: .utf8)
         #expect(text.contains("assist.outbox.failed") && text.contains("org.test.ping"), "\(text)")
     }
+
+    /// Help read out is a list a key stops (issue 72: its lines are printed as they are heard, so help left to
+    /// read to the end would hold the screen back for half a minute after the person has moved on).
+    @Test func helpIsAListTheNextKeyStops() throws {
+        let host = try TestHost(pluginDirectories: [])
+        host.features.speakHelp()
+        let speaker = host.speaker
+        #expect(speaker.spoken.count > 3 && speaker.groups.allSatisfy { $0 == .list }, "\(speaker.spoken)")
+        host.input(.key(.character("r")))
+        #expect(speaker.cancels.contains(.list), "\(speaker.cancels)")
+    }
 }

@@ -128,6 +128,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             speaker: sound?.speech,
             searchPath: PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir), logger: logger)
         if options.dataCommand { configuration.dataOutput = StandardOutput() }
+        configuration.heardLive = sound?.fallbackInUse == nil
         configuration.sound = SoundServices(
             speech: sound?.speech, cues: sound?.cues, clips: sound?.clips, microphone: try Self.microphone(options))
         let (settings, paths) = (self.settings, self.paths)
@@ -289,6 +290,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         if console != nil { services.events.publish("assist.host.stopping") }
         services.camera?.shutdown()
         sound?.shutdown(drainSeconds: drainSeconds ?? (sound?.fallbackInUse == nil ? 10 : 2))
+        // What speech did not reach (cut off at the drain's end) is still printed.
+        announcer.flush()
         if console != nil {
             // Events are delivered on the main loop; let the last ones reach the journal (no fixed wait).
             loop.drain(timeoutSeconds: 0.5)

@@ -56,17 +56,19 @@ struct LocalSpeech: SpeechProviding {
     let ids: @Sendable () -> Int
 
     func speak(_ utterance: Utterance, prints: Bool, callbacks: SpeechCallbacks) -> UInt64? {
-        if prints { announcer.print(utterance.text) }
         announcer.remember(utterance.text)
         guard let engine else {
             // Speech is off: the printed line is all there is, and the utterance is over at once.
+            if prints { announcer.print(utterance.text) }
             let id = UInt64(ids()) | 1 << 63
             callbacks.onDone?(id, .finished)
             return id
         }
         var owned = utterance
         owned.owner = owner
-        return engine.speak(owned, callbacks: callbacks)
+        // Printed as it is heard (the screen at most one line ahead), among the host's own lines.
+        guard prints else { return engine.speak(owned, callbacks: callbacks) }
+        return announcer.speak(owned, printing: utterance.text, with: engine, callbacks: callbacks)
     }
 
     func stop(_ id: UInt64) -> Bool { engine?.stop(id: id, owner: owner) ?? false }
