@@ -23,10 +23,11 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         package var dataOutput: LineOutput?
         /// Who speaks what is printed; nil when nothing speaks.
         package var speaker: Speaker?
-        /// True when what is spoken is heard as it is made (a sound card, `--audio-out null` or a chosen file
-        /// standing for one): printed lines then keep pace with it. False when speech goes only to the file
-        /// kept because there is no sound card: nobody hears it live, so lines are printed at once.
-        package var heardLive = true
+        /// True when printed lines keep pace with speech (`PacedLines`): they go to a terminal and what is
+        /// spoken is heard as it is made (a sound card, `--audio-out null` or a chosen file standing for one).
+        /// False for a pipe or a file (a script reads them, no screen to keep beside the ear) and when speech
+        /// goes only to the file kept because there is no sound card (nobody hears it live): printed at once.
+        package var pacesLines = true
         package var sound = SoundServices()
         /// Makes the camera service, given the handler that says camera notices and publishes their events.
         package var camera: (@escaping @Sendable (CameraNotice) -> Void) throws -> CameraService? = { _ in nil }
@@ -78,7 +79,7 @@ package final class HostAssembly: @unchecked Sendable {  // because: its parts a
         }
         announcer = Announcer(
             output: configuration.output, data: configuration.dataOutput, speaker: configuration.speaker,
-            language: configuration.language, paced: configuration.heardLive)
+            language: configuration.language, paced: configuration.pacesLines)
         let dialogs = DialogEngine(announcer: announcer, phrases: phrases, loop: loop)
         if let seconds = configuration.settings.value("shell.digit-wait-seconds")?.number, (0.5...10).contains(seconds)
         {

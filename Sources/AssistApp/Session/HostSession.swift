@@ -128,7 +128,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             speaker: sound?.speech,
             searchPath: PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir), logger: logger)
         if options.dataCommand { configuration.dataOutput = StandardOutput() }
-        configuration.heardLive = sound?.fallbackInUse == nil
+        // Lines keep pace with speech where a person sees them beside hearing it: a terminal, speech heard live.
+        let screen = options.dataCommand ? STDERR_FILENO : STDOUT_FILENO
+        configuration.pacesLines = sound?.fallbackInUse == nil && isatty(screen) == 1
         configuration.sound = SoundServices(
             speech: sound?.speech, cues: sound?.cues, clips: sound?.clips, microphone: try Self.microphone(options))
         let (settings, paths) = (self.settings, self.paths)
