@@ -26,7 +26,9 @@ struct FrameBusTests {
     }
 
     @Test func matchingSubscribersShareTheCapturedMemoryAndASlowOneDropsOnlyItsOwnFrames() throws {
-        let camera = service(.pattern, fps: 30)
+        // 10 frames a second: a delivery thread a loaded machine leaves unscheduled for 250 ms (as the halves of
+        // `make test` on two cores did) loses no frame of a fast subscriber, which takes a frame in well under that.
+        let camera = service(.pattern, fps: 10)
         let logs = (0..<5).map { _ in DeliveryLog() }
         var ids: [UInt64] = []
         for (index, log) in logs.enumerated() {
@@ -34,15 +36,15 @@ struct FrameBusTests {
             ids.append(
                 try camera.subscribe(owner: "s\(index)", request: SubscriptionRequest()) { frame in
                     log.add(frame)
-                    if slow { usleep(100_000) }
+                    if slow { usleep(300_000) }
                 })
         }
-        // The camera gives about 60 frames in 2 s, fewer on a loaded machine (the sanitizer lanes, whose test
-        // processes share the cores): so it runs 2 s, and longer, up to the time scale, until the fast
+        // The camera gives about 30 frames in 3 s, fewer on a loaded machine (the sanitizer lanes, whose test
+        // processes share the cores): so it runs 3 s, and longer, up to the time scale, until the fast
         // subscribers were offered 30; the slow one's bounds are per second of that.
         let began = Date()
-        Thread.sleep(forTimeInterval: 2)
-        while Date().timeIntervalSince(began) < 2 * ProcessRunner.timeScale,
+        Thread.sleep(forTimeInterval: 3)
+        while Date().timeIntervalSince(began) < 3 * ProcessRunner.timeScale,
             (camera.statistics().subscribers.prefix(4).map(\.1.offered).min() ?? 0) < 30
         {
             Thread.sleep(forTimeInterval: 0.05)
@@ -58,11 +60,12 @@ struct FrameBusTests {
                     && counters.converted == 0, "\(counters)")
         }
         let given = fast.map(\.delivered).min() ?? 0
-        // About 10 a second; the rest of what the camera gave is dropped.
+        // About 3 a second; the rest of what the camera gave is dropped.
         let slow = stats.subscribers[4].1
         #expect(
-            slow.delivered <= Int((11 * elapsed).rounded(.up)) && slow.dropped + slow.delivered + 4 >= given,
-            "about 10 a second of \(given) in \(elapsed) s taken: \(slow)")
+            slow.delivered <= Int((3.5 * elapsed).rounded(.up)) && slow.dropped + slow.delivered + 4 >= given
+                && slow.dropped > 0,
+            "about 3 a second of \(given) in \(elapsed) s taken: \(slow)")
         #expect(slow.offered - slow.delivered - slow.dropped <= 2, "one frame in its hands, at most one waiting")
         #expect(
             logs[4].sequences == logs[4].sequences.sorted() && Set(logs[4].sequences).count == logs[4].sequences.count)
