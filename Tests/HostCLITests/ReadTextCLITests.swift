@@ -633,6 +633,74 @@ struct ReadTextCLITests {
         _ = screen.waitForExit()
     }
 
+    /// Issue 70: a scanned letter's headings (set larger than its text: no font to ask, only how tall its
+    /// recognised lines are) are read as headings, each alone, never made a sentence; its body is read as before.
+    /// Two pages drawn at 150 dpi, turned 2° and saved as JPEG at 70, in an image-only PDF.
+    @Test func aScannedDocumentsHeadingsAreHeadingsToo() throws {
+        let renderer = PageRenderer(
+            width: 1240, height: 1754, font: "DejaVu-Sans",
+            degrade: ["-background", "white", "-rotate", "2", "-type", "Grayscale", "-quality", "70"])
+        let first = folder.path("scan-1.jpg")
+        let second = folder.path("scan-2.jpg")
+        try renderer.render(
+            [
+                .init(["Your electricity bill"], x: 100, y: 180, pointSize: 52, lineHeight: 80),
+                .init(
+                    [
+                        "This letter explains the amount you owe for the",
+                        "winter months and how it was worked out.",
+                    ], x: 100, y: 300, pointSize: 32, lineHeight: 56),
+                .init(["How to pay"], x: 100, y: 480, pointSize: 52, lineHeight: 80),
+                .init(
+                    ["Pay by bank transfer or at any post office.", "Late payments cost five euros."], x: 100, y: 600,
+                    pointSize: 32, lineHeight: 56),
+            ], to: first)
+        try renderer.render(
+            [
+                .init(["Questions"], x: 100, y: 180, pointSize: 52, lineHeight: 80),
+                .init(
+                    ["Call us on weekdays between nine and five,", "or write to the address above."], x: 100,
+                    y: 300, pointSize: 32, lineHeight: 56),
+            ], to: second)
+        let document = folder.path("scanned-bill.pdf")
+        var pages: [PdfWriter.Page] = []
+        for url in [first, second] {
+            // Turned, the picture is larger than the page drawn: its size as it is, on an A4 page.
+            let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", url.path])
+            let numbers = size.standardOutput.split(separator: " ").compactMap { Int($0) }
+            try #require(numbers.count == 2, "\(size.standardError)")
+            pages.append(
+                .scan(
+                    jpeg: try Data(contentsOf: url), pixelWidth: numbers[0], pixelHeight: numbers[1], width: 595,
+                    height: 842))
+        }
+        try PdfWriter(pages: pages).data().write(to: document)
+        let transcript = try assist([
+            "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(transcript.status == 0, "\(transcript.standardError)")
+        #expect(
+            transcript.lines == [
+                "Your electricity bill",
+                "This letter explains the amount you owe for the winter months and how it was worked out.",
+                "How to pay", "Pay by bank transfer or at any post office.", "Late payments cost five euros.", "\u{0C}",
+                "Questions", "Call us on weekdays between nine and five, or write to the address above.",
+            ], "\(transcript.lines)")
+        // On a terminal, reading at a sound card's pace: h goes to the next heading (the sentence between never
+        // read), again to the next page's, and H back.
+        let screen = try documentOnTerminal(document, data: "scanned-headings-data")
+        #expect(screen.waitFor("Your electricity bill", timeout: 60), "\(screen.text)")
+        screen.type("h")
+        #expect(screen.waitFor("How to pay"), "\(screen.text)")
+        #expect(!screen.text.contains("This letter explains"), "\(screen.text)")
+        screen.type("h")
+        #expect(screen.waitFor("Questions"), "\(screen.text)")
+        screen.type("H")
+        #expect(screen.waitFor("How to pay", count: 2), "\(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        _ = screen.waitForExit()
+    }
+
     /// Issue 70: a document's headings (set larger than its text, or bold where the text is not) are read as
     /// headings, each alone, never joined to the sentence after; h and H move to the next and the one before, on
     /// a terminal key by key, across pages; "Heading:" is said before the first on a page; F1 is still help. The

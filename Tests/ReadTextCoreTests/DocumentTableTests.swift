@@ -1,3 +1,4 @@
+import OCR
 import Testing
 
 @testable import ReadTextCore
@@ -200,5 +201,41 @@ struct GoOnTests {
         #expect(gone.spoken.isEmpty)
         shorter.finishStreaming()
         #expect(gone.spoken.map(\.text) == ["Only."], "a place past the end: from the start")
+    }
+}
+
+/// Issue 70: a scanned page's headings, told by the height of its recognised lines (no font to ask).
+@Suite("read-text: headings on a scanned page")
+struct ScannedHeadingTests {
+    /// A recognised line `height` tall whose top is `top` (normalised, from the bottom), 0.6 wide.
+    static func scanned(_ text: String, top: Double, height: Double) -> TextObservation {
+        line(text, 0.1, top - height, 0.7, top)
+    }
+
+    @Test func aTallerShortLineIsAHeadingAndTheBodyStaysSentences() {
+        let lines = [
+            Self.scanned("Your electricity bill", top: 0.95, height: 0.045),
+            Self.scanned("This letter explains the amount you owe for the", top: 0.88, height: 0.03),
+            Self.scanned("winter months and how it was worked out.", top: 0.84, height: 0.03),
+            Self.scanned("How to pay", top: 0.77, height: 0.044),
+            Self.scanned("Pay by bank transfer or at any post office.", top: 0.70, height: 0.03),
+            Self.scanned("Late payments cost five euros.", top: 0.66, height: 0.031),
+        ]
+        let pipeline = TextPipeline()
+        let items = pipeline.process(lines, headings: true).items
+        #expect(
+            items.map(\.text) == [
+                "Your electricity bill",
+                "This letter explains the amount you owe for the winter months and how it was worked out.",
+                "How to pay", "Pay by bank transfer or at any post office.", "Late payments cost five euros.",
+            ], "\(items.map(\.text))")
+        #expect(items.map(\.heading) == [true, false, true, false, false])
+        // A photographed page (no `headings`) reads the same lines as before: no heading.
+        #expect(!pipeline.process(lines).items.contains { $0.heading })
+        // Too short a page to know its body from its headings; a tall line that ends as a sentence is text.
+        #expect(!pipeline.process(Array(lines.prefix(2)), headings: true).items.contains { $0.heading })
+        var loud = lines
+        loud[3] = Self.scanned("Pay now.", top: 0.77, height: 0.044)
+        #expect(pipeline.process(loud, headings: true).items.filter(\.heading).map(\.text) == ["Your electricity bill"])
     }
 }

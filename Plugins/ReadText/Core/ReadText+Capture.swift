@@ -297,8 +297,8 @@ extension ReadText {
     }
 
     /// The sentences of one page of `document`; nil when the page cannot be read (worker). A page without a text
-    /// layer is recognised as a picture, tesseract started for the first such page, which says "Reading" first
-    /// when `nothingYet` was read.
+    /// layer is recognised as a picture (its headings told by their height), tesseract started for the first such
+    /// page, which says "Reading" first when `nothingYet` was read.
     func pageItems(_ document: any PagedDocument, _ index: Int, nothingYet: Bool = false) -> [ReadingItem]? {
         guard let lines = document.lines(page: index) else { return nil }
         if PdfDocument.hasText(lines.map(\.text)) {
@@ -318,7 +318,7 @@ extension ReadText {
         return page.pixels.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return [] }
             let observations = engine.recognize(gray: base, width: page.width, height: page.height, stride: page.width)
-            return pipeline.process(observations).items
+            return pipeline.process(observations, headings: true).items
         }
     }
 
