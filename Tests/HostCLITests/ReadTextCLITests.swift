@@ -633,6 +633,60 @@ struct ReadTextCLITests {
         _ = screen.waitForExit()
     }
 
+    /// Issue 70: a table on a scanned page (no text layer, no rules: only where its words stand) is read as a
+    /// table, row by row, each cell of the first row after its column's header, with the sentences around it
+    /// read as before. Drawn at 150 dpi, turned 1°, JPEG 70, in an image-only PDF.
+    @Test func aTableOnAScannedPageIsReadAsATable() throws {
+        let scan = folder.path("order.jpg")
+        let columns = [100, 560, 900]
+        let rows = [
+            ["Item", "Price", "Quantity"], ["Apples", "3.20", "2"], ["Bread", "1.90", "1"], ["Milk", "0.95", "3"],
+        ]
+        var blocks: [PageRenderer.Block] = [
+            .init(["Thank you for your order of the tenth of May."], x: 100, y: 200, pointSize: 32),
+            .init(["We will send it within two days."], x: 100, y: 720, pointSize: 32),
+        ]
+        for (row, cells) in rows.enumerated() {
+            for (column, cell) in cells.enumerated() {
+                blocks.append(.init([cell], x: columns[column], y: 380 + row * 60, pointSize: 32))
+            }
+        }
+        try PageRenderer(
+            width: 1240, height: 1754, font: "DejaVu-Sans",
+            degrade: ["-background", "white", "-rotate", "1", "-type", "Grayscale", "-quality", "70"]
+        ).render(blocks, to: scan)
+        let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", scan.path])
+        let pixels = size.standardOutput.split(separator: " ").compactMap { Int($0) }
+        try #require(pixels.count == 2, "\(size.standardError)")
+        let document = folder.path("order.pdf")
+        try PdfWriter(pages: [
+            .scan(
+                jpeg: try Data(contentsOf: scan), pixelWidth: pixels[0], pixelHeight: pixels[1], width: 595, height: 842
+            )
+        ]).data().write(to: document)
+        let transcript = try assist([
+            "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(transcript.status == 0, "\(transcript.standardError)")
+        // Each row one line, its cells apart by tabs, between the sentences; the words as drawn but for what
+        // recognition may get wrong in a letter or two (a JPEG's "3.20" can come out "3:20").
+        let truth = [
+            "Thank you for your order of the tenth of May.", "Item\tPrice\tQuantity", "Apples\t3.20\t2",
+            "Bread\t1.90\t1", "Milk\t0.95\t3", "We will send it within two days.",
+        ]
+        #expect(
+            transcript.lines.map { $0.filter { $0 == "\t" }.count } == [0, 2, 2, 2, 2, 0]
+                && PageRenderer.characterErrorRate(
+                    transcript.lines.joined(separator: "\n"), reference: truth.joined(separator: "\n")) < 0.03,
+            "\(transcript.lines)")
+        // Said: its size, then the first row after its headers.
+        let said = try assist(["run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end"])
+        #expect(said.lines.contains("Table of 4 rows and 3 columns."), "\(said.lines)")
+        #expect(
+            said.lines.contains { $0.hasPrefix("Item: Apples. Price: ") && $0.hasSuffix("Quantity: 2.") },
+            "\(said.lines)")
+    }
+
     /// Issue 70: a scanned letter's headings (set larger than its text: no font to ask, only how tall its
     /// recognised lines are) are read as headings, each alone, never made a sentence; its body is read as before.
     /// Two pages drawn at 150 dpi, turned 2° and saved as JPEG at 70, in an image-only PDF.

@@ -207,6 +207,8 @@ struct GoOnTests {
 /// Issue 70: a scanned page's headings, told by the height of its recognised lines (no font to ask).
 @Suite("read-text: headings on a scanned page")
 struct ScannedHeadingTests {
+    static var page: ScannedPage { ScannedPage(aspect: 0.7) { "Table of \($0) rows and \($1) columns." } }
+
     /// A recognised line `height` tall whose top is `top` (normalised, from the bottom), 0.6 wide.
     static func scanned(_ text: String, top: Double, height: Double) -> TextObservation {
         line(text, 0.1, top - height, 0.7, top)
@@ -222,7 +224,7 @@ struct ScannedHeadingTests {
             Self.scanned("Late payments cost five euros.", top: 0.66, height: 0.031),
         ]
         let pipeline = TextPipeline()
-        let items = pipeline.process(lines, headings: true).items
+        let items = pipeline.process(lines, scanned: Self.page).items
         #expect(
             items.map(\.text) == [
                 "Your electricity bill",
@@ -233,9 +235,10 @@ struct ScannedHeadingTests {
         // A photographed page (no `headings`) reads the same lines as before: no heading.
         #expect(!pipeline.process(lines).items.contains { $0.heading })
         // Too short a page to know its body from its headings; a tall line that ends as a sentence is text.
-        #expect(!pipeline.process(Array(lines.prefix(2)), headings: true).items.contains { $0.heading })
+        #expect(!pipeline.process(Array(lines.prefix(2)), scanned: Self.page).items.contains { $0.heading })
         var loud = lines
         loud[3] = Self.scanned("Pay now.", top: 0.77, height: 0.044)
-        #expect(pipeline.process(loud, headings: true).items.filter(\.heading).map(\.text) == ["Your electricity bill"])
+        #expect(
+            pipeline.process(loud, scanned: Self.page).items.filter(\.heading).map(\.text) == ["Your electricity bill"])
     }
 }

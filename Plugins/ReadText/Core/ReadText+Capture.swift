@@ -297,7 +297,7 @@ extension ReadText {
     }
 
     /// The sentences of one page of `document`; nil when the page cannot be read (worker). A page without a text
-    /// layer is recognised as a picture (its headings told by their height), tesseract started for the first such
+    /// layer is recognised as a picture (its headings and tables found as `ScannedPage` says), tesseract started for the first such
     /// page, which says "Reading" first when `nothingYet` was read.
     func pageItems(_ document: any PagedDocument, _ index: Int, nothingYet: Bool = false) -> [ReadingItem]? {
         guard let lines = document.lines(page: index) else { return nil }
@@ -318,7 +318,11 @@ extension ReadText {
         return page.pixels.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return [] }
             let observations = engine.recognize(gray: base, width: page.width, height: page.height, stride: page.width)
-            return pipeline.process(observations, headings: true).items
+            let scanned = ScannedPage(aspect: Double(page.width) / Double(max(page.height, 1))) {
+                [phrases] rows, columns in
+                phrases.text("table-intro", ["rows": String(rows), "columns": String(columns)])
+            }
+            return pipeline.process(observations, scanned: scanned).items
         }
     }
 
