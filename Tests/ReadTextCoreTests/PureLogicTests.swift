@@ -175,6 +175,11 @@ struct TextTests {
         #expect(
             Self.items(["A heading", "Body text."], gap: 0.05) == ["A heading.", "Body text."], "a gap forces a break")
         #expect(Self.items(["第一行", "第二行。"]) == ["第一行第二行。"], "no space between CJK characters")
+        // A full stop inside a word ends nothing: a price, an address (a scanned bill's "Apples 3.20 2" was read
+        // "Apples 3." and "20 2.").
+        #expect(
+            Self.items(["Apples cost 3.20 euros. See example.org for more.", "He said \"Stop.\" Then he left."])
+                == ["Apples cost 3.20 euros.", "See example.org for more.", "He said \"Stop.\"", "Then he left."])
     }
 
     /// Each sentence carries the lines its words are on (the view outlines them): a line shared by two sentences

@@ -75,6 +75,8 @@ public struct SentenceBuilder: Sendable {
     ]
 
     static let terminators: Set<Character> = [".", "!", "?", "。", "！", "？"]
+    /// What may close a sentence after its full stop: quotes and brackets.
+    static let closers: Set<Character> = ["\"", "'", "”", "’", ")", "]", "»", "」", "』"]
 
     /// The items for `lines`.
     /// Whether a sentence ends between two lines read one after the other whatever their words say: another
@@ -157,9 +159,14 @@ public struct SentenceBuilder: Sendable {
             }
             var end = text.index(after: index)
             while end < text.endIndex && Self.terminators.contains(text[end]) { end = text.index(after: end) }
-            // Only split where more text follows; the remainder stays for the next line or the end.
+            // A closing quote or bracket after it belongs to the sentence it closes.
+            while end < text.endIndex && Self.closers.contains(text[end]) { end = text.index(after: end) }
+            // Only split where more text follows; the remainder stays for the next line or the end. A full stop
+            // inside a word ("3.20", "example.org") ends nothing: a sentence's end is followed by a space, but
+            // for Chinese and Japanese ones, which take no space after them.
             let hasMore = text[end...].contains { !$0.isWhitespace }
-            if hasMore && splits(String(text[..<end])) { return end }
+            let ends = end < text.endIndex && (text[end].isWhitespace || Self.isCJK(text[index]))
+            if hasMore && ends && splits(String(text[..<end])) { return end }
             index = end
         }
         return nil
