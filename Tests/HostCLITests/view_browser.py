@@ -492,7 +492,9 @@ def photos(url, folder):
 
 def heard(url, folder):
     """Records each line as it starts to be heard (the page shows a line when its first word sounds), with the
-    clock's time, until the test writes `heard-stop` in the folder; `heard-ready` says the page is listening."""
+    time its first word sounded as Assist tells the page (a word's `at`, the host's clock: a page a loaded machine
+    serves late still tells when it was heard), until the test writes `heard-stop` in the folder; `heard-ready`
+    says the page is listening."""
     with one_page(url) as page:
         page.wait_for_selector("#choices button", timeout=60000 * SCALE)
         page.evaluate(
@@ -501,10 +503,11 @@ def heard(url, folder):
                 const now = document.getElementById('now');
                 new MutationObserver(() => {
                     const last = window.__heard[window.__heard.length - 1];
-                    if (!now.dataset.line || (last && last.id === now.dataset.line)) return;
+                    if (!now.dataset.line || !now.dataset.at || (last && last.id === now.dataset.line)) return;
                     const line = page.lines.get(Number(now.dataset.line));
-                    window.__heard.push({ id: now.dataset.line, text: line ? line.text : '', at: Date.now() / 1000 });
-                }).observe(now, { attributes: true, attributeFilter: ['data-line'] });
+                    window.__heard.push({
+                        id: now.dataset.line, text: line ? line.text : '', at: Number(now.dataset.at) / 1000 });
+                }).observe(now, { attributes: true, attributeFilter: ['data-at'] });
             }"""
         )
         open(os.path.join(folder, "heard-ready"), "w").close()
