@@ -67,9 +67,8 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
     }
 
     /// Prints `line` as a row (its tabs kept; among a data command's rows when they go apart), paced by what is
-    /// heard, and says `utterance` with `speaker`,
-    /// passing its words and end on to `callbacks`: a feature's own speech. The utterance's id, or nil when
-    /// nothing will be reported. Any thread.
+    /// heard, and says `utterance` with `speaker`, passing its words and end on to `callbacks`: a feature's own
+    /// speech. The utterance's id, or nil when nothing will be reported. Any thread.
     package func speak(
         _ utterance: Utterance, printing line: String, with speaker: Speaker, callbacks: SpeechCallbacks
     ) -> UInt64? {

@@ -22,7 +22,8 @@ package final class PacedLines: @unchecked Sendable {  // because: `waiting` and
     private let lock = NSLock()
     /// Lines not yet printed, in the order they were given.
     private var waiting: [Line] = []
-    /// Tickets of lines printed and not yet heard: at most one.
+    /// Tickets of lines printed and not yet heard: at most one, but for lines put on the screen because a later
+    /// one sounded first (an urgent line said before them).
     private var unheard = Set<Int>()
     private var nextTicket = 0
 
