@@ -28,6 +28,16 @@ struct ReadTextCLITests {
     }
 
     /// read-text reading `document` on a pseudo-terminal at a sound card's pace, its data in the folder `data`.
+    /// A scan in the JPEG at `url` as an A4 page: a picture turned is larger than the page drawn, so its size is
+    /// read as it is.
+    static func a4Scan(_ url: URL) throws -> PdfWriter.Page {
+        let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", url.path])
+        let pixels = size.standardOutput.split(separator: " ").compactMap { Int($0) }
+        try #require(pixels.count == 2, "\(size.standardError)")
+        return .scan(
+            jpeg: try Data(contentsOf: url), pixelWidth: pixels[0], pixelHeight: pixels[1], width: 595, height: 842)
+    }
+
     func documentOnTerminal(_ document: URL, data: String) throws -> PseudoTerminal {
         try PseudoTerminal(
             BuildProducts.assist,
@@ -655,15 +665,8 @@ struct ReadTextCLITests {
             width: 1240, height: 1754, font: "DejaVu-Sans",
             degrade: ["-background", "white", "-rotate", "1", "-type", "Grayscale", "-quality", "70"]
         ).render(blocks, to: scan)
-        let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", scan.path])
-        let pixels = size.standardOutput.split(separator: " ").compactMap { Int($0) }
-        try #require(pixels.count == 2, "\(size.standardError)")
         let document = folder.path("order.pdf")
-        try PdfWriter(pages: [
-            .scan(
-                jpeg: try Data(contentsOf: scan), pixelWidth: pixels[0], pixelHeight: pixels[1], width: 595, height: 842
-            )
-        ]).data().write(to: document)
+        try PdfWriter(pages: [try Self.a4Scan(scan)]).data().write(to: document)
         let transcript = try assist([
             "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
         ])
@@ -717,18 +720,7 @@ struct ReadTextCLITests {
                     y: 300, pointSize: 32, lineHeight: 56),
             ], to: second)
         let document = folder.path("scanned-bill.pdf")
-        var pages: [PdfWriter.Page] = []
-        for url in [first, second] {
-            // Turned, the picture is larger than the page drawn: its size as it is, on an A4 page.
-            let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", url.path])
-            let numbers = size.standardOutput.split(separator: " ").compactMap { Int($0) }
-            try #require(numbers.count == 2, "\(size.standardError)")
-            pages.append(
-                .scan(
-                    jpeg: try Data(contentsOf: url), pixelWidth: numbers[0], pixelHeight: numbers[1], width: 595,
-                    height: 842))
-        }
-        try PdfWriter(pages: pages).data().write(to: document)
+        try PdfWriter(pages: [try Self.a4Scan(first), try Self.a4Scan(second)]).data().write(to: document)
         let transcript = try assist([
             "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
         ])
