@@ -61,6 +61,11 @@ public enum DocumentHeadings {
         return (size, all > 0 && bold * 2 > all)
     }
 
+    /// Whether `text` ends as a sentence or a clause does (a full stop, a comma, a semicolon): no heading.
+    static func endsAsSentence(_ text: String) -> Bool {
+        text.last.map { SentenceBuilder.terminators.contains($0) || $0 == "," || $0 == ";" } ?? false
+    }
+
     /// Whether `line` is a heading on a page whose body is `body`.
     static func isHeading(_ line: DocumentLine, body: (size: Double, bold: Bool)) -> Bool {
         let text = line.text.trimmingCharacters(in: .whitespaces)
@@ -69,8 +74,7 @@ public enum DocumentHeadings {
         else { return false }
         if line.size >= body.size * largerBy { return true }
         // Bold at the body's size: a heading when short and not a sentence (a bold warning sentence is text).
-        let last = text.last.map { SentenceBuilder.terminators.contains($0) || $0 == "," || $0 == ";" } ?? false
-        return line.bold && !body.bold && line.size >= body.size * 0.95 && text.count <= 80 && !last
+        return line.bold && !body.bold && line.size >= body.size * 0.95 && text.count <= 80 && !endsAsSentence(text)
     }
 
     /// The items of one page: each heading alone, marked; each table row by row (`DocumentTables`, `tableIntro`

@@ -51,9 +51,8 @@ extension TextPipeline {
                 continue
             }
             let text = line.observation.text.trimmingCharacters(in: .whitespaces)
-            let last = text.last.map { SentenceBuilder.terminators.contains($0) || $0 == "," || $0 == ";" } ?? true
             guard body > 0, Self.height(line.observation) >= body * Self.headingTallerBy, (2...80).contains(text.count),
-                text.contains(where: \.isLetter), !last
+                text.contains(where: \.isLetter), !DocumentHeadings.endsAsSentence(text)
             else {
                 run.append(line)
                 continue
