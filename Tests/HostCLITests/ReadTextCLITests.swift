@@ -362,6 +362,54 @@ struct ReadTextCLITests {
         _ = no.waitForExit()
     }
 
+    /// Issue 70: a scanned document opened again at page 3 reads page 3 first, the earlier pages after (going on
+    /// at page 30 of a fax no longer waits for 29 pages to be recognised); a page moved to before it is recognised is
+    /// waited for. A multi-page TIFF, so its earlier pages are found again in the file (`TiffPages.seek`).
+    @Test func aScannedDocumentGoesOnAtItsPageBeforeTheEarlierPagesAreRecognised() throws {
+        var pages: [String] = []
+        for index in 1...4 {
+            let page = folder.path("letter-\(index).png")
+            try PageRenderer(width: 1700, height: 2200, degrade: ["-rotate", "0.6", "-background", "white"]).render(
+                [.init(["Page \(index) of the letter begins here."], x: 150, y: 300, pointSize: 44, lineHeight: 80)],
+                to: page)
+            pages.append(page.path)
+        }
+        let document = folder.path("scanned-letter.tif")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert", pages + ["-type", "bilevel", "-compress", "Group4", document.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        let first = try documentOnTerminal(document, data: "scan-places")
+        #expect(first.waitFor("Page 1 of the letter begins here.", timeout: 90), "\(first.text)")
+        first.type("\u{1B}[6~")
+        #expect(first.waitFor("Page 2 of the letter begins here.", timeout: 60), "\(first.text)")
+        first.type("\u{1B}[6~")
+        #expect(first.waitFor("Page 3 of the letter begins here.", timeout: 60), "\(first.text)")
+        kill(first.processIdentifier, SIGHUP)
+        _ = first.waitForExit()
+
+        let again = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--audio-out", "null", "--verbose", "--data-dir", folder.path("scan-places").path, "read-text",
+                "--file", document.path,
+            ])
+        #expect(again.waitFor("you stopped at page 3 of 4. Go on from there?", timeout: 60), "\(again.text)")
+        again.type("y")
+        #expect(again.waitFor("Page 3 of the letter begins here.", timeout: 60), "\(again.text)")
+        // Page 2, asked for before it is recognised: read next, waited for, and read when it comes.
+        again.typeSlowly("/page 2\r")
+        #expect(again.waitFor("Page 2 of the letter begins here.", timeout: 90), "\(again.text)")
+        #expect(again.waitFor("page 1 has no text layer", timeout: 90), "the first page last: \(again.text)")
+        let log = again.text
+        // Page 3 first, then the page after it before the skipped first page (page 2, asked for, may come anywhere
+        // after page 3).
+        let at = (1...4).map { log.range(of: "page \($0) has no text layer")?.lowerBound }
+        let found = at.compactMap { $0 }
+        #expect(found.count == 4 && found.min() == at[2] && at[3]! < at[0]!, "\(log)")
+        kill(again.processIdentifier, SIGHUP)
+        _ = again.waitForExit()
+    }
+
     /// Issue 70: a document opened from the camera (o), as a person who started Read text from the shell's menu
     /// does: the path is asked for, a path with no file behind it is said and asked for again (quotes around a
     /// pasted path are taken off), and the document is read with its pages; Escape at the question goes back.

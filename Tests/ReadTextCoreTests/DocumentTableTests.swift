@@ -204,6 +204,95 @@ struct GoOnTests {
     }
 }
 
+/// A scanned document opened again at page 3 reads page 3 first (`DocumentPageOrder`), the pages before it after:
+/// reading never passes over a page that has not come, and a move to one waits for it.
+@Suite("read-text: pages out of order")
+struct PagesOutOfOrderTests {
+    typealias Page = GoOnTests
+
+    @Test func thePageAskedForIsReadFirstThenTheOnesAfterItThenTheSkippedOnes() {
+        let order = DocumentPageOrder(pages: 5)
+        order.want(2)
+        #expect([order.next(), order.next()] == [2, 3])
+        order.want(0)
+        #expect([order.next(), order.next(), order.next(), order.next()] == [0, 1, 4, nil])
+        let plain = DocumentPageOrder(pages: 2)
+        #expect([plain.next(), plain.next(), plain.next()] == [0, 1, nil])
+    }
+
+    @Test func yesReadsItsPageBeforeTheEarlierPagesCome() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        navigator.pages = 4
+        navigator.load([], complete: false)
+        navigator.hold()
+        navigator.add(Page.page(3, ["Three."]), page: 3)
+        navigator.release(at: (page: 3, item: 1))
+        #expect(voice.spoken.map(\.text) == ["Three."], "page 3 is read without pages 1 and 2")
+        navigator.add(Page.page(4, ["Four."]), page: 4)
+        navigator.finished(voice.last.id)
+        #expect(voice.last.text == "Four.")
+        navigator.finished(voice.last.id)
+        #expect(navigator.state == .waitingForMore, "pages 1 and 2 are still to come: not the end yet")
+        navigator.add(Page.page(1, ["One."]), page: 1)
+        #expect(voice.spoken.map(\.text) == ["Three.", "Four."], "a page before the place is not read out")
+        #expect(navigator.position.page == 4 && navigator.position.item == 3)
+        navigator.add([], page: 2)
+        navigator.finishStreaming()
+        #expect(navigator.state == .ended && voice.cues.last == .end)
+        #expect(navigator.movePage(by: -1) == .moved(page: 3) && voice.last.text == "Three.")
+        #expect(navigator.movePage(by: -1) == .moved(page: 1) && voice.last.text == "One.", "blank page 2 passed")
+    }
+
+    @Test func noWaitsForThePageOneAndNeverPassesOverAPageToCome() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        navigator.pages = 3
+        navigator.load([], complete: false)
+        navigator.hold()
+        navigator.add(Page.page(3, ["Three."]), page: 3)
+        navigator.release(at: nil)
+        #expect(voice.spoken.isEmpty, "page 1 has not come")
+        navigator.add(Page.page(1, ["One."]), page: 1)
+        #expect(voice.spoken.map(\.text) == ["One."])
+        navigator.finished(voice.last.id)
+        #expect(navigator.state == .waitingForMore && voice.spoken.count == 1, "page 2 is still to come")
+        navigator.next()
+        #expect(voice.spoken.count == 1, "next waits for page 2 too")
+        navigator.add([], page: 2)
+        #expect(voice.spoken.map(\.text) == ["One.", "Three."], "page 2 was blank: on to page 3")
+    }
+
+    @Test func aPageThatHasNotComeIsWaitedForAndReadWhenItComes() {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        navigator.pages = 4
+        navigator.load([], complete: false)
+        navigator.add(Page.page(1, ["One.", "One again."]), page: 1)
+        #expect(voice.last.text == "One.")
+        #expect(navigator.goToPage(3) == .notYet(page: 3))
+        #expect(voice.stopped == [voice.last.id] && navigator.state == .waitingForMore, "reading stops and waits")
+        navigator.add(Page.page(2, ["Two."]), page: 2)
+        #expect(voice.last.text == "One.", "page 2 is not where it was asked to go")
+        navigator.add(Page.page(3, ["Three."]), page: 3)
+        #expect(voice.last.text == "Three.")
+        // Opened again at page 4: Page Up waits for page 3, still to come.
+        let again = FakeVoice()
+        let resumed = ReadingNavigator(voice: again, language: "en")
+        resumed.pages = 4
+        resumed.load([], complete: false)
+        resumed.hold()
+        resumed.add(Page.page(1, ["One."]), page: 1)
+        resumed.add(Page.page(4, ["Four."]), page: 4)
+        resumed.release(at: (page: 4, item: 1))
+        #expect(resumed.movePage(by: -1) == .notYet(page: 3))
+        resumed.add(Page.page(3, ["Three."]), page: 3)
+        #expect(again.spoken.map(\.text) == ["Four.", "Three."])
+        resumed.previous()
+        #expect(again.cues == [.end] && again.last.text == "Three.", "page 2 has not come: no jump to page 1")
+    }
+}
+
 /// Issue 70: a scanned page's headings, told by the height of its recognised lines (no font to ask).
 @Suite("read-text: headings on a scanned page")
 struct ScannedHeadingTests {

@@ -193,7 +193,7 @@ struct PageNavigatorTests {
         #expect(voice.last.text == "Page one, first.")
         #expect(navigator.movePage(by: -1) == .outside(pages: 5) && voice.cues == [.end])
         #expect(navigator.goToPage(2) == .moved(page: 3))
-        #expect(navigator.goToPage(4) == .notYet, "page 4 is still being read")
+        #expect(navigator.goToPage(4) == .notYet(page: 4), "page 4 is still being read")
         #expect(navigator.goToPage(9) == .outside(pages: 5))
         navigator.append([ReadingItem(text: "Page four.", column: 0, page: 4)])
         navigator.finishStreaming()

@@ -11,6 +11,8 @@ extension ReadText {
         let values = ["name": name, "p": String(place.page), "n": String(place.pages)]
         host.confirm(phrases.text("resume-ask", values), defaultYes: false) { [self] yes in
             guard !stopped else { return }
+            // No: the first page is read next (the page reading stopped at was read first, in case of yes).
+            if !yes { pageOrder?.want(0) }
             navigator?.release(at: yes ? (place.page, place.item) : nil)
         }
     }

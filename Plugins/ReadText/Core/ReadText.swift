@@ -44,6 +44,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
     /// `--transcript` or `--exit-at-end`); the open document's key, and when its place was last kept.
     var places: DocumentPlaces?
     var documentKey: String?
+    /// The order the open document's pages are read in (main loop; the worker holds it too).
+    var pageOrder: DocumentPageOrder?
     var placeKeptAt = 0.0
     /// Where the recognition under way sends what it reads (owned by `worker`); nil: to the main loop.
     nonisolated(unsafe) var output: ReadingOutput?
@@ -343,7 +345,11 @@ public final class ReadText: PluginFeature, ReadingVoice {
             } else {
                 host.speak(phrases.text(forward ? "page-last" : "page-first"))
             }
-        case .notYet: host.speak(phrases.text("page-not-yet"))
+        case .notYet(let page):
+            // That page is read next; reading goes on there when it has come.
+            pageOrder?.want(page - 1)
+            host.speak(phrases.text("page-not-yet", ["p": String(page)]))
+            updateWaitingTick()
         case .empty: host.speak(phrases.text("page-empty"))
         }
     }

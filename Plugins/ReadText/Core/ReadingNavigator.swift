@@ -69,6 +69,9 @@ public final class ReadingNavigator {
     public var headingWord = "Heading:"
     /// The pages whose first heading was read with `headingWord`.
     private var headingSaid: Set<Int> = []
+    /// The pages read so far (from 1), blank ones too: a document's pages may come out of order
+    /// (`DocumentPageOrder`), and reading never passes over a page that has not come.
+    private var donePages: Set<Int> = []
     /// Told when reading reaches the end of a complete text.
     public var onEnd: (() -> Void)?
     private var utterance: UInt64?
@@ -89,6 +92,7 @@ public final class ReadingNavigator {
     public func load(_ items: [ReadingItem], complete: Bool) {
         self.items = items
         isComplete = complete
+        donePages = []
         index = 0
         cell = nil
         state = .idle
@@ -113,13 +117,16 @@ public final class ReadingNavigator {
     }
 
     private func beginIfIdle() {
-        guard !held, state == .idle, !items.isEmpty else { return }
-        guard let target = startAt else {
+        guard !held, state == .idle || state == .waitingForMore && startAt != nil, !items.isEmpty else { return }
+        // A document is read from its first page, which may come after later ones.
+        guard let target = startAt ?? (pages > 0 ? (page: 1, item: 1) : nil) else {
             index = 0
             speak(from: 0)
             return
         }
-        guard let first = items.firstIndex(where: { $0.page >= target.page }) else {
+        guard let first = items.firstIndex(where: { $0.page >= target.page }),
+            pagesCame(from: target.page, before: items[first].page)
+        else {
             if isComplete {
                 startAt = nil
                 index = 0
@@ -133,19 +140,50 @@ public final class ReadingNavigator {
         speak(from: 0)
     }
 
-    /// Appends streamed items; continues at once if the reader was waiting for them.
+    /// Appends streamed items, in order (a document's pages up to the last item's have all come); continues at
+    /// once if the reader was waiting for them.
     public func append(_ more: [ReadingItem]) {
+        if let last = more.last?.page, last > 0 { donePages.formUnion(1...last) }
         items += more
-        if held || startAt != nil && state == .idle {
+        readOn()
+    }
+
+    /// A document's page `page` (from 1) has been read, with its sentences (none for a blank page), in whatever
+    /// order pages come: they go where their page stands among those read, and reading goes on into them when it
+    /// was waiting for that page.
+    public func add(_ more: [ReadingItem], page: Int) {
+        donePages.insert(page)
+        let at = items.firstIndex { $0.page > page } ?? items.count
+        items.insert(contentsOf: more, at: at)
+        if state != .idle, at <= index, !more.isEmpty {
+            index += more.count
+            if let moved = cell, moved.item >= at { cell = (moved.item + more.count, moved.column) }
+        }
+        readOn()
+    }
+
+    private func readOn() {
+        if held || startAt != nil && (state == .idle || state == .waitingForMore) {
             beginIfIdle()
             return
         }
-        if state == .waitingForMore, index + 1 < items.count {
+        if state == .waitingForMore, nextIsReady {
             index += 1
             speak(from: 0)
         } else if state == .idle, !items.isEmpty {
-            speak(from: 0)
+            beginIfIdle()
         }
+    }
+
+    /// Whether every page from `first` up to (not including) `last` has come.
+    private func pagesCame(from first: Int, before last: Int) -> Bool {
+        first >= last || isComplete || (first..<last).allSatisfy(donePages.contains)
+    }
+
+    /// The item after this one is there, with no page between them still to come.
+    private var nextIsReady: Bool {
+        guard index + 1 < items.count else { return false }
+        return !items.indices.contains(index) || pagesCame(from: items[index].page + 1, before: items[index + 1].page)
     }
 
     /// No more items will come.
@@ -210,7 +248,7 @@ public final class ReadingNavigator {
         guard state == .paused else { return }
         if resumeMovesOn {
             resumeMovesOn = false
-            if index + 1 < items.count {
+            if nextIsReady {
                 index += 1
                 speak(from: 0)
             } else {
@@ -227,7 +265,7 @@ public final class ReadingNavigator {
 
     public func next() {
         guard !items.isEmpty else { return }
-        guard index + 1 < items.count else {
+        guard nextIsReady else {
             stopSpeech()
             if isComplete {
                 voice.sayEnd()
@@ -246,7 +284,8 @@ public final class ReadingNavigator {
     public func previous() {
         guard !items.isEmpty else { return }
         stopSpeech()
-        if index == 0 {
+        // Before the first sentence, or before a page that has not come yet (a document opened again partway).
+        if index == 0 || !pagesCame(from: items[index - 1].page + 1, before: items[index].page) {
             voice.play(.end)
             pauseAfterCurrent = false
         } else {
@@ -313,16 +352,26 @@ public final class ReadingNavigator {
         case moved(page: Int)
         /// No such page: the document has `pages`.
         case outside(pages: Int)
-        /// The page is not read yet (streaming); it is being worked on.
-        case notYet
+        /// Page `page` is not read yet; reading goes on there when it has come (until another move).
+        case notYet(page: Int)
         /// The page holds no text; nor do the pages after it up to the end.
         case empty
     }
 
-    /// Goes to the first sentence of page `page` (from 1), or of the next page that has text.
+    /// Goes to the first sentence of page `page` (from 1), or of the next page that has text. A page that has not
+    /// come yet (or one before the next page with text) is waited for, reading stopped meanwhile.
     public func goToPage(_ page: Int) -> PageMove {
         guard pages > 0, (1...pages).contains(page) else { return .outside(pages: pages) }
-        guard let found = items.firstIndex(where: { $0.page >= page }) else { return isComplete ? .empty : .notYet }
+        let found = items.firstIndex(where: { $0.page >= page })
+        guard pagesCame(from: page, before: found.map { items[$0].page } ?? pages + 1) else {
+            stopSpeech()
+            pauseAfterCurrent = false
+            resumeMovesOn = false
+            startAt = (page, 1)
+            state = .waitingForMore
+            return .notYet(page: page)
+        }
+        guard let found else { return .empty }
         stopSpeech()
         pauseAfterCurrent = false
         resumeMovesOn = false
@@ -336,8 +385,11 @@ public final class ReadingNavigator {
         guard pages > 0 else { return .outside(pages: 0) }
         let current = items.indices.contains(index) ? items[index].page : 1
         if step < 0 {
-            // The first page before this one that has text.
-            guard let earlier = items[..<min(index, items.count)].last(where: { $0.page < current })?.page else {
+            // The first page before this one that has text, or one still to come on the way there.
+            let withText = Set(items.map(\.page))
+            let coming = { (page: Int) in !self.isComplete && !self.donePages.contains(page) }
+            guard let earlier = (1..<max(current, 1)).reversed().first(where: { coming($0) || withText.contains($0) })
+            else {
                 voice.play(.end)
                 return .outside(pages: pages)
             }
@@ -420,7 +472,7 @@ public final class ReadingNavigator {
     // MARK: Internals
 
     private func advance() {
-        if index + 1 < items.count {
+        if nextIsReady {
             index += 1
             speak(from: 0)
         } else if !isComplete {

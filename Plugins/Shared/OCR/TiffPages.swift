@@ -11,6 +11,8 @@ public final class TiffPages {
     /// Where the next page begins in the file (leptonica's offset; 0 once the last was read).
     private var offset = 0
     private var read = 0
+    /// Where each page reached so far begins (`starts[i]` for page i), so that an earlier page can be read again.
+    private var starts: [Int] = []
 
     /// True when the file at `path` begins as a TIFF does ("II*\0" or "MM\0*").
     public static func isTIFF(_ path: String) -> Bool {
@@ -40,9 +42,18 @@ public final class TiffPages {
         self.count = count
     }
 
+    /// Makes page `index` (from 0) the next one read, when it was reached before (or is the next); false otherwise.
+    public func seek(to index: Int) -> Bool {
+        guard starts.indices.contains(index) else { return index == read }
+        offset = starts[index]
+        read = index
+        return true
+    }
+
     /// The next page in grey, at most `largestSide` a side; nil after the last page or when it cannot be read.
     public func next(largestSide: Int = 4_000) -> (width: Int, height: Int, pixels: [UInt8])? {
         guard read < count, read == 0 || offset != 0 else { return nil }
+        if starts.count == read { starts.append(offset) }
         var at = offset
         var pix = LeptonicaMessages.quietly { pixReadFromMultipageTiff(path, &at) }
         defer { pixDestroy(&pix) }
