@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 swift build -c release --product ReadTextBench >/dev/null
 OMP_THREAD_LIMIT=1 .build/release/ReadTextBench
 # Issue 37: the camera path, with the early start and without it, in the same run; issue 70: a PDF's first
-# sentence against pdftotext and espeak-ng.
+# sentence against pdftotext and espeak-ng, and a scanned document opened again partway against opened afresh.
 swift build -c release --product assist >/dev/null
 swift build -c release --product AssistReadText >/dev/null
 /usr/bin/python3 bench/read_text_camera_bench.py
 /usr/bin/python3 bench/read_text_pdf_bench.py
+/usr/bin/python3 bench/read_text_resume_bench.py

@@ -13,6 +13,8 @@ import tempfile
 import threading
 import time
 
+import minimal_pdf
+
 RUNS = int(os.environ.get("RUNS", "7"))
 PAGES = 50
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -37,17 +39,7 @@ def document(path):
         kids.append(b"%d 0 R" % len(objects))
     objects.append(b"<< /Type /Pages /Kids [" + b" ".join(kids) + b"] /Count %d >>" % PAGES)
     objects.append(b"<< /Type /Catalog /Pages %d 0 R >>" % pages_number)
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    table = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, len(objects), table)
-    with open(path, "wb") as file:
-        file.write(out)
+    minimal_pdf.write(objects, path)
 
 
 def first_audible(read, started, skip_header=0):

@@ -362,6 +362,28 @@ struct ReadTextCLITests {
         _ = no.waitForExit()
     }
 
+    /// A letter scanned at 300 dpi, its body in 10-point type (42 pixels a line, 0.012 of the page's height, the
+    /// share of a camera's frame below which a line was dropped as too small): read, as an image-only PDF and as
+    /// a picture given with --image, not "Text not found".
+    @Test func aLetterScannedAt300DpiIsReadWithItsSmallType() throws {
+        let scan = folder.path("letter-300dpi.png")
+        let body = [
+            "Thank you for your payment of forty euros.", "Your account is now up to date.",
+            "We will write again when the new rates are known.",
+        ]
+        try PageRenderer(width: 2480, height: 3508, font: "DejaVu-Sans", degrade: ["-type", "Grayscale"]).render(
+            [.init(body, x: 250, y: 400, pointSize: 40, lineHeight: 62)], to: scan)
+        let jpeg = folder.path("letter-300dpi.jpg")
+        let converted = try ProcessRunner.run("/usr/bin/convert", [scan.path, "-quality", "85", jpeg.path])
+        try #require(converted.status == 0, "\(converted.standardError)")
+        let document = folder.path("letter-300dpi.pdf")
+        try PdfWriter(pages: [try Self.a4Scan(jpeg)]).data().write(to: document)
+        for given in [["--file", document.path], ["--image", scan.path]] {
+            let read = try assist(["run", "--no-speech", "read-text"] + given + ["--exit-at-end", "--transcript"])
+            #expect(read.status == 0 && read.lines == body, "\(given): \(read.lines) \(read.standardError)")
+        }
+    }
+
     /// Issue 70: a scanned document opened again at page 3 reads page 3 first, the earlier pages after (going on
     /// at page 30 of a fax no longer waits for 29 pages to be recognised); a page moved to before it is recognised is
     /// waited for. A multi-page TIFF, so its earlier pages are found again in the file (`TiffPages.seek`).

@@ -275,7 +275,8 @@ extension ReadText {
         guard let engine else { return true }
         if !options.streaming {
             let observations = engine.recognize(
-                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride)
+                gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
+                minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: picture.height))
             let result = pipeline.process(observations)
             let doubtful =
                 result.vetoed

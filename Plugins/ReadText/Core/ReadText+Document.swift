@@ -85,7 +85,9 @@ extension ReadText {
         host.log(.info, "page \(index + 1) has no text layer: recognised as a picture")
         return page.pixels.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return [] }
-            let observations = engine.recognize(gray: base, width: page.width, height: page.height, stride: page.width)
+            let observations = engine.recognize(
+                gray: base, width: page.width, height: page.height, stride: page.width,
+                minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: page.height))
             let scanned = ScannedPage(aspect: Double(page.width) / Double(max(page.height, 1))) {
                 [phrases] rows, columns in
                 phrases.text("table-intro", ["rows": String(rows), "columns": String(columns)])

@@ -25,6 +25,15 @@ public enum ReadTextParameters {
     public static let vetoConfidence = 40.0
     /// OCR: lines shorter than this fraction of the frame height are dropped.
     public static let minimumLineHeight = 0.012
+    /// OCR: a line at least this many pixels tall is kept, whatever share of a large picture it is (a letter's
+    /// 10-point text on an A4 page scanned at 300 dpi is 42 pixels, 0.012 of the page's height).
+    public static let leastLinePixels = 14
+    /// The least height of a line kept, as a share of a picture `height` pixels tall: `minimumLineHeight`, or
+    /// less on a picture so large that `leastLinePixels` is less (taller than 1,166 pixels: a scan, a photo
+    /// taken with a phone's camera; a camera's frame of 1080 lines or fewer keeps the share).
+    public static func leastLineHeight(pictureHeight height: Int) -> Double {
+        min(minimumLineHeight, Double(leastLinePixels) / Double(max(height, 1)))
+    }
     /// Cluster: page mode runs only with at least this many observations.
     public static let clusterMinimumObservations = 6
     /// Sentences: a vertical gap above this (normalised) forces a break.

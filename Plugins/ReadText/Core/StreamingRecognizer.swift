@@ -74,7 +74,7 @@ public struct StreamingRecognizer {
         if shouldStop() { return summary }
         let boxes = engine.layoutLines(gray: gray, width: width, height: height, stride: stride)
         let all = Self.lineObservations(boxes, width: width, height: height)
-        var lines = all.filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
+        var lines = all.filter { $0.box.height >= ReadTextParameters.leastLineHeight(pictureHeight: height) }
         summary.tooSmall = lines.isEmpty && all.count >= 3 && summary.observations.isEmpty
         if reading.alreadyRead == nil, stopWhenSideways,
             Self.looksSideways(lines.map(\.box), width: width, height: height)
@@ -178,7 +178,7 @@ public struct StreamingRecognizer {
         // mode left out of the layout as the whole-page reading leaves them out (issue 70).
         let recognised = reading.engine.recognize(
             gray: picture.gray, width: picture.width, height: picture.height, stride: picture.stride, mode: .block,
-            region: region
+            region: region, minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: picture.height)
         ).filter { Self.liesOnALine($0.box, of: chunk) }
         summary.observations += recognised
         reading.blockObservations += recognised
@@ -246,7 +246,7 @@ public struct StreamingRecognizer {
         // The whole picture's height at half size: boxes are measured from the top, which the two share.
         let wholeHeight = Int((Double(half.height) * Double(picture.height) / Double(topRows)).rounded())
         let lines = lineObservations(boxes, width: half.width, height: wholeHeight)
-            .filter { $0.box.height >= ReadTextParameters.minimumLineHeight }
+            .filter { $0.box.height >= ReadTextParameters.leastLineHeight(pictureHeight: picture.height) }
         let heights = lines.map { $0.box.height * Double(wholeHeight) }.sorted()
         guard !heights.isEmpty, heights[heights.count / 2] >= Double(coarseLeastLineHeight) else { return nil }
         return lines
