@@ -10,6 +10,7 @@ OMP_THREAD_LIMIT=1 .build/release/ReadTextBench
 # sentence against pdftotext and espeak-ng, and a scanned document opened again partway against opened afresh.
 swift build -c release --product assist >/dev/null
 swift build -c release --product AssistReadText >/dev/null
+swift build -c release --product AssistMedia >/dev/null  # the camera's picture conversion
 /usr/bin/python3 bench/read_text_camera_bench.py
 /usr/bin/python3 bench/read_text_pdf_bench.py
 /usr/bin/python3 bench/read_text_resume_bench.py

@@ -175,7 +175,9 @@ public final class ReadText: PluginFeature, ReadingVoice {
             if !navigator.moveHeading(by: forward ? 1 : -1) {
                 host.speak(
                     phrases.text(
-                        !navigator.hasHeadings ? "no-headings" : forward ? "heading-last" : "heading-first"))
+                        navigator.pagesToCome(forward: forward)
+                            ? "heading-not-yet"
+                            : !navigator.hasHeadings ? "no-headings" : forward ? "heading-last" : "heading-first"))
             }
         case "table": sayTable()
         case "open": askForDocument()
@@ -291,7 +293,10 @@ public final class ReadText: PluginFeature, ReadingVoice {
                     ? phrases.text("table-intro", ["rows": String(place.rows), "columns": String(place.columns)])
                     : phrases.text("table-where", values), priority: .important)
         } else if !navigator.moveToNextTable() {
-            host.speak(phrases.text(navigator.hasTables ? "table-last" : "no-tables"))
+            host.speak(
+                phrases.text(
+                    navigator.pagesToCome(forward: true)
+                        ? "table-not-yet" : navigator.hasTables ? "table-last" : "no-tables"))
         }
     }
 

@@ -429,6 +429,14 @@ public final class ReadingNavigator {
     /// Whether the text has a heading at all.
     public var hasHeadings: Bool { items.contains(where: \.heading) }
 
+    /// Whether a page after the one being read (`forward`) or before it has still to come, so that a heading or a
+    /// table not found that way may yet be there.
+    public func pagesToCome(forward: Bool) -> Bool {
+        guard !isComplete, pages > 0 else { return false }
+        let current = items.indices.contains(index) ? items[index].page : 1
+        return forward ? !pagesCame(from: current + 1, before: pages + 1) : !pagesCame(from: 1, before: current)
+    }
+
     /// Where the item being read is in a table; nil outside one.
     public var tablePlace: TablePlace? { items.indices.contains(index) ? items[index].table : nil }
 
