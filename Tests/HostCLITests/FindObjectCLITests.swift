@@ -266,6 +266,17 @@ struct FindObjectCLITests {
         #expect(
             result.lines.contains { $0.hasPrefix("Object model not installed. Install it with 'assist setup models'") },
             "\(result)")
+        // In the person's language, as everything else find-object says.
+        let spanish = try ProcessRunner.run(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--lang", "es", "--share-dir", share.url.path, "--camera",
+                "dir:\(folder.url.path)", "--data-dir", data.url.path, "find-object", "cup",
+            ],
+            environment: ["ASSIST_MODELS_DIR": "/nonexistent"], timeoutSeconds: 60)
+        #expect(
+            spanish.lines.contains { $0.hasPrefix("El modelo de objetos no está instalado. Instálelo con") },
+            "\(spanish)")
     }
 
     @Test func textSearchGuidesToTheWordInsideItsLine() throws {

@@ -202,7 +202,7 @@ extension FindObject {
             do throws(DetectionError) {
                 body(try SearchState.openEmbedder(share: share, data: data))
             } catch {
-                host.onMain { [self] in fail(error.message, status: .notFound) }
+                host.onMain { [self] in fail(said(error), status: .notFound) }
             }
         }
     }

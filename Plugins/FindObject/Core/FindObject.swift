@@ -73,7 +73,7 @@ public final class FindObject: PluginFeature {
                 try search.prepare(request, share: shareDirectory, data: dataDirectory, language: language)
                 host.onMain { [self] in begin(request) }
             } catch {
-                let message = (error as? FindObjectError)?.message ?? "\(error)"
+                let message = (error as? FindObjectError).map { $0.detection.map(said) ?? $0.message } ?? "\(error)"
                 host.onMain { [self] in fail(message) }
             }
         }
@@ -184,6 +184,9 @@ public final class FindObject: PluginFeature {
                 maxFramesPerSecond: text || !search.follows ? 16 : 30, zoom: Self.zoomLevels[zoomIndex])
         } catch { throw PluginError(error.message) }
     }
+
+    /// The detector's reason, in the person's language.
+    func said(_ error: DetectionError) -> String { phrases.text(error.phrase, error.values) }
 
     func fail(_ message: String) {
         host.speak(message, priority: .important)

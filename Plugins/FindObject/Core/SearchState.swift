@@ -118,7 +118,7 @@ final class SearchState: @unchecked Sendable {
         case .object(_, _, let custom?):
             // Checked when it was found; opened as it is.
             do { detector = try ObjectDetector(spec: custom.spec) } catch {
-                throw FindObjectError(message: error.message)
+                throw FindObjectError(detection: error)
             }
             embedder = Self.optionalEmbedder(share: share, data: data)
             follower = ObjectFollower()
@@ -130,11 +130,11 @@ final class SearchState: @unchecked Sendable {
                 spec.inputSize = 320
                 detector = try ObjectDetector(spec: spec)
                 embedder = try Self.openEmbedder(share: share, data: data)
-            } catch { throw FindObjectError(message: error.message) }
+            } catch { throw FindObjectError(detection: error) }
             follower = ObjectFollower()
         case .object:
             do { detector = try ObjectDetector(spec: try Self.cocoSpec(share: share, data: data)) } catch {
-                throw FindObjectError(message: error.message)
+                throw FindObjectError(detection: error)
             }
             embedder = Self.optionalEmbedder(share: share, data: data)
             follower = ObjectFollower()

@@ -1,30 +1,40 @@
 import Digest
 import Foundation
 
-/// Why the detector cannot be used: a sentence for the user and what to do.
+/// Why the detector cannot be used: a sentence for the user and what to do, in English, and the phrase a feature
+/// says it with in the person's language (`phrase`, filled with `values`: each feature's phrases hold it).
 public struct DetectionError: Error, CustomStringConvertible, Sendable {
     public let message: String
+    public let phrase: String
+    public let values: [String: String]
     public var description: String { message }
 
+    init(_ message: String, phrase: String, values: [String: String] = [:]) {
+        (self.message, self.phrase, self.values) = (message, phrase, values)
+    }
+
     public static let modelMissing = DetectionError(
-        message: "Object model not installed. Install it with 'assist setup models' ('make models' in the source tree)."
-    )
+        "Object model not installed. Install it with 'assist setup models' ('make models' in the source tree).",
+        phrase: "model-missing")
     public static func modelUnusable(_ cause: String) -> DetectionError {
-        DetectionError(message: "The object model cannot be loaded: \(cause). Reinstall it with 'assist setup models'.")
+        DetectionError(
+            "The object model cannot be loaded: \(cause). Reinstall it with 'assist setup models'.",
+            phrase: "model-unusable", values: ["cause": cause])
     }
     public static let thingsModelMissing = DetectionError(
-        message:
-            "The model that learns your own things is missing or damaged. Install it with 'assist setup models' ('make models' in the source tree)."
-    )
+        "The model that learns your own things is missing or damaged. Install it with 'assist setup models' ('make models' in the source tree).",
+        phrase: "things-model-missing")
     public static func thingsModelUnusable(_ cause: String) -> DetectionError {
         DetectionError(
-            message:
-                "The model that learns your own things cannot be loaded: \(cause). Reinstall it with 'assist setup models'."
-        )
+            "The model that learns your own things cannot be loaded: \(cause). Reinstall it with 'assist setup models'.",
+            phrase: "things-model-unusable", values: ["cause": cause])
     }
     /// A custom model that fails its check: the admin must fix its folder.
     public static func customModel(_ id: String, _ why: String) -> DetectionError {
-        DetectionError(message: "The custom model \(id) cannot be used: \(why). Fix its folder or remove it.")
+        DetectionError(
+            "The custom model \(id) cannot be used: \(why). Fix its folder or remove it.",
+            phrase: "custom-model-unusable",
+            values: ["id": id, "why": why])
     }
 }
 

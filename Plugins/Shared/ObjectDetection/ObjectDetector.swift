@@ -146,6 +146,7 @@ enum HelperLibrary {
         let why = reasons.isEmpty ? "not found in \(paths.joined(separator: ", "))" : reasons.joined(separator: "; ")
         return .failure(
             DetectionError(
-                message: "Assist's \(purpose) library \(name) is missing or broken (\(why)). Reinstall Assist."))
+                "Assist's \(purpose) library \(name) is missing or broken (\(why)). Reinstall Assist.",
+                phrase: "library-broken", values: ["name": name, "why": why]))
     }
 }

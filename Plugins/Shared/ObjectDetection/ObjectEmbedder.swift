@@ -21,9 +21,8 @@ public final class ObjectEmbedder {
         let library = try DetectorLibrary.functions()
         guard let open = library.emb_open else {
             throw DetectionError(
-                message:
-                    "Assist's object detector library \(ASSIST_DETECTOR_LIBRARY) cannot learn things (it is older than this find-object). Reinstall Assist."
-            )
+                "Assist's object detector library \(ASSIST_DETECTOR_LIBRARY) cannot learn things (it is older than this find-object). Reinstall Assist.",
+                phrase: "detector-too-old", values: ["name": ASSIST_DETECTOR_LIBRARY])
         }
         var reason: UnsafeMutablePointer<CChar>?
         guard let handle = open(path, Int32(inputSize), Int32(threads), &reason) else {
@@ -183,13 +182,15 @@ public final class VideoReader {
     public init(path: String) throws(DetectionError) {
         let library = try VideoReaderLibrary.functions()
         guard let open = library.vid_open else {
-            throw DetectionError(message: "Assist's video reader library cannot read videos. Reinstall Assist.")
+            throw DetectionError(
+                "Assist's video reader library cannot read videos. Reinstall Assist.", phrase: "video-reader-broken")
         }
         var reason: UnsafeMutablePointer<CChar>?
         var fps = 0.0
         guard let handle = open(path, &fps, &reason) else {
             free(reason)
-            throw DetectionError(message: "\(path) is not a video Assist can read.")
+            throw DetectionError(
+                "\(path) is not a video Assist can read.", phrase: "not-a-video", values: ["path": path])
         }
         self.handle = handle
         self.library = library
