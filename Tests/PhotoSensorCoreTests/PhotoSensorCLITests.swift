@@ -264,13 +264,17 @@ struct PhotoSensorCLITests {
     /// The same by voice or typed words in the shell, and from the sensor's menu by its P key.
     @Test func inTheShellPausePhotoSensorAndItsMenuKeyPause() throws {
         _ = try run(["run", "photo-sensor", "watch", "--once"])  // the baseline
-        let said = try shell([
-            ("pause photo sensor", 1.5, nil),
-            ("photo sensor status", 0.3, { try self.picture("while-paused.jpg") }),
-            ("photo sensor", 1.5, nil),
-            ("p", 0.3, nil),
-            ("photo sensor status", 0.5, nil),
-            ("quit", 0.3, nil),
+        // Each step waits for the answer before it: the picture is taken once the pause is said (a sanitizer's
+        // build under load said it more than 0.3 s after the words, and the picture taken meanwhile was recorded,
+        // as it should be before a pause), and the sensor's menu is open before its key is typed.
+        var paused = ProcessRunner.when("Photo sensor paused for 60 minutes", type: "photo sensor status", atMost: 30)
+        paused.then = { try self.picture("while-paused.jpg") }
+        let said = try shell(lines: [
+            ProcessRunner.when("Choose a feature.", type: "pause photo sensor", atMost: 30), paused,
+            ProcessRunner.when("Paused until ", type: "photo sensor", atMost: 30),
+            ProcessRunner.when("P: resume now", type: "p", atMost: 30),
+            ProcessRunner.when("Photo sensor resumed", type: "photo sensor status", atMost: 30),
+            ProcessRunner.when("Photo sensor running", count: 2, type: "quit", atMost: 30),
         ])
         let lines = said.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("Photo sensor paused for 60 minutes, until ") }, "\(lines)")

@@ -210,6 +210,15 @@ struct GoOnTests {
 struct PagesOutOfOrderTests {
     typealias Page = GoOnTests
 
+    /// A navigator over a document of `pages` pages, none come yet, and the voice it reads with.
+    static func document(pages: Int) -> (FakeVoice, ReadingNavigator) {
+        let voice = FakeVoice()
+        let navigator = ReadingNavigator(voice: voice, language: "en")
+        navigator.pages = pages
+        navigator.load([], complete: false)
+        return (voice, navigator)
+    }
+
     @Test func thePageAskedForIsReadFirstThenTheOnesAfterItThenTheSkippedOnes() {
         let order = DocumentPageOrder(pages: 5)
         order.want(2)
@@ -221,10 +230,7 @@ struct PagesOutOfOrderTests {
     }
 
     @Test func yesReadsItsPageBeforeTheEarlierPagesCome() {
-        let voice = FakeVoice()
-        let navigator = ReadingNavigator(voice: voice, language: "en")
-        navigator.pages = 4
-        navigator.load([], complete: false)
+        let (voice, navigator) = Self.document(pages: 4)
         navigator.hold()
         navigator.add(Page.page(3, ["Three."]), page: 3)
         navigator.release(at: (page: 3, item: 1))
@@ -247,10 +253,7 @@ struct PagesOutOfOrderTests {
     }
 
     @Test func noWaitsForThePageOneAndNeverPassesOverAPageToCome() {
-        let voice = FakeVoice()
-        let navigator = ReadingNavigator(voice: voice, language: "en")
-        navigator.pages = 3
-        navigator.load([], complete: false)
+        let (voice, navigator) = Self.document(pages: 3)
         navigator.hold()
         navigator.add(Page.page(3, ["Three."]), page: 3)
         navigator.release(at: nil)
@@ -266,10 +269,7 @@ struct PagesOutOfOrderTests {
     }
 
     @Test func aPageThatHasNotComeIsWaitedForAndReadWhenItComes() {
-        let voice = FakeVoice()
-        let navigator = ReadingNavigator(voice: voice, language: "en")
-        navigator.pages = 4
-        navigator.load([], complete: false)
+        let (voice, navigator) = Self.document(pages: 4)
         navigator.add(Page.page(1, ["One.", "One again."]), page: 1)
         #expect(voice.last.text == "One.")
         #expect(navigator.goToPage(3) == .notYet(page: 3))
@@ -279,10 +279,7 @@ struct PagesOutOfOrderTests {
         navigator.add(Page.page(3, ["Three."]), page: 3)
         #expect(voice.last.text == "Three.")
         // Opened again at page 4: Page Up waits for page 3, still to come.
-        let again = FakeVoice()
-        let resumed = ReadingNavigator(voice: again, language: "en")
-        resumed.pages = 4
-        resumed.load([], complete: false)
+        let (again, resumed) = Self.document(pages: 4)
         resumed.hold()
         resumed.add(Page.page(1, ["One."]), page: 1)
         resumed.add(Page.page(4, ["Four."]), page: 4)
