@@ -383,7 +383,7 @@ public final class ReadingNavigator {
     /// The next page (`by` 1) or the one before (-1) of the page being read.
     public func movePage(by step: Int) -> PageMove {
         guard pages > 0 else { return .outside(pages: 0) }
-        let current = items.indices.contains(index) ? items[index].page : 1
+        let current = currentPage
         if step < 0 {
             // The first page before this one that has text, or one still to come on the way there.
             let withText = Set(items.map(\.page))
@@ -429,11 +429,14 @@ public final class ReadingNavigator {
     /// Whether the text has a heading at all.
     public var hasHeadings: Bool { items.contains(where: \.heading) }
 
+    /// The page of the sentence being read (1 before any).
+    private var currentPage: Int { items.indices.contains(index) ? items[index].page : 1 }
+
     /// Whether a page after the one being read (`forward`) or before it has still to come, so that a heading or a
     /// table not found that way may yet be there.
     public func pagesToCome(forward: Bool) -> Bool {
         guard !isComplete, pages > 0 else { return false }
-        let current = items.indices.contains(index) ? items[index].page : 1
+        let current = currentPage
         return forward ? !pagesCame(from: current + 1, before: pages + 1) : !pagesCame(from: 1, before: current)
     }
 
