@@ -42,7 +42,7 @@ extension ReadText {
             var unreadable: Int?
             while let index = order.next() {
                 if stopped { return }
-                // A page that cannot be read (a file damaged or cut short) is named once, the first such page;
+                // A page that cannot be read (a file damaged or cut short) is named once, the first such page met;
                 // the pages that can be read are read.
                 let items = pageItems(document, index, nothingYet: found == 0)
                 if items == nil, unreadable == nil {
