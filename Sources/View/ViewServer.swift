@@ -60,9 +60,10 @@ package final class ViewServer: Sendable {
     }
 
     /// Stops listening and closes every page. The hub's pages closed first (`ViewHub.closeAll`), what was sent to
-    /// them is written before the sockets go, for up to `drainSeconds`: the last thing a feature shows before
-    /// Assist ends (filming stopped, the line gone) reaches the page, even on a busy machine.
-    package func stop(drainSeconds: Double = 1) {
+    /// them is written, then a close frame, and each page's answer to it is waited for, up to `drainSeconds` in
+    /// all: the last thing a feature shows before Assist ends (filming stopped, the line gone) reaches the page
+    /// and is read by it before the connection goes, even on a busy machine.
+    package func stop(drainSeconds: Double = 2) {
         sockets.waitUntilClosed(seconds: drainSeconds)
         task.cancel()
     }
@@ -103,16 +104,23 @@ package final class ViewServer: Sendable {
             let (messages, pictures) = (outlet.messages, outlet.pictures)
             let id = hub.connect(outlet)
             defer { hub.disconnect(id) }
-            await withTaskGroup(of: Void.self) { group in
+            await withTaskGroup(of: SocketHalf.self) { group in
                 group.addTask {
                     for await message in messages {
-                        do { try await outbound.write(.text(message)) } catch { return }
+                        do { try await outbound.write(.text(message)) } catch { return .broken }
                     }
+                    // The host closed the page (it is stopping): all it was sent is written; the close frame
+                    // goes after it, and the page's answer is waited for below, so the connection is not cut
+                    // (a reset can lose what the page has not read yet).
+                    if Task.isCancelled { return .broken }
+                    do { try await outbound.close(.goingAway, reason: nil) } catch { return .broken }
+                    return .sent
                 }
                 group.addTask {
                     for await picture in pictures {
-                        do { try await outbound.write(.binary(ByteBuffer(bytes: picture))) } catch { return }
+                        do { try await outbound.write(.binary(ByteBuffer(bytes: picture))) } catch { return .broken }
                     }
+                    return .sent
                 }
                 group.addTask {
                     do {
@@ -120,11 +128,13 @@ package final class ViewServer: Sendable {
                             if case .text(let text) = message { hub.received(text, from: id) }
                         }
                     } catch {}
+                    return .pageGone
                 }
-                // Either half ending (the page closed, the host stops) ends the other.
-                await group.next()
-                hub.disconnect(id)
+                // The page closing (or a write failing) ends the rest; the host closing waits for the page to
+                // answer its close (`stop` waits for that, two seconds at most).
+                while let half = await group.next(), half == .sent {}
                 group.cancelAll()
+                hub.disconnect(id)
             }
         }
         let started = StartSignal()
@@ -272,6 +282,16 @@ private final class BoundAddress: @unchecked Sendable {  // because: `port` is r
 }
 
 /// How many pages' sockets are open, waited on by `ViewServer.stop`.
+/// How one of a socket's three tasks ended.
+private enum SocketHalf: Sendable {
+    /// Everything the host sent is written (and, for the messages, the close frame after it).
+    case sent
+    /// The page closed, or answered the host's close.
+    case pageGone
+    /// A write failed: the connection is gone.
+    case broken
+}
+
 private final class OpenSockets: @unchecked Sendable {  // because: `count` is read and written under `condition`
     private let condition = NSCondition()
     private var count = 0

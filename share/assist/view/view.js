@@ -557,6 +557,11 @@ function connect() {
   });
   socket.addEventListener("close", () => {
     $("connection").textContent = page.words.lost;
+    // While Assist is away nothing live is known: no "Filming: 7 of 8 seconds" or target left as if it went on
+    // (what was being read stays to be read). The state comes back whole when the page connects again.
+    delete page.panels.recording;
+    delete page.panels.target;
+    showRecording();
     setTimeout(connect, 1000);
   });
 }
