@@ -715,8 +715,9 @@ struct ReadTextCLITests {
 
     /// Issue 70: a table on a scanned page (no text layer, no rules: only where its words stand) is read as a
     /// table, row by row, each cell of the first row after its column's header, with the sentences around it
-    /// read as before. Drawn at 150 dpi, turned 1°, JPEG 70, in an image-only PDF.
-    @Test func aTableOnAScannedPageIsReadAsATable() throws {
+    /// read as before. Drawn at 150 dpi, turned 1°, JPEG 70, in an image-only PDF; its rows 60 pixels apart, and
+    /// 130 as a form's may be (three times their letters' height between them).
+    @Test(arguments: [60, 130]) func aTableOnAScannedPageIsReadAsATable(rowPitch: Int) throws {
         let scan = folder.path("order.jpg")
         let columns = [100, 560, 900]
         let rows = [
@@ -724,11 +725,11 @@ struct ReadTextCLITests {
         ]
         var blocks: [PageRenderer.Block] = [
             .init(["Thank you for your order of the tenth of May."], x: 100, y: 200, pointSize: 32),
-            .init(["We will send it within two days."], x: 100, y: 720, pointSize: 32),
+            .init(["We will send it within two days."], x: 100, y: 380 + rows.count * rowPitch + 100, pointSize: 32),
         ]
         for (row, cells) in rows.enumerated() {
             for (column, cell) in cells.enumerated() {
-                blocks.append(.init([cell], x: columns[column], y: 380 + row * 60, pointSize: 32))
+                blocks.append(.init([cell], x: columns[column], y: 380 + row * rowPitch, pointSize: 32))
             }
         }
         try PageRenderer(

@@ -85,6 +85,30 @@ struct DocumentTableTests {
         let unplaced = Self.page().map { DocumentLine($0.text, size: 11) }
         #expect(DocumentTables.parts(unplaced) == [.lines(unplaced)], "a document that does not say where")
     }
+
+    /// A form's rows set three lines apart (a scan's often are, to be written on) are still a table, as far apart
+    /// as its first two rows are; a line far below whose words happen to stand in its columns is not a row of it.
+    @Test func rowsSetFarApartAreATableAndALineFarBelowIsNotItsRow() {
+        let rows = [["Name", "Date", "Signed"], ["Ana Ruiz", "3 May", "yes"], ["Bo Li", "4 May", "no"]]
+        var lines: [DocumentLine] = []
+        for (row, cells) in rows.enumerated() {
+            for (cell, x) in zip(cells, [40.0, 200, 300]) {
+                lines.append(Self.line(cell, x: x, y: 80 + 40 * Double(row)))
+            }
+        }
+        let footer = [
+            Self.line("Page", x: 40, y: 400), Self.line("1 of", x: 200, y: 400), Self.line("2", x: 300, y: 400),
+        ]
+        let parts = DocumentTables.parts(lines + footer)
+        #expect(parts == [.table(DocumentTable(rows: rows)), .lines(footer)], "\(parts)")
+        let widened =
+            lines + [Self.line("Cy Oh", x: 40, y: 200), Self.line("5 May", x: 200, y: 200)] + [
+                Self.line("yes", x: 300, y: 200)
+            ]
+        #expect(
+            DocumentTables.parts(widened) == [.table(DocumentTable(rows: rows + [["Cy Oh", "5 May", "yes"]]))],
+            "a row at the table's own spacing goes on it")
+    }
 }
 
 /// t in a document: on to the next table, and inside one, where reading is in it.

@@ -26,6 +26,8 @@ public enum DocumentTables {
     /// The longest cell, in characters, and the longest a table's cells are on average.
     static let longestCell = 40
     static let longestMeanCell = 20
+    /// How far below its header a table's first row may be, in the text's height.
+    static let widestRowGap = 5.0
 
     /// `lines` (one page's, in the text layer's order) parted into runs of lines and the tables among them.
     public static func parts(_ lines: [DocumentLine]) -> [Part] {
@@ -74,7 +76,13 @@ public enum DocumentTables {
         var start = 0
         while start < rows.count {
             var end = start
-            while end + 1 < rows.count, continues(rows[end], rows[end + 1], first: rows[start]) { end += 1 }
+            while end + 1 < rows.count,
+                continues(
+                    rows[end], rows[end + 1], first: rows[start],
+                    spacing: end > start ? rows[start + 1].top - rows[start].bottom : nil)
+            {
+                end += 1
+            }
             let run = Array(rows[start...end])
             if run.count >= fewestRows, run[0].cells.count >= 2 {
                 let cells = run.map { row in
@@ -119,9 +127,14 @@ public enum DocumentTables {
     /// Whether `next` goes on the table whose row before it is `row` and whose first row is `first`: as many
     /// cells, each apart from the next, close below, and each cell in its column (its left edge, right edge or
     /// middle level with the first row's cell, within the text's height: numbers are often set to the right).
-    private static func continues(_ row: Row, _ next: Row, first: Row) -> Bool {
+    /// Close below: the table's first gap (`spacing`, nil while it has one row) sets how far apart its rows are,
+    /// a form's rows often three or four lines apart; a later row may be one line further than that (or two lines
+    /// apart, whichever is more), so a line far below that happens to line up is not taken for a row.
+    private static func continues(_ row: Row, _ next: Row, first: Row, spacing: Double?) -> Bool {
+        let height = max(row.height, next.height)
+        let farthest = spacing.map { max(2 * height, $0 + height) } ?? widestRowGap * height
         guard next.cells.count == first.cells.count, first.cells.count >= 2, apart(first), apart(next),
-            next.top - row.bottom < 2 * max(row.height, next.height)
+            next.top - row.bottom < farthest
         else { return false }
         let tolerance = max(first.height, next.height)
         return zip(first.cells, next.cells).allSatisfy { head, cell in
