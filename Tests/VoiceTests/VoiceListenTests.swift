@@ -1104,6 +1104,35 @@ struct VoiceShellListenTests: VoiceListening {
         #expect(kept.contains("assist.find-object") && kept.contains("camera"), "\(kept)")
     }
 
+    /// Issue 70 by voice: read-text chosen at the shell's menu by voice reads from the camera; "open document"
+    /// said there asks for the path as o does, and the document typed is read with its pages.
+    @Test func openDocumentSaidAtTheCameraAsksForTheDocument() throws {
+        guard let said = try saying([("Read text.", 2), ("Yes.", 5), ("Open document.", 3)], after: 1.5) else {
+            return
+        }
+        let scale = ProcessRunner.timeScale
+        let document = folder.path("notice.pdf")
+        try PdfWriter(pages: [.text(["The water will be off on Friday."]), .text(["It comes back at noon."])]).data()
+            .write(to: document)
+        try "[voice]\nmode = \"always\"\n".write(to: folder.path("always.toml"), atomically: false, encoding: .utf8)
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "shell", "--no-speech", "--data-dir", folder.path("data-\(UUID().uuidString)").path, "--config",
+                folder.path("always.toml").path, "--camera", "pattern", "--mic", "live:" + said.path,
+            ])
+        #expect(
+            screen.waitFor("Read text asks for the camera. Allow it? Y or N.", timeout: 30 * scale), "\(screen.text)")
+        #expect(screen.waitFor("Heard: yes.", timeout: 30 * scale), "\(screen.text)")
+        #expect(
+            screen.waitFor("Type the path of a document or a picture", timeout: 30 * scale), "\(screen.text)")
+        screen.typeSlowly(document.path + "\r", gap: 0.01)
+        #expect(screen.waitFor("The water will be off on Friday.", timeout: 30 * scale), "\(screen.text)")
+        #expect(screen.waitFor("It comes back at noon.", timeout: 30 * scale), "\(screen.text)")
+        kill(screen.processIdentifier, SIGHUP)
+        _ = screen.waitForExit()
+    }
+
     /// With the key held down a sentence that is no command is refused ("Sorry"), and the command said next,
     /// the key still down, is heard: the user tries again without letting go. With the key let go at once,
     /// neither is heard.
