@@ -432,6 +432,36 @@ struct ReadTextCLITests {
         _ = again.waitForExit()
     }
 
+    /// Issue 70: `--transcript` prints a scanned document's pages in their order, parted by form feeds, even when
+    /// a page further on is asked for at a terminal while the first is being recognised (that would read it next).
+    @Test func aTranscriptKeepsThePagesInOrderWhateverPageIsAskedFor() throws {
+        var pages: [String] = []
+        for index in 1...3 {
+            let page = folder.path("notice-\(index).png")
+            try PageRenderer(width: 1700, height: 2200).render(
+                [.init(["Page \(index) of the notice begins here."], x: 150, y: 300, pointSize: 44, lineHeight: 80)],
+                to: page)
+            pages.append(page.path)
+        }
+        let document = folder.path("scanned-notice.tif")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert", pages + ["-type", "bilevel", "-compress", "Group4", document.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        let screen = try PseudoTerminal(
+            BuildProducts.assist,
+            [
+                "run", "--no-speech", "--data-dir", folder.path("transcript-data").path, "read-text", "--file",
+                document.path, "--transcript", "--exit-at-end",
+            ])
+        #expect(screen.waitFor("Reading", timeout: 60), "\(screen.text)")
+        screen.typeSlowly("/page 3\r", gap: 0.01)
+        #expect(screen.waitForExit(timeout: 90) == 0, "\(screen.text)")
+        let text = screen.text
+        let at = (1...3).map { text.range(of: "Page \($0) of the notice begins here.")?.lowerBound }
+        #expect(at.allSatisfy { $0 != nil } && at[0]! < at[1]! && at[1]! < at[2]!, "\(text)")
+        #expect(text.filter { $0 == "\u{0C}" }.count == 2, "\(text)")
+    }
+
     /// Issue 70: a document opened from the camera (o), as a person who started Read text from the shell's menu
     /// does: the path is asked for, a path with no file behind it is said and asked for again (quotes around a
     /// pasted path are taken off), and the document is read with its pages; Escape at the question goes back.

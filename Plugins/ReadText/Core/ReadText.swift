@@ -351,8 +351,9 @@ public final class ReadText: PluginFeature, ReadingVoice {
                 host.speak(phrases.text(forward ? "page-last" : "page-first"))
             }
         case .notYet(let page):
-            // That page is read next; reading goes on there when it has come.
-            pageOrder?.want(page - 1)
+            // That page is read next; reading goes on there when it has come. A transcript is printed in the
+            // document's order whatever is asked meanwhile.
+            if !options.transcript { pageOrder?.want(page - 1) }
             host.speak(phrases.text("page-not-yet", ["p": String(page)]))
             updateWaitingTick()
         case .empty: host.speak(phrases.text("page-empty"))
