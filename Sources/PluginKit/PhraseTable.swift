@@ -24,6 +24,9 @@ public struct PhraseTable: Sendable {
             count == 1 && table[one] != nil ? one : key, values.merging(["count": String(count)]) { given, _ in given })
     }
 
+    /// Whether a file has the phrase `key`.
+    public func has(_ key: String) -> Bool { table[key] != nil }
+
     /// The phrase `key` with `values` filled in; the key itself when no file has it.
     public func text(_ key: String, _ values: [String: String] = [:]) -> String {
         var text = table[key] ?? key

@@ -60,8 +60,13 @@ struct PhotoSensorRecognitionTests {
         #expect(try recognitionRows().isEmpty)
         let status = try run(["status"])
         #expect(
-            status.lines.last?.contains("Recognition unavailable: Assist's object detector library") == true,
+            status.lines.last?.contains("Recognition unavailable: Assist's library") == true,
             "\(status.lines)")
+        // Said in the person's language, by another process than the one that met it.
+        let spanish = try run(["status"], environment: ["LANG": "es_ES.UTF-8"])
+        #expect(
+            spanish.lines.last?.contains("Reconocimiento no disponible: Falta o está dañada la biblioteca") == true,
+            "\(spanish.lines)")
         // At the next start it is done.
         let with = try run(["watch", "--once"])
         #expect(with.lines.contains("0 new items recorded."), "\(with.lines) \(with.standardError)")

@@ -45,7 +45,8 @@ extension PhotoSensor {
                 } catch .unavailable(let why) {
                     setRecognitionProblem(why)
                     host.log(
-                        .warning, "recognition unavailable: \(why); \(owed.count) pictures wait for the next start")
+                        .warning,
+                        "recognition unavailable: \(why.message); \(owed.count) pictures wait for the next start")
                     return
                 } catch {
                     host.log(.info, "\(file.path) cannot be decoded for recognition; it gets no labels")
@@ -81,10 +82,11 @@ extension PhotoSensor {
     }
 
     /// Kept in the database too, so `status` in another process names it. Recognition worker.
-    private func setRecognitionProblem(_ problem: String?) {
+    private func setRecognitionProblem(_ problem: Recognizer.Problem?) {
         let target = WeakSensor(self)
-        if let store, (try? store.value("recognition_problem")) != problem {
-            try? store.setValue(problem ?? "", for: "recognition_problem")
+        let kept = problem.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        if let store, (try? store.value("recognition_problem")) != kept {
+            try? store.setValue(kept ?? "", for: "recognition_problem")
         }
         host.onMain { target.sensor?.recognitionProblem = problem }
     }

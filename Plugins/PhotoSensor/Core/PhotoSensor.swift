@@ -20,7 +20,7 @@ public final class PhotoSensor: PluginFeature {
     /// Recognition's own worker and recognizer (nil when `performRecognition` is off), and why it cannot run.
     let recognition = WorkerThread(name: "photo-sensor-recognize")
     var recognizer: Recognizer?
-    var recognitionProblem: String?
+    var recognitionProblem: Recognizer.Problem?
     /// Tries so far of files not ready yet (worker only), and the wait between tries (spec §3.6: 2 s).
     var retries: [String: Int] = [:]
     var retryDelay = 2.0
@@ -371,7 +371,7 @@ public final class PhotoSensor: PluginFeature {
     func status(json: Bool) -> String {
         let count = (try? store?.photoCount()) ?? 0
         let stored = ((try? store?.value("recognition_problem")) ?? nil).flatMap { $0.isEmpty ? nil : $0 }
-        let recognitionProblem = self.recognitionProblem ?? stored
+        let recognitionProblem = self.recognitionProblem.map(said) ?? stored.map(said)
         let state = (try? store?.value("state")) ?? nil
         let running = state != "stopped"
         let problems = configuration.watchDirectories.compactMap { folder in
@@ -433,6 +433,18 @@ public final class PhotoSensor: PluginFeature {
             parts.append(phrases.text("recognition-unavailable", ["reason": problem]))
         }
         return parts.joined(separator: " ")
+    }
+
+    /// A recognition problem in the person's language; one kept before problems were kept as JSON, as it is.
+    func said(_ problem: Recognizer.Problem) -> String {
+        phrases.has(problem.phrase) ? phrases.text(problem.phrase, problem.values) : problem.message
+    }
+
+    private func said(_ stored: String) -> String {
+        guard let problem = try? JSONDecoder().decode(Recognizer.Problem.self, from: Data(stored.utf8)) else {
+            return stored
+        }
+        return said(problem)
     }
 
     // MARK: JSON

@@ -12,9 +12,21 @@ public final class Recognizer {
         public var confidence: Double
     }
 
+    /// Why recognition cannot be done: a phrase of photo-sensor's with its values, and the English sentence (for
+    /// the log, and for a phrase a later version added). Kept as JSON, so `status` in another process says it in
+    /// its person's language.
+    public struct Problem: Codable, Equatable, Sendable {
+        public var phrase: String
+        public var values: [String: String]
+        public var message: String
+
+        init(_ error: DetectionError) { (phrase, values, message) = (error.phrase, error.values, error.message) }
+        init(phrase: String, message: String) { (self.phrase, values, self.message) = (phrase, [:], message) }
+    }
+
     public enum Failure: Error, Equatable {
         /// No model or no detector library: photos wait for recognition until the next start.
-        case unavailable(String)
+        case unavailable(Problem)
         /// This picture cannot be decoded: it gets no labels.
         case unreadable
     }
@@ -46,7 +58,10 @@ public final class Recognizer {
             path, heif, Int32(imageSize), info.exif_orientation, &pixels, &width, &height)
         guard status == ASSIST_MEDIA_INFO_OK, let pixels else {
             if status == ASSIST_MEDIA_INFO_UNAVAILABLE {
-                throw .unavailable("the picture decoders (FFmpeg, libheif) cannot be opened")
+                throw .unavailable(
+                    Problem(
+                        phrase: "decoders-unavailable",
+                        message: "the picture decoders (FFmpeg, libheif) cannot be opened"))
             }
             throw .unreadable
         }
@@ -66,12 +81,12 @@ public final class Recognizer {
 
     private func opened() throws(Failure) -> ObjectDetector {
         if let detector { return detector }
-        do {
+        do throws(DetectionError) {
             let made = try ObjectDetector(directory: try locate(), threads: 1)
             detector = made
             return made
         } catch {
-            throw .unavailable(error.message)
+            throw .unavailable(Problem(error))
         }
     }
 
