@@ -199,6 +199,15 @@ struct FindObjectThingsCLITests {
             text.lines.last
                 == "\(folder.path("notes.mp4").path) is not a video Assist can read. Use an MP4, MKV, AVI or WebM file.",
             "\(text.lines)")
+        // Assist's own video reader missing: said as such (reinstall), not as a video that cannot be read.
+        let noReader = try run(
+            ["teach", "keys", "--video", blank.path("blank.mp4").path], data: data,
+            environment: ["ASSIST_VIDEO_READER_LIBRARY": "/nonexistent/libAssistVideo.so"])
+        #expect(noReader.status != 0)
+        #expect(
+            noReader.lines.last?.hasPrefix("Assist's library libAssistVideoReader.so is missing or broken")
+                == true
+                && noReader.lines.last?.hasSuffix("Reinstall Assist.") == true, "\(noReader.lines)")
         let missing = try run(["teach", "keys", "--video", "/nonexistent/keys.mp4"], data: data)
         #expect(
             missing.status != 0 && missing.lines.last == "There is no video at /nonexistent/keys.mp4. Check the path.")

@@ -215,8 +215,14 @@ extension FindObject {
             var duration = 0.0
             var read = 0
             var told = Date()
+            // Assist's video reader itself missing or broken: said as such, not as videos that cannot be read.
+            var readerProblem: DetectionError?
             for path in paths {
-                guard let video = try? VideoReader(path: path) else { continue }
+                let video: VideoReader
+                do throws(DetectionError) { video = try VideoReader(path: path) } catch {
+                    if error.phrase != "not-a-video" { readerProblem = readerProblem ?? error }
+                    continue
+                }
                 var every = max(1, Int((video.framesPerSecond / Self.viewsPerSecond).rounded()))
                 var frames = 0
                 var taken = 0
@@ -246,6 +252,9 @@ extension FindObject {
                 duration += video.framesPerSecond > 0 ? Double(frames) / video.framesPerSecond : last
             }
             guard read > 0 else {
+                if let readerProblem {
+                    return host.onMain { [self] in fail(said(readerProblem), status: .notFound) }
+                }
                 let sentence =
                     collected.map { phrases.text("collected-clips-unreadable", ["label": $0]) }
                     ?? phrases.text("video-unreadable", ["path": paths.first ?? ""])
