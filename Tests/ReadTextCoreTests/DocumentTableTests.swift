@@ -315,6 +315,28 @@ struct PagesOutOfOrderTests {
         resumed.previous()
         #expect(again.cues == [.end] && again.last.text == "Three.", "page 2 has not come: no jump to page 1")
     }
+
+    /// Page Up waits for the page before; when it comes blank, reading goes on back to the page before that with
+    /// text (asked for next), not forward to the page it was on.
+    @Test func pageUpOntoABlankPageGoesOnBackNotForward() {
+        let (voice, navigator) = Self.document(pages: 5)
+        var waited: [Int] = []
+        navigator.onWaiting = { waited.append($0) }
+        navigator.hold()
+        navigator.add(Page.page(4, ["Four."]), page: 4)
+        navigator.release(at: (page: 4, item: 1))
+        #expect(navigator.movePage(by: -1) == .notYet(page: 3))
+        navigator.add(Page.page(5, ["Five."]), page: 5)
+        navigator.add([], page: 3)
+        #expect(voice.spoken.map(\.text) == ["Four."], "page 3 was blank: page 2 is waited for, not page 4 read")
+        #expect(waited == [2] && navigator.state == .waitingForMore)
+        navigator.add(Page.page(2, ["Two."]), page: 2)
+        #expect(voice.spoken.map(\.text) == ["Four.", "Two."])
+        // Back again: page 1 comes blank too, and there is nothing before it: the first page with text after it.
+        #expect(navigator.movePage(by: -1) == .notYet(page: 1))
+        navigator.add([], page: 1)
+        #expect(voice.spoken.map(\.text) == ["Four.", "Two.", "Two."] && waited == [2])
+    }
 }
 
 /// Issue 70: a scanned page's headings, told by the height of its recognised lines (no font to ask).

@@ -99,6 +99,10 @@ public final class ReadText: PluginFeature, ReadingVoice {
             self.host.print(item.text)
         }
         navigator.onEnd = { [weak self] in self?.reachedEnd() }
+        navigator.onWaiting = { [weak self] page in
+            guard let self, !self.options.transcript else { return }
+            self.pageOrder?.want(page - 1)
+        }
         self.navigator = navigator
         var commands: [(String, String?)] = [
             ("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g"),

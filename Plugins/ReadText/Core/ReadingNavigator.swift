@@ -74,6 +74,9 @@ public final class ReadingNavigator {
     private var donePages: Set<Int> = []
     /// Told when reading reaches the end of a complete text.
     public var onEnd: (() -> Void)?
+    /// Told of a page reading now waits for that was not asked for by name: the page before a blank one that
+    /// Page Up waited for (so it is recognised next).
+    public var onWaiting: ((_ page: Int) -> Void)?
     private var utterance: UInt64?
     private var spokenBase = 0
     private var wordOffset = 0
@@ -103,6 +106,9 @@ public final class ReadingNavigator {
     /// Where reading begins once that page has come (a document re-opened where it stopped): its page and its
     /// sentence on it, from 1; nil: at the first item.
     private var startAt: (page: Int, item: Int)?
+    /// `startAt` was asked for by going back (Page Up): if that page turns out blank, the page with text before
+    /// it is where reading goes, not the next one with text (which may be the page reading was on).
+    private var startBackward = false
 
     /// Reads nothing until `release`: items appended meanwhile wait.
     public func hold() { held = true }
@@ -118,6 +124,16 @@ public final class ReadingNavigator {
 
     private func beginIfIdle() {
         guard !held, state == .idle || state == .waitingForMore && startAt != nil, !items.isEmpty else { return }
+        // Going back onto a page that came blank: on back to the page before it with text (waited for).
+        if let target = startAt, startBackward, isBlank(target.page) {
+            guard let earlier = pageBefore(target.page) else {
+                startBackward = false
+                return beginIfIdle()
+            }
+            startAt = (earlier, 1)
+            if !pagesCame(from: earlier, before: earlier + 1) { onWaiting?(earlier) }
+            return beginIfIdle()
+        }
         // A document is read from its first page, which may come after later ones.
         guard let target = startAt ?? (pages > 0 ? (page: 1, item: 1) : nil) else {
             index = 0
@@ -129,12 +145,14 @@ public final class ReadingNavigator {
         else {
             if isComplete {
                 startAt = nil
+                startBackward = false
                 index = 0
                 speak(from: 0)
             }
             return
         }
         startAt = nil
+        startBackward = false
         let onPage = items.indices.filter { items[$0].page == items[first].page }
         index = items[first].page == target.page ? onPage[min(max(target.item, 1), onPage.count) - 1] : first
         speak(from: 0)
@@ -173,6 +191,17 @@ public final class ReadingNavigator {
         } else if state == .idle, !items.isEmpty {
             beginIfIdle()
         }
+    }
+
+    /// Page `page` has come, with no text.
+    private func isBlank(_ page: Int) -> Bool {
+        (isComplete || donePages.contains(page)) && !items.contains { $0.page == page }
+    }
+
+    /// The first page before `page` that has text, or that is still to come; nil when none.
+    private func pageBefore(_ page: Int) -> Int? {
+        let withText = Set(items.map(\.page))
+        return (1..<max(page, 1)).reversed().first { withText.contains($0) || !isComplete && !donePages.contains($0) }
     }
 
     /// Whether every page from `first` up to (not including) `last` has come.
@@ -360,7 +389,9 @@ public final class ReadingNavigator {
 
     /// Goes to the first sentence of page `page` (from 1), or of the next page that has text. A page that has not
     /// come yet (or one before the next page with text) is waited for, reading stopped meanwhile.
-    public func goToPage(_ page: Int) -> PageMove {
+    public func goToPage(_ page: Int) -> PageMove { goToPage(page, backward: false) }
+
+    private func goToPage(_ page: Int, backward: Bool) -> PageMove {
         guard pages > 0, (1...pages).contains(page) else { return .outside(pages: pages) }
         let found = items.firstIndex(where: { $0.page >= page })
         guard pagesCame(from: page, before: found.map { items[$0].page } ?? pages + 1) else {
@@ -368,6 +399,7 @@ public final class ReadingNavigator {
             pauseAfterCurrent = false
             resumeMovesOn = false
             startAt = (page, 1)
+            startBackward = backward
             state = .waitingForMore
             return .notYet(page: page)
         }
@@ -386,14 +418,11 @@ public final class ReadingNavigator {
         let current = currentPage
         if step < 0 {
             // The first page before this one that has text, or one still to come on the way there.
-            let withText = Set(items.map(\.page))
-            let coming = { (page: Int) in !self.isComplete && !self.donePages.contains(page) }
-            guard let earlier = (1..<max(current, 1)).reversed().first(where: { coming($0) || withText.contains($0) })
-            else {
+            guard let earlier = pageBefore(current) else {
                 voice.play(.end)
                 return .outside(pages: pages)
             }
-            return goToPage(earlier)
+            return goToPage(earlier, backward: true)
         }
         guard current + 1 <= pages else {
             voice.play(.end)
@@ -518,6 +547,7 @@ public final class ReadingNavigator {
     private func stopSpeech() {
         // A move the person asked for is where reading goes on, not where it stopped last time.
         startAt = nil
+        startBackward = false
         held = false
         if let utterance { voice.stopItem(utterance) }
         utterance = nil
