@@ -384,22 +384,29 @@ struct ReadTextCLITests {
         }
     }
 
+    /// A scanner's multi-page TIFF (one bit a pixel, Group 4) of `pages` US letter pages at 200 dpi, page N saying
+    /// "Page N of the <name> begins here.", each page drawn with `degrade`.
+    func scannedTIFF(_ name: String, pages count: Int, degrade: [String] = []) throws -> URL {
+        var pages: [String] = []
+        for index in 1...count {
+            let page = folder.path("\(name)-\(index).png")
+            try PageRenderer(width: 1700, height: 2200, degrade: degrade).render(
+                [.init(["Page \(index) of the \(name) begins here."], x: 150, y: 300, pointSize: 44, lineHeight: 80)],
+                to: page)
+            pages.append(page.path)
+        }
+        let document = folder.path("scanned-\(name).tif")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert", pages + ["-type", "bilevel", "-compress", "Group4", document.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        return document
+    }
+
     /// Issue 70: a scanned document opened again at page 3 reads page 3 first, the earlier pages after (going on
     /// at page 30 of a fax no longer waits for 29 pages to be recognised); a page moved to before it is recognised is
     /// waited for. A multi-page TIFF, so its earlier pages are found again in the file (`TiffPages.seek`).
     @Test func aScannedDocumentGoesOnAtItsPageBeforeTheEarlierPagesAreRecognised() throws {
-        var pages: [String] = []
-        for index in 1...4 {
-            let page = folder.path("letter-\(index).png")
-            try PageRenderer(width: 1700, height: 2200, degrade: ["-rotate", "0.6", "-background", "white"]).render(
-                [.init(["Page \(index) of the letter begins here."], x: 150, y: 300, pointSize: 44, lineHeight: 80)],
-                to: page)
-            pages.append(page.path)
-        }
-        let document = folder.path("scanned-letter.tif")
-        let made = try ProcessRunner.run(
-            "/usr/bin/convert", pages + ["-type", "bilevel", "-compress", "Group4", document.path])
-        try #require(made.status == 0, "\(made.standardError)")
+        let document = try scannedTIFF("letter", pages: 4, degrade: ["-rotate", "0.6", "-background", "white"])
         let first = try documentOnTerminal(document, data: "scan-places")
         #expect(first.waitFor("Page 1 of the letter begins here.", timeout: 90), "\(first.text)")
         first.type("\u{1B}[6~")
@@ -435,18 +442,7 @@ struct ReadTextCLITests {
     /// Issue 70: `--transcript` prints a scanned document's pages in their order, parted by form feeds, even when
     /// a page further on is asked for at a terminal while the first is being recognised (that would read it next).
     @Test func aTranscriptKeepsThePagesInOrderWhateverPageIsAskedFor() throws {
-        var pages: [String] = []
-        for index in 1...3 {
-            let page = folder.path("notice-\(index).png")
-            try PageRenderer(width: 1700, height: 2200).render(
-                [.init(["Page \(index) of the notice begins here."], x: 150, y: 300, pointSize: 44, lineHeight: 80)],
-                to: page)
-            pages.append(page.path)
-        }
-        let document = folder.path("scanned-notice.tif")
-        let made = try ProcessRunner.run(
-            "/usr/bin/convert", pages + ["-type", "bilevel", "-compress", "Group4", document.path])
-        try #require(made.status == 0, "\(made.standardError)")
+        let document = try scannedTIFF("notice", pages: 3)
         let screen = try PseudoTerminal(
             BuildProducts.assist,
             [
