@@ -281,7 +281,6 @@ private final class BoundAddress: @unchecked Sendable {  // because: `port` is r
     func get() -> Int { lock.withLock { port } }
 }
 
-/// How many pages' sockets are open, waited on by `ViewServer.stop`.
 /// How one of a socket's three tasks ended.
 private enum SocketHalf: Sendable {
     /// Everything the host sent is written (and, for the messages, the close frame after it).
@@ -292,6 +291,7 @@ private enum SocketHalf: Sendable {
     case broken
 }
 
+/// How many pages' sockets are open, waited on by `ViewServer.stop`.
 private final class OpenSockets: @unchecked Sendable {  // because: `count` is read and written under `condition`
     private let condition = NSCondition()
     private var count = 0
