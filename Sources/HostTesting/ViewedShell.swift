@@ -116,6 +116,77 @@ public enum ViewBrowser {
     }
 }
 
+/// A view scenario's browser started beside the test, which goes on meanwhile (stopping and starting Assist, or
+/// starting what the page is to see once the scenario has written `page-open` in its folder).
+public final class BrowserRun {
+    public let process = Process()
+    private let output = Pipe()
+    private let folder: URL
+
+    public init(_ scenario: String, _ address: String, folder: URL) throws {
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw ViewTestSetupMissing(
+                what: "Playwright is not installed in .build/view-test: run scripts/test-view.sh")
+        }
+        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
+        self.folder = folder
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, scenario, address, folder.path]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    /// Whether the page is open (the scenario wrote `page-open`), waiting up to `seconds` (scaled).
+    public func pageOpened(within seconds: Double) -> Bool {
+        let file = folder.appendingPathComponent("page-open").path
+        let deadline = Date(timeIntervalSinceNow: seconds * ProcessRunner.timeScale)
+        while Date() < deadline, process.isRunning || FileManager.default.fileExists(atPath: file) {
+            if FileManager.default.fileExists(atPath: file) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return FileManager.default.fileExists(atPath: file)
+    }
+
+    /// What the scenario saw, once it has ended.
+    public func result() throws -> [String: Any] {
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last,
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else { throw ViewTestSetupMissing(what: "the browser's scenario ended with no result") }
+        return object
+    }
+}
+
+/// A TCP socket listening on 127.0.0.1 at a port the kernel chose, closed when it goes.
+public final class ListeningSocket {
+    let descriptor: Int32
+    public let port: Int
+
+    public init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 4) == 0
+                    && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw ViewTestSetupMissing(what: "cannot listen on 127.0.0.1") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
+
 /// What a view test needs and this machine lacks, said with the command that provides it.
 public struct ViewTestSetupMissing: Error, CustomStringConvertible {
     public var what: String

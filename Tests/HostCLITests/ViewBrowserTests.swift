@@ -237,22 +237,12 @@ extension ViewBrowserTests {
         let port = try ListeningSocket().port  // free once closed
         let first = try shell(["--view-port", String(port)])
         let address = try #require(first.address())
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
-        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
-        let browser = Process()
-        browser.executableURL = URL(fileURLWithPath: python)
-        browser.arguments = [script, "reconnect", address, folder.url.path]
-        let output = Pipe()
-        browser.standardOutput = output
-        browser.standardError = FileHandle.nullDevice
-        try browser.run()
-        #expect(first.wait(60) { FileManager.default.fileExists(atPath: folder.path("page-open").path) })
+        let browser = try BrowserRun("reconnect", address, folder: folder.url)
+        #expect(browser.pageOpened(within: 60))
         #expect(first.finish() == 0)
         let second = try shell(["--view-port", String(port)])
         #expect(second.address() == address, "the same port and token")
-        browser.waitUntilExit()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let seen = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let seen = try browser.result()
         #expect((seen["said_while_away"] as? String)?.contains("not answering") == true, "\(seen)")
         #expect((seen["lines_after"] as? [String])?.contains { $0.hasPrefix("Assist is ready") } == true)
         #expect(second.finish() == 0)
@@ -528,29 +518,4 @@ extension ViewBrowserTests {
         #expect(seen["live"] as? String == "polite")
         #expect(shell.finish() == 0)
     }
-}
-
-/// A TCP socket listening on 127.0.0.1 at a port the kernel chose, closed when it goes.
-final class ListeningSocket {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 4) == 0
-                    && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw ViewTestSetupMissing(what: "cannot listen on 127.0.0.1") }
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(descriptor) }
 }

@@ -318,7 +318,8 @@ def preview(url, folder):
 def viewfinder(url, folder):
     """collect-videos filming: the time filmed counting up above the preview, the square it keeps outlined and
     the rest darkened (the camera is a plain grey, so what is darkened is measured), then, once it stops, the
-    line gone."""
+    line gone. The page is opened on the shell's page first, and filming starts on the same port once it is
+    (`page-open`)."""
     result = {"lines": []}
     with one_page(url) as page:
         # The page keeps each line it shows, so none is missed while axe-core runs (seconds on a busy machine, in
@@ -336,6 +337,9 @@ def viewfinder(url, folder):
                 keep();
             }"""
         )
+        # The Swift test starts filming once the page is open (the page comes back by itself when Assist starts
+        # again on its port), so a browser slow to start misses none of it.
+        open(os.path.join(folder, "page-open"), "w").close()
         page.wait_for_function("() => !document.getElementById('recording').hidden", timeout=60000 * SCALE)
         page.wait_for_function("() => document.getElementById('picture').dataset.square", timeout=60000 * SCALE)
         deadline = time.time() + 90 * SCALE
