@@ -117,38 +117,45 @@ extension CollectVideos {
         host.play(.rise)
         // Escape or "stop" while filming asks before it leaves; no goes on filming.
         _ = host.setConfirmation(command: "stop", question: phrases.text("stop-filming-ask"))
-        // The first frame must come within 2 s; then pips every 5 s, the desired length, the end.
+        // The first frame must come within 2 s; the clip's time counts from it (`filmingBegan`).
         host.addTimer(milliseconds: 2000, repeating: false) { [weak self] in
             guard let self, let state = recording, state.session.frames == 0 else { return }
             stopRecording(reason: .noFrames)
         }
-        let desired = kind == "S" ? 15.0 : 25.0
-        var second = 5.0
-        while second < maxSeconds {
-            let at = second
-            host.addTimer(milliseconds: UInt32(at * 1000), repeating: false) { [weak self] in
-                guard self?.recording != nil else { return }
-                self?.host.play(at == desired ? .stable : .tap, gain: at == desired ? 1 : 0.6)
-            }
-            second += 5
-        }
-        host.addTimer(milliseconds: UInt32(maxSeconds * 1000), repeating: false) { [weak self] in
-            self?.stopRecording(reason: .autoStop)
-        }
         // A camera unplugged (or a source that ended) mid-recording: no frame for 2 s ends it, keeping the clip.
         // Each whole second is told to the low-vision view, which shows the time over the square viewfinder.
-        let started = ProcessInfo.processInfo.systemUptime
         var shown = -1
         showRecordingOnView(seconds: 0, of: maxSeconds)
         recording?.watchdog = host.addTimer(milliseconds: 500, repeating: true) { [weak self] in
             guard let self, let state = recording else { return }
-            let seconds = Int(ProcessInfo.processInfo.systemUptime - started)
+            let seconds = state.began.map { Int(ProcessInfo.processInfo.systemUptime - $0) } ?? 0
             if seconds != shown {
                 shown = seconds
                 showRecordingOnView(seconds: seconds, of: state.maxSeconds)
             }
             guard state.session.frames > 0, state.session.secondsSinceLastFrame > 2 else { return }
             stopRecording(reason: .cameraLost)
+        }
+    }
+
+    /// The clip's first frame is written: its time counts from now (a camera a second slow to start, on a busy
+    /// machine, made a 2-second clip 1.6 s long); then pips every 5 s, the desired length, the end. [main]
+    private func filmingBegan(_ session: RecordingSession) {
+        guard let state = recording, state.session === session, state.began == nil else { return }
+        recording?.began = ProcessInfo.processInfo.systemUptime
+        let desired = state.kind == "S" ? 15.0 : 25.0
+        var second = 5.0
+        while second < state.maxSeconds {
+            let at = second
+            host.addTimer(milliseconds: UInt32(at * 1000), repeating: false) { [weak self] in
+                guard self?.recording?.session === session else { return }
+                self?.host.play(at == desired ? .stable : .tap, gain: at == desired ? 1 : 0.6)
+            }
+            second += 5
+        }
+        host.addTimer(milliseconds: UInt32(state.maxSeconds * 1000), repeating: false) { [weak self] in
+            guard self?.recording?.session === session else { return }
+            self?.stopRecording(reason: .autoStop)
         }
     }
 
@@ -164,8 +171,11 @@ extension CollectVideos {
     /// A frame on the camera's thread: the first opens the file at its size, each is encoded.
     public func handle(frame: CameraFrame) {
         guard let session = recording?.session else { return }
+        let first = session.frames == 0
         if session.add(frame) == false {
             host.onMain { [weak self] in self?.stopRecording(reason: .writeFailed) }
+        } else if first {
+            host.onMain { [weak self] in self?.filmingBegan(session) }
         }
         // The camera check: a problem with the view is said at once, after its own earcon.
         if let problem = session.checkView(frame) {
@@ -296,6 +306,8 @@ struct RecordingState {
     var maxSeconds: Double
     /// The timer that notices frames stopping.
     var watchdog: UInt64?
+    /// When the first frame was written (the system's uptime): the clip's time counts from then.
+    var began: Double?
 }
 
 /// The encoder and its counts, shared by the camera's thread (frames) and [main] (stop).
