@@ -95,15 +95,7 @@ public final class ViewedShell: @unchecked Sendable {  // because: `output` and 
 public enum ViewBrowser {
     /// What `view_browser.py SCENARIO` saw, as JSON.
     public static func browse(_ scenario: String, _ address: String, folder: URL) throws -> [String: Any] {
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw ViewTestSetupMissing(
-                what: "Playwright is not installed in .build/view-test: run scripts/test-view.sh")
-        }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
-            throw ViewTestSetupMissing(what: "Debian's chromium is not installed: run scripts/install-deps.sh")
-        }
-        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
+        let (python, script) = try tools()
         let result = try ProcessRunner.run(
             python, [script, scenario, address, folder.path], timeoutSeconds: 240)
         guard result.status == 0, let data = result.lines.last?.data(using: .utf8),
@@ -113,6 +105,19 @@ public enum ViewBrowser {
                 what: "view_browser.py \(scenario) failed: \(result.standardError.suffix(3_000))")
         }
         return object
+    }
+
+    /// The Python of `scripts/test-view.sh`'s environment and the scenarios' script; what is missing is thrown.
+    static func tools() throws -> (python: String, script: String) {
+        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw ViewTestSetupMissing(
+                what: "Playwright is not installed in .build/view-test: run scripts/test-view.sh")
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            throw ViewTestSetupMissing(what: "Debian's chromium is not installed: run scripts/install-deps.sh")
+        }
+        return (python, BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path)
     }
 }
 
@@ -124,12 +129,7 @@ public final class BrowserRun {
     private let folder: URL
 
     public init(_ scenario: String, _ address: String, folder: URL) throws {
-        let python = BuildProducts.packageRoot.appendingPathComponent(".build/view-test/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw ViewTestSetupMissing(
-                what: "Playwright is not installed in .build/view-test: run scripts/test-view.sh")
-        }
-        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/HostCLITests/view_browser.py").path
+        let (python, script) = try ViewBrowser.tools()
         self.folder = folder
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script, scenario, address, folder.path]
