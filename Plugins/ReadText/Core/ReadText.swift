@@ -99,10 +99,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
             self.host.print(item.text)
         }
         navigator.onEnd = { [weak self] in self?.reachedEnd() }
-        navigator.onWaiting = { [weak self] page in
-            guard let self, !self.options.transcript else { return }
-            self.pageOrder?.want(page - 1)
-        }
+        navigator.onWaiting = { [weak self] page in self?.readNext(page: page) }
         self.navigator = navigator
         var commands: [(String, String?)] = [
             ("speed", "f"), ("where", "w"), ("save", "ctrl+s"), ("again", "a"), ("all", "g"),
@@ -341,6 +338,12 @@ public final class ReadText: PluginFeature, ReadingVoice {
         }
     }
 
+    /// Page `page` (from 1) of the document is recognised next. Not for a transcript, which is printed in the
+    /// document's order whatever is asked meanwhile.
+    func readNext(page: Int) {
+        if !options.transcript { pageOrder?.want(page - 1) }
+    }
+
     /// Says where a page move went, or why it did not.
     func sayPageMove(_ move: ReadingNavigator.PageMove, forward: Bool, asked: Int? = nil) {
         switch move {
@@ -355,9 +358,8 @@ public final class ReadText: PluginFeature, ReadingVoice {
                 host.speak(phrases.text(forward ? "page-last" : "page-first"))
             }
         case .notYet(let page):
-            // That page is read next; reading goes on there when it has come. A transcript is printed in the
-            // document's order whatever is asked meanwhile.
-            if !options.transcript { pageOrder?.want(page - 1) }
+            // That page is read next; reading goes on there when it has come.
+            readNext(page: page)
             host.speak(phrases.text("page-not-yet", ["p": String(page)]))
             updateWaitingTick()
         case .empty: host.speak(phrases.text("page-empty"))
