@@ -52,6 +52,16 @@ package struct PagePhotographer {
         /// The paper's size in pixels (the default is a small page; an A4 page at 200 dpi is 1654 x 2339).
         package var width = PagePhotographer.pageWidth
         package var height = PagePhotographer.pageHeight
+        /// Text set at a place of its own, after the lines (a table's cells): its left edge and baseline in pixels.
+        package var placed: [Placed] = []
+
+        package struct Placed: Sendable {
+            package var text: String
+            package var x: Int
+            package var y: Int
+
+            package init(_ text: String, x: Int, y: Int) { (self.text, self.x, self.y) = (text, x, y) }
+        }
 
         package init(lines: [String], font: String = "DejaVu-Serif", pointSize: Int = 30) {
             self.lines = lines
@@ -259,6 +269,7 @@ package struct PagePhotographer {
         for (index, line) in page.lines.enumerated() {
             arguments += ["-annotate", "+80+\(120 + index * lineHeight)", line]
         }
+        for piece in page.placed { arguments += ["-annotate", "+\(piece.x)+\(piece.y)", piece.text] }
         try convert(arguments + [url.path])
     }
 

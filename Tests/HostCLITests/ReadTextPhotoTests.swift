@@ -120,6 +120,52 @@ struct ReadTextPhotoTests {
         }
     }
 
+    /// Issue 70: a table on a photographed page (a letter with an order's table, turned, in perspective, JPEG) is
+    /// read as a table, each row one line of the transcript with its cells apart by tabs, as a scanned document's
+    /// is; the streamed reading, which cannot know a table from a chunk of lines, waits and reads what the
+    /// whole-page reading reads; in front of the camera too, where it is said with its size first.
+    @Test func aTableOnAPhotographedPageIsReadAsATable() throws {
+        let folder = try TemporaryDirectory("assist-photo-table")
+        let rows = [
+            ["Item", "Price", "Quantity"], ["Apples", "3.20", "2"], ["Bread", "1.90", "1"], ["Milk", "0.95", "3"],
+        ]
+        var page = PagePhotographer.Page(lines: ["Thank you for your order of the tenth of May."], pointSize: 30)
+        for (row, cells) in rows.enumerated() {
+            for (column, cell) in cells.enumerated() {
+                page.placed.append(.init(cell, x: [80, 480, 800][column], y: 300 + row * 80))
+            }
+        }
+        page.placed.append(.init("We will send it within two days.", x: 80, y: 300 + rows.count * 80 + 90))
+        let photo = folder.path("order.jpg")
+        try PagePhotographer.photograph(
+            page, damage: [.rotation(2), .perspective(0.08), .jpeg(60)], to: photo, work: folder.url)
+        func read(_ arguments: [String]) throws -> [String] {
+            let result = try ProcessRunner.run(
+                BuildProducts.assist, ["run", "--no-speech"] + arguments + ["--exit-at-end"],
+                environment: ["ASSIST_DATA_DIR": folder.path("data").path, "OMP_THREAD_LIMIT": "1"])
+            #expect(result.status == 0, "\(result.standardError)")
+            return result.lines
+        }
+        let streamed = try read(["read-text", "--image", photo.path, "--transcript"])
+        let whole = try read(["read-text", "--image", photo.path, "--transcript", "--no-streaming"])
+        #expect(
+            streamed == whole,
+            "streamed:\n\(streamed.joined(separator: "\n"))\nwhole:\n\(whole.joined(separator: "\n"))")
+        let truth = [
+            "Thank you for your order of the tenth of May.", "Item\tPrice\tQuantity", "Apples\t3.20\t2",
+            "Bread\t1.90\t1", "Milk\t0.95\t3", "We will send it within two days.",
+        ]
+        #expect(
+            streamed.map { $0.filter { $0 == "\t" }.count } == [0, 2, 2, 2, 2, 0]
+                && PageRenderer.characterErrorRate(
+                    streamed.joined(separator: "\n"), reference: truth.joined(separator: "\n")) < 0.03,
+            "\(streamed)")
+        let camera = try read(["--camera", "image:\(photo.path)", "--camera-fps", "16", "read-text"])
+        #expect(camera.contains("Table of 4 rows and 3 columns."), "\(camera)")
+        #expect(
+            camera.contains { $0.hasPrefix("Item: Apples. Price: ") && $0.hasSuffix("Quantity: 2.") }, "\(camera)")
+    }
+
     /// The camera path takes the same geometry: a page held at a slant in front of the camera is read whole.
     @Test func aSlantedPageInFrontOfTheCameraIsReadWhole() throws {
         let folder = try TemporaryDirectory("assist-photo-camera")

@@ -231,4 +231,29 @@ struct StreamingLayoutTests {
         #expect(StreamingRecognizer.withoutContainers(lines + [border]) == lines)
         #expect(StreamingRecognizer.withoutContainers(lines) == lines, "lines side by side are kept")
     }
+
+    /// Issue 70: the layout's boxes of a table (three short cells a row, four rows) may hold one, and the streamed
+    /// reading waits for the whole page; two columns of running text (as many boxes side by side, but each a
+    /// line of 40 letters and more) and a single column do not, and are streamed.
+    @Test func boxesSetAsATablesCellsMayHoldATableAndTwoColumnsOfTextDoNot() {
+        let aspect = 0.75
+        // Rows 0.04 of the height apart, 0.02 tall: cells 0.06 to 0.12 of the width are 2 to 5 letters.
+        func row(_ index: Int, _ spans: [(Double, Double)]) -> [TextObservation] {
+            let top = 0.8 - Double(index) * 0.04
+            return spans.map { line("", $0.0, top - 0.02, $0.1, top) }
+        }
+        let table = (0..<4).flatMap { row($0, [(0.1, 0.22), (0.45, 0.51), (0.75, 0.8)]) }
+        #expect(StreamingRecognizer.mayHoldATable(table, aspect: aspect))
+        let columns = (0..<8).flatMap { row($0, [(0.05, 0.47), (0.53, 0.95)]) }
+        #expect(!StreamingRecognizer.mayHoldATable(columns, aspect: aspect))
+        let text = (0..<8).flatMap { row($0, [(0.1, 0.9)]) }
+        #expect(!StreamingRecognizer.mayHoldATable(text, aspect: aspect))
+        #expect(StreamingRecognizer.mayHoldATable(text + table.map { moved($0, down: 0.4) }, aspect: aspect))
+    }
+}
+
+/// `observation` moved down the picture by `down` of its height.
+private func moved(_ observation: TextObservation, down: Double) -> TextObservation {
+    let box = observation.box
+    return line(observation.text, box.minX, box.minY - down, box.maxX, box.maxY - down)
 }

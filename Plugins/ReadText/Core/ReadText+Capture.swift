@@ -277,7 +277,9 @@ extension ReadText {
             let observations = engine.recognize(
                 gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
                 minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: picture.height))
-            let result = pipeline.process(observations)
+            let page = ScannedPage(
+                aspect: Double(picture.width) / Double(max(picture.height, 1)), headings: false, tableIntro: tableIntro)
+            let result = pipeline.process(observations, scanned: page)
             let doubtful =
                 result.vetoed
                 || StreamingRecognizer.looksSideways(
@@ -322,7 +324,7 @@ extension ReadText {
         -> Bool
     {
         var started = false
-        let summary = StreamingRecognizer(pipeline: pipeline).run(
+        let summary = StreamingRecognizer(pipeline: pipeline, tableIntro: tableIntro).run(
             engine: engine, gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
             vetoFirstBlock: !isPhoto || !orientationChecked, stopWhenSideways: !orientationChecked,
             shouldStop: { [self] in stopped || leavingCamera || output?.isDropped == true }

@@ -70,10 +70,8 @@ extension ReadText {
     func pageItems(_ document: any PagedDocument, _ index: Int, nothingYet: Bool = false) -> [ReadingItem]? {
         guard let lines = document.lines(page: index) else { return nil }
         if PdfDocument.hasText(lines.map(\.text)) {
-            return DocumentHeadings.items(lines, builder: pipeline.builder, navigation: options.navigation) {
-                [phrases] rows, columns in
-                phrases.text("table-intro", ["rows": String(rows), "columns": String(columns)])
-            }
+            return DocumentHeadings.items(
+                lines, builder: pipeline.builder, navigation: options.navigation, tableIntro: tableIntro)
         }
         if nothingYet && !saidReading {
             saidReading = true
@@ -88,11 +86,15 @@ extension ReadText {
             let observations = engine.recognize(
                 gray: base, width: page.width, height: page.height, stride: page.width,
                 minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: page.height))
-            let scanned = ScannedPage(aspect: Double(page.width) / Double(max(page.height, 1))) {
-                [phrases] rows, columns in
-                phrases.text("table-intro", ["rows": String(rows), "columns": String(columns)])
-            }
+            let scanned = ScannedPage(aspect: Double(page.width) / Double(max(page.height, 1)), tableIntro: tableIntro)
             return pipeline.process(observations, scanned: scanned).items
+        }
+    }
+
+    /// What is said of a table's size before its rows, in the person's language ("Table of 4 rows and 3 columns.").
+    var tableIntro: (_ rows: Int, _ columns: Int) -> String {
+        { [phrases] rows, columns in
+            phrases.text("table-intro", ["rows": String(rows), "columns": String(columns)])
         }
     }
 }

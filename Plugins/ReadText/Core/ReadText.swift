@@ -291,7 +291,7 @@ public final class ReadText: PluginFeature, ReadingVoice {
             let values = ["r": String(place.row), "n": String(place.rows - 1), "c": String(place.columns)]
             host.speak(
                 place.row == 0
-                    ? phrases.text("table-intro", ["rows": String(place.rows), "columns": String(place.columns)])
+                    ? tableIntro(place.rows, place.columns)
                     : phrases.text("table-where", values), priority: .important)
         } else if !navigator.moveToNextTable() {
             host.speak(

@@ -1,17 +1,23 @@
 import Foundation
 import OCR
 
-/// What reading a scanned document page (a PDF page without a text layer, a TIFF's page) needs beyond a photo's
-/// (issue 70): its shape, as a recognised box is a fraction of the picture's width across and of its height down,
-/// and what is said before a table.
+/// What reading a scanned document page (a PDF page without a text layer, a TIFF's page) or a photographed page
+/// needs to find its tables (issue 70): its shape, as a recognised box is a fraction of the picture's width across
+/// and of its height down, and what is said before a table; a document's page has its headings found too.
 public struct ScannedPage {
     /// The picture's width over its height.
     public var aspect: Double
+    /// Whether headings are found (a document's page), or only tables (a photographed page, whose larger lines
+    /// are read in its sentences as before).
+    public var headings: Bool
     /// What is said of a table's size before its rows ("Table of 4 rows and 3 columns.").
     public var tableIntro: (_ rows: Int, _ columns: Int) -> String
 
-    public init(aspect: Double, tableIntro: @escaping (_ rows: Int, _ columns: Int) -> String) {
+    public init(
+        aspect: Double, headings: Bool = true, tableIntro: @escaping (_ rows: Int, _ columns: Int) -> String
+    ) {
         self.aspect = aspect
+        self.headings = headings
         self.tableIntro = tableIntro
     }
 }
@@ -51,7 +57,8 @@ extension TextPipeline {
                 continue
             }
             let text = line.observation.text.trimmingCharacters(in: .whitespaces)
-            guard body > 0, Self.height(line.observation) >= body * Self.headingTallerBy, (2...80).contains(text.count),
+            guard page.headings, body > 0, Self.height(line.observation) >= body * Self.headingTallerBy,
+                (2...80).contains(text.count),
                 text.contains(where: \.isLetter), !DocumentHeadings.endsAsSentence(text)
             else {
                 run.append(line)

@@ -14,9 +14,12 @@ public struct StreamingRecognizer {
     public var chunkLines = 6
 
     public var pipeline: TextPipeline
+    /// What is said before a table's rows; nil: tables are not looked for (the page is read as sentences).
+    public var tableIntro: ((_ rows: Int, _ columns: Int) -> String)?
 
-    public init(pipeline: TextPipeline) {
+    public init(pipeline: TextPipeline, tableIntro: ((_ rows: Int, _ columns: Int) -> String)? = nil) {
         self.pipeline = pipeline
+        self.tableIntro = tableIntro
     }
 
     /// What a run found.
@@ -32,6 +35,8 @@ public struct StreamingRecognizer {
         public var tooSmall = false
         /// True when the first chunk was found by laying out the picture halved, before the full layout.
         public var firstChunkFromHalvedPicture = false
+        /// True when the page may hold a table and was read whole from then on (`readWhole`).
+        public var readWhole = false
     }
 
     /// Recognises an 8-bit grey picture; `onItems` receives final items in reading order; `shouldStop` is
@@ -42,6 +47,12 @@ public struct StreamingRecognizer {
     /// from that at full resolution and handed out; only then is the whole layout worked out at full resolution,
     /// and the rest is read from it, leaving out the lines the first chunk held. Where the halved picture's lines
     /// are too small to trust, or its top half holds none, the layout is worked out once, at full resolution.
+    ///
+    /// Tables (issue 70): a table is read row by row, as the whole-page reading finds it among all the page's
+    /// lines, which a chunk cannot know. Where the page may hold one (its layout has lines side by side in
+    /// columns of short cells, or a line recognised in a chunk has words set far apart), nothing more is handed
+    /// out from chunks: the page is recognised whole and read as the whole-page reading reads it, after what was
+    /// handed out already.
     public func run(
         engine: TesseractEngine, gray: UnsafeRawPointer, width: Int, height: Int, stride: Int, vetoFirstBlock: Bool,
         stopWhenSideways: Bool = false, shouldStop: () -> Bool = { false },
@@ -52,6 +63,11 @@ public struct StreamingRecognizer {
         var reading = Reading(
             engine: engine, picture: picture, vetoFirstBlock: vetoFirstBlock,
             chunkSize: vetoFirstBlock ? max(3, firstChunkLines) : firstChunkLines)
+        var handedOut: [String] = []
+        func hand(_ items: [ReadingItem], _ columns: Int) {
+            handedOut += items.map(\.text)
+            onItems(items, columns)
+        }
         if let coarse = Self.coarseLines(engine: engine, picture: picture) {
             if stopWhenSideways && Self.looksSideways(coarse.map(\.box), width: width, height: height) {
                 summary.sideways = true
@@ -59,10 +75,16 @@ public struct StreamingRecognizer {
             }
             let (blocks, columns) = pipeline.blocks(Self.withoutContainers(coarse))
             summary.columns = columns
-            if let block = blocks.first, !Self.mayGoOnBelowTheHalf(block, chunk: reading.chunkSize) {
+            if let block = blocks.first, !Self.mayGoOnBelowTheHalf(block, chunk: reading.chunkSize),
+                !mayHoldATable(coarse, picture: picture)
+            {
                 let read = readChunk(
-                    of: block, from: 0, reading: &reading, summary: &summary, blockIndex: 0, onItems: onItems)
+                    of: block, from: 0, reading: &reading, summary: &summary, blockIndex: 0, onItems: hand)
                 if summary.vetoed { return summary }
+                if reading.tableSeen {
+                    readWhole(reading: reading, summary: &summary, handedOut: handedOut, onItems: hand)
+                    return summary
+                }
                 reading.alreadyRead = read.region
                 reading.carryFromHalvedPicture = reading.carry != nil
                 summary.firstChunkFromHalvedPicture = true
@@ -91,6 +113,10 @@ public struct StreamingRecognizer {
                     && reading.readLines.contains { Self.centre(of: line.box, isIn: $0) }
             }
         }
+        if mayHoldATable(lines, picture: picture) {
+            readWhole(reading: reading, summary: &summary, handedOut: handedOut, onItems: hand)
+            return summary
+        }
         let (blocks, columns) = pipeline.blocks(lines)
         summary.columns = columns
         for (blockIndex, block) in blocks.enumerated() {
@@ -99,8 +125,12 @@ public struct StreamingRecognizer {
                 if shouldStop() { return summary }
                 let read = readChunk(
                     of: block, from: start, reading: &reading, summary: &summary, blockIndex: blockIndex,
-                    onItems: onItems)
+                    onItems: hand)
                 if summary.vetoed { return summary }
+                if reading.tableSeen {
+                    readWhole(reading: reading, summary: &summary, handedOut: handedOut, onItems: hand)
+                    return summary
+                }
                 start += read.lines
             }
         }
@@ -110,6 +140,62 @@ public struct StreamingRecognizer {
             if !items.isEmpty { onItems(items, summary.columns) }
         }
         return summary
+    }
+
+    /// The page read whole, as the whole-page reading reads it (`TextPipeline.process`, its tables found), and
+    /// handed out from the first item that was not handed out already (`handedOut`, their texts in order).
+    private func readWhole(
+        reading: Reading, summary: inout Summary, handedOut: [String],
+        onItems: ([ReadingItem], _ columns: Int) -> Void
+    ) {
+        let picture = reading.picture
+        summary.readWhole = true
+        let observations = reading.engine.recognize(
+            gray: picture.gray, width: picture.width, height: picture.height, stride: picture.stride,
+            minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: picture.height))
+        summary.observations = observations
+        let result = pipeline.process(observations, scanned: photographedPage(picture))
+        summary.columns = result.columns
+        // Nothing was handed out yet when the first lines were not judged: the whole page's veto judges them.
+        if reading.vetoFirstBlock && result.vetoed && !observations.isEmpty {
+            summary.vetoed = true
+            return
+        }
+        var items = result.items[...]
+        for text in handedOut {
+            guard items.first?.text == text else { break }
+            items = items.dropFirst()
+        }
+        if !items.isEmpty { onItems(Array(items), result.columns) }
+    }
+
+    /// The picture as a page whose tables are looked for (its larger lines are not taken for headings); nil when
+    /// tables are not looked for.
+    func photographedPage(_ picture: Picture) -> ScannedPage? {
+        tableIntro.map {
+            ScannedPage(aspect: Double(picture.width) / Double(max(picture.height, 1)), headings: false, tableIntro: $0)
+        }
+    }
+
+    /// True when tables are looked for and `mayHoldATable(_:aspect:)`.
+    func mayHoldATable(_ lines: [TextObservation], picture: Picture) -> Bool {
+        tableIntro != nil && Self.mayHoldATable(lines, aspect: Double(picture.width) / Double(max(picture.height, 1)))
+    }
+
+    /// True when layout analysis's line boxes (on a picture `aspect` times as wide as tall) may hold a table: boxes
+    /// side by side in rows and in columns, each as short as a table's cell (`DocumentTables`' rule, asked of
+    /// boxes whose text is not read yet: as many letters as a box is long in half its height, a letter's usual
+    /// width). Two columns of running text are not: their lines are longer than a cell.
+    public static func mayHoldATable(_ lines: [TextObservation], aspect: Double) -> Bool {
+        let placed = lines.map { line in
+            let box = line.box
+            let letters = max(1, Int((box.width * aspect / max(box.height / 2, 1e-6)).rounded()))
+            return DocumentLine(
+                String(repeating: "x", count: min(letters, 1_000)),
+                box: DocumentBox(
+                    left: box.minX * aspect, top: 1 - box.maxY, right: box.maxX * aspect, bottom: 1 - box.minY))
+        }
+        return !DocumentTables.find(placed).isEmpty
     }
 
     /// The picture being read.
@@ -144,6 +230,8 @@ public struct StreamingRecognizer {
         /// the full layout inside both is not read again; one the chunk missed is.
         var alreadyRead: NormalizedBox?
         var readLines: [NormalizedBox] = []
+        /// A chunk's recognised line had words set as a table's cells are: the page is read whole.
+        var tableSeen = false
     }
 
     /// Recognises the chunk of `block` starting at `start` and hands out its final items; returns how many lines
@@ -186,6 +274,13 @@ public struct StreamingRecognizer {
             ConfidenceVeto.rejects(reading.blockObservations.map(\.confidence))
         {
             summary.vetoed = true
+            return read
+        }
+        // Words set far apart, as a table's cells are: the chunk is not handed out; the page is read whole.
+        if let page = photographedPage(picture),
+            recognised.contains(where: { TextPipeline.cells($0, aspect: page.aspect).count >= 2 })
+        {
+            reading.tableSeen = true
             return read
         }
         let column = chunk.first?.column ?? 0
