@@ -152,7 +152,7 @@ struct RecognitionTests {
         return (streamed, try #require(summary))
     }
 
-    /// Issue 37: the first chunk comes from the top half of the picture laid out halved; the full layout then
+    /// Issue 37: the first chunk comes from the top two fifths of the picture laid out halved; the full layout then
     /// reads the rest. A sentence runs across the first chunk's end, so it is carried into the full layout's
     /// first chunk; no line is read twice or left out. Small print (its halved lines are too small to trust) and
     /// a small picture are laid out once, at full size.
@@ -172,15 +172,16 @@ struct RecognitionTests {
             "Press the arrows to go back and forth between sentences.",
         ]
         // Each page: its size, where its text begins, the print's size and line spacing, and whether the first
-        // chunk comes from the halved picture. The coarse pass lays out only the top half: text that begins below
-        // it is laid out once, at full size; text across the half line, a line cut by it included, is read once;
-        // a block whose lines in the top half the first chunk would all take may go on below it, so it is read
-        // from the full layout (else its last sentence there would be taken to end at the half line).
+        // chunk comes from the halved picture. The coarse pass lays out only the top two fifths (880 pixels of
+        // 2200): text that begins below it is laid out once, at full size; text across its edge, a line cut by it
+        // included, is read once; a block whose lines in the top part the first chunk would all take may go on
+        // below it, so it is read from the full layout (else its last sentence there would be taken to end at the
+        // edge).
         let pages: [(name: String, size: (Int, Int), at: (Int, Int), print: (Int, Int), halved: Bool)] = [
             ("large", (1700, 2200), (150, 200), (40, 70), true),
             ("low", (1700, 2200), (150, 1200), (40, 70), false),
-            ("across", (1700, 2200), (150, 790), (40, 70), true),
-            ("one line above the half line, the next cut by it", (1700, 2200), (150, 1000), (40, 70), false),
+            ("across", (1700, 2200), (150, 570), (40, 70), true),
+            ("one line above the edge, the next cut by it", (1700, 2200), (150, 800), (40, 70), false),
             ("small print (9 pixels a line halved)", (1600, 1000), (100, 100), (16, 27), false),
             ("small", (1200, 900), (60, 80), (28, 50), false),
         ]

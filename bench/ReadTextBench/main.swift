@@ -98,7 +98,7 @@ for _ in 0..<runs {
 }
 
 // Where the warm run's time goes, stage by stage, on the same engine (medians). Since issue 37 the first chunk
-// is found by laying out the top half of the picture halved; the full layout runs after the first words are on their way.
+// is found by laying out the top two fifths of the picture halved; the full layout runs after the first words are on their way.
 func stageTimes(_ engine: TesseractEngine) throws -> [Double] {
     var marks = [now()]
     let photo = try TesseractEngine.loadGray(page)
@@ -127,12 +127,12 @@ func stageTimes(_ engine: TesseractEngine) throws -> [Double] {
 var stages: [[Double]] = []
 nonisolated(unsafe) var halvedLines = 0
 for _ in 0..<runs { stages.append(try stageTimes(warmEngine)) }
-let stageNames = ["decode", "page geometry", "layout of the top half halved", "layout", "first 3 lines"]
+let stageNames = ["decode", "page geometry", "layout of the top two fifths halved", "layout", "first 3 lines"]
 let stagesLine =
     "  stages, engine warm (the full layout runs after the first words): "
     + stageNames.enumerated().map { index, name in
         "\(name) \(String(format: "%.0f", median(stages.map { $0[index] }))) ms"
-    }.joined(separator: ", ") + "; the top half halved held \(halvedLines) lines"
+    }.joined(separator: ", ") + "; the top two fifths halved held \(halvedLines) lines"
 
 // Baseline: the command-line pipeline, to the first audible sample on espeak-ng's stdout.
 func baselineRun() throws -> Double {

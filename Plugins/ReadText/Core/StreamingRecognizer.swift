@@ -42,11 +42,11 @@ public struct StreamingRecognizer {
     /// Recognises an 8-bit grey picture; `onItems` receives final items in reading order; `shouldStop` is
     /// checked between chunks. `vetoFirstBlock` stops when the first block's lines (3 or more) fail the veto.
     ///
-    /// First words first (issue 37): on a large picture, layout analysis first runs on the top half of the
-    /// picture halved (an eighth of the pixels) to find where reading starts, and the first chunk is recognised
+    /// First words first (issue 37): on a large picture, layout analysis first runs on the top two fifths of the
+    /// picture halved (a tenth of the pixels) to find where reading starts, and the first chunk is recognised
     /// from that at full resolution and handed out; only then is the whole layout worked out at full resolution,
     /// and the rest is read from it, leaving out the lines the first chunk held. Where the halved picture's lines
-    /// are too small to trust, or its top half holds none, the layout is worked out once, at full resolution.
+    /// are too small to trust, or its top part holds none, the layout is worked out once, at full resolution.
     ///
     /// Tables (issue 70): a table is read row by row, as the whole-page reading finds it among all the page's
     /// lines, which a chunk cannot know. Where the page may hold one (its layout has lines side by side in
@@ -312,11 +312,12 @@ public struct StreamingRecognizer {
     /// The median line height, in pixels of the halved picture, below which its layout is not trusted.
     static let coarseLeastLineHeight = 10
     /// The share of the picture, from its top, that the coarse pass lays out: reading starts in it on a page
-    /// (the full layout reads the rest), and the layout's time goes with the pixels.
-    static let coarseTopShare = 0.5
+    /// (the full layout reads the rest), and the layout's time goes with the pixels (two fifths: the first audio
+    /// came 10 ms sooner than with half, on `bench/read-text.sh`'s page, 2026-12-04).
+    static let coarseTopShare = 0.4
 
     /// True when the first chunk would take all of a coarse block whose last line lies within two line heights
-    /// of the half's edge: the block may go on below it, so its last sentence is not known to end there, and
+    /// of the part's edge: the block may go on below it, so its last sentence is not known to end there, and
     /// the full layout reads from the start.
     static func mayGoOnBelowTheHalf(_ block: [OrderedLine], chunk: Int) -> Bool {
         guard block.count <= chunk, let lowest = block.map(\.observation.box.minY).min() else { return false }
@@ -324,8 +325,8 @@ public struct StreamingRecognizer {
         return lowest - (1 - coarseTopShare) < 2 * heights[heights.count / 2]
     }
 
-    /// Line boxes (normalised to the whole picture, text empty) from layout analysis of the top half of the
-    /// picture halved, or nil when the picture is small or the halved picture's lines are too few or too small
+    /// Line boxes (normalised to the whole picture, text empty) from layout analysis of the top part of the
+    /// picture (`coarseTopShare`) halved, or nil when the picture is small or the halved picture's lines are too few or too small
     /// to trust.
     public static func coarseLines(engine: TesseractEngine, picture: Picture) -> [TextObservation]? {
         let topRows = Int((Double(picture.height) * coarseTopShare).rounded())
