@@ -175,6 +175,9 @@ struct TextTests {
         #expect(
             Self.items(["A heading", "Body text."], gap: 0.05) == ["A heading.", "Body text."], "a gap forces a break")
         #expect(Self.items(["第一行", "第二行。"]) == ["第一行第二行。"], "no space between CJK characters")
+        // Nor within a line, where recognition read a gap after a full-width comma as a word's end (issue 70: the
+        // streamed reading put one there, the whole page's not); a space beside a Latin word stays.
+        #expect(Self.items(["把披肩裹得更紧， 抵挡海上的冷风。", "用 Assist 读。"]) == ["把披肩裹得更紧，抵挡海上的冷风。", "用 Assist 读。"])
         // A full stop inside a word ends nothing: a price, an address (a scanned bill's "Apples 3.20 2" was read
         // "Apples 3." and "20 2.").
         #expect(

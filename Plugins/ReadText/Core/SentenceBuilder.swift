@@ -93,7 +93,7 @@ public struct SentenceBuilder: Sendable {
     public func items(_ lines: [OrderedLine], navigation: Navigation = .sentences) -> [ReadingItem] {
         if navigation == .lines {
             return lines.map {
-                ReadingItem(text: $0.observation.text, column: $0.column, lines: [$0.observation.box])
+                ReadingItem(text: Self.closedUp($0.observation.text), column: $0.column, lines: [$0.observation.box])
             }
         }
         var items: [ReadingItem] = []
@@ -116,8 +116,9 @@ public struct SentenceBuilder: Sendable {
                 }
             }
             if current.isEmpty { column = line.column }
-            let joined = Self.join(current, line.observation.text)
-            boxes.append((joined.count - line.observation.text.count, line.observation.box))
+            let text = Self.closedUp(line.observation.text)
+            let joined = Self.join(current, text)
+            boxes.append((joined.count - text.count, line.observation.box))
             current = joined
             previous = line
             // Split what is complete; keep the rest, with the lines it is on.
@@ -141,6 +142,21 @@ public struct SentenceBuilder: Sendable {
         }
         push()
         return items
+    }
+
+    /// `text` without a space between two CJK characters: Chinese and Japanese set none, and recognition puts one
+    /// where a gap after a full-width comma looks like a word's end, in one reading of a line and not in another.
+    static func closedUp(_ text: String) -> String {
+        guard text.contains(" ") else { return text }
+        var cleaned = ""
+        let all = Array(text)
+        for (index, character) in all.enumerated() {
+            if character == " ", index > 0, index + 1 < all.count, isCJK(all[index - 1]), isCJK(all[index + 1]) {
+                continue
+            }
+            cleaned.append(character)
+        }
+        return cleaned
     }
 
     /// Joins with a space, except between two CJK characters.
@@ -210,18 +226,7 @@ public enum SpeechCleanup {
         result = output
         while result.contains("  ") { result = result.replacingOccurrences(of: "  ", with: " ") }
         while result.contains(",,") { result = result.replacingOccurrences(of: ",,", with: ",") }
-        result = result.trimmingCharacters(in: .whitespaces)
-        var cleaned = ""
-        let all = Array(result)
-        for (index, character) in all.enumerated() {
-            if character == " ", index > 0, index + 1 < all.count, SentenceBuilder.isCJK(all[index - 1]),
-                SentenceBuilder.isCJK(all[index + 1])
-            {
-                continue
-            }
-            cleaned.append(character)
-        }
-        return cleaned
+        return SentenceBuilder.closedUp(result.trimmingCharacters(in: .whitespaces))
     }
 
     private static func isWord(_ character: Character) -> Bool {
