@@ -46,6 +46,8 @@ package final class ArgumentFollower {
     package var passOver: ((Int, Int) -> Bool)?
     private var afterMs: Int
     private var waitMs: Int
+    /// Where the phrase began (ms), when the words follow a phrase rather than a question.
+    private let phraseStartMs: Int?
     /// The room's loudness before the phrase, which the words must rise above (nil: measured as they come).
     private var room: Float?
     private var roomFromMs: Int?
@@ -65,6 +67,7 @@ package final class ArgumentFollower {
     ) {
         self.phrase = phrase
         roomFromMs = phraseStartMs
+        self.phraseStartMs = phraseStartMs
         self.wanted = wanted
         // The phrase's last sound may ring on past the frame the recogniser ends it on.
         self.afterMs = afterMs + 80
@@ -88,12 +91,32 @@ package final class ArgumentFollower {
             guard now - start >= Self.longestMs else { return nil }
             if passedOver(start, now) { return nil }
             span = (start, now)
+            if let words = decodeWithPhrase(spotter, start: start, toMs: now, choices: choices) { return .words(words) }
             return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: now, choices: choices)
         case .ended(let start, let end):
             if passedOver(start, end) { return nil }
             span = (start, end)
+            if let words = decodeWithPhrase(spotter, start: start, toMs: end + 150, choices: choices) {
+                return .words(words)
+            }
             return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: end + 150, choices: choices)
         }
+    }
+
+    /// How soon after the phrase's end the words must begin to be said in one breath with it.
+    static let oneBreathMs = 300
+
+    /// The words said in one breath with the phrase ("find object cup"), decoded with it as one of the whole
+    /// commands ("find object" then each choice) from the phrase's start: the recogniser often ends a phrase
+    /// before its last sound, which then began the words decoded alone ("object" 's "t" and "cup" heard as
+    /// "cat"). Nil when the words came after a pause, are not from a list, or the whole decodes as nothing.
+    private func decodeWithPhrase(_ spotter: KeywordSpotter, start: Int, toMs: Int, choices: [String]?) -> String? {
+        guard !judged, let choices, let phraseStartMs, !phrase.isEmpty, start - afterMs <= Self.oneBreathMs,
+            let whole = spotter.decode(
+                fromMs: max(0, phraseStartMs - 200), toMs: toMs, choices: choices.map { "\(phrase) \($0)" }),
+            whole.hasPrefix(phrase + " ")
+        else { return nil }
+        return String(whole.dropFirst(phrase.count + 1))
     }
 
     /// True when the utterance from `start` to `end` is Assist's own voice (`passOver`): the words are then awaited
