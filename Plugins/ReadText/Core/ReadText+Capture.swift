@@ -338,6 +338,7 @@ extension ReadText {
             }
             if number > 0 { showPictureOnView(picture, number: number) }
         }
+        if summary.readWhole { host.log(.debug, "streaming: the page may hold a table; read whole from there") }
         // An early read the camera moved away from: nothing more is worked out for it.
         if output?.isDropped == true { return true }
         if summary.vetoed || summary.sideways {
