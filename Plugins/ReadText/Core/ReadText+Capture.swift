@@ -277,8 +277,9 @@ extension ReadText {
             let observations = engine.recognize(
                 gray: picture.pixels, width: picture.width, height: picture.height, stride: picture.stride,
                 minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: picture.height))
+            // A photographed page: its tables are found, as the streamed reading finds them, but not its headings.
             let page = ScannedPage(
-                aspect: Double(picture.width) / Double(max(picture.height, 1)), headings: false, tableIntro: tableIntro)
+                width: picture.width, height: picture.height, headings: false, tableIntro: tableIntro)
             let result = pipeline.process(observations, scanned: page)
             let doubtful =
                 result.vetoed

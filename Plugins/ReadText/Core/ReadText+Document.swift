@@ -86,7 +86,7 @@ extension ReadText {
             let observations = engine.recognize(
                 gray: base, width: page.width, height: page.height, stride: page.width,
                 minimumLineHeight: ReadTextParameters.leastLineHeight(pictureHeight: page.height))
-            let scanned = ScannedPage(aspect: Double(page.width) / Double(max(page.height, 1)), tableIntro: tableIntro)
+            let scanned = ScannedPage(width: page.width, height: page.height, tableIntro: tableIntro)
             return pipeline.process(observations, scanned: scanned).items
         }
     }

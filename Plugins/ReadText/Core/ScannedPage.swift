@@ -20,6 +20,13 @@ public struct ScannedPage {
         self.headings = headings
         self.tableIntro = tableIntro
     }
+
+    /// A picture of `width` by `height` pixels.
+    public init(
+        width: Int, height: Int, headings: Bool = true, tableIntro: @escaping (_ rows: Int, _ columns: Int) -> String
+    ) {
+        self.init(aspect: Double(width) / Double(max(height, 1)), headings: headings, tableIntro: tableIntro)
+    }
 }
 
 /// A scanned page's headings and tables, found in its recognised lines with the rules a text layer's are found by

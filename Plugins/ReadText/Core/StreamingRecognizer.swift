@@ -173,13 +173,13 @@ public struct StreamingRecognizer {
     /// tables are not looked for.
     func photographedPage(_ picture: Picture) -> ScannedPage? {
         tableIntro.map {
-            ScannedPage(aspect: Double(picture.width) / Double(max(picture.height, 1)), headings: false, tableIntro: $0)
+            ScannedPage(width: picture.width, height: picture.height, headings: false, tableIntro: $0)
         }
     }
 
     /// True when tables are looked for and `mayHoldATable(_:aspect:)`.
     func mayHoldATable(_ lines: [TextObservation], picture: Picture) -> Bool {
-        tableIntro != nil && Self.mayHoldATable(lines, aspect: Double(picture.width) / Double(max(picture.height, 1)))
+        photographedPage(picture).map { Self.mayHoldATable(lines, aspect: $0.aspect) } ?? false
     }
 
     /// True when layout analysis's line boxes (on a picture `aspect` times as wide as tall) may hold a table: boxes
