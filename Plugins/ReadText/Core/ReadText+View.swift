@@ -14,10 +14,14 @@ extension ReadText {
     /// since the last time.
     func showOnView(reading index: Int) {
         guard let navigator, index < navigator.items.count else { return }
-        let page = navigator.items[index].page
-        let onPage = navigator.items.enumerated().filter { $0.element.page == page }.prefix(Self.viewSentences)
-        let first = onPage.first?.offset ?? 0
-        let sentences = onPage.map(\.element.text)
+        let items = navigator.items
+        let page = items[index].page
+        // A page's items are together (in page order): its first is found from the one being read, so a
+        // sentence costs the page's length, not the document's.
+        var first = index
+        while first > 0 && items[first - 1].page == page { first -= 1 }
+        let onPage = items[first...].prefix { $0.page == page }.prefix(Self.viewSentences)
+        let sentences = onPage.map(\.text)
         let picture = page == 0 ? viewPicture : 0
         if sentences != viewShown.sentences || page != viewShown.page || picture != viewShown.picture {
             viewShown = (page, picture, sentences)
@@ -26,7 +30,7 @@ extension ReadText {
             ]
             if picture > 0 {
                 object["picture"] = picture
-                object["lines"] = onPage.map { $0.element.lines.map(Self.topLeft) }
+                object["lines"] = onPage.map { $0.lines.map(Self.topLeft) }
             }
             publishView("assist.read-text.view.page", object)
         }

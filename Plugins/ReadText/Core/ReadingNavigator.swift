@@ -171,7 +171,9 @@ public final class ReadingNavigator {
     /// was waiting for that page.
     public func add(_ more: [ReadingItem], page: Int) {
         donePages.insert(page)
-        let at = items.firstIndex { $0.page > page } ?? items.count
+        // Items are in page order: a page's place is found from the end, where pages read in order go (a
+        // search from the start made reading a 2,000-page document quadratic).
+        let at = items.lastIndex { $0.page <= page }.map { $0 + 1 } ?? 0
         items.insert(contentsOf: more, at: at)
         if state != .idle, at <= index, !more.isEmpty {
             index += more.count
