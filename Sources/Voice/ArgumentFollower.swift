@@ -91,15 +91,11 @@ package final class ArgumentFollower {
             guard now - start >= Self.longestMs else { return nil }
             if passedOver(start, now) { return nil }
             span = (start, now)
-            if let words = decodeWithPhrase(spotter, start: start, toMs: now, choices: choices) { return .words(words) }
-            return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: now, choices: choices)
+            return decode(spotter, start: start, toMs: now, choices: choices)
         case .ended(let start, let end):
             if passedOver(start, end) { return nil }
             span = (start, end)
-            if let words = decodeWithPhrase(spotter, start: start, toMs: end + 150, choices: choices) {
-                return .words(words)
-            }
-            return decode(spotter, fromMs: max(afterMs - 80, start - 200), toMs: end + 150, choices: choices)
+            return decode(spotter, start: start, toMs: end + 150, choices: choices)
         }
     }
 
@@ -141,7 +137,11 @@ package final class ArgumentFollower {
         spotter.utterance(after: afterMs, room: room) == .none
     }
 
-    private func decode(_ spotter: KeywordSpotter, fromMs: Int, toMs: Int, choices: [String]?) -> Outcome {
+    /// Decodes the words that began at `start`, up to `toMs`: with the phrase when they were said in one breath
+    /// with it (`decodeWithPhrase`), else alone, from just before they began.
+    private func decode(_ spotter: KeywordSpotter, start: Int, toMs: Int, choices: [String]?) -> Outcome {
+        if let words = decodeWithPhrase(spotter, start: start, toMs: toMs, choices: choices) { return .words(words) }
+        let fromMs = max(afterMs - 80, start - 200)
         if choices == nil, !likely.isEmpty,
             let (phrase, confidence) = spotter.judge(fromMs: fromMs, toMs: toMs, commands: likely),
             confidence >= CommandConfidence.likelyAt
