@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memfd_create */
 #include "assist_pocketsphinx.h"
 
 #include <dlfcn.h>
@@ -5,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Debian's runtime package's sonames (libpocketsphinx3, libsphinxbase3). */
 #define PS_LIBRARY "libpocketsphinx.so.3"
@@ -551,4 +554,24 @@ void assist_spotter_close(assist_spotter *spotter) {
     lib.free(spotter->decoder);
     lib.cmd_ln_free_r(spotter->config);
     free(spotter);
+}
+
+int assist_spotter_list_open(const char *text, char *path, size_t path_size) {
+    if (text == NULL || path == NULL || path_size == 0) return -1;
+    int fd = memfd_create("assist-phrases", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t length = strlen(text), written = 0;
+    while (written < length) {
+        ssize_t made = write(fd, text + written, length - written);
+        if (made <= 0) {
+            close(fd);
+            return -1;
+        }
+        written += (size_t)made;
+    }
+    if (snprintf(path, path_size, "/proc/self/fd/%d", fd) >= (int)path_size) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }

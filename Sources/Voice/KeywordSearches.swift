@@ -11,10 +11,6 @@ final class KeywordSearches {
     private var searches: [OpaquePointer]
     /// When each search was opened, in ms of audio fed: a search counts its frames from its own first.
     private var openedAtMs: [Int] = [0]
-    /// Where the phrase lists are written.
-    let folder: URL
-    /// A one-phrase list a decoder is opened with.
-    let probe: URL
     let model: VoiceModel
     /// The words' later pronunciations, added to the searches and the side decoders.
     let pronunciations: Pronunciations
@@ -29,29 +25,24 @@ final class KeywordSearches {
     init(model: VoiceModel) throws(VoiceError) {
         self.model = model
         pronunciations = Pronunciations(dictionary: model.dictionary)
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("assist-voice-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // A one-phrase list first, to look words up; then the real list.
-        probe = folder.appendingPathComponent("probe.kws")
-        try? "yes /1e-10/\n".write(to: probe, atomically: false, encoding: .utf8)
-        do { searches = [try Self.open(model, list: probe)] } catch {
-            try? FileManager.default.removeItem(at: folder)
-            throw error
-        }
+        searches = [
+            try PhraseListFile.with(PhraseListFile.probe) { (list) throws(VoiceError) in
+                try Self.open(model, list: list)
+            }
+        ]
         pronunciations.addMissing(from: model.addedWords, to: searches)
     }
 
     deinit {
         searches.forEach { assist_spotter_close($0) }
-        try? FileManager.default.removeItem(at: folder)
     }
 
-    private static func open(_ model: VoiceModel, list: URL) throws(VoiceError) -> OpaquePointer {
+    private static func open(_ model: VoiceModel, list: String) throws(VoiceError) -> OpaquePointer {
         var error = [CChar](repeating: 0, count: 256)
         guard
             let opened = assist_spotter_open(
-                model.acousticModel.path, model.dictionary.path, list.path, &error, error.count)
+                model.acousticModel.path, model.dictionary.path, list, &error, error.count)
         else { throw .library(String(nulTerminated: error)) }
         return opened
     }
@@ -76,18 +67,16 @@ final class KeywordSearches {
                     lines += "\(variant) /\(String(format: "%.0e", phrase.threshold))/\n"
                 }
             }
-            let list = folder.appendingPathComponent("phrases-\(index).kws")
-            do { try lines.write(to: list, atomically: false, encoding: .utf8) } catch {
-                throw .library("the phrase list cannot be written to \(folder.path)")
-            }
-            if index == searches.count {
-                let opened = try Self.open(model, list: list)
-                searches.append(opened)
-                openedAtMs.append(fedMs)
-                pronunciations.copy(to: opened)
-            }
-            guard assist_spotter_set_keyphrases(searches[index], list.path) == 0 else {
-                throw .library("the phrase list was refused")
+            try PhraseListFile.with(lines) { (list) throws(VoiceError) in
+                if index == searches.count {
+                    let opened = try Self.open(model, list: list)
+                    searches.append(opened)
+                    openedAtMs.append(fedMs)
+                    pronunciations.copy(to: opened)
+                }
+                guard assist_spotter_set_keyphrases(searches[index], list) == 0 else {
+                    throw .library("the phrase list was refused")
+                }
             }
         }
         // Searches left over from a longer list listen for nothing.

@@ -18,7 +18,7 @@ package final class KeywordSpotter {
     package private(set) var unknown: [(phrase: String, word: String)] = []
     /// The last seconds of sound, and the decoders that decode a span of it once.
     lazy var spans = SpanDecoders(
-        model: model, probe: searches.probe.path, pronunciations: searches.pronunciations,
+        model: model, pronunciations: searches.pronunciations,
         knows: { [unowned self] in knows($0) })
     private var rules = PauseRules()
     private var referee = Referee()

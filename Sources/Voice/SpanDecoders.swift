@@ -6,8 +6,6 @@ import Foundation
 /// command with the free phone loop it is judged against (`CommandConfidence`). Each is opened when first needed.
 final class SpanDecoders {
     private let model: VoiceModel
-    /// A one-phrase list a decoder is opened with.
-    private let probe: String
     private let pronunciations: Pronunciations
     /// True when the dictionary has the word.
     private let knows: (String) -> Bool
@@ -20,9 +18,8 @@ final class SpanDecoders {
     private var referee: OpaquePointer?
     private var refereeGrammar = ""
 
-    init(model: VoiceModel, probe: String, pronunciations: Pronunciations, knows: @escaping (String) -> Bool) {
+    init(model: VoiceModel, pronunciations: Pronunciations, knows: @escaping (String) -> Bool) {
         self.model = model
-        self.probe = probe
         self.pronunciations = pronunciations
         self.knows = knows
     }
@@ -103,8 +100,9 @@ final class SpanDecoders {
 
     private func openPhoneLoop() -> OpaquePointer? {
         var error = [CChar](repeating: 0, count: 256)
-        let loop = assist_spotter_open_phone_loop(
-            model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+        let loop = try? PhraseListFile.with(PhraseListFile.probe) { probe in
+            assist_spotter_open_phone_loop(model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+        }
         if loop == nil { trace?("no phone loop: \(String(nulTerminated: error))") }
         return loop
     }
@@ -186,8 +184,9 @@ final class SpanDecoders {
     /// the alternate pronunciations the searches have.
     private func sideDecoder() -> OpaquePointer? {
         var error = [CChar](repeating: 0, count: 256)
-        let decoder = assist_spotter_open_precise(
-            model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+        let decoder = try? PhraseListFile.with(PhraseListFile.probe) { probe in
+            assist_spotter_open_precise(model.acousticModel.path, model.dictionary.path, probe, &error, error.count)
+        }
         if let decoder { pronunciations.copy(to: decoder) }
         return decoder
     }

@@ -811,6 +811,49 @@ struct VoiceListenTests: VoiceListening {
             thirty < one + fileMegabytes, "one minute \(one) MB, thirty \(thirty) MB: memory grows with the file")
     }
 
+    /// pocketsphinx reads its phrase lists from files: none is left in the temporary folder when a run ends,
+    /// always-on or in a window (whose judge opens decoders of its own), and none while it runs.
+    @Test func nothingIsLeftInTheTemporaryFolder() throws {
+        let temporary = folder.path("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let said = folder.path("said.wav")
+        let say = try ProcessRunner.run(
+            BuildProducts.assist,
+            ["say", "--data-dir", folder.path("data").path, "--audio-out", "wav:" + said.path, "Read text. Stop."])
+        try #require(say.status == 0, "\(say.standardError)")
+        for window in [[], ["--window"]] {
+            let run = try ProcessRunner.run(
+                BuildProducts.assist,
+                ["listen", "--data-dir", folder.path("data").path, "--mic", "wav:" + said.path, "--json"] + window,
+                environment: ["TMPDIR": temporary.path], timeoutSeconds: 120)
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(!run.standardOutput.isEmpty, "nothing heard \(window): \(run.standardError)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+            #expect(left.isEmpty, "left in the temporary folder \(window): \(left)")
+        }
+        // Stopped by SIGKILL while it listens at a microphone's pace (its trace written: the searches are open).
+        let trace = folder.path("killed.trace")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
+        process.arguments = ["listen", "--data-dir", folder.path("data").path, "--mic", "live:" + said.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["TMPDIR": temporary.path, "ASSIST_VOICE_TRACE": trace.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline
+            && ((try? FileManager.default.attributesOfItem(atPath: trace.path)[.size] as? Int) ?? 0) == 0
+        {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(process.isRunning, "assist listen ended before it could be stopped")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(left.isEmpty, "left in the temporary folder by a run stopped with SIGKILL: \(left)")
+    }
+
     /// A third party's list: the C test plugin, run in a helper process, sets "apple", "banana", "cherry" to
     /// follow its launch keyword "pick fruit" from its library's init, through the bridge; the recogniser then
     /// hears the fruit said after the phrase.

@@ -8,6 +8,12 @@
 
 typedef struct assist_spotter assist_spotter;
 
+/* pocketsphinx takes a phrase list only by a file's name, and reads it when a search is opened or set: `text` in
+ * an anonymous memory file (memfd), whose name (/proc/self/fd/N) goes into `path`. Nothing is written to a disk, so
+ * nothing is left behind however the process ends. Returns the descriptor, closed by the caller once the search
+ * has read it, or -1. */
+int assist_spotter_list_open(const char *text, char *path, size_t path_size);
+
 /* Opens a spotter on the acoustic model folder `hmm` and pronunciation dictionary `dict`, searching for the
  * keyphrases of `kws_file` (one "phrase /threshold/" a line). NULL with a sentence in `error` when the library,
  * the model or the list cannot be used. */
