@@ -29,6 +29,12 @@ fi
 swift build --product AssistMedia >/dev/null
 export ASSIST_MEDIA_LIBRARY="$PWD/.build/debug/libAssistMedia.so"
 export ASAN_OPTIONS=detect_leaks=0
+# The targets that read paths write each input to a scratch folder of their process (assist-fuzz-PID, in the
+# temporary folder); a fuzz run ends its processes by signal, so each run gets a temporary folder of its own,
+# removed at the end, rather than leaving a folder per process in /tmp.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/assist-fuzz-run.XXXXXX")
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 
 printf '%-11s %10s %9s %6s %8s %s\n' target executions "exec/s" cov features crashes
 failed=0
