@@ -164,8 +164,24 @@ def measure_first_seconds():
     first_reading = os.path.join(work, "first-reading.wav")
     run(["espeak-ng", "-s", "175", "-w", whole, text])
     run(["sox", whole, first_reading, "trim", "0", "20"])
+    # FIRST_SECONDS_TRAINING=SECONDS: the speakers first play SECONDS of pink noise (peaks 12 dB under full scale,
+    # 50 ms fades) and a second of quiet, as a start-up sound meant to train the canceller would; the moments still
+    # count from the reading's start.
+    training = float(os.environ.get("FIRST_SECONDS_TRAINING", "0"))
+    offset = 0.0
+    if training > 0:
+        with wave.open(first_reading) as file:
+            rate = str(file.getframerate())
+        noise, quiet = os.path.join(work, "training.wav"), os.path.join(work, "quiet.wav")
+        run(["sox", "-n", "-r", rate, "-c", "1", "-b", "16", noise, "synth", str(training), "pinknoise",
+             "fade", "t", "0.05", str(training), "0.05", "gain", "-n", "-12"])
+        run(["sox", "-n", "-r", rate, "-c", "1", "-b", "16", quiet, "trim", "0", "1"])
+        trained = os.path.join(work, "first-reading-trained.wav")
+        run(["sox", noise, quiet, first_reading, trained])
+        first_reading, offset = trained, training + 1
     print("the first seconds: each command said once, at a moment of a reading the canceller had not heard before "
-          "(RT60 350 ms, pink noise; a rendering each, taking turns)")
+          "(RT60 350 ms, pink noise; a rendering each, taking turns)"
+          + (f"; the canceller first trained on {training:g} s of pink noise" if training > 0 else ""))
     for name, echo_db, delay in [("as loud", 0, 40), ("twice as loud", 6, 150)]:
         heard_at = []
         turn = 0
@@ -177,7 +193,7 @@ def measure_first_seconds():
                 folder = os.path.join(work, f"first-{echo_db}-{moment}-{label}")
                 run([python, os.path.join(root, "scripts/echo-room.py"), folder, "--reading", first_reading,
                      "--lead-seconds", "0", "--echo-db", str(echo_db), "--delay-ms", str(delay), "--rt60-ms", "350",
-                     "--seed", str(moment * 10 + echo_db), "--say", f"{path}@{moment}"])
+                     "--seed", str(moment * 10 + echo_db), "--say", f"{path}@{moment + offset}"])
                 span = json.load(open(os.path.join(folder, "spans.json")))["commands"][0]
                 found, _, _ = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"))
                 heard += any(phrase == label and span["from_ms"] - 300 <= (start + end) / 2 <= span["to_ms"] + 300
