@@ -55,7 +55,15 @@ enum FuzzTargets {
     static let scratch = URL(fileURLWithPath: NSTemporaryDirectory())
         .appendingPathComponent("assist-fuzz-\(getpid())")
 
+    /// Whether the scratch folder's removal at exit is set: the replays run as processes of the test suite and the
+    /// sweep, each with a folder of its own, which they left in the temporary folder.
+    nonisolated(unsafe) private static var removedAtExit = false
+
     static func writeScratch(_ data: Data, name: String) -> URL {
+        if !removedAtExit {
+            removedAtExit = true
+            atexit { try? FileManager.default.removeItem(at: FuzzTargets.scratch) }
+        }
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let url = scratch.appendingPathComponent(name)
         _ = FileManager.default.createFile(atPath: url.path, contents: data)

@@ -18,11 +18,15 @@ struct FuzzReplayTests {
         let folders = ["corpus", "regressions"].map { root.appendingPathComponent("\($0)/\(target)").path }
             .filter { FileManager.default.fileExists(atPath: $0) }
         try #require(!folders.isEmpty, "a seed corpus for \(target)")
+        // The targets that read paths write each input to a scratch folder: nothing is left in the temporary folder.
+        let temporary = try TemporaryDirectory("fuzz-replay")
         let result = try ProcessRunner.run(
             BuildProducts.directory.appendingPathComponent("AssistFuzz").path, folders,
-            environment: ["ASSIST_FUZZ_TARGET": target], timeoutSeconds: 60)
+            environment: ["ASSIST_FUZZ_TARGET": target, "TMPDIR": temporary.url.path], timeoutSeconds: 60)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.lines.last?.hasSuffix("inputs replayed, 0 failed") == true, "\(result.standardOutput)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.url.path)
+        #expect(left.isEmpty, "left in the temporary folder: \(left)")
     }
 
     @Test func anUnknownTargetIsNamedWithTheKnownOnes() throws {
