@@ -535,8 +535,6 @@ struct ReadTextCLITests {
         #expect(one.lines == ["Page 2 of the fax begins here.", "It ends with sentence number 2."], "\(one.lines)")
     }
 
-    /// Issue 70, bad input: a PDF cut in half, a web page saved as .pdf, a Word file, an empty file: one sentence
-    /// naming the document and why (what it really is, when it is no PDF), exit status 1, nothing read.
     /// Issue 70: a 2,000-page document is read page by page to its end, every line once and in order. Each
     /// sentence read used to look through the whole document read so far (the view's page, a page's place among
     /// the pages): 400 pages of 40 lines took 65 s, and 2,000 would have taken about half an hour; now 2,000 pages
@@ -561,6 +559,8 @@ struct ReadTextCLITests {
             "first difference at line \(zip(result.lines, expected).prefix { $0 == $1 }.count)")
     }
 
+    /// Issue 70, bad input: a PDF cut in half, a web page saved as .pdf, a Word file, an empty file: one sentence
+    /// naming the document and why (what it really is, when it is no PDF), exit status 1, nothing read.
     @Test func aBrokenDocumentGetsOneClearSentence() throws {
         let whole = PdfWriter(pages: [
             .text(["A page that is cut in half before its end, so the reader cannot find it."])
