@@ -6,6 +6,36 @@ import Testing
 /// Photo files from outside, as read-text's reader meets them.
 @Suite("Photo files read by read-text")
 struct PhotoFileTests {
+    /// Pictures decoded on many threads at once (a document's pages, two sessions in one process) give standard
+    /// error back as it was: each decoding parks it on /dev/null while libpng may print, and the old code, each
+    /// swapping it for itself, could keep the null device another had put there for the rest of the process.
+    @Test func standardErrorComesBackAfterDecodingsOnManyThreadsAtOnce() throws {
+        let mine = dup(2)
+        try #require(mine >= 0)
+        defer {
+            // Put back whatever happened, so a failure here is still reported on standard error.
+            dup2(mine, 2)
+            close(mine)
+        }
+        var before = stat()
+        fstat(2, &before)
+        // Eight threads, each decoding twenty times, their lengths drawn so that they overlap every which way.
+        let group = DispatchGroup()
+        for thread in 0..<8 {
+            group.enter()
+            Thread {
+                for round in 0..<20 {
+                    _ = LeptonicaMessages.quietly { usleep(UInt32((thread * 20 + round) * 7919 % 2000)) }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        var after = stat()
+        fstat(2, &after)
+        #expect(after.st_dev == before.st_dev && after.st_ino == before.st_ino, "standard error left elsewhere")
+    }
+
     /// Found by the `photo` fuzz target: 276 bytes whose ancillary chunk claims 1.9 GB, which libpng allocated
     /// (and Leptonica let it) before reading. It must be refused before libpng sees it.
     @Test func aPNGWhoseChunkClaimsMoreThanTheFileIsRefused() throws {

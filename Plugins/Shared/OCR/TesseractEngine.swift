@@ -312,30 +312,52 @@ public final class TesseractEngine {
 /// Leptonica prints its errors ("Error in pixSauvolaBinarizeTiled") and libpng its own ("libpng error: Read
 /// Error") to standard error, ahead of Assist's one sentence. Leptonica's are turned off for the process;
 /// libpng's default handler cannot be, so standard error is parked while a file is decoded.
-enum LeptonicaMessages {
+package enum LeptonicaMessages {
     private static let silenced: Void = { _ = setMsgSeverity(Int32(L_SEVERITY_NONE)) }()
 
     static func silence() { _ = silenced }
 
+    /// Standard error as it was, while parked; how many decodings are under way.
+    private static let parking = NSLock()
+    nonisolated(unsafe) private static var saved: Int32 = -1
+    nonisolated(unsafe) private static var parked = 0
+
     /// Runs `body` with file descriptor 2 pointing at /dev/null; other threads' messages written meanwhile are
-    /// lost, so it wraps only the decoding of one file.
-    static func quietly<T>(_ body: () -> T) -> T {
-        fflush(nil)
-        let saved = dup(2)
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        guard saved >= 0, null >= 0 else {
-            if saved >= 0 { close(saved) }
+    /// lost, so it wraps only the decoding of one file. Decodings on several threads at once (a document's
+    /// pages, two sessions in one process) share one parking: the first parks standard error and the last
+    /// gives it back. (Each swapping it for itself, one could keep the null device another had put there, and
+    /// every later line of the process, a data command's spoken lines among them, was lost.)
+    package static func quietly<T>(_ body: () -> T) -> T {
+        park()
+        defer { unpark() }
+        return body()
+    }
+
+    private static func park() {
+        parking.withLock {
+            parked += 1
+            guard parked == 1 else { return }
+            fflush(nil)
+            let kept = fcntl(2, F_DUPFD_CLOEXEC, 0)
+            let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            if kept >= 0, null >= 0, dup2(null, 2) >= 0 {
+                saved = kept
+            } else if kept >= 0 {
+                close(kept)
+            }
             if null >= 0 { close(null) }
-            return body()
         }
-        dup2(null, 2)
-        close(null)
-        defer {
+    }
+
+    private static func unpark() {
+        parking.withLock {
+            parked -= 1
+            guard parked == 0, saved >= 0 else { return }
             fflush(nil)
             dup2(saved, 2)
             close(saved)
+            saved = -1
         }
-        return body()
     }
 }
 
