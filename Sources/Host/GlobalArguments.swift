@@ -43,4 +43,29 @@ enum GlobalArguments {
         rest.insert(contentsOf: globals, at: end)
         return rest
     }
+
+    /// The last value given to the global option `name` ("--data-dir") before any `--`, as the parser would
+    /// take it; nil when not given.
+    static func value(of name: String, in arguments: [String]) -> String? {
+        var found: String?
+        var index = 0
+        while index < arguments.count, arguments[index] != "--" {
+            let argument = arguments[index]
+            if argument.hasPrefix(name + "=") {
+                found = String(argument.dropFirst(name.count + 1))
+            } else if argument == name, index + 1 < arguments.count {
+                found = arguments[index + 1]
+                index += 1
+            } else if valued.contains(argument) {
+                index += 1
+            }
+            index += 1
+        }
+        return found
+    }
+
+    /// True when the global flag `name` ("--verbose") is given before any `--`.
+    static func has(_ name: String, in arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains(name)
+    }
 }

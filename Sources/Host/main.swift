@@ -21,8 +21,14 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "_plugin-helper
     exit(assist_bridge_helper_main(fd, CommandLine.argc - 3, CommandLine.unsafeArgv + 3))
 }
 CrashExit.installOnTerminal()
+// What is the process's, not a session's (logging, the environment plugins read, systemd's socket), set up once.
+let arguments = Array(CommandLine.arguments.dropFirst())
+AssistProcess.prepare(
+    verbose: GlobalArguments.has("--verbose", in: arguments),
+    dataDir: GlobalArguments.value(of: "--data-dir", in: arguments),
+    shareDir: GlobalArguments.value(of: "--share-dir", in: arguments))
 do {
-    var command = try Assist.parseAsRoot(GlobalArguments.normalized(Array(CommandLine.arguments.dropFirst())))
+    var command = try Assist.parseAsRoot(GlobalArguments.normalized(arguments))
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)

@@ -138,3 +138,17 @@ package struct PdfWriter {
             .replacingOccurrences(of: ")", with: "\\)")
     }
 }
+
+extension PdfWriter.Page {
+    /// A scan in the JPEG at `url` as an A4 page: a picture turned is larger than the page drawn, so its size is
+    /// read as it is (ImageMagick's `identify`).
+    package static func a4Scan(_ url: URL) throws -> PdfWriter.Page {
+        let size = try ProcessRunner.run("/usr/bin/identify", ["-format", "%w %h", url.path])
+        let pixels = size.standardOutput.split(separator: " ").compactMap { Int($0) }
+        guard pixels.count == 2 else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        return .scan(
+            jpeg: try Data(contentsOf: url), pixelWidth: pixels[0], pixelHeight: pixels[1], width: 595, height: 842)
+    }
+}

@@ -9,6 +9,13 @@ package struct ProcessResult: Sendable {
     /// True when the program was ended by a signal.
     package var signalled: Bool
 
+    package init(status: Int32, standardOutput: String, standardError: String, signalled: Bool) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.signalled = signalled
+    }
+
     /// Standard output's lines, without empty ones.
     package var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
 

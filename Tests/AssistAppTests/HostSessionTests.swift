@@ -33,6 +33,43 @@ struct HostSessionTests {
         #expect(session.console == nil && session.sound == nil, "a non-interactive quiet session opens neither")
     }
 
+    /// A session is made from its options and environment alone and leaves the process's environment as it
+    /// was: two made at once in one process, each with its own settings folder, share folder and language,
+    /// keep their own (what an app driven in process by its tests needs). The old session set
+    /// `ASSIST_SHARE_DIR` for the whole process and read the process's settings folder.
+    @Test func twoSessionsInOneProcessKeepTheirOwnSettingsAndChangeNothingOfTheProcess() throws {
+        let process = ProcessInfo.processInfo.environment
+        let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
+        func session(_ name: String, language: String) throws -> HostSession {
+            let config = folder.path("\(name)/config/assist")
+            try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+            try Data("language = \"\(language)\"\n".utf8).write(to: config.appendingPathComponent("config.toml"))
+            // Each its own path to the share folder, so that a session that set it for the process would show.
+            let link = folder.path("\(name)/share")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: share)
+            var environment = process
+            environment["XDG_CONFIG_HOME"] = folder.path("\(name)/config").path
+            environment["LANG"] = "C.UTF-8"
+            let options = HostOptions(
+                dataDir: folder.path("\(name)/data").path, shareDir: link.path, noSpeech: true, audioOut: "null")
+            return try HostSession(options: options, interactive: false, environment: environment)
+        }
+        let spanish = try session("one", language: "es")
+        defer { spanish.shutdown() }
+        let russian = try session("two", language: "ru")
+        defer { russian.shutdown() }
+        #expect(spanish.phrases.language == "es" && russian.phrases.language == "ru")
+        #expect(spanish.paths.share.path == folder.path("one/share").path)
+        #expect(russian.paths.share.path == folder.path("two/share").path)
+        #expect(spanish.paths.data != russian.paths.data)
+        #expect(spanish.features.record(id: "assist.clock")?.isUsable == true)
+        #expect(russian.features.record(id: "assist.clock")?.isUsable == true)
+        let after = ProcessInfo.processInfo.environment
+        for name in ["ASSIST_SHARE_DIR", "XDG_CONFIG_HOME", "NOTIFY_SOCKET"] {
+            #expect(after[name] == process[name], "\(name) changed by making a session: \(after[name] ?? "unset")")
+        }
+    }
+
     @Test func theDoctorsChecksNameEachPluginAndTheDataFolder() throws {
         let session = try HostSession(options: options, interactive: false)
         defer { session.shutdown() }

@@ -13,13 +13,14 @@ package enum KioskRun {
     package static let unusable: Int32 = 78
 
     package static func start(options given: HostOptions) throws {
-        // systemd's variables, put back for a restart from the admin menu (the session takes them out).
-        let inherited = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { name in
-            ProcessInfo.processInfo.environment[name].map { (name, $0) }
-        }
+        // systemd's variables, put back for a restart from the admin menu (the process took them out).
+        let inherited = AssistProcess.systemdVariables
         var options = given
         let device = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir).data
         let sitting = try enterSitting(&options, device: device)
+        if sitting != nil, let folder = options.dataDir {
+            AssistProcess.logInto(dataFolder: URL(fileURLWithPath: folder))
+        }
         let session = try HostSession(options: options, interactive: true, kiosk: true, kioskDevice: device)
         guard let config = session.kiosk else { return }
         let environment = ProcessInfo.processInfo.environment

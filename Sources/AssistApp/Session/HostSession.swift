@@ -20,6 +20,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     package let features: FeatureController
     package let dispatcher: InputDispatcher
     package let console: Console?
+    /// Where keys come from and lines go (the process's own streams for `assist`).
+    package let terminal: SessionTerminal
     package let logger: Logger
     /// Events written for `assist events --follow`.
     package private(set) var journal: EventJournal?
@@ -46,33 +48,26 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     /// Sets up every service; `interactive` reads the keyboard. Sound starts only when `sounds` (by default when
     /// speaking) and speech only when `speaks` (by default for interactive sessions), so listing or checking
     /// plugins never opens the sound card, starts espeak-ng or touches the WAV file.
+    ///
+    /// The session's folders, settings files and plugin folders come from `options` and `environment` (the
+    /// process's by default) and nothing else: it changes nothing process-wide (`AssistProcess` holds what
+    /// does), so two sessions made in one process are independent. Keys and lines go through `terminal`.
     package init(
         options: HostOptions, interactive: Bool, speaks: Bool? = nil, sounds: Bool? = nil, speechRate: Int? = nil,
-        voice: String? = nil, kiosk kioskMode: Bool = false, kioskDevice: URL? = nil
+        voice: String? = nil, kiosk kioskMode: Bool = false, kioskDevice: URL? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment, terminal: SessionTerminal = .standard
     ) throws {
-        Self.bootstrapLogging(
-            verbose: options.verbose,
-            data: AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir).data)
+        self.terminal = terminal
         var logger = Logger(label: "assist")
         // The journal keeps notices too (the kiosk's admin events); a terminal shows warnings and worse.
-        logger.logLevel = options.verbose ? .debug : Self.toJournal ? .notice : .warning
+        logger.logLevel = options.verbose ? .debug : AssistProcess.logsToJournal ? .notice : .warning
         self.logger = logger
         let printedLines = PrintedLines()
         self.printedLines = printedLines
+        notifier = AssistProcess.notifier
 
-        // Tesseract's libgomp reads this only when it loads, so it must be set before any plugin is opened.
-        setenv("OMP_THREAD_LIMIT", "1", 0)
-        // Read (and taken out of the environment) before anything is started that could inherit it.
-        notifier = ServiceNotifier.fromEnvironment()
-
-        paths = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir)
+        paths = AssistPaths.resolve(dataDir: options.dataDir, shareDir: options.shareDir, environment: environment)
         deviceFolder = kioskDevice ?? paths.data
-        // The host's share folder, for plugins that use its shared data (find-object's and photo-sensor's models),
-        // in process or in a helper: the one `--share-dir` chose, or the one found from the executable. Set only
-        // when it changes: a session made again in the same process leaves the environment as it was.
-        if ProcessInfo.processInfo.environment["ASSIST_SHARE_DIR"] != paths.share.path {
-            setenv("ASSIST_SHARE_DIR", paths.share.path, 1)
-        }
         // Private from the start (recordings, answers, speech), and tightened once where an older version was not.
         for folder in [paths.data, paths.cache] {
             do { try AssistPaths.makePrivate(folder) } catch {
@@ -81,7 +76,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         }
         settings = SettingsStore()
         // The kiosk's --config is the admin's: only its unit file names it.
-        let loaded = settings.loadStandardFiles(explicit: options.config, explicitIsAdmin: kioskMode)
+        let loaded = settings.loadStandardFiles(
+            explicit: options.config, explicitIsAdmin: kioskMode, environment: environment)
         if let problem = loaded.errors.first {
             throw CLIFailure(message: "The config file cannot be read: \(problem).")
         }
@@ -93,7 +89,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             case .failure(let problem): warnings.append(problem.text)
             }
         }
-        let kept = SettingsFiles.standard()
+        let kept = SettingsFiles.standard(environment: environment)
         for problem in settings.keep(in: kept) {
             logger.warning("saved settings ignored: \(problem)")
             warnings.append(problem)
@@ -103,7 +99,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         // A kiosk's `view = true` opens the view as `--view` does (docs/kiosk.md); a data command never has one.
         let kioskView = kioskMode && (settings.value("kiosk.view")?.flag ?? false)
         viewRequest = options.dataCommand ? nil : options.view ?? (kioskView ? ViewRequest() : nil)
-        let language = try Self.language(option: options.lang, settings: settings)
+        let language = try Self.language(option: options.lang, settings: settings, environment: environment)
         let target = try AudioTarget.parse(options.audioOut)
         let speaking = (speaks ?? interactive) && !options.noSpeech
         let deviceLost = AnnouncerBox()
@@ -123,21 +119,24 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         }
         var configuration = HostAssembly.Configuration(
             paths: paths, settings: settings, language: language,
-            output: WatchedOutput(
-                options.dataCommand ? StandardErrorOutput() : StandardOutput(), watch: printedLines),
+            output: WatchedOutput(options.dataCommand ? terminal.errors : terminal.output, watch: printedLines),
             speaker: sound?.speech,
-            searchPath: PluginSearchPath.standard(paths: paths, pluginDirs: options.pluginDir), logger: logger)
-        if options.dataCommand { configuration.dataOutput = StandardOutput() }
+            searchPath: PluginSearchPath.standard(
+                paths: paths, pluginDirs: options.pluginDir, environment: environment),
+            logger: logger)
+        if options.dataCommand { configuration.dataOutput = terminal.output }
         // Lines keep pace with speech where a person sees them beside hearing it: a terminal, speech heard live.
-        let screen = options.dataCommand ? STDERR_FILENO : STDOUT_FILENO
-        configuration.pacesLines = sound?.fallbackInUse == nil && isatty(screen) == 1
+        let screen = options.dataCommand ? terminal.errorsAreScreen : terminal.outputIsScreen
+        configuration.pacesLines = sound?.fallbackInUse == nil && screen
         configuration.sound = SoundServices(
             speech: sound?.speech, cues: sound?.cues, clips: sound?.clips, microphone: try Self.microphone(options))
         let (settings, paths) = (self.settings, self.paths)
         configuration.camera = { notices in
             try Self.camera(options, settings: settings, paths: paths, logger: logger, notices: notices)
         }
-        console = interactive ? Console(signalKeysAsKeys: kioskMode) : nil
+        console =
+            interactive
+            ? Console(fileDescriptor: terminal.input, signalKeysAsKeys: kioskMode, echo: terminal.echo) : nil
         configuration.console = console
         if let kiosk { configuration.admit = { id, library in kiosk.refusal(id: id, library: library) } }
         configuration.helperExecutable = paths.executable
@@ -176,7 +175,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             if speaking {
                 announcer.say(line, remember: false)
             } else {
-                try? FileHandle.standardError.write(contentsOf: Data((PlainText.message(line) + "\n").utf8))
+                terminal.errors.writeLine(PlainText.message(line))
             }
         }
         if let file = sound?.fallbackInUse {
@@ -365,7 +364,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         return spec
     }
 
-    private static func language(option: String?, settings: SettingsStore) throws -> String {
+    private static func language(option: String?, settings: SettingsStore, environment: [String: String]) throws
+        -> String
+    {
         let supported = ["en", "ru", "zh", "es"]
         if let option {
             guard supported.contains(option) else {
@@ -380,37 +381,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         if case .string(let configured) = settings.value("language"), supported.contains(configured) {
             return configured
         }
-        let locale = ProcessInfo.processInfo.environment["LANG"] ?? ""
+        let locale = environment["LANG"] ?? ""
         return supported.first { locale.hasPrefix($0) } ?? "en"
-    }
-
-    nonisolated(unsafe) private static var loggingReady = false
-    /// True when log lines go to systemd's journal.
-    nonisolated(unsafe) private static var toJournal = false
-
-    /// Guards the one bootstrap: sessions made at once on several threads (the library's tests) must not both
-    /// bootstrap swift-log, which traps on a second one.
-    private static let loggingLock = NSLock()
-
-    private static func bootstrapLogging(verbose: Bool, data: URL) {
-        loggingLock.lock()
-        defer { loggingLock.unlock() }
-        guard !loggingReady else { return }
-        loggingReady = true
-        // Under systemd, with standard error going to the journal, lines go to it with their fields.
-        let journal = JournalSocket.fromEnvironment()
-        toJournal = journal != nil
-        // On a terminal a person reads, log lines would fall between the lines Assist says: they go to a file
-        // under the data folder instead, unless --verbose asks to see them. A pipe or a file still gets them.
-        let file =
-            journal == nil && !verbose && isatty(2) == 1 ? LogFile(folder: data.appendingPathComponent("logs")) : nil
-        LoggingSystem.bootstrap { label in
-            if let journal { return SinkLogHandler(label: label, level: verbose ? .debug : .notice, sink: journal) }
-            if let file { return SinkLogHandler(label: label, level: .notice, sink: file) }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = verbose ? .debug : .warning
-            return handler
-        }
     }
 }
 

@@ -42,7 +42,7 @@ package struct SinkLogHandler<Sink: LogSink>: LogHandler {
 /// handler of the process shares it.
 package final class LogFile: LogSink, @unchecked Sendable {  // because: `handle` is guarded by `lock`
     private let lock = NSLock()
-    private let url: URL
+    private var url: URL
     private var handle: FileHandle?
     private var failed = false
     /// A file larger than this at the first line is moved aside.
@@ -54,7 +54,17 @@ package final class LogFile: LogSink, @unchecked Sendable {  // because: `handle
     }
 
     /// Where the lines go.
-    package var path: String { url.path }
+    package var path: String { lock.withLock { url.path } }
+
+    /// The file `assist.log` in `folder` from now on (the one written so far is closed).
+    package func move(to folder: URL) {
+        lock.withLock {
+            try? handle?.close()
+            handle = nil
+            failed = false
+            url = folder.appendingPathComponent("assist.log")
+        }
+    }
 
     package func write(label: String, event: LogEvent, metadata: Logger.Metadata) {
         let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")

@@ -5,8 +5,13 @@ import PluginHost
 /// Runs one feature until it finishes or the user stops it: `assist run`, and the host commands that pass
 /// their words on to a plugin (`assist survey …`).
 package enum FeatureRun {
-    package static func run(_ global: HostOptions, id: String, arguments featureArguments: [String]) throws {
-        let session = try HostSession(options: global, interactive: true)
+    /// Runs feature `id` with `featureArguments` in a session made from `global` and `environment`, its keys
+    /// and lines through `terminal` (the process's own for `assist run`; a virtual one for a test in process).
+    package static func run(
+        _ global: HostOptions, id: String, arguments featureArguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment, terminal: SessionTerminal = .standard
+    ) throws {
+        let session = try HostSession(options: global, interactive: true, environment: environment, terminal: terminal)
         for crash in session.watchForCrashes() { session.announcer.say(session.crashNote(crash), priority: .important) }
         let record = try PluginLookup.find(id, in: session)
         let state = RunState()
@@ -19,7 +24,7 @@ package enum FeatureRun {
         // Without more input the feature keeps running until it finishes, as under a kiosk or systemd.
         session.dispatcher.onEndOfInput = {}
         // Weak: libdispatch may keep a cancelled source's handler past this function.
-        let signals = session.handleSignals { [weak session] in
+        let signals = session.handleSignals(terminal.takesSignals ? [SIGINT, SIGTERM, SIGHUP] : []) { [weak session] in
             state.ended = true
             state.interrupted = true
             session?.features.stopAll()

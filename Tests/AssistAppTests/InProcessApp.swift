@@ -1,0 +1,103 @@
+import AssistApp
+import AssistCore
+import Foundation
+import HostTesting
+import Interaction
+
+/// The app driven in process, as `assist run` runs it but without a process: the session gets a virtual
+/// terminal (what `input` holds is typed into a pipe, then the pipe is closed; lines are kept in memory), its
+/// own options and environment, and no signals. What it printed comes back as a `ProcessResult`, standard
+/// output and standard error apart, with the exit status `assist` would have ended with. What a plugin writes
+/// to the process's own standard error (read-text's status lines under `--transcript`, a library's noise) is not
+/// in it: tests of that, of a terminal, of signals and of helper processes spawn `assist` (`HostCLITests`).
+enum InProcessApp {
+    /// Runs `assist run [OPTIONS] ID [ARGUMENTS]` in process: `arguments` starts with "run", then the host's
+    /// options the tests use (`--no-speech`, `--verbose`, `--audio-out`, `--config`, `--lang`, `--data-dir`,
+    /// `--camera`, `--camera-fps`), then the feature's id and its own arguments.
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws
+        -> ProcessResult
+    {
+        guard arguments.first == "run" else { throw Misuse(text: "not a run: \(arguments)") }
+        var options = HostOptions(dataDir: environment["ASSIST_DATA_DIR"])
+        var index = 1
+        func value() throws -> String {
+            index += 1
+            guard index < arguments.count else { throw Misuse(text: "\(arguments[index - 1]) without a value") }
+            return arguments[index]
+        }
+        while index < arguments.count, arguments[index].hasPrefix("--") {
+            switch arguments[index] {
+            case "--no-speech": options.noSpeech = true
+            case "--verbose": options.verbose = true
+            case "--audio-out": options.audioOut = try value()
+            case "--config": options.config = try value()
+            case "--lang": options.lang = try value()
+            case "--data-dir": options.dataDir = try value()
+            case "--camera": options.camera = try value()
+            case "--camera-fps": options.cameraFps = Double(try value())
+            default: throw Misuse(text: "\(arguments[index]) is not an option InProcessApp knows")
+            }
+            index += 1
+        }
+        guard index < arguments.count else { throw Misuse(text: "no feature in \(arguments)") }
+        return try run(
+            arguments[index], Array(arguments[(index + 1)...]), options: options, environment: environment,
+            input: input)
+    }
+
+    /// A test that asks for what this driver does not do.
+    struct Misuse: Error, CustomStringConvertible {
+        var text: String
+        var description: String { text }
+    }
+
+    /// Runs feature `id` with `arguments`, as `assist run [options] ID ARGUMENTS` would; `environment` is laid
+    /// over this process's for the session's folders and settings.
+    static func run(
+        _ id: String, _ arguments: [String], options: HostOptions, environment: [String: String] = [:],
+        input: String? = nil
+    ) throws -> ProcessResult {
+        var options = options
+        options.dataCommand = ["--json", "--csv", "--transcript"].contains { arguments.contains($0) }
+        let output = KeptLines()
+        let errors = KeptLines()
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+        defer { close(ends[0]) }
+        if let input {
+            let bytes = Array(input.utf8)
+            _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        }
+        close(ends[1])
+        let terminal = SessionTerminal(input: ends[0], output: output, errors: errors)
+        var status: Int32 = 0
+        do {
+            try FeatureRun.run(
+                options, id: id, arguments: arguments,
+                environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+                terminal: terminal)
+        } catch let failure as CLIFailure {
+            errors.writeLine(PlainText.message(failure.message))
+            status = failure.exitCode
+        } catch let exit as ExitStatus {
+            status = exit.code
+        }
+        return ProcessResult(
+            status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
+    }
+}
+
+/// Lines written by a session, kept in order. Any thread.
+final class KeptLines: LineOutput, @unchecked Sendable {  // because: `lines` is guarded by `lock`
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    /// As `StandardOutput` writes it: cleaned of control characters, but for a page's form feed.
+    func writeLine(_ line: String) { lock.withLock { lines.append(line == "\u{0C}" ? line : PlainText.clean(line)) } }
+    func writeRow(_ line: String) {
+        lock.withLock { lines.append(line == "\u{0C}" ? line : PlainText.clean(line, keepingTabs: true)) }
+    }
+
+    /// Every line, each ended by a newline, as a program's output would read.
+    var text: String { lock.withLock { lines.map { $0 + "\n" }.joined() } }
+}
