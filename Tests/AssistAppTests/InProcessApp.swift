@@ -13,10 +13,10 @@ import Interaction
 enum InProcessApp {
     /// Runs `assist run [OPTIONS] ID [ARGUMENTS]` in process: `arguments` starts with "run", then the host's
     /// options the tests use (`--no-speech`, `--verbose`, `--audio-out`, `--config`, `--lang`, `--data-dir`,
-    /// `--camera`, `--camera-fps`), then the feature's id and its own arguments.
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws
-        -> ProcessResult
-    {
+    /// `--camera`, `--camera-fps`, `--share-dir`), then the feature's id and its own arguments.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], input: String? = nil, timeoutSeconds: Double = 120
+    ) throws -> ProcessResult {
         guard arguments.first == "run" else { throw Misuse(text: "not a run: \(arguments)") }
         var options = HostOptions(dataDir: environment["ASSIST_DATA_DIR"])
         var index = 1
@@ -33,6 +33,7 @@ enum InProcessApp {
             case "--config": options.config = try value()
             case "--lang": options.lang = try value()
             case "--data-dir": options.dataDir = try value()
+            case "--share-dir": options.shareDir = try value()
             case "--camera": options.camera = try value()
             case "--camera-fps": options.cameraFps = Double(try value())
             default: throw Misuse(text: "\(arguments[index]) is not an option InProcessApp knows")
@@ -42,7 +43,7 @@ enum InProcessApp {
         guard index < arguments.count else { throw Misuse(text: "no feature in \(arguments)") }
         return try run(
             arguments[index], Array(arguments[(index + 1)...]), options: options, environment: environment,
-            input: input)
+            input: input, timeoutSeconds: timeoutSeconds)
     }
 
     /// A test that asks for what this driver does not do.
@@ -52,10 +53,11 @@ enum InProcessApp {
     }
 
     /// Runs feature `id` with `arguments`, as `assist run [options] ID ARGUMENTS` would; `environment` is laid
-    /// over this process's for the session's folders and settings.
+    /// over this process's for the session's folders and settings. After `timeoutSeconds` (times
+    /// `ProcessRunner.timeScale`) the terminal hangs up, and the run ends as `assist` does on SIGHUP.
     static func run(
         _ id: String, _ arguments: [String], options: HostOptions, environment: [String: String] = [:],
-        input: String? = nil
+        input: String? = nil, timeoutSeconds: Double = 120
     ) throws -> ProcessResult {
         var options = options
         options.dataCommand = ["--json", "--csv", "--transcript"].contains { arguments.contains($0) }
@@ -69,7 +71,11 @@ enum InProcessApp {
             _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
         }
         close(ends[1])
-        let terminal = SessionTerminal(input: ends[0], output: output, errors: errors)
+        let hangUp = TerminalHangUp()
+        let terminal = SessionTerminal(input: ends[0], output: output, errors: errors, hangUp: hangUp)
+        let timer = DispatchWorkItem { hangUp.hangUp() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds * ProcessRunner.timeScale, execute: timer)
+        defer { timer.cancel() }
         var status: Int32 = 0
         do {
             try FeatureRun.run(
