@@ -56,7 +56,7 @@ test: deps models test-photos voices view-test
 # feature and voice suites spawn the built binary, the ABI suites start helpers). `make test` runs everything.
 test-fast: deps models test-photos voices view-test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip HostCLITests --skip FuzzReplayTests
+	OMP_THREAD_LIMIT=1 $(SWIFT) test --skip-build --skip HostCLITests --skip FuzzReplayTests
 
 # The append-only ABI promise, exercised: 1.0 plugins on a host built against a simulated 1.1 header, and
 # 1.1 plugins on both hosts (scripts/abi-compat.sh).

@@ -33,6 +33,10 @@ limit=${TEST_HALF_TIMEOUT:-1200}
 alone=${TEST_ALONE:-}
 beside=${TEST_BESIDE:-}
 cd "$(dirname "$0")/.."
+# The test process runs features in process (InProcessApp) as `assist` runs them: tesseract's OpenMP on one
+# thread, which `assist` sets before any plugin loads (AssistProcess.prepare) and libgomp reads only at its load,
+# so it must be in the test process's environment from the start.
+export OMP_THREAD_LIMIT=1
 # What the halves leave to the others.
 others=()
 [ -n "$alone" ] && others+=(--skip "$alone")
