@@ -356,6 +356,7 @@ let package = Package(
             name: "HostTesting",
             dependencies: [
                 "PluginHost", "Interaction", "Runtime", "Audio", "Camera", "Speech", "Digest", "CTestProcess",
+                "AssistApp",
             ]),
         .testTarget(
             name: "PluginHostTests",

@@ -3,7 +3,8 @@ import HostTesting
 import Testing
 
 /// `assist run barcode` as a person runs it: a photo of a tin, a folder of pictures as the camera with a label
-/// typed for the code read, the labels listed, exported, forgotten and imported again, and bad input said.
+/// typed for the code read, the labels listed, exported, forgotten and imported again, and bad input said. The
+/// runs given all their input at once are the app in process; those that type as the camera answers spawn it.
 @Suite("barcode, run", .serialized)
 struct BarcodeCLITests {
     let folder: TemporaryDirectory
@@ -12,9 +13,9 @@ struct BarcodeCLITests {
         folder = try TemporaryDirectory("assist-barcode")
     }
 
+    /// `assist run barcode ARGUMENTS` in process (`InProcessApp`), quiet, its data in the test's folder.
     func barcode(_ arguments: [String], options: [String] = [], input: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
+        try InProcessApp.run(
             ["run", "--no-speech", "--data-dir", folder.path("data").path] + options + ["barcode"] + arguments,
             input: input, timeoutSeconds: 60)
     }

@@ -26,10 +26,11 @@ struct ColourCLITests {
         return url
     }
 
+    /// `assist run ARGUMENTS` in process (`InProcessApp`), its data and settings in the test's folder.
     func colour(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist, ["run", "--data-dir", folder.path("data").path] + arguments, input: input,
-            environment: environment, timeoutSeconds: 60)
+        try InProcessApp.run(
+            ["run", "--data-dir", folder.path("data").path] + arguments, environment: environment, input: input,
+            timeoutSeconds: 60)
     }
 
     @Test func aPhotoIsNamedWithItsFinerNameInEachLanguage() throws {

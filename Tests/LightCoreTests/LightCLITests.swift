@@ -16,9 +16,9 @@ struct LightCLITests {
         return url
     }
 
+    /// `assist run ARGUMENTS` in process (`InProcessApp`), its data in `data`.
     static func light(_ arguments: [String], data: TemporaryDirectory, input: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist, ["run", "--data-dir", data.url.path] + arguments, input: input, timeoutSeconds: 60)
+        try InProcessApp.run(["run", "--data-dir", data.url.path] + arguments, input: input, timeoutSeconds: 60)
     }
 
     @Test func aPhotoIsSaidAsALevelWithTheLampInIt() throws {

@@ -65,7 +65,10 @@ struct ProtocolPiecesTests {
         silent.add(ArraySlice([Int16](repeating: 3, count: 44_100)))
         #expect(silent.isSilent && !silent.isClipped)
         var clipped = TakeLevel()
-        clipped.add(ArraySlice((0..<44_100).map { $0 % 50 == 0 ? Int16.max : Int16(($0 % 200) * 50) }))
+        let samples: [Int16] = (0..<44_100).map { (index: Int) -> Int16 in
+            index % 50 == 0 ? Int16.max : Int16((index % 200) * 50)
+        }
+        clipped.add(ArraySlice(samples))
         #expect(clipped.isClipped && !clipped.isSilent)
     }
 }

@@ -1,7 +1,6 @@
 import AssistApp
 import AssistCore
 import Foundation
-import HostTesting
 import Interaction
 
 /// The app driven in process, as `assist run` runs it but without a process: the session gets a virtual
@@ -10,11 +9,11 @@ import Interaction
 /// output and standard error apart, with the exit status `assist` would have ended with. What a plugin writes
 /// to the process's own standard error (read-text's status lines under `--transcript`, a library's noise) is not
 /// in it: tests of that, of a terminal, of signals and of helper processes spawn `assist` (`HostCLITests`).
-enum InProcessApp {
+package enum InProcessApp {
     /// Runs `assist run [OPTIONS] ID [ARGUMENTS]` in process: `arguments` starts with "run", then the host's
     /// options the tests use (`--no-speech`, `--verbose`, `--audio-out`, `--config`, `--lang`, `--data-dir`,
     /// `--camera`, `--camera-fps`, `--share-dir`), then the feature's id and its own arguments.
-    static func run(
+    package static func run(
         _ arguments: [String], environment: [String: String] = [:], input: String? = nil, timeoutSeconds: Double = 120
     ) throws -> ProcessResult {
         guard arguments.first == "run" else { throw Misuse(text: "not a run: \(arguments)") }
@@ -47,15 +46,15 @@ enum InProcessApp {
     }
 
     /// A test that asks for what this driver does not do.
-    struct Misuse: Error, CustomStringConvertible {
-        var text: String
-        var description: String { text }
+    package struct Misuse: Error, CustomStringConvertible {
+        package var text: String
+        package var description: String { text }
     }
 
     /// Runs feature `id` with `arguments`, as `assist run [options] ID ARGUMENTS` would; `environment` is laid
     /// over this process's for the session's folders and settings. After `timeoutSeconds` (times
     /// `ProcessRunner.timeScale`) the terminal hangs up, and the run ends as `assist` does on SIGHUP.
-    static func run(
+    package static func run(
         _ id: String, _ arguments: [String], options: HostOptions, environment: [String: String] = [:],
         input: String? = nil, timeoutSeconds: Double = 120
     ) throws -> ProcessResult {
@@ -94,16 +93,18 @@ enum InProcessApp {
 }
 
 /// Lines written by a session, kept in order. Any thread.
-final class KeptLines: LineOutput, @unchecked Sendable {  // because: `lines` is guarded by `lock`
+package final class KeptLines: LineOutput, @unchecked Sendable {  // because: `lines` is guarded by `lock`
     private let lock = NSLock()
     private var lines: [String] = []
 
     /// As `StandardOutput` writes it: cleaned of control characters, but for a page's form feed.
-    func writeLine(_ line: String) { lock.withLock { lines.append(line == "\u{0C}" ? line : PlainText.clean(line)) } }
-    func writeRow(_ line: String) {
+    package func writeLine(_ line: String) {
+        lock.withLock { lines.append(line == "\u{0C}" ? line : PlainText.clean(line)) }
+    }
+    package func writeRow(_ line: String) {
         lock.withLock { lines.append(line == "\u{0C}" ? line : PlainText.clean(line, keepingTabs: true)) }
     }
 
     /// Every line, each ended by a newline, as a program's output would read.
-    var text: String { lock.withLock { lines.map { $0 + "\n" }.joined() } }
+    package var text: String { lock.withLock { lines.map { $0 + "\n" }.joined() } }
 }
