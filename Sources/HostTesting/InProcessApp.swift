@@ -10,22 +10,28 @@ import Interaction
 /// to the process's own standard error (read-text's status lines under `--transcript`, a library's noise) is not
 /// in it: tests of that, of a terminal, of signals and of helper processes spawn `assist` (`HostCLITests`).
 package enum InProcessApp {
-    /// Runs `assist run [OPTIONS] ID [ARGUMENTS]` in process: `arguments` starts with "run", then the host's
-    /// options the tests use (`--no-speech`, `--verbose`, `--audio-out`, `--config`, `--lang`, `--data-dir`,
-    /// `--camera`, `--camera-fps`, `--share-dir`), then the feature's id and its own arguments.
+    /// Runs `assist run …` in process: `arguments` starts with "run", then the feature's id and its own
+    /// arguments, with the host's options the tests use (`--no-speech`, `--verbose`, `--audio-out`, `--config`,
+    /// `--lang`, `--data-dir`, `--share-dir`, `--camera`, `--camera-fps`) anywhere before a `--`, as `assist`
+    /// takes them.
     package static func run(
         _ arguments: [String], environment: [String: String] = [:], input: String? = nil, timeoutSeconds: Double = 120
     ) throws -> ProcessResult {
         guard arguments.first == "run" else { throw Misuse(text: "not a run: \(arguments)") }
         var options = HostOptions(dataDir: environment["ASSIST_DATA_DIR"])
+        var rest: [String] = []
         var index = 1
         func value() throws -> String {
             index += 1
             guard index < arguments.count else { throw Misuse(text: "\(arguments[index - 1]) without a value") }
             return arguments[index]
         }
-        while index < arguments.count, arguments[index].hasPrefix("--") {
+        while index < arguments.count {
             switch arguments[index] {
+            case "--":
+                rest += arguments[(index + 1)...]
+                index = arguments.count
+                continue
             case "--no-speech": options.noSpeech = true
             case "--verbose": options.verbose = true
             case "--audio-out": options.audioOut = try value()
@@ -35,14 +41,16 @@ package enum InProcessApp {
             case "--share-dir": options.shareDir = try value()
             case "--camera": options.camera = try value()
             case "--camera-fps": options.cameraFps = Double(try value())
-            default: throw Misuse(text: "\(arguments[index]) is not an option InProcessApp knows")
+            case let other where rest.isEmpty && other.hasPrefix("-"):
+                throw Misuse(text: "\(other) is not an option InProcessApp knows")
+            case let other: rest.append(other)
             }
             index += 1
         }
-        guard index < arguments.count else { throw Misuse(text: "no feature in \(arguments)") }
+        guard let id = rest.first else { throw Misuse(text: "no feature in \(arguments)") }
         return try run(
-            arguments[index], Array(arguments[(index + 1)...]), options: options, environment: environment,
-            input: input, timeoutSeconds: timeoutSeconds)
+            id, Array(rest.dropFirst()), options: options, environment: environment, input: input,
+            timeoutSeconds: timeoutSeconds)
     }
 
     /// A test that asks for what this driver does not do.

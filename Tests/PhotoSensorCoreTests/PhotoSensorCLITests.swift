@@ -21,13 +21,16 @@ struct PhotoSensorCLITests {
         """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
     }
 
+    /// `assist ARGUMENTS`, quiet, its data and config in the test's folder: a feature's run in process
+    /// (`InProcessApp`), any other command spawned.
     func run(_ arguments: [String], input: String = "") throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
-            arguments + [
-                "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
-            ],
-            input: input, timeoutSeconds: 60)
+        let global = [
+            "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
+        ]
+        guard arguments.first != "run" else {
+            return try InProcessApp.run(arguments + global, input: input, timeoutSeconds: 60)
+        }
+        return try ProcessRunner.run(BuildProducts.assist, arguments + global, input: input, timeoutSeconds: 60)
     }
 
     func picture(_ name: String) throws {
