@@ -21,16 +21,19 @@ struct PhotoSensorCLITests {
         """.write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
     }
 
-    /// `assist ARGUMENTS`, quiet, its data and config in the test's folder: a feature's run in process
-    /// (`InProcessApp`), any other command spawned.
+    /// The options every run here takes: quiet, its data and config in the test's folder.
+    var global: [String] {
+        ["--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path]
+    }
+
+    /// `assist run photo-sensor …` (ARGUMENTS start with "run"), in process (`InProcessApp`).
     func run(_ arguments: [String], input: String = "") throws -> ProcessResult {
-        let global = [
-            "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
-        ]
-        guard arguments.first != "run" else {
-            return try InProcessApp.run(arguments + global, input: input, timeoutSeconds: 60)
-        }
-        return try ProcessRunner.run(BuildProducts.assist, arguments + global, input: input, timeoutSeconds: 60)
+        try InProcessApp.run(arguments + global, input: input, timeoutSeconds: 60)
+    }
+
+    /// Another `assist` command (`events`, `shell`), spawned.
+    func command(_ arguments: [String], input: String = "") throws -> ProcessResult {
+        try ProcessRunner.run(BuildProducts.assist, arguments + global, input: input, timeoutSeconds: 60)
     }
 
     func picture(_ name: String) throws {
@@ -78,7 +81,7 @@ struct PhotoSensorCLITests {
                 Thread.sleep(forTimeInterval: 1.5); try self.picture("live.jpg")
             })
         #expect(said.contains("Photo sensor is on, watching Pictures."), "\(said)")
-        let events = try run(["events", "--prefix", "com.awareframework.ios.sensor.photos"])
+        let events = try command(["events", "--prefix", "com.awareframework.ios.sensor.photos"])
         let taken = events.lines.filter { $0.contains("ACTION_AWARE_PHOTO_TAKEN") }
         #expect(taken.count == 1, "\(events.lines)")
         #expect(taken.first?.contains("live.jpg#sha256:") == true)
@@ -161,7 +164,7 @@ struct PhotoSensorCLITests {
         #expect(
             lines.contains("Photo sensor running, watching 1 folder. 1 item recorded, 1 waiting to sync."),
             "what arrived while stopped is caught up at start: \(lines)")
-        let events = try run(["events", "--prefix", "com.awareframework.ios.sensor.photos.ACTION"])
+        let events = try command(["events", "--prefix", "com.awareframework.ios.sensor.photos.ACTION"])
         #expect(events.standardOutput.contains(#""label":"garden""#), "\(events.lines)")
     }
 
@@ -371,7 +374,7 @@ struct PhotoSensorCLITests {
     @Test func withoutFoldersItIsQuietAtStartAndSaysWhyWhenAsked() throws {
         try "".write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
         let notSetUp = "The photo sensor is not set up: no folder is chosen for it to watch, so it records nothing."
-        let shell = try run(["shell"], input: "photo sensor\nquit\n")
+        let shell = try command(["shell"], input: "photo sensor\nquit\n")
         let lines = shell.standardOutput.split(separator: "\n").map(String.init)
         #expect(!shell.standardOutput.contains("watching"), "\(shell.standardOutput)")
         #expect(!lines.contains { $0.hasSuffix("Photo sensor") }, "not in the menu, which it would lengthen: \(lines)")
