@@ -235,11 +235,17 @@ private final class OutcomeHandlerBox {
     init(_ handler: @escaping (OutboxOutcome) -> Bool) { self.handler = handler }
 
     nonisolated(unsafe) private static var current: [UnsafePointer<assist_host>: Unmanaged<OutcomeHandlerBox>] = [:]
+    /// Each host's main thread may replace its own at once (two hosts in one process).
+    private static let lock = NSLock()
 
     /// [main] only, like on_outcome.
     static func replace(for host: UnsafePointer<assist_host>, with box: Unmanaged<OutcomeHandlerBox>?) {
-        current.removeValue(forKey: host)?.release()
-        if let box { current[host] = box }
+        let old = lock.withLock {
+            let old = current.removeValue(forKey: host)
+            if let box { current[host] = box }
+            return old
+        }
+        old?.release()
     }
 
     func handle(_ raw: UnsafePointer<assist_outbox_outcome>) -> Bool {

@@ -1,3 +1,4 @@
+import Foundation
 import PluginAPI
 
 #if canImport(Glibc)
@@ -20,9 +21,36 @@ final class SpeechCallbackBox {
     }
 }
 
-/// Repeating timers' closures, kept until the timer is cancelled. Touched on [main] only.
+/// A timer's closure, with the host whose timer it is.
+final class TimerBox {
+    let host: UnsafePointer<assist_host>
+    let body: () -> Void
+    init(host: UnsafePointer<assist_host>, body: @escaping () -> Void) {
+        self.host = host
+        self.body = body
+    }
+}
+
+/// Timers' closures, kept until the timer fires for good or is cancelled. A timer's id is its host's: one plugin
+/// library may serve two hosts in one process (the app's sessions in a test process), each with its own main
+/// thread and its own ids, so a closure is kept under its host and id, behind a lock. (Kept by id alone, one
+/// host's cancel released the other's repeating timer, which then fired on freed memory.)
 enum TimerRegistry {
-    nonisolated(unsafe) static var boxes: [UInt64: Unmanaged<ClosureBox<Void>>] = [:]
+    private struct Key: Hashable {
+        let host: UnsafePointer<assist_host>
+        let id: UInt64
+    }
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var boxes: [Key: Unmanaged<TimerBox>] = [:]
+
+    static func keep(_ box: Unmanaged<TimerBox>, host: UnsafePointer<assist_host>, id: UInt64) {
+        lock.withLock { boxes[Key(host: host, id: id)] = box }
+    }
+
+    /// The closure kept for `id`, no longer kept.
+    static func take(host: UnsafePointer<assist_host>, id: UInt64) -> Unmanaged<TimerBox>? {
+        lock.withLock { boxes.removeValue(forKey: Key(host: host, id: id)) }
+    }
 }
 
 extension PluginHostHandle {
@@ -167,30 +195,30 @@ extension PluginHostHandle {
         guard let clock = tables.clock,
             let add = clock.pointee.timer_add
         else { return nil }
-        let box = Unmanaged.passRetained(ClosureBox<Void> { _ in body() })
+        let box = Unmanaged.passRetained(TimerBox(host: raw, body: body))
         var id: UInt64 = 0
         let callback: assist_timer_cb =
             repeating
-            ? { user, _ in user.map { Unmanaged<ClosureBox<Void>>.fromOpaque($0).takeUnretainedValue().call(()) } }
+            ? { user, _ in user.map { Unmanaged<TimerBox>.fromOpaque($0).takeUnretainedValue().body() } }
             : { user, timer in
                 guard let user else { return }
-                let box = Unmanaged<ClosureBox<Void>>.fromOpaque(user)
-                TimerRegistry.boxes[timer] = nil
-                box.takeUnretainedValue().call(())
+                let box = Unmanaged<TimerBox>.fromOpaque(user)
+                _ = TimerRegistry.take(host: box.takeUnretainedValue().host, id: timer)
+                box.takeUnretainedValue().body()
                 box.release()
             }
         guard add(raw, milliseconds, repeating, callback, box.toOpaque(), &id) == ASSIST_OK else {
             box.release()
             return nil
         }
-        TimerRegistry.boxes[id] = box
+        TimerRegistry.keep(box, host: raw, id: id)
         return id
     }
 
     /// Cancels a timer from `addTimer`. Wraps `timer_cancel`. [main]
     public func cancelTimer(_ id: UInt64) {
         _ = tables.clock?.pointee.timer_cancel?(raw, id)
-        TimerRegistry.boxes.removeValue(forKey: id)?.release()
+        TimerRegistry.take(host: raw, id: id)?.release()
     }
 
     /// Runs `body` on [main] soon. Wraps `assist_worker_service.post_main`. Any thread.

@@ -182,6 +182,37 @@ struct PluginKitServicesTests {
         #expect(heard.values == ["org.test.kit.view.mine", "assist.read-text.finished"], "\(heard.values)")
     }
 
+    /// One plugin library serving two hosts in one process (the app's sessions in a test process), each with its
+    /// own main loop and timer ids: a timer cancelled by one host leaves the other's timer of the same id firing.
+    /// PluginKit kept the closures by id alone: the cancel released the other host's closure, which then fired on
+    /// freed memory (found by collect-videos run in process beside another collect-videos run).
+    @Test func twoHostsTimersOfTheSameIdAreEachTheirOwn() throws {
+        let other = try TestHost(pluginDirectories: [])
+        let manifest = try #require(context.manifest)
+        let otherContext = PluginContext(manifest: manifest, pluginDirectory: folder.url, servedBy: other.services)
+        let otherKit = PluginHostHandle(UnsafePointer(otherContext.host))
+        let kit = self.kit
+        let ids = Collected<UInt64>()
+        let fired = Collected<Int>()
+        // This host's first timer, then the other host's (the same id, each host counting its own), then this
+        // host cancels its own.
+        host.run(timeoutSeconds: 1, until: { ids.values.count == 1 }) {
+            ids.append(kit.addTimer(milliseconds: 60_000, repeating: true) {} ?? 0)
+        }
+        other.run(timeoutSeconds: 1, until: { ids.values.count == 2 }) {
+            ids.append(otherKit.addTimer(milliseconds: 20, repeating: true) { fired.append(1) } ?? 0)
+        }
+        try #require(ids.values.count == 2 && ids.values[0] == ids.values[1] && ids.values[0] != 0, "\(ids.values)")
+        host.run(timeoutSeconds: 1, until: { ids.values.count == 3 }) {
+            kit.cancelTimer(ids.values[0])
+            ids.append(0)
+        }
+        let goesOn = other.run(timeoutSeconds: 5, until: { fired.values.count >= 5 })
+        #expect(goesOn, "the other host's timer goes on: \(fired.values.count) firings")
+        other.run(timeoutSeconds: 1, until: { fired.values.count >= 6 }) { otherKit.cancelTimer(ids.values[1]) }
+        other.run(timeoutSeconds: 1, until: { true }) { otherContext.releaseHoldings() }
+    }
+
     /// What a plugin acquires is held, each holding releasing itself; stopping gives everything back in one
     /// loop, newest first, and a timer given back never fires.
     @Test func whatAPluginHoldsIsGivenBackInOneLoop() throws {
