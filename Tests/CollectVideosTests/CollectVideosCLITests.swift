@@ -22,8 +22,7 @@ struct CollectVideosCLITests {
     }
 
     func run(_ arguments: [String]) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
+        try InProcessApp.run(
             ["run", "collect-videos"] + arguments + [
                 "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
             ], timeoutSeconds: 60)
@@ -165,8 +164,7 @@ struct CollectVideosCLITests {
     /// study's, in English, and that is said.
     @Test func itSpeaksRussianAndChinese() throws {
         func run(_ language: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
-            try ProcessRunner.run(
-                BuildProducts.assist,
+            try InProcessApp.run(
                 [
                     "run", "--lang", language, "--no-speech", "--data-dir", folder.path("data").path, "--config",
                     folder.path("config.toml").path, "collect-videos",

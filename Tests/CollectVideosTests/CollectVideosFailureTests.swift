@@ -20,8 +20,7 @@ struct CollectVideosFailureTests {
     }
 
     func run(_ verb: [String], camera: String? = nil, data: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
+        try InProcessApp.run(
             ["run", "collect-videos"] + verb + [
                 "--no-speech", "--data-dir", data ?? folder.path("data").path, "--config",
                 folder.path("config.toml").path, "--camera", camera ?? "video:" + folder.path("camera.mp4").path,

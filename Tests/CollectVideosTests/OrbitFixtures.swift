@@ -31,8 +31,7 @@ enum OrbitFixtures {
     static func run(
         _ arguments: [String], in folder: TemporaryDirectory, camera: String = "camera.mp4", timeout: Double = 60
     ) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
+        try InProcessApp.run(
             ["run", "collect-videos"] + arguments + [
                 "--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path,
                 "--camera", "video:" + folder.path(camera).path,
