@@ -12,15 +12,66 @@ import Interaction
 package enum InProcessApp {
     /// Runs `assist run …` in process: `arguments` starts with "run", then the feature's id and its own
     /// arguments, with the host's options the tests use (`--no-speech`, `--verbose`, `--audio-out`, `--config`,
-    /// `--lang`, `--data-dir`, `--share-dir`, `--camera`, `--camera-fps`) anywhere before a `--`, as `assist`
-    /// takes them.
+    /// `--lang`, `--data-dir`, `--share-dir`, `--camera`, `--camera-fps`, `--mic`, `--plugin-dir`) anywhere before a `--`, as
+    /// `assist` takes them.
     package static func run(
         _ arguments: [String], environment: [String: String] = [:], input: String? = nil, timeoutSeconds: Double = 120
     ) throws -> ProcessResult {
         guard arguments.first == "run" else { throw Misuse(text: "not a run: \(arguments)") }
+        var (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
+        guard !rest.isEmpty else { throw Misuse(text: "no feature in \(arguments)") }
+        let id = rest.removeFirst()
+        return try run(
+            id, rest, options: options, environment: environment, input: input, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Runs `assist listen …` in process: `arguments` starts with "listen", then its own options (`--json`,
+    /// `--no-score`, `--window`, `--phrase`, `--reference`) and the host's. Ends at the end of a WAV input, or
+    /// after `timeoutSeconds` as Ctrl+C ends it.
+    package static func listen(
+        _ arguments: [String], environment: [String: String] = [:], timeoutSeconds: Double = 120
+    ) throws -> ProcessResult {
+        guard arguments.first == "listen" else { throw Misuse(text: "not a listen: \(arguments)") }
+        let (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
+        var json = false
+        var window = false
+        var scores = true
+        var phrases: [String] = []
+        var reference: String?
+        var index = 0
+        func value() throws -> String {
+            index += 1
+            guard index < rest.count else { throw Misuse(text: "\(rest[index - 1]) without a value") }
+            return rest[index]
+        }
+        while index < rest.count {
+            switch rest[index] {
+            case "--json": json = true
+            case "--window": window = true
+            case "--no-score": scores = false
+            case "--phrase": phrases.append(try value())
+            case "--reference": reference = try value()
+            case let other: throw Misuse(text: "\(other) is not an option of listen InProcessApp knows")
+            }
+            index += 1
+        }
+        return try session(environment: environment, input: nil, timeoutSeconds: timeoutSeconds) {
+            environment, terminal in
+            try Listening.run(
+                options: options, json: json, window: window, phrases: phrases, reference: reference, scores: scores,
+                environment: environment, terminal: terminal)
+        }
+    }
+
+    /// The host's options in `arguments` (before a `--`), and the other arguments in order.
+    private static func hostOptions(_ arguments: [String], environment: [String: String]) throws -> (
+        HostOptions, [String]
+    ) {
         var options = HostOptions(dataDir: environment["ASSIST_DATA_DIR"])
+        // A third-party plugin runs in a helper process: the built `assist`, not this test process.
+        options.helperExecutable = URL(fileURLWithPath: BuildProducts.assist)
         var rest: [String] = []
-        var index = 1
+        var index = 0
         func value() throws -> String {
             index += 1
             guard index < arguments.count else { throw Misuse(text: "\(arguments[index - 1]) without a value") }
@@ -29,7 +80,7 @@ package enum InProcessApp {
         while index < arguments.count {
             switch arguments[index] {
             case "--":
-                rest += arguments[(index + 1)...]
+                rest += arguments[index...]
                 index = arguments.count
                 continue
             case "--no-speech": options.noSpeech = true
@@ -41,16 +92,13 @@ package enum InProcessApp {
             case "--share-dir": options.shareDir = try value()
             case "--camera": options.camera = try value()
             case "--camera-fps": options.cameraFps = Double(try value())
-            case let other where rest.isEmpty && other.hasPrefix("-"):
-                throw Misuse(text: "\(other) is not an option InProcessApp knows")
+            case "--mic": options.mic = try value()
+            case "--plugin-dir": options.pluginDir.append(try value())
             case let other: rest.append(other)
             }
             index += 1
         }
-        guard let id = rest.first else { throw Misuse(text: "no feature in \(arguments)") }
-        return try run(
-            id, Array(rest.dropFirst()), options: options, environment: environment, input: input,
-            timeoutSeconds: timeoutSeconds)
+        return (options, rest)
     }
 
     /// A test that asks for what this driver does not do.
@@ -68,6 +116,22 @@ package enum InProcessApp {
     ) throws -> ProcessResult {
         var options = options
         options.dataCommand = ["--json", "--csv", "--transcript"].contains { arguments.contains($0) }
+        // After `--`, the arguments are the feature's as they are (the first `--` only marks where they start).
+        var arguments = arguments
+        if let separator = arguments.firstIndex(of: "--") { arguments.remove(at: separator) }
+        return try session(environment: environment, input: input, timeoutSeconds: timeoutSeconds) {
+            environment, terminal in
+            try FeatureRun.run(options, id: id, arguments: arguments, environment: environment, terminal: terminal)
+        }
+    }
+
+    /// Runs `body` with this process's environment with `environment` laid over it and a virtual terminal:
+    /// `input` typed into it and then closed, a hang-up after `timeoutSeconds`; what it printed and the status
+    /// `assist` would end with.
+    private static func session(
+        environment: [String: String], input: String?, timeoutSeconds: Double,
+        _ body: ([String: String], SessionTerminal) throws -> Void
+    ) throws -> ProcessResult {
         let output = KeptLines()
         let errors = KeptLines()
         var ends: [Int32] = [0, 0]
@@ -85,18 +149,14 @@ package enum InProcessApp {
         defer { timer.cancel() }
         var status: Int32 = 0
         do {
-            try FeatureRun.run(
-                options, id: id, arguments: arguments,
-                environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
-                terminal: terminal)
+            try body(ProcessInfo.processInfo.environment.merging(environment) { _, new in new }, terminal)
         } catch let failure as CLIFailure {
             errors.writeLine(PlainText.message(failure.message))
             status = failure.exitCode
         } catch let exit as ExitStatus {
             status = exit.code
         }
-        return ProcessResult(
-            status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
+        return ProcessResult(status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
     }
 }
 

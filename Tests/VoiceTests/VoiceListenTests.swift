@@ -14,10 +14,9 @@ protocol VoiceListening {
 extension VoiceListening {
     static var commands: [String] { ["read text", "find object", "collect videos", "start survey", "sync photos now"] }
 
+    /// `assist listen ARGUMENTS` in process (`InProcessApp`), its data in the test's folder.
     func listen(_ arguments: [String]) throws -> ProcessResult {
-        try ProcessRunner.run(
-            BuildProducts.assist,
-            ["listen", "--data-dir", folder.path("data").path] + arguments, timeoutSeconds: 120)
+        try InProcessApp.listen(["listen", "--data-dir", folder.path("data").path] + arguments, timeoutSeconds: 120)
     }
 
     /// A labelled set rendered by scripts/voice-set.py: positives per phrase and negatives.

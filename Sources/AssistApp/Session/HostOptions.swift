@@ -1,4 +1,5 @@
 import Audio
+import Foundation
 
 /// The options every command takes, as the host's services need them: what `assist`'s command line parsed
 /// (`GlobalOptions` in the executable), or what a test sets.
@@ -19,6 +20,9 @@ package struct HostOptions: Sendable {
     package var dataCommand = false
     /// `--view`: the low-vision view's page on loopback (docs/view.md); nil without it.
     package var view: ViewRequest?
+    /// The program started as a plugin's helper process: nil for the running one (`assist` itself); a test
+    /// process that runs the app in process names the built `assist`.
+    package var helperExecutable: URL?
 
     package init(
         dataDir: String? = nil, shareDir: String? = nil, config: String? = nil, pluginDir: [String] = [],

@@ -139,7 +139,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             ? Console(fileDescriptor: terminal.input, signalKeysAsKeys: kioskMode, echo: terminal.echo) : nil
         configuration.console = console
         if let kiosk { configuration.admit = { id, library in kiosk.refusal(id: id, library: library) } }
-        configuration.helperExecutable = paths.executable
+        configuration.helperExecutable = options.helperExecutable ?? paths.executable
         let trusted = TrustedKeysOnce(folders: PluginInstaller.trustedKeyFolders)
         configuration.publisher = { record in
             PluginProvenance.describe(record, paths: paths, trusted: trusted).publisher

@@ -1,17 +1,22 @@
 import AssistCore
 import Audio
 import Foundation
+import Interaction
 import PluginHost
 import Voice
 
 /// `assist listen`: prints each voice command heard, until Ctrl+C or the end of a WAV input.
 package enum Listening {
+    /// Listens as `assist listen` does, its lines through `terminal` (the process's own streams by default; a
+    /// virtual terminal for a test in process, whose hang-up ends it as Ctrl+C does).
     package static func run(
-        options: HostOptions, json: Bool, window: Bool, phrases: [String], reference: String? = nil, scores: Bool = true
+        options: HostOptions, json: Bool, window: Bool, phrases: [String], reference: String? = nil,
+        scores: Bool = true,
+        environment: [String: String] = ProcessInfo.processInfo.environment, terminal: SessionTerminal = .standard
     ) throws {
         // The played sound is read before anything starts: a bad file is a usage error.
-        let played = try reference.map(readReference)
-        let (session, model) = try VoicePhrases.openSession(options)
+        let played = try reference.map { try readReference($0, errors: terminal.errors) }
+        let (session, model) = try VoicePhrases.openSession(options, environment: environment, terminal: terminal)
         let language = model.language
         let wanted =
             phrases.isEmpty
@@ -32,9 +37,7 @@ package enum Listening {
         // Each phrase spotted is judged once more for its printed score, unless told not to (as the shell).
         spotter.judgesSpotted = !window && scores
         spotter.trace = VoiceTrace.line
-        for line in VoicePhrases.unknownWordLines(spotter) {
-            try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
-        }
+        for line in VoicePhrases.unknownWordLines(spotter) { terminal.errors.writeLine(line) }
         let spec = try options.microphone()
         let input: AudioInput
         do { input = try VoiceListener.open(spec) } catch {
@@ -49,17 +52,16 @@ package enum Listening {
                 throw CLIFailure(message: error.description, exitCode: 69)
             }
             canceller?.trace = VoiceTrace.line
-            canceller?.onNotice = { notice in
-                try? FileHandle.standardError.write(contentsOf: Data((noticeLine(notice) + "\n").utf8))
-            }
+            canceller?.onNotice = { notice in terminal.errors.writeLine(noticeLine(notice)) }
             spotter.overSound = { [weak canceller] from, to in canceller?.saidByAPerson(fromMs: from, toMs: to) }
             spotter.assistSounding = { [weak canceller] from, to in
                 canceller?.track.playing(fromMs: from, toMs: to) ?? false
             }
         }
         let stopped = StopFlag()
-        let interrupt = SignalWatch.watch(SIGINT) { stopped.set() }
-        defer { interrupt.cancel() }
+        let interrupt = terminal.takesSignals ? SignalWatch.watch(SIGINT) { stopped.set() } : nil
+        defer { interrupt?.cancel() }
+        terminal.hangUp?.watch { stopped.set() }
         // Phrases that take words ("find object cup"): the words are decoded after the phrase and printed with it.
         // Plugins set their lists on the main loop (their library's init), so this runs there.
         let found = Found<[String: ArgumentFollower.Wanted]>()
@@ -71,14 +73,13 @@ package enum Listening {
         // With --phrase, the phrases named are listened for as they are, with no words after them.
         let takes = phrases.isEmpty ? found.value ?? [:] : [:]
         spotter.takesWords = Set(takes.keys)
-        for line in VoicePhrases.unknownChoiceLines(spotter, takes) {
-            try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
-        }
-        let out = HeardLines(spotter: spotter, json: json, takes: takes, canceller: canceller)
+        for line in VoicePhrases.unknownChoiceLines(spotter, takes) { terminal.errors.writeLine(line) }
+        let out = HeardLines(
+            spotter: spotter, json: json, takes: takes, canceller: canceller, output: terminal.output)
         // Said once everything is loaded (the plugins' lists among it), as the first sound is read: a live input's
         // pace starts here. With --json the line goes to standard error, so that standard output is JSON alone.
-        let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends.\n"
-        try? (json ? FileHandle.standardError : FileHandle.standardOutput).write(contentsOf: Data(ready.utf8))
+        let ready = "Listening for \(spotter.phrases.count) phrases in \(input.name). Ctrl+C ends."
+        (json ? terminal.errors : terminal.output).writeLine(ready)
         var level = SoundLevel()
         while !stopped.isSet {
             let chunk: [Int16]
@@ -87,9 +88,7 @@ package enum Listening {
                     message: "The microphone stopped: \((error as? AudioError)?.message ?? "\(error)")", exitCode: 74)
             }
             let ended = chunk.isEmpty
-            if let warning = level.add(chunk) {
-                try? FileHandle.standardError.write(contentsOf: Data((warning.english + "\n").utf8))
-            }
+            if let warning = level.add(chunk) { terminal.errors.writeLine(warning.english) }
             // At the end, half a second of silence lets a phrase said last finish, then what is held is sure.
             let heard =
                 ended
@@ -104,7 +103,7 @@ package enum Listening {
             }
             if ended { break }
         }
-        if let canceller { summarise(canceller, json: json) }
+        if let canceller { terminal.errors.writeLine(summary(canceller, json: json)) }
     }
 
     /// What the recogniser is given for `chunk`: with the canceller, what it leaves. With the voice trace, it is
@@ -116,7 +115,7 @@ package enum Listening {
     }
 
     /// The played sound of `--reference wav:PATH`, as 16 kHz mono; a usage error when it cannot be used.
-    private static func readReference(_ option: String) throws -> [Int16] {
+    private static func readReference(_ option: String, errors: any LineOutput) throws -> [Int16] {
         guard case .wav(let url)? = AudioInputSpec(option) else {
             throw CLIFailure(
                 message: "--reference takes wav:PATH, the sound the speakers played, not \(option).", exitCode: 64)
@@ -130,9 +129,7 @@ package enum Listening {
         }
         let samples = AudioConverter.convert(file.samples, from: file.format, to: VoiceListener.format)
         if !samples.contains(where: { abs(Int($0)) > 64 }) {
-            try? FileHandle.standardError.write(
-                contentsOf: Data(
-                    "The reference \(url.path) is silent: there is nothing to take out of the microphone.\n".utf8))
+            errors.writeLine("The reference \(url.path) is silent: there is nothing to take out of the microphone.")
         }
         return samples
     }
@@ -152,15 +149,14 @@ package enum Listening {
         }
     }
 
-    /// After the recording: how far the echo came back and how much of it was taken out, on standard error.
-    private static func summarise(_ canceller: EchoCanceller, json: Bool) {
+    /// After the recording: how far the echo came back and how much of it was taken out, for standard error.
+    private static func summary(_ canceller: EchoCanceller, json: Bool) -> String {
         let delay = canceller.delayMs.map(String.init) ?? "null"
         let enhancement = String(format: "%.1f", canceller.track.enhancementDecibels)
-        let line =
-            json
+        return json
             ? #"{"echo_delay_ms":\#(delay),"erle_db":\#(enhancement)}"#
             : "Echo: \(canceller.delayMs.map { "delay \($0) ms" } ?? "delay not found"), \(enhancement) dB taken out."
-        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+
     }
 }
 
@@ -177,18 +173,21 @@ private final class HeardLines {
     /// `--window`: the utterance being decoded.
     var inWindow: ArgumentFollower?
 
+    /// Where the lines go (standard output).
+    let output: any LineOutput
+
     init(
-        spotter: KeywordSpotter, json: Bool, takes: [String: ArgumentFollower.Wanted], canceller: EchoCanceller?
+        spotter: KeywordSpotter, json: Bool, takes: [String: ArgumentFollower.Wanted], canceller: EchoCanceller?,
+        output: any LineOutput
     ) {
+        self.output = output
         self.spotter = spotter
         self.json = json
         self.takes = takes
         self.canceller = canceller
     }
 
-    func write(_ line: String) {
-        try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
-    }
+    func write(_ line: String) { output.writeRow(line) }
 
     func print(_ heard: Detection) {
         write(

@@ -119,8 +119,13 @@ package enum VoicePhrases {
 
     /// A session for a command that listens (no speech, no sound out) and the voice model of its language;
     /// without a model, the sentence saying why (exit 69).
-    package static func openSession(_ global: HostOptions) throws -> (HostSession, VoiceModel) {
-        let session = try HostSession(options: global, interactive: false, speaks: false, sounds: false)
+    package static func openSession(
+        _ global: HostOptions, environment: [String: String] = ProcessInfo.processInfo.environment,
+        terminal: SessionTerminal = .standard
+    ) throws -> (HostSession, VoiceModel) {
+        let session = try HostSession(
+            options: global, interactive: false, speaks: false, sounds: false, environment: environment,
+            terminal: terminal)
         switch VoiceModel.find(
             language: session.phrases.language, data: session.paths.data, share: session.paths.share)
         {
