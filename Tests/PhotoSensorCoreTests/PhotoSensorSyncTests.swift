@@ -37,8 +37,9 @@ struct PhotoSensorSyncTests {
         ["--no-speech", "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path]
     }
 
+    /// `assist run photo-sensor ARGUMENTS` in process (`InProcessApp`).
     func run(_ arguments: [String]) throws -> ProcessResult {
-        try ProcessRunner.run(BuildProducts.assist, ["run", "photo-sensor"] + arguments + options, timeoutSeconds: 60)
+        try InProcessApp.run(["run", "photo-sensor"] + arguments + options, timeoutSeconds: 60)
     }
 
     /// A sync that must succeed; what it printed and logged otherwise.
