@@ -38,22 +38,17 @@ package enum InProcessApp {
         var scores = true
         var phrases: [String] = []
         var reference: String?
-        var index = 0
-        func value() throws -> String {
-            index += 1
-            guard index < rest.count else { throw Misuse(text: "\(rest[index - 1]) without a value") }
-            return rest[index]
-        }
-        while index < rest.count {
-            switch rest[index] {
+        var words = Words(all: rest)
+        while let word = words.current {
+            switch word {
             case "--json": json = true
             case "--window": window = true
             case "--no-score": scores = false
-            case "--phrase": phrases.append(try value())
-            case "--reference": reference = try value()
+            case "--phrase": phrases.append(try words.value())
+            case "--reference": reference = try words.value()
             case let other: throw Misuse(text: "\(other) is not an option of listen InProcessApp knows")
             }
-            index += 1
+            words.next()
         }
         return try session(environment: environment, input: nil, timeoutSeconds: timeoutSeconds) {
             environment, terminal in
@@ -71,34 +66,50 @@ package enum InProcessApp {
         // A third-party plugin runs in a helper process: the built `assist`, not this test process.
         options.helperExecutable = URL(fileURLWithPath: BuildProducts.assist)
         var rest: [String] = []
-        var index = 0
-        func value() throws -> String {
-            index += 1
-            guard index < arguments.count else { throw Misuse(text: "\(arguments[index - 1]) without a value") }
-            return arguments[index]
-        }
-        while index < arguments.count {
-            switch arguments[index] {
+        var words = Words(all: arguments)
+        while let word = words.current {
+            switch word {
             case "--":
-                rest += arguments[index...]
-                index = arguments.count
-                continue
+                // What follows is the feature's, as it is.
+                return (options, rest + words.remaining)
             case "--no-speech": options.noSpeech = true
             case "--verbose": options.verbose = true
-            case "--audio-out": options.audioOut = try value()
-            case "--config": options.config = try value()
-            case "--lang": options.lang = try value()
-            case "--data-dir": options.dataDir = try value()
-            case "--share-dir": options.shareDir = try value()
-            case "--camera": options.camera = try value()
-            case "--camera-fps": options.cameraFps = Double(try value())
-            case "--mic": options.mic = try value()
-            case "--plugin-dir": options.pluginDir.append(try value())
+            case "--audio-out": options.audioOut = try words.value()
+            case "--config": options.config = try words.value()
+            case "--lang": options.lang = try words.value()
+            case "--data-dir": options.dataDir = try words.value()
+            case "--share-dir": options.shareDir = try words.value()
+            case "--camera": options.camera = try words.value()
+            case "--camera-fps": options.cameraFps = Double(try words.value())
+            case "--mic": options.mic = try words.value()
+            case "--plugin-dir": options.pluginDir.append(try words.value())
             case let other: rest.append(other)
             }
-            index += 1
+            words.next()
         }
         return (options, rest)
+    }
+
+    /// Command-line words read one at a time, an option's value taken with it.
+    private struct Words {
+        let all: [String]
+        private var index = 0
+
+        init(all: [String]) { self.all = all }
+
+        /// The word at hand; nil after the last.
+        var current: String? { index < all.count ? all[index] : nil }
+        /// The word at hand and every one after it.
+        var remaining: ArraySlice<String> { all[min(index, all.count)...] }
+
+        mutating func next() { index += 1 }
+
+        /// The value of the option at hand: the next word, taken.
+        mutating func value() throws -> String {
+            index += 1
+            guard index < all.count else { throw Misuse(text: "\(all[index - 1]) without a value") }
+            return all[index]
+        }
     }
 
     /// A test that asks for what this driver does not do.

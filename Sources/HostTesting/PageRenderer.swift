@@ -33,6 +33,18 @@ package struct PageRenderer {
         self.degrade = degrade
     }
 
+    /// The page the command-line tests have read-text read, saved at `url`: three sentences on two lines, one with
+    /// an abbreviation's full stop inside it ("Call Dr. Smith tomorrow morning. He is in.").
+    package static func renderTwoLinePage(to url: URL) throws {
+        try PageRenderer().render(
+            [
+                .init(
+                    ["Call Dr. Smith tomorrow morning. He is in.", "Reading aloud helps people who cannot see."],
+                    x: 100, y: 200)
+            ],
+            to: url)
+    }
+
     /// Draws `blocks` into `url` (PNG or JPEG by extension).
     package func render(_ blocks: [Block], to url: URL) throws {
         var arguments = ["-size", "\(width)x\(height)", "xc:white", "-font", font, "-fill", "black"]

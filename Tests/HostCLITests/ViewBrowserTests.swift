@@ -13,13 +13,7 @@ struct ViewBrowserTests {
     init() throws {
         folder = try TemporaryDirectory("assist-view")
         page = folder.path("page.png")
-        try PageRenderer().render(
-            [
-                .init(
-                    ["Call Dr. Smith tomorrow morning. He is in.", "Reading aloud helps people who cannot see."],
-                    x: 100, y: 200)
-            ],
-            to: page)
+        try PageRenderer.renderTwoLinePage(to: page)
     }
 
     func shell(
