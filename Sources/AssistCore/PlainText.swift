@@ -28,6 +28,12 @@ package enum PlainText {
         return String(scalars)
     }
 
+    /// `line` as it is printed: cleaned, but a line that is one form feed alone stays one (it parts a document's
+    /// pages in a transcript, as in a printer's text, and moves no cursor).
+    package static func printed(_ line: String, keepingTabs: Bool = false) -> String {
+        line == "\u{0C}" ? line : clean(line, keepingTabs: keepingTabs)
+    }
+
     /// `text` cleaned, on one line, and shortened to `limit` characters with the full length said
     /// ("xxxx… (10000 characters)").
     package static func value(_ text: String, limit: Int = valueLimit) -> String {

@@ -178,10 +178,10 @@ package final class KeptLines: LineOutput, @unchecked Sendable {  // because: `l
 
     /// As `StandardOutput` writes it: cleaned of control characters, but for a page's form feed.
     package func writeLine(_ line: String) {
-        lock.withLock { lines.append(line == "\u{0C}" ? line : PlainText.clean(line)) }
+        lock.withLock { lines.append(PlainText.printed(line)) }
     }
     package func writeRow(_ line: String) {
-        lock.withLock { lines.append(line == "\u{0C}" ? line : PlainText.clean(line, keepingTabs: true)) }
+        lock.withLock { lines.append(PlainText.printed(line, keepingTabs: true)) }
     }
 
     /// Every line, each ended by a newline, as a program's output would read.

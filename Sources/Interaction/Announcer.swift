@@ -175,15 +175,15 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
 package struct StandardOutput: LineOutput {
     package init() {}
 
-    /// Writes `line` (cleaned of control characters, see `PlainText`) and a newline. A line that is one form feed
-    /// alone stays one: it parts a document's pages in a transcript, as in a printer's text, and moves no cursor.
+    /// Writes `line` as printed (`PlainText.printed`: cleaned of control characters, a lone form feed kept) and a
+    /// newline.
     package func writeLine(_ line: String) { write(line, tabs: false) }
 
     /// Writes `line` as `writeLine` does, its tabs kept (a transcript's table row).
     package func writeRow(_ line: String) { write(line, tabs: true) }
 
     private func write(_ line: String, tabs: Bool) {
-        let data = Array(((line == "\u{0C}" ? line : PlainText.clean(line, keepingTabs: tabs)) + "\n").utf8)
+        let data = Array((PlainText.printed(line, keepingTabs: tabs) + "\n").utf8)
         data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0

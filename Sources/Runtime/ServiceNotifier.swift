@@ -16,10 +16,13 @@ package final class ServiceNotifier: @unchecked Sendable {  // because: fixed af
     /// The notifier for `environment` (the process's by default), or nil when there is no usable
     /// `NOTIFY_SOCKET`: the path must be absolute or abstract (`@name`) and fit a socket address. The three
     /// variables are taken out of the process's environment either way.
+    /// The variables systemd sets for it, which a notifier takes out of the environment.
+    package static let variables = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"]
+
     package static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> ServiceNotifier? {
-        defer { for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) } }
+        defer { for name in variables { unsetenv(name) } }
         guard let path = environment["NOTIFY_SOCKET"], path.hasPrefix("/") || path.hasPrefix("@") else {
             return nil
         }

@@ -160,7 +160,7 @@ package final class SittingDrain: @unchecked Sendable {  // because: `running` a
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
         environment["XDG_DOCUMENTS_DIR"] = root.appendingPathComponent("documents").path
-        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", KioskRun.configHomeKey, KioskRun.documentsKey] {
+        for name in ServiceNotifier.variables + [KioskRun.configHomeKey, KioskRun.documentsKey] {
             environment[name] = nil
         }
         process.environment = environment

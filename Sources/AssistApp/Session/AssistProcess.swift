@@ -36,7 +36,7 @@ package enum AssistProcess {
         // models), in process or in a helper: the one `--share-dir` chose, or the one found from the executable.
         setenv("ASSIST_SHARE_DIR", paths.share.path, 1)
         // Read (and taken out of the environment) before anything is started that could inherit it.
-        let taken = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { name in
+        let taken = ServiceNotifier.variables.compactMap { name in
             environment[name].map { (name, $0) }
         }
         let notifier = ServiceNotifier.fromEnvironment(environment)
