@@ -303,11 +303,14 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     }
 
     /// Ends the main loop on SIGINT, SIGTERM or SIGHUP (the terminal closed) (or `numbers`), so features stop
-    /// cleanly, the session ends as a clean end (never counted as a crash) and the terminal is restored.
+    /// cleanly, the session ends as a clean end (never counted as a crash) and the terminal is restored. A
+    /// virtual terminal (`SessionTerminal`) takes none of the process's signals: its hang-up does the same.
     package func handleSignals(
         _ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP], _ onSignal: @escaping @Sendable () -> Void
     ) -> [SignalWatch.Token] {
         let loop = self.loop
+        terminal.hangUp?.watch { loop.post(onSignal) }
+        guard terminal.takesSignals else { return [] }
         // In place when this returns: a stop sent at once is not lost (SignalWatch says why that matters).
         return numbers.map { number in
             SignalWatch.watch(number) {

@@ -24,14 +24,12 @@ package enum FeatureRun {
         // Without more input the feature keeps running until it finishes, as under a kiosk or systemd.
         session.dispatcher.onEndOfInput = {}
         // Weak: libdispatch may keep a cancelled source's handler past this function.
-        let interrupt: @Sendable () -> Void = { [weak session] in
+        let signals = session.handleSignals { [weak session] in
             state.ended = true
             state.interrupted = true
             session?.features.stopAll()
             session?.loop.stop()
         }
-        let signals = session.handleSignals(terminal.takesSignals ? [SIGINT, SIGTERM, SIGHUP] : [], interrupt)
-        terminal.hangUp?.watch { [loop = session.loop] in loop.post(interrupt) }
         defer {
             signals.forEach { $0.cancel() }
             session.shutdown()
