@@ -147,7 +147,10 @@ package enum InProcessApp {
         let errors = KeptLines()
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
-        defer { close(ends[0]) }
+        // The read end stays open: the session's console thread may still be reading it after the run has
+        // ended, and closing it under that thread made its read fail with a bad descriptor, which traps (once in
+        // a whole run of the suite). The write end is closed below, so that thread sees the end and stops; one
+        // descriptor is left per run.
         if let input {
             let bytes = Array(input.utf8)
             _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
