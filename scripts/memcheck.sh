@@ -13,8 +13,12 @@ cd "$(dirname "$0")/.."
 lanes=${1:-"asan tsan valgrind"}
 failed=()
 # The sanitizer reports in a suite's log (scripts/test-halves.sh has printed its failures and summaries).
+# The first report whole (to its SUMMARY line: both threads' stacks and where the memory came from), then how
+# many there were: CI keeps only the end of what a run printed.
 summarise() {
-  grep -E -A 12 "$2" "$1" | head -n 80
+  awk -v pattern="$2" '$0 ~ pattern { found++; if (found == 1) printing = 1 }
+    printing { print; if (/^SUMMARY:/ || ++lines >= 150) printing = 0 }
+    END { if (found > 1) print "(" found " reports in all in " FILENAME ")" }' "$1"
 }
 
 # The sanitizer builds, each the same command whether made ahead (asan-build, tsan-build) or by its lane, so
