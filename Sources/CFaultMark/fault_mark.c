@@ -2,20 +2,27 @@
 #include "assist_fault_mark.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 
-static char mark_path[4096];
+/* Two buffers for the path: an install writes the one the handler is not reading, then publishes it with an
+   atomic store, so a fault during a later install (a kiosk's next sitting) never reads a half-written path.
+   Installs are serialised by `installing`; the handler takes no lock (it only loads). */
+static char mark_paths[2][4096];
+static int published = -1; /* which of mark_paths is in force; -1 before the first install */
 static pid_t marking_pid;
 static struct sigaction previous[65];
+static pthread_mutex_t installing = PTHREAD_MUTEX_INITIALIZER;
 static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
 
 /* Only async-signal-safe calls: getpid, open, write, close, sigaction, signal, raise. */
 static void on_fault(int number, siginfo_t *info, void *context) {
-    if (getpid() == marking_pid) {
-        int fd = open(mark_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int which = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+    if (which >= 0 && getpid() == __atomic_load_n(&marking_pid, __ATOMIC_RELAXED)) {
+        int fd = open(mark_paths[which], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd >= 0) {
             char text[3] = {(char)('0' + number / 10 % 10), (char)('0' + number % 10), '\n'};
             if (write(fd, text, sizeof text) < 0) { /* nothing more can be done here */
@@ -32,9 +39,12 @@ static void on_fault(int number, siginfo_t *info, void *context) {
 }
 
 bool assist_fault_mark_install(const char *path) {
-    if (path == NULL || strlen(path) >= sizeof mark_path) return false;
-    memcpy(mark_path, path, strlen(path) + 1);
-    marking_pid = getpid();
+    if (path == NULL || strlen(path) >= sizeof mark_paths[0]) return false;
+    pthread_mutex_lock(&installing);
+    int next = __atomic_load_n(&published, __ATOMIC_RELAXED) == 0 ? 1 : 0;
+    memcpy(mark_paths[next], path, strlen(path) + 1);
+    __atomic_store_n(&marking_pid, getpid(), __ATOMIC_RELAXED);
+    __atomic_store_n(&published, next, __ATOMIC_RELEASE);
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
         struct sigaction action;
         memset(&action, 0, sizeof action);
@@ -45,5 +55,6 @@ bool assist_fault_mark_install(const char *path) {
         if (sigaction(faults[i], &action, &before) == 0 && before.sa_sigaction != on_fault)
             previous[faults[i]] = before;
     }
+    pthread_mutex_unlock(&installing);
     return true;
 }

@@ -2,6 +2,7 @@ import AssistApp
 import AssistCore
 import Foundation
 import Interaction
+import Runtime
 
 /// The app driven in process, as `assist run` runs it but without a process: the session gets a virtual
 /// terminal (what `input` holds is typed into a pipe, then the pipe is closed; lines are kept in memory), its
@@ -56,6 +57,45 @@ package enum InProcessApp {
                 options: options, json: json, window: window, phrases: phrases, reference: reference, scores: scores,
                 environment: environment, terminal: terminal)
         }
+    }
+
+    /// Runs `assist shell …` or `assist run …` in process, typing `lines` as `ProcessRunner.typing` types them
+    /// into a spawned `assist`: each after its pause, or as soon as what was printed satisfies it; then the input
+    /// ends. What it printed to standard output, and whether it ended by itself within `timeoutSeconds` (times
+    /// `ProcessRunner.timeScale`) after the last line; if not, its terminal hangs up, as a spawned one is killed.
+    package static func typing(
+        _ arguments: [String], lines: [ProcessRunner.TypedLine], before: (() throws -> Void)? = nil,
+        environment: [String: String] = [:], timeoutSeconds: Double = 30
+    ) throws -> (output: String, endedByItself: Bool) {
+        var (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
+        let body: @Sendable ([String: String], SessionTerminal) throws -> Void
+        switch arguments.first {
+        case "shell":
+            var voice: String?
+            var words = Words(all: rest)
+            while let word = words.current {
+                switch word {
+                case "--voice": voice = try words.value()
+                case let other: throw Misuse(text: "\(other) is not an option of shell InProcessApp knows")
+                }
+                words.next()
+            }
+            body = { [options, voice] environment, terminal in
+                try ShellRun.run(options, voice: voice, environment: environment, terminal: terminal)
+            }
+        case "run":
+            guard !rest.isEmpty else { throw Misuse(text: "no feature in \(arguments)") }
+            let id = rest.removeFirst()
+            options.dataCommand = ["--json", "--csv", "--transcript"].contains { rest.contains($0) }
+            if let separator = rest.firstIndex(of: "--") { rest.remove(at: separator) }
+            body = { [options, rest] environment, terminal in
+                try FeatureRun.run(options, id: id, arguments: rest, environment: environment, terminal: terminal)
+            }
+        default:
+            throw Misuse(text: "neither a shell nor a run: \(arguments)")
+        }
+        let run = try typed(lines, before: before, environment: environment, timeoutSeconds: timeoutSeconds, body)
+        return (run.result.standardOutput, run.endedByItself)
     }
 
     /// The host's options in `arguments` (before a `--`), and the other arguments in order.
@@ -161,16 +201,84 @@ package enum InProcessApp {
         let timer = DispatchWorkItem { hangUp.hangUp() }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds * ProcessRunner.timeScale, execute: timer)
         defer { timer.cancel() }
-        var status: Int32 = 0
+        let status = try exitStatus(errors: errors) { try body(merged(environment), terminal) }
+        return ProcessResult(status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
+    }
+
+    /// Runs `body` on a thread of its own (where its main loop runs) with a virtual terminal, while this thread
+    /// calls `before` and types `lines` into it as `ProcessRunner.typing` does; then the input ends. When `body` has not returned
+    /// `timeoutSeconds` (times `ProcessRunner.timeScale`) after that, the terminal hangs up and `body` is given
+    /// 30 seconds more to end as on SIGHUP; `endedByItself` says whether it needed that.
+    private static func typed(
+        _ lines: [ProcessRunner.TypedLine], before: (() throws -> Void)?, environment: [String: String],
+        timeoutSeconds: Double,
+        _ body: @escaping @Sendable ([String: String], SessionTerminal) throws -> Void
+    ) throws -> (result: ProcessResult, endedByItself: Bool) {
+        let output = KeptLines()
+        let errors = KeptLines()
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+        // The read end stays open, as in `session`: the session's console thread may read it after the end.
+        let hangUp = TerminalHangUp()
+        let terminal = SessionTerminal(input: ends[0], output: output, errors: errors, hangUp: hangUp)
+        let environment = merged(environment)
+        let ended = Locked<Result<Int32, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let outcome = Result { try exitStatus(errors: errors) { try body(environment, terminal) } }
+            ended.withLock { $0 = outcome }
+            done.signal()
+        }
+        thread.name = "in-process-session"
+        thread.stackSize = 8 << 20
+        thread.start()
+        let running = { ended.withLock { $0 == nil } }
+        try before?()
+        for line in lines {
+            if let once = line.once {
+                let deadline = Date().addingTimeInterval(line.pause)
+                while Date() < deadline, running(), !once(output.text) { Thread.sleep(forTimeInterval: 0.05) }
+            } else {
+                Thread.sleep(forTimeInterval: line.pause)
+            }
+            guard running() else { break }
+            let bytes = Array((line.line + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+            try line.then?()
+        }
+        close(ends[1])
+        var endedByItself = true
+        if done.wait(timeout: .now() + timeoutSeconds * ProcessRunner.timeScale) == .timedOut {
+            endedByItself = false
+            hangUp.hangUp()
+            guard done.wait(timeout: .now() + 30 * ProcessRunner.timeScale) == .success else {
+                throw Misuse(text: "the session did not end when its terminal hung up; printed: \(output.text)")
+            }
+        }
+        guard let outcome = ended.withLock({ $0 }) else { throw Misuse(text: "the session's end was not recorded") }
+        let status = try outcome.get()
+        let result = ProcessResult(
+            status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
+        return (result, endedByItself)
+    }
+
+    /// This process's environment with `environment` laid over it.
+    private static func merged(_ environment: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
+
+    /// The status `assist` would end with after `body`: 0, or a failure's code (its message written to `errors`,
+    /// as `assist` prints it).
+    private static func exitStatus(errors: KeptLines, _ body: () throws -> Void) throws -> Int32 {
         do {
-            try body(ProcessInfo.processInfo.environment.merging(environment) { _, new in new }, terminal)
+            try body()
+            return 0
         } catch let failure as CLIFailure {
             errors.writeLine(PlainText.message(failure.message))
-            status = failure.exitCode
+            return failure.exitCode
         } catch let exit as ExitStatus {
-            status = exit.code
+            return exit.code
         }
-        return ProcessResult(status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
     }
 }
 
@@ -178,6 +286,8 @@ package enum InProcessApp {
 package final class KeptLines: LineOutput, @unchecked Sendable {  // because: `lines` is guarded by `lock`
     private let lock = NSLock()
     private var lines: [String] = []
+
+    package init() {}
 
     /// As `StandardOutput` writes it: cleaned of control characters, but for a page's form feed.
     package func writeLine(_ line: String) {

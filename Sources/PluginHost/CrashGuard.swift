@@ -164,9 +164,12 @@ package final class CrashGuard: @unchecked Sendable {  // because: `focused` is 
         return was
     }
 
-    /// This process runs: its mark names no feature yet, and a fault from now on leaves `<pid>.fault`.
-    package func begin() {
+    /// This process runs: its mark names no feature yet, and (with `markingFaults`) a fault from now on leaves
+    /// `<pid>.fault`. The fault's mark is the process's signal handlers, so only a session that owns the process
+    /// sets it: not one a test runs in its own process beside others, whose faults are the test process's.
+    package func begin(markingFaults: Bool = true) {
         focus(nil)
+        guard markingFaults else { return }
         _ = assist_fault_mark_install(data.appendingPathComponent("sessions/\(getpid()).fault").path)
     }
 

@@ -36,9 +36,17 @@ struct HostSessionTests {
     /// A session is made from its options and environment alone and leaves the process's environment as it
     /// was: two made at once in one process, each with its own settings folder, share folder and language,
     /// keep their own (what an app driven in process by its tests needs). The old session set
-    /// `ASSIST_SHARE_DIR` for the whole process and read the process's settings folder.
+    /// `ASSIST_SHARE_DIR` for the whole process and read the process's settings folder. Each on a virtual
+    /// terminal watches for crashes as a run does, and leaves the process's fault handlers as they were: those
+    /// are the process's (the fault's mark), and two sessions setting them at once raced in the test process.
     @Test func twoSessionsInOneProcessKeepTheirOwnSettingsAndChangeNothingOfTheProcess() throws {
         let process = ProcessInfo.processInfo.environment
+        let faultHandler = { () -> UInt in
+            var action = sigaction()
+            sigaction(SIGSEGV, nil, &action)
+            return unsafeBitCast(action.__sigaction_handler.sa_sigaction, to: UInt.self)
+        }
+        let handlerBefore = faultHandler()
         let share = BuildProducts.packageRoot.appendingPathComponent("share/assist")
         func session(_ name: String, language: String) throws -> HostSession {
             let config = folder.path("\(name)/config/assist")
@@ -52,7 +60,11 @@ struct HostSessionTests {
             environment["LANG"] = "C.UTF-8"
             let options = HostOptions(
                 dataDir: folder.path("\(name)/data").path, shareDir: link.path, noSpeech: true, audioOut: "null")
-            return try HostSession(options: options, interactive: false, environment: environment)
+            let terminal = SessionTerminal(input: -1, output: KeptLines(), errors: KeptLines())
+            let session = try HostSession(
+                options: options, interactive: false, environment: environment, terminal: terminal)
+            _ = session.watchForCrashes()
+            return session
         }
         let spanish = try session("one", language: "es")
         defer { spanish.shutdown() }
@@ -68,6 +80,7 @@ struct HostSessionTests {
         for name in ["ASSIST_SHARE_DIR", "XDG_CONFIG_HOME", "NOTIFY_SOCKET"] {
             #expect(after[name] == process[name], "\(name) changed by making a session: \(after[name] ?? "unset")")
         }
+        #expect(faultHandler() == handlerBefore, "a session on a virtual terminal set the process's fault handler")
     }
 
     @Test func theDoctorsChecksNameEachPluginAndTheDataFolder() throws {

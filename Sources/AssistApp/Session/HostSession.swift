@@ -261,7 +261,8 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
             else { continue }
             record.refuse(.disabled(reason))
         }
-        guardian.begin()
+        // The fault's mark is signal handlers, the process's: set by a session on the process's own terminal.
+        guardian.begin(markingFaults: terminal.takesSignals)
         crashGuard = guardian
         return crashes
     }
