@@ -38,8 +38,7 @@ struct BarcodeCLITests {
         for index in 0..<24 {
             try FileManager.default.copyItem(at: photo, to: frames.appendingPathComponent("\(index).jpg"))
         }
-        let (output, ended) = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let (output, ended) = try InProcessApp.typing(
             [
                 "run", "--no-speech", "--data-dir", folder.path("data").path, "--camera", "dir:\(frames.path)",
                 "--camera-fps", "2", "barcode",
@@ -242,8 +241,7 @@ struct BarcodeCLITests {
         for index in 0..<24 {
             try FileManager.default.copyItem(at: photo, to: frames.appendingPathComponent("\(index).jpg"))
         }
-        let (output, ended) = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let (output, ended) = try InProcessApp.typing(
             [
                 "run", "--no-speech", "--data-dir", folder.path("data").path, "--camera", "dir:\(frames.path)",
                 "--camera-fps", "2",

@@ -26,8 +26,7 @@ struct CollectVideosMenuTests {
     /// The same, with steps that may wait for what was printed (`ProcessRunner.when`).
     func menus(_ steps: [ProcessRunner.TypedLine], paced: Bool = false) throws -> [String] {
         let speech = paced ? ["--audio-out", "wav:" + folder.path("speech.wav").path] : ["--no-speech"]
-        let run = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let run = try InProcessApp.typing(
             ["run", "collect-videos"] + speech + [
                 "--data-dir", folder.path("data").path, "--config", folder.path("config.toml").path, "--camera",
                 "video:" + folder.path("camera.mp4").path,

@@ -68,8 +68,7 @@ struct ColourCLITests {
             for copy in 0..<5 { _ = try room("frames/\(index)-\(copy).png", patch: patch) }
         }
         // The words once the first colour is said (before, there is no picture to speak of).
-        let (output, ended) = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let (output, ended) = try InProcessApp.typing(
             [
                 "run", "--no-speech", "--data-dir", folder.path("data").path, "--camera",
                 "dir:\(folder.path("frames").path)", "--camera-fps", "4", "colour",

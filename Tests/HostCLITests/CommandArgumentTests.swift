@@ -31,8 +31,7 @@ struct CommandArgumentTests {
     }
 
     func shell(_ lines: [ProcessRunner.TypedLine], extra: [String] = []) throws -> [String] {
-        let (output, ended) = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let (output, ended) = try InProcessApp.typing(
             ["shell", "--no-speech", "--data-dir", data.url.path, "--plugin-dir", plugins.url.path] + extra,
             lines: lines, environment: ["XDG_CONFIG_HOME": data.url.path], timeoutSeconds: 60)
         #expect(ended)
@@ -104,8 +103,7 @@ struct CommandArgumentTests {
             "/usr/bin/sox",
             ["-n", "-r", "16000", "-c", "1", "-b", "16", room.path, "synth", "6", "pinknoise", "vol", "0.05"])
         func run(_ lines: [ProcessRunner.TypedLine]) throws -> [String] {
-            let (output, _) = try ProcessRunner.typing(
-                BuildProducts.assist,
+            let (output, _) = try InProcessApp.typing(
                 [
                     "run", "org.test.sound", "record", "--no-speech", "--data-dir", data.url.path, "--plugin-dir",
                     plugins.url.path, "--mic", "live:" + room.path,

@@ -43,15 +43,34 @@ struct FindObjectThingsCLITests {
         return folder
     }
 
+    /// `assist run find-object ARGUMENTS` in this process (InProcessApp), with the input typed and the host's
+    /// options the tests give.
     func run(
         _ arguments: [String], data: TemporaryDirectory, camera: String? = nil, framesPerSecond: Double = 2,
-        input: String? = nil, environment: [String: String]? = nil, options: [String] = []
+        input: String? = nil, options: [String] = []
     ) throws -> ProcessResult {
+        try InProcessApp.run(
+            ["run"] + global(data, camera, framesPerSecond, options) + ["find-object"] + arguments, input: input,
+            timeoutSeconds: 240)
+    }
+
+    /// The same run by a spawned `assist` with `environment`: the plugin reads those variables from its
+    /// process's environment (where its models and Assist's video reader are), which a run in this process
+    /// cannot change for it alone.
+    func spawnedRun(
+        _ arguments: [String], data: TemporaryDirectory, environment: [String: String], options: [String] = []
+    ) throws -> ProcessResult {
+        try ProcessRunner.run(
+            BuildProducts.assist, ["run"] + global(data, nil, 2, options) + ["find-object"] + arguments,
+            environment: environment, timeoutSeconds: 240)
+    }
+
+    func global(_ data: TemporaryDirectory, _ camera: String?, _ framesPerSecond: Double, _ options: [String])
+        -> [String]
+    {
         var global = ["--no-speech", "--data-dir", data.url.path] + options
         if let camera { global += ["--camera", camera, "--camera-fps", "\(framesPerSecond)"] }
-        return try ProcessRunner.run(
-            BuildProducts.assist, ["run"] + global + ["find-object"] + arguments, input: input,
-            environment: environment, timeoutSeconds: 240)
+        return global
     }
 
     func events(_ data: TemporaryDirectory, _ name: String) throws -> [[String: Any]] {
@@ -200,7 +219,7 @@ struct FindObjectThingsCLITests {
                 == "\(folder.path("notes.mp4").path) is not a video Assist can read. Use an MP4, MKV, AVI or WebM file.",
             "\(text.lines)")
         // Assist's own video reader missing: said as such (reinstall), not as a video that cannot be read.
-        let noReader = try run(
+        let noReader = try spawnedRun(
             ["teach", "keys", "--video", blank.path("blank.mp4").path], data: data,
             environment: ["ASSIST_VIDEO_READER_LIBRARY": "/nonexistent/libAssistVideo.so"])
         #expect(noReader.status != 0)
@@ -338,7 +357,7 @@ struct FindObjectThingsCLITests {
         bytes[bytes.count / 2] ^= 0x40
         try bytes.write(to: models.path("mobilenetv2-embedder/mobilenetv2-embedder.onnx"))
         let fresh = try TemporaryDirectory("assist-things-data")
-        let refused = try run(
+        let refused = try spawnedRun(
             ["teach", "badge", "--video", folder.path("badge.mp4").path], data: fresh,
             environment: ["ASSIST_MODELS_DIR": models.url.path], options: ["--share-dir", share.url.path])
         #expect(refused.status != 0)
@@ -360,8 +379,7 @@ struct FindObjectThingsCLITests {
         #expect(taken.status != 0)
         // The numbered list has the person's things first, then the 80 objects.
         let listScene = try scene([0.5])
-        let listed = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let listed = try InProcessApp.typing(
             [
                 "run", "--no-speech", "--data-dir", data.url.path, "--camera", "dir:\(listScene.url.path)",
                 "--camera-fps", "2", "find-object",

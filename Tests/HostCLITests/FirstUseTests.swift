@@ -105,8 +105,7 @@ struct FirstUseTests {
 
     /// Nobody is asked where nobody can answer (a pipe), nor when the admin or user turned the question off.
     @Test func aPipeAndTheSettingAreNotAsked() throws {
-        let (output, ended) = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let (output, ended) = try InProcessApp.typing(
             [
                 "run", "--no-speech", "--camera", "image:\(blank.path)", "--data-dir", data.path, "find-object",
                 "cup",

@@ -133,8 +133,7 @@ struct PhotoSensorCLITests {
 
     /// The same, each line as `ProcessRunner` types it (one may wait for what the shell says first).
     func shell(lines: [ProcessRunner.TypedLine], before: (() throws -> Void)? = nil) throws -> String {
-        let run = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let run = try InProcessApp.typing(
             [
                 "shell", "--no-speech", "--data-dir", folder.path("data").path, "--config",
                 folder.path("config.toml").path,

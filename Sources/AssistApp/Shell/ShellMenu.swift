@@ -29,8 +29,10 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
     package static func run(session: HostSession, microphone: String?, kiosk: KioskShell? = nil) {
         let shell = ShellMenu(session: session, kiosk: kiosk)
         shell.crashes = session.watchForCrashes()
-        // A kiosk ends only by its admin or by systemd (SIGTERM); the terminal's signal keys are keys there.
-        if kiosk != nil { [SIGINT, SIGQUIT, SIGTSTP, SIGHUP].forEach { signal($0, SIG_IGN) } }
+        // A kiosk ends only by its admin or by systemd (SIGTERM); the terminal's signal keys are keys there. A
+        // virtual terminal (a test's) leaves the process's signals alone.
+        let takesSignals = session.terminal.takesSignals
+        if kiosk != nil && takesSignals { [SIGINT, SIGQUIT, SIGTSTP, SIGHUP].forEach { signal($0, SIG_IGN) } }
         // Keys typed while the welcome is said wait for the menu (shutdown gives the terminal back).
         session.console?.claimKeys()
         var signals = session.handleSignals(kiosk == nil ? [SIGTERM, SIGHUP] : [SIGTERM]) {
@@ -38,7 +40,9 @@ package final class ShellMenu: @unchecked Sendable {  // because: used only on t
             shell.quit()
         }
         // Ctrl+C is one more way to leave where one is, as Escape and q are: a feature stops, the menu asks.
-        if kiosk == nil { signals.append(SignalWatch.watch(SIGINT) { session.loop.post { shell.interrupted() } }) }
+        if kiosk == nil && takesSignals {
+            signals.append(SignalWatch.watch(SIGINT) { session.loop.post { shell.interrupted() } })
+        }
         if let kiosk {
             kiosk.onLeave = { shell.quit() }
             kiosk.onMenu = { shell.showMenu() }

@@ -21,14 +21,8 @@ struct ShellCommand: ParsableCommand {
             valueName: "mode"))
     var voice: String?
 
-    /// `--voice` as a `voice.mode` value.
-    static let voiceModes = [
-        "push": "push-to-talk", "push-to-talk": "push-to-talk", "always": "always", "wake": "wake-word",
-        "wake-word": "wake-word", "off": "off",
-    ]
-
     func validate() throws {
-        if let voice, Self.voiceModes[voice.lowercased()] == nil {
+        if let voice, ShellRun.voiceModes[voice.lowercased()] == nil {
             throw ValidationError("--voice takes push, always, wake or off, not \(voice)")
         }
     }
@@ -36,15 +30,6 @@ struct ShellCommand: ParsableCommand {
     func run() throws {
         var host = global.host
         host.view = viewOptions.request
-        let session = try HostSession(options: host, interactive: true)
-        if let voice, let mode = Self.voiceModes[voice.lowercased()] {
-            // For this session only, as --config would set it; an admin's lock keeps its own.
-            if session.settings.isLocked("voice.mode") {
-                session.announcer.say("Voice commands are set by your administrator; --voice \(voice) is not used.")
-            } else {
-                session.settings.apply(["voice.mode": .string(mode)], admin: false)
-            }
-        }
-        ShellMenu.run(session: session, microphone: global.mic)
+        try ShellRun.run(host, voice: voice)
     }
 }
