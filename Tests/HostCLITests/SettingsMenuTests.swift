@@ -152,9 +152,8 @@ struct SettingsMenuTests {
         try FileManager.default.createDirectory(
             at: settingsFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "[speech]\nrate = 9000\n".write(to: settingsFile, atomically: true, encoding: .utf8)
-        let run = try ProcessRunner.run(
-            BuildProducts.assist, ["run", "clock", "--no-speech", "--data-dir", folder.path("data").path],
-            environment: environment)
+        let run = try InProcessApp.run(
+            ["run", "clock", "--no-speech", "--data-dir", folder.path("data").path], environment: environment)
         let said = (run.standardOutput + run.standardError).split(separator: "\n").filter { $0.contains("9000") }
         #expect(
             said == [
@@ -175,8 +174,7 @@ struct SettingsMenuTests {
         auto-pause = 45
         directions = "clock"
         """.write(to: config, atomically: true, encoding: .utf8)
-        let run = try ProcessRunner.run(
-            BuildProducts.assist,
+        let run = try InProcessApp.run(
             ["run", "clock", "--no-speech", "--data-dir", folder.path("data").path, "--config", config.path],
             environment: environment)
         let said = (run.standardOutput + run.standardError).split(separator: "\n").filter { $0.hasPrefix("Config: ") }
