@@ -2,6 +2,7 @@
    (assist_bridge.h, wire.h). Runs as `assist _plugin-helper 3`. Its proxies are generated/services.h and
    helper_proxies.c; its frames helper_frames.c. */
 #define _GNU_SOURCE
+#include "handoff.h"
 #include "helper_bridge.h"
 #include "sandbox.h"
 
@@ -166,6 +167,7 @@ static void serve_callback(uint32_t op, bmsg *req, bmsg *rep) {
         break;
     }
     case OP_CB_TASK:
+        HANDOFF_TAKE(PTR(user));
         ((assist_task_fn)PTR(fn))(PTR(user));
         break;
     default:

@@ -1,6 +1,7 @@
 /* The helper's proxies written by hand: the service calls whose arguments the generated rules do not carry
    (callbacks, structs, arrays, buffers), each sent to the host as one message. */
 #define _GNU_SOURCE
+#include "handoff.h"
 #include "helper_bridge.h"
 
 #include <stdlib.h>
@@ -176,6 +177,7 @@ assist_status h_clock_timer_add(const assist_host *h, uint32_t ms, bool repeat, 
 }
 
 static assist_status task_call(uint32_t op, assist_task_fn fn, void *user) {
+    HANDOFF_GIVE(user);
     bmsg *m = request(op);
     put_u64(m, U64(fn));
     put_u64(m, U64(user));
