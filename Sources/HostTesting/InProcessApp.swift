@@ -67,8 +67,8 @@ package enum InProcessApp {
         _ arguments: [String], lines: [ProcessRunner.TypedLine], before: (() throws -> Void)? = nil,
         environment: [String: String] = [:], timeoutSeconds: Double = 30
     ) throws -> (output: String, endedByItself: Bool) {
-        var (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
-        let body: @Sendable ([String: String], SessionTerminal) throws -> Void
+        let (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
+        let body: Body
         switch arguments.first {
         case "shell":
             var voice: String?
@@ -85,12 +85,7 @@ package enum InProcessApp {
             }
         case "run":
             guard !rest.isEmpty else { throw Misuse(text: "no feature in \(arguments)") }
-            let id = rest.removeFirst()
-            options.dataCommand = ["--json", "--csv", "--transcript"].contains { rest.contains($0) }
-            if let separator = rest.firstIndex(of: "--") { rest.remove(at: separator) }
-            body = { [options, rest] environment, terminal in
-                try FeatureRun.run(options, id: id, arguments: rest, environment: environment, terminal: terminal)
-            }
+            body = feature(rest[0], Array(rest.dropFirst()), options: options)
         default:
             throw Misuse(text: "neither a shell nor a run: \(arguments)")
         }
@@ -165,16 +160,25 @@ package enum InProcessApp {
         _ id: String, _ arguments: [String], options: HostOptions, environment: [String: String] = [:],
         input: String? = nil, timeoutSeconds: Double = 120
     ) throws -> ProcessResult {
+        try session(
+            environment: environment, input: input, timeoutSeconds: timeoutSeconds,
+            feature(id, arguments, options: options))
+    }
+
+    /// What `assist run [options] ID ARGUMENTS` does, on the terminal and environment it is given.
+    private static func feature(_ id: String, _ arguments: [String], options: HostOptions) -> Body {
         var options = options
         options.dataCommand = ["--json", "--csv", "--transcript"].contains { arguments.contains($0) }
         // After `--`, the arguments are the feature's as they are (the first `--` only marks where they start).
         var arguments = arguments
         if let separator = arguments.firstIndex(of: "--") { arguments.remove(at: separator) }
-        return try session(environment: environment, input: input, timeoutSeconds: timeoutSeconds) {
-            environment, terminal in
+        return { [options, arguments] environment, terminal in
             try FeatureRun.run(options, id: id, arguments: arguments, environment: environment, terminal: terminal)
         }
     }
+
+    /// A command of the app run on a session's environment and terminal.
+    private typealias Body = @Sendable ([String: String], SessionTerminal) throws -> Void
 
     /// Runs `body` with this process's environment with `environment` laid over it and a virtual terminal:
     /// `input` typed into it and then closed, a hang-up after `timeoutSeconds`; what it printed and the status
@@ -206,13 +210,13 @@ package enum InProcessApp {
     }
 
     /// Runs `body` on a thread of its own (where its main loop runs) with a virtual terminal, while this thread
-    /// calls `before` and types `lines` into it as `ProcessRunner.typing` does; then the input ends. When `body` has not returned
-    /// `timeoutSeconds` (times `ProcessRunner.timeScale`) after that, the terminal hangs up and `body` is given
-    /// 30 seconds more to end as on SIGHUP; `endedByItself` says whether it needed that.
+    /// calls `before` and types `lines` into it as `ProcessRunner.typing` does; then the input ends. When `body`
+    /// has not returned `timeoutSeconds` (times `ProcessRunner.timeScale`) after that, the terminal hangs up and
+    /// `body` is given 30 seconds more to end as on SIGHUP; `endedByItself` says whether it needed that. A step
+    /// that throws (`before`, a line's `then`) ends the session the same way before the error goes on.
     private static func typed(
         _ lines: [ProcessRunner.TypedLine], before: (() throws -> Void)?, environment: [String: String],
-        timeoutSeconds: Double,
-        _ body: @escaping @Sendable ([String: String], SessionTerminal) throws -> Void
+        timeoutSeconds: Double, _ body: @escaping Body
     ) throws -> (result: ProcessResult, endedByItself: Bool) {
         let output = KeptLines()
         let errors = KeptLines()
@@ -233,18 +237,25 @@ package enum InProcessApp {
         thread.stackSize = 8 << 20
         thread.start()
         let running = { ended.withLock { $0 == nil } }
-        try before?()
-        for line in lines {
-            if let once = line.once {
-                let deadline = Date().addingTimeInterval(line.pause)
-                while Date() < deadline, running(), !once(output.text) { Thread.sleep(forTimeInterval: 0.05) }
-            } else {
-                Thread.sleep(forTimeInterval: line.pause)
+        do {
+            try before?()
+            for line in lines {
+                if let once = line.once {
+                    let deadline = Date().addingTimeInterval(line.pause)
+                    while Date() < deadline, running(), !once(output.text) { Thread.sleep(forTimeInterval: 0.05) }
+                } else {
+                    Thread.sleep(forTimeInterval: line.pause)
+                }
+                guard running() else { break }
+                let bytes = Array((line.line + "\n").utf8)
+                _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+                try line.then?()
             }
-            guard running() else { break }
-            let bytes = Array((line.line + "\n").utf8)
-            _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
-            try line.then?()
+        } catch {
+            close(ends[1])
+            hangUp.hangUp()
+            _ = done.wait(timeout: .now() + 30 * ProcessRunner.timeScale)
+            throw error
         }
         close(ends[1])
         var endedByItself = true
