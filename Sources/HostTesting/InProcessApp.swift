@@ -187,26 +187,14 @@ package enum InProcessApp {
         environment: [String: String], input: String?, timeoutSeconds: Double,
         _ body: ([String: String], SessionTerminal) throws -> Void
     ) throws -> ProcessResult {
-        let output = KeptLines()
-        let errors = KeptLines()
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
-        // The read end stays open: the session's console thread may still be reading it after the run has
-        // ended, and closing it under that thread made its read fail with a bad descriptor, which traps (once in
-        // a whole run of the suite). The write end is closed below, so that thread sees the end and stops; one
-        // descriptor is left per run.
-        if let input {
-            let bytes = Array(input.utf8)
-            _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
-        }
-        close(ends[1])
-        let hangUp = TerminalHangUp()
-        let terminal = SessionTerminal(input: ends[0], output: output, errors: errors, hangUp: hangUp)
-        let timer = DispatchWorkItem { hangUp.hangUp() }
+        let virtual = try VirtualTerminal()
+        if let input { virtual.type(input) }
+        virtual.endInput()
+        let timer = DispatchWorkItem { virtual.hangUp.hangUp() }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds * ProcessRunner.timeScale, execute: timer)
         defer { timer.cancel() }
-        let status = try exitStatus(errors: errors) { try body(merged(environment), terminal) }
-        return ProcessResult(status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
+        let status = try exitStatus(errors: virtual.errors) { try body(merged(environment), virtual.terminal) }
+        return virtual.result(status: status)
     }
 
     /// Runs `body` on a thread of its own (where its main loop runs) with a virtual terminal, while this thread
@@ -218,13 +206,8 @@ package enum InProcessApp {
         _ lines: [ProcessRunner.TypedLine], before: (() throws -> Void)?, environment: [String: String],
         timeoutSeconds: Double, _ body: @escaping Body
     ) throws -> (result: ProcessResult, endedByItself: Bool) {
-        let output = KeptLines()
-        let errors = KeptLines()
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
-        // The read end stays open, as in `session`: the session's console thread may read it after the end.
-        let hangUp = TerminalHangUp()
-        let terminal = SessionTerminal(input: ends[0], output: output, errors: errors, hangUp: hangUp)
+        let virtual = try VirtualTerminal()
+        let (output, errors, terminal) = (virtual.output, virtual.errors, virtual.terminal)
         let environment = merged(environment)
         let ended = Locked<Result<Int32, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -247,30 +230,60 @@ package enum InProcessApp {
                     Thread.sleep(forTimeInterval: line.pause)
                 }
                 guard running() else { break }
-                let bytes = Array((line.line + "\n").utf8)
-                _ = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+                virtual.type(line.line + "\n")
                 try line.then?()
             }
         } catch {
-            close(ends[1])
-            hangUp.hangUp()
+            virtual.endInput()
+            virtual.hangUp.hangUp()
             _ = done.wait(timeout: .now() + 30 * ProcessRunner.timeScale)
             throw error
         }
-        close(ends[1])
+        virtual.endInput()
         var endedByItself = true
         if done.wait(timeout: .now() + timeoutSeconds * ProcessRunner.timeScale) == .timedOut {
             endedByItself = false
-            hangUp.hangUp()
+            virtual.hangUp.hangUp()
             guard done.wait(timeout: .now() + 30 * ProcessRunner.timeScale) == .success else {
                 throw Misuse(text: "the session did not end when its terminal hung up; printed: \(output.text)")
             }
         }
         guard let outcome = ended.withLock({ $0 }) else { throw Misuse(text: "the session's end was not recorded") }
-        let status = try outcome.get()
-        let result = ProcessResult(
-            status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
-        return (result, endedByItself)
+        return (virtual.result(status: try outcome.get()), endedByItself)
+    }
+
+    /// A session's virtual terminal: keys typed into a pipe, lines kept in memory, a hang-up.
+    private struct VirtualTerminal {
+        let output = KeptLines()
+        let errors = KeptLines()
+        let hangUp = TerminalHangUp()
+        let terminal: SessionTerminal
+        /// The pipe's write end, where keys are typed.
+        private let keys: Int32
+
+        init() throws {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+            // The read end stays open: the session's console thread may still be reading it after the run has
+            // ended, and closing it under that thread made its read fail with a bad descriptor, which traps (once
+            // in a whole run of the suite). The write end is closed (`endInput`), so that thread sees the end and
+            // stops; one descriptor is left per run.
+            keys = ends[1]
+            terminal = SessionTerminal(input: ends[0], output: output, errors: errors, hangUp: hangUp)
+        }
+
+        func type(_ text: String) {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { write(keys, $0.baseAddress, $0.count) }
+        }
+
+        /// No more keys: the session reads the end of its input.
+        func endInput() { close(keys) }
+
+        /// What the session printed, with the status `assist` would end with.
+        func result(status: Int32) -> ProcessResult {
+            ProcessResult(status: status, standardOutput: output.text, standardError: errors.text, signalled: false)
+        }
     }
 
     /// This process's environment with `environment` laid over it.
