@@ -1,5 +1,5 @@
-/// The sound heard, for what follows a phrase (`ArgumentFollower`) and the shell's answers: its loudness and
-/// its spans decoded once.
+/// The sound heard, for what follows a phrase (`ArgumentFollower`), the shell's answers and the referee: its
+/// loudness and its spans decoded once.
 extension KeywordSpotter {
     /// How loud the room is just before `ms` (LoudnessTrack.roomLevel).
     package func roomLevel(before ms: Int) -> Float? { loudness.roomLevel(before: ms) }
@@ -29,5 +29,12 @@ extension KeywordSpotter {
         phrase: String, confidence: Double
     )? {
         spans.judge(fromMs: fromMs, toMs: toMs, commands: commands, bareOver: utterance)
+    }
+
+    /// The referee's decode: the sound of `detection` (from 250 ms before it to 150 ms after it, or what has been
+    /// fed) decoded once as one of `texts`; the phrase heard.
+    func hear(_ texts: [String], over detection: Detection) -> String? {
+        let forms = texts.sorted().flatMap { searches.pronunciations.spokenForms(KeyPhrase($0).words) }
+        return spans.rival(forms, fromMs: detection.startMs - 250, toMs: detection.endMs + 150).map(searches.phrase)
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// sound, kept or dropped by the echo canceller's check and judged once (`OverSoundVerdicts`). This type feeds
 /// them in order and holds the sound (`LoudnessTrack`, `SpanDecoders`).
 package final class KeywordSpotter {
-    private let searches: KeywordSearches
+    let searches: KeywordSearches
     package var model: VoiceModel { searches.model }
     /// The phrases listened for, and those left out because a word is not in the dictionary.
     package private(set) var phrases: [KeyPhrase] = []
@@ -181,8 +181,9 @@ package final class KeywordSpotter {
 
     /// What was heard, through the layers in turn: Assist's own voice dropped and a person's marked
     /// (`overSound`); at any time, what does not follow a pause kept for its utterance's judge; heard already,
-    /// dropped; a phrase with a rival, refereed; held (a phrase inside a longer one waits for it); then what
-    /// is due is judged once over Assist's sound, or waits for the pause after it.
+    /// dropped; a phrase with a rival, refereed, and one over the sound of another search's phrase held, settled
+    /// (`HeldPhrases.settleRival`); held (a phrase inside a longer one waits for it); then what is due is judged
+    /// once over Assist's sound, or waits for the pause after it.
     private func settle(_ heard: [Detection]) -> [Detection] {
         for var detection in heard {
             let over = overSound?(detection.startMs, personCheckEnd(detection))
@@ -212,6 +213,10 @@ package final class KeywordSpotter {
             if detection.overSound { onCandidate?(detection) }
             if let chosen = referee.decide(detection.phrase, hear: { hear($0, over: detection) }) {
                 detection.phrase = chosen
+            }
+            if let settled = holding.settleRival(of: detection, hear: { hear($0, over: $1) }) {
+                trace?(settled)
+                continue
             }
             holding.hold(detection)
         }
@@ -259,13 +264,6 @@ package final class KeywordSpotter {
                     .confidence ?? 0
                 return judged
             }
-    }
-
-    /// The referee's decode: the sound of `detection` (from 250 ms before it to 150 ms after it, or what has been
-    /// fed) decoded once as one of `texts`; the phrase heard.
-    private func hear(_ texts: [String], over detection: Detection) -> String? {
-        let forms = texts.sorted().flatMap { searches.pronunciations.spokenForms(KeyPhrase($0).words) }
-        return spans.rival(forms, fromMs: detection.startMs - 250, toMs: detection.endMs + 150).map(searches.phrase)
     }
 
     /// Over Assist's sound, what is left of it can make the spotter take one command for another ("back" for
