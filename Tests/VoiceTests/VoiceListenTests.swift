@@ -59,8 +59,9 @@ extension VoiceListening {
         return files
     }
 
-    /// The shell in `always` mode hearing `parts` (natural voices, each with `pad` seconds of a quiet room around
-    /// it) at a microphone's pace, with `lines` typed: what it printed, by line, and the voice trace. Where
+    /// The shell in `always` mode, in this process (`InProcessApp`), hearing `parts` (natural voices, each with
+    /// `pad` seconds of a quiet room around it) at a microphone's pace, with `lines` typed: what it printed, by
+    /// line, and the voice trace. Where
     /// programs are slowed (the sanitizer lanes) the room is heard longer before the first part, while the
     /// searches load.
     func shellAlways(
@@ -69,9 +70,9 @@ extension VoiceListening {
     ) throws -> (lines: [String], trace: String) {
         let said = try room(hearing: parts, leadSeconds: 1.5 * (ProcessRunner.timeScale - 1))
         let trace = folder.path("trace-\(UUID().uuidString).txt")
-        // `--voice always`, as a person starts it (issue 72), not a config file.
-        let run = try ProcessRunner.typing(
-            BuildProducts.assist,
+        // `--voice always`, as a person starts it (issue 72), not a config file; the shell in this process, its
+        // trace and settings from the environment given (the real terminal is `aTextQuestionIsAnsweredAloud…`'s).
+        let run = try InProcessApp.typing(
             [
                 "shell", "--no-speech", "--data-dir", folder.path("data").path, "--voice", "always", "--mic",
                 "live:" + said.path,
@@ -228,8 +229,7 @@ extension VoiceListening {
         }
         keyboard.start()
         let trace = folder.path("held-trace-\(name).txt")
-        let run = try ProcessRunner.typing(
-            BuildProducts.assist,
+        let run = try InProcessApp.typing(
             ["shell"]
                 + (speaking ? ["--audio-out", "wav:" + folder.path("held-\(name)-out.wav").path] : ["--no-speech"])
                 + [
@@ -345,8 +345,7 @@ struct VoiceListenTests: VoiceListening {
         }
         let (stream, spans) = try stream(files)
         let trace = folder.path("short-trace.txt")
-        let result = try ProcessRunner.run(
-            BuildProducts.assist,
+        let result = try InProcessApp.listen(
             [
                 "listen", "--data-dir", folder.path("data").path, "--mic", "wav:" + stream.path, "--json", "--phrase",
                 "stop", "--phrase", "stop photo sensor",
@@ -613,8 +612,7 @@ struct VoiceListenTests: VoiceListening {
         let file = folder.path("after-a-knock.wav")
         try WavFile(format: AudioFormat(sampleRateHz: rate, channels: 1), samples: samples).data.write(to: file)
         let trace = folder.path("knock-trace.txt")
-        let result = try ProcessRunner.run(
-            BuildProducts.assist,
+        let result = try InProcessApp.listen(
             ["listen", "--data-dir", folder.path("data").path, "--mic", "wav:" + file.path, "--json"]
                 + (commands + ["stop"]).flatMap { ["--phrase", $0] },
             environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 120)
@@ -672,8 +670,7 @@ struct VoiceListenTests: VoiceListening {
             let file = folder.path("renewed-\(index).wav")
             try WavFile(format: voice.format, samples: samples).data.write(to: file)
             let trace = folder.path("renewed-\(index).trace")
-            let result = try ProcessRunner.run(
-                BuildProducts.assist,
+            let result = try InProcessApp.listen(
                 ["listen", "--data-dir", folder.path("data").path, "--mic", "wav:" + file.path, "--json"],
                 environment: ["ASSIST_VOICE_TRACE": trace.path], timeoutSeconds: 120)
             #expect(result.status == 0, "\(result.standardError)")

@@ -22,6 +22,9 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
     package let console: Console?
     /// Where keys come from and lines go (the process's own streams for `assist`).
     package let terminal: SessionTerminal
+    /// The environment the session was made with (the process's for `assist`; a test's own in process): what
+    /// it reads from environment variables later (voice's trace and test room) comes from here.
+    package let environment: [String: String]
     package let logger: Logger
     /// Events written for `assist events --follow`.
     package private(set) var journal: EventJournal?
@@ -58,6 +61,7 @@ package final class HostSession: @unchecked Sendable {  // because: its mutable 
         environment: [String: String] = ProcessInfo.processInfo.environment, terminal: SessionTerminal = .standard
     ) throws {
         self.terminal = terminal
+        self.environment = environment
         var logger = Logger(label: "assist")
         // The journal keeps notices too (the kiosk's admin events); a terminal shows warnings and worse.
         logger.logLevel = options.verbose ? .debug : AssistProcess.logsToJournal ? .notice : .warning

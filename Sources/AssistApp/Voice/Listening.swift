@@ -36,7 +36,8 @@ package enum Listening {
         spotter.standalone = true
         // Each phrase spotted is judged once more for its printed score, unless told not to (as the shell).
         spotter.judgesSpotted = !window && scores
-        spotter.trace = VoiceTrace.line
+        let trace = VoiceTrace(environment: environment)
+        spotter.trace = trace.line
         for line in VoicePhrases.unknownWordLines(spotter) { terminal.errors.writeLine(line) }
         let spec = try options.microphone()
         let input: AudioInput
@@ -51,7 +52,7 @@ package enum Listening {
             do { canceller = try EchoCanceller(reference: played) } catch {
                 throw CLIFailure(message: error.description, exitCode: 69)
             }
-            canceller?.trace = VoiceTrace.line
+            canceller?.trace = trace.line
             canceller?.onNotice = { notice in terminal.errors.writeLine(noticeLine(notice)) }
             spotter.overSound = { [weak canceller] from, to in canceller?.saidByAPerson(fromMs: from, toMs: to) }
             spotter.assistSounding = { [weak canceller] from, to in
@@ -93,7 +94,7 @@ package enum Listening {
             let heard =
                 ended
                 ? spotter.feed(VoiceListener.quietRoom(tenths: 2)) + spotter.flush()
-                : spotter.feed(hearable(chunk, canceller))
+                : spotter.feed(hearable(chunk, canceller, trace))
             if window {
                 out.decodeWindow()
                 if ended { out.finishWindow() }
@@ -108,9 +109,9 @@ package enum Listening {
 
     /// What the recogniser is given for `chunk`: with the canceller, what it leaves. With the voice trace, it is
     /// written beside it (as the shell does), to be heard again.
-    private static func hearable(_ chunk: [Int16], _ canceller: EchoCanceller?) -> [Int16] {
+    private static func hearable(_ chunk: [Int16], _ canceller: EchoCanceller?, _ trace: VoiceTrace) -> [Int16] {
         let fed = canceller?.process(chunk) ?? chunk
-        VoiceTrace.sound?(fed)
+        trace.sound?(fed)
         return fed
     }
 

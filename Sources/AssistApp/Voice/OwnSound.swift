@@ -21,12 +21,15 @@ final class OwnSound {
     /// True while the mixer is held for a phrase heard over Assist's sound, not yet acted on.
     private var holding = false
     /// `ASSIST_TEST_ROOM`: the echo added to the microphone by a simulated room (tests and demonstrations).
-    private let room = SimulatedRoom.fromEnvironment()
+    private let room: SimulatedRoom?
+    private let trace: VoiceTrace
 
-    init(session: HostSession, mode: VoiceSession.EchoMode, say: @escaping (String) -> Void) {
+    init(session: HostSession, mode: VoiceSession.EchoMode, trace: VoiceTrace, say: @escaping (String) -> Void) {
         self.session = session
         self.mode = mode
         self.say = say
+        self.trace = trace
+        room = SimulatedRoom.fromEnvironment(session.environment)
         // With headphones nothing played comes back: the mixer's periods are not needed.
         if mode != .headphones, let mixer = session.sound?.mixer {
             let played = PlayedSound()
@@ -74,10 +77,10 @@ final class OwnSound {
         tried = true
         do {
             let made = try EchoCanceller(played: played)
-            made.trace = VoiceTrace.line
-            let room = room
+            made.trace = trace.line
+            let (room, played) = (room, trace.played)
             made.onPlayed = { samples in
-                VoiceTrace.played?(samples)
+                played?(samples)
                 room?.heard(played: samples)
             }
             made.onNotice = { [weak self] notice in self?.noticed(notice) }
@@ -91,7 +94,7 @@ final class OwnSound {
             }
             spotter.onCandidate = { [weak self] detection in self?.hold(for: detection) }
             canceller = made
-            VoiceTrace.line?("echo canceller on")
+            trace.line?("echo canceller on")
         } catch {
             // Said once; commands are heard while Assist is quiet, as with voice.echo-cancel = "off".
             say(error.description)
@@ -104,11 +107,11 @@ final class OwnSound {
         canceller?.saidByAPerson(fromMs: fromMs - startMs, toMs: toMs - startMs) == false
     }
 
-    /// An utterance follower's `passOver`: Assist's own voice is passed over undecoded, with `trace` said of it.
-    func passOver(_ trace: String) -> (Int, Int) -> Bool {
+    /// An utterance follower's `passOver`: Assist's own voice is passed over undecoded, with `said` traced of it.
+    func passOver(_ said: String) -> (Int, Int) -> Bool {
         { [weak self] fromMs, toMs in
             guard let self, isAssistsOwnVoice(fromMs: fromMs, toMs: toMs) else { return false }
-            VoiceTrace.line?("\(trace) (\(fromMs)–\(toMs) ms, not decoded)")
+            trace.line?("\(said) (\(fromMs)–\(toMs) ms, not decoded)")
             return true
         }
     }
@@ -127,7 +130,7 @@ final class OwnSound {
         guard let mixer = session.sound?.mixer else { return }
         mixer.hold(seconds: 1.5)
         holding = true
-        VoiceTrace.line?("holding the sound: \(detection.phrase) heard over it at \(detection.endMs) ms")
+        trace.line?("holding the sound: \(detection.phrase) heard over it at \(detection.endMs) ms")
     }
 
     /// A person speaks over Assist's sound while a question is asked (the answer, begun): the sound stops at once,
@@ -138,7 +141,7 @@ final class OwnSound {
         else { return }
         mixer.hold(seconds: 1.5)
         holding = true
-        VoiceTrace.line?("holding the sound: an answer is said over it from \(fromMs) ms")
+        trace.line?("holding the sound: an answer is said over it from \(fromMs) ms")
     }
 
     /// The mixer held for a phrase now acted on, to be released once it has acted (nil when none is held).
@@ -153,6 +156,6 @@ final class OwnSound {
         guard holding, !spotter.hasCandidates, !awaiting else { return }
         holding = false
         session.sound?.mixer.release()
-        VoiceTrace.line?("the sound goes on: nothing was acted on")
+        trace.line?("the sound goes on: nothing was acted on")
     }
 }

@@ -18,9 +18,10 @@ final class SimulatedRoom {
     private var echoTail: [Float]
     private var position = 0
 
-    /// Reads `ASSIST_TEST_ROOM`; nil without it or when it is not three numbers (said on standard error).
-    static func fromEnvironment() -> SimulatedRoom? {
-        guard let text = ProcessInfo.processInfo.environment["ASSIST_TEST_ROOM"], !text.isEmpty else { return nil }
+    /// Reads `ASSIST_TEST_ROOM` from a session's `environment`; nil without it or when it is not three numbers
+    /// (said on standard error).
+    static func fromEnvironment(_ environment: [String: String]) -> SimulatedRoom? {
+        guard let text = environment["ASSIST_TEST_ROOM"], !text.isEmpty else { return nil }
         let numbers = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard numbers.count == 3, numbers[0] >= 110, numbers[0] <= 2_000, numbers[2] >= 0 else {
             FileHandle.standardError.write(

@@ -30,6 +30,8 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
     let wakePhrase: String
     /// Assist's own sound at the microphone.
     let own: OwnSound
+    /// `ASSIST_VOICE_TRACE` of the session's environment.
+    let trace: VoiceTrace
     private let session: HostSession
     private let model: VoiceModel
     private let microphone: AudioInputSpec
@@ -52,7 +54,8 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         self.model = model
         self.microphone = microphone
         self.wakePhrase = KeyPhrase.normalise(wakePhrase)
-        own = OwnSound(session: session, mode: echoMode, say: VoiceSession.saying(in: session))
+        trace = VoiceTrace(environment: session.environment)
+        own = OwnSound(session: session, mode: echoMode, trace: trace, say: VoiceSession.saying(in: session))
     }
 
     static var now: Double { ProcessInfo.processInfo.systemUptime }
@@ -64,7 +67,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         guard let speech = session.sound?.speech else { return }
         shared.withLock { $0.speechHeld = true }
         speech.holdForListening()
-        VoiceTrace.line?("speech held for the push-to-talk window")
+        trace.line?("speech held for the push-to-talk window")
     }
 
     /// Whether speech was held for the window, no longer: the caller lets it go on (after its answer is queued).
@@ -77,10 +80,10 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
     }
 
     /// Lets speech held for the window go on (nil: none was held), saying why in the voice trace. Any thread.
-    static func endSpeechHold(_ speech: (any SpeechEngine)?, _ why: String = " after the answer") {
+    static func endSpeechHold(_ speech: (any SpeechEngine)?, _ why: String = " after the answer", trace: VoiceTrace) {
         guard let speech else { return }
         speech.endListeningHold()
-        VoiceTrace.line?("speech goes on\(why)")
+        trace.line?("speech goes on\(why)")
     }
 
     /// Lets held speech go on once the window is over with nothing to answer: closed with nothing said (the key
@@ -89,7 +92,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         guard following == nil, window.follower == nil, !answerSpoken,
             shared.withLock({ $0.speechHeld && Self.now > $0.openUntil }), let speech = takeSpeechHold()
         else { return }
-        Self.endSpeechHold(speech, ": the window is over")
+        Self.endSpeechHold(speech, ": the window is over", trace: trace)
     }
 
     /// In push-to-talk the microphone is open only while the window is (and a moment after, for a phrase
@@ -143,13 +146,13 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                         spotter = try KeywordSpotter(model: model, phrases: update, aloneBelow: alone)
                         let start = Self.now
                         spotter?.prepareJudge()
-                        VoiceTrace.line?("judges ready in \(Int((Self.now - start) * 1000)) ms")
+                        trace.line?("judges ready in \(Int((Self.now - start) * 1000)) ms")
                     }
                     // At any time, a command is said on its own; in a window, it may follow the wake word.
                     spotter?.standalone = mode == .always
                     spotter?.takesWords = shared.withLock { $0.taking.union($0.followers.keys) }
-                    spotter?.trace = VoiceTrace.line
-                    VoiceTrace.line?("listening for \(spotter?.phrases.count ?? 0) phrases: \(update.map(\.text))")
+                    spotter?.trace = trace.line
+                    trace.line?("listening for \(spotter?.phrases.count ?? 0) phrases: \(update.map(\.text))")
                 } catch {
                     say(error.description)
                     return
@@ -176,9 +179,9 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                 let peak = chunk.lazy.map { abs(Int($0)) }.max() ?? 0
                 let note =
                     fed.closed ? " (the host sounds: room sound instead)" : fed.cancelled ? " (echo cancelled)" : ""
-                VoiceTrace.line?("fed \(chunksFed) chunks\(note), peak \(peak)")
+                trace.line?("fed \(chunksFed) chunks\(note), peak \(peak)")
             }
-            VoiceTrace.sound?(fed.samples)
+            trace.sound?(fed.samples)
             for heard in spotter.feed(fed.samples) { accept(heard, at: spotter.heardMs) }
             hearWindow(spotter)
             follow(spotter)
@@ -195,7 +198,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         guard let (detection, follower) = following else { return }
         if follower.wanted == nil { follower.wanted = shared.withLock { $0.followers[detection.phrase] } }
         guard let outcome = follower.step(spotter) else { return }
-        VoiceTrace.line?("after \(detection.phrase): \(outcome)")
+        trace.line?("after \(detection.phrase): \(outcome)")
         switch outcome {
         case .words(let words):
             following = nil
@@ -237,19 +240,19 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                 phrases: spotter.phrases.map(\.text).filter { $0 != wakePhrase || mode != .wakeWord }, lists: lists,
                 fromMs: spotter.heardMs - 300, waitMs: 60_000)
             window.follower?.passOver = own.passOver("window \(serial): Assist's own voice, not a command")
-            VoiceTrace.line?("window \(serial) opened at \(spotter.heardMs) ms")
+            trace.line?("window \(serial) opened at \(spotter.heardMs) ms")
         }
         guard let follower = window.follower else { return }
         guard let outcome = follower.step(spotter) else {
             if !open, spotter.utterance(after: spotter.heardMs - 300) == .none {
                 window.follower = nil
-                VoiceTrace.line?("window \(serial) closed with nothing said")
+                trace.line?("window \(serial) closed with nothing said")
             }
             return
         }
         window.follower = nil
         if let span = follower.span { window.decodedToMs = span.endMs }
-        VoiceTrace.line?("window \(serial): \(outcome)")
+        trace.line?("window \(serial): \(outcome)")
         if case .rejected = outcome { return reject() }
         guard case .words(let phrase) = outcome, let span = follower.span else { return }
         switch lists[phrase] {
@@ -292,7 +295,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                 mode == .pushToTalk
                 ? spotter.answerStart(nowMs: spotter.heardMs, openedMs: max(window.fromMs, window.decodedToMs))
                 : spotter.heardMs
-            if from < spotter.heardMs { VoiceTrace.line?("answer: listened for from \(from) ms, as it was said") }
+            if from < spotter.heardMs { trace.line?("answer: listened for from \(from) ms, as it was said") }
             answering = ArgumentFollower(phrase: "", wanted: wanted, afterMs: from, waitMs: 60_000)
             // Talk that is no answer is no "yes": the answer is judged as a window's command is.
             answering?.judged = true
@@ -313,7 +316,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         {
             answering = nil
             answerSpoken = false
-            VoiceTrace.line?("answer: the window closed with nothing said")
+            trace.line?("answer: the window closed with nothing said")
             return
         }
         // An answer said over the question as it is read stops the reading at once, before it is decoded.
@@ -333,7 +336,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         let span = answering?.span
         answering = nil
         if let span { window.decodedToMs = span.endMs }
-        VoiceTrace.line?("answer: \(outcome)")
+        trace.line?("answer: \(outcome)")
         switch outcome {
         case .words(let said) where wanted == .text:
             dictated(said)
@@ -367,7 +370,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
                 fromMs: span.startMs - 200, toMs: span.endMs + 150, commands: whole),
                 heard != phrase, confidence >= CommandConfidence.acceptAt
             {
-                VoiceTrace.line?("answer \(phrase): its words in the same breath, \(heard) (confidence \(confidence))")
+                trace.line?("answer \(phrase): its words in the same breath, \(heard) (confidence \(confidence))")
                 act(on: heard)
                 return
             }
@@ -399,16 +402,17 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
             return mode != .always || Self.now <= state.openUntil
         }
         guard spoken else {
-            VoiceTrace.line?("not an answer: let be (always-on)")
+            trace.line?("not an answer: let be (always-on)")
             return
         }
         let session = session
         let cues = session.services.sound.cues
         let speech = takeSpeechHold()
+        let trace = trace
         session.loop.post {
             cues?.play(.error)
             session.announcer.say(session.phrases.text("voice.not-understood"), priority: .important, remember: false)
-            Self.endSpeechHold(speech)
+            Self.endSpeechHold(speech, trace: trace)
         }
     }
 
@@ -443,10 +447,11 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         let cues = session.services.sound.cues
         let held = own.takeHold()
         let speech = takeSpeechHold()
+        let trace = trace
         session.loop.post {
             defer {
                 held?.release()
-                Self.endSpeechHold(speech)
+                Self.endSpeechHold(speech, trace: trace)
             }
             cues?.play(.tap)
             if let phrase { session.announcer.say("Heard: \(phrase).", priority: .important, remember: false) }
@@ -465,20 +470,20 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
     /// A phrase heard: the wake phrase opens the window; a command is acted on when the mode lets it, at once
     /// or, for a phrase that takes words, once they are heard.
     private func accept(_ heard: Detection, at heardMs: Int) {
-        VoiceTrace.line?("accepting \(heard.phrase) (mode \(mode.rawValue))")
+        trace.line?("accepting \(heard.phrase) (mode \(mode.rawValue))")
         // The question answered went away (on the main loop) since its answer was last listened for.
         if answering != nil, shared.withLock({ $0.question.wanted == nil }) { answering = nil }
         if answering != nil, shared.withLock({ $0.question.choosing }) {
             // In a push-to-talk or wake-word window the utterance at a menu is judged as a whole against the
             // choices and the commands (a command spotted inside "we bought a new kettle" is no command).
             guard mode == .always else {
-                VoiceTrace.line?("not taken: the window's answer is decoded as a whole")
+                trace.line?("not taken: the window's answer is decoded as a whole")
                 return
             }
             // A command said at a menu at any time: taken as spotted, and the answer is listened for afresh.
             answering = nil
         } else if following != nil || answering != nil {
-            VoiceTrace.line?("not taken: words after a phrase, or an answer, are awaited")
+            trace.line?("not taken: words after a phrase, or an answer, are awaited")
             return
         }
         if mode == .wakeWord && heard.phrase == wakePhrase {
@@ -488,13 +493,13 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
             return
         }
         if window.follower != nil {
-            VoiceTrace.line?("not taken: the window's utterance is decoded as a whole")
+            trace.line?("not taken: the window's utterance is decoded as a whole")
             return
         }
         // A phrase held to see whether a longer one follows arrives up to a second after its end.
         let open = mode == .always || shared.withLock { Self.now <= $0.openUntil + 1.2 }
         guard open else {
-            VoiceTrace.line?("not taken: no window is open")
+            trace.line?("not taken: no window is open")
             return
         }
         let wanted = shared.withLock { $0.followers[heard.phrase] }
@@ -513,7 +518,7 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
     /// once (spotted, and decoded as the answer to a menu) acts once.
     private func act(on phrase: String) {
         if let last = lastActed, last.phrase == phrase, Self.now - last.at < 2 {
-            VoiceTrace.line?("\(phrase) was acted on a moment ago: once is enough")
+            trace.line?("\(phrase) was acted on a moment ago: once is enough")
             return
         }
         lastActed = (phrase, Self.now)

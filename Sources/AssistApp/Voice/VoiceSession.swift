@@ -147,7 +147,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
             $0.keyIsDown = down
             if down { $0.windows += 1 }
         }
-        VoiceTrace.line?("push-to-talk key \(down ? "down" : "up")")
+        hearing.trace.line?("push-to-talk key \(down ? "down" : "up")")
         if down {
             hearing.holdSpeech()
             let cues = session.services.sound.cues
@@ -156,7 +156,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
     }
 
     package func stop() {
-        VoiceHearing.endSpeechHold(hearing.takeSpeechHold(), " as voice stops")
+        VoiceHearing.endSpeechHold(hearing.takeSpeechHold(), " as voice stops", trace: hearing.trace)
         hearing.own.stop()
         session.features.phrasesHeard = nil
         keyDevice?.stop()
@@ -239,7 +239,7 @@ package final class VoiceSession: @unchecked Sendable {  // because: its vars ar
                     .sorted { $0.phrase < $1.phrase }.flatMap(\.choices).filter { !said.contains($0) }
             }
         }
-        VoiceTrace.line?(
+        hearing.trace.line?(
             "question: \(wanted == .text ? "dictated" : words.map { "\($0.count) answers" } ?? "none")"
                 + (isChoice ? ", a choice" : "") + (likely.isEmpty ? "" : ", \(likely.count) likely answers"))
         let mode = mode
