@@ -44,6 +44,8 @@ test: deps models test-photos voices view-test
 	@mkdir -p .build && touch .build/test-started
 	$(SWIFT) format lint --strict --recursive Sources Plugins Tests bench Package.swift
 	scripts/check-docs.py
+	@! grep -rn --include='*.swift' 'readabilityHandler' Sources Plugins Tests | grep -v '^Sources/HostTesting/PipeDrain.swift' \
+	  || { echo "FileHandle.readabilityHandler can crash a process on Linux: read with PipeDrain (Sources/HostTesting/PipeDrain.swift)"; exit 1; }
 	$(SWIFT) build --build-tests
 	@scripts/orbit-server-for-tests.sh up
 	TEST_ALONE='^VoiceTests\.EchoListenTests/theShellStopsReading' scripts/test-halves.sh .build standard; status=$$?; \

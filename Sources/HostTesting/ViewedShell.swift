@@ -12,6 +12,8 @@ public final class ViewedShell: @unchecked Sendable {  // because: `output` and 
     private let lock = NSLock()
     private var output = ""
     private var errors = ""
+    /// Standard output's and error's readers (`PipeDrain`: a thread each, no dispatch source).
+    private var drains: [PipeDrain] = []
 
     public init(_ arguments: [String], environment: [String: String], command: [String] = ["shell"]) throws {
         process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
@@ -22,15 +24,17 @@ public final class ViewedShell: @unchecked Sendable {  // because: `output` and 
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.output += text }
-        }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.errors += text }
-        }
         try process.run()
+        drains = [
+            PipeDrain(out.fileHandleForReading) { [weak self] chunk in
+                let text = String(decoding: chunk, as: UTF8.self)
+                self?.lock.withLock { self?.output += text }
+            },
+            PipeDrain(err.fileHandleForReading) { [weak self] chunk in
+                let text = String(decoding: chunk, as: UTF8.self)
+                self?.lock.withLock { self?.errors += text }
+            },
+        ]
     }
 
     /// A test that fails before `finish` or `interrupt` leaves no shell running: it is ended with its test

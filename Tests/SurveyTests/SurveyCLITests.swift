@@ -162,9 +162,7 @@ struct SurveyCLITests {
         child.standardError = FileHandle.nullDevice
         try child.run()
         let seen = Collected<String>()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            _ = seen.append(String(decoding: handle.availableData, as: UTF8.self))
-        }
+        let drain = PipeDrain(output.fileHandleForReading) { _ = seen.append(String(decoding: $0, as: UTF8.self)) }
         func waitFor(_ text: String) -> Bool {
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
@@ -180,7 +178,7 @@ struct SurveyCLITests {
         #expect(waitFor("Do you smoke?"), "\(seen.values.joined())")
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
+        drain.waitForEnd(seconds: 10)
 
         // Second run: the draft is offered, and continuing asks the same question with the answers kept.
         let resumed = try ProcessRunner.run(

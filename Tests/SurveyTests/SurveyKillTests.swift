@@ -13,6 +13,8 @@ struct SurveyKillTests {
         private let input = Pipe()
         private let output = Pipe()
         private let seen = Collected<String>()
+        /// What the child prints, read on a thread of its own (`PipeDrain`).
+        private var drain: PipeDrain?
 
         init(_ arguments: [String], environment: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: BuildProducts.assist)
@@ -24,10 +26,8 @@ struct SurveyKillTests {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             let seen = self.seen
-            output.fileHandleForReading.readabilityHandler = { handle in
-                _ = seen.append(String(decoding: handle.availableData, as: UTF8.self))
-            }
             try process.run()
+            drain = PipeDrain(output.fileHandleForReading) { _ = seen.append(String(decoding: $0, as: UTF8.self)) }
         }
 
         var text: String { seen.values.joined() }
@@ -55,13 +55,13 @@ struct SurveyKillTests {
         func kill9() {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
+            drain?.waitForEnd(seconds: 10)
         }
 
         func quit() {
             send("quit")
             process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
+            drain?.waitForEnd(seconds: 10)
         }
     }
 
