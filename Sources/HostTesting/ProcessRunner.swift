@@ -160,13 +160,9 @@ package enum ProcessRunner {
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
         try child.run()
-        // Read as it comes, so a typed line can wait for what is printed; the last value is the end of output.
+        // Read as it comes, so a typed line can wait for what is printed.
         let collected = Collected<Data>()
-        let reader = Thread {
-            while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty { collected.append(chunk) }
-            collected.append(Data())
-        }
-        reader.start()
+        let drain = PipeDrain(output.fileHandleForReading) { collected.append($0) }
         let printed = { String(decoding: collected.values.reduce(Data(), +), as: UTF8.self) }
         try before?()
         for line in lines {
@@ -187,8 +183,7 @@ package enum ProcessRunner {
         let ended = !child.isRunning
         if !ended { kill(child.processIdentifier, SIGKILL) }
         child.waitUntilExit()
-        let deadlineForOutput = Date().addingTimeInterval(10)
-        while collected.values.last?.isEmpty != true, Date() < deadlineForOutput { Thread.sleep(forTimeInterval: 0.01) }
+        drain.waitForEnd(seconds: 10)
         return (printed(), ended)
     }
 

@@ -162,7 +162,7 @@ struct SurveyCLITests {
         child.standardError = FileHandle.nullDevice
         try child.run()
         let seen = Collected<String>()
-        let drain = PipeDrain(output.fileHandleForReading) { _ = seen.append(String(decoding: $0, as: UTF8.self)) }
+        let drain = PipeDrain(output.fileHandleForReading) { seen.append(String(decoding: $0, as: UTF8.self)) }
         func waitFor(_ text: String) -> Bool {
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {

@@ -27,7 +27,7 @@ struct SurveyKillTests {
             process.standardError = FileHandle.nullDevice
             let seen = self.seen
             try process.run()
-            drain = PipeDrain(output.fileHandleForReading) { _ = seen.append(String(decoding: $0, as: UTF8.self)) }
+            drain = PipeDrain(output.fileHandleForReading) { seen.append(String(decoding: $0, as: UTF8.self)) }
         }
 
         var text: String { seen.values.joined() }
