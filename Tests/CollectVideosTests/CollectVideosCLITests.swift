@@ -211,7 +211,9 @@ struct CollectVideosCLITests {
             wrong.lines.last == "Server did not accept this device's setup. Contact: orbit@example.org.",
             "\(wrong.lines)")
         try configure(credential: FakeOrbitServer.appCredential)
-        server.fail([.answer(status: 200, body: Data("<html>maintenance</html>".utf8))])
+        server.failRoute(
+            "POST /phasetwo/api/createparticipant/",
+            [.answer(status: 200, body: Data("<html>maintenance</html>".utf8))])
         let html = try run(["consent", "--name", "Ada Lovelace", "--email", "ada@example.org", "--agree-all"])
         #expect(
             html.lines.last == "Unexpected reply from the server (200). Contact: orbit@example.org.", "\(html.lines)")
