@@ -74,8 +74,9 @@ half() {
   return "$status"
 }
 # A half that ends with status 0 must also have printed its summary. Once in the ASan lane a half ended with
-# status 0 and its log stopped short of any result (not reproduced since): such a half is run again, alone,
-# and fails if it still gives no summary, so a half is never counted as passed on its status alone.
+# status 0 and its log stopped short of any result (again in a rehearsal on 2026-12-05, its log then lost to
+# the run again): such a half is run again, alone, and fails if it still gives no summary, so a half is never
+# counted as passed on its status alone. The first run's log is kept beside it and its end printed.
 summarised() { grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$scratch/test-$1.log"; }
 
 half 1 "$@" &
@@ -110,7 +111,9 @@ for n in "${halves[@]}"; do
 done
 for n in "${halves[@]}"; do
   if [ "${status[$n]}" -eq 0 ] && ! summarised "$n"; then
-    echo "half $n ended without its summary; running it again"
+    echo "half $n ended without its summary; running it again (its log kept as test-$n.first.log)"
+    mv "$scratch/test-$n.log" "$scratch/test-$n.first.log"
+    tail -n 30 "$scratch/test-$n.first.log" | sed "s/^/half $n, first run: /"
     half "$n" "$@"
     status[$n]=$?
     summarised "$n" || status[$n]=1
