@@ -33,8 +33,24 @@ extension KeywordSpotter {
 
     /// The referee's decode: the sound of `detection` (from 250 ms before it to 150 ms after it, or what has been
     /// fed) decoded once as one of `texts`; the phrase heard.
-    func hear(_ texts: [String], over detection: Detection) -> String? {
+    func hear(_ texts: [String], over detection: Detection, toMs: Int? = nil) -> String? {
         let forms = texts.sorted().flatMap { searches.pronunciations.spokenForms(KeyPhrase($0).words) }
-        return spans.rival(forms, fromMs: detection.startMs - 250, toMs: detection.endMs + 150).map(searches.phrase)
+        return spans.rival(forms, fromMs: detection.startMs - 250, toMs: toMs ?? detection.endMs + 150).map(
+            searches.phrase)
+    }
+
+    /// A single word about to be acted on after the pause that follows it, when a longer phrase begins as it
+    /// sounds (`Referee.alike`): its sound up to now, the pause included, decoded once more as a choice between
+    /// them. Spoken fast, "read text" was spotted only as "repeat", its "text" still unheard when the referee first
+    /// decoded; by the pause it has been.
+    func sayingAlike(_ detection: Detection) -> Detection {
+        let alike = referee.alike(for: detection.phrase)
+        guard !alike.isEmpty, let said = hear([detection.phrase] + alike, over: detection, toMs: fedMs),
+            alike.contains(said)
+        else { return detection }
+        trace?("\(detection.phrase) at \(detection.startMs) ms was the start of \(said)")
+        var phrase = detection
+        phrase.phrase = said
+        return phrase
     }
 }

@@ -21,7 +21,7 @@ package final class KeywordSpotter {
         model: model, pronunciations: searches.pronunciations,
         knows: { [unowned self] in knows($0) })
     private var rules = PauseRules()
-    private var referee = Referee()
+    private(set) var referee = Referee()
     private var holding = HeldPhrases()
     private var aloneUtterances = AloneUtterances()
     private var verdicts = OverSoundVerdicts()
@@ -236,7 +236,7 @@ package final class KeywordSpotter {
                 continue
             }
             switch rules.after(detection, in: loudness, fedMs: fedMs) {
-            case .command: sure.append(detection)
+            case .command: sure.append(sayingAlike(detection))
             case .waiting: waiting.append(detection)
             case .speech:
                 trace?("\(detection.phrase) at \(detection.startMs) ms is followed by speech: dropped")

@@ -22,6 +22,13 @@ package struct Referee: Sendable {
                 || (alonePhrases.contains(a.text) && alonePhrases.contains(b.text)))
     }
 
+    /// The longer phrases that begin as `word`, a single word said alone, sounds: their first word starts with
+    /// the same two letters ("repeat" and "read text", "stop" and "start survey").
+    package func alike(for word: String) -> [String] {
+        guard alonePhrases.contains(word), !word.contains(" ") else { return [] }
+        return phrases.filter { $0.words.count > 1 && $0.words[0].prefix(2) == word.prefix(2) }.map(\.text)
+    }
+
     /// The phrases the referee chooses between when `phrase` is heard (it among them, in the list's order);
     /// empty when it has no rival.
     package func contest(for phrase: String) -> [String] {

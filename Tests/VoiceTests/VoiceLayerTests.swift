@@ -105,6 +105,19 @@ struct VoiceLayerTests {
         #expect(Referee(phrases: [KeyPhrase("stop"), KeyPhrase("stop photo sensor")]).contestable.count == 2)
     }
 
+    /// A single word said alone is checked against the longer phrases that begin as it sounds.
+    @Test func aSingleWordIsCheckedAgainstPhrasesThatBeginAsItSounds() {
+        let phrases = [
+            "read text", "repeat", "stop", "start survey", "stop photo sensor", "help", "photo sensor status",
+        ]
+        let referee = Referee(phrases: phrases.map { KeyPhrase($0) }, alonePhrases: ["repeat", "stop", "help"])
+        #expect(referee.alike(for: "repeat") == ["read text"])
+        #expect(referee.alike(for: "stop") == ["start survey", "stop photo sensor"])
+        #expect(referee.alike(for: "help").isEmpty)
+        #expect(referee.alike(for: "read text").isEmpty)
+        #expect(Referee(phrases: phrases.map { KeyPhrase($0) }).alike(for: "repeat").isEmpty, "not said alone")
+    }
+
     /// The referee's decode stands when it hears one of the rivals; what it hears outside them, or nothing,
     /// leaves the phrase as spotted; a phrase with no rival is never decoded again.
     @Test func theRefereeDecidesBetweenRivalsOnly() {
