@@ -18,6 +18,9 @@ commands and launch phrases). Needs the test voices' Python (numpy) for scripts/
      output.
   6. Latency from a word's end to Assist's sound cut: the shell reading its menu, "stop" said over it at a
      microphone's pace; the cut is found in what the speakers played, on the microphone's time line (the trace).
+  7. The first seconds (FIRST_SECONDS_ONLY=1 runs this part alone): each command once at 1 to 11 s into a reading no
+     canceller has heard, one room per command; with a canceller that starts afresh, and (FIRST_SECONDS_KEPT=1, the
+     default) with one that starts from the room an earlier 40 s session in the same room kept (`--echo-path`).
 """
 import json
 import os
@@ -155,7 +158,7 @@ def measure_latency():
 
 
 def measure_first_seconds():
-    # 6. The first seconds of a session's first reading, where the canceller has learnt nothing yet: one command per
+    # 7. The first seconds of a session's first reading, where the canceller has learnt nothing yet: one command per
     # room, so that each moment is the first command said.
     labels = ["stop", "pause", "next", "back", "repeat"]
     moments = [1, 2, 3, 4, 6, 8, 11]
@@ -179,39 +182,72 @@ def measure_first_seconds():
         trained = os.path.join(work, "first-reading-trained.wav")
         run(["sox", noise, quiet, first_reading, trained])
         first_reading, offset = trained, training + 1
+    # The room kept (issue 71): before each first reading, an earlier session in the same room (the same room
+    # response and levels: the same seed, the same voice said once at 30 s) reads another text for 40 s through
+    # `assist listen --echo-path`, which keeps what its canceller learnt; the first reading then starts from it.
+    # Both are measured in the same run: a canceller that starts afresh, and one that starts from the room kept.
+    kept_arm = os.environ.get("FIRST_SECONDS_KEPT", "1") == "1"
+    if kept_arm:
+        other = " ".join(re.sub(r"[`#*|_\[\]()>-]+", " ", open(os.path.join(root, "docs", "voice.md")).read()).split()[:300])
+        earlier_whole = os.path.join(work, "earlier-reading-whole.wav")
+        earlier = os.path.join(work, "earlier-reading.wav")
+        run(["espeak-ng", "-s", "175", "-w", earlier_whole, other])
+        run(["sox", earlier_whole, earlier, "trim", "0", "40"])
     print("the first seconds: each command said once, at a moment of a reading the canceller had not heard before "
           "(RT60 350 ms, pink noise; a rendering each, taking turns)"
           + (f"; the canceller first trained on {training:g} s of pink noise" if training > 0 else ""))
     for name, echo_db, delay in [("as loud", 0, 40), ("twice as loud", 6, 150)]:
-        heard_at = []
+        heard_at, kept_at = [], []
         turn = 0
         for moment in moments:
-            heard = 0
+            heard = kept = 0
             for label in labels:
                 path = renderings[label][turn % len(renderings[label])]
                 turn += 1
                 folder = os.path.join(work, f"first-{echo_db}-{moment}-{label}")
+                room = ["--echo-db", str(echo_db), "--delay-ms", str(delay), "--rt60-ms", "350",
+                        "--seed", str(moment * 10 + echo_db)]
                 run([python, os.path.join(root, "scripts/echo-room.py"), folder, "--reading", first_reading,
-                     "--lead-seconds", "0", "--echo-db", str(echo_db), "--delay-ms", str(delay), "--rt60-ms", "350",
-                     "--seed", str(moment * 10 + echo_db), "--say", f"{path}@{moment + offset}"])
+                     "--lead-seconds", "0", "--say", f"{path}@{moment + offset}"] + room)
                 span = json.load(open(os.path.join(folder, "spans.json")))["commands"][0]
+
+                def said(found):
+                    return any(phrase == label and span["from_ms"] - 300 <= (start + end) / 2 <= span["to_ms"] + 300
+                               for phrase, start, end in found)
+
                 found, _, _ = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"))
-                heard += any(phrase == label and span["from_ms"] - 300 <= (start + end) / 2 <= span["to_ms"] + 300
-                             for phrase, start, end in found)
+                heard += said(found)
+                if kept_arm:
+                    earlier_room = folder + "-earlier"
+                    run([python, os.path.join(root, "scripts/echo-room.py"), earlier_room, "--reading", earlier,
+                         "--lead-seconds", "0", "--say", f"{path}@30"] + room)
+                    echo_path = os.path.join(earlier_room, "echo-path.json")
+                    listen(os.path.join(earlier_room, "mic.wav"), os.path.join(earlier_room, "reference.wav"),
+                           echo_path=echo_path)
+                    found, _, summary = listen(os.path.join(folder, "mic.wav"), os.path.join(folder, "reference.wav"),
+                                               echo_path=echo_path)
+                    kept += said(found) and summary.get("started_from_kept_room", False)
             heard_at.append(heard)
+            kept_at.append(kept)
         print(f"  echo {name} as the voice ({delay} ms): "
               + ", ".join(f"{moment} s {count}/{len(labels)}" for moment, count in zip(moments, heard_at))
               + f"; in all {sum(heard_at)}/{len(labels) * len(moments)}")
+        if kept_arm:
+            print(f"    starting from the room kept: "
+                  + ", ".join(f"{moment} s {count}/{len(labels)}" for moment, count in zip(moments, kept_at))
+                  + f"; in all {sum(kept_at)}/{len(labels) * len(moments)}")
 
 
 if only_latency:
     measure_latency()
     sys.exit(0)
 
-def listen(mic, reference=None, trace=None):
+def listen(mic, reference=None, trace=None, echo_path=None):
     args = [assist, "listen", "--mic", f"wav:{mic}", "--json", "--data-dir", os.path.join(work, "data")]
     if reference:
         args += ["--reference", f"wav:{reference}"]
+    if echo_path:
+        args += ["--echo-path", echo_path]
     env = dict(os.environ, ASSIST_VOICE_TRACE=trace) if trace else None
     if trace and os.path.exists(trace):
         os.remove(trace)

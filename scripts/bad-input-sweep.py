@@ -96,6 +96,8 @@ def prepare(work: Path) -> dict:
     os.chmod(f["unreadable.jpg"], 0)
     f["text.wav"] = work / "text.wav"
     f["text.wav"].write_text("RIFF but not really\n")
+    f["echo-path.json"] = work / "echo-path.json"
+    f["echo-path.json"].write_text('{"format": 1, "frame": 160, "taps": [12, 4')
     f["truncated.wav"] = work / "truncated.wav"
     subprocess.run(["sox", "-V1", "-n", "-r", "16000", "-c", "1", "-b", "16", str(work / "tone.wav"), "synth", "1", "sine", "440"],
                    check=True)
@@ -336,6 +338,11 @@ def cases(f: dict, work: Path) -> list:
         # Voice.
         Case("listen to a text file", ["listen", "--mic", "wav:%s" % f["text.wav"]]),
         Case("listen with a missing reference", ["listen", "--mic", "wav:%s" % (work / "tone.wav"), "--reference", "wav:/nonexistent.wav"]),
+        Case("listen with a damaged echo path", ["listen", "--mic", "wav:%s" % (work / "tone.wav"), "--reference",
+                                                  "wav:%s" % (work / "tone.wav"), "--echo-path", str(f["echo-path.json"])],
+             expect="any", names="echo-path.json"),
+        Case("an echo path without a reference", ["listen", "--mic", "wav:%s" % (work / "tone.wav"), "--echo-path",
+                                                  str(f["echo-path.json"])], names="--reference"),
         Case("tune from an empty folder", ["voice", "tune", str(f["voice-empty"])]),
         Case("tune from a missing folder", ["voice", "tune", "/nonexistent/voices"]),
         # The survey.

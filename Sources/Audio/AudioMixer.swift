@@ -29,6 +29,13 @@ package final class AudioMixer: @unchecked Sendable {
     private var heldUntil = 0.0
     private let onSinkFailure: @Sendable (AudioError, AudioSink) -> AudioSink
 
+    /// Where the sound goes now (its sink's name).
+    package var sinkName: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return sink.name
+    }
+
     /// Starts the mixer thread writing to `sink`. `onSinkFailure` gets the error and the failed sink and returns
     /// the sink to use from then on; it runs on the mixer thread.
     package init(sink: AudioSink, onSinkFailure: @escaping @Sendable (AudioError, AudioSink) -> AudioSink) {

@@ -13,6 +13,8 @@ typedef struct SpeexEchoState_ SpeexEchoState;
 typedef struct SpeexPreprocessState_ SpeexPreprocessState;
 typedef struct SpeexResamplerState_ SpeexResamplerState;
 #define SPEEX_ECHO_SET_SAMPLING_RATE 24
+#define SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE 27
+#define SPEEX_ECHO_GET_IMPULSE_RESPONSE 29
 #define SPEEX_PREPROCESS_SET_DENOISE 0
 #define SPEEX_PREPROCESS_SET_AGC 2
 #define SPEEX_PREPROCESS_SET_DEREVERB 8
@@ -127,6 +129,58 @@ void assist_echo_run(assist_echo *echo, const int16_t *mic, const int16_t *refer
         lib.pre_run(echo->pre, frame_out);
         for (int i = 0; i < echo->frame; i++) out[at + i] = frame_out[i];
     }
+}
+
+int assist_echo_path(assist_echo *echo, int32_t *out, int capacity) {
+    if (echo == NULL) return 0;
+    int taps = 0;
+    lib.echo_ctl(echo->state, SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE, &taps);
+    if (out != NULL && taps > 0 && capacity >= taps) lib.echo_ctl(echo->state, SPEEX_ECHO_GET_IMPULSE_RESPONSE, out);
+    return taps;
+}
+
+int assist_echo_learn_path(assist_echo *echo, const int32_t *path, int taps) {
+    if (echo == NULL || path == NULL || taps != assist_echo_path(echo, NULL, 0)) return -1;
+    /* speexdsp (the float build) gives the filter as 32767 times its taps, times the size of its FFT window
+     * (two frames): the filter's transform is kept unnormalised. */
+    const double scale = 1.0 / (32767.0 * 2 * echo->frame);
+    /* Sparse noise: one sample in eight a pulse of either sign, its rest quiet. Its spectrum is flat, as the
+     * canceller learns fastest from, and the echo is cheap to make: each pulse adds the filter once. */
+    enum { seconds = 2, rate = 16000, amplitude = 12000 };
+    int count = seconds * rate / echo->frame * echo->frame;
+    int16_t *played = calloc((size_t)count, sizeof *played);
+    int16_t *mic = calloc((size_t)count, sizeof *mic);
+    double *echoed = calloc((size_t)count, sizeof *echoed);
+    if (played == NULL || mic == NULL || echoed == NULL) {
+        free(played);
+        free(mic);
+        free(echoed);
+        return -1;
+    }
+    uint32_t seed = 0x2545F491u;
+    for (int i = 0; i < count; i++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        if ((seed & 7) != 0) continue;
+        double pulse = (seed & 8) ? amplitude : -amplitude;
+        played[i] = (int16_t)pulse;
+        int end = i + taps < count ? i + taps : count;
+        for (int at = i; at < end; at++) echoed[at] += pulse * path[at - i] * scale;
+    }
+    for (int i = 0; i < count; i++) {
+        /* A faint room under the echo (about 60 dB down), so that the suppressor's noise estimate is not nil. */
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        double value = echoed[i] + ((int)(seed % 41) - 20);
+        mic[i] = (int16_t)(value > 32767 ? 32767 : value < -32768 ? -32768 : value);
+    }
+    assist_echo_run(echo, mic, played, mic, count);
+    free(played);
+    free(mic);
+    free(echoed);
+    return 0;
 }
 
 void assist_echo_reset(assist_echo *echo) {

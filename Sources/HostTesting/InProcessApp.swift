@@ -39,6 +39,7 @@ package enum InProcessApp {
         var scores = true
         var phrases: [String] = []
         var reference: String?
+        var echoPath: String?
         var words = Words(all: rest)
         while let word = words.current {
             switch word {
@@ -47,6 +48,7 @@ package enum InProcessApp {
             case "--no-score": scores = false
             case "--phrase": phrases.append(try words.value())
             case "--reference": reference = try words.value()
+            case "--echo-path": echoPath = try words.value()
             case let other: throw Misuse(text: "\(other) is not an option of listen InProcessApp knows")
             }
             words.next()
@@ -54,8 +56,8 @@ package enum InProcessApp {
         return try session(environment: environment, input: nil, timeoutSeconds: timeoutSeconds) {
             environment, terminal in
             try Listening.run(
-                options: options, json: json, window: window, phrases: phrases, reference: reference, scores: scores,
-                environment: environment, terminal: terminal)
+                options: options, json: json, window: window, phrases: phrases, reference: reference,
+                echoPath: echoPath, scores: scores, environment: environment, terminal: terminal)
         }
     }
 

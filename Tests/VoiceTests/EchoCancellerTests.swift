@@ -134,11 +134,38 @@ struct EchoCancellerTests {
         let played = try reading(Self.text)
         // Turned up until Assist's echo clips.
         let mic = Self.echo(of: played, delayMs: 50, gain: 40)
-        let canceller = try EchoCanceller(reference: played)
-        var notices: [EchoCanceller.Notice] = []
-        canceller.onNotice = { notices.append($0) }
-        _ = Self.cancel(mic, canceller)
-        #expect(notices.filter { $0 == .clipping }.count == 1, "\(notices)")
+        let notices = Self.notices(mic, try EchoCanceller(reference: played))
+        #expect(notices.filter { $0.0 == .clipping }.count == 1, "\(notices)")
+    }
+
+    /// Runs `mic` through `canceller` (`cancel`) and returns, for each notice, the seconds of microphone sound
+    /// taken in when it was said (the canceller's blocks, 10 ms each).
+    static func notices(_ mic: [Int16], _ canceller: EchoCanceller) -> [(EchoCanceller.Notice, Double)] {
+        var said: [(EchoCanceller.Notice, Double)] = []
+        canceller.onNotice = { [unowned canceller] in said.append(($0, Double(canceller.track.nextBlock) / 100)) }
+        _ = cancel(mic, canceller)
+        return said
+    }
+
+    @Test func aReferenceOfAnotherSoundIsSaidOnceWithinFiveSeconds() throws {
+        // The speakers play one reading; the reference given is another (the wrong device's, the wrong file).
+        let played = try reading(Self.text)
+        let other = try reading(
+            "Good morning. Here is the weather for the coast: rain in the north, sun later in the south, and a "
+                + "cold wind on the hills by the evening, with frost in the valleys before dawn tomorrow.")
+        let mic = Self.echo(of: played, delayMs: 60)
+        let wrong = try EchoCanceller(reference: other)
+        let said = Self.notices(mic, wrong)
+        #expect(said.filter { $0.0 == .unaligned }.count == 1, "\(said)")
+        let soundFrom = Double(played.firstIndex { abs($0) > 300 } ?? 0) / 16_000
+        let at = said.first { $0.0 == .unaligned }.map { $0.1 - soundFrom }
+        #expect((at ?? 99) <= 5.5, "said \(String(describing: at)) s into Assist's sound")
+        // The right reference, in that room and in one returning it twice as loud and later: nothing to say.
+        for (delayMs, gain) in [(60, 0.8), (150, 1.6)] {
+            let right = try EchoCanceller(reference: played)
+            let said = Self.notices(Self.echo(of: played, delayMs: delayMs, gain: gain), right)
+            #expect(said.isEmpty, "\(delayMs) ms, gain \(gain): \(said)")
+        }
     }
 
     @Test func theDelayIsFoundInEnvelopesAndNotInSilence() throws {

@@ -11,11 +11,16 @@ package enum Listening {
     /// virtual terminal for a test in process, whose hang-up ends it as Ctrl+C does).
     package static func run(
         options: HostOptions, json: Bool, window: Bool, phrases: [String], reference: String? = nil,
-        scores: Bool = true,
+        echoPath: String? = nil, scores: Bool = true,
         environment: [String: String] = ProcessInfo.processInfo.environment, terminal: SessionTerminal = .standard
     ) throws {
         // The played sound is read before anything starts: a bad file is a usage error.
         let played = try reference.map { try readReference($0, errors: terminal.errors) }
+        if echoPath != nil, played == nil {
+            throw CLIFailure(
+                message: "--echo-path keeps the room the echo canceller learns: give --reference too.", exitCode: 64)
+        }
+        let pathFile = echoPath.map { URL(fileURLWithPath: $0) }
         let (session, model) = try VoicePhrases.openSession(options, environment: environment, terminal: terminal)
         let language = model.language
         let wanted =
@@ -49,7 +54,11 @@ package enum Listening {
         // With --reference, Assist's sound is taken out first, and a phrase heard over it must be a person's.
         var canceller: EchoCanceller?
         if let played {
-            do { canceller = try EchoCanceller(reference: played) } catch {
+            let kept = pathFile.map { EchoPathFile.load($0, devices: EchoPath.recordingDevices) }
+            if let refused = kept?.refused {
+                terminal.errors.writeLine("\(refused) What this run learns is kept there instead.")
+            }
+            do { canceller = try EchoCanceller(reference: played, remembered: kept?.path) } catch {
                 throw CLIFailure(message: error.description, exitCode: 69)
             }
             canceller?.trace = trace.line
@@ -105,6 +114,11 @@ package enum Listening {
             if ended { break }
         }
         if let canceller { terminal.errors.writeLine(summary(canceller, json: json)) }
+        if let canceller, let pathFile, let path = canceller.learntPath(devices: EchoPath.recordingDevices) {
+            do { try EchoPathFile.keep(path, at: pathFile) } catch {
+                throw CLIFailure(message: "The echo path \(pathFile.path) cannot be written: \(error)", exitCode: 73)
+            }
+        }
     }
 
     /// What the recogniser is given for `chunk`: with the canceller, what it leaves. With the voice trace, it is
@@ -154,10 +168,11 @@ package enum Listening {
     private static func summary(_ canceller: EchoCanceller, json: Bool) -> String {
         let delay = canceller.delayMs.map(String.init) ?? "null"
         let enhancement = String(format: "%.1f", canceller.track.enhancementDecibels)
+        let kept = canceller.startedFrom != nil
         return json
-            ? #"{"echo_delay_ms":\#(delay),"erle_db":\#(enhancement)}"#
-            : "Echo: \(canceller.delayMs.map { "delay \($0) ms" } ?? "delay not found"), \(enhancement) dB taken out."
-
+            ? #"{"echo_delay_ms":\#(delay),"erle_db":\#(enhancement),"started_from_kept_room":\#(kept)}"#
+            : "Echo: \(canceller.delayMs.map { "delay \($0) ms" } ?? "delay not found"), \(enhancement) dB taken out"
+                + (kept ? ", starting from the room kept." : ".")
     }
 }
 

@@ -23,12 +23,22 @@ final class OwnSound {
     /// `ASSIST_TEST_ROOM`: the echo added to the microphone by a simulated room (tests and demonstrations).
     private let room: SimulatedRoom?
     private let trace: VoiceTrace
+    /// Where what the canceller learns of the room is kept for the next session, and for which devices.
+    private let pathFile: URL
+    private let microphone: AudioInputSpec
+    /// When the room was last kept (monotonic seconds).
+    private var keptAt = 0.0
 
-    init(session: HostSession, mode: VoiceSession.EchoMode, trace: VoiceTrace, say: @escaping (String) -> Void) {
+    init(
+        session: HostSession, mode: VoiceSession.EchoMode, microphone: AudioInputSpec, trace: VoiceTrace,
+        say: @escaping (String) -> Void
+    ) {
         self.session = session
         self.mode = mode
         self.say = say
         self.trace = trace
+        self.microphone = microphone
+        pathFile = EchoPathFile.url(deviceFolder: session.deviceFolder)
         room = SimulatedRoom.fromEnvironment(session.environment)
         // With headphones nothing played comes back: the mixer's periods are not needed.
         if mode != .headphones, let mixer = session.sound?.mixer {
@@ -69,15 +79,55 @@ final class OwnSound {
                 return sounding || speaking ? (VoiceListener.quietRoom, true, false) : (chunk, false, false)
             }
             let heard = room?.add(to: chunk) ?? chunk
-            return (canceller.process(heard, endsAt: endsAt), false, true)
+            let left = canceller.process(heard, endsAt: endsAt)
+            if endsAt - keptAt >= Self.keepEverySeconds { keepPath(now: endsAt) }
+            return (left, false, true)
+        }
+    }
+
+    /// How often what the canceller learnt is kept while it listens (and once more when listening ends): a
+    /// session that is killed loses at most this much.
+    static let keepEverySeconds = 120.0
+
+    private var devices: String {
+        EchoPathFile.devices(sink: session.sound?.mixer.sinkName ?? "no sound", microphone: microphone)
+    }
+
+    /// Keeps what the canceller learnt of the room for the next session, when it learnt enough to be worth it.
+    /// The listening thread.
+    func keepPath(now: Double = ProcessInfo.processInfo.systemUptime, last: Bool = false) {
+        keptAt = now
+        guard let canceller else { return }
+        guard let path = canceller.learntPath(devices: devices) else {
+            if last {
+                let seconds = String(format: "%.1f", Double(canceller.soundedBlocks) / 100)
+                let taken = String(format: "%.1f", canceller.track.enhancementDecibels)
+                trace.line?(
+                    "echo: the room is not kept: Assist sounded for \(seconds) s, \(taken) dB taken out, its echo \(canceller.track.echoHeard ? "heard" : "not heard") (10 s, 20 dB and an echo heard are needed)"
+                )
+            }
+            return
+        }
+        do {
+            try EchoPathFile.keep(path, at: pathFile)
+            trace.line?(
+                "echo: the room kept in \(pathFile.path) (\(String(format: "%.1f", path.enhancementDecibels)) dB taken out)"
+            )
+        } catch {
+            trace.line?("echo: the room cannot be kept in \(pathFile.path): \(error)")
         }
     }
 
     private func startCanceller(_ played: PlayedSound, spotter: KeywordSpotter) {
         tried = true
         do {
-            let made = try EchoCanceller(played: played)
+            let kept = EchoPathFile.load(pathFile, devices: devices)
+            if let refused = kept.refused { trace.line?("echo: \(refused)") }
+            let made = try EchoCanceller(played: played, remembered: kept.path)
             made.trace = trace.line
+            if made.startedFrom != nil {
+                trace.line?("echo: the canceller starts from the room kept in \(pathFile.path)")
+            }
             let (room, played) = (room, trace.played)
             made.onPlayed = { samples in
                 played?(samples)

@@ -55,7 +55,9 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
         self.microphone = microphone
         self.wakePhrase = KeyPhrase.normalise(wakePhrase)
         trace = VoiceTrace(environment: session.environment)
-        own = OwnSound(session: session, mode: echoMode, trace: trace, say: VoiceSession.saying(in: session))
+        own = OwnSound(
+            session: session, mode: echoMode, microphone: microphone, trace: trace,
+            say: VoiceSession.saying(in: session))
     }
 
     static var now: Double { ProcessInfo.processInfo.systemUptime }
@@ -106,6 +108,8 @@ final class VoiceHearing: @unchecked Sendable {  // because: its vars are the th
 
     /// The thread: opens the microphone and the recogniser, then feeds one to the other.
     func listen() {
+        // What the echo canceller learnt of the room is kept for the next session, however listening ends.
+        defer { own.keepPath(last: true) }
         var spotter: KeywordSpotter?
         var input: AudioInput?
         var level = SoundLevel()

@@ -20,6 +20,13 @@ assist_echo *assist_echo_open(int rate, int frame, int filter, char *error, size
     into `out`; `count` is a multiple of the frame. `out` may be `mic`. */
 void assist_echo_run(assist_echo *echo, const int16_t *mic, const int16_t *reference, int16_t *out, int count);
 
+/** The canceller's filter as it stands, speexdsp's impulse response in its own units: returns how many taps it
+    has, and copies them to `out` when `capacity` holds them all (otherwise nothing is copied). */
+int assist_echo_path(assist_echo *echo, int32_t *out, int capacity);
+/** Teaches a new canceller the filter another one learnt (`assist_echo_path`, the same frame and tail): two
+    seconds of sparse noise are played through that filter to it, so that it starts where the other left off.
+    Returns 0, or -1 when the number of taps is not this canceller's. */
+int assist_echo_learn_path(assist_echo *echo, const int32_t *path, int taps);
 /** Forgets the room (the next sound starts learning it again). */
 void assist_echo_reset(assist_echo *echo);
 

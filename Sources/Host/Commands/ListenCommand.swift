@@ -5,8 +5,9 @@ import Foundation
 import PluginHost
 import Voice
 
-/// `assist listen [--mic wav:PATH] [--reference wav:PATH] [--json] [--no-score]`: listens always, whatever `voice.mode` says, and prints each voice
-/// command heard, until Ctrl+C or the end of a WAV input. For admins checking a microphone and for tests.
+/// `assist listen [--mic wav:PATH] [--reference wav:PATH [--echo-path FILE]] [--json] [--no-score]`: listens always,
+/// whatever `voice.mode` says, and prints each voice command heard, until Ctrl+C or the end of a WAV input. For
+/// admins checking a microphone and for tests.
 struct ListenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
@@ -40,8 +41,15 @@ struct ListenCommand: ParsableCommand {
             valueName: "wav:PATH"))
     var reference: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --reference: the canceller starts from the room kept in FILE (what an earlier run learnt), and what this run learns is kept there, as the shell keeps its room between sessions.",
+            valueName: "FILE"))
+    var echoPath: String?
+
     func run() throws {
         try Listening.run(
-            options: global.host, json: json, window: window, phrases: phrases, reference: reference, scores: !noScore)
+            options: global.host, json: json, window: window, phrases: phrases, reference: reference,
+            echoPath: echoPath, scores: !noScore)
     }
 }

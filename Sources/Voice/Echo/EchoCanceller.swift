@@ -16,6 +16,12 @@ package final class EchoCanceller {
     /// How far ahead of the delay found the played sound is given to the canceller: room for the delay to
     /// move before the estimate follows it, 30 ms.
     package static let marginBlocks = 3
+    /// The taps of speexdsp's filter for that tail: whole frames.
+    package static let pathTaps = (tailSamples + frame - 1) / frame * frame
+    /// What a canceller must have heard before what it learnt is worth keeping (`learntPath`): 10 s of Assist's
+    /// sound in the microphone, and 20 dB of it taken out.
+    package static let pathSoundedBlocks = 1_000
+    package static let pathEnhancementDecibels = 20.0
     private static let rate = VoiceListener.format.sampleRateHz
 
     /// The canceller whose output is used, and how far (blocks) the played sound is moved back for it.
@@ -46,7 +52,18 @@ package final class EchoCanceller {
     private var noticed: Set<Notice> = []
     private var clippedBlocks = 0
     private var divergedBlocks = 0
+    /// Blocks of Assist's sound heard in the microphone but not found there (`noticeUnaligned`).
     private var unalignedBlocks = 0
+    private var soundedAtLastEstimate = 0
+    /// How much of Assist's sound, heard and not found, makes the reference taken for the wrong one: with the
+    /// second or so before the echo counts as heard, it is said about 5 s into Assist's sound.
+    package static let unalignedSoundedBlocks = 300
+    /// The least likeness of the envelopes at which the played sound counts as found in the microphone.
+    package static let alignedLikeness = 0.6
+    /// The path this canceller was taught before its first sound, if one was given and fitted.
+    package private(set) var startedFrom: EchoPath?
+    /// Blocks in which Assist's sound played.
+    package private(set) var soundedBlocks = 0
     /// Called with a line for the voice trace.
     package var trace: ((String) -> Void)?
     /// Called with the played sound that lines up with each chunk of the microphone, before the delay is
@@ -64,20 +81,20 @@ package final class EchoCanceller {
     }
 
     /// A canceller for a live session: `played` fills as the mixer writes; times are monotonic seconds from
-    /// `epoch` (`ProcessInfo.systemUptime`).
-    package convenience init(played: PlayedSound, epoch: Double = ProcessInfo.processInfo.systemUptime)
-        throws(VoiceError)
-    {
-        try self.init(played: played, reference: nil, epoch: epoch)
+    /// `epoch` (`ProcessInfo.systemUptime`). `remembered`: what an earlier session learnt of the room.
+    package convenience init(
+        played: PlayedSound, epoch: Double = ProcessInfo.processInfo.systemUptime, remembered: EchoPath? = nil
+    ) throws(VoiceError) {
+        try self.init(played: played, reference: nil, epoch: epoch, remembered: remembered)
     }
 
     /// A canceller for recordings: `reference` (16 kHz mono) is what the speakers played, its first sample
     /// heard when the microphone's first was recorded.
-    package convenience init(reference: [Int16]) throws(VoiceError) {
-        try self.init(played: nil, reference: reference, epoch: 0)
+    package convenience init(reference: [Int16], remembered: EchoPath? = nil) throws(VoiceError) {
+        try self.init(played: nil, reference: reference, epoch: 0, remembered: remembered)
     }
 
-    private init(played: PlayedSound?, reference: [Int16]?, epoch: Double) throws(VoiceError) {
+    private init(played: PlayedSound?, reference: [Int16]?, epoch: Double, remembered: EchoPath?) throws(VoiceError) {
         var error = [CChar](repeating: 0, count: 256)
         guard let echo = assist_echo_open(Int32(Self.rate), Int32(Self.frame), Int32(Self.tailSamples), &error, 256)
         else {
@@ -90,6 +107,27 @@ package final class EchoCanceller {
             resampler = assist_resampler_open(Int32(played.sampleRateHz), Int32(Self.rate))
         }
         if let reference { timeline.write(reference, at: 0) }
+        if let remembered, assist_echo_learn_path(echo, remembered.taps, Int32(remembered.taps.count)) == 0 {
+            // Taught where it was learnt: the played sound moved back as far, the delay as found then (a delay
+            // found otherwise now is followed as ever).
+            shiftBlocks = remembered.shiftBlocks
+            lagBlocks = remembered.lagBlocks
+            startedFrom = remembered
+        }
+    }
+
+    /// What this canceller learnt of the room, worth teaching the next session's (`EchoPath`): nil until it has
+    /// heard Assist's sound in the microphone for 10 s and takes 20 dB of it out.
+    package func learntPath(devices: String) -> EchoPath? {
+        guard soundedBlocks >= Self.pathSoundedBlocks, track.echoHeard,
+            track.enhancementDecibels >= Self.pathEnhancementDecibels
+        else { return nil }
+        var taps = [Int32](repeating: 0, count: Self.pathTaps)
+        let count = taps.withUnsafeMutableBufferPointer { assist_echo_path(echo, $0.baseAddress, Int32($0.count)) }
+        guard Int(count) == Self.pathTaps else { return nil }
+        return EchoPath(
+            frame: Self.frame, tailSamples: Self.tailSamples, shiftBlocks: shiftBlocks, lagBlocks: lagBlocks,
+            devices: devices, enhancementDecibels: track.enhancementDecibels, taps: taps)
     }
 
     deinit {
@@ -167,6 +205,7 @@ package final class EchoCanceller {
                 divergedBlocks = max(0, divergedBlocks - 1)
             }
             track.add(mic: micEnergy, left: left, played: playedEnergy)
+            if playedEnergy > EchoTrack.audiblePlayed { soundedBlocks += 1 }
             micLevels.append(DelayEstimator.level(micEnergy))
             playedLevels.append(DelayEstimator.level(Self.energy(unshifted[range])))
             let clipped = mic[range].contains { $0 == .max || $0 == .min }
@@ -269,18 +308,28 @@ package final class EchoCanceller {
         }
     }
 
+    /// Says once that the reference is not what the microphone hears (another device's sound, the wrong file):
+    /// Assist's voice loud in the microphone over `unalignedSoundedBlocks` of its sound, with the delay not
+    /// found there clearly and next to nothing of it taken out. Two readings' envelopes can look alike at some
+    /// lag (up to 0.45 here) and an estimate that weak is still followed; only a clear likeness (the right
+    /// reference's is 0.8–0.95) tells that the sound is found.
+    private func noticeUnaligned(found estimate: DelayEstimator.Estimate?) {
+        let sounded = soundedBlocks - soundedAtLastEstimate
+        soundedAtLastEstimate = soundedBlocks
+        if let estimate, estimate.strength >= Self.alignedLikeness {
+            unalignedBlocks = 0
+        } else if track.echoHeard, track.enhancementDecibels < 6 {
+            unalignedBlocks += sounded
+            if unalignedBlocks >= Self.unalignedSoundedBlocks { notice(.unaligned) }
+        }
+    }
+
     /// Estimates the delay again and follows it when it moved: at once the first time, after two estimates
     /// that agree later on (one odd estimate moves nothing).
     private func followDelay() {
-        guard let estimate = estimator.estimate(mic: micLevels, played: playedLevels) else {
-            // Assist's voice loud in the microphone, and still not found there after 10 s: say so once.
-            if track.echoHeard, track.enhancementDecibels < 6 {
-                unalignedBlocks += 50
-                if unalignedBlocks >= 1_000 { notice(.unaligned) }
-            }
-            return
-        }
-        unalignedBlocks = 0
+        let estimate = estimator.estimate(mic: micLevels, played: playedLevels)
+        noticeUnaligned(found: estimate)
+        guard let estimate else { return }
         let lag = estimate.lagBlocks
         if lag == estimator.lags.lowerBound || lag == estimator.lags.upperBound {
             notice(.outOfRange(lagMs: lag * 10))
