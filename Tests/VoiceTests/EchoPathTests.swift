@@ -94,6 +94,21 @@ struct EchoPathTests {
         #expect(
             EchoPath.decode(otherFormat.encoded(), devices: "the speakers → alsa:default")
                 == .failure(.otherCanceller))
+        // Numbers no canceller gives (a damaged file): a delay of -4.6e18 blocks stopped `assist listen` on an
+        // overflow when it printed the delay. Every delay and shift a canceller can reach is taken.
+        for (lag, shift) in [(Int.min / 2, 0), (EchoPath.lags.upperBound + 1, 0), (5, -1_000), (5, Int.max)] {
+            var damaged = path
+            (damaged.lagBlocks, damaged.shiftBlocks) = (lag, shift)
+            let refused =
+                EchoPath.decode(damaged.encoded(), devices: "the speakers → alsa:default") == .failure(.otherCanceller)
+            #expect(refused, "delay \(lag), shift \(shift)")
+        }
+        for lag in [EchoPath.lags.lowerBound, 1, EchoPath.lags.upperBound] {
+            var small = path
+            (small.lagBlocks, small.shiftBlocks) = (lag, lag - EchoCanceller.marginBlocks)
+            let taken = EchoPath.decode(small.encoded(), devices: "the speakers → alsa:default") == .success(small)
+            #expect(taken, "delay \(lag), shift \(lag - EchoCanceller.marginBlocks)")
+        }
         // A canceller is never taught a filter of another size (the library refuses it too).
         let taught = try EchoCanceller(reference: [Int16](repeating: 0, count: 16_000), remembered: shorter)
         #expect(taught.startedFrom == nil)

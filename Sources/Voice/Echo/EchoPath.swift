@@ -28,12 +28,18 @@ package struct EchoPath: Codable, Equatable, Sendable {
         guard let path = try? JSONDecoder().decode(EchoPath.self, from: data) else { return .failure(.unreadable) }
         guard path.format == currentFormat, path.frame == EchoCanceller.frame,
             path.tailSamples == EchoCanceller.tailSamples, path.taps.count == EchoCanceller.pathTaps,
-            path.shiftBlocks >= 0,
-            path.shiftBlocks < 100
+            Self.shifts.contains(path.shiftBlocks), path.lagBlocks.map(Self.lags.contains) ?? true
         else { return .failure(.otherCanceller) }
         guard path.devices == devices else { return .failure(.otherDevices(path.devices)) }
         return .success(path)
     }
+
+    /// The delays a canceller can find and the shifts it can give the played sound for them (`lagBlocks` minus its
+    /// margin): a file with any other (a damaged one) is not used, and its numbers never reach the canceller's
+    /// arithmetic.
+    package static let lags = DelayEstimator().lags
+    package static let shifts = lags.lowerBound - margin...lags.upperBound - margin
+    private static let margin = EchoCanceller.marginBlocks
 
     package func encoded() -> Data {
         let encoder = JSONEncoder()
