@@ -11,7 +11,7 @@ import Foundation
 /// sound, kept or dropped by the echo canceller's check and judged once (`OverSoundVerdicts`). This type feeds
 /// them in order and holds the sound (`LoudnessTrack`, `SpanDecoders`).
 package final class KeywordSpotter {
-    let searches: KeywordSearches
+    package let searches: KeywordSearches
     package var model: VoiceModel { searches.model }
     /// The phrases listened for, and those left out because a word is not in the dictionary.
     package private(set) var phrases: [KeyPhrase] = []

@@ -22,11 +22,11 @@ struct EchoListenTests {
     }
 
     /// Renderings of `labels` (scripts/voice-set.py, `seed`): label → files, in order.
-    func renderings(_ labels: [String], count: Int, seed: Int) throws -> [String: [URL]] {
+    func renderings(_ labels: [String], count: Int, seed: Int, speakers: String = "joe") throws -> [String: [URL]] {
         let set = folder.path("set-\(seed)")
         let made = try TestMedia.voiceSet(
-            ["--renderings", "\(count)", "--negatives", "0", "--seed", "\(seed)"] + labels, into: set,
-            python: Self.python)
+            ["--renderings", "\(count)", "--negatives", "0", "--seed", "\(seed)", "--speakers", speakers] + labels,
+            into: set, python: Self.python)
         try #require(made.status == 0, "\(made.standardError)")
         var files: [String: [URL]] = [:]
         for label in labels {
@@ -67,16 +67,19 @@ struct EchoListenTests {
         return out
     }
 
-    func listen(_ room: URL, reference: Bool = true, trace: URL? = nil) throws -> (
-        heard: [(phrase: String, middleMs: Int)], errors: String
-    ) {
+    func listen(
+        _ room: URL, reference: Bool = true, trace: URL? = nil, echoPath: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws -> (heard: [(phrase: String, middleMs: Int)], errors: String) {
         var arguments = [
             "listen", "--data-dir", folder.path("data").path, "--json", "--mic",
             "wav:" + room.appendingPathComponent("mic.wav").path,
         ]
         if reference { arguments += ["--reference", "wav:" + room.appendingPathComponent("reference.wav").path] }
-        let run = try InProcessApp.listen(
-            arguments, environment: trace.map { ["ASSIST_VOICE_TRACE": $0.path] } ?? [:], timeoutSeconds: 300)
+        if let echoPath { arguments += ["--echo-path", echoPath.path] }
+        var environment = environment
+        if let trace { environment["ASSIST_VOICE_TRACE"] = trace.path }
+        let run = try InProcessApp.listen(arguments, environment: environment, timeoutSeconds: 300)
         #expect(run.status == 0, "\(run.standardError)")
         let heard = run.standardOutput.split(separator: "\n").compactMap { line -> (String, Int)? in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

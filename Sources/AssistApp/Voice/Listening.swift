@@ -67,6 +67,7 @@ package enum Listening {
             spotter.assistSounding = { [weak canceller] from, to in
                 canceller?.track.playing(fromMs: from, toMs: to) ?? false
             }
+            spotter.searches.besideAllowed = environment["ASSIST_VOICE_SEARCHES_BESIDE"] != "0"
         }
         let stopped = StopFlag()
         let interrupt = terminal.takesSignals ? SignalWatch.watch(SIGINT) { stopped.set() } : nil

@@ -142,6 +142,7 @@ final class OwnSound {
             spotter.assistSounding = { [weak made] from, to in
                 made?.track.playing(fromMs: from - start, toMs: to - start) ?? false
             }
+            spotter.searches.besideAllowed = session.environment["ASSIST_VOICE_SEARCHES_BESIDE"] != "0"
             spotter.onCandidate = { [weak self] detection in self?.hold(for: detection) }
             canceller = made
             trace.line?("echo canceller on")
