@@ -151,7 +151,8 @@ package final class KeywordSearches {
     }
 
     /// Whether searches beside the prompt ones are opened at Assist's first sound (docs/voice.md, "Barge-in"):
-    /// off with `ASSIST_VOICE_SEARCHES_BESIDE=0`, which halves the decoding over Assist's sound and its memory.
+    /// off with `ASSIST_VOICE_SEARCHES_BESIDE=0`, which saves their decoding over Assist's sound and the 37 MB
+    /// or so each holds (its own copy of the acoustic model).
     package var besideAllowed = true
     /// Whether searches beside the prompt ones are wanted: once Assist has sounded.
     private var wantsBeside = false

@@ -24,16 +24,6 @@ extension EchoListenTests {
         focus : "read text", "find object", "collect videos", "start survey", "what time is it", "sync photos now".
         """
 
-    /// `text` said by espeak-ng as read-text says it, cut to `seconds`.
-    func spoken(_ text: String, seconds: Int, name: String) throws -> URL {
-        let whole = folder.path("\(name)-whole.wav")
-        let made = try ProcessRunner.run("/usr/bin/espeak-ng", ["-s", "175", "-w", whole.path, text])
-        try #require(made.status == 0, "\(made.standardError)")
-        let out = folder.path("\(name).wav")
-        _ = try ProcessRunner.run("/usr/bin/sox", [whole.path, out.path, "trim", "0", "\(seconds)"])
-        return out
-    }
-
     /// Five commands, each said once 1 or 2 s into a reading the canceller has not heard, in a room an earlier
     /// session kept (the echo as loud as the voice, 40 ms late, reverberant), by four speakers taking turns:
     /// heard with the searches beside the prompt ones and without them (`ASSIST_VOICE_SEARCHES_BESIDE=0`), from

@@ -50,11 +50,16 @@ struct EchoListenTests {
         }
         text = text.replacingOccurrences(of: #"[`#*|_\[\]()>-]+"#, with: " ", options: .regularExpression)
         let words = text.split(separator: " ").prefix(seconds * 3).joined(separator: " ")
-        let long = folder.path("reading-long.wav")
-        let made = try ProcessRunner.run("/usr/bin/espeak-ng", ["-s", "175", "-w", long.path, words])
+        return try spoken(words, seconds: seconds, name: "reading-\(seconds)")
+    }
+
+    /// `text` said by espeak-ng as read-text says it, cut to `seconds`.
+    func spoken(_ text: String, seconds: Int, name: String) throws -> URL {
+        let whole = folder.path("\(name)-whole.wav")
+        let made = try ProcessRunner.run("/usr/bin/espeak-ng", ["-s", "175", "-w", whole.path, text])
         try #require(made.status == 0, "\(made.standardError)")
-        let out = folder.path("reading-\(seconds).wav")
-        _ = try ProcessRunner.run("/usr/bin/sox", [long.path, out.path, "trim", "0", "\(seconds)"])
+        let out = folder.path("\(name).wav")
+        _ = try ProcessRunner.run("/usr/bin/sox", [whole.path, out.path, "trim", "0", "\(seconds)"])
         return out
     }
 
