@@ -24,11 +24,12 @@ extension EchoListenTests {
         focus : "read text", "find object", "collect videos", "start survey", "what time is it", "sync photos now".
         """
 
-    /// Five commands, each said once 1 or 2 s into a reading the canceller has not heard, in a room an earlier
-    /// session kept (the echo as loud as the voice, 40 ms late, reverberant), by four speakers taking turns:
-    /// heard with the searches beside the prompt ones and without them (`ASSIST_VOICE_SEARCHES_BESIDE=0`), from
-    /// the same kept room. The prompt searches alone miss a "stop" at 2 s that the steady one beside them hears; a
-    /// command both hear is reported once.
+    /// Five commands, each said once 2 s into a reading the canceller has not heard, in a room an earlier session
+    /// kept (the echo as loud as the voice, 40 ms late, reverberant), by four speakers taking turns: heard with the
+    /// searches beside the prompt ones and without them (`ASSIST_VOICE_SEARCHES_BESIDE=0`), from the same kept
+    /// room. The prompt searches alone miss the "stop" that the steady one beside them hears; a command both hear
+    /// is reported once. (Said at 1 s too, the two heard the same four of five: left out, as it doubled the
+    /// test's time, 6 minutes under ThreadSanitizer.)
     @Test func theSearchesBesideThePromptOnesHearWhatTheyMissInAReadingsFirstSeconds() throws {
         guard voicesInstalled else { return }
         let labels = ["stop", "pause", "next", "back", "repeat"]
@@ -44,7 +45,7 @@ extension EchoListenTests {
         _ = try listen(before, echoPath: kept)
         try #require(FileManager.default.fileExists(atPath: kept.path), "the earlier session kept no room")
         var heard: [Bool: [String]] = [true: [], false: []]
-        for moment in [1, 2] {
+        for moment in [2] {
             for label in labels {
                 let said = try room(
                     "first-\(moment)-\(label)",
