@@ -89,7 +89,8 @@ package final class KeywordSearches {
         }
         // Searches left over from a longer list listen for nothing.
         closeAll(but: max(1, groups.count))
-        relistBeside(fedMs: fedMs)
+        // The searches beside, once open, listen for the same.
+        if !beside.isEmpty { openBeside(fedMs: fedMs) }
     }
 
     /// Decodes whole utterances against `grammar` (JSGF) until `listen(for:)` again; the other searches close.
@@ -122,8 +123,8 @@ package final class KeywordSearches {
 
     /// Opens a search beside each prompt one, or gives those open the lists now listened for. One that cannot be
     /// opened leaves the prompt ones alone for the rest of the session (the trace says why).
-    private func relistBeside(fedMs: Int) {
-        guard besideAllowed, !beside.isEmpty || wantsBeside else { return }
+    private func openBeside(fedMs: Int) {
+        guard besideAllowed else { return }
         while beside.count > lists.count { assist_spotter_close(beside.removeLast().search) }
         do {
             for (index, lines) in lists.enumerated() {
@@ -154,8 +155,6 @@ package final class KeywordSearches {
     /// off with `ASSIST_VOICE_SEARCHES_BESIDE=0`, which saves their decoding over Assist's sound and the 37 MB
     /// or so each holds (its own copy of the acoustic model).
     package var besideAllowed = true
-    /// Whether searches beside the prompt ones are wanted: once Assist has sounded.
-    private var wantsBeside = false
 
     /// The phrase a spoken form stands for ("read__2 text" → "read text").
     func phrase(said: String) -> String {
@@ -181,9 +180,8 @@ package final class KeywordSearches {
 
     /// Feeds `chunk` to every search; the phrases they heard in it.
     func feed(_ chunk: Chunk) -> [Detection] {
-        if chunk.prompt, besideAllowed, !wantsBeside, !lists.isEmpty {
-            wantsBeside = true
-            relistBeside(fedMs: chunk.startMs)
+        if chunk.prompt, besideAllowed, beside.isEmpty, !lists.isEmpty {
+            openBeside(fedMs: chunk.startMs)
             if !beside.isEmpty { trace?("searches beside the prompt ones from \(chunk.startMs) ms") }
         }
         var heard: [Detection] = []
