@@ -333,6 +333,12 @@ package enum LeptonicaMessages {
         return body()
     }
 
+    /// A new descriptor for standard error as the process has it: fd 2, or while decodings are under way the
+    /// one they give back when they end. For tests that check the parking from beside other decodings.
+    package static func standardErrorCopy() -> Int32 {
+        parking.withLock { fcntl(parked > 0 && saved >= 0 ? saved : 2, F_DUPFD_CLOEXEC, 0) }
+    }
+
     private static func park() {
         parking.withLock {
             parked += 1
