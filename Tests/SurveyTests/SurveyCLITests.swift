@@ -4,7 +4,14 @@ import HostTesting
 import SurveyCore
 import Testing
 
-/// `assist survey …` as an admin or a participant runs it: the real executable and plugin library.
+/// `assist survey …` as an admin or a participant runs it: the real plugin library, in process for `check` (what
+/// it prints), the real executable for what needs a process (a kill, a terminal, a pipe, the timer's units).
+/// `assist survey check FILES …` in process: what it does, `assist run assist.survey check FILES …`, on a virtual
+/// terminal, with the host's options (`options`) as `assist` takes them.
+private func check(_ files: [String], _ options: [String]) throws -> ProcessResult {
+    try InProcessApp.run(["run"] + options + ["assist.survey", "check"] + files, timeoutSeconds: 60)
+}
+
 @Suite("assist survey", .serialized)
 struct SurveyCLITests {
     @Test func checkListsEachProblemOnItsOwnLineAndFails() throws {
@@ -14,8 +21,7 @@ struct SurveyCLITests {
             #"{"id":"t","version":1,"parts":[{"id":"p","items":[{"id":"a","type":"single","field":"f","text":"A?","options":[{"key":"x","then":"a2"}]},{"id":"b","type":"poll","text":"?"}]}]}"#
                 .utf8
         ).write(to: bad)
-        let result = try ProcessRunner.run(
-            BuildProducts.assist, ["survey", "check", bad.path, "--no-speech", "--data-dir", folder.path("data").path])
+        let result = try check([bad.path], ["--no-speech", "--data-dir", folder.path("data").path])
         #expect(result.status == 1)
         #expect(
             result.lines.contains(
@@ -24,8 +30,7 @@ struct SurveyCLITests {
         #expect(result.lines.contains { $0.contains("Item b: the type \"poll\" is unknown") })
         let good = BuildProducts.packageRoot.appendingPathComponent("Plugins/Survey/share/surveys/covid19-sounds.json")
             .path
-        let ok = try ProcessRunner.run(
-            BuildProducts.assist, ["survey", "check", good, "--no-speech", "--data-dir", folder.path("data").path])
+        let ok = try check([good], ["--no-speech", "--data-dir", folder.path("data").path])
         #expect(ok.status == 0)
         #expect(ok.lines == ["\(good): the survey covid19-sounds, version 1, is valid."])
     }
@@ -43,9 +48,7 @@ struct SurveyCLITests {
         ] {
             let file = folder.path("bad.json")
             try Data(#"{"id":"\#(id)","version":1,\#(items)}"#.utf8).write(to: file)
-            let result = try ProcessRunner.run(
-                BuildProducts.assist,
-                ["survey", "check", file.path, "--no-speech", "--data-dir", folder.path("data").path])
+            let result = try check([file.path], ["--no-speech", "--data-dir", folder.path("data").path])
             #expect(result.status == 1, "\(id)")
             #expect(
                 result.lines.contains {
@@ -137,10 +140,7 @@ struct SurveyCLITests {
         for (index, (json, reason)) in cases.enumerated() {
             let file = folder.path("bad-\(index).json")
             try Data(json.utf8).write(to: file)
-            let result = try ProcessRunner.run(
-                BuildProducts.assist,
-                ["survey", "check", file.path, "--no-speech", "--data-dir", folder.path("data").path],
-                timeoutSeconds: 60)
+            let result = try check([file.path], ["--no-speech", "--data-dir", folder.path("data").path])
             #expect(result.status == 1, "\(reason): \(result.lines)")
             #expect(result.lines.contains { $0.contains(reason) }, "\(reason): \(result.lines.prefix(5))")
         }
@@ -291,16 +291,10 @@ struct ShellReminderTests {
             "[survey]\nsample-rate = 8000\nreminder-time = \"25:99\"\nretry-seconds = \"x\"\neligible-after-seconds = -7\n"
             .write(to: config, atomically: true, encoding: .utf8)
         let shipped = DefinitionTests.shipped.path
-        func check() throws -> ProcessResult {
-            try ProcessRunner.run(
-                BuildProducts.assist,
-                [
-                    "survey", "check", shipped, "--no-speech", "--data-dir", folder.path("data").path, "--config",
-                    config.path,
-                ],
-                timeoutSeconds: 60)
+        func checkShipped() throws -> ProcessResult {
+            try check([shipped], ["--no-speech", "--data-dir", folder.path("data").path, "--config", config.path])
         }
-        let checked = try check()
+        let checked = try checkShipped()
         #expect(checked.status == 1, "\(checked.lines)")
         #expect(checked.lines.contains { $0.contains("the survey covid19-sounds, version 1, is valid") })
         for (key, takes) in [
@@ -314,7 +308,7 @@ struct ShellReminderTests {
         // Set right, the check passes.
         try "[survey]\nsample-rate = 16000\nreminder-time = \"7:30\"\n".write(
             to: config, atomically: true, encoding: .utf8)
-        let fixed = try check()
+        let fixed = try checkShipped()
         #expect(fixed.status == 0, "\(fixed.lines)")
     }
 }
