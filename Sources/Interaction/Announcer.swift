@@ -66,18 +66,20 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
         speak(utterance, printing: trimmed, tabs: false, with: speaker, callbacks: SpeechCallbacks())
     }
 
-    /// Prints `line` as a row (its tabs kept; among a data command's rows when they go apart), paced by what is
-    /// heard, and says `utterance` with `speaker`, passing its words and end on to `callbacks`: a feature's own
-    /// speech. The utterance's id, or nil when nothing will be reported. Any thread.
+    /// Prints `line` as a row (its tabs kept; among a data command's rows when they go apart), or as a `status`
+    /// line where spoken lines are printed, paced by what is heard, and says `utterance` with `speaker`, passing
+    /// its words and end on to `callbacks`: a feature's own speech. The utterance's id, or nil when nothing will
+    /// be reported. Any thread.
     package func speak(
-        _ utterance: Utterance, printing line: String, with speaker: Speaker, callbacks: SpeechCallbacks
+        _ utterance: Utterance, printing line: String, status: Bool = false, with speaker: Speaker,
+        callbacks: SpeechCallbacks
     ) -> UInt64? {
-        guard !dataApart else {
+        guard !dataApart || status else {
             // A data command's rows have a place of their own; nothing is paced there.
             data.writeRow(line)
             return speaker.speak(utterance, callbacks: callbacks)
         }
-        return speak(utterance, printing: line, tabs: true, with: speaker, callbacks: callbacks)
+        return speak(utterance, printing: line, tabs: !status, with: speaker, callbacks: callbacks)
     }
 
     @discardableResult

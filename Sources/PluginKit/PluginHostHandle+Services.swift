@@ -57,12 +57,13 @@ extension PluginHostHandle {
     // MARK: assist.speech/1
 
     /// Speaks `text`; `onDone` runs once on [main] with true for finished, false for cancelled; `onWord` gets
-    /// each word's character offset. Returns the utterance id, nil when nothing was queued. Wraps
-    /// `assist_speech_service.speak`. Any thread.
+    /// each word's character offset. Returns the utterance id, nil when nothing was queued. `printed` false
+    /// leaves the printing to the plugin; `status` prints it where the host prints its own lines (on standard
+    /// error while standard output holds a data command's data). Wraps `assist_speech_service.speak`. Any thread.
     @discardableResult
     public func speak(
         _ text: String, priority: SpeechPriority = .message, language: String? = nil, wordsPerMinute: Int = 0,
-        printed: Bool = true, onWord: ((UInt64, Int) -> Void)? = nil,
+        printed: Bool = true, status: Bool = false, onWord: ((UInt64, Int) -> Void)? = nil,
         onDone: @escaping (UInt64, Bool) -> Void = { _, _ in }
     ) -> UInt64? {
         guard let speech = tables.speech,
@@ -72,7 +73,7 @@ extension PluginHostHandle {
         options.struct_size = UInt32(MemoryLayout<assist_speech_options>.size)
         options.priority = priority.rawValue
         options.words_per_minute = Int32(wordsPerMinute)
-        options.flags = printed ? 0 : ASSIST_SPEECH_NO_PRINT
+        options.flags = !printed ? ASSIST_SPEECH_NO_PRINT : status ? ASSIST_SPEECH_STATUS : 0
         let box = Unmanaged.passRetained(SpeechCallbackBox(onWord: onWord, onDone: onDone))
         var id: UInt64 = 0
         let status: Int32 = (language ?? "").withCString { languagePointer in

@@ -216,4 +216,157 @@ struct ReadTextInProcessTests {
             #expect(result.lines.filter { $0 == "\(file.path) \(said)" }.count == 1, "\(name): \(result.lines)")
         }
     }
+
+    /// Issue 70: a table on a scanned page (no text layer, no rules: only where its words stand) is read as a
+    /// table, row by row, each cell of the first row after its column's header, with the sentences around it
+    /// read as before. Drawn at 150 dpi, turned 1°, JPEG 70, in an image-only PDF; its rows 60 pixels apart, and
+    /// 130 as a form's may be (three times their letters' height between them).
+    @Test(arguments: [60, 130]) func aTableOnAScannedPageIsReadAsATable(rowPitch: Int) throws {
+        let scan = folder.path("order.jpg")
+        let columns = [100, 560, 900]
+        let rows = [
+            ["Item", "Price", "Quantity"], ["Apples", "3.20", "2"], ["Bread", "1.90", "1"], ["Milk", "0.95", "3"],
+        ]
+        var blocks: [PageRenderer.Block] = [
+            .init(["Thank you for your order of the tenth of May."], x: 100, y: 200, pointSize: 32),
+            .init(["We will send it within two days."], x: 100, y: 380 + rows.count * rowPitch + 100, pointSize: 32),
+        ]
+        for (row, cells) in rows.enumerated() {
+            for (column, cell) in cells.enumerated() {
+                blocks.append(.init([cell], x: columns[column], y: 380 + row * rowPitch, pointSize: 32))
+            }
+        }
+        try PageRenderer(
+            width: 1240, height: 1754, font: "DejaVu-Sans",
+            degrade: ["-background", "white", "-rotate", "1", "-type", "Grayscale", "-quality", "70"]
+        ).render(blocks, to: scan)
+        let document = folder.path("order.pdf")
+        try PdfWriter(pages: [try PdfWriter.Page.a4Scan(scan)]).data().write(to: document)
+        let transcript = try assist([
+            "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(transcript.status == 0, "\(transcript.standardError)")
+        // Each row one line, its cells apart by tabs, between the sentences; the words as drawn but for what
+        // recognition may get wrong in a letter or two (a JPEG's "3.20" can come out "3:20").
+        let truth = [
+            "Thank you for your order of the tenth of May.", "Item\tPrice\tQuantity", "Apples\t3.20\t2",
+            "Bread\t1.90\t1", "Milk\t0.95\t3", "We will send it within two days.",
+        ]
+        #expect(
+            transcript.lines.map { $0.filter { $0 == "\t" }.count } == [0, 2, 2, 2, 2, 0]
+                && PageRenderer.characterErrorRate(
+                    transcript.lines.joined(separator: "\n"), reference: truth.joined(separator: "\n")) < 0.03,
+            "\(transcript.lines)")
+        // Said: its size, then the first row after its headers.
+        let said = try assist(["run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end"])
+        #expect(said.lines.contains("Table of 4 rows and 3 columns."), "\(said.lines)")
+        #expect(
+            said.lines.contains { $0.hasPrefix("Item: Apples. Price: ") && $0.hasSuffix("Quantity: 2.") },
+            "\(said.lines)")
+    }
+
+    @Test func speechIsWrittenAndTheTranscriptIsPrintedFirst() throws {
+        let wav = folder.path("read.wav")
+        let result = try assist(
+            [
+                "run", "--audio-out", "wav:\(wav.path)", "read-text", "--image", page.path, "--exit-at-end",
+                "--transcript",
+            ])
+        #expect(result.status == 0, "\(result.standardError)")
+        // Standard output holds the three sentences alone; "Reading" is spoken and goes to standard error.
+        #expect(result.lines.count == 3 && !result.lines.contains("Reading"), "\(result.lines)")
+        #expect(result.standardError.split(separator: "\n").contains("Reading"), "\(result.standardError)")
+        let sound = try SoundAnalysis(url: wav)
+        #expect(sound.file.durationSeconds > 4, "three sentences and 'Reading' were spoken")
+    }
+
+    /// Issue 70: a PDF document is read page by page: a page's text layer as it is, a scanned page (no text
+    /// layer) through the same recognition as a photo, drawn at 300 dpi; in page order, with the transcript.
+    @Test func aDocumentIsReadPageByPageTextLayersAndScansAlike() throws {
+        let scan = folder.path("scan.jpg")
+        try PageRenderer(
+            width: 1250, height: 1667, font: "DejaVu-Sans",
+            degrade: ["-type", "Grayscale", "-quality", "90"]
+        ).render(
+            [
+                .init(
+                    ["The second page was scanned.", "Its words are only a picture."], x: 100, y: 200, pointSize: 44,
+                    lineHeight: 80)
+            ],
+            to: scan)
+        let document = folder.path("letter.pdf")
+        try PdfWriter(pages: [
+            .text(["Dear reader, this letter has three pages.", "The first one has a text layer."]),
+            .scan(jpeg: try Data(contentsOf: scan), pixelWidth: 1250, pixelHeight: 1667),
+            .text(["The third page ends the letter. Goodbye."]),
+        ]).data().write(to: document)
+        let result = try assist([
+            "run", "--no-speech", "read-text", "--file", document.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.lines == [
+                "Dear reader, this letter has three pages.", "The first one has a text layer.", "\u{0C}",
+                "The second page was scanned.", "Its words are only a picture.", "\u{0C}",
+                "The third page ends the letter.", "Goodbye.",
+            ], "\(result.lines)")
+        // Its first page has a text layer: its first sentence comes first, with no "Reading" before it (said, with
+        // --transcript, on standard error), and the scanned page after it does not say it either.
+        #expect(!result.standardError.split(separator: "\n").contains("Reading"), "\(result.standardError)")
+        // A picture given with --file is read as --image reads it.
+        let picture = try assist([
+            "run", "--no-speech", "read-text", "--file", page.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(picture.lines.first == "Call Dr. Smith tomorrow morning.", "\(picture.lines)")
+        // How to run it, on --help, instead of reading.
+        let help = try assist(["run", "--no-speech", "read-text", "--help"])
+        #expect(
+            help.status == 0
+                && help.standardOutput.contains("assist run read-text [--image PHOTO | --file PDF-OR-PICTURE]"))
+    }
+
+    /// Issue 70: a multi-page TIFF (a scanner's or a fax's document: one bit a pixel, Group 4, each page turned a
+    /// little as a feeder turns it) is read page by page as a scanned PDF is; a TIFF of one page is a picture.
+    @Test func aMultiPageTIFFIsReadPageByPage() throws {
+        var pages: [String] = []
+        for (index, angle) in ["0.8", "-1.2", "0.5"].enumerated() {
+            let page = folder.path("fax-\(index + 1).png")
+            try PageRenderer(width: 1700, height: 2200, degrade: ["-rotate", angle, "-background", "white"]).render(
+                [
+                    .init(
+                        ["Page \(index + 1) of the fax begins here.", "It ends with sentence number \(index + 1)."],
+                        x: 150, y: 300, pointSize: 44, lineHeight: 80)
+                ], to: page)
+            pages.append(page.path)
+        }
+        let fax = folder.path("fax.tif")
+        let made = try ProcessRunner.run(
+            "/usr/bin/convert", pages + ["-type", "bilevel", "-compress", "Group4", fax.path])
+        try #require(made.status == 0, "\(made.standardError)")
+        let result = try assist([
+            "run", "--no-speech", "read-text", "--file", fax.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        // In page order, word for word; a capital I read as a small one on a turned page of one bit a pixel is
+        // recognition's, not the document's.
+        #expect(
+            result.lines.map { $0.lowercased() } == [
+                "page 1 of the fax begins here.", "it ends with sentence number 1.", "\u{0C}",
+                "page 2 of the fax begins here.", "it ends with sentence number 2.", "\u{0C}",
+                "page 3 of the fax begins here.", "it ends with sentence number 3.",
+            ], "\(result.lines)")
+        // Nothing to read before its first page is recognised: "Reading" is said once, first.
+        #expect(
+            result.standardError.split(separator: "\n").filter { $0 == "Reading" }.count == 1, "\(result.standardError)"
+        )
+        // One page, 16-bit grey as a scanner may save it: a picture, straightened and read as --image reads it.
+        let single = folder.path("single.tif")
+        #expect(
+            try ProcessRunner.run("/usr/bin/convert", [pages[1], "-alpha", "off", "-depth", "16", single.path]).status
+                == 0)
+        let one = try assist([
+            "run", "--no-speech", "read-text", "--file", single.path, "--exit-at-end", "--transcript",
+        ])
+        #expect(one.lines == ["Page 2 of the fax begins here.", "It ends with sentence number 2."], "\(one.lines)")
+    }
 }

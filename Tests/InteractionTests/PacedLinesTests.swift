@@ -150,4 +150,18 @@ struct PacedLinesTests {
         #expect(output.lines == ["Starting Read text.", "One.", "Two."])
         #expect(events.values == ["word One.", "done One.", "word Two.", "done Two."])
     }
+
+    /// In a data command (its rows apart, read-text's `--transcript`) a feature's speech is printed among the
+    /// rows, and a status line of it ("Reading") where the host's own lines go, paced by the ear as they are.
+    @Test func aFeaturesStatusLineGoesWithTheSpokenLinesNotTheData() {
+        let data = RecordingOutput()
+        let announcer = Announcer(output: output, data: data, speaker: speaker, language: "en")
+        _ = announcer.speak(
+            Utterance("Reading", language: "en"), printing: "Reading", status: true, with: speaker,
+            callbacks: .init())
+        _ = announcer.speak(
+            Utterance("Item 3.20", language: "en"), printing: "Item\t3.20", with: speaker, callbacks: .init())
+        #expect(data.lines == ["Item\t3.20"], "\(data.lines)")
+        #expect(output.lines == ["Reading"], "\(output.lines)")
+    }
 }

@@ -114,7 +114,7 @@ struct PluginServicesTests {
 final class RecordingSpeech: SpeechProviding {
     let spoken = Collected<Utterance>()
     let stopped = Collected<UInt64>()
-    func speak(_ utterance: Utterance, prints: Bool, callbacks: SpeechCallbacks) -> UInt64? {
+    func speak(_ utterance: Utterance, printed: SpokenLine, callbacks: SpeechCallbacks) -> UInt64? {
         spoken.append(utterance)
         return UInt64(spoken.values.count)
     }

@@ -245,16 +245,10 @@ public final class ReadText: PluginFeature, ReadingVoice {
         host.finish(.io)
     }
 
-    /// Says a status line ("Reading", a warning). With `--transcript` standard output holds only the page's
-    /// text, so the line is spoken but printed to standard error.
+    /// Says a status line ("Reading", a warning), printed where the host prints its own: with `--transcript`
+    /// (a data command) on standard error, standard output holding only the pages' text.
     func status(_ text: String, priority: SpeechPriority = .message) {
-        guard options.transcript else {
-            host.speak(text, priority: priority)
-            return
-        }
-        host.speak(text, priority: priority, printed: false)
-        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+        host.speak(text, priority: priority, status: true)
     }
 
     /// Says that no text was found, or that there is text but too small to read.

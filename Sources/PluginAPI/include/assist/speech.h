@@ -28,6 +28,8 @@ typedef int32_t assist_speech_outcome;
 
 /** Flags for assist_speech_options.flags. */
 #define ASSIST_SPEECH_NO_PRINT 1u /* do not also print the text as a line (the plugin prints it itself) */
+#define ASSIST_SPEECH_STATUS 2u   /* print it where the host prints its own lines, as a status line: on standard
+                                     error while standard output holds a data command's data (a transcript) */
 
 /** Options for one utterance: zero it, set struct_size, then set what you need. NULL means all defaults. */
 typedef struct assist_speech_options {

@@ -75,7 +75,7 @@ extension PluginContext {
                 }
             }
         }
-        guard let id = services.speech.speak(request.utterance, prints: request.prints, callbacks: callbacks) else {
+        guard let id = services.speech.speak(request.utterance, printed: request.printed, callbacks: callbacks) else {
             return ASSIST_E_INVALID
         }
         stopped.began(id)

@@ -100,7 +100,7 @@ extension ServiceTables {
 /// One speak() call's text and options, read from C.
 struct SpeechRequest {
     var utterance: Utterance
-    var prints: Bool
+    var printed: SpokenLine
 
     /// Nil (after logging why) for blank text or a bad option.
     init?(text: UnsafePointer<CChar>, options: UnsafePointer<assist_speech_options>?, context: PluginContext) {
@@ -111,7 +111,7 @@ struct SpeechRequest {
         }
         // The owner is the speech service's to set: it is bound to the plugin.
         var utterance = Utterance(string, language: context.services.session.language, owner: 0)
-        var prints = true
+        var printed = SpokenLine.row
         if let pointer = options {
             guard let options = assist_speech_options.read(pointer) else {
                 context.misbehaving("speech.speak: the options' struct_size is below ABI 1.0's")
@@ -132,10 +132,14 @@ struct SpeechRequest {
             if has(\.words_per_minute), options.words_per_minute != 0 {
                 utterance.wordsPerMinute = min(450, max(80, Int(options.words_per_minute)))
             }
-            if has(\.flags) { prints = options.flags & ASSIST_SPEECH_NO_PRINT == 0 }
+            if has(\.flags) {
+                printed =
+                    options.flags & ASSIST_SPEECH_NO_PRINT != 0
+                    ? .none : options.flags & ASSIST_SPEECH_STATUS != 0 ? .status : .row
+            }
         }
         self.utterance = utterance
-        self.prints = prints
+        self.printed = printed
     }
 }
 

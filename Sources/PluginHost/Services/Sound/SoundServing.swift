@@ -9,11 +9,21 @@ import Runtime
 import Speech
 import Storage
 
+/// Where a plugin's spoken text is printed (`assist_speech_options.flags`).
+package enum SpokenLine: Sendable {
+    /// Not at all: the plugin prints it itself (`ASSIST_SPEECH_NO_PRINT`).
+    case none
+    /// Among the plugin's own lines: a data command's rows when its data goes apart (the default).
+    case row
+    /// Where the host's own lines go, standard error in a data command (`ASSIST_SPEECH_STATUS`).
+    case status
+}
+
 /// assist.speech/1: the plugin's own utterances.
 package protocol SpeechProviding: Sendable {
-    /// Prints (when `prints`) and speaks `utterance` as the plugin's; its id, or nil when the engine refused
+    /// Prints (as `printed` says) and speaks `utterance` as the plugin's; its id, or nil when the engine refused
     /// it. With speech off the line is only printed and `onDone` hears `.finished` at once. Any thread.
-    func speak(_ utterance: Utterance, prints: Bool, callbacks: SpeechCallbacks) -> UInt64?
+    func speak(_ utterance: Utterance, printed: SpokenLine, callbacks: SpeechCallbacks) -> UInt64?
     /// Stops one of the plugin's utterances; false when it is not known or not the plugin's. Any thread.
     func stop(_ id: UInt64) -> Bool
     /// Stops all of them. Any thread.
@@ -55,11 +65,15 @@ struct LocalSpeech: SpeechProviding {
     /// Ids for utterances that are only printed (speech off), apart from the engine's.
     let ids: @Sendable () -> Int
 
-    func speak(_ utterance: Utterance, prints: Bool, callbacks: SpeechCallbacks) -> UInt64? {
+    func speak(_ utterance: Utterance, printed: SpokenLine, callbacks: SpeechCallbacks) -> UInt64? {
         announcer.remember(utterance.text)
         guard let engine else {
             // Speech is off: the printed line is all there is, and the utterance is over at once.
-            if prints { announcer.print(utterance.text) }
+            switch printed {
+            case .none: break
+            case .row: announcer.print(utterance.text)
+            case .status: announcer.show(utterance.text)
+            }
             let id = UInt64(ids()) | 1 << 63
             callbacks.onDone?(id, .finished)
             return id
@@ -67,8 +81,9 @@ struct LocalSpeech: SpeechProviding {
         var owned = utterance
         owned.owner = owner
         // Printed as it is heard (the screen at most one line ahead), among the host's own lines.
-        guard prints else { return engine.speak(owned, callbacks: callbacks) }
-        return announcer.speak(owned, printing: utterance.text, with: engine, callbacks: callbacks)
+        guard printed != .none else { return engine.speak(owned, callbacks: callbacks) }
+        return announcer.speak(
+            owned, printing: utterance.text, status: printed == .status, with: engine, callbacks: callbacks)
     }
 
     func stop(_ id: UInt64) -> Bool { engine?.stop(id: id, owner: owner) ?? false }
