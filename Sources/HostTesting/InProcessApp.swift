@@ -61,6 +61,16 @@ package enum InProcessApp {
         }
     }
 
+    /// Runs `assist doctor …` in process: `arguments` starts with "doctor", then the host's options.
+    package static func doctor(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        guard arguments.first == "doctor" else { throw Misuse(text: "not a doctor: \(arguments)") }
+        let (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
+        guard rest.isEmpty else { throw Misuse(text: "\(rest) are not options of doctor InProcessApp knows") }
+        return try session(environment: environment, input: nil, timeoutSeconds: 120) { environment, terminal in
+            try Doctor.run(options, environment: environment, terminal: terminal)
+        }
+    }
+
     /// Runs `assist shell …` or `assist run …` in process, typing `lines` as `ProcessRunner.typing` types them
     /// into a spawned `assist`: each after its pause, or as soon as what was printed satisfies it; then the input
     /// ends. What it printed to standard output, and whether it ended by itself within `timeoutSeconds` (times

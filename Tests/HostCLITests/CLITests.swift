@@ -2,7 +2,8 @@ import Foundation
 import HostTesting
 import Testing
 
-/// Runs the built `assist` binary as a user or admin would.
+/// Runs the built `assist` binary as a user or admin would; what `assist run` and `assist doctor` print is
+/// tested in process (`inProcess`), with the same folders.
 @Suite("assist command line", .serialized)
 struct CLITests {
     let data: TemporaryDirectory
@@ -19,6 +20,14 @@ struct CLITests {
             environment: ["ASSIST_DATA_DIR": data.url.path, "XDG_CONFIG_HOME": data.url.path])
     }
 
+    /// `assist run …` or `assist doctor …` in process (`InProcessApp`), with the folders `assist` gets.
+    private func inProcess(_ arguments: [String]) throws -> ProcessResult {
+        let environment = ["ASSIST_DATA_DIR": data.url.path, "XDG_CONFIG_HOME": data.url.path]
+        return arguments.first == "doctor"
+            ? try InProcessApp.doctor(arguments, environment: environment)
+            : try InProcessApp.run(arguments, environment: environment)
+    }
+
     /// Issue 72: `assist run FEATURE --help` says how to run the feature (it was taken for an object's name, a
     /// command or a photo), in the session's language, and starts nothing.
     @Test func everyFeaturesHelpSaysHowToRunIt() throws {
@@ -26,11 +35,11 @@ struct CLITests {
             "read-text", "find-object", "collect-videos", "photo-sensor", "clock", "survey", "light", "colour",
             "barcode",
         ] {
-            let help = try assist(["run", "--no-speech", feature, "--help"])
+            let help = try inProcess(["run", "--no-speech", feature, "--help"])
             #expect(help.status == 0, "\(feature): \(help.standardError)")
             #expect(help.standardOutput.contains("assist run \(feature) ["), "\(feature): \(help.standardOutput)")
             #expect(!help.standardOutput.contains("not found") && !help.standardOutput.contains("Unknown"))
-            let spanish = try assist(["run", "--no-speech", "--lang", "es", feature, "-h"])
+            let spanish = try inProcess(["run", "--no-speech", "--lang", "es", feature, "-h"])
             #expect(spanish.standardOutput.contains("assist run \(feature) ["), "\(feature): \(spanish.standardOutput)")
             #expect(spanish.standardOutput != help.standardOutput, "\(feature) in Spanish")
         }
@@ -229,7 +238,7 @@ struct CLITests {
     }
 
     @Test func doctorReportsEachCheckWithAFix() throws {
-        let result = try assist(["doctor"])
+        let result = try inProcess(["doctor"])
         #expect(result.status == 0)
         #expect(result.lines.contains { $0.hasPrefix("ok: host: Assist 1.0.0") })
         #expect(result.lines.contains { $0.contains(": data folder: ") })
@@ -245,7 +254,7 @@ struct CLITests {
         for (language, ok, fix) in [
             ("es", "bien: ", ". Solución: "), ("ru", "в порядке: ", ". Что сделать: "), ("zh", "正常: ", ". 解决："),
         ] {
-            let result = try assist(["doctor", "--lang", language])
+            let result = try inProcess(["doctor", "--lang", language])
             #expect(result.status == 0, "\(language): \(result.lines)")
             #expect(result.lines.count > 10, "\(language): \(result.lines)")
             for line in result.lines {

@@ -471,8 +471,7 @@ struct VoiceListenTests: VoiceListening {
                 "-t", "5", "-r", "30", video,
             ], timeoutSeconds: 120)
         try #require(made.status == 0, "\(made.standardError)")
-        let taught = try ProcessRunner.run(
-            BuildProducts.assist,
+        let taught = try InProcessApp.run(
             [
                 "run", "--no-speech", "--data-dir", folder.path("data").path, "find-object", "teach", "my badge",
                 "--video", video,
@@ -714,7 +713,7 @@ struct VoiceListenTests: VoiceListening {
     /// voice commands are heard from a natural voice in noise, and `assist doctor` names no feature's command that
     /// cannot be heard.
     @Test func barcodesCommandsAreHeardThoughTheDictionaryLacksTheWord() throws {
-        let doctor = try ProcessRunner.run(BuildProducts.assist, ["doctor", "--data-dir", folder.path("data").path])
+        let doctor = try InProcessApp.doctor(["doctor", "--data-dir", folder.path("data").path])
         #expect(!doctor.standardOutput.contains("cannot be heard"), "\(doctor.standardOutput)")
         #expect(doctor.standardOutput.contains("ok: voice:"), "\(doctor.standardOutput)")
         let phrases = ["scan barcode", "read barcode"]

@@ -1,11 +1,5 @@
 import ArgumentParser
 import AssistApp
-import AssistCore
-import Audio
-import Foundation
-import Interaction
-import PluginHost
-import Voice
 
 /// `assist doctor`: checks every dependency and device and says how to fix what is missing.
 struct DoctorCommand: ParsableCommand {
@@ -17,14 +11,5 @@ struct DoctorCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let session = try HostSession(options: global.host, interactive: false)
-        let checks = HealthChecks(session: session)
-        var broken = false
-        for result in checks.all() {
-            print(checks.line(result))
-            if result.level == .broken { broken = true }
-        }
-        if broken { throw ExitCode(1) }
-    }
+    func run() throws { try Doctor.run(global.host) }
 }
