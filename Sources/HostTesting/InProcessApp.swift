@@ -71,6 +71,28 @@ package enum InProcessApp {
         }
     }
 
+    /// Runs `assist events …` in process: `arguments` starts with "events", then `--prefix` and `--last` (not
+    /// `--follow`) and the host's options.
+    package static func events(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        guard arguments.first == "events" else { throw Misuse(text: "not events: \(arguments)") }
+        let (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
+        var prefix = ""
+        var last = 20
+        var words = Words(all: rest)
+        while let word = words.current {
+            switch word {
+            case "--prefix": prefix = try words.value()
+            case "--last": last = Int(try words.value()) ?? last
+            case let other: throw Misuse(text: "\(other) is not an option of events InProcessApp knows")
+            }
+            words.next()
+        }
+        return try session(environment: environment, input: nil, timeoutSeconds: 60) { environment, terminal in
+            try EventsPrinting.run(
+                options, follow: false, prefix: prefix, last: last, environment: environment, terminal: terminal)
+        }
+    }
+
     /// Runs `assist shell …` or `assist run …` in process, typing `lines` as `ProcessRunner.typing` types them
     /// into a spawned `assist`: each after its pause, or as soon as what was printed satisfies it; then the input
     /// ends. What it printed to standard output, and whether it ended by itself within `timeoutSeconds` (times

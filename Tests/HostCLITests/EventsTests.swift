@@ -2,7 +2,8 @@ import Foundation
 import HostTesting
 import Testing
 
-/// `assist events`: the lifecycle events of other Assist processes, as JSON lines.
+/// `assist events`: the lifecycle events of other Assist processes, as JSON lines; what it makes of a damaged
+/// journal is tested in process (`InProcessApp.events`).
 @Suite("assist events")
 struct EventsTests {
     @Test func eventsOfAnotherSessionArePrintedAndFollowed() throws {
@@ -52,15 +53,14 @@ struct EventsTests {
         journal.append(Data("\nnot json\n[1,2]\n{\"name\":5}\n\n".utf8))
         journal.append(Data((other + "\n").utf8))
         try journal.write(to: folder.path("events.jsonl"))
-        let result = try ProcessRunner.run(
-            BuildProducts.assist, ["events"], environment: ["ASSIST_DATA_DIR": folder.url.path])
+        let result = try InProcessApp.events(["events"], environment: ["ASSIST_DATA_DIR": folder.url.path])
         #expect(result.status == 0)
         #expect(result.lines == [good, other], "\(result.standardOutput)")
         #expect(!result.standardOutput.contains("\u{0}"))
         let journalPath = folder.path("events.jsonl").path
         #expect(result.standardError.hasSuffix("5 damaged lines were skipped in \(journalPath).\n"))
-        let filtered = try ProcessRunner.run(
-            BuildProducts.assist, ["events", "--prefix", "org."], environment: ["ASSIST_DATA_DIR": folder.url.path])
+        let filtered = try InProcessApp.events(
+            ["events", "--prefix", "org."], environment: ["ASSIST_DATA_DIR": folder.url.path])
         #expect(filtered.lines == [other])
     }
 
@@ -70,7 +70,7 @@ struct EventsTests {
         let folder = try TemporaryDirectory("assist-events-odd")
         let environment = ["ASSIST_DATA_DIR": folder.url.path]
         try FileManager.default.createDirectory(at: folder.path("events.jsonl"), withIntermediateDirectories: true)
-        let refused = try ProcessRunner.run(BuildProducts.assist, ["events"], environment: environment)
+        let refused = try InProcessApp.events(["events"], environment: environment)
         #expect(refused.status == 1)
         #expect(
             refused.standardError.contains(
@@ -82,7 +82,7 @@ struct EventsTests {
         var journal = Data((good + "\n").utf8)
         journal.append(Data(repeating: 0, count: 1_000))
         try journal.write(to: folder.path("events.jsonl"))
-        let said = try ProcessRunner.run(BuildProducts.assist, ["events"], environment: environment)
+        let said = try InProcessApp.events(["events"], environment: environment)
         #expect(said.status == 0 && said.lines == [good], "\(said.standardOutput)")
         #expect(
             said.standardError.contains(
