@@ -2,9 +2,10 @@ import Foundation
 import HostTesting
 import Testing
 
-/// Filming and sending clips through the real binary, camera path and encoder, against the loopback ORBIT
-/// server: the order of uploads, a dropped connection, statuses over pages, a crash while filming, a camera
-/// that gives nothing, withdrawn access.
+/// Filming and sending clips through the real camera path and encoder, against the loopback ORBIT server: the
+/// order of uploads, a dropped connection, statuses over pages, a crash while filming, a camera that gives
+/// nothing, withdrawn access. The app runs in process (`InProcessApp`) but where a run is killed: there the real
+/// binary runs.
 @Suite("collect-videos recording and uploads", .serialized)
 struct CollectVideosRecordingTests {
     let folder: TemporaryDirectory
@@ -26,7 +27,7 @@ struct CollectVideosRecordingTests {
     }
 
     func run(_ verb: [String], camera: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(BuildProducts.assist, arguments(verb, camera: camera), timeoutSeconds: 90)
+        try InProcessApp.run(arguments(verb, camera: camera), timeoutSeconds: 90)
     }
 
     /// `verb` running in the background, to be killed: what it prints is not read.
