@@ -31,9 +31,9 @@ struct PhotoSensorCLITests {
         try InProcessApp.run(arguments + global, input: input, timeoutSeconds: 60)
     }
 
-    /// Another `assist` command (`events`, `shell`), spawned.
-    func command(_ arguments: [String], input: String = "") throws -> ProcessResult {
-        try ProcessRunner.run(BuildProducts.assist, arguments + global, input: input, timeoutSeconds: 60)
+    /// `assist events …` in process, on the same data folder.
+    func journal(_ arguments: [String]) throws -> ProcessResult {
+        try InProcessApp.events(["events"] + arguments + ["--data-dir", folder.path("data").path])
     }
 
     func picture(_ name: String) throws {
@@ -81,7 +81,7 @@ struct PhotoSensorCLITests {
                 Thread.sleep(forTimeInterval: 1.5); try self.picture("live.jpg")
             })
         #expect(said.contains("Photo sensor is on, watching Pictures."), "\(said)")
-        let events = try command(["events", "--prefix", "com.awareframework.ios.sensor.photos"])
+        let events = try journal(["--prefix", "com.awareframework.ios.sensor.photos"])
         let taken = events.lines.filter { $0.contains("ACTION_AWARE_PHOTO_TAKEN") }
         #expect(taken.count == 1, "\(events.lines)")
         #expect(taken.first?.contains("live.jpg#sha256:") == true)
@@ -163,7 +163,7 @@ struct PhotoSensorCLITests {
         #expect(
             lines.contains("Photo sensor running, watching 1 folder. 1 item recorded, 1 waiting to sync."),
             "what arrived while stopped is caught up at start: \(lines)")
-        let events = try command(["events", "--prefix", "com.awareframework.ios.sensor.photos.ACTION"])
+        let events = try journal(["--prefix", "com.awareframework.ios.sensor.photos.ACTION"])
         #expect(events.standardOutput.contains(#""label":"garden""#), "\(events.lines)")
     }
 
@@ -373,9 +373,9 @@ struct PhotoSensorCLITests {
     @Test func withoutFoldersItIsQuietAtStartAndSaysWhyWhenAsked() throws {
         try "".write(to: folder.path("config.toml"), atomically: true, encoding: .utf8)
         let notSetUp = "The photo sensor is not set up: no folder is chosen for it to watch, so it records nothing."
-        let shell = try command(["shell"], input: "photo sensor\nquit\n")
-        let lines = shell.standardOutput.split(separator: "\n").map(String.init)
-        #expect(!shell.standardOutput.contains("watching"), "\(shell.standardOutput)")
+        let shell = try shell([("photo sensor", 0.3, nil), ("quit", 0.3, nil)])
+        let lines = shell.split(separator: "\n").map(String.init)
+        #expect(!shell.contains("watching"), "\(shell)")
         #expect(!lines.contains { $0.hasSuffix("Photo sensor") }, "not in the menu, which it would lengthen: \(lines)")
         #expect(lines.contains { $0.hasPrefix(notSetUp) }, "its name typed says why: \(lines)")
         let alone = try run(["run", "photo-sensor"])
@@ -406,11 +406,10 @@ struct PhotoSensorCLITests {
         defer { withExtendedLifetime(disk) {} }  // mounted until the test ends
         let data = mountPoint.appendingPathComponent("data").path
         func run(_ arguments: [String]) throws -> ProcessResult {
-            try ProcessRunner.run(
-                BuildProducts.assist,
+            try InProcessApp.run(
                 ["run", "photo-sensor"] + arguments + [
                     "--no-speech", "--data-dir", data, "--config", folder.path("config.toml").path,
-                ])
+                ], timeoutSeconds: 60)
         }
         _ = try run(["watch", "--once"])  // the baseline, while there is room
         let filler = mountPoint.appendingPathComponent("filler")
