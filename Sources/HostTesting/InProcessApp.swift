@@ -101,8 +101,14 @@ package enum InProcessApp {
         _ arguments: [String], lines: [ProcessRunner.TypedLine], before: (() throws -> Void)? = nil,
         environment: [String: String] = [:], timeoutSeconds: Double = 30
     ) throws -> (output: String, endedByItself: Bool) {
+        let body = try body(for: arguments, environment: environment)
+        let run = try typed(lines, before: before, environment: environment, timeoutSeconds: timeoutSeconds, body)
+        return (run.result.standardOutput, run.endedByItself)
+    }
+
+    /// What `assist shell …` or `assist run …` (`arguments`) does, to run on a session's environment and terminal.
+    static func body(for arguments: [String], environment: [String: String]) throws -> Body {
         let (options, rest) = try hostOptions(Array(arguments.dropFirst()), environment: environment)
-        let body: Body
         switch arguments.first {
         case "shell":
             var voice: String?
@@ -114,17 +120,15 @@ package enum InProcessApp {
                 }
                 words.next()
             }
-            body = { [options, voice] environment, terminal in
+            return { [options, voice] environment, terminal in
                 try ShellRun.run(options, voice: voice, environment: environment, terminal: terminal)
             }
         case "run":
             guard !rest.isEmpty else { throw Misuse(text: "no feature in \(arguments)") }
-            body = feature(rest[0], Array(rest.dropFirst()), options: options)
+            return feature(rest[0], Array(rest.dropFirst()), options: options)
         default:
             throw Misuse(text: "neither a shell nor a run: \(arguments)")
         }
-        let run = try typed(lines, before: before, environment: environment, timeoutSeconds: timeoutSeconds, body)
-        return (run.result.standardOutput, run.endedByItself)
     }
 
     /// The host's options in `arguments` (before a `--`), and the other arguments in order.
@@ -212,7 +216,7 @@ package enum InProcessApp {
     }
 
     /// A command of the app run on a session's environment and terminal.
-    private typealias Body = @Sendable ([String: String], SessionTerminal) throws -> Void
+    typealias Body = @Sendable ([String: String], SessionTerminal) throws -> Void
 
     /// Runs `body` with this process's environment with `environment` laid over it and a virtual terminal:
     /// `input` typed into it and then closed, a hang-up after `timeoutSeconds`; what it printed and the status
@@ -321,13 +325,13 @@ package enum InProcessApp {
     }
 
     /// This process's environment with `environment` laid over it.
-    private static func merged(_ environment: [String: String]) -> [String: String] {
+    static func merged(_ environment: [String: String]) -> [String: String] {
         ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     }
 
     /// The status `assist` would end with after `body`: 0, or a failure's code (its message written to `errors`,
     /// as `assist` prints it).
-    private static func exitStatus(errors: KeptLines, _ body: () throws -> Void) throws -> Int32 {
+    static func exitStatus(errors: any LineOutput, _ body: () throws -> Void) throws -> Int32 {
         do {
             try body()
             return 0

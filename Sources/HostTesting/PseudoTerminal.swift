@@ -8,7 +8,7 @@ import Foundation
 /// When the test lets go of it, a program still running is killed with its process group (a kiosk, made to
 /// outlive its input, would otherwise run on for the rest of the test run: CI rehearsals found a dozen, one
 /// decoding its microphone at a quarter of a core).
-package final class PseudoTerminal: @unchecked Sendable {  // because: `status` is guarded by `lock`
+package final class PseudoTerminal: TerminalScreen, @unchecked Sendable {  // because: `status` is guarded by `lock`
     private let master: Int32
     package let processIdentifier: pid_t
     private let lock = NSLock()
@@ -129,9 +129,6 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
             of: "\r\n", with: "\n")
     }
 
-    /// The printed lines so far.
-    package var lines: [String] { text.split(separator: "\n").map(String.init) }
-
     /// The lines printed so far, each with when its end arrived (its newline was read), in order; empty lines and
     /// a last line without its newline are left out.
     package var timedLines: [(text: String, at: Date)] {
@@ -149,66 +146,10 @@ package final class PseudoTerminal: @unchecked Sendable {  // because: `status` 
         return lines
     }
 
-    /// The number a list on the screen gives `label` ("3. Settings" or "3. Speech rate: 175" → "3"), from the
-    /// last line that names it; it waits up to `timeout` seconds for one, since a list is printed line by line
-    /// after its prompt. Nil when none is printed in time.
-    package func number(of label: String, timeout: Double = 20) -> String? {
-        let deadline = Date().addingTimeInterval(timeout * ProcessRunner.timeScale)
-        repeat {
-            let line = lines.last { $0.hasSuffix(". \(label)") || $0.contains(". \(label):") }
-            let number = line.map { $0.prefix { $0 != "." }.trimmingCharacters(in: .whitespaces) } ?? ""
-            if !number.isEmpty, number.allSatisfy(\.isNumber) { return number }
-            Thread.sleep(forTimeInterval: 0.02)
-        } while Date() < deadline
-        return nil
-    }
-
     /// Types `bytes` (keys as the terminal sends them).
     package func type(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
-
-    package func type(_ text: String) { type(Array(text.utf8)) }
-
-    /// Types `text` one key at a time, `gap` seconds apart, as a person does ("\r" is Enter, "\u{7F}"
-    /// Backspace, "\u{1B}" Escape).
-    package func typeSlowly(_ text: String, gap: Double = 0.06) {
-        for char in text {
-            type(String(char))
-            Thread.sleep(forTimeInterval: gap)
-        }
-    }
-
-    /// Waits until `needle` has been printed `count` times in all; false after `timeout` seconds (scaled by
-    /// `ASSIST_TEST_TIME_SCALE`).
-    @discardableResult
-    package func waitFor(_ needle: String, count: Int = 1, timeout: Double = 20) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout * ProcessRunner.timeScale)
-        while Date() < deadline {
-            if occurrences(of: needle) >= count { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return false
-    }
-
-    /// Answers yes (typed whole), as a person does, to the `count` questions Assist's own feature `name` asks
-    /// the first time it starts ("Read text asks for the camera. Allow it? Y or N."); false when one is not asked
-    /// in time.
-    @discardableResult
-    package func allowFirstUse(_ name: String, count: Int = 1, timeout: Double = 30, answer: String = "yes\r") -> Bool {
-        for asked in 1...count {
-            // The question is printed as one line: its start seen, its end is there too.
-            guard waitFor("\(name) asks for", count: asked, timeout: timeout) else { return false }
-            // The whole word and Enter, which the answer takes (Y answers at once, and the "es" and Enter that
-            // follow within 1.5 s are its own): the feature's next question hears the next key. `answer` "y"
-            // for a test whose next question must not hear a word typed late by a loaded machine.
-            typeSlowly(answer, gap: 0.05)
-        }
-        return true
-    }
-
-    /// How many times `needle` has been printed.
-    package func occurrences(of needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
     /// Waits up to `timeout` seconds for the program to end, and for what it printed last to be read; its exit
     /// status (128 + the signal that ended it), or nil if it still ran (it is killed then).

@@ -175,7 +175,10 @@ package final class Announcer: @unchecked Sendable {  // because: `lastMessage` 
 
 /// Writes lines to standard output and flushes each, so screen readers and pipes see them at once.
 package struct StandardOutput: LineOutput {
-    package init() {}
+    /// The descriptor written to: standard output, or a terminal's (a test's screen in process).
+    private let descriptor: Int32
+
+    package init(descriptor: Int32 = 1) { self.descriptor = descriptor }
 
     /// Writes `line` as printed (`PlainText.printed`: cleaned of control characters, a lone form feed kept) and a
     /// newline.
@@ -190,7 +193,7 @@ package struct StandardOutput: LineOutput {
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(1, base + offset, buffer.count - offset)
+                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
                 if written <= 0 {
                     if written < 0 && errno == EINTR { continue }
                     return

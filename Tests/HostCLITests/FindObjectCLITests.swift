@@ -2,9 +2,9 @@ import Foundation
 import HostTesting
 import Testing
 
-/// find-object end to end as a process: on a terminal typed key by key, and where the plugin reads the
-/// process's environment (`ASSIST_MODELS_DIR`, the share folder). What it says and guides to from the folder
-/// camera source is tested in process (`FindObjectInProcessTests`).
+/// find-object on a terminal typed key by key (in process, `InProcessScreen`), and as a process where the plugin
+/// reads the process's environment (`ASSIST_MODELS_DIR`, the share folder). What it says and guides to from the
+/// folder camera source is tested in process (`FindObjectInProcessTests`).
 @Suite("assist run find-object", .serialized)
 struct FindObjectCLITests {
     @Test func aMissingModelSaysHowToInstallIt() throws {
@@ -68,14 +68,13 @@ struct FindObjectCLITests {
             ], "\(check)")
     }
 
-    /// find-object run on a terminal over a blank grey picture, looking for a cup, its camera allowed; `extra`
-    /// goes before the feature's name.
-    static func lookingForACup(_ data: TemporaryDirectory, extra: [String] = []) throws -> PseudoTerminal {
+    /// find-object run in process on a terminal over a blank grey picture, looking for a cup, its camera allowed;
+    /// `extra` goes before the feature's name.
+    static func lookingForACup(_ data: TemporaryDirectory, extra: [String] = []) throws -> InProcessScreen {
         let blank = data.path("blank.png")
         let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
         try #require(made.status == 0)
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
+        let screen = try InProcessScreen(
             [
                 "run", "--no-speech", "--camera", "image:\(blank.path)", "--camera-fps", "2", "--data-dir",
                 data.url.path,
@@ -146,12 +145,10 @@ struct FindObjectCLITests {
         let made = try ProcessRunner.run("/usr/bin/convert", ["-size", "640x480", "xc:gray60", blank.path])
         try #require(made.status == 0)
         let wav = data.path("tour.wav")
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
-            [
-                "run", "--audio-out", "wav:\(wav.path)", "--camera", "image:\(blank.path)", "--camera-fps", "2",
-                "--data-dir", data.url.path, "find-object", "cup",
-            ])
+        let screen = try InProcessScreen([
+            "run", "--audio-out", "wav:\(wav.path)", "--camera", "image:\(blank.path)", "--camera-fps", "2",
+            "--data-dir", data.url.path, "find-object", "cup",
+        ])
         #expect(screen.allowFirstUse("Find object"), "\(screen.text)")
         #expect(screen.waitFor("Press t, or say explain the sounds"), "offered at first use: \(screen.text)")
         #expect(screen.waitFor("Looking for object: cup", timeout: 30), "\(screen.text)")

@@ -2,10 +2,10 @@ import Foundation
 import HostTesting
 import Testing
 
-/// `assist run read-text` on photos, as a user or a script would run it: what needs the process (a terminal,
-/// signals, a camera device, the process's standard error, where the log and a library's noise would show). What
-/// it reads and says otherwise, a transcript and its status lines among it, is tested in process
-/// (`ReadTextInProcessTests`).
+/// `assist run read-text` as a user or a script would run it, on a terminal typed key by key (in process,
+/// `InProcessScreen`), and spawned where it needs the process: its standard error (a library's noise, the log), a
+/// camera device, a password typed where nothing may show. What it reads and says otherwise, a transcript and its
+/// status lines among it, is tested in process (`ReadTextInProcessTests`).
 @Suite("read-text from the command line", .serialized)
 struct ReadTextCLITests {
     let folder: TemporaryDirectory
@@ -17,17 +17,24 @@ struct ReadTextCLITests {
         try PageRenderer.renderTwoLinePage(to: page)
     }
 
-    func assist(_ arguments: [String]) throws -> ProcessResult {
+    /// `assist ARGUMENTS`, spawned: for what needs the process (its standard error, the log, a camera device).
+    func spawned(_ arguments: [String]) throws -> ProcessResult {
         try ProcessRunner.run(
             BuildProducts.assist, arguments,
             environment: ["ASSIST_DATA_DIR": folder.path("data").path, "LANG": "en_US.UTF-8"],
             timeoutSeconds: 120)
     }
 
+    /// `assist run …` in process, with the same folders.
+    func assist(_ arguments: [String]) throws -> ProcessResult {
+        try InProcessApp.run(
+            arguments, environment: ["ASSIST_DATA_DIR": folder.path("data").path, "LANG": "en_US.UTF-8"],
+            timeoutSeconds: 120)
+    }
+
     /// read-text reading `document` on a pseudo-terminal at a sound card's pace, its data in the folder `data`.
-    func documentOnTerminal(_ document: URL, data: String) throws -> PseudoTerminal {
-        try PseudoTerminal(
-            BuildProducts.assist,
+    func documentOnTerminal(_ document: URL, data: String) throws -> InProcessScreen {
+        try InProcessScreen(
             ["run", "--audio-out", "null", "--data-dir", folder.path(data).path, "read-text", "--file", document.path])
     }
 
@@ -42,7 +49,7 @@ struct ReadTextCLITests {
         let garbage = folder.path("garbage.\(format)")
         try Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: garbage)
         for file in [cut, garbage] {
-            let result = try assist(["run", "--no-speech", "read-text", "--image", file.path, "--exit-at-end"])
+            let result = try spawned(["run", "--no-speech", "read-text", "--image", file.path, "--exit-at-end"])
             let everything = result.standardOutput + result.standardError
             for noise in ["libpng", "Error in", "Corrupt JPEG", "Premature end", "Warning"] {
                 #expect(!everything.contains(noise), "\(file.lastPathComponent): \(everything)")
@@ -56,7 +63,7 @@ struct ReadTextCLITests {
             "Reading", "Call Dr. Smith tomorrow morning.", "He is in.", "Reading aloud helps people who cannot see.",
             "End of the text.",
         ]
-        let still = try assist([
+        let still = try spawned([
             "run", "--no-speech", "--camera", "image:\(page.path)", "--camera-fps", "16", "read-text", "--exit-at-end",
         ])
         #expect(still.status == 0, "\(still.standardError)")
@@ -92,7 +99,7 @@ struct ReadTextCLITests {
                 [.init(lines, x: 30, y: 50, pointSize: 30, lineHeight: 46)], to: url)
             return url
         }
-        let still = try assist([
+        let still = try spawned([
             "run", "--no-speech", "--verbose", "--camera", "image:\(try page("still", "Amber").path)", "--camera-fps",
             "16", "read-text", "--exit-at-end",
         ])
@@ -110,7 +117,7 @@ struct ReadTextCLITests {
             try FileManager.default.copyItem(
                 at: index < 4 ? first : second, to: frames.appendingPathComponent(String(format: "%03d.png", index)))
         }
-        let moved = try assist([
+        let moved = try spawned([
             "run", "--no-speech", "--verbose", "--camera", "dir:\(frames.path)", "--camera-fps",
             "\(16 / ProcessRunner.timeScale)", "read-text", "--exit-at-end",
         ])
@@ -137,7 +144,7 @@ struct ReadTextCLITests {
         #expect(first.waitFor("The roof will be mended in May."), "\(first.text)")
         first.type("\u{1B}[C")
         #expect(first.waitFor("The cost is shared by all flats."), "\(first.text)")
-        kill(first.processIdentifier, SIGHUP)
+        first.hangUp()
         _ = first.waitForExit()
 
         let copy = folder.path("minutes-copy.pdf")
@@ -152,7 +159,7 @@ struct ReadTextCLITests {
         #expect(!again.text.contains("The meeting opened at six."), "\(again.text)")
         #expect(again.waitFor("The next meeting is in June.", timeout: 30), "\(again.text)")
         #expect(again.waitFor("End of the text.", timeout: 30), "\(again.text)")
-        kill(again.processIdentifier, SIGHUP)
+        again.hangUp()
         _ = again.waitForExit()
 
         // Read to its end: opened again, it starts at the start, unasked.
@@ -161,7 +168,7 @@ struct ReadTextCLITests {
         #expect(!fresh.text.contains("Go on from there?"), "\(fresh.text)")
         fresh.type("\u{1B}[6~")
         #expect(fresh.waitFor("The roof will be mended in May."), "\(fresh.text)")
-        kill(fresh.processIdentifier, SIGHUP)
+        fresh.hangUp()
         _ = fresh.waitForExit()
         let places = try String(
             contentsOf: folder.path("places-data").appendingPathComponent("plugins/assist.read-text/places.sqlite"),
@@ -173,7 +180,7 @@ struct ReadTextCLITests {
         #expect(no.waitFor("you stopped at page 2 of 3. Go on from there?", timeout: 60), "\(no.text)")
         no.type("n")
         #expect(no.waitFor("The meeting opened at six."), "\(no.text)")
-        kill(no.processIdentifier, SIGHUP)
+        no.hangUp()
         _ = no.waitForExit()
     }
 
@@ -206,7 +213,7 @@ struct ReadTextCLITests {
         #expect(first.waitFor("Page 2 of the letter begins here.", timeout: 60), "\(first.text)")
         first.type("\u{1B}[6~")
         #expect(first.waitFor("Page 3 of the letter begins here.", timeout: 60), "\(first.text)")
-        kill(first.processIdentifier, SIGHUP)
+        first.hangUp()
         _ = first.waitForExit()
 
         let again = try PseudoTerminal(
@@ -236,8 +243,7 @@ struct ReadTextCLITests {
     /// a page further on is asked for at a terminal while the first is being recognised (that would read it next).
     @Test func aTranscriptKeepsThePagesInOrderWhateverPageIsAskedFor() throws {
         let document = try scannedTIFF("notice", pages: 3)
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
+        let screen = try InProcessScreen(
             [
                 "run", "--no-speech", "--data-dir", folder.path("transcript-data").path, "read-text", "--file",
                 document.path, "--transcript", "--exit-at-end",
@@ -259,8 +265,7 @@ struct ReadTextCLITests {
         try PdfWriter(pages: [
             .text(["The water will be off on Friday."]), .text(["It comes back at noon."]),
         ]).data().write(to: document)
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
+        let screen = try InProcessScreen(
             [
                 "run", "--audio-out", "null", "--camera", "pattern", "--data-dir", folder.path("open-data").path,
                 "read-text",
@@ -279,7 +284,7 @@ struct ReadTextCLITests {
         #expect(screen.waitFor("The water will be off on Friday.", timeout: 30), "\(screen.text)")
         screen.type("\u{1B}[6~")
         #expect(screen.waitFor("It comes back at noon."), "\(screen.text)")
-        kill(screen.processIdentifier, SIGHUP)
+        screen.hangUp()
         _ = screen.waitForExit()
     }
 
@@ -292,8 +297,7 @@ struct ReadTextCLITests {
             .text(["The second page is in the middle."]),
             .text(["The third page is the last one."]),
         ]).data().write(to: document)
-        let screen = try PseudoTerminal(
-            BuildProducts.assist,
+        let screen = try InProcessScreen(
             ["run", "--no-speech", "--data-dir", folder.path("pty-data").path, "read-text", "--file", document.path])
         #expect(screen.waitFor("The third page is the last one.", timeout: 60), "\(screen.text)")
         #expect(!screen.text.contains("asks for"), "a document needs no camera: nothing is asked first")
@@ -442,7 +446,7 @@ struct ReadTextCLITests {
         #expect(line("Start of the row."), "\(screen.text)")
         screen.type("\u{1B}[C")
         #expect(screen.waitFor("Price: 1.90", count: 2), "\(screen.text)")
-        kill(screen.processIdentifier, SIGHUP)
+        screen.hangUp()
         _ = screen.waitForExit()
     }
 
@@ -500,7 +504,7 @@ struct ReadTextCLITests {
         #expect(screen.waitFor("Questions"), "\(screen.text)")
         screen.type("H")
         #expect(screen.waitFor("How to pay", count: 2), "\(screen.text)")
-        kill(screen.processIdentifier, SIGHUP)
+        screen.hangUp()
         _ = screen.waitForExit()
     }
 
@@ -556,7 +560,7 @@ struct ReadTextCLITests {
         // Printed as it is read, a line ahead of the ear.
         #expect(screen.waitFor("Next heading", timeout: 60), "\(screen.text)")
         screen.type(Array("\u{1B}".utf8))
-        kill(screen.processIdentifier, SIGHUP)
+        screen.hangUp()
         _ = screen.waitForExit()
         // No heading is made of a bold sentence, and none of a line of text set in the body's size.
         #expect(!screen.text.contains("Heading: Late payments"))
