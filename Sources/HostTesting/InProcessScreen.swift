@@ -22,14 +22,10 @@ package final class InProcessScreen: TerminalScreen, @unchecked Sendable {  // b
     /// with `environment` laid over this process's.
     package init(_ arguments: [String], environment: [String: String] = [:]) throws {
         let body = try InProcessApp.body(for: arguments, environment: environment)
-        // posix_openpt(3) by hand, as PseudoTerminal does: the multiplexer, unlocked, and its terminal opened here.
-        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0,
-            ioctl(master, UInt(0x8004_5430), &number) == 0
-        else { throw CocoaError(.fileReadNoPermission) }
-        slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        let path: String
+        (master, path) = try openPseudoTerminal()
+        // Its terminal opened here, as the session's own (not this process's controlling terminal).
+        slave = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard slave >= 0 else {
             close(master)
             throw CocoaError(.fileReadNoPermission)

@@ -25,9 +25,6 @@ package final class PseudoTerminal: TerminalScreen, @unchecked Sendable {  // be
         var arrivals: [(at: Date, end: Int)] = []
     }
 
-    /// TIOCSPTLCK and TIOCGPTN (linux/asm-generic/ioctls.h).
-    private static let setLock = UInt(0x4004_5431)
-    private static let getNumber = UInt(0x8004_5430)
     /// glibc's POSIX_SPAWN_SETSID (spawn.h, with _GNU_SOURCE).
     private static let spawnSetSID: Int16 = 0x80
     /// POSIX_SPAWN_SETSIGDEF.
@@ -38,13 +35,8 @@ package final class PseudoTerminal: TerminalScreen, @unchecked Sendable {  // be
 
     /// Starts `executable` with `arguments` (and `environment` added) on a new terminal.
     package init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        // posix_openpt(3) by hand (Glibc's module leaves it out): the multiplexer, unlocked, and its number.
-        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard master >= 0, ioctl(master, Self.setLock, &unlock) == 0, ioctl(master, Self.getNumber, &number) == 0
-        else { throw CocoaError(.fileReadNoPermission) }
-        let slave = "/dev/pts/\(number)"
+        let slave: String
+        (master, slave) = try openPseudoTerminal()
         // The child: a new session (setsid), whose first terminal opened becomes its controlling one.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -9,6 +9,21 @@ package protocol TerminalScreen: AnyObject {
     func type(_ bytes: [UInt8])
 }
 
+/// A new pseudo-terminal: posix_openpt(3) by hand (Glibc's module leaves it out), the multiplexer opened, unlocked
+/// and asked for its number. Its master descriptor and the path of its terminal.
+func openPseudoTerminal() throws -> (master: Int32, terminal: String) {
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    // TIOCSPTLCK and TIOCGPTN (linux/asm-generic/ioctls.h).
+    guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0
+    else {
+        if master >= 0 { close(master) }
+        throw CocoaError(.fileReadNoPermission)
+    }
+    return (master, "/dev/pts/\(number)")
+}
+
 extension TerminalScreen {
     /// The printed lines so far.
     package var lines: [String] { text.split(separator: "\n").map(String.init) }
