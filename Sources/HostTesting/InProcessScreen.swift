@@ -38,7 +38,13 @@ package final class InProcessScreen: TerminalScreen, @unchecked Sendable {  // b
         let environment = InProcessApp.merged(environment)
         let (status, ended) = (status, ended)
         let thread = Thread {
-            let code = (try? InProcessApp.exitStatus(errors: printed) { try body(environment, terminal) }) ?? 1
+            var code: Int32 = 1
+            do {
+                code = try InProcessApp.exitStatus(errors: printed) { try body(environment, terminal) }
+            } catch {
+                // Any other error ends `assist` with status 1 and a line saying it: on the screen here too.
+                printed.writeLine("\(error)")
+            }
             status.withLock { $0 = code }
             ended.signal()
         }
